@@ -1,0 +1,95 @@
+//! The command line: every option and subcommand of `diving`, parsed with clap, and the
+//! dispatch to the client that serves each one. No rules here.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Diving Suits: a card race to the bottom of the ocean.
+#[derive(Debug, Parser)]
+#[command(name = "diving", version, about, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// Ruleset to play: a TOML file, or a shipped ruleset by name (standard, meters, big-table, house)
+    #[arg(long, global = true, value_name = "FILE|NAME")]
+    pub ruleset: Option<String>,
+
+    /// Answer in JSON Lines (one object per line)
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub play: PlayArgs,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Play a game in the interactive shell (the default)
+    Play(PlayArgs),
+    /// Print the rules in force
+    Rules,
+    /// Print shell completions
+    Completions {
+        /// bash, zsh, fish, elvish or powershell
+        shell: clap_complete::Shell,
+    },
+    /// Check a ruleset and its mods, then play a short seeded smoke game with them
+    Check {
+        /// The ruleset file (or shipped name)
+        file: String,
+    },
+    /// Let bots play many games and report the balance
+    Sim(SimArgs),
+}
+
+#[derive(Debug, Clone, Default, Args)]
+pub struct PlayArgs {
+    /// Player names in seat order, 2–8, comma-separated; `bot:NAME` for a computer player
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub players: Option<Vec<String>>,
+    /// Seed for the shuffle and reshuffles (default: random, printed so the game can be replayed)
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// A stacked deck, top first, dealt as in D3 (e.g. "AS 2H …"): all the ruleset's cards
+    #[arg(long, value_name = "CARDS")]
+    pub deck: Option<String>,
+    /// Read commands from this file instead of the terminal
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// Resume a saved game
+    #[arg(long, value_name = "FILE")]
+    pub load: Option<PathBuf>,
+    /// Never use colour (also: the NO_COLOR environment variable)
+    #[arg(long)]
+    pub no_color: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SimArgs {
+    /// Games to play
+    #[arg(long, default_value_t = 1000)]
+    pub games: u64,
+    /// Bots in seat order, comma-separated (random, greedy, mcts, or a .lua bot)
+    #[arg(long, value_delimiter = ',', default_value = "greedy,greedy")]
+    pub players: Vec<String>,
+    /// First seed; game i uses seed + i
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores)
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Write one CSV row per statistic instead of the report
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+    /// Write an SVG chart of game lengths and win rates
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Compare against this ruleset on the same seeds and deals
+    #[arg(long, value_name = "FILE|NAME")]
+    pub baseline: Option<String>,
+    /// Turn cap for simulated games (a draw after this many turns)
+    #[arg(long, default_value_t = 1000)]
+    pub max_turns: u32,
+}

@@ -1,0 +1,135 @@
+//! What a player can do on a turn ([`Action`], D5) and why an action may be refused
+//! ([`ActionError`]).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::card::Card;
+
+/// A seat at the table: 0 is the first player named (D4).
+pub type Seat = usize;
+
+/// Where a played card comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    Hand,
+    /// A table slot, 0-based (players see slots 1…4).
+    Table(usize),
+}
+
+/// One turn (D5).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    /// Play `card` from the hand or a table slot.
+    Play {
+        card: Card,
+        from: Source,
+        /// The Jolt or Knot target, or the player a triggered Quick pushes. `None` when the
+        /// play needs no choice.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<Seat>,
+        /// When this number card triggers a Jolt: put the J on top of the number card
+        /// instead of below it (D13; default below).
+        #[serde(default, skip_serializing_if = "is_false")]
+        face_on_top: bool,
+    },
+    /// Discard these hand cards in this order (the last ends on top) and draw as many (D19).
+    Recover {
+        cards: Vec<Card>,
+        /// When knotted: put the K on top of the discarded cards instead of below (D16).
+        #[serde(default, skip_serializing_if = "is_false")]
+        face_on_top: bool,
+    },
+    /// Only when nothing else is legal (D22).
+    Pass,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Action {
+    /// A play with no choices.
+    pub fn play(card: Card, from: Source) -> Action {
+        Action::Play { card, from, target: None, face_on_top: false }
+    }
+
+    /// A play aimed at (or pushing) `target`.
+    pub fn play_at(card: Card, from: Source, target: Seat) -> Action {
+        Action::Play { card, from, target: Some(target), face_on_top: false }
+    }
+
+    /// A recovery with the default discard order.
+    pub fn recover(cards: Vec<Card>) -> Action {
+        Action::Recover { cards, face_on_top: false }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::Play { card, from, target, face_on_top } => {
+                write!(f, "play {card}")?;
+                if let Source::Table(slot) = from {
+                    write!(f, " table{}", slot + 1)?;
+                }
+                if let Some(t) = target {
+                    write!(f, " @{}", t + 1)?;
+                }
+                if *face_on_top {
+                    f.write_str(" on-top")?;
+                }
+                Ok(())
+            }
+            Action::Recover { cards, face_on_top } => {
+                f.write_str("recover")?;
+                for c in cards {
+                    write!(f, " {c}")?;
+                }
+                if *face_on_top {
+                    f.write_str(" on-top")?;
+                }
+                Ok(())
+            }
+            Action::Pass => f.write_str("pass"),
+        }
+    }
+}
+
+/// Why the engine refused an action. The game is exactly as it was before.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ActionError {
+    #[error("the game is over")]
+    GameOver,
+    #[error("{card} is not in your hand")]
+    NotInHand { card: Card },
+    #[error("table slot {} does not hold {card}", slot + 1)]
+    NotOnTable { card: Card, slot: usize },
+    #[error("there is no table slot {}", slot + 1)]
+    NoSuchSlot { slot: usize },
+    #[error("{card} needs a target: one of {}", list_seats(options))]
+    TargetNeeded { card: Card, options: Vec<Seat> },
+    #[error("{card} takes no target")]
+    NoTargetTaken { card: Card },
+    #[error("player {} is not a valid target for {card}: {reason}", target + 1)]
+    BadTarget { card: Card, target: Seat, reason: String },
+    #[error("{card} cannot be played now: {reason}")]
+    NotPlayable { card: Card, reason: String },
+    #[error("the discard order can only be chosen when a face card in front of you is used up")]
+    NoOrderChoice,
+    #[error("recover needs at least one card")]
+    EmptyRecovery,
+    #[error("you can only pass when you have no cards and no table card can be played")]
+    CannotPass,
+    /// A scripted effect or hook failed; nothing it did is kept.
+    #[error("{0}")]
+    Script(String),
+}
+
+fn list_seats(seats: &[Seat]) -> String {
+    let parts: Vec<String> = seats.iter().map(|s| format!("player {}", s + 1)).collect();
+    parts.join(", ")
+}

@@ -1,0 +1,314 @@
+//! The effect registry: what each card rank does and every rule marked *(hook)* in the
+//! decisions, as replaceable entries.
+//!
+//! The engine never matches on a rank to decide what a card does: it looks the rank up in the
+//! game's [`Registry`]. The built-in behaviour (D8–D19) is only the default entries, built by
+//! [`Registry::standard`]. A client (the Lua layer, a test) can [`set_effect`](Registry::set_effect)
+//! to replace or wrap an entry (the previous entry is returned by [`Registry::effect`], so a
+//! wrapper can call it), give a rank a brand-new effect, replace a hook, or add turn-start and
+//! after-move hooks.
+//!
+//! Entries are fallible: a scripted entry may fail, and then [`Game::apply`] undoes the whole
+//! action. Built-in entries never fail once an action has been checked.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use super::action::{Seat, Source};
+use super::card::{Card, Rank};
+use super::event::Event;
+use super::game::{Ctx, Game};
+use super::rules::Gain;
+
+/// A failure inside an effect or hook (a scripted one, or a forbidden change such as a depth
+/// out of range). The message says where, when it can.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectError(pub String);
+
+impl fmt::Display for EffectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EffectError {}
+
+/// A set of seats, as a bit mask (seat 0 is bit 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Seats(pub u64);
+
+impl Seats {
+    pub fn insert(&mut self, seat: Seat) {
+        self.0 |= 1 << seat;
+    }
+    pub fn contains(self, seat: Seat) -> bool {
+        seat < 64 && self.0 & (1 << seat) != 0
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+    pub fn iter(self) -> impl Iterator<Item = Seat> {
+        (0..64).filter(move |&s| self.contains(s))
+    }
+}
+
+impl FromIterator<Seat> for Seats {
+    fn from_iter<I: IntoIterator<Item = Seat>>(iter: I) -> Seats {
+        let mut seats = Seats::default();
+        for s in iter {
+            seats.insert(s);
+        }
+        seats
+    }
+}
+
+/// What a card asks of the player who wants to play it now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Aim {
+    /// It cannot be played now, and why.
+    Blocked(Cow<'static, str>),
+    /// It can be played, with these choices.
+    Open {
+        /// `Some(seats)`: a target must be picked among these. `None`: no target.
+        targets: Option<Seats>,
+        /// Whether the player may choose the order of cards going onto the discard.
+        order_choice: bool,
+    },
+}
+
+impl Aim {
+    pub const FREE: Aim = Aim::Open { targets: None, order_choice: false };
+}
+
+/// A card being played, as the effect sees it: already out of the hand or slot, not yet
+/// anywhere else. The effect must put it somewhere (discard or someone's front).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Play {
+    pub player: Seat,
+    pub card: Card,
+    pub from: Source,
+    pub target: Option<Seat>,
+    pub face_on_top: bool,
+}
+
+/// The behaviour of one card rank.
+pub trait Effect: Send + Sync {
+    /// Whether `player` may play `card` now, and which choices it offers. Reads only.
+    fn aim(&self, game: &Game, player: Seat, card: Card) -> Result<Aim, EffectError>;
+    /// Carries out the play.
+    fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError>;
+}
+
+/// Oxygen spent by `player` after a move to `depth` (D10).
+pub type OxygenCost = Arc<dyn Fn(&mut Ctx<'_>, Seat, u32) -> Result<u32, EffectError> + Send + Sync>;
+/// Whether `player` has won after moving (D11, D20).
+pub type WinCheck = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<bool, EffectError> + Send + Sync>;
+/// What happens to `player` when their oxygen reaches 0 (D12).
+pub type Rescue = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<(), EffectError> + Send + Sync>;
+/// Oxygen gained by `player` discarding `cards` (D19).
+pub type RecoveryGain = Arc<dyn Fn(&mut Ctx<'_>, Seat, &[Card]) -> Result<Gain, EffectError> + Send + Sync>;
+/// Runs when `player`'s turn starts.
+pub type TurnStart = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<(), EffectError> + Send + Sync>;
+/// Runs after `player` moved from one depth to another, before the win check.
+pub type AfterMove = Arc<dyn Fn(&mut Ctx<'_>, Seat, u32, u32) -> Result<(), EffectError> + Send + Sync>;
+
+/// Every replaceable piece of behaviour, looked up at run time.
+#[derive(Clone)]
+pub struct Registry {
+    effects: [Arc<dyn Effect>; 13],
+    pub oxygen_cost: OxygenCost,
+    pub win_check: WinCheck,
+    pub rescue: Rescue,
+    pub recovery_gain: RecoveryGain,
+    pub turn_start: Vec<TurnStart>,
+    pub after_move: Vec<AfterMove>,
+    /// True while every entry is built in (and so cannot fail after the checks).
+    native: bool,
+}
+
+impl Registry {
+    /// The standard behaviour: number cards, Jolt, Quick, Knot, and the standard hooks.
+    pub fn standard() -> Registry {
+        let number: Arc<dyn Effect> = Arc::new(NumberCard);
+        let effects = std::array::from_fn(|i| match i + 1 {
+            11 => Arc::new(Jolt) as Arc<dyn Effect>,
+            12 => Arc::new(Quick),
+            13 => Arc::new(Knot),
+            _ => number.clone(),
+        });
+        Registry {
+            effects,
+            oxygen_cost: Arc::new(|ctx, _, depth| Ok(ctx.game().rules().band_cost(depth))),
+            win_check: Arc::new(|ctx, player| {
+                let game = ctx.game();
+                Ok(game.player(player).depth >= game.rules().max_depth)
+            }),
+            rescue: Arc::new(|ctx, player| {
+                ctx.rescue_standard(player);
+                Ok(())
+            }),
+            recovery_gain: Arc::new(|ctx, _, cards| Ok(ctx.game().rules().recovery_gain(cards))),
+            turn_start: Vec::new(),
+            after_move: Vec::new(),
+            native: true,
+        }
+    }
+
+    /// The entry for `rank`.
+    pub fn effect(&self, rank: Rank) -> Arc<dyn Effect> {
+        self.effects[rank.number() as usize - 1].clone()
+    }
+
+    pub(crate) fn effect_ref(&self, rank: Rank) -> &dyn Effect {
+        &*self.effects[rank.number() as usize - 1]
+    }
+
+    /// Replaces the entry for `rank`. To wrap it, take [`Registry::effect`] first and call it
+    /// from the new entry.
+    pub fn set_effect(&mut self, rank: Rank, effect: Arc<dyn Effect>) {
+        self.effects[rank.number() as usize - 1] = effect;
+        self.native = false;
+    }
+
+    /// Marks the registry as holding entries that may fail, so the engine keeps a copy of the
+    /// game to restore. Call it after replacing a hook field directly.
+    pub fn mark_scripted(&mut self) {
+        self.native = false;
+    }
+
+    /// Whether every entry is built in.
+    pub fn is_native(&self) -> bool {
+        self.native
+    }
+}
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry::standard()
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry").field("native", &self.native).finish_non_exhaustive()
+    }
+}
+
+/// A–10: move down by the value, doubled on a match (D8–D12); J in front turns it upwards
+/// (D13), else Q in front adds the Quick extra and a push (D14, D15).
+pub struct NumberCard;
+
+impl Effect for NumberCard {
+    fn aim(&self, game: &Game, player: Seat, _card: Card) -> Result<Aim, EffectError> {
+        let me = game.player(player);
+        Ok(if me.has_front(Rank::JACK) {
+            Aim::Open { targets: None, order_choice: true }
+        } else if me.has_front(Rank::QUEEN) {
+            Aim::Open { targets: Some(game.others(player)), order_choice: false }
+        } else {
+            Aim::FREE
+        })
+    }
+
+    fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+        let Play { player, card, target, face_on_top, .. } = play;
+        let value = ctx.number_value(player, card);
+        let game = ctx.game();
+        let rules = game.rules();
+        if game.player(player).has_front(Rank::JACK) {
+            let jack = ctx.take_front(player, Rank::JACK).expect("checked: J in front");
+            ctx.emit(Event::Jolted { player });
+            if face_on_top {
+                ctx.discard(card);
+                ctx.discard(jack);
+            } else {
+                ctx.discard(jack);
+                ctx.discard(card);
+            }
+            ctx.dive(player, -(value as i64))
+        } else if game.player(player).has_front(Rank::QUEEN) {
+            let (extra, push) = (rules.quick_extra, rules.quick_push);
+            let target = target.ok_or_else(|| EffectError("a Quick needs a push target".into()))?;
+            ctx.emit(Event::Quickened { player, extra });
+            ctx.discard(card);
+            ctx.dive(player, value as i64 + extra as i64)?;
+            if !ctx.game().is_over() {
+                ctx.emit(Event::Pushed { player, target, by: push });
+                ctx.dive(target, push as i64)?;
+            }
+            let queen = ctx.take_front(player, Rank::QUEEN).expect("checked: Q in front");
+            ctx.discard(queen);
+            Ok(())
+        } else {
+            ctx.discard(card);
+            ctx.dive(player, value as i64)
+        }
+    }
+}
+
+/// J: placed in front of another diver strictly deeper than you with no J (D13).
+pub struct Jolt;
+
+impl Effect for Jolt {
+    fn aim(&self, game: &Game, player: Seat, _card: Card) -> Result<Aim, EffectError> {
+        let depth = game.player(player).depth;
+        let targets: Seats = game
+            .others(player)
+            .iter()
+            .filter(|&s| game.player(s).depth > depth && !game.player(s).has_front(Rank::JACK))
+            .collect();
+        Ok(if targets.is_empty() {
+            Aim::Blocked("a Jolt needs another diver deeper than you with no J in front".into())
+        } else {
+            Aim::Open { targets: Some(targets), order_choice: false }
+        })
+    }
+
+    fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+        place_on_target(ctx, play)
+    }
+}
+
+/// Q: placed in front of yourself if you have no Q (D14).
+pub struct Quick;
+
+impl Effect for Quick {
+    fn aim(&self, game: &Game, player: Seat, _card: Card) -> Result<Aim, EffectError> {
+        Ok(if game.player(player).has_front(Rank::QUEEN) {
+            Aim::Blocked("you already have a Q in front of you".into())
+        } else {
+            Aim::FREE
+        })
+    }
+
+    fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+        ctx.place_front(play.player, play.player, play.card)
+    }
+}
+
+/// K: placed in front of another diver with no K (D16); their next recovery gains nothing.
+pub struct Knot;
+
+impl Effect for Knot {
+    fn aim(&self, game: &Game, player: Seat, _card: Card) -> Result<Aim, EffectError> {
+        let targets: Seats = game.others(player).iter().filter(|&s| !game.player(s).has_front(Rank::KING)).collect();
+        Ok(if targets.is_empty() {
+            Aim::Blocked("a Knot needs another diver with no K in front".into())
+        } else {
+            Aim::Open { targets: Some(targets), order_choice: false }
+        })
+    }
+
+    fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+        place_on_target(ctx, play)
+    }
+}
+
+fn place_on_target(ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+    let target = play.target.ok_or_else(|| EffectError(format!("{} needs a target", play.card)))?;
+    ctx.place_front(play.player, target, play.card)
+}

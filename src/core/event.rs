@@ -1,0 +1,70 @@
+//! What happened: the [`Event`]s that [`apply`](super::Game::apply) returns, in order.
+//!
+//! Events are facts, not text: the REPL narrates them, the JSON mode prints them, bots and the
+//! simulator count them. A [`Event::Drew`] names the card; clients that show events to other
+//! players hide it.
+
+use serde::Serialize;
+
+use super::action::{Seat, Source};
+use super::card::Card;
+use super::rules::Gain;
+
+/// One thing that happened during an action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A new turn began for `player`.
+    TurnStarted { player: Seat, turn: u32 },
+    /// `player` played `card`.
+    Played { player: Seat, card: Card, from: Source },
+    /// The number card matched the discard top by rank or suit and counts double (D8).
+    Doubled { player: Seat, card: Card, on: Card, value: u32 },
+    /// A diver's depth changed.
+    Moved { player: Seat, from: u32, to: u32 },
+    /// A diver spent oxygen after a move (D10).
+    Breathed { player: Seat, from: u32, to: u32 },
+    /// A diver ran out of oxygen and was brought back up (D12).
+    Rescued { player: Seat, depth: u32, oxygen: u32 },
+    /// `card` was placed in front of `target` (a J, Q or K, or a modded card).
+    Placed { player: Seat, target: Seat, card: Card },
+    /// A J in front of `player` turned their number card upwards (D13).
+    Jolted { player: Seat },
+    /// A Q in front of `player` added to their number card (D14).
+    Quickened { player: Seat, extra: u32 },
+    /// A Quick pushed `target` down (D14).
+    Pushed { player: Seat, target: Seat, by: u32 },
+    /// A K in front of `player` cancelled the oxygen of this recovery (D16).
+    Knotted { player: Seat },
+    /// `player` discarded `cards` to recover; oxygen went `from` → `to` (D19).
+    Recovered { player: Seat, cards: Vec<Card>, gain: GainText, from: u32, to: u32 },
+    /// A card went onto the discard pile.
+    Discarded { card: Card },
+    /// `player` drew `card` into their hand.
+    Drew { player: Seat, card: Card },
+    /// Table slot `slot` (0-based) was refilled with `card`.
+    Refilled { slot: usize, card: Card },
+    /// The discards (all but the top) were shuffled into a new deck (D7).
+    Reshuffled { cards: usize },
+    /// `player` could not act and passed (D22).
+    Passed { player: Seat },
+    /// A mod's narration.
+    Said { text: String },
+    /// `player` reached the bottom and won (D20).
+    Won { player: Seat },
+    /// The turn cap was reached: nobody won (D23).
+    Draw { turns: u32 },
+}
+
+/// A recovery gain as text in events: `+2` or `max`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GainText(pub Gain);
+
+impl Serialize for GainText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Gain::Amount(n) => s.serialize_u32(n),
+            Gain::Max => s.serialize_str("max"),
+        }
+    }
+}

@@ -1,0 +1,838 @@
+//! The game state ([`Game`]), the single entry point that changes it ([`Game::apply`]), the
+//! single source of legality ([`Game::legal_actions`] / [`Game::check`]), and the mutation
+//! API effects use ([`Ctx`]).
+//!
+//! Invariants, checked by the tests after every action:
+//! - cards are conserved: hands + table + discard + deck + fronts = 52 × decks;
+//! - depth stays in `0..=max_depth`, oxygen in `0..=max_oxygen`;
+//! - nobody has two cards of the same rank in front (D17);
+//! - a refused action leaves the game exactly as it was;
+//! - the same rules, registry, setup and actions give the same game and the same events.
+
+use std::sync::Arc;
+
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::action::{Action, ActionError, Seat, Source};
+use super::card::{Card, Rank, full_deck};
+use super::effects::{Aim, EffectError, Play, Registry, Seats};
+use super::event::{Event, GainText};
+use super::rules::{Gain, Rules, RulesError};
+
+/// One diver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Player {
+    pub depth: u32,
+    pub oxygen: u32,
+    pub hand: Vec<Card>,
+    /// Cards placed in front of this diver (J, Q, K …), oldest first.
+    pub front: Vec<Card>,
+}
+
+impl Player {
+    /// Whether a card of `rank` lies in front of this diver.
+    pub fn has_front(&self, rank: Rank) -> bool {
+        self.front.iter().any(|c| c.rank == rank)
+    }
+}
+
+/// How the game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Running,
+    Won(Seat),
+    /// The turn cap was reached (D23).
+    Draw,
+}
+
+/// How to start a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setup {
+    /// Player names in seat order (D4).
+    pub names: Vec<String>,
+    /// Seeds the game's RNG: the shuffle (when no deck is given) and every reshuffle.
+    pub seed: u64,
+    /// A stacked deck, top first, dealt as in D3. Must hold exactly the ruleset's cards.
+    pub deck: Option<Vec<Card>>,
+}
+
+/// Why a game could not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    #[error("player names must not be empty")]
+    EmptyName,
+    #[error("two players are called '{0}'")]
+    DuplicateName(String),
+    #[error("the stacked deck must hold exactly the {expected} cards of {decks} deck(s): {problem}")]
+    Deck { expected: usize, decks: u32, problem: String },
+    #[error("{0}")]
+    Hook(EffectError),
+}
+
+/// A whole game: rules, behaviour, and state.
+#[derive(Clone)]
+pub struct Game {
+    rules: Arc<Rules>,
+    registry: Arc<Registry>,
+    names: Arc<[String]>,
+    players: Vec<Player>,
+    table: Vec<Option<Card>>,
+    /// Bottom first: the last card is the top.
+    discard: Vec<Card>,
+    /// Bottom first: the last card is the top, the next to be drawn.
+    deck: Vec<Card>,
+    current: Seat,
+    turn: u32,
+    outcome: Outcome,
+    decks: u32,
+    seed: u64,
+    rng: ChaCha8Rng,
+}
+
+impl std::fmt::Debug for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Game")
+            .field("players", &self.players)
+            .field("table", &self.table)
+            .field("discard", &self.discard)
+            .field("deck", &self.deck)
+            .field("current", &self.current)
+            .field("turn", &self.turn)
+            .field("outcome", &self.outcome)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Two games are equal when everything a player or the future could tell apart is equal:
+/// the state, the rules and the RNG position.
+impl PartialEq for Game {
+    fn eq(&self, other: &Game) -> bool {
+        self.players == other.players
+            && self.table == other.table
+            && self.discard == other.discard
+            && self.deck == other.deck
+            && self.current == other.current
+            && self.turn == other.turn
+            && self.outcome == other.outcome
+            && self.names == other.names
+            && self.rng == other.rng
+            && *self.rules == *other.rules
+    }
+}
+
+impl Game {
+    /// Deals a new game (D3) and starts seat 1's turn (D4).
+    pub fn new(rules: Arc<Rules>, registry: Arc<Registry>, setup: Setup) -> Result<Game, SetupError> {
+        rules.validate()?;
+        let n = setup.names.len();
+        rules.validate_for(n)?;
+        for (i, name) in setup.names.iter().enumerate() {
+            if name.trim().is_empty() {
+                return Err(SetupError::EmptyName);
+            }
+            if setup.names[..i].iter().any(|other| other.eq_ignore_ascii_case(name)) {
+                return Err(SetupError::DuplicateName(name.clone()));
+            }
+        }
+        let decks = rules.decks_for(n);
+        let mut rng = ChaCha8Rng::seed_from_u64(setup.seed);
+        let mut order = match setup.deck {
+            Some(deck) => {
+                check_permutation(&deck, decks)?;
+                deck
+            }
+            None => {
+                let mut deck = full_deck(decks);
+                deck.shuffle(&mut rng);
+                deck
+            }
+        };
+        // `order` is top first; the engine keeps the top last.
+        order.reverse();
+        let mut deck = order;
+        let mut players = Vec::with_capacity(n);
+        for _ in 0..n {
+            let hand: Vec<Card> = (0..rules.hand_size).map(|_| deck.pop().expect("validated: enough cards")).collect();
+            players.push(Player { depth: 0, oxygen: rules.max_oxygen, hand, front: Vec::new() });
+        }
+        let table = (0..rules.table_size).map(|_| deck.pop()).collect();
+        let discard = vec![deck.pop().expect("validated: enough cards")];
+        let mut game = Game {
+            rules,
+            registry,
+            names: setup.names.into(),
+            players,
+            table,
+            discard,
+            deck,
+            current: 0,
+            turn: 1,
+            outcome: Outcome::Running,
+            decks,
+            seed: setup.seed,
+            rng,
+        };
+        let mut events = Vec::new();
+        game.start_turn(&mut events).map_err(SetupError::Hook)?;
+        Ok(game)
+    }
+
+    /// A standard game with these names and seed.
+    pub fn standard(names: &[&str], seed: u64) -> Result<Game, SetupError> {
+        let setup = Setup { names: names.iter().map(|s| s.to_string()).collect(), seed, deck: None };
+        Game::new(Arc::new(Rules::default()), Arc::new(Registry::standard()), setup)
+    }
+
+    // ----- reading -----
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+    pub fn rules_arc(&self) -> &Arc<Rules> {
+        &self.rules
+    }
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+    pub fn name(&self, seat: Seat) -> &str {
+        &self.names[seat]
+    }
+    /// The seat of the player with this name (case-insensitive).
+    pub fn seat_of(&self, name: &str) -> Option<Seat> {
+        self.names.iter().position(|n| n.eq_ignore_ascii_case(name))
+    }
+    pub fn players(&self) -> &[Player] {
+        &self.players
+    }
+    pub fn player(&self, seat: Seat) -> &Player {
+        &self.players[seat]
+    }
+    pub fn player_count(&self) -> usize {
+        self.players.len()
+    }
+    /// Every seat but `seat`.
+    pub fn others(&self, seat: Seat) -> Seats {
+        (0..self.players.len()).filter(|&s| s != seat).collect()
+    }
+    pub fn table(&self) -> &[Option<Card>] {
+        &self.table
+    }
+    /// The discard pile, bottom first.
+    pub fn discard_pile(&self) -> &[Card] {
+        &self.discard
+    }
+    pub fn discard_top(&self) -> Option<Card> {
+        self.discard.last().copied()
+    }
+    /// The deck, top first.
+    pub fn deck(&self) -> impl DoubleEndedIterator<Item = Card> + ExactSizeIterator + '_ {
+        self.deck.iter().rev().copied()
+    }
+    pub fn deck_size(&self) -> usize {
+        self.deck.len()
+    }
+    /// Whose turn it is (after a win: the winner's turn, which ended the game).
+    pub fn current(&self) -> Seat {
+        self.current
+    }
+    /// The number of the turn being played, from 1.
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+    }
+    pub fn is_over(&self) -> bool {
+        self.outcome != Outcome::Running
+    }
+    pub fn winner(&self) -> Option<Seat> {
+        match self.outcome {
+            Outcome::Won(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// How many 52-card decks are in play.
+    pub fn decks(&self) -> u32 {
+        self.decks
+    }
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// Every card in the game, wherever it is (for conservation checks).
+    pub fn card_count(&self) -> usize {
+        self.players.iter().map(|p| p.hand.len() + p.front.len()).sum::<usize>()
+            + self.table.iter().flatten().count()
+            + self.discard.len()
+            + self.deck.len()
+    }
+
+    /// A copy of this game that runs with another registry (used by `reload` and tests).
+    pub fn with_registry(&self, registry: Arc<Registry>) -> Game {
+        Game { registry, ..self.clone() }
+    }
+
+    // ----- legality -----
+
+    /// Every legal action for the current player. Recoveries are listed once per set of
+    /// cards (in hand order); [`Game::check`] also accepts them in any other order.
+    pub fn legal_actions(&self) -> Vec<Action> {
+        let mut out = Vec::new();
+        self.legal_actions_into(&mut out);
+        out
+    }
+
+    /// [`Game::legal_actions`] into a reused buffer (cleared first).
+    pub fn legal_actions_into(&self, out: &mut Vec<Action>) {
+        out.clear();
+        if self.is_over() {
+            return;
+        }
+        let me = self.current;
+        let hand = &self.players[me].hand;
+        for (i, &card) in hand.iter().enumerate() {
+            if hand[..i].contains(&card) {
+                continue;
+            }
+            self.push_plays(card, Source::Hand, out);
+        }
+        for (slot, card) in self.table.iter().enumerate() {
+            if let Some(card) = *card {
+                self.push_plays(card, Source::Table(slot), out);
+            }
+        }
+        let n = hand.len();
+        if n > 0 {
+            let knotted = self.players[me].has_front(Rank::KING);
+            let first = out.len();
+            for mask in 1u32..(1 << n) {
+                let cards: Vec<Card> = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| hand[i]).collect();
+                let is_new = out[first..]
+                    .iter()
+                    .all(|a| !matches!(a, Action::Recover { cards: c, .. } if same_cards(c, &cards)));
+                if !is_new {
+                    continue;
+                }
+                if knotted {
+                    out.push(Action::Recover { cards: cards.clone(), face_on_top: true });
+                }
+                out.push(Action::Recover { cards, face_on_top: false });
+            }
+        }
+        if out.is_empty() {
+            out.push(Action::Pass);
+        }
+    }
+
+    fn push_plays(&self, card: Card, from: Source, out: &mut Vec<Action>) {
+        let Ok(Aim::Open { targets, order_choice }) = self.registry.effect_ref(card.rank).aim(self, self.current, card)
+        else {
+            return;
+        };
+        let orders: &[bool] = if order_choice { &[false, true] } else { &[false] };
+        let targets: Vec<Option<Seat>> = match targets {
+            None => vec![None],
+            Some(seats) => seats.iter().map(Some).collect(),
+        };
+        for target in targets {
+            for &face_on_top in orders {
+                out.push(Action::Play { card, from, target, face_on_top });
+            }
+        }
+    }
+
+    /// Whether `action` is legal now; `Ok` carries what the engine needs to resolve it.
+    pub fn check(&self, action: &Action) -> Result<(), ActionError> {
+        self.checked(action).map(|_| ())
+    }
+
+    fn checked(&self, action: &Action) -> Result<Option<Seats>, ActionError> {
+        if self.is_over() {
+            return Err(ActionError::GameOver);
+        }
+        let me = &self.players[self.current];
+        match action {
+            Action::Play { card, from, target, face_on_top } => {
+                let card = *card;
+                match *from {
+                    Source::Hand => {
+                        if !me.hand.contains(&card) {
+                            return Err(ActionError::NotInHand { card });
+                        }
+                    }
+                    Source::Table(slot) => match self.table.get(slot) {
+                        None => return Err(ActionError::NoSuchSlot { slot }),
+                        Some(c) if *c != Some(card) => return Err(ActionError::NotOnTable { card, slot }),
+                        Some(_) => {}
+                    },
+                }
+                let aim = self
+                    .registry
+                    .effect_ref(card.rank)
+                    .aim(self, self.current, card)
+                    .map_err(|e| ActionError::Script(e.0))?;
+                match aim {
+                    Aim::Blocked(reason) => Err(ActionError::NotPlayable { card, reason: reason.into_owned() }),
+                    Aim::Open { targets, order_choice } => {
+                        if *face_on_top && !order_choice {
+                            return Err(ActionError::NoOrderChoice);
+                        }
+                        match (targets, *target) {
+                            (None, None) => Ok(None),
+                            (None, Some(_)) => Err(ActionError::NoTargetTaken { card }),
+                            (Some(options), None) => {
+                                Err(ActionError::TargetNeeded { card, options: options.iter().collect() })
+                            }
+                            (Some(options), Some(t)) if !options.contains(t) => {
+                                Err(ActionError::BadTarget { card, target: t, reason: self.target_reason(card, t) })
+                            }
+                            (Some(options), Some(_)) => Ok(Some(options)),
+                        }
+                    }
+                }
+            }
+            Action::Recover { cards, face_on_top } => {
+                if cards.is_empty() {
+                    return Err(ActionError::EmptyRecovery);
+                }
+                let mut left = me.hand.clone();
+                for card in cards {
+                    match left.iter().position(|c| c == card) {
+                        Some(i) => {
+                            left.swap_remove(i);
+                        }
+                        None => return Err(ActionError::NotInHand { card: *card }),
+                    }
+                }
+                if *face_on_top && !me.has_front(Rank::KING) {
+                    return Err(ActionError::NoOrderChoice);
+                }
+                Ok(None)
+            }
+            Action::Pass => {
+                let mut options = Vec::new();
+                self.legal_actions_into(&mut options);
+                if options == [Action::Pass] { Ok(None) } else { Err(ActionError::CannotPass) }
+            }
+        }
+    }
+
+    fn target_reason(&self, card: Card, target: Seat) -> String {
+        if target >= self.players.len() {
+            return format!("there are only {} players", self.players.len());
+        }
+        if target == self.current {
+            return "you cannot target yourself".into();
+        }
+        let t = &self.players[target];
+        match card.rank {
+            Rank::JACK if t.has_front(Rank::JACK) => "they already have a J in front".into(),
+            Rank::JACK => "they are not deeper than you".into(),
+            Rank::KING => "they already have a K in front".into(),
+            _ => "the rules do not allow it".into(),
+        }
+    }
+
+    // ----- changing -----
+
+    /// Plays `action` for the current player and returns what happened. A refused action
+    /// returns the reason and leaves the game exactly as it was.
+    pub fn apply(&mut self, action: &Action) -> Result<Vec<Event>, ActionError> {
+        let mut events = Vec::new();
+        self.apply_into(action, &mut events)?;
+        Ok(events)
+    }
+
+    /// [`Game::apply`], appending the events to `events` (on error, `events` is as it was).
+    pub fn apply_into(&mut self, action: &Action, events: &mut Vec<Event>) -> Result<(), ActionError> {
+        self.checked(action)?;
+        let before = (!self.registry.is_native()).then(|| self.clone());
+        let mark = events.len();
+        let result = self.resolve(action, events);
+        if let Err(e) = result {
+            if let Some(before) = before {
+                *self = before;
+            }
+            events.truncate(mark);
+            return Err(ActionError::Script(e.0));
+        }
+        Ok(())
+    }
+
+    fn resolve(&mut self, action: &Action, events: &mut Vec<Event>) -> Result<(), EffectError> {
+        let player = self.current;
+        match action {
+            Action::Play { card, from, target, face_on_top } => {
+                let card = *card;
+                match *from {
+                    Source::Hand => {
+                        let hand = &mut self.players[player].hand;
+                        let i = hand.iter().position(|c| *c == card).expect("checked");
+                        hand.remove(i);
+                    }
+                    Source::Table(slot) => self.table[slot] = None,
+                }
+                events.push(Event::Played { player, card, from: *from });
+                let effect = self.registry.effect(card.rank);
+                let play = Play { player, card, from: *from, target: *target, face_on_top: *face_on_top };
+                effect.resolve(&mut Ctx { game: self, events }, play)?;
+                if !self.is_over() {
+                    // D6: replacements come after the effect.
+                    match *from {
+                        Source::Hand => {
+                            if let Some(c) = self.draw(events) {
+                                self.players[player].hand.push(c);
+                                events.push(Event::Drew { player, card: c });
+                            }
+                        }
+                        Source::Table(slot) => {
+                            if let Some(c) = self.draw(events) {
+                                self.table[slot] = Some(c);
+                                events.push(Event::Refilled { slot, card: c });
+                            }
+                        }
+                    }
+                }
+            }
+            Action::Recover { cards, face_on_top } => {
+                let hand = &mut self.players[player].hand;
+                for card in cards {
+                    let i = hand.iter().position(|c| c == card).expect("checked");
+                    hand.remove(i);
+                }
+                let from = self.players[player].oxygen;
+                let knot = if self.players[player].has_front(Rank::KING) {
+                    let mut ctx = Ctx { game: self, events };
+                    let k = ctx.take_front(player, Rank::KING).expect("checked: K in front");
+                    ctx.emit(Event::Knotted { player });
+                    Some(k)
+                } else {
+                    None
+                };
+                if let (Some(k), false) = (knot, face_on_top) {
+                    self.put_discard(k, events);
+                }
+                for &card in cards {
+                    self.put_discard(card, events);
+                }
+                if let (Some(k), true) = (knot, face_on_top) {
+                    self.put_discard(k, events);
+                }
+                let gain = match knot {
+                    Some(_) => Gain::Amount(0),
+                    None => {
+                        let hook = self.registry.recovery_gain.clone();
+                        hook(&mut Ctx { game: self, events }, player, cards)?
+                    }
+                };
+                let max = self.rules.max_oxygen;
+                let to = match gain {
+                    Gain::Amount(n) => from.saturating_add(n).min(max),
+                    Gain::Max => max,
+                };
+                self.players[player].oxygen = to;
+                events.push(Event::Recovered { player, cards: cards.clone(), gain: GainText(gain), from, to });
+                for _ in 0..cards.len() {
+                    match self.draw(events) {
+                        Some(c) => {
+                            self.players[player].hand.push(c);
+                            events.push(Event::Drew { player, card: c });
+                        }
+                        None => break,
+                    }
+                }
+            }
+            Action::Pass => events.push(Event::Passed { player }),
+        }
+        if self.is_over() {
+            return Ok(());
+        }
+        let cap = self.rules.max_turns;
+        if cap > 0 && self.turn >= cap {
+            self.outcome = Outcome::Draw;
+            events.push(Event::Draw { turns: self.turn });
+            return Ok(());
+        }
+        self.current = (self.current + 1) % self.players.len();
+        self.turn += 1;
+        self.start_turn(events)
+    }
+
+    fn start_turn(&mut self, events: &mut Vec<Event>) -> Result<(), EffectError> {
+        let player = self.current;
+        events.push(Event::TurnStarted { player, turn: self.turn });
+        if self.registry.turn_start.is_empty() {
+            return Ok(());
+        }
+        let registry = self.registry.clone();
+        for hook in &registry.turn_start {
+            hook(&mut Ctx { game: self, events }, player)?;
+            if self.is_over() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn put_discard(&mut self, card: Card, events: &mut Vec<Event>) {
+        self.discard.push(card);
+        events.push(Event::Discarded { card });
+    }
+
+    /// Takes the top card of the deck, reshuffling the discards (all but the top) when the
+    /// deck is empty (D7). `None` when there is nothing to draw.
+    fn draw(&mut self, events: &mut Vec<Event>) -> Option<Card> {
+        if self.deck.is_empty() && self.discard.len() > 1 {
+            let top = self.discard.pop().expect("len > 1");
+            std::mem::swap(&mut self.deck, &mut self.discard);
+            self.discard.push(top);
+            self.deck.shuffle(&mut self.rng);
+            events.push(Event::Reshuffled { cards: self.deck.len() });
+        }
+        self.deck.pop()
+    }
+
+    /// Sets up a game from parts (for [`View::sample`](super::view::View)): the caller is
+    /// responsible for conservation.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_parts(template: &Game, players: Vec<Player>, deck_top_last: Vec<Card>, seed: u64) -> Game {
+        Game { players, deck: deck_top_last, rng: ChaCha8Rng::seed_from_u64(seed), seed, ..template.clone() }
+    }
+}
+
+fn same_cards(a: &[Card], b: &[Card]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut a = a.to_vec();
+    let mut b = b.to_vec();
+    a.sort_unstable();
+    b.sort_unstable();
+    a == b
+}
+
+fn check_permutation(deck: &[Card], decks: u32) -> Result<(), SetupError> {
+    let mut expected = full_deck(decks);
+    let mut given = deck.to_vec();
+    expected.sort_unstable();
+    given.sort_unstable();
+    if expected == given {
+        return Ok(());
+    }
+    let mut missing = Vec::new();
+    let mut extra = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < expected.len() || j < given.len() {
+        match (expected.get(i), given.get(j)) {
+            (Some(e), Some(g)) if e == g => {
+                i += 1;
+                j += 1;
+            }
+            (Some(e), Some(g)) if e < g => {
+                missing.push(e.to_string());
+                i += 1;
+            }
+            (Some(e), None) => {
+                missing.push(e.to_string());
+                i += 1;
+            }
+            (_, Some(g)) => {
+                extra.push(g.to_string());
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    let mut parts = vec![format!("{} given", deck.len())];
+    if !missing.is_empty() {
+        parts.push(format!("missing {}", missing.join(" ")));
+    }
+    if !extra.is_empty() {
+        parts.push(format!("extra {}", extra.join(" ")));
+    }
+    Err(SetupError::Deck { expected: 52 * decks as usize, decks, problem: parts.join("; ") })
+}
+
+/// What effects and hooks may do to a game while an action resolves. Every change is checked
+/// and reported as an [`Event`].
+pub struct Ctx<'g> {
+    game: &'g mut Game,
+    events: &'g mut Vec<Event>,
+}
+
+impl Ctx<'_> {
+    /// The game as it is now.
+    pub fn game(&self) -> &Game {
+        self.game
+    }
+
+    /// Records an event.
+    pub fn emit(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    /// Adds a line of narration to the game log.
+    pub fn say(&mut self, text: impl Into<String>) {
+        self.events.push(Event::Said { text: text.into() });
+    }
+
+    /// A number in `0..n` from the game's seeded RNG (`n` ≥ 1).
+    pub fn random(&mut self, n: u32) -> u32 {
+        self.game.rng.random_range(0..n.max(1))
+    }
+
+    /// The value of number card `card` played by `player` now: doubled when it matches the
+    /// discard top by rank or suit (D8). Records [`Event::Doubled`].
+    pub fn number_value(&mut self, player: Seat, card: Card) -> u32 {
+        let value = card.value().unwrap_or(0);
+        match self.game.discard_top() {
+            Some(top) if top.rank == card.rank || top.suit == card.suit => {
+                self.emit(Event::Doubled { player, card, on: top, value: value * 2 });
+                value * 2
+            }
+            _ => value,
+        }
+    }
+
+    /// Moves `player` by `delta` (positive is deeper), clamped to `0..=max_depth` (D9); runs
+    /// the after-move hooks; checks for a win (D11, D20, D21) and, if the game goes on,
+    /// makes the diver breathe (D10, D12).
+    pub fn dive(&mut self, player: Seat, delta: i64) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        let max = self.game.rules.max_depth as i64;
+        let from = self.game.players[player].depth;
+        let to = (from as i64 + delta).clamp(0, max) as u32;
+        self.game.players[player].depth = to;
+        self.emit(Event::Moved { player, from, to });
+        if !self.game.registry.after_move.is_empty() {
+            let registry = self.game.registry.clone();
+            for hook in &registry.after_move {
+                hook(self, player, from, to)?;
+            }
+        }
+        if self.check_win(player)? {
+            return Ok(());
+        }
+        self.breathe(player)
+    }
+
+    /// Runs the win check for `player`; on a win, ends the game and returns true.
+    pub fn check_win(&mut self, player: Seat) -> Result<bool, EffectError> {
+        if self.game.is_over() {
+            return Ok(true);
+        }
+        let hook = self.game.registry.win_check.clone();
+        if hook(self, player)? {
+            self.game.outcome = Outcome::Won(player);
+            self.emit(Event::Won { player });
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// `player` spends oxygen for their depth (D10) and is rescued at 0 (D12).
+    pub fn breathe(&mut self, player: Seat) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        let depth = self.game.players[player].depth;
+        let hook = self.game.registry.oxygen_cost.clone();
+        let cost = hook(self, player, depth)?;
+        let from = self.game.players[player].oxygen;
+        let to = from.saturating_sub(cost);
+        self.game.players[player].oxygen = to;
+        self.emit(Event::Breathed { player, from, to });
+        if to == 0 {
+            let rescue = self.game.registry.rescue.clone();
+            rescue(self, player)?;
+        }
+        Ok(())
+    }
+
+    /// The standard rescue (D12): depth 0, oxygen back to max; cards in front stay.
+    pub fn rescue_standard(&mut self, player: Seat) {
+        let max = self.game.rules.max_oxygen;
+        let p = &mut self.game.players[player];
+        p.depth = 0;
+        p.oxygen = max;
+        self.emit(Event::Rescued { player, depth: 0, oxygen: max });
+    }
+
+    /// Sets a diver's depth directly (no hooks, no breathing).
+    pub fn set_depth(&mut self, player: Seat, depth: i64) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        let max = self.game.rules.max_depth;
+        if depth < 0 || depth > max as i64 {
+            return Err(EffectError(format!("depth {depth} is outside 0…{max}")));
+        }
+        let from = self.game.players[player].depth;
+        self.game.players[player].depth = depth as u32;
+        self.emit(Event::Moved { player, from, to: depth as u32 });
+        Ok(())
+    }
+
+    /// Sets a diver's oxygen directly (no rescue check).
+    pub fn set_oxygen(&mut self, player: Seat, oxygen: i64) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        let max = self.game.rules.max_oxygen;
+        if oxygen < 0 || oxygen > max as i64 {
+            return Err(EffectError(format!("oxygen {oxygen} is outside 0…{max}")));
+        }
+        let from = self.game.players[player].oxygen;
+        self.game.players[player].oxygen = oxygen as u32;
+        self.emit(Event::Breathed { player, from, to: oxygen as u32 });
+        Ok(())
+    }
+
+    /// Puts `card` on the discard pile.
+    pub fn discard(&mut self, card: Card) {
+        self.game.put_discard(card, self.events);
+    }
+
+    /// Places `card` (played by `player`) in front of `target`; refused if `target` already
+    /// has a card of that rank in front (D17).
+    pub fn place_front(&mut self, player: Seat, target: Seat, card: Card) -> Result<(), EffectError> {
+        self.check_seat(target)?;
+        if self.game.players[target].has_front(card.rank) {
+            return Err(EffectError(format!(
+                "{} already has a {} in front (no stacking, D17)",
+                self.game.names[target], card.rank
+            )));
+        }
+        self.game.players[target].front.push(card);
+        self.emit(Event::Placed { player, target, card });
+        Ok(())
+    }
+
+    /// Removes the card of `rank` from in front of `player`, if there is one.
+    pub fn take_front(&mut self, player: Seat, rank: Rank) -> Option<Card> {
+        let front = &mut self.game.players.get_mut(player)?.front;
+        let i = front.iter().position(|c| c.rank == rank)?;
+        Some(front.remove(i))
+    }
+
+    /// Draws a card for `player`'s hand (reshuffling if needed, D7); false if none is left.
+    pub fn draw_to_hand(&mut self, player: Seat) -> Result<bool, EffectError> {
+        self.check_seat(player)?;
+        match self.game.draw(self.events) {
+            Some(card) => {
+                self.game.players[player].hand.push(card);
+                self.emit(Event::Drew { player, card });
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn check_seat(&self, player: Seat) -> Result<(), EffectError> {
+        if player < self.game.players.len() {
+            Ok(())
+        } else {
+            Err(EffectError(format!("there is no player {}", player + 1)))
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! The numbers of the game: [`Rules`] holds every parameter the decisions name, with the
+//! standard ruleset (D1–D24) as its `Default`, and checks that a set of numbers is playable.
+//!
+//! Rules are plain data. Where they come from (TOML, a test, a bot) is not this module's
+//! business; the edge turns its input into a `Rules` and calls [`Rules::validate`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::card::{Card, Suit};
+
+/// The oxygen a diver spends after moving, by the band their new depth falls in (D10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Band {
+    /// The deepest depth in this band (inclusive); the band starts one below the previous band's end.
+    pub to: u32,
+    /// Oxygen spent by a diver who ends a move in this band.
+    pub cost: u32,
+}
+
+/// How much oxygen a recovery gives (D19).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gain {
+    Amount(u32),
+    /// Back to the maximum.
+    Max,
+}
+
+impl fmt::Display for Gain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Gain::Amount(n) => write!(f, "+{n}"),
+            Gain::Max => f.write_str("max"),
+        }
+    }
+}
+
+/// The suit pattern of a set of discarded cards: how many cards share each repeated suit,
+/// largest first. Suits seen once do not count, so `[7H]` and `[7H 2S]` are both "all
+/// different". Written `none`, `2`, `2+2`, `3`, `4`, `3+2` …
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SuitPattern(Vec<u8>);
+
+impl SuitPattern {
+    /// The pattern of these cards.
+    pub fn of(cards: &[Card]) -> SuitPattern {
+        let mut counts = [0u8; 4];
+        for c in cards {
+            counts[c.suit.index()] += 1;
+        }
+        let mut repeats: Vec<u8> = counts.into_iter().filter(|&n| n >= 2).collect();
+        repeats.sort_unstable_by(|a, b| b.cmp(a));
+        SuitPattern(repeats)
+    }
+
+    /// Reads `none`, `2`, `2+2`, `3+1+…` (parts below 2 are not allowed).
+    pub fn parse(text: &str) -> Option<SuitPattern> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("none") {
+            return Some(SuitPattern(Vec::new()));
+        }
+        let mut parts = Vec::new();
+        for part in text.split('+') {
+            let n: u8 = part.trim().parse().ok()?;
+            if n < 2 {
+                return None;
+            }
+            parts.push(n);
+        }
+        parts.sort_unstable_by(|a, b| b.cmp(a));
+        Some(SuitPattern(parts))
+    }
+
+    /// Every pattern that some discard of 1 to `max_cards` cards (four suits) can have.
+    pub fn all_up_to(max_cards: usize) -> Vec<SuitPattern> {
+        let mut found = std::collections::BTreeSet::new();
+        // Count vectors over four suits with a total of 1..=max_cards.
+        fn walk(
+            suit: usize,
+            left: usize,
+            counts: &mut [usize; 4],
+            found: &mut std::collections::BTreeSet<SuitPattern>,
+            total: usize,
+        ) {
+            if suit == 4 {
+                if total > 0 {
+                    let cards: Vec<Card> = counts
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(s, &n)| std::iter::repeat_n(Card::new(super::card::Rank::ACE, Suit::ALL[s]), n))
+                        .collect();
+                    found.insert(SuitPattern::of(&cards));
+                }
+                return;
+            }
+            for n in 0..=left {
+                counts[suit] = n;
+                walk(suit + 1, left - n, counts, found, total + n);
+            }
+            counts[suit] = 0;
+        }
+        walk(0, max_cards, &mut [0; 4], &mut found, 0);
+        found.into_iter().collect()
+    }
+}
+
+impl fmt::Display for SuitPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("none");
+        }
+        let parts: Vec<String> = self.0.iter().map(u8::to_string).collect();
+        f.write_str(&parts.join("+"))
+    }
+}
+
+/// Every number of the game. `Rules::default()` is the standard ruleset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rules {
+    /// Fewest and most players this ruleset allows.
+    pub min_players: usize,
+    pub max_players: usize,
+    /// Number of 52-card decks; `None` means one per four players (D2).
+    pub decks: Option<u32>,
+    /// Cards in each hand (D3).
+    pub hand_size: usize,
+    /// Face-up table slots (D3).
+    pub table_size: usize,
+    /// The bottom: reaching it wins (D9, D20).
+    pub max_depth: u32,
+    /// Full oxygen, and the oxygen every diver starts with.
+    pub max_oxygen: u32,
+    /// Oxygen cost by depth band, shallowest first, covering 0…max_depth (D10).
+    pub oxygen_bands: Vec<Band>,
+    /// Extra depth for the Quick player's number card, never doubled (D14).
+    pub quick_extra: u32,
+    /// How far a Quick pushes the other player down (D14).
+    pub quick_push: u32,
+    /// Oxygen gained by recovery, by suit pattern (D19).
+    pub recovery: BTreeMap<SuitPattern, Gain>,
+    /// Turns after which the game is a draw; 0 = no cap (D23).
+    pub max_turns: u32,
+    /// How depth is shown (D24): `depth × depth_scale` followed by `depth_unit`.
+    pub depth_unit: String,
+    pub depth_scale: u32,
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        let recovery = [
+            ("none", Gain::Amount(1)),
+            ("2", Gain::Amount(2)),
+            ("2+2", Gain::Amount(3)),
+            ("3", Gain::Amount(4)),
+            ("4", Gain::Max),
+        ]
+        .into_iter()
+        .map(|(p, g)| (SuitPattern::parse(p).expect("standard pattern"), g))
+        .collect();
+        Rules {
+            min_players: 2,
+            max_players: 8,
+            decks: None,
+            hand_size: 4,
+            table_size: 4,
+            max_depth: 100,
+            max_oxygen: 10,
+            oxygen_bands: vec![
+                Band { to: 25, cost: 1 },
+                Band { to: 50, cost: 2 },
+                Band { to: 75, cost: 3 },
+                Band { to: 100, cost: 4 },
+            ],
+            quick_extra: 8,
+            quick_push: 4,
+            recovery,
+            max_turns: 0,
+            depth_unit: String::new(),
+            depth_scale: 1,
+        }
+    }
+}
+
+/// A set of numbers that cannot make a game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    #[error("`{key}` must be at least {min} (it is {value})")]
+    TooSmall { key: &'static str, min: u64, value: u64 },
+    #[error("`{key}` must be at most {max} (it is {value})")]
+    TooLarge { key: &'static str, max: u64, value: u64 },
+    #[error("`min_players` ({min}) is more than `max_players` ({max})")]
+    PlayerRange { min: usize, max: usize },
+    #[error("oxygen bands must go deeper one after another and end exactly at max_depth {max_depth}: {problem}")]
+    Bands { max_depth: u32, problem: String },
+    #[error(
+        "the recovery table has no entry for suit pattern `{pattern}`, which a discard of up to {hand_size} cards can have"
+    )]
+    MissingPattern { pattern: String, hand_size: usize },
+    #[error(
+        "{players} players need {needed} cards (hands, table and a first discard) but {decks} deck(s) hold {available}"
+    )]
+    NotEnoughCards { players: usize, decks: u32, needed: usize, available: usize },
+    #[error("{players} players is outside this ruleset's {min}…{max}")]
+    PlayerCount { players: usize, min: usize, max: usize },
+}
+
+/// The largest hand a ruleset may set (a recovery discards at most this many cards).
+pub const MAX_HAND_SIZE: usize = 12;
+
+impl Rules {
+    /// Checks the numbers on their own (not yet for a player count).
+    pub fn validate(&self) -> Result<(), RulesError> {
+        let at_least = |key, min: u64, value: u64| {
+            if value < min { Err(RulesError::TooSmall { key, min, value }) } else { Ok(()) }
+        };
+        let at_most = |key, max: u64, value: u64| {
+            if value > max { Err(RulesError::TooLarge { key, max, value }) } else { Ok(()) }
+        };
+        at_least("min_players", 2, self.min_players as u64)?;
+        at_most("max_players", 64, self.max_players as u64)?;
+        if self.min_players > self.max_players {
+            return Err(RulesError::PlayerRange { min: self.min_players, max: self.max_players });
+        }
+        if let Some(decks) = self.decks {
+            at_least("decks", 1, decks as u64)?;
+            at_most("decks", 16, decks as u64)?;
+        }
+        at_least("hand_size", 1, self.hand_size as u64)?;
+        at_most("hand_size", MAX_HAND_SIZE as u64, self.hand_size as u64)?;
+        at_least("table_size", 0, self.table_size as u64)?;
+        at_most("table_size", 16, self.table_size as u64)?;
+        at_least("max_depth", 1, self.max_depth as u64)?;
+        at_most("max_depth", 1_000_000, self.max_depth as u64)?;
+        at_least("max_oxygen", 1, self.max_oxygen as u64)?;
+        at_most("max_oxygen", 1_000_000, self.max_oxygen as u64)?;
+        at_least("depth_scale", 1, self.depth_scale as u64)?;
+        self.validate_bands()?;
+        for pattern in SuitPattern::all_up_to(self.hand_size) {
+            if !self.recovery.contains_key(&pattern) {
+                return Err(RulesError::MissingPattern { pattern: pattern.to_string(), hand_size: self.hand_size });
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_bands(&self) -> Result<(), RulesError> {
+        let bad = |problem: String| RulesError::Bands { max_depth: self.max_depth, problem };
+        if self.oxygen_bands.is_empty() {
+            return Err(bad("there are no bands".into()));
+        }
+        let mut start = 0;
+        for (i, band) in self.oxygen_bands.iter().enumerate() {
+            if band.to < start {
+                return Err(bad(format!("band {} ends at {} but starts at {start}", i + 1, band.to)));
+            }
+            start = band.to + 1;
+        }
+        let last = self.oxygen_bands.last().map_or(0, |b| b.to);
+        if last != self.max_depth {
+            return Err(bad(format!("the last band ends at {last}")));
+        }
+        Ok(())
+    }
+
+    /// Checks that `players` divers can play: within the range and with enough cards.
+    pub fn validate_for(&self, players: usize) -> Result<(), RulesError> {
+        if players < self.min_players || players > self.max_players {
+            return Err(RulesError::PlayerCount { players, min: self.min_players, max: self.max_players });
+        }
+        let decks = self.decks_for(players);
+        let needed = players * self.hand_size + self.table_size + 1;
+        let available = 52 * decks as usize;
+        if needed > available {
+            return Err(RulesError::NotEnoughCards { players, decks, needed, available });
+        }
+        Ok(())
+    }
+
+    /// Decks in play for this many players (D2): the ruleset's number, else one per four players.
+    pub fn decks_for(&self, players: usize) -> u32 {
+        self.decks.unwrap_or_else(|| players.div_ceil(4).max(1) as u32)
+    }
+
+    /// The standard oxygen cost at this depth, by band (D10).
+    pub fn band_cost(&self, depth: u32) -> u32 {
+        self.oxygen_bands
+            .iter()
+            .find(|b| depth <= b.to)
+            .map_or_else(|| self.oxygen_bands.last().map_or(0, |b| b.cost), |b| b.cost)
+    }
+
+    /// The standard recovery gain for these discarded cards (D19).
+    pub fn recovery_gain(&self, cards: &[Card]) -> Gain {
+        self.recovery.get(&SuitPattern::of(cards)).copied().unwrap_or(Gain::Amount(0))
+    }
+
+    /// Depth as players see it (D24): `45` or, with unit "m" and scale 100, `4500 m`.
+    pub fn show_depth(&self, depth: u32) -> String {
+        let shown = depth as u64 * self.depth_scale as u64;
+        if self.depth_unit.is_empty() { shown.to_string() } else { format!("{shown} {}", self.depth_unit) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::card::parse_cards;
+
+    #[test]
+    fn standard_rules_are_valid() {
+        Rules::default().validate().unwrap();
+    }
+
+    #[test]
+    fn d10_band_edges() {
+        let r = Rules::default();
+        let costs: Vec<u32> = [0, 25, 26, 50, 51, 75, 76, 100].iter().map(|&d| r.band_cost(d)).collect();
+        assert_eq!(costs, [1, 1, 2, 2, 3, 3, 4, 4]);
+    }
+
+    #[test]
+    fn d19_suit_patterns() {
+        let r = Rules::default();
+        let gain = |t: &str| r.recovery_gain(&parse_cards(t).unwrap());
+        assert_eq!(gain("7H"), Gain::Amount(1));
+        assert_eq!(gain("7H 2S 3D 4C"), Gain::Amount(1));
+        assert_eq!(gain("7H 2H"), Gain::Amount(2));
+        assert_eq!(gain("7H 2H 3S"), Gain::Amount(2));
+        assert_eq!(gain("7H 2H 3S 4D"), Gain::Amount(2));
+        assert_eq!(gain("7H 2H 3S 4S"), Gain::Amount(3));
+        assert_eq!(gain("7H 2H 3H"), Gain::Amount(4));
+        assert_eq!(gain("7H 2H 3H 4S"), Gain::Amount(4));
+        assert_eq!(gain("7H 2H 3H 4H"), Gain::Max);
+    }
+
+    #[test]
+    fn a_bigger_hand_needs_a_bigger_recovery_table() {
+        let rules = Rules { hand_size: 5, ..Rules::default() };
+        assert!(matches!(rules.validate(), Err(RulesError::MissingPattern { .. })));
+    }
+
+    #[test]
+    fn bands_with_a_gap_or_short_end_are_rejected() {
+        let mut rules = Rules::default();
+        rules.oxygen_bands[3].to = 99;
+        assert!(matches!(rules.validate(), Err(RulesError::Bands { .. })));
+        let mut rules = Rules::default();
+        rules.oxygen_bands[1].to = 20;
+        assert!(matches!(rules.validate(), Err(RulesError::Bands { .. })));
+    }
+
+    #[test]
+    fn d2_one_deck_per_four_players() {
+        let r = Rules::default();
+        assert_eq!([2, 4, 5, 8].map(|p| r.decks_for(p)), [1, 1, 2, 2]);
+        assert!(r.validate_for(8).is_ok());
+        assert!(Rules { decks: Some(1), ..Rules::default() }.validate_for(12).is_err());
+    }
+
+    #[test]
+    fn d24_depth_display() {
+        let r = Rules { depth_unit: "m".into(), depth_scale: 100, ..Rules::default() };
+        assert_eq!(r.show_depth(45), "4500 m");
+        assert_eq!(Rules::default().show_depth(45), "45");
+    }
+}

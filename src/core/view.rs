@@ -1,0 +1,118 @@
+//! What one seat may see ([`View`]): its own hand, the table, the discard pile, the counts,
+//! and every diver's depth, oxygen and cards in front — never another hand or the deck order.
+//!
+//! Bots receive a `View`, not a [`Game`], so they cannot peek. A search bot that needs a full
+//! game to simulate asks for [`View::sample`]: the hidden cards dealt at random, consistent
+//! with everything the seat has seen.
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use super::action::{Action, Seat};
+use super::card::{Card, full_deck};
+use super::game::{Game, Outcome, Player};
+use super::rules::Rules;
+
+/// A diver as everyone can see them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Diver<'a> {
+    pub depth: u32,
+    pub oxygen: u32,
+    pub hand_size: usize,
+    pub front: &'a [Card],
+}
+
+/// One seat's window on a game.
+#[derive(Clone, Copy)]
+pub struct View<'a> {
+    game: &'a Game,
+    seat: Seat,
+}
+
+impl<'a> View<'a> {
+    pub fn new(game: &'a Game, seat: Seat) -> View<'a> {
+        View { game, seat }
+    }
+    /// The seat looking.
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+    pub fn rules(&self) -> &'a Rules {
+        self.game.rules()
+    }
+    pub fn names(&self) -> &'a [String] {
+        self.game.names()
+    }
+    pub fn hand(&self) -> &'a [Card] {
+        &self.game.player(self.seat).hand
+    }
+    pub fn table(&self) -> &'a [Option<Card>] {
+        self.game.table()
+    }
+    /// The discard pile, bottom first (public: everyone saw each card go there).
+    pub fn discard_pile(&self) -> &'a [Card] {
+        self.game.discard_pile()
+    }
+    pub fn discard_top(&self) -> Option<Card> {
+        self.game.discard_top()
+    }
+    pub fn deck_size(&self) -> usize {
+        self.game.deck_size()
+    }
+    pub fn player_count(&self) -> usize {
+        self.game.player_count()
+    }
+    pub fn diver(&self, seat: Seat) -> Diver<'a> {
+        let p = self.game.player(seat);
+        Diver { depth: p.depth, oxygen: p.oxygen, hand_size: p.hand.len(), front: &p.front }
+    }
+    pub fn current(&self) -> Seat {
+        self.game.current()
+    }
+    pub fn turn(&self) -> u32 {
+        self.game.turn()
+    }
+    pub fn outcome(&self) -> Outcome {
+        self.game.outcome()
+    }
+    /// The legal actions, when it is this seat's turn (they depend only on what it can see).
+    pub fn legal_actions(&self) -> Vec<Action> {
+        if self.game.current() == self.seat { self.game.legal_actions() } else { Vec::new() }
+    }
+
+    /// A full game consistent with this view: the cards this seat cannot see (other hands and
+    /// the deck) are shuffled with `seed` and dealt back into the same places.
+    pub fn sample(&self, seed: u64) -> Game {
+        let mut hidden = full_deck(self.game.decks());
+        let mut remove = |card: &Card| {
+            if let Some(i) = hidden.iter().position(|c| c == card) {
+                hidden.swap_remove(i);
+            }
+        };
+        self.hand().iter().for_each(&mut remove);
+        self.table().iter().flatten().for_each(&mut remove);
+        self.discard_pile().iter().for_each(&mut remove);
+        for p in self.game.players() {
+            p.front.iter().for_each(&mut remove);
+        }
+        hidden.sort_unstable();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        hidden.shuffle(&mut rng);
+        let players: Vec<Player> = self
+            .game
+            .players()
+            .iter()
+            .enumerate()
+            .map(|(s, p)| {
+                let hand = if s == self.seat {
+                    p.hand.clone()
+                } else {
+                    (0..p.hand.len()).map(|_| hidden.pop().expect("conserved")).collect()
+                };
+                Player { hand, ..p.clone() }
+            })
+            .collect();
+        Game::from_parts(self.game, players, hidden, seed)
+    }
+}
