@@ -3,13 +3,28 @@
 pub mod bots;
 pub mod cli;
 pub mod core;
+pub mod repl;
 pub mod ruleset;
+pub mod sim;
 
 use std::process::ExitCode;
 
+use clap::CommandFactory;
+
+use cli::{Cli, Command};
+
 /// Runs the command the user asked for.
-pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
-        _ => anyhow::bail!("not implemented yet"),
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let ruleset = cli.ruleset.as_deref();
+    match &cli.command {
+        None => repl::play(ruleset, cli.json, &cli.play),
+        Some(Command::Play(args)) => repl::play(ruleset, cli.json, args),
+        Some(Command::Rules) => repl::print_rules(ruleset, cli.json),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(*shell, &mut Cli::command(), "diving", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Check { file }) => ruleset::check_command(file, cli.json),
+        Some(Command::Sim(args)) => sim::run(ruleset, cli.json, args),
     }
 }
