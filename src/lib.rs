@@ -5,6 +5,7 @@ pub mod cli;
 pub mod core;
 pub mod repl;
 pub mod ruleset;
+pub mod script;
 pub mod sim;
 
 use std::process::ExitCode;

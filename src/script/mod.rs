@@ -1,0 +1,10 @@
+//! Lua at the edge: the [`Sandbox`] every piece of untrusted Lua runs in, and the mod layer
+//! that turns a ruleset's Lua files into entries of the core's effect registry.
+//!
+//! The core knows nothing of Lua: a mod's handlers reach it only as [`Effect`](crate::core::Effect)
+//! implementations and hook closures, and they change a game only through
+//! [`Ctx`](crate::core::Ctx)'s checked methods.
+
+pub mod sandbox;
+
+pub use sandbox::{Limits, Loaded, Sandbox, ScriptError};
