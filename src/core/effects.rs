@@ -240,6 +240,10 @@ impl Effect for NumberCard {
                 ctx.emit(Event::Pushed { player, target, by: push });
                 ctx.dive(target, push as i64)?;
             }
+            if ctx.game().is_over() {
+                // D20: a win ends the game at once; the Q stays where it lies.
+                return Ok(());
+            }
             let queen = ctx.take_front(player, Rank::QUEEN).expect("checked: Q in front");
             ctx.discard(queen);
             Ok(())
