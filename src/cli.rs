@@ -52,8 +52,9 @@ pub struct PlayArgs {
     /// Seed for the shuffle and reshuffles (default: random, printed so the game can be replayed)
     #[arg(long)]
     pub seed: Option<u64>,
-    /// A stacked deck, top first, dealt as in D3 (e.g. "AS 2H …"): all the ruleset's cards
-    #[arg(long, value_name = "CARDS")]
+    /// A stacked deck, top first, dealt as in D3: all the ruleset's cards, given as "AS 2H …"
+    /// or as @FILE (a file holding them)
+    #[arg(long, value_name = "CARDS|@FILE")]
     pub deck: Option<String>,
     /// Read commands from this file instead of the terminal
     #[arg(long, value_name = "FILE")]

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod core;
 pub mod repl;
 pub mod ruleset;
+pub mod save;
 pub mod script;
 pub mod sim;
 

@@ -1,18 +1,265 @@
 //! The game shell: the interactive REPL, the script/JSON mode, save/load/undo. A client of the
 //! core: it parses text into actions, renders events and state into text, and holds no rules.
+//!
+//! Code map: [`parse`] text → command; [`render`] state and events → text; [`json`] the JSON
+//! contract; [`session`] a game with its log, bots, undo, reload and save data; [`shell`] the
+//! command loop shared by every input; [`terminal`] the rustyline front end. This module turns
+//! the command line into a session and picks the front end.
 
+pub mod json;
+pub mod parse;
+pub mod render;
+pub mod session;
+pub mod shell;
+pub mod terminal;
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
+use anyhow::{Context, bail};
+
+use crate::bots;
 use crate::cli::PlayArgs;
+use crate::core::{Card, parse_cards};
+use crate::ruleset::Ruleset;
+use crate::save;
+use render::Style;
+use session::{Seating, Session};
+use shell::{NoPrompter, Shell};
+
+/// The players when `--players` is not given: you against one bot at normal strength.
+pub const DEFAULT_PLAYERS: [&str; 2] = ["you", "bot:greedy"];
 
 /// `diving play`: runs a game in the REPL, or from a script / pipe.
 pub fn play(ruleset: Option<&str>, json: bool, args: &PlayArgs) -> anyhow::Result<ExitCode> {
-    let _ = (ruleset, json, args);
-    anyhow::bail!("the game shell is not written yet")
+    // Everything that can fail for bad input fails here, before any output.
+    let script: Option<Box<dyn BufRead>> = match &args.script {
+        Some(path) => {
+            let file = File::open(path).with_context(|| format!("cannot read script {}", path.display()))?;
+            Some(Box::new(BufReader::new(file)))
+        }
+        None => None,
+    };
+    let mut seed_note = None;
+    let mut loaded = None;
+    let session = match &args.load {
+        Some(path) => {
+            if args.players.is_some() || args.seed.is_some() || args.deck.is_some() {
+                bail!("--load resumes a saved game as it was: it cannot be combined with --players, --seed or --deck");
+            }
+            loaded = Some(path.display().to_string());
+            Session::from_save(save::read(path)?, path, ruleset)?
+        }
+        None => {
+            let spec = ruleset.unwrap_or("standard");
+            let seating = seating(args.players.as_deref())?;
+            let seed = match args.seed {
+                Some(seed) => seed,
+                None => {
+                    // 52 bits: exact in any JSON reader (JavaScript numbers are doubles).
+                    let seed = rand::random::<u64>() >> 12;
+                    seed_note = Some(seed);
+                    seed
+                }
+            };
+            let deck = args.deck.as_deref().map(read_deck).transpose()?;
+            Session::new(spec, seating, seed, deck).map_err(anyhow::Error::msg)?
+        }
+    };
+
+    let interactive = !json && script.is_none() && io::stdin().is_terminal();
+    if interactive {
+        let style = terminal_style(args.no_color);
+        let mut shell = Shell::interactive(session, io::stdout(), style);
+        terminal::run(&mut shell, seed_note, loaded.as_deref());
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let mut shell = Shell::script(session, io::stdout().lock(), json);
+    if let Some(seed) = seed_note {
+        shell.say_json(serde_json::json!({ "seed": seed }));
+        shell.say(&format!("seed {seed} (replay with --seed {seed})"));
+    }
+    match loaded {
+        Some(file) => {
+            let game = shell.session.game();
+            let (turn, current) = (game.turn(), game.name(game.current()).to_string());
+            shell.say_json(serde_json::json!({ "loaded": file, "turn": turn, "current": current }));
+            shell.say(&format!("resumed {file}: turn {turn}, {current} to play"));
+            shell.run_bots();
+            shell.flush();
+        }
+        None => shell.start(),
+    }
+    let input: Box<dyn BufRead> = match script {
+        Some(s) => s,
+        None => Box::new(io::stdin().lock()),
+    };
+    run_lines(&mut shell, input);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Feeds every line of `input` to the shell until it ends or a `quit`.
+pub fn run_lines<W: Write>(shell: &mut Shell<W>, mut input: impl BufRead) {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) => return,
+            Ok(_) => {
+                let line = String::from_utf8_lossy(&buf);
+                if shell.line(&line, &mut NoPrompter) == shell::Flow::Quit {
+                    return;
+                }
+            }
+            Err(e) => {
+                shell.error(&format!("cannot read input: {e}"));
+                shell.flush();
+                return;
+            }
+        }
+    }
+}
+
+/// Colour and Unicode for a terminal: colour unless `--no-color` or `NO_COLOR`; Unicode when
+/// the locale says UTF-8.
+fn terminal_style(no_color: bool) -> Style {
+    let stdout_tty = io::stdout().is_terminal();
+    let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .find(|v| !v.is_empty())
+        .unwrap_or_default()
+        .to_lowercase();
+    let utf8 = locale.contains("utf-8") || locale.contains("utf8");
+    Style { color: stdout_tty && !no_color && !no_color_env, unicode: stdout_tty && utf8 }
+}
+
+/// The seats from `--players` (or the default): names, and bots as `bot:SPEC`.
+pub fn seating(players: Option<&[String]>) -> anyhow::Result<Vec<Seating>> {
+    let given: Vec<String> = match players {
+        Some(list) => list.iter().map(|s| s.trim().to_string()).collect(),
+        None => {
+            // Until the greedy bot exists, the default opponent is the strongest one that does.
+            let bot = if bots::from_spec("greedy", 0).is_ok() { "bot:greedy" } else { "bot:random" };
+            vec![DEFAULT_PLAYERS[0].to_string(), bot.to_string()]
+        }
+    };
+    let mut seats: Vec<Seating> = Vec::new();
+    for entry in &given {
+        let seat = match entry.strip_prefix("bot:") {
+            Some(spec) => {
+                if spec.is_empty() {
+                    bail!("'bot:' needs a bot name, like bot:greedy");
+                }
+                bots::from_spec(spec, 0).map_err(|e| anyhow::anyhow!("--players: {e}"))?;
+                let base = bot_name(spec);
+                let mut name = base.clone();
+                let mut n = 2;
+                while given.iter().any(|g| g.eq_ignore_ascii_case(&name))
+                    || seats.iter().any(|s| s.name.eq_ignore_ascii_case(&name))
+                {
+                    name = format!("{base}{n}");
+                    n += 1;
+                }
+                Seating { name, bot: Some(spec.to_string()) }
+            }
+            None => {
+                check_name(entry)?;
+                Seating { name: entry.clone(), bot: None }
+            }
+        };
+        seats.push(seat);
+    }
+    Ok(seats)
+}
+
+/// A bot's player name: its kind (`greedy`, `mcts` for `mcts:400`), or a script's file stem
+/// (`scripts/cautious.lua` → `cautious`).
+fn bot_name(spec: &str) -> String {
+    let stem = if spec.ends_with(".lua") {
+        Path::new(spec).file_stem().and_then(|s| s.to_str()).unwrap_or(spec)
+    } else {
+        spec.split(':').next().unwrap_or(spec)
+    };
+    let cleaned: String = stem.chars().filter(|c| !c.is_whitespace() && *c != '@').collect();
+    if cleaned.is_empty() { "bot".into() } else { cleaned }
+}
+
+fn check_name(name: &str) -> anyhow::Result<()> {
+    if name.is_empty() {
+        bail!("--players: a player name is empty");
+    }
+    if name.chars().any(char::is_whitespace) {
+        bail!("--players: '{name}' has a space; names must be one word so commands can name them");
+    }
+    if name.chars().all(|c| c.is_ascii_digit()) {
+        bail!("--players: '{name}' is a number; numbers name seats, so a name needs a letter");
+    }
+    if name.contains('@') {
+        bail!("--players: '{name}' has an '@', which commands use to mark a player");
+    }
+    Ok(())
+}
+
+/// The `--deck` value: the cards themselves, or `@FILE` / a path to a file holding them
+/// (whitespace- or comma-separated; `#` starts a comment).
+pub fn read_deck(value: &str) -> anyhow::Result<Vec<Card>> {
+    let (text, source) = match value.strip_prefix('@') {
+        Some(path) => (
+            std::fs::read_to_string(path).with_context(|| format!("--deck: cannot read {path}"))?,
+            format!("--deck {path}"),
+        ),
+        None if Path::new(value).is_file() => (
+            std::fs::read_to_string(value).with_context(|| format!("--deck: cannot read {value}"))?,
+            format!("--deck {value}"),
+        ),
+        None => (value.to_string(), "--deck".to_string()),
+    };
+    let without_comments: String =
+        text.lines().map(|l| l.split('#').next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    parse_cards(&without_comments).map_err(|e| anyhow::anyhow!("{source}: {e}"))
 }
 
 /// `diving rules`: prints the rules in force.
 pub fn print_rules(ruleset: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
-    let _ = (ruleset, json);
-    anyhow::bail!("not written yet")
+    let spec = ruleset.unwrap_or("standard");
+    let rs = Ruleset::load(spec).map_err(|e| anyhow::anyhow!("cannot load ruleset '{spec}': {e}"))?;
+    let mut out = io::stdout().lock();
+    if json {
+        writeln!(out, "{}", json::rules(&rs.name, &rs.rules))?;
+    } else {
+        write!(out, "{}", render::rules_text(&rs.name, &rs.rules))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bots_are_named_after_their_spec_and_numbered() {
+        let players: Vec<String> = ["alice", "bot:random", "bot:random"].iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = seating(Some(&players)).unwrap().into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["alice", "random", "random2"]);
+        assert_eq!(bot_name("scripts/cautious.lua"), "cautious");
+    }
+
+    #[test]
+    fn bad_names_are_refused() {
+        for bad in ["", "al ice", "12", "a@b", "bot:"] {
+            assert!(seating(Some(&[bad.to_string(), "bob".to_string()])).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_deck_may_have_comments_and_commas() {
+        let deck = read_deck("AS, 2H # first two\n3D").unwrap();
+        assert_eq!(deck.len(), 3);
+        assert!(read_deck("AS XX").unwrap_err().to_string().contains("'XX' is not a card"));
+    }
 }

@@ -1,0 +1,323 @@
+//! Text → [`Command`]: the shell's command language, without looking at the game.
+//!
+//! Parsing is purely syntactic: `play 7h t2 bob over` becomes a [`Command::Play`] naming a
+//! card, a place, a player and an order. Whether the card is in the hand, whether `bob` exists
+//! or may be targeted is decided later by the session and the core. Every error is one line
+//! meant for the player.
+
+use crate::core::Card;
+
+/// Every command word, in the order `help` lists them, with a one-line summary.
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("play", "play a card from your hand or the table: play CARD [table|tN] [PLAYER] [over]"),
+    ("recover", "discard cards from your hand to recover oxygen: recover CARD… [over]"),
+    ("pass", "pass (only when nothing else is legal)"),
+    ("moves", "list the legal moves"),
+    ("state", "show the board"),
+    ("hand", "show your hand"),
+    ("log", "show everything that happened this game"),
+    ("undo", "take back your last move"),
+    ("save", "save the game: save FILE"),
+    ("reload", "re-read the ruleset and replay the game under it"),
+    ("help", "show help: help [COMMAND]"),
+    ("quit", "leave the game"),
+];
+
+/// Short and alternative spellings of the command words.
+const ALIASES: &[(&str, &str)] = &[
+    ("p", "play"),
+    ("r", "recover"),
+    ("m", "moves"),
+    ("board", "state"),
+    ("s", "state"),
+    ("h", "help"),
+    ("?", "help"),
+    ("exit", "quit"),
+    ("q", "quit"),
+];
+
+/// Where the player wants a card to come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// From the hand if it is there, else from the table.
+    Auto,
+    Hand,
+    /// From the table: the given slot (0-based), or the first slot that holds the card.
+    Table(Option<usize>),
+}
+
+/// A player as written in a command: a name or a seat number (1-based as typed, stored 0-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Who {
+    Name(String),
+    Seat(usize),
+}
+
+/// One line of input, understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Play { card: Card, place: Place, target: Option<Who>, over: bool },
+    Recover { cards: Vec<Card>, over: bool },
+    Pass,
+    Moves,
+    State,
+    Hand,
+    Log,
+    Undo,
+    Save(String),
+    Reload,
+    Help(Option<String>),
+    Quit,
+}
+
+/// Reads one line. `Ok(None)` for a blank line or a `#` comment.
+pub fn parse(line: &str) -> Result<Option<Command>, String> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let first = words[0].to_lowercase();
+    let rest = &words[1..];
+    let word = match command_word(&first) {
+        Some(w) => w,
+        // A line that starts with a card is a play: `7h` = `play 7h`.
+        None if first.parse::<Card>().is_ok() => "play",
+        None => return Err(unknown_command(words[0])),
+    };
+    let rest = if command_word(&first).is_some() { rest } else { &words[..] };
+    let none = |cmd: Command| {
+        if let Some(extra) = rest.first() {
+            Err(format!("'{word}' takes nothing after it (found '{extra}')"))
+        } else {
+            Ok(Some(cmd))
+        }
+    };
+    match word {
+        "play" => parse_play(rest).map(Some),
+        "recover" => parse_recover(rest).map(Some),
+        "pass" => none(Command::Pass),
+        "moves" => none(Command::Moves),
+        "state" => none(Command::State),
+        "hand" => none(Command::Hand),
+        "log" => none(Command::Log),
+        "undo" => none(Command::Undo),
+        "reload" => none(Command::Reload),
+        "quit" => none(Command::Quit),
+        "save" => {
+            // The file name is the rest of the line as typed (it may hold spaces).
+            let after = line[words[0].len()..].trim();
+            if after.is_empty() {
+                Err("save needs a file name: save FILE".into())
+            } else {
+                Ok(Some(Command::Save(after.into())))
+            }
+        }
+        "help" => match rest {
+            [] => Ok(Some(Command::Help(None))),
+            [topic] => Ok(Some(Command::Help(Some(topic.to_lowercase())))),
+            _ => Err("help takes at most one command name: help [COMMAND]".into()),
+        },
+        _ => unreachable!("every command word is handled"),
+    }
+}
+
+/// The command a (lower-case) word names, through aliases.
+pub fn command_word(word: &str) -> Option<&'static str> {
+    COMMANDS
+        .iter()
+        .map(|(w, _)| *w)
+        .find(|w| *w == word)
+        .or_else(|| ALIASES.iter().find(|(a, _)| *a == word).map(|(_, w)| *w))
+}
+
+fn unknown_command(word: &str) -> String {
+    let lower = word.to_lowercase();
+    let best = COMMANDS.iter().map(|(w, _)| (*w, edit_distance(&lower, w))).min_by_key(|&(_, d)| d);
+    match best {
+        Some((w, d)) if d <= 2 || w.starts_with(&lower) => {
+            format!("unknown command '{word}' (did you mean '{w}'? type 'help' for the list)")
+        }
+        _ => format!("unknown command '{word}' (type 'help' for the list)"),
+    }
+}
+
+fn parse_play(words: &[&str]) -> Result<Command, String> {
+    let Some((card_text, rest)) = words.split_first() else {
+        return Err("play needs a card: play CARD [table|tN] [PLAYER] [over]".into());
+    };
+    let card: Card = card_text.parse().map_err(|e: crate::core::CardParseError| e.to_string())?;
+    let mut place = Place::Auto;
+    let mut target = None;
+    let mut over = false;
+    let mut i = 0;
+    while i < rest.len() {
+        let w = rest[i];
+        let lower = w.to_lowercase();
+        let mut set_place = |p: Place| {
+            if place != Place::Auto {
+                return Err(format!("the card's place is given twice ('{w}')"));
+            }
+            place = p;
+            Ok(())
+        };
+        if lower == "table" || lower == "t" {
+            // `table 2` names the slot; a bare `table` means the slot that holds the card.
+            match rest.get(i + 1).and_then(|n| slot_number(n)) {
+                Some(slot) => {
+                    set_place(Place::Table(Some(slot?)))?;
+                    i += 1;
+                }
+                None => set_place(Place::Table(None))?,
+            }
+        } else if let Some(slot) = lower.strip_prefix("table").or_else(|| lower.strip_prefix('t')).and_then(slot_number)
+        {
+            set_place(Place::Table(Some(slot?)))?;
+        } else if lower == "hand" {
+            set_place(Place::Hand)?;
+        } else if is_over_word(&lower) {
+            if over {
+                return Err(format!("'{w}' is given twice"));
+            }
+            over = true;
+        } else {
+            if target.is_some() {
+                return Err(format!("only one player can be named (found '{w}' after the first)"));
+            }
+            target = Some(who(w)?);
+        }
+        i += 1;
+    }
+    Ok(Command::Play { card, place, target, over })
+}
+
+fn parse_recover(words: &[&str]) -> Result<Command, String> {
+    let mut cards = Vec::new();
+    let mut over = false;
+    for (i, w) in words.iter().enumerate() {
+        if is_over_word(&w.to_lowercase()) {
+            if i + 1 != words.len() {
+                return Err(format!("'{w}' goes at the end: recover CARD… over"));
+            }
+            over = true;
+        } else {
+            cards.push(w.parse::<Card>().map_err(|e| e.to_string())?);
+        }
+    }
+    if cards.is_empty() {
+        return Err("recover needs at least one card from your hand: recover CARD…".into());
+    }
+    Ok(Command::Recover { cards, over })
+}
+
+fn is_over_word(lower: &str) -> bool {
+    matches!(lower, "over" | "on-top" | "ontop" | "top")
+}
+
+/// A table slot as typed (1-based) → 0-based; `None` if the text is not a number at all.
+fn slot_number(text: &str) -> Option<Result<usize, String>> {
+    let n: usize = text.parse().ok()?;
+    Some(if n == 0 { Err("table slots are numbered from 1".into()) } else { Ok(n - 1) })
+}
+
+/// A player reference: `bob`, `@bob`, `2` or `@2` (seat numbers from 1).
+fn who(text: &str) -> Result<Who, String> {
+    let bare = text.strip_prefix('@').unwrap_or(text);
+    if bare.is_empty() {
+        return Err("'@' must be followed by a player name or seat number".into());
+    }
+    if bare.chars().all(|c| c.is_ascii_digit()) {
+        return match bare.parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(Who::Seat(n - 1)),
+            _ => Err(format!("'{text}' is not a seat number (seats are numbered from 1)")),
+        };
+    }
+    Ok(Who::Name(bare.to_string()))
+}
+
+/// Levenshtein distance, for "did you mean".
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(t: &str) -> Card {
+        t.parse().unwrap()
+    }
+
+    fn ok(line: &str) -> Command {
+        parse(line).unwrap().unwrap()
+    }
+
+    #[test]
+    fn blank_lines_and_comments_are_nothing() {
+        assert_eq!(parse("   "), Ok(None));
+        assert_eq!(parse("# a comment"), Ok(None));
+    }
+
+    #[test]
+    fn play_with_every_option() {
+        assert_eq!(
+            ok("PLAY 7h t2 Bob over"),
+            Command::Play {
+                card: card("7H"),
+                place: Place::Table(Some(1)),
+                target: Some(Who::Name("Bob".into())),
+                over: true
+            }
+        );
+        assert_eq!(
+            ok("play js table 3 @2"),
+            Command::Play { card: card("JS"), place: Place::Table(Some(2)), target: Some(Who::Seat(1)), over: false }
+        );
+        assert_eq!(
+            ok("p qd table"),
+            Command::Play { card: card("QD"), place: Place::Table(None), target: None, over: false }
+        );
+        assert_eq!(ok("7♥"), Command::Play { card: card("7H"), place: Place::Auto, target: None, over: false });
+    }
+
+    #[test]
+    fn recover_keeps_the_order_and_over_goes_last() {
+        assert_eq!(ok("recover 2h 3h over"), Command::Recover { cards: vec![card("2H"), card("3H")], over: true });
+        assert!(parse("recover over 2h").is_err());
+        assert!(parse("recover").is_err());
+    }
+
+    #[test]
+    fn mistakes_get_one_line_reasons() {
+        let err = parse("paly 7h").unwrap_err();
+        assert!(err.contains("did you mean 'play'"), "{err}");
+        assert!(parse("play").unwrap_err().contains("needs a card"));
+        assert!(parse("play 7x").unwrap_err().contains("is not a card"));
+        assert!(parse("play 7h bob carol").unwrap_err().contains("only one player"));
+        assert!(parse("play 7h t0").unwrap_err().contains("from 1"));
+        assert!(parse("pass now").unwrap_err().contains("takes nothing"));
+        assert!(parse("save").unwrap_err().contains("file name"));
+    }
+
+    #[test]
+    fn save_keeps_the_file_name_as_typed() {
+        assert_eq!(ok("save My Game.json"), Command::Save("My Game.json".into()));
+    }
+
+    #[test]
+    fn edit_distance_counts_edits() {
+        assert_eq!(edit_distance("paly", "play"), 2);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("undo", "undo"), 0);
+    }
+}

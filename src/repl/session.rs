@@ -1,0 +1,406 @@
+//! A game in progress as the shell keeps it: the setup it started from, the [`Game`], every
+//! action with the events it caused, the bots, undo, reload, and conversion to and from a
+//! save file.
+//!
+//! The session always deals from an explicit deck (a stacked one, or the seed's shuffle made
+//! here), so replaying the action log from the setup reproduces the game exactly; undo,
+//! reload and load are all built on that. Bots are rebuilt for every move with a seed drawn
+//! from the game's seed, the turn and the seat, so a bot plays the same move in a replayed,
+//! reloaded or resumed game as it did the first time.
+
+use std::path::Path;
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use crate::bots;
+use crate::core::{Action, ActionError, Card, Event, Game, Seat, Setup, View, full_deck};
+use crate::repl::{json, render};
+use crate::ruleset::Ruleset;
+use crate::save::{self, SaveError, SaveFile, SavedPlayer};
+
+/// One action taken, with who took it, what it caused, and the game just before it.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub seat: Seat,
+    pub action: Action,
+    pub events: Vec<Event>,
+    pub before: Game,
+}
+
+/// A player as the shell starts the game with: a name, and the bot spec for a computer player.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seating {
+    pub name: String,
+    pub bot: Option<String>,
+}
+
+/// A move a bot made.
+#[derive(Debug, Clone)]
+pub struct BotMove {
+    pub seat: Seat,
+    pub action: Action,
+    pub events: Vec<Event>,
+    /// Set when the bot failed or chose an illegal move and a fallback move was played.
+    pub warning: Option<String>,
+}
+
+/// What `reload` found when it replayed the game under the re-read ruleset.
+#[derive(Debug, Clone)]
+pub enum Reload {
+    /// Every action gave the same events.
+    Identical { moves: usize },
+    /// Action `index` (0-based) gave other events; the replay went on to the end.
+    Changed { index: usize, seat: Seat, action: Action, old: Vec<Event>, new: Vec<Event> },
+    /// Action `index` is no longer legal; the game now stands just before it.
+    Illegal { index: usize, seat: Seat, action: Action, reason: String },
+}
+
+/// A game with its history.
+pub struct Session {
+    spec: String,
+    ruleset: Ruleset,
+    bots: Vec<Option<String>>,
+    setup: Setup,
+    game: Game,
+    entries: Vec<Entry>,
+    /// Counts changes to the game, to tell whether it was saved since.
+    version: u64,
+    saved_version: Option<u64>,
+}
+
+impl Session {
+    /// Starts a game: `spec` names the ruleset, `deck` (top first) is a stacked deck, else the
+    /// seed's shuffle.
+    pub fn new(spec: &str, seating: Vec<Seating>, seed: u64, deck: Option<Vec<Card>>) -> Result<Session, String> {
+        let ruleset = Ruleset::load(spec).map_err(|e| format!("cannot load ruleset '{spec}': {e}"))?;
+        let registry = ruleset.registry().map_err(|e| format!("cannot load ruleset '{spec}': {e}"))?;
+        let deck = deck.unwrap_or_else(|| {
+            let mut deck = full_deck(ruleset.rules.decks_for(seating.len()));
+            deck.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+            deck
+        });
+        let setup = Setup { names: seating.iter().map(|s| s.name.clone()).collect(), seed, deck: Some(deck) };
+        let game = Game::new(ruleset.rules.clone(), registry, setup.clone()).map_err(|e| e.to_string())?;
+        Ok(Session {
+            spec: spec.to_string(),
+            ruleset,
+            bots: seating.into_iter().map(|s| s.bot).collect(),
+            setup,
+            game,
+            entries: Vec::new(),
+            version: 0,
+            saved_version: None,
+        })
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The ruleset as the user named it.
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    pub fn ruleset(&self) -> &Ruleset {
+        &self.ruleset
+    }
+
+    /// The bot spec behind each seat (`None` for a human).
+    pub fn bots(&self) -> &[Option<String>] {
+        &self.bots
+    }
+
+    pub fn is_bot(&self, seat: Seat) -> bool {
+        self.bots.get(seat).is_some_and(Option::is_some)
+    }
+
+    /// How many seats people play.
+    pub fn humans(&self) -> usize {
+        self.bots.iter().filter(|b| b.is_none()).count()
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.setup.seed
+    }
+
+    /// The deck before the deal, top first.
+    pub fn initial_deck(&self) -> &[Card] {
+        self.setup.deck.as_deref().unwrap_or_default()
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The events of the game's start (the first turn beginning).
+    pub fn start_events(&self) -> Vec<Event> {
+        let first = self.entries.first().map_or(&self.game, |e| &e.before);
+        vec![Event::TurnStarted { player: first.current(), turn: first.turn() }]
+    }
+
+    /// Whether the game changed since it was last saved (or started).
+    pub fn is_dirty(&self) -> bool {
+        self.saved_version != Some(self.version) && !self.entries.is_empty()
+    }
+
+    pub fn mark_saved(&mut self) {
+        self.saved_version = Some(self.version);
+    }
+
+    /// Plays `action` for the current player; a refused action changes nothing.
+    pub fn apply(&mut self, action: Action) -> Result<&[Event], ActionError> {
+        let before = self.game.clone();
+        let seat = self.game.current();
+        let events = self.game.apply(&action)?;
+        self.entries.push(Entry { seat, action, events, before });
+        self.version += 1;
+        Ok(&self.entries.last().expect("just pushed").events)
+    }
+
+    /// If a bot is to move, lets it move. A bot that fails or picks an illegal action is
+    /// replaced for this move by the first legal action that applies (with a warning). `Err`
+    /// only when no legal action can be applied at all (a broken mod).
+    pub fn bot_move(&mut self) -> Option<Result<BotMove, String>> {
+        if self.game.is_over() {
+            return None;
+        }
+        let seat = self.game.current();
+        let spec = self.bots.get(seat)?.clone()?;
+        let name = self.game.name(seat).to_string();
+        let seed = bot_seed(self.setup.seed, self.game.turn(), seat);
+        let choice = bots::from_spec(&spec, seed).and_then(|mut bot| bot.choose(&View::new(&self.game, seat)));
+        let mut warning = None;
+        if let Ok(action) = &choice {
+            match self.apply(action.clone()) {
+                Ok(events) => {
+                    let events = events.to_vec();
+                    return Some(Ok(BotMove { seat, action: action.clone(), events, warning }));
+                }
+                Err(e) => {
+                    let chosen = render::command_for(&self.game, action);
+                    warning = Some(format!(
+                        "bot {name} chose '{chosen}', which is refused: {}",
+                        render::action_error(&self.game, &e)
+                    ));
+                }
+            }
+        }
+        if let Err(e) = &choice {
+            warning = Some(format!("bot {name} failed: {e}"));
+        }
+        let mut last_error = String::new();
+        for action in self.game.legal_actions() {
+            let text = render::command_for(&self.game, &action);
+            match self.apply(action.clone()) {
+                Ok(events) => {
+                    let events = events.to_vec();
+                    let warning = warning.map(|w| format!("{w}; it plays '{text}' instead"));
+                    return Some(Ok(BotMove { seat, action, events, warning }));
+                }
+                Err(e) => last_error = render::action_error(&self.game, &e),
+            }
+        }
+        Some(Err(format!("{name} cannot move: no legal action can be played ({last_error})")))
+    }
+
+    /// Takes back the last move of a person, and every bot move after it. In a hot-seat game
+    /// (`hot_seat`), refused once the moves to take back drew a card from the deck.
+    pub fn undo(&mut self, hot_seat: bool) -> Result<Vec<Entry>, String> {
+        let Some(from) = self.entries.iter().rposition(|e| !self.is_bot(e.seat)) else {
+            return Err("nothing to undo".into());
+        };
+        let drew = self.entries[from..]
+            .iter()
+            .any(|e| e.events.iter().any(|ev| matches!(ev, Event::Drew { .. } | Event::Refilled { .. })));
+        if hot_seat && drew {
+            return Err("cannot undo in a hot-seat game once a card has been drawn from the deck".into());
+        }
+        self.game = self.entries[from].before.clone();
+        self.version += 1;
+        Ok(self.entries.split_off(from))
+    }
+
+    /// Re-reads the ruleset (same spec) and replays every action under it; keeps the new game.
+    pub fn reload(&mut self) -> Result<Reload, String> {
+        let spec = self.spec.clone();
+        let ruleset = Ruleset::load(&spec).map_err(|e| format!("cannot reload ruleset '{spec}': {e}"))?;
+        let registry = ruleset.registry().map_err(|e| format!("cannot reload ruleset '{spec}': {e}"))?;
+        let mut game = Game::new(ruleset.rules.clone(), registry, self.setup.clone())
+            .map_err(|e| format!("the reloaded ruleset cannot start this game: {e}"))?;
+        let mut entries = Vec::with_capacity(self.entries.len());
+        let mut report = Reload::Identical { moves: self.entries.len() };
+        for (index, old) in self.entries.iter().enumerate() {
+            let before = game.clone();
+            let seat = game.current();
+            match game.apply(&old.action) {
+                Ok(events) => {
+                    if matches!(report, Reload::Identical { .. }) && (events != old.events || seat != old.seat) {
+                        report = Reload::Changed {
+                            index,
+                            seat,
+                            action: old.action.clone(),
+                            old: old.events.clone(),
+                            new: events.clone(),
+                        };
+                    }
+                    entries.push(Entry { seat, action: old.action.clone(), events, before });
+                }
+                Err(e) => {
+                    let reason = render::action_error(&game, &e);
+                    report = Reload::Illegal { index, seat, action: old.action.clone(), reason };
+                    break;
+                }
+            }
+        }
+        self.ruleset = ruleset;
+        self.game = game;
+        self.entries = entries;
+        self.version += 1;
+        Ok(report)
+    }
+
+    /// The game as a save file.
+    pub fn to_save(&self) -> SaveFile {
+        // A ruleset named by a relative path is saved as an absolute one, so the save can be
+        // loaded from anywhere.
+        let ruleset = match std::fs::canonicalize(&self.spec) {
+            Ok(path) if Path::new(&self.spec).is_file() => path.to_string_lossy().into_owned(),
+            _ => self.spec.clone(),
+        };
+        SaveFile {
+            version: save::VERSION,
+            kind: save::KIND.into(),
+            ruleset,
+            seed: self.setup.seed,
+            players: self
+                .game
+                .names()
+                .iter()
+                .zip(&self.bots)
+                .map(|(name, bot)| SavedPlayer { name: name.clone(), bot: bot.clone() })
+                .collect(),
+            deck: self.initial_deck().to_vec(),
+            actions: self.entries.iter().map(|e| e.action.clone()).collect(),
+            state: json::state(&self.game, &self.bots),
+        }
+    }
+
+    /// Resumes a saved game: replays its actions from its setup and checks that the replay
+    /// reaches the saved state. `ruleset` overrides the ruleset named in the file.
+    pub fn from_save(file: SaveFile, path: &Path, ruleset: Option<&str>) -> Result<Session, SaveError> {
+        let spec = ruleset.unwrap_or(&file.ruleset).to_string();
+        let seating = file.players.iter().map(|p| Seating { name: p.name.clone(), bot: p.bot.clone() }).collect();
+        let mut session =
+            Session::new(&spec, seating, file.seed, Some(file.deck)).map_err(|e| SaveError::new(path, e))?;
+        for (i, action) in file.actions.into_iter().enumerate() {
+            let text = render::command_for(&session.game, &action);
+            if let Err(e) = session.apply(action) {
+                let reason = render::action_error(&session.game, &e);
+                return Err(SaveError::new(path, format!("move {} ('{text}') cannot be replayed: {reason}", i + 1)));
+            }
+        }
+        if json::state(&session.game, &session.bots) != file.state {
+            return Err(SaveError::new(
+                path,
+                "the saved state does not match the replayed game (the file was edited, or the ruleset changed)",
+            ));
+        }
+        session.mark_saved();
+        Ok(session)
+    }
+}
+
+/// The seed a bot gets for one move: a mix of the game's seed, the turn and the seat.
+fn bot_seed(seed: u64, turn: u32, seat: Seat) -> u64 {
+    splitmix(seed ^ splitmix(((turn as u64) << 8) | seat as u64))
+}
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn humans(names: &[&str]) -> Vec<Seating> {
+        names.iter().map(|n| Seating { name: n.to_string(), bot: None }).collect()
+    }
+
+    fn session() -> Session {
+        Session::new("standard", humans(&["alice", "bob"]), 5, None).unwrap()
+    }
+
+    #[test]
+    fn the_seed_deals_the_same_game() {
+        assert_eq!(session().game(), session().game());
+        assert_eq!(session().initial_deck().len(), 52);
+    }
+
+    #[test]
+    fn undo_returns_to_the_game_before_the_move() {
+        let mut s = session();
+        let start = s.game().clone();
+        let action = s.game().legal_actions()[0].clone();
+        s.apply(action).unwrap();
+        assert_ne!(s.game(), &start);
+        assert_eq!(s.undo(false).unwrap().len(), 1);
+        assert_eq!(s.game(), &start);
+        assert!(s.undo(false).is_err());
+    }
+
+    #[test]
+    fn hot_seat_undo_is_refused_after_a_draw() {
+        let mut s = session();
+        let action = s.game().legal_actions()[0].clone();
+        s.apply(action).unwrap();
+        assert!(s.undo(true).unwrap_err().contains("hot-seat"));
+    }
+
+    #[test]
+    fn a_save_replays_to_the_same_game() {
+        let mut s = session();
+        for _ in 0..6 {
+            let action = s.game().legal_actions()[0].clone();
+            s.apply(action).unwrap();
+        }
+        let loaded = Session::from_save(s.to_save(), Path::new("x"), None).unwrap();
+        assert_eq!(loaded.game(), s.game());
+        assert!(!loaded.is_dirty());
+    }
+
+    #[test]
+    fn reload_of_the_same_ruleset_is_identical() {
+        let mut s = session();
+        for _ in 0..4 {
+            let action = s.game().legal_actions()[0].clone();
+            s.apply(action).unwrap();
+        }
+        let before = s.game().clone();
+        assert!(matches!(s.reload().unwrap(), Reload::Identical { moves: 4 }));
+        assert_eq!(s.game(), &before);
+    }
+
+    #[test]
+    fn bots_play_the_same_move_for_the_same_seed() {
+        let seating = || {
+            vec![
+                Seating { name: "r1".into(), bot: Some("random".into()) },
+                Seating { name: "r2".into(), bot: Some("random".into()) },
+            ]
+        };
+        let mut a = Session::new("standard", seating(), 3, None).unwrap();
+        let mut b = Session::new("standard", seating(), 3, None).unwrap();
+        for _ in 0..10 {
+            let ma = a.bot_move().unwrap().unwrap();
+            let mb = b.bot_move().unwrap().unwrap();
+            assert_eq!(ma.action, mb.action);
+        }
+    }
+}

@@ -1,0 +1,603 @@
+//! The command loop shared by scripts and the terminal: runs one line at a time against a
+//! [`Session`], lets bots move, and writes the results as text or JSON Lines.
+//!
+//! It never reads input itself (the caller feeds lines) and never asks the terminal anything
+//! except through a [`Prompter`], so the same code serves a pipe, a script file, the REPL and
+//! the tests. What a reader may see is decided here: scripts see every hand; at a terminal
+//! only the player at the keyboard's hand is shown.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::core::{Action, ActionError, Card, Event, Seat, Source};
+use crate::repl::json as js;
+use crate::repl::parse::{self, COMMANDS, Command, Place, Who};
+use crate::repl::render::{self, Narrator, Style};
+use crate::repl::session::{Reload, Session};
+use crate::save;
+
+/// Whether to go on reading commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Quit,
+}
+
+/// Asks the person at the keyboard a question (a missing target, a confirmation).
+pub trait Prompter {
+    /// The answer, or `None` when nobody can answer (a script) or they gave up.
+    fn ask(&mut self, question: &str) -> Option<String>;
+}
+
+/// For scripts: nobody to ask.
+pub struct NoPrompter;
+
+impl Prompter for NoPrompter {
+    fn ask(&mut self, _question: &str) -> Option<String> {
+        None
+    }
+}
+
+/// How many bot moves in a row the shell makes before it stops to let a person interrupt.
+const BOT_MOVES_LIMIT: usize = 100_000;
+
+/// A game being played through text commands.
+pub struct Shell<W: Write> {
+    pub session: Session,
+    out: W,
+    json: bool,
+    style: Style,
+    /// A person at a terminal (not a script): hands are kept secret, quit asks first.
+    interactive: bool,
+    /// The seat whose hand may be shown; `None`: every hand (scripts).
+    pub viewer: Option<Seat>,
+}
+
+impl<W: Write> Shell<W> {
+    /// A shell for a script or pipe: every hand visible, no questions.
+    pub fn script(session: Session, out: W, json: bool) -> Shell<W> {
+        Shell { session, out, json, style: Style::PLAIN, interactive: false, viewer: None }
+    }
+
+    /// A shell for a person at a terminal: the first human's hand is the one shown.
+    pub fn interactive(session: Session, out: W, style: Style) -> Shell<W> {
+        let viewer = (0..session.game().player_count()).find(|&s| !session.is_bot(s));
+        Shell { session, out, json: false, style, interactive: true, viewer }
+    }
+
+    pub fn style(&self) -> Style {
+        self.style
+    }
+
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
+    /// More than one person shares this terminal.
+    pub fn hot_seat(&self) -> bool {
+        self.interactive && self.session.humans() > 1
+    }
+
+    /// Whether `seat`'s hand and draws may be shown now.
+    pub fn visible(&self, seat: Seat) -> bool {
+        match self.viewer {
+            None => true,
+            Some(v) => v == seat || self.session.game().is_over(),
+        }
+    }
+
+    pub fn out(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    /// Writes a line of text (text mode) — ignored in JSON mode.
+    pub fn say(&mut self, text: &str) {
+        if !self.json {
+            let _ = writeln!(self.out, "{text}");
+        }
+    }
+
+    /// Writes one JSON object (JSON mode) — ignored in text mode.
+    pub fn say_json(&mut self, value: Value) {
+        if self.json {
+            let _ = writeln!(self.out, "{value}");
+        }
+    }
+
+    /// Reports a rejected command: `error: …` or `{"error": …}`.
+    pub fn error(&mut self, message: &str) {
+        if self.json {
+            self.say_json(json!({ "error": message }));
+        } else {
+            let label = self.style.error_label();
+            let _ = writeln!(self.out, "{label} {message}");
+        }
+    }
+
+    pub fn flush(&mut self) {
+        let _ = self.out.flush();
+    }
+
+    /// Narrates events (text) or prints one object per event (JSON).
+    pub fn events(&mut self, events: &[Event]) {
+        if self.json {
+            for e in events {
+                let value = js::event(self.session.game(), e);
+                self.say_json(value);
+            }
+        } else {
+            for line in self.narrate(events, !self.interactive) {
+                let _ = writeln!(self.out, "{line}");
+            }
+        }
+    }
+
+    fn narrate(&self, events: &[Event], turn_lines: bool) -> Vec<String> {
+        let game = self.session.game();
+        let visible = |s: Seat| self.visible(s);
+        Narrator { names: game.names(), rules: game.rules(), style: self.style, visible: &visible, turn_lines }
+            .lines(events)
+    }
+
+    /// Starts the game's output: the first turn, then any bots that move first.
+    pub fn start(&mut self) {
+        let events = self.session.start_events();
+        self.events(&events);
+        self.run_bots();
+        self.flush();
+    }
+
+    /// Runs one line of input; output is flushed before it returns.
+    pub fn line(&mut self, line: &str, prompter: &mut dyn Prompter) -> Flow {
+        let flow = match parse::parse(line) {
+            Ok(None) => Flow::Continue,
+            Ok(Some(command)) => self.execute(command, prompter),
+            Err(message) => {
+                self.error(&message);
+                Flow::Continue
+            }
+        };
+        self.flush();
+        flow
+    }
+
+    /// Runs one command, then lets bots move.
+    pub fn execute(&mut self, command: Command, prompter: &mut dyn Prompter) -> Flow {
+        match command {
+            Command::Play { card, place, target, over } => {
+                match self.play_action(card, place, target, over, prompter) {
+                    Ok(action) => self.apply(action),
+                    Err(message) => self.error(&message),
+                }
+            }
+            Command::Recover { cards, over } => self.apply(Action::Recover { cards, face_on_top: over }),
+            Command::Pass => self.apply(Action::Pass),
+            Command::Moves => self.moves(),
+            Command::State => self.state(),
+            Command::Hand => self.hand(),
+            Command::Log => self.log(),
+            Command::Undo => self.undo(),
+            Command::Save(file) => self.save(Path::new(&file)),
+            Command::Reload => self.reload(),
+            Command::Help(topic) => self.help(topic.as_deref()),
+            Command::Quit => return self.quit(prompter),
+        }
+        Flow::Continue
+    }
+
+    /// Lets bots move until a person is to move or the game ends.
+    pub fn run_bots(&mut self) {
+        for _ in 0..BOT_MOVES_LIMIT {
+            match self.session.bot_move() {
+                None => return,
+                Some(Ok(m)) => {
+                    if let Some(w) = &m.warning {
+                        if self.json {
+                            self.say_json(json!({ "warning": w }));
+                        } else {
+                            let text = self.style.dim(&format!("warning: {w}"));
+                            self.say(&text);
+                        }
+                    }
+                    self.events(&m.events);
+                }
+                Some(Err(message)) => {
+                    self.error(&message);
+                    return;
+                }
+            }
+        }
+        self.error("the bots stopped after many moves in a row");
+    }
+
+    fn apply(&mut self, action: Action) {
+        match self.session.apply(action) {
+            Ok(events) => {
+                let events = events.to_vec();
+                self.events(&events);
+                self.run_bots();
+            }
+            Err(e) => {
+                let message = render::action_error(self.session.game(), &e);
+                self.error(&message);
+            }
+        }
+    }
+
+    /// Turns the pieces of a `play` command into an action, making or asking for the choices.
+    fn play_action(
+        &mut self,
+        card: Card,
+        place: Place,
+        target: Option<Who>,
+        over: bool,
+        prompter: &mut dyn Prompter,
+    ) -> Result<Action, String> {
+        let game = self.session.game();
+        if game.is_over() {
+            return Err(ActionError::GameOver.to_string());
+        }
+        let in_hand = game.player(game.current()).hand.contains(&card);
+        let slot = game.table().iter().position(|c| *c == Some(card));
+        let from = match place {
+            Place::Hand => Source::Hand,
+            Place::Table(Some(slot)) => Source::Table(slot),
+            Place::Table(None) => Source::Table(slot.ok_or_else(|| format!("{card} is not on the table"))?),
+            Place::Auto if in_hand => Source::Hand,
+            Place::Auto => {
+                Source::Table(slot.ok_or_else(|| format!("{card} is neither in your hand nor on the table"))?)
+            }
+        };
+        let target = target.map(|who| self.seat_of(&who)).transpose()?;
+        let mut action = Action::Play { card, from, target, face_on_top: over };
+        if target.is_none()
+            && let Err(ActionError::TargetNeeded { options, .. }) = self.session.game().check(&action)
+        {
+            let chosen = if options.len() == 1 {
+                options[0]
+            } else {
+                let game = self.session.game();
+                let names: Vec<String> = options.iter().map(|&s| game.name(s).to_string()).collect();
+                let question = format!("{card}: which player? ({}) ", render::or_list(&names));
+                let Some(answer) = prompter.ask(&question) else {
+                    let e = ActionError::TargetNeeded { card, options };
+                    return Err(render::action_error(game, &e));
+                };
+                let answer = answer.trim();
+                if answer.is_empty() {
+                    return Err("cancelled".into());
+                }
+                let who = if answer.chars().all(|c| c.is_ascii_digit()) {
+                    Who::Seat(answer.parse::<usize>().unwrap_or(0).wrapping_sub(1))
+                } else {
+                    Who::Name(answer.trim_start_matches('@').to_string())
+                };
+                self.seat_of(&who)?
+            };
+            if let Action::Play { target, .. } = &mut action {
+                *target = Some(chosen);
+            }
+        }
+        Ok(action)
+    }
+
+    /// A player named in a command: by name (any case) or seat number.
+    fn seat_of(&self, who: &Who) -> Result<Seat, String> {
+        let game = self.session.game();
+        match who {
+            Who::Name(name) => game
+                .seat_of(name)
+                .ok_or_else(|| format!("there is no player called '{name}' (players: {})", game.names().join(", "))),
+            Who::Seat(seat) if *seat < game.player_count() => Ok(*seat),
+            Who::Seat(seat) => {
+                Err(format!("there is no seat {} (seats are 1 to {})", seat.wrapping_add(1), game.player_count()))
+            }
+        }
+    }
+
+    fn moves(&mut self) {
+        let game = self.session.game();
+        let actions = game.legal_actions();
+        if self.json {
+            let list: Vec<String> = actions.iter().map(|a| render::command_for(game, a)).collect();
+            self.say_json(json!({ "moves": list }));
+            return;
+        }
+        if game.is_over() {
+            self.say("no moves: the game is over");
+            return;
+        }
+        let mut lines = Vec::new();
+        let mut recoveries = 0;
+        let mut knotted = false;
+        for a in &actions {
+            match a {
+                Action::Recover { face_on_top, .. } => {
+                    recoveries += 1;
+                    knotted |= *face_on_top;
+                }
+                _ => lines.push(format!("  {}", render::command_for(game, a))),
+            }
+        }
+        if recoveries > 0 {
+            let hand = &game.player(game.current()).hand;
+            let mut line = format!(
+                "  recover CARD… {} any 1 to {} of {}",
+                if self.style.unicode { "—" } else { "-" },
+                hand.len(),
+                Style::PLAIN.cards(hand)
+            );
+            if knotted {
+                line += " (knotted: 'over' puts the K on top)";
+            }
+            lines.push(line);
+        }
+        let header = format!("legal moves for {}:", game.name(game.current()));
+        self.say(&header);
+        for l in lines {
+            self.say(&l);
+        }
+    }
+
+    fn state(&mut self) {
+        if self.json {
+            let value = js::state(self.session.game(), self.session.bots());
+            self.say_json(json!({ "state": value }));
+        } else {
+            let text = self.board();
+            let _ = write!(self.out, "{text}");
+        }
+    }
+
+    /// The board as text, with the hands this reader may see.
+    pub fn board(&self) -> String {
+        let visible = |s: Seat| self.visible(s);
+        render::board(self.session.game(), self.style, self.session.bots(), &visible)
+    }
+
+    fn hand(&mut self) {
+        let game = self.session.game();
+        let seat = match self.viewer {
+            Some(v) if self.interactive => v,
+            _ => game.current(),
+        };
+        let name = game.name(seat).to_string();
+        let cards = game.player(seat).hand.clone();
+        if self.json {
+            let list: Vec<String> = cards.iter().map(Card::to_string).collect();
+            self.say_json(json!({ "hand": { "player": name, "cards": list } }));
+        } else {
+            let text = format!("{name}'s hand: {}", self.style.cards(&cards));
+            self.say(&text);
+        }
+    }
+
+    fn log(&mut self) {
+        let mut all = self.session.start_events();
+        for e in self.session.entries() {
+            all.extend(e.events.iter().cloned());
+        }
+        if self.json {
+            let game = self.session.game();
+            let list: Vec<Value> = all.iter().map(|e| js::event(game, e)).collect();
+            self.say_json(json!({ "log": list }));
+        } else {
+            for line in self.narrate(&all, true) {
+                self.say(&line);
+            }
+        }
+    }
+
+    fn undo(&mut self) {
+        let hot_seat = self.hot_seat();
+        match self.session.undo(hot_seat) {
+            Ok(undone) => {
+                let game = self.session.game();
+                let moves: Vec<String> = undone
+                    .iter()
+                    .map(|e| format!("{} {}", game.name(e.seat), render::command_for(&e.before, &e.action)))
+                    .collect();
+                if self.json {
+                    self.say_json(
+                        json!({ "undone": moves, "turn": game.turn(), "current": game.name(game.current()) }),
+                    );
+                } else {
+                    let text = format!(
+                        "took back: {}\nturn {}: {} to play",
+                        moves.join("; "),
+                        game.turn(),
+                        game.name(game.current())
+                    );
+                    self.say(&text);
+                }
+            }
+            Err(message) => self.error(&message),
+        }
+    }
+
+    fn save(&mut self, path: &Path) {
+        match save::write(path, &self.session.to_save()) {
+            Ok(()) => {
+                self.session.mark_saved();
+                let shown = path.display().to_string();
+                self.say_json(json!({ "saved": shown }));
+                self.say(&format!("saved to {shown} (resume with: diving --load {shown})"));
+            }
+            Err(e) => self.error(&e.to_string()),
+        }
+    }
+
+    fn reload(&mut self) {
+        let spec = self.session.spec().to_string();
+        match self.session.reload() {
+            Ok(report) => {
+                let game = self.session.game().clone();
+                match report {
+                    Reload::Identical { moves } => {
+                        self.say_json(json!({ "reload": { "ruleset": spec, "identical": true, "moves": moves } }));
+                        self.say(&format!("reloaded {spec}: all {moves} moves replay identically"));
+                    }
+                    Reload::Changed { index, seat, action, old, new } => {
+                        let before = &self.session.entries()[index].before;
+                        let text = render::command_for(before, &action);
+                        if self.json {
+                            let old: Vec<Value> = old.iter().map(|e| js::event(&game, e)).collect();
+                            let new: Vec<Value> = new.iter().map(|e| js::event(&game, e)).collect();
+                            self.say_json(json!({ "reload": { "ruleset": spec, "identical": false,
+                                "changed_move": index + 1, "player": game.name(seat), "action": text,
+                                "before": old, "after": new } }));
+                        } else {
+                            self.say(&format!(
+                                "reloaded {spec}: move {} ({} {text}) now has another outcome",
+                                index + 1,
+                                game.name(seat)
+                            ));
+                            for line in self.narrate(&old, false) {
+                                self.say(&format!("  was: {line}"));
+                            }
+                            for line in self.narrate(&new, false) {
+                                self.say(&format!("  now: {line}"));
+                            }
+                        }
+                    }
+                    Reload::Illegal { index, seat, action, reason } => {
+                        let text = render::command_for(&game, &action);
+                        self.say_json(json!({ "reload": { "ruleset": spec, "identical": false,
+                            "illegal_move": index + 1, "player": game.name(seat), "action": text, "reason": reason } }));
+                        self.say(&format!(
+                            "reloaded {spec}: move {} ({} {text}) is no longer allowed ({reason}); the game goes on from just before it",
+                            index + 1,
+                            game.name(seat)
+                        ));
+                    }
+                }
+                self.run_bots();
+            }
+            Err(message) => self.error(&message),
+        }
+    }
+
+    fn help(&mut self, topic: Option<&str>) {
+        let text = match topic {
+            None => general_help(),
+            Some(t) => match parse::command_word(t) {
+                Some(word) => command_help(word, self.session.game().rules()),
+                None => {
+                    self.error(&format!(
+                        "no help for '{t}' (commands: {})",
+                        COMMANDS.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(", ")
+                    ));
+                    return;
+                }
+            },
+        };
+        if self.json {
+            self.say_json(json!({ "help": text }));
+        } else {
+            let _ = write!(self.out, "{text}");
+        }
+    }
+
+    fn quit(&mut self, prompter: &mut dyn Prompter) -> Flow {
+        if self.interactive && self.session.is_dirty() && !self.session.game().is_over() {
+            let answer = prompter.ask("the game is not saved; quit anyway? [y/N] ");
+            // Nobody to answer (end of input): quit.
+            let yes = answer.is_none_or(|a| matches!(a.trim().to_lowercase().as_str(), "y" | "yes"));
+            if !yes {
+                self.say("(not quitting; 'save FILE' keeps the game)");
+                return Flow::Continue;
+            }
+        }
+        Flow::Quit
+    }
+
+    /// Narration of what happened since `seat` last moved (for a hot-seat hand-over).
+    pub fn recap(&mut self, seat: Seat) {
+        let entries = self.session.entries();
+        let from = entries.iter().rposition(|e| e.seat == seat).map_or(0, |i| i + 1);
+        let events: Vec<Event> = entries[from..].iter().flat_map(|e| e.events.iter().cloned()).collect();
+        let lines = self.narrate(&events, false);
+        if !lines.is_empty() {
+            let name = self.session.game().name(seat).to_string();
+            self.say(&self.style.dim(&format!("since {name}'s last move:")));
+            for line in lines {
+                self.say(&format!("  {line}"));
+            }
+        }
+    }
+}
+
+fn general_help() -> String {
+    let mut out = String::from("commands (any case; a line that starts with a card plays it):\n");
+    for (word, summary) in COMMANDS {
+        out += &format!("  {word:<8} {summary}\n");
+    }
+    out += "cards are rank then suit: 7H, 10S or TS, QC, A♠. players by name or seat number.\n";
+    out += "'help COMMAND' tells more, e.g. 'help play'.\n";
+    out
+}
+
+fn command_help(word: &str, rules: &crate::core::Rules) -> String {
+    let recovery: Vec<String> = rules
+        .recovery
+        .iter()
+        .map(|(p, g)| {
+            let g = match g {
+                crate::core::Gain::Max => "max".to_string(),
+                g => g.to_string(),
+            };
+            format!("{p}: {g}")
+        })
+        .collect();
+    match word {
+        "play" => "\
+play CARD [table|tN] [PLAYER] [over]
+  Play CARD from your hand (then draw), or from the table (then the slot is refilled).
+  table, tN   take it from the table (tN or 'table N': slot N); without it, the card comes
+              from your hand, or from the table when it is not in your hand
+  hand        take it from your hand
+  PLAYER      who gets your J (Jolt) or K (Knot), or who your Quick pushes down when this
+              number card uses your Q; a name or seat number. Asked for when there is a
+              choice, made for you when there is only one.
+  over        when this number card uses up a J in front of you: the J goes on top of it on
+              the discard pile (without 'over' it goes below)
+  examples:   play 7h · play qd t3 · play js bob · play 5c 2 · play 9s over · 7h
+"
+        .to_string(),
+        "recover" => format!(
+            "\
+recover CARD… [over]
+  Discard these cards from your hand (in this order: the last one ends on top), draw as many,
+  and gain oxygen by their suits (suit pattern: gain): {}.
+  over   when a K (Knot) in front of you is used up: the K goes on top (default: below)
+  example: recover 2h 9h 3s
+",
+            recovery.join(", ")
+        ),
+        "pass" => {
+            "pass\n  Pass your turn: allowed only when you have no cards and no table card can be played.\n".into()
+        }
+        "moves" => "moves\n  List every legal move, written as the command that plays it.\n".into(),
+        "state" => "state\n  Show the board: divers, table, discard pile, deck and your hand.\n".into(),
+        "hand" => "hand\n  Show your hand.\n".into(),
+        "log" => "log\n  Show everything that happened in this game so far.\n".into(),
+        "undo" => "\
+undo
+  Take back your last move (and the bots' moves after it). With several people at one
+  terminal, undo is refused once a card has been drawn from the deck.
+"
+        .into(),
+        "save" => "save FILE\n  Save the game to FILE; resume it with: diving --load FILE\n".into(),
+        "reload" => "\
+reload
+  Read the ruleset (and its mods) again and replay this game under it; tells the first move
+  whose outcome changed. The game goes on under the reloaded ruleset.
+"
+        .into(),
+        "help" => "help [COMMAND]\n  List the commands, or explain one.\n".into(),
+        "quit" => "quit\n  Leave the game (asks first when it is not saved).\n".into(),
+        _ => format!("{word}\n"),
+    }
+}
