@@ -70,8 +70,14 @@ pub enum Command {
     Quit,
 }
 
-/// Reads one line. `Ok(None)` for a blank line or a `#` comment.
+/// Reads one line. `Ok(None)` for a blank line or a `#` comment (a `#` after a space also
+/// starts a comment).
 pub fn parse(line: &str) -> Result<Option<Command>, String> {
+    // `#` starts a comment at the start of a line or after a space.
+    let line = match line.find(" #").or_else(|| line.find("\t#")) {
+        Some(i) => &line[..i],
+        None => line,
+    };
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
@@ -266,6 +272,7 @@ mod tests {
     fn blank_lines_and_comments_are_nothing() {
         assert_eq!(parse("   "), Ok(None));
         assert_eq!(parse("# a comment"), Ok(None));
+        assert_eq!(parse("pass   # a trailing comment"), Ok(Some(Command::Pass)));
     }
 
     #[test]
