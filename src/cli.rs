@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 /// Diving Suits: a card race to the bottom of the ocean.
 #[derive(Debug, Parser)]
-#[command(name = "diving", version, about, args_conflicts_with_subcommands = true)]
+#[command(name = "diving", version, about)]
 pub struct Cli {
     /// Ruleset to play: a TOML file, or a shipped ruleset by name (standard, meters, big-table, house)
     #[arg(long, global = true, value_name = "FILE|NAME")]
@@ -17,11 +17,54 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// The play options given without a subcommand (`diving --players a,b`); see [`Cli::play_args`].
     #[command(flatten)]
     pub play: PlayArgs,
 
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+impl Cli {
+    /// The options of the game to play: those given after `play`, or at the top level
+    /// (`diving --seed 3` and `diving --seed 3 play` both work). The same option in both
+    /// places, or play options before another subcommand, are refused.
+    pub fn play_args(&self) -> Result<PlayArgs, String> {
+        let top = &self.play;
+        let given: Vec<&str> = [
+            ("--players", top.players.is_some()),
+            ("--seed", top.seed.is_some()),
+            ("--deck", top.deck.is_some()),
+            ("--script", top.script.is_some()),
+            ("--load", top.load.is_some()),
+            ("--no-color", top.no_color),
+        ]
+        .into_iter()
+        .filter_map(|(flag, set)| set.then_some(flag))
+        .collect();
+        let sub = match &self.command {
+            None => return Ok(top.clone()),
+            Some(Command::Play(sub)) => sub,
+            Some(_) if given.is_empty() => return Ok(PlayArgs::default()),
+            Some(_) => {
+                return Err(format!("{} can only be used with `play` (or with no subcommand)", given.join(", ")));
+            }
+        };
+        fn pick<T: Clone>(flag: &str, top: &Option<T>, sub: &Option<T>) -> Result<Option<T>, String> {
+            match (top, sub) {
+                (Some(_), Some(_)) => Err(format!("{flag} is given twice (before and after `play`)")),
+                _ => Ok(sub.clone().or_else(|| top.clone())),
+            }
+        }
+        Ok(PlayArgs {
+            players: pick("--players", &top.players, &sub.players)?,
+            seed: pick("--seed", &top.seed, &sub.seed)?,
+            deck: pick("--deck", &top.deck, &sub.deck)?,
+            script: pick("--script", &top.script, &sub.script)?,
+            load: pick("--load", &top.load, &sub.load)?,
+            no_color: top.no_color || sub.no_color,
+        })
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -18,9 +18,9 @@ use cli::{Cli, Command};
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let ruleset = cli.ruleset.as_deref();
+    let play = cli.play_args().map_err(anyhow::Error::msg)?;
     match &cli.command {
-        None => repl::play(ruleset, cli.json, &cli.play),
-        Some(Command::Play(args)) => repl::play(ruleset, cli.json, args),
+        None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play),
         Some(Command::Rules) => repl::print_rules(ruleset, cli.json),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(*shell, &mut Cli::command(), "diving", &mut std::io::stdout());
