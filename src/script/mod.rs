@@ -5,6 +5,9 @@
 //! implementations and hook closures, and they change a game only through
 //! [`Ctx`](crate::core::Ctx)'s checked methods.
 
+mod bridge;
+pub mod mods;
 pub mod sandbox;
 
+pub use mods::{ModError, ModSource, load_mods};
 pub use sandbox::{Limits, Loaded, Sandbox, ScriptError};

@@ -426,7 +426,21 @@ pub(crate) fn flatten(e: &mlua::Error) -> (bool, String) {
 /// prefix is split off when present; otherwise `file`/`line` are used.
 fn locate(e: &mlua::Error, file: &str, line: Option<u32>) -> ScriptError {
     let (_, message) = flatten(e);
-    split_location(&message).unwrap_or_else(|| ScriptError::new(file, line, message))
+    let mut e = split_location(&message).unwrap_or_else(|| ScriptError::new(file, line, message));
+    e.message = lower_first(&e.message);
+    e
+}
+
+/// `Expected identifier` → `expected identifier` (the project's messages are lower case),
+/// leaving words like `J` or `NaN` alone.
+fn lower_first(message: &str) -> String {
+    let mut chars = message.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && second.is_lowercase() => {
+            first.to_lowercase().chain(std::iter::once(second)).chain(chars).collect()
+        }
+        _ => message.to_string(),
+    }
 }
 
 /// Splits `file:line: message` (the last `:digits: ` found before the message).

@@ -1,0 +1,427 @@
+//! Rulesets at the edge: TOML files (and the shipped rulesets, embedded in the binary) read
+//! into validated core [`Rules`], plus the list of Lua mods that build the game's
+//! [`Registry`].
+//!
+//! A ruleset file sets only what it changes: it starts from the standard rules, or from the
+//! ruleset it `extends` (a shipped name or another file, relative to it), and adds its `mods`
+//! after the base's. The shipped rulesets and their mods are compiled into the binary, so
+//! `--ruleset house` works from any directory; their relative paths resolve among the
+//! embedded files.
+//!
+//! Architecture invariant: the core never sees TOML or a file. What leaves this module is a
+//! [`Rules`] that passed [`Rules::validate`] (plus the check that every allowed player count
+//! can be dealt) and the text of the mods; [`Ruleset::registry`] turns the mods into a fresh
+//! [`Registry`] (a new Lua state each call, so each thread can have its own).
+
+mod check;
+mod file;
+
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use crate::core::{Registry, Rules};
+use crate::script::{ModError, ModSource, load_mods};
+
+pub use check::check_command;
+
+use file::{Origins, Place, Source};
+
+/// A ruleset ready to play: the numbers, and how to build the registry.
+#[derive(Debug, Clone)]
+pub struct Ruleset {
+    /// How the user named it (`standard`, `meters`, `house.toml` …).
+    pub name: String,
+    pub rules: Arc<Rules>,
+    /// The file's own `name`, if it gives one (`"House rules"`).
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// The mods, in load order (the base ruleset's first).
+    pub mods: Arc<[ModSource]>,
+    /// Where it was read from (`rulesets/house.toml`); `None` for [`Ruleset::standard`].
+    pub file: Option<String>,
+}
+
+/// A ruleset that could not be read. Its `Display` is the whole message for the user,
+/// located: `file:line:col: message` for the TOML, `mod file:line: message` for a mod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RulesetError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+/// Where a [`RulesetError`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// In a ruleset file.
+    Toml { file: String, line: usize, col: usize },
+    /// In a mod (`line` when known).
+    Mod { file: String, line: Option<u32> },
+    /// Not in any file (the ruleset could not be found).
+    Unplaced,
+}
+
+impl RulesetError {
+    pub(crate) fn at(file: &str, line: usize, col: usize, message: impl Into<String>) -> RulesetError {
+        RulesetError { kind: ErrorKind::Toml { file: file.to_string(), line, col }, message: message.into() }
+    }
+
+    fn at_place(place: &Place, message: impl Into<String>) -> RulesetError {
+        RulesetError::at(&place.file, place.line, place.col, message)
+    }
+
+    fn unplaced(message: impl Into<String>) -> RulesetError {
+        RulesetError { kind: ErrorKind::Unplaced, message: message.into() }
+    }
+
+    /// The error as a compiler reports it: `file:line:col: error: message`.
+    pub fn compiler_line(&self) -> String {
+        match &self.kind {
+            ErrorKind::Toml { file, line, col } => format!("{file}:{line}:{col}: error: {}", self.message),
+            ErrorKind::Mod { file, line: Some(line) } => format!("{file}:{line}: error: {}", self.message),
+            ErrorKind::Mod { file, line: None } => format!("{file}: error: {}", self.message),
+            ErrorKind::Unplaced => format!("error: {}", self.message),
+        }
+    }
+}
+
+impl From<ModError> for RulesetError {
+    fn from(e: ModError) -> RulesetError {
+        RulesetError { kind: ErrorKind::Mod { file: e.0.file, line: e.0.line }, message: e.0.message }
+    }
+}
+
+impl fmt::Display for RulesetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ErrorKind::Toml { file, line, col } => write!(f, "{file}:{line}:{col}: {}", self.message),
+            ErrorKind::Mod { file, line: Some(line) } => write!(f, "mod {file}:{line}: {}", self.message),
+            ErrorKind::Mod { file, line: None } => write!(f, "mod {file}: {}", self.message),
+            ErrorKind::Unplaced => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for RulesetError {}
+
+/// The shipped rulesets, by name, with their file path in the repository.
+const SHIPPED: &[(&str, &str)] = &[
+    ("standard", "rulesets/standard.toml"),
+    ("meters", "rulesets/meters.toml"),
+    ("big-table", "rulesets/big-table.toml"),
+    ("house", "rulesets/house.toml"),
+];
+
+/// Every file compiled into the binary: the shipped rulesets and the example mods.
+const EMBEDDED: &[(&str, &str)] = &[
+    ("rulesets/standard.toml", include_str!("../../rulesets/standard.toml")),
+    ("rulesets/meters.toml", include_str!("../../rulesets/meters.toml")),
+    ("rulesets/big-table.toml", include_str!("../../rulesets/big-table.toml")),
+    ("rulesets/house.toml", include_str!("../../rulesets/house.toml")),
+    ("rulesets/mods/shark.lua", include_str!("../../rulesets/mods/shark.lua")),
+    ("rulesets/mods/jolt-rebound.lua", include_str!("../../rulesets/mods/jolt-rebound.lua")),
+    ("rulesets/mods/knot-squeeze.lua", include_str!("../../rulesets/mods/knot-squeeze.lua")),
+    ("rulesets/mods/thermocline.lua", include_str!("../../rulesets/mods/thermocline.lua")),
+    ("rulesets/mods/treasure.lua", include_str!("../../rulesets/mods/treasure.lua")),
+];
+
+/// The names of the shipped rulesets.
+pub fn shipped_names() -> impl Iterator<Item = &'static str> {
+    SHIPPED.iter().map(|(name, _)| *name)
+}
+
+/// The text of an embedded file (`rulesets/mods/shark.lua`), if there is one.
+pub fn embedded_file(path: &str) -> Option<&'static str> {
+    EMBEDDED.iter().find(|(p, _)| *p == path).map(|(_, text)| *text)
+}
+
+/// Where a file comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Origin {
+    Disk(PathBuf),
+    /// A path among [`EMBEDDED`].
+    Shipped(String),
+}
+
+impl Origin {
+    /// The name errors use.
+    fn display(&self) -> String {
+        match self {
+            Origin::Disk(path) => path.display().to_string(),
+            Origin::Shipped(path) => path.clone(),
+        }
+    }
+
+    /// A key that is the same for the same file (for cycle detection).
+    fn identity(&self) -> String {
+        match self {
+            Origin::Disk(path) => std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).display().to_string(),
+            Origin::Shipped(path) => format!("shipped:{path}"),
+        }
+    }
+
+    fn read(&self) -> Result<String, String> {
+        match self {
+            Origin::Disk(path) => std::fs::read_to_string(path).map_err(|e| io_message(&e)),
+            Origin::Shipped(path) => {
+                embedded_file(path).map(str::to_string).ok_or_else(|| "no such shipped file".to_string())
+            }
+        }
+    }
+
+    /// `relative` resolved against this file's directory.
+    fn join(&self, relative: &str) -> Origin {
+        match self {
+            Origin::Disk(path) => {
+                let dir = path.parent().unwrap_or(Path::new(""));
+                Origin::Disk(dir.join(relative))
+            }
+            Origin::Shipped(path) => {
+                let dir = Path::new(path).parent().unwrap_or(Path::new(""));
+                Origin::Shipped(normalize(&dir.join(relative)))
+            }
+        }
+    }
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string().to_lowercase(),
+    }
+}
+
+/// `a/b/../c` → `a/c`, with forward slashes.
+fn normalize(path: &Path) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                parts.pop();
+            }
+            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            _ => {}
+        }
+    }
+    parts.join("/")
+}
+
+fn shipped(name: &str) -> Option<Origin> {
+    SHIPPED.iter().find(|(n, _)| *n == name).map(|(_, path)| Origin::Shipped(path.to_string()))
+}
+
+fn shipped_list() -> String {
+    shipped_names().collect::<Vec<_>>().join(", ")
+}
+
+/// A ruleset file read and merged over its bases, not yet validated as a whole.
+struct Merged {
+    rules: Rules,
+    origins: Origins,
+    mods: Vec<ModSource>,
+    title: Option<String>,
+    description: Option<String>,
+}
+
+impl Ruleset {
+    /// The standard ruleset (the decisions, no mods).
+    pub fn standard() -> Ruleset {
+        Ruleset {
+            name: "standard".into(),
+            rules: Arc::new(Rules::default()),
+            title: Some("Standard".into()),
+            description: None,
+            mods: Arc::from(Vec::new()),
+            file: None,
+        }
+    }
+
+    /// Reads a ruleset from a file path, or a shipped ruleset by name (`meters`, or
+    /// `meters.toml` when no such file exists here). Checks the numbers and loads the mods
+    /// once, so every error shows up here.
+    pub fn load(spec: &str) -> Result<Ruleset, RulesetError> {
+        let origin = Ruleset::find(spec)?;
+        let mut chain = vec![origin.identity()];
+        let text = origin
+            .read()
+            .map_err(|e| RulesetError::unplaced(format!("cannot read ruleset '{}': {e}", origin.display())))?;
+        let merged = read_merged(&origin, &text, &mut chain)?;
+        let top = origin.display();
+        validate(&merged, &top)?;
+        let ruleset = Ruleset {
+            name: spec.to_string(),
+            rules: Arc::new(merged.rules),
+            title: merged.title,
+            description: merged.description,
+            mods: Arc::from(merged.mods),
+            file: Some(top),
+        };
+        ruleset.registry()?;
+        Ok(ruleset)
+    }
+
+    /// Reads a ruleset from text, as if it were the file `name` (relative `extends` and `mods`
+    /// resolve against `name`'s directory on disk).
+    pub fn from_text(name: &str, text: &str) -> Result<Ruleset, RulesetError> {
+        let origin = Origin::Disk(PathBuf::from(name));
+        let mut chain = vec![origin.identity()];
+        let merged = read_merged(&origin, text, &mut chain)?;
+        validate(&merged, name)?;
+        let ruleset = Ruleset {
+            name: name.to_string(),
+            rules: Arc::new(merged.rules),
+            title: merged.title,
+            description: merged.description,
+            mods: Arc::from(merged.mods),
+            file: Some(name.to_string()),
+        };
+        ruleset.registry()?;
+        Ok(ruleset)
+    }
+
+    fn find(spec: &str) -> Result<Origin, RulesetError> {
+        let path = Path::new(spec);
+        if path.is_file() {
+            return Ok(Origin::Disk(path.to_path_buf()));
+        }
+        let bare = !spec.contains(['/', '\\']);
+        if bare && let Some(origin) = shipped(spec.strip_suffix(".toml").unwrap_or(spec)) {
+            return Ok(origin);
+        }
+        let why = if path.exists() { "not a file" } else { "no such file" };
+        Err(RulesetError::unplaced(format!(
+            "cannot read ruleset '{spec}': {why}, and no shipped ruleset has that name (shipped: {})",
+            shipped_list()
+        )))
+    }
+
+    /// A fresh registry with this ruleset's mods loaded (a new Lua state each call).
+    pub fn registry(&self) -> Result<Arc<Registry>, RulesetError> {
+        Ok(Arc::new(load_mods(&self.rules, &self.mods)?))
+    }
+
+    /// The text of the ruleset file (for `diving rules`), when it came from one.
+    pub fn source_text(&self) -> Option<String> {
+        let file = self.file.as_deref()?;
+        embedded_file(file).map(str::to_string).or_else(|| std::fs::read_to_string(file).ok())
+    }
+}
+
+/// Reads one file (already read as `text`) and, first, the ruleset it extends.
+fn read_merged(origin: &Origin, text: &str, chain: &mut Vec<String>) -> Result<Merged, RulesetError> {
+    let name = origin.display();
+    let source = Source { name: &name, text };
+    let raw = file::parse(&source)?;
+    let meta = file::meta(&source, &raw)?;
+    let mut merged = match &meta.extends {
+        None => Merged {
+            rules: Rules::default(),
+            origins: Origins::default(),
+            mods: Vec::new(),
+            title: None,
+            description: None,
+        },
+        Some((base, span)) => {
+            let looks_like_path = base.contains(['/', '\\']) || base.ends_with(".toml");
+            let base_origin = if looks_like_path {
+                origin.join(base)
+            } else {
+                shipped(base).ok_or_else(|| {
+                    source.error(
+                        span.clone(),
+                        format!("`extends`: no shipped ruleset is called '{base}' (shipped: {})", shipped_list()),
+                    )
+                })?
+            };
+            let id = base_origin.identity();
+            if chain.contains(&id) {
+                let mut names: Vec<String> = chain.clone();
+                names.push(id);
+                return Err(source.error(span.clone(), format!("`extends` makes a cycle: {}", cycle_names(&names))));
+            }
+            let base_text = base_origin.read().map_err(|e| {
+                source.error(span.clone(), format!("`extends`: cannot read '{}': {e}", base_origin.display()))
+            })?;
+            chain.push(id);
+            let merged = read_merged(&base_origin, &base_text, chain)?;
+            chain.pop();
+            merged
+        }
+    };
+    file::apply(&source, &raw, &mut merged.rules, &mut merged.origins)?;
+    for (path, span) in &meta.mods {
+        let mod_origin = origin.join(path);
+        let code = mod_origin.read().map_err(|e| {
+            source.error(span.clone(), format!("`mods`: cannot read mod '{}': {e}", mod_origin.display()))
+        })?;
+        merged.mods.push(ModSource { name: mod_origin.display(), code: Arc::from(code) });
+    }
+    if meta.name.is_some() {
+        merged.title = meta.name;
+    }
+    if meta.description.is_some() {
+        merged.description = meta.description;
+    }
+    Ok(merged)
+}
+
+fn cycle_names(ids: &[String]) -> String {
+    ids.iter()
+        .map(|id| {
+            let id = id.strip_prefix("shipped:").unwrap_or(id);
+            Path::new(id).file_name().map_or(id.to_string(), |n| n.to_string_lossy().into_owned())
+        })
+        .collect::<Vec<_>>()
+        .join(" → ")
+}
+
+/// Checks the merged rules; errors point at the file and key that set the offending value.
+fn validate(merged: &Merged, top: &str) -> Result<(), RulesetError> {
+    let place_of = |keys: &[&str]| {
+        keys.iter().find_map(|k| merged.origins.keys.get(k)).cloned().unwrap_or(Place {
+            file: top.to_string(),
+            line: 1,
+            col: 1,
+        })
+    };
+    let rules = &merged.rules;
+    if let Err(e) = rules.validate() {
+        return Err(RulesetError::at_place(&place_of(file::keys_of(&e)), e.to_string()));
+    }
+    for players in rules.min_players..=rules.max_players {
+        if let Err(e) = rules.validate_for(players) {
+            return Err(RulesetError::at_place(
+                &place_of(file::keys_of(&e)),
+                format!("{e}: lower `max_players`, raise `decks` or deal fewer cards"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_standard_is_exactly_the_decisions() {
+        let ruleset = Ruleset::load("standard").unwrap();
+        assert_eq!(*ruleset.rules, Rules::default());
+        assert!(ruleset.mods.is_empty());
+    }
+
+    #[test]
+    fn every_embedded_file_is_listed_once() {
+        for (name, path) in SHIPPED {
+            assert!(embedded_file(path).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn relative_paths_of_shipped_files_stay_among_them() {
+        let origin = Origin::Shipped("rulesets/house.toml".into());
+        assert_eq!(origin.join("mods/shark.lua"), Origin::Shipped("rulesets/mods/shark.lua".into()));
+        assert_eq!(origin.join("../rulesets/meters.toml"), Origin::Shipped("rulesets/meters.toml".into()));
+    }
+}

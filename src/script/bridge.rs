@@ -1,0 +1,584 @@
+//! The bridge between a running handler and the game: the `ctx` object mods see.
+//!
+//! Lua cannot hold a Rust reference, so while a handler runs, the [`Ctx`] (or, while targets
+//! are listed, the `&Game`) it works on is *opened* for the current thread: [`run_write`] /
+//! [`run_read`] put a pointer to it in a thread-local slot, call the handler, and take it out
+//! again before they return (a guard restores the previous slot even on panic). The `ctx`
+//! functions, created once per Lua state, look the slot up on every call and fail cleanly when
+//! it is closed — a `ctx` kept in a global and used later gets an error, never a dangling
+//! pointer. Nested handlers (a hook run by `ctx:dive` inside an effect) open their own slot on
+//! top and restore the outer one, like a stack.
+//!
+//! *Safety argument.* The pointer in the slot is derived from the `&mut Ctx` that
+//! [`run_write`] received, and that reference is not used while the handler runs: the only
+//! accesses during that time go through the slot, one at a time (Lua calls on one thread are
+//! sequential), and each ends before the function that made it returns. A nested handler gets a
+//! reference reborrowed from one of those accesses and publishes a pointer derived from it,
+//! which is removed before the outer access resumes. Read mode hands out only `&Game`, and
+//! write functions refuse to run in it.
+//!
+//! The bridge also keeps cards conserved: the card being played, and every card a handler
+//! takes from in front of a diver, is *loose* until the handler discards it or places it
+//! in front of someone; `ctx:discard` and `ctx:place_front` accept only loose cards, and a
+//! handler that ends with a loose card, or with a different number of cards in the game, fails.
+
+use std::cell::{Cell, RefCell};
+
+use mlua::{Function, Lua, LuaString, Table, Value};
+
+use crate::core::{Card, Ctx, EffectError, Game, Rank, Seat, Source, Suit};
+
+use super::sandbox::Sandbox;
+
+/// What the current thread's handler may touch.
+#[derive(Clone, Copy)]
+enum Access {
+    Closed,
+    Read(*const Game),
+    Write(*mut Ctx<'static>),
+}
+
+/// Most handlers nested inside one another (a hook that dives, running hooks that dive …).
+const MAX_NESTING: usize = 24;
+/// Most changes (`ctx:say`, `ctx:dive` …) the handlers of one action may make.
+const MAX_WRITES: u32 = 10_000;
+/// Longest narration line.
+const MAX_SAY: usize = 300;
+
+#[derive(Default)]
+struct Frames {
+    loose: Vec<Card>,
+    depth: usize,
+    writes: u32,
+}
+
+thread_local! {
+    static ACCESS: Cell<Access> = const { Cell::new(Access::Closed) };
+    static FRAMES: RefCell<Frames> = RefCell::new(Frames::default());
+}
+
+/// Restores the previous slot and nesting depth when a handler call ends.
+struct Opened {
+    previous: Access,
+}
+
+impl Opened {
+    fn open(access: Access) -> Result<Opened, EffectError> {
+        let depth = FRAMES.with_borrow_mut(|f| {
+            if f.depth == 0 {
+                f.writes = 0;
+                f.loose.clear();
+            }
+            f.depth += 1;
+            f.depth
+        });
+        let opened = Opened { previous: ACCESS.replace(access) };
+        if depth > MAX_NESTING {
+            return Err(EffectError(format!(
+                "handlers nested more than {MAX_NESTING} deep (a hook that triggers itself?)"
+            )));
+        }
+        Ok(opened)
+    }
+}
+
+impl Drop for Opened {
+    fn drop(&mut self) {
+        ACCESS.set(self.previous);
+        FRAMES.with_borrow_mut(|f| f.depth -= 1);
+    }
+}
+
+fn loose_len() -> usize {
+    FRAMES.with_borrow(|f| f.loose.len())
+}
+
+/// Runs `call` with `ctx` open for writing. `played` is the card an effect handler receives
+/// (loose until the handler puts it somewhere). The handler fails if it leaves a card loose
+/// or changes the number of cards in the game.
+pub(crate) fn run_write<R>(
+    ctx: &mut Ctx<'_>,
+    played: Option<Card>,
+    call: impl FnOnce() -> Result<R, EffectError>,
+) -> Result<R, EffectError> {
+    let base = loose_len();
+    let total = ctx.game().card_count() + base + usize::from(played.is_some());
+    let ptr: *mut Ctx<'_> = ctx;
+    let opened = Opened::open(Access::Write(ptr.cast::<Ctx<'static>>()))?;
+    if let Some(card) = played {
+        FRAMES.with_borrow_mut(|f| f.loose.push(card));
+    }
+    let result = call();
+    drop(opened);
+    // The handler is done: `ctx` is ours again.
+    let left: Vec<Card> = FRAMES.with_borrow(|f| f.loose.get(base..).map(<[Card]>::to_vec).unwrap_or_default());
+    let now = ctx.game().card_count() + loose_len();
+    FRAMES.with_borrow_mut(|f| f.loose.truncate(base));
+    let value = result?;
+    if !left.is_empty() {
+        let cards: Vec<String> = left.iter().map(Card::to_string).collect();
+        return Err(EffectError(format!(
+            "the handler ended with {} still in play: discard it or place it in front of someone",
+            cards.join(" ")
+        )));
+    }
+    if now != total {
+        return Err(EffectError(format!("the handler changed the number of cards in the game ({total} → {now})")));
+    }
+    Ok(value)
+}
+
+/// Runs `call` with `game` open for reading only (targets and playability).
+pub(crate) fn run_read<R>(game: &Game, call: impl FnOnce() -> Result<R, EffectError>) -> Result<R, EffectError> {
+    let _opened = Opened::open(Access::Read(game))?;
+    call()
+}
+
+/// The open game, for reading.
+fn with_game<R>(lua: &Lua, f: impl FnOnce(&Game) -> mlua::Result<R>) -> mlua::Result<R> {
+    match ACCESS.get() {
+        Access::Closed => Err(Sandbox::raise(lua, "ctx can only be used while a handler runs")),
+        // SAFETY: see the module documentation: the slot holds a pointer to a game that
+        // outlives the handler call, and nothing writes to it in read mode.
+        Access::Read(game) => f(unsafe { &*game }),
+        // SAFETY: as above; this access ends before any other use of the context.
+        Access::Write(ctx) => f(unsafe { (*ctx).game() }),
+    }
+}
+
+/// The open context, for a change named `what`.
+fn with_ctx<R>(lua: &Lua, what: &str, f: impl FnOnce(&mut Ctx<'_>) -> Result<R, EffectError>) -> mlua::Result<R> {
+    let ptr = match ACCESS.get() {
+        Access::Closed => return Err(Sandbox::raise(lua, "ctx can only be used while a handler runs")),
+        Access::Read(_) => {
+            return Err(Sandbox::raise(
+                lua,
+                format!("ctx:{what} cannot be used here: target and playable functions only read the game"),
+            ));
+        }
+        Access::Write(ptr) => ptr,
+    };
+    let writes = FRAMES.with_borrow_mut(|f| {
+        f.writes += 1;
+        f.writes
+    });
+    if writes > MAX_WRITES {
+        return Err(Sandbox::raise(lua, format!("more than {MAX_WRITES} changes in one action")));
+    }
+    // SAFETY: see the module documentation.
+    let ctx = unsafe { &mut *ptr };
+    f(ctx).map_err(|e| effect_to_lua(lua, e))
+}
+
+/// An [`EffectError`] raised inside Lua: a nested handler's message goes through unchanged,
+/// anything else is located at the calling line.
+pub(crate) fn effect_to_lua(lua: &Lua, e: EffectError) -> mlua::Error {
+    match e.0.strip_prefix("mod ") {
+        Some(located) => mlua::Error::external(super::sandbox::Passthrough(located.to_string())),
+        None => Sandbox::raise(lua, e.0),
+    }
+}
+
+// ----- conversions -----
+
+/// A seat from a Lua player number (1-based), checked against the game.
+fn seat(lua: &Lua, game: &Game, player: i64) -> mlua::Result<Seat> {
+    let n = game.player_count();
+    if player < 1 || player as usize > n {
+        return Err(Sandbox::raise(lua, format!("there is no player {player} (players are 1…{n})")));
+    }
+    Ok(player as usize - 1)
+}
+
+/// Reads a rank: a number 1…13 or text `A 2 … 10 T J Q K`.
+pub(crate) fn parse_rank(value: &Value) -> Option<Rank> {
+    match value {
+        Value::Integer(n) => u8::try_from(*n).ok().and_then(Rank::new),
+        Value::Number(n) if n.fract() == 0.0 && *n >= 1.0 && *n <= 13.0 => Rank::new(*n as u8),
+        Value::String(s) => {
+            let text = s.to_str().ok()?.trim().to_ascii_uppercase();
+            let n = match text.as_str() {
+                "A" => 1,
+                "T" => 10,
+                "J" => 11,
+                "Q" => 12,
+                "K" => 13,
+                digits => digits.parse().ok()?,
+            };
+            Rank::new(n)
+        }
+        _ => None,
+    }
+}
+
+pub(crate) fn rank_arg(lua: &Lua, value: &Value) -> mlua::Result<Rank> {
+    parse_rank(value).ok_or_else(|| {
+        Sandbox::raise(
+            lua,
+            format!("{} is not a rank (use 1…13 or \"A\", \"2\" … \"10\", \"J\", \"Q\", \"K\")", show(value)),
+        )
+    })
+}
+
+pub(crate) fn card_arg(lua: &Lua, value: &Value) -> mlua::Result<Card> {
+    let parsed = match value {
+        Value::String(s) => s.to_str().ok().and_then(|t| t.parse::<Card>().ok()),
+        _ => None,
+    };
+    parsed.ok_or_else(|| Sandbox::raise(lua, format!("{} is not a card (write it like \"7H\" or \"QS\")", show(value))))
+}
+
+/// A short description of a Lua value for error messages.
+pub(crate) fn show(value: &Value) -> String {
+    match value {
+        Value::Nil => "nil".into(),
+        Value::Boolean(b) => b.to_string(),
+        Value::Integer(n) => n.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => format!("\"{}\"", s.to_string_lossy().chars().take(40).collect::<String>()),
+        other => other.type_name().to_string(),
+    }
+}
+
+fn int_arg(lua: &Lua, value: &Value, what: &str) -> mlua::Result<i64> {
+    match value {
+        Value::Integer(n) => Ok(*n),
+        Value::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => Ok(*n as i64),
+        other => Err(Sandbox::raise(lua, format!("{what} must be a whole number, got {}", show(other)))),
+    }
+}
+
+/// The 52 card names as Lua strings, made once so handing a card to Lua allocates nothing.
+pub(crate) struct Names {
+    cards: Vec<LuaString>,
+    suits: Vec<LuaString>,
+    pub(crate) keys: Keys,
+}
+
+/// Field names of the `play` table.
+pub(crate) struct Keys {
+    pub player: LuaString,
+    pub card: LuaString,
+    pub rank: LuaString,
+    pub suit: LuaString,
+    pub from: LuaString,
+    pub slot: LuaString,
+    pub target: LuaString,
+    pub on_top: LuaString,
+    pub hand: LuaString,
+    pub table: LuaString,
+}
+
+impl Names {
+    pub(crate) fn new(lua: &Lua) -> mlua::Result<Names> {
+        let mut cards = Vec::with_capacity(52);
+        for suit in Suit::ALL {
+            for rank in Rank::all() {
+                cards.push(lua.create_string(Card::new(rank, suit).to_string())?);
+            }
+        }
+        let s = |t: &str| lua.create_string(t);
+        let keys = Keys {
+            player: s("player")?,
+            card: s("card")?,
+            rank: s("rank")?,
+            suit: s("suit")?,
+            from: s("from")?,
+            slot: s("slot")?,
+            target: s("target")?,
+            on_top: s("on_top")?,
+            hand: s("hand")?,
+            table: s("table")?,
+        };
+        let suits = Suit::ALL.iter().map(|&suit| lua.create_string(suit_letter(suit))).collect::<mlua::Result<_>>()?;
+        Ok(Names { cards, suits, keys })
+    }
+
+    pub(crate) fn card(&self, card: Card) -> LuaString {
+        self.cards[card.suit.index() * 13 + card.rank.number() as usize - 1].clone()
+    }
+
+    pub(crate) fn suit(&self, suit: Suit) -> LuaString {
+        self.suits[suit.index()].clone()
+    }
+
+    /// The `play` table a resolve handler receives.
+    pub(crate) fn play_table(&self, lua: &Lua, play: &crate::core::Play) -> mlua::Result<Table> {
+        let t = lua.create_table_with_capacity(0, 8)?;
+        let k = &self.keys;
+        t.raw_set(&k.player, play.player as i64 + 1)?;
+        t.raw_set(&k.card, self.card(play.card))?;
+        t.raw_set(&k.rank, play.card.rank.number())?;
+        t.raw_set(&k.suit, self.suit(play.card.suit))?;
+        match play.from {
+            Source::Hand => t.raw_set(&k.from, &k.hand)?,
+            Source::Table(slot) => {
+                t.raw_set(&k.from, &k.table)?;
+                t.raw_set(&k.slot, slot as i64 + 1)?;
+            }
+        }
+        if let Some(target) = play.target {
+            t.raw_set(&k.target, target as i64 + 1)?;
+        }
+        t.raw_set(&k.on_top, play.face_on_top)?;
+        Ok(t)
+    }
+
+    /// Reads back a `play` table a handler passes to `previous`.
+    pub(crate) fn read_play(&self, lua: &Lua, game: &Game, t: &Table) -> mlua::Result<crate::core::Play> {
+        let k = &self.keys;
+        let player = seat(lua, game, int_arg(lua, &t.raw_get::<Value>(&k.player)?, "play.player")?)?;
+        let card = card_arg(lua, &t.raw_get::<Value>(&k.card)?)?;
+        let target = match t.raw_get::<Value>(&k.target)? {
+            Value::Nil => None,
+            v => Some(seat(lua, game, int_arg(lua, &v, "play.target")?)?),
+        };
+        let from = match t.raw_get::<Value>(&k.slot)? {
+            Value::Nil => Source::Hand,
+            v => Source::Table((int_arg(lua, &v, "play.slot")?.max(1) - 1) as usize),
+        };
+        let face_on_top = matches!(t.raw_get::<Value>(&k.on_top)?, Value::Boolean(true));
+        Ok(crate::core::Play { player, card, from, target, face_on_top })
+    }
+}
+
+pub(crate) fn suit_letter(suit: Suit) -> &'static str {
+    match suit {
+        Suit::Spades => "S",
+        Suit::Hearts => "H",
+        Suit::Diamonds => "D",
+        Suit::Clubs => "C",
+    }
+}
+
+/// Takes `card` out of the loose cards (it is being handed to a built-in effect).
+pub(crate) fn hand_over(lua: &Lua, card: Card) -> mlua::Result<()> {
+    let found = FRAMES.with_borrow_mut(|f| match f.loose.iter().rposition(|c| *c == card) {
+        Some(i) => {
+            f.loose.remove(i);
+            true
+        }
+        None => false,
+    });
+    if found {
+        Ok(())
+    } else {
+        Err(Sandbox::raise(lua, format!("{card} is not in play (it was already discarded or placed)")))
+    }
+}
+
+/// Gives a loose card back (the built-in effect it was handed to failed before placing it).
+pub(crate) fn take_back(card: Card) {
+    FRAMES.with_borrow_mut(|f| f.loose.push(card));
+}
+
+/// Runs a built-in step on the open context (for `previous` functions).
+pub(crate) fn with_open_ctx<R>(lua: &Lua, f: impl FnOnce(&mut Ctx<'_>) -> Result<R, EffectError>) -> mlua::Result<R> {
+    with_ctx(lua, "previous", f)
+}
+
+/// Runs `f` with the open game (for `previous` functions that must read it first).
+pub(crate) fn with_open_game<R>(lua: &Lua, f: impl FnOnce(&Game) -> mlua::Result<R>) -> mlua::Result<R> {
+    with_game(lua, f)
+}
+
+// ----- the ctx object -----
+
+/// Builds the `ctx` table: one set of functions per Lua state, frozen by the caller.
+pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+    macro_rules! read {
+        ($name:literal, |$lua:ident, $game:ident, $args:ident: $ty:ty| $body:expr) => {
+            t.raw_set(
+                $name,
+                lua.create_function(move |$lua, (_, $args): (Value, $ty)| with_game($lua, |$game| $body))?,
+            )?;
+        };
+    }
+    macro_rules! write {
+        ($name:literal, |$lua:ident, $args:ident: $ty:ty| $body:expr) => {
+            t.raw_set($name, lua.create_function(move |$lua, (_, $args): (Value, $ty)| $body)?)?;
+        };
+    }
+    let _ = &names;
+
+    // Reading.
+    read!("players", |_lua, game, _a: ()| Ok(game.player_count() as i64));
+    read!("current", |_lua, game, _a: ()| Ok(game.current() as i64 + 1));
+    read!("turn", |_lua, game, _a: ()| Ok(game.turn() as i64));
+    read!("name", |lua, game, p: Value| {
+        let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
+        Ok(game.name(p).to_string())
+    });
+    read!("depth", |lua, game, p: Value| {
+        let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
+        Ok(game.player(p).depth as i64)
+    });
+    read!("oxygen", |lua, game, p: Value| {
+        let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
+        Ok(game.player(p).oxygen as i64)
+    });
+    read!("hand_size", |lua, game, p: Value| {
+        let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
+        Ok(game.player(p).hand.len() as i64)
+    });
+    let n = names.clone();
+    read!("front", |lua, game, p: Value| {
+        let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
+        lua.create_sequence_from(game.player(p).front.iter().map(|c| n.card(*c)))
+    });
+    read!("has_front", |lua, game, a: (Value, Value)| {
+        let p = seat(lua, game, int_arg(lua, &a.0, "the player")?)?;
+        let rank = rank_arg(lua, &a.1)?;
+        Ok(game.player(p).has_front(rank))
+    });
+    let n = names.clone();
+    read!("discard_top", |_lua, game, _a: ()| Ok(game.discard_top().map(|c| n.card(c))));
+    read!("deck_size", |_lua, game, _a: ()| Ok(game.deck_size() as i64));
+    read!("max_depth", |_lua, game, _a: ()| Ok(game.rules().max_depth as i64));
+    read!("max_oxygen", |_lua, game, _a: ()| Ok(game.rules().max_oxygen as i64));
+    read!("is_over", |_lua, game, _a: ()| Ok(game.is_over()));
+    read!("winner", |_lua, game, _a: ()| Ok(game.winner().map(|s| s as i64 + 1)));
+
+    // Changing.
+    write!("set_depth", |lua, a: (Value, Value)| {
+        with_ctx(lua, "set_depth", |ctx| {
+            let (p, d) = args2(lua, ctx.game(), &a, "the depth")?;
+            ctx.set_depth(p, d)
+        })
+    });
+    write!("set_oxygen", |lua, a: (Value, Value)| {
+        with_ctx(lua, "set_oxygen", |ctx| {
+            let (p, o) = args2(lua, ctx.game(), &a, "the oxygen")?;
+            ctx.set_oxygen(p, o)
+        })
+    });
+    write!("dive", |lua, a: (Value, Value)| {
+        with_ctx(lua, "dive", |ctx| {
+            let (p, d) = args2(lua, ctx.game(), &a, "the distance")?;
+            ctx.dive(p, d)
+        })
+    });
+    write!("breathe", |lua, p: Value| {
+        with_ctx(lua, "breathe", |ctx| {
+            let p = arg_seat(lua, ctx.game(), &p)?;
+            ctx.breathe(p)
+        })
+    });
+    write!("check_win", |lua, p: Value| {
+        with_ctx(lua, "check_win", |ctx| {
+            let p = arg_seat(lua, ctx.game(), &p)?;
+            ctx.check_win(p)
+        })
+    });
+    write!("discard", |lua, c: Value| {
+        let card = card_arg(lua, &c)?;
+        with_ctx(lua, "discard", |ctx| {
+            take_loose(card)?;
+            ctx.discard(card);
+            Ok(())
+        })
+    });
+    write!("place_front", |lua, a: (Value, Value)| {
+        let card = card_arg(lua, &a.1)?;
+        with_ctx(lua, "place_front", |ctx| {
+            let target = arg_seat(lua, ctx.game(), &a.0)?;
+            take_loose(card)?;
+            let player = ctx.game().current();
+            ctx.place_front(player, target, card).inspect_err(|_| take_back(card))
+        })
+    });
+    let n = names.clone();
+    write!("take_front", |lua, a: (Value, Value)| {
+        let rank = rank_arg(lua, &a.1)?;
+        let card = with_ctx(lua, "take_front", |ctx| {
+            let p = arg_seat(lua, ctx.game(), &a.0)?;
+            Ok(ctx.take_front(p, rank))
+        })?;
+        Ok(card.map(|c| {
+            take_back(c);
+            n.card(c)
+        }))
+    });
+    write!("draw", |lua, p: Value| {
+        with_ctx(lua, "draw", |ctx| {
+            let p = arg_seat(lua, ctx.game(), &p)?;
+            ctx.draw_to_hand(p)
+        })
+    });
+    write!("say", |lua, text: Value| {
+        let text = match &text {
+            Value::String(s) => s.to_string_lossy(),
+            Value::Integer(_) | Value::Number(_) | Value::Boolean(_) => show(&text),
+            other => return Err(Sandbox::raise(lua, format!("ctx:say needs text, got {}", show(other)))),
+        };
+        let mut text: String = text.chars().take(MAX_SAY).collect();
+        text.retain(|c| !c.is_control() || c == '\t');
+        with_ctx(lua, "say", |ctx| {
+            ctx.say(text);
+            Ok(())
+        })
+    });
+    write!("random", |lua, n: Value| {
+        let n = int_arg(lua, &n, "ctx:random's bound")?;
+        if !(1..=1_000_000_000).contains(&n) {
+            return Err(Sandbox::raise(lua, format!("ctx:random(n) needs 1 ≤ n ≤ 1000000000, got {n}")));
+        }
+        with_ctx(lua, "random", |ctx| Ok(ctx.random(n as u32) as i64 + 1))
+    });
+    write!("number_value", |lua, a: (Value, Value)| {
+        let card = card_arg(lua, &a.1)?;
+        if card.value().is_none() {
+            return Err(Sandbox::raise(lua, format!("{card} is not a number card")));
+        }
+        with_ctx(lua, "number_value", |ctx| {
+            let p = arg_seat(lua, ctx.game(), &a.0)?;
+            Ok(ctx.number_value(p, card) as i64)
+        })
+    });
+    Ok(t)
+}
+
+/// Removes a loose card for `ctx:discard` / `ctx:place_front`.
+fn take_loose(card: Card) -> Result<(), EffectError> {
+    let found = FRAMES.with_borrow_mut(|f| match f.loose.iter().rposition(|c| *c == card) {
+        Some(i) => {
+            f.loose.remove(i);
+            true
+        }
+        None => false,
+    });
+    if found {
+        Ok(())
+    } else {
+        Err(EffectError(format!(
+            "{card} is not in play: only the card being played and cards taken with ctx:take_front can be moved"
+        )))
+    }
+}
+
+fn arg_seat(lua: &Lua, game: &Game, p: &Value) -> Result<Seat, EffectError> {
+    let n = int_arg(lua, p, "the player").map_err(lua_to_effect)?;
+    seat(lua, game, n).map_err(lua_to_effect)
+}
+
+fn args2(lua: &Lua, game: &Game, a: &(Value, Value), what: &str) -> Result<(Seat, i64), EffectError> {
+    let p = arg_seat(lua, game, &a.0)?;
+    let n = int_arg(lua, &a.1, what).map_err(lua_to_effect)?;
+    Ok((p, n))
+}
+
+/// An argument error made inside [`with_ctx`], turned back into an effect error that keeps
+/// its location.
+fn lua_to_effect(e: mlua::Error) -> EffectError {
+    let (_, message) = super::sandbox::flatten(&e);
+    EffectError(format!("mod {message}"))
+}
+
+/// Calls a Lua function that must be a handler.
+pub(crate) fn function_arg(lua: &Lua, value: Value, what: &str) -> mlua::Result<Function> {
+    match value {
+        Value::Function(f) => Ok(f),
+        other => Err(Sandbox::raise(lua, format!("{what} must be a function, got {}", show(&other)))),
+    }
+}

@@ -1,0 +1,581 @@
+//! Mods: Lua files that change the game by registering entries in the core's
+//! [`Registry`] through the `diving` table (the API reference is `rulesets/MODDING.md`).
+//!
+//! [`load_mods`] builds one [`Sandbox`] per registry, loads the files in order and turns every
+//! registration into a registry entry: a [`LuaEffect`] for `diving.effect` / `diving.wrap`, a
+//! hook closure for the others. Each entry keeps the previous entry it replaced (Rust side), and
+//! hands it to the Lua handler as a `previous` function, so mods chain. Handlers run through
+//! the [bridge](super::bridge), which opens the game to them for the duration of the call.
+//!
+//! Architecture invariant: the Lua state never holds a strong reference to anything that owns
+//! it (previous entries are reached through `Weak`), so dropping the registry frees the state.
+
+use std::sync::{Arc, Mutex, Weak};
+
+use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, Table, Value};
+
+use crate::core::effects::{AfterMove, OxygenCost, Play, RecoveryGain, Rescue, TurnStart, WinCheck};
+use crate::core::{Aim, Card, Ctx, Effect, EffectError, Gain, Game, Registry, Rules, Seat, Seats};
+
+use super::bridge::{self, Names, card_arg, function_arg, rank_arg, run_read, run_write, show};
+use super::sandbox::{Sandbox, ScriptError};
+
+/// One mod file: the name errors use and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModSource {
+    /// How errors name the file (`rulesets/mods/shark.lua`).
+    pub name: String,
+    pub code: Arc<str>,
+}
+
+/// A mod that could not be loaded or registered: `mod <file>:<line>: <message>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("mod {0}")]
+pub struct ModError(pub ScriptError);
+
+/// What every handler of one Lua state shares.
+struct Shared {
+    sandbox: Sandbox,
+    ctx: Table,
+    names: Arc<Names>,
+}
+
+impl Shared {
+    fn call<R: FromLuaMulti>(&self, f: &Function, args: impl IntoLuaMulti) -> Result<R, EffectError> {
+        self.sandbox.call(f, args).map_err(|e| EffectError(format!("mod {e}")))
+    }
+
+    fn lua(&self) -> &Lua {
+        self.sandbox.lua()
+    }
+
+    fn lua_error(&self, e: mlua::Error) -> EffectError {
+        let (_, message) = super::sandbox::flatten(&e);
+        EffectError(format!("mod {message}"))
+    }
+}
+
+/// Builds the registry for `rules` with `mods` loaded in order. With no mods, this is the
+/// native standard registry (no Lua at all).
+pub fn load_mods(rules: &Rules, mods: &[ModSource]) -> Result<Registry, ModError> {
+    if mods.is_empty() {
+        return Ok(Registry::standard());
+    }
+    let setup = |e: mlua::Error| ModError(ScriptError::new("mods", None, super::sandbox::flatten(&e).1));
+    let sandbox = Sandbox::new("mods").map_err(ModError)?;
+    let lua = sandbox.lua().clone();
+    let names = Arc::new(Names::new(&lua).map_err(setup)?);
+    let ctx = bridge::ctx_table(&lua, names.clone()).map_err(setup)?;
+    sandbox.freeze(&ctx).map_err(ModError)?;
+    let shared = Arc::new(Shared { sandbox, ctx, names });
+    let building = Arc::new(Mutex::new(Some(Registry::standard())));
+    let api = diving_table(&lua, rules, &shared, &building).map_err(setup)?;
+    shared.sandbox.expose("diving", api).map_err(ModError)?;
+    for source in mods {
+        shared.sandbox.load(&source.name, &source.code).map_err(ModError)?;
+    }
+    let mut registry = building.lock().expect("registry lock").take().expect("registry present until here");
+    registry.mark_scripted();
+    Ok(registry)
+}
+
+type Building = Arc<Mutex<Option<Registry>>>;
+
+/// Runs `f` on the registry being built, or fails when the mod has finished loading.
+fn register(
+    lua: &Lua,
+    building: &Building,
+    what: &str,
+    f: impl FnOnce(&mut Registry) -> mlua::Result<()>,
+) -> mlua::Result<()> {
+    let mut guard = building.lock().expect("registry lock");
+    match guard.as_mut() {
+        Some(registry) => f(registry),
+        None => Err(Sandbox::raise(lua, format!("diving.{what} can only be called while the mod file loads"))),
+    }
+}
+
+fn upgrade(lua: &Lua, shared: &Weak<Shared>) -> mlua::Result<Arc<Shared>> {
+    shared.upgrade().ok_or_else(|| Sandbox::raise(lua, "the mods are unloaded"))
+}
+
+/// `file:line` where `f` is defined, for errors about what it returned.
+fn site(f: &Function) -> String {
+    let info = f.info();
+    match (info.short_src, info.line_defined) {
+        (Some(file), Some(line)) => format!("{file}:{line}"),
+        (Some(file), None) => file,
+        _ => "?".into(),
+    }
+}
+
+/// The `diving` table: registration functions, card helpers and the rules.
+fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Building) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+    t.raw_set("version", 1)?;
+
+    let rules_table = lua.create_table()?;
+    rules_table.raw_set("min_players", rules.min_players as i64)?;
+    rules_table.raw_set("max_players", rules.max_players as i64)?;
+    rules_table.raw_set("decks", rules.decks.map(i64::from))?;
+    rules_table.raw_set("hand_size", rules.hand_size as i64)?;
+    rules_table.raw_set("table_size", rules.table_size as i64)?;
+    rules_table.raw_set("max_depth", rules.max_depth as i64)?;
+    rules_table.raw_set("max_oxygen", rules.max_oxygen as i64)?;
+    rules_table.raw_set("quick_extra", rules.quick_extra as i64)?;
+    rules_table.raw_set("quick_push", rules.quick_push as i64)?;
+    rules_table.raw_set("max_turns", rules.max_turns as i64)?;
+    rules_table.raw_set("depth_unit", rules.depth_unit.as_str())?;
+    rules_table.raw_set("depth_scale", rules.depth_scale as i64)?;
+    rules_table.set_readonly(true);
+    t.raw_set("rules", rules_table)?;
+
+    // Card helpers.
+    t.raw_set("rank", lua.create_function(|lua, card: Value| Ok(card_arg(lua, &card)?.rank.number() as i64))?)?;
+    t.raw_set("suit", lua.create_function(|lua, card: Value| Ok(bridge::suit_letter(card_arg(lua, &card)?.suit)))?)?;
+    t.raw_set("value", lua.create_function(|lua, card: Value| Ok(card_arg(lua, &card)?.value().map(i64::from)))?)?;
+
+    // Effects.
+    let (w, b) = (Arc::downgrade(shared), building.clone());
+    t.raw_set(
+        "effect",
+        lua.create_function(move |lua, (rank, spec): (Value, Value)| {
+            let rank = rank_arg(lua, &rank)?;
+            let shared = upgrade(lua, &w)?;
+            let spec = match spec {
+                Value::Table(t) => t,
+                other => {
+                    return Err(Sandbox::raise(
+                        lua,
+                        format!("diving.effect needs a table {{ resolve = function … }}, got {}", show(&other)),
+                    ));
+                }
+            };
+            let mut resolve = None;
+            let mut targets = Targets::None;
+            let mut playable = None;
+            for pair in spec.pairs::<Value, Value>() {
+                let (key, value) = pair?;
+                let key_text = match &key {
+                    Value::String(s) => s.to_string_lossy(),
+                    other => show(other),
+                };
+                match key_text.as_str() {
+                    "resolve" => resolve = Some(function_arg(lua, value, "resolve")?),
+                    "playable" => playable = Some(function_arg(lua, value, "playable")?),
+                    "targets" => targets = Targets::parse(lua, value)?,
+                    other => {
+                        return Err(Sandbox::raise(
+                            lua,
+                            format!("diving.effect: unknown field `{other}` (use resolve, targets, playable)"),
+                        ));
+                    }
+                }
+            }
+            let resolve = resolve.ok_or_else(|| Sandbox::raise(lua, "diving.effect needs a resolve function"))?;
+            register(lua, &b, "effect", |registry| {
+                let effect = LuaEffect::new(&shared, registry.effect(rank), targets, playable, resolve)?;
+                registry.set_effect(rank, Arc::new(effect));
+                Ok(())
+            })
+        })?,
+    )?;
+    let (w, b) = (Arc::downgrade(shared), building.clone());
+    t.raw_set(
+        "wrap",
+        lua.create_function(move |lua, (rank, resolve): (Value, Value)| {
+            let rank = rank_arg(lua, &rank)?;
+            let resolve = function_arg(lua, resolve, "diving.wrap's handler")?;
+            let shared = upgrade(lua, &w)?;
+            register(lua, &b, "wrap", |registry| {
+                let effect = LuaEffect::new(&shared, registry.effect(rank), Targets::Inherit, None, resolve)?;
+                registry.set_effect(rank, Arc::new(effect));
+                Ok(())
+            })
+        })?,
+    )?;
+
+    // Hooks added to a list.
+    let (w, b) = (Arc::downgrade(shared), building.clone());
+    t.raw_set(
+        "on_turn_start",
+        lua.create_function(move |lua, f: Value| {
+            let f = function_arg(lua, f, "diving.on_turn_start's handler")?;
+            let shared = upgrade(lua, &w)?;
+            let hook: TurnStart = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
+                run_write(ctx, None, || shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1)))
+            });
+            register(lua, &b, "on_turn_start", |r| {
+                r.turn_start.push(hook);
+                r.mark_scripted();
+                Ok(())
+            })
+        })?,
+    )?;
+    let (w, b) = (Arc::downgrade(shared), building.clone());
+    t.raw_set(
+        "on_after_move",
+        lua.create_function(move |lua, f: Value| {
+            let f = function_arg(lua, f, "diving.on_after_move's handler")?;
+            let shared = upgrade(lua, &w)?;
+            let hook: AfterMove = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, from: u32, to: u32| {
+                run_write(ctx, None, || {
+                    shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, from as i64, to as i64))
+                })
+            });
+            register(lua, &b, "on_after_move", |r| {
+                r.after_move.push(hook);
+                r.mark_scripted();
+                Ok(())
+            })
+        })?,
+    )?;
+
+    // Hooks that replace the previous one (which the handler may call).
+    let (w, b) = (Arc::downgrade(shared), building.clone());
+    t.raw_set(
+        "oxygen_cost",
+        lua.create_function(move |lua, f: Value| {
+            let f = function_arg(lua, f, "diving.oxygen_cost's handler")?;
+            let shared = upgrade(lua, &w)?;
+            let b2 = b.clone();
+            register(lua, &b2, "oxygen_cost", |r| {
+                let previous = r.oxygen_cost.clone();
+                let weak = Arc::downgrade(&previous);
+                let previous_fn = lua.create_function(move |lua, (_, p, depth): (Value, Value, Value)| {
+                    let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+                    let depth = u32::try_from(whole(lua, &depth, "the depth")?)
+                        .map_err(|_| Sandbox::raise(lua, "the depth must be 0 or more"))?;
+                    bridge::with_open_ctx(lua, |ctx| {
+                        let p = seat_of(ctx.game(), lua, &p)?;
+                        prev(ctx, p, depth)
+                    })
+                });
+                let previous_fn = previous_fn?;
+                let site = site(&f);
+                let hook: OxygenCost = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, depth: u32| {
+                    let _keep = &previous;
+                    let value: Value = run_write(ctx, None, || {
+                        shared.call(&f, (shared.ctx.clone(), player as i64 + 1, depth as i64, previous_fn.clone()))
+                    })?;
+                    match value {
+                        Value::Integer(n) if (0..=1_000_000).contains(&n) => Ok(n as u32),
+                        Value::Number(n) if n.fract() == 0.0 && (0.0..=1e6).contains(&n) => Ok(n as u32),
+                        other => Err(EffectError(format!(
+                            "mod {site}: the oxygen_cost handler must return a whole number of oxygen ≥ 0, got {}",
+                            show(&other)
+                        ))),
+                    }
+                });
+                r.oxygen_cost = hook;
+                r.mark_scripted();
+                Ok(())
+            })
+        })?,
+    )?;
+    let (w, b) = (Arc::downgrade(shared), building.clone());
+    t.raw_set(
+        "win_check",
+        lua.create_function(move |lua, f: Value| {
+            let f = function_arg(lua, f, "diving.win_check's handler")?;
+            let shared = upgrade(lua, &w)?;
+            let b2 = b.clone();
+            register(lua, &b2, "win_check", |r| {
+                let previous = r.win_check.clone();
+                let weak = Arc::downgrade(&previous);
+                let previous_fn = lua.create_function(move |lua, (_, p): (Value, Value)| {
+                    let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+                    bridge::with_open_ctx(lua, |ctx| {
+                        let p = seat_of(ctx.game(), lua, &p)?;
+                        prev(ctx, p)
+                    })
+                });
+                let previous_fn = previous_fn?;
+                let site = site(&f);
+                let hook: WinCheck = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
+                    let _keep = &previous;
+                    let value: Value = run_write(ctx, None, || {
+                        shared.call(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
+                    })?;
+                    match value {
+                        Value::Boolean(b) => Ok(b),
+                        other => Err(EffectError(format!(
+                            "mod {site}: the win_check handler must return true or false, got {}",
+                            show(&other)
+                        ))),
+                    }
+                });
+                r.win_check = hook;
+                r.mark_scripted();
+                Ok(())
+            })
+        })?,
+    )?;
+    let (w, b) = (Arc::downgrade(shared), building.clone());
+    t.raw_set(
+        "rescue",
+        lua.create_function(move |lua, f: Value| {
+            let f = function_arg(lua, f, "diving.rescue's handler")?;
+            let shared = upgrade(lua, &w)?;
+            let b2 = b.clone();
+            register(lua, &b2, "rescue", |r| {
+                let previous = r.rescue.clone();
+                let weak = Arc::downgrade(&previous);
+                let previous_fn = lua.create_function(move |lua, (_, p): (Value, Value)| {
+                    let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+                    bridge::with_open_ctx(lua, |ctx| {
+                        let p = seat_of(ctx.game(), lua, &p)?;
+                        prev(ctx, p)
+                    })
+                });
+                let previous_fn = previous_fn?;
+                let hook: Rescue = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
+                    let _keep = &previous;
+                    run_write(ctx, None, || {
+                        shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
+                    })
+                });
+                r.rescue = hook;
+                r.mark_scripted();
+                Ok(())
+            })
+        })?,
+    )?;
+    let (w, b) = (Arc::downgrade(shared), building.clone());
+    t.raw_set(
+        "recovery_gain",
+        lua.create_function(move |lua, f: Value| {
+            let f = function_arg(lua, f, "diving.recovery_gain's handler")?;
+            let shared = upgrade(lua, &w)?;
+            let b2 = b.clone();
+            let names = shared.names.clone();
+            register(lua, &b2, "recovery_gain", |r| {
+                let previous = r.recovery_gain.clone();
+                let weak = Arc::downgrade(&previous);
+                let previous_fn = lua.create_function(move |lua, (_, p, cards): (Value, Value, Value)| {
+                    let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+                    let cards = card_list(lua, &cards)?;
+                    let gain = bridge::with_open_ctx(lua, |ctx| {
+                        let p = seat_of(ctx.game(), lua, &p)?;
+                        prev(ctx, p, &cards)
+                    })?;
+                    Ok(match gain {
+                        Gain::Amount(n) => Value::Integer(n as i64),
+                        Gain::Max => Value::String(lua.create_string("max")?),
+                    })
+                });
+                let previous_fn = previous_fn?;
+                let site = site(&f);
+                let hook: RecoveryGain = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, cards: &[Card]| {
+                    let _keep = &previous;
+                    let lua = shared.lua();
+                    let list = lua
+                        .create_sequence_from(cards.iter().map(|c| names.card(*c)))
+                        .map_err(|e| shared.lua_error(e))?;
+                    let value: Value = run_write(ctx, None, || {
+                        shared.call(&f, (shared.ctx.clone(), player as i64 + 1, list, previous_fn.clone()))
+                    })?;
+                    match value {
+                        Value::Integer(n) if (0..=1_000_000).contains(&n) => Ok(Gain::Amount(n as u32)),
+                        Value::Number(n) if n.fract() == 0.0 && (0.0..=1e6).contains(&n) => Ok(Gain::Amount(n as u32)),
+                        Value::String(s) if s.as_bytes().as_ref() == b"max" => Ok(Gain::Max),
+                        other => Err(EffectError(format!(
+                            "mod {site}: the recovery_gain handler must return a whole number ≥ 0 or \"max\", got {}",
+                            show(&other)
+                        ))),
+                    }
+                });
+                r.recovery_gain = hook;
+                r.mark_scripted();
+                Ok(())
+            })
+        })?,
+    )?;
+    Ok(t)
+}
+
+fn whole(lua: &Lua, value: &Value, what: &str) -> mlua::Result<i64> {
+    match value {
+        Value::Integer(n) => Ok(*n),
+        Value::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => Ok(*n as i64),
+        other => Err(Sandbox::raise(lua, format!("{what} must be a whole number, got {}", show(other)))),
+    }
+}
+
+/// A Lua player number as a seat, for `previous` functions (errors keep their location).
+fn seat_of(game: &Game, lua: &Lua, p: &Value) -> Result<Seat, EffectError> {
+    let n = game.player_count();
+    match whole(lua, p, "the player") {
+        Ok(p) if p >= 1 && p as usize <= n => Ok(p as usize - 1),
+        Ok(p) => Err(EffectError(format!("there is no player {p} (players are 1…{n})"))),
+        Err(e) => Err(EffectError(super::sandbox::flatten(&e).1)),
+    }
+}
+
+fn card_list(lua: &Lua, value: &Value) -> mlua::Result<Vec<Card>> {
+    let Value::Table(t) = value else {
+        return Err(Sandbox::raise(lua, format!("expected a list of cards, got {}", show(value))));
+    };
+    let mut cards = Vec::new();
+    for v in t.sequence_values::<Value>() {
+        cards.push(card_arg(lua, &v?)?);
+    }
+    Ok(cards)
+}
+
+/// How a Lua effect chooses its targets.
+enum Targets {
+    /// As the entry it replaced (for `diving.wrap`).
+    Inherit,
+    /// No target.
+    None,
+    /// Any other player.
+    Others,
+    /// `function(ctx, player, card)` returning a list of player numbers.
+    Function(Function),
+}
+
+impl Targets {
+    fn parse(lua: &Lua, value: Value) -> mlua::Result<Targets> {
+        match &value {
+            Value::Nil => Ok(Targets::None),
+            Value::String(s) => match s.to_string_lossy().as_str() {
+                "none" => Ok(Targets::None),
+                "other" => Ok(Targets::Others),
+                other => Err(Sandbox::raise(
+                    lua,
+                    format!("targets must be \"none\", \"other\" or a function, got \"{other}\""),
+                )),
+            },
+            Value::Function(f) => Ok(Targets::Function(f.clone())),
+            other => Err(Sandbox::raise(
+                lua,
+                format!("targets must be \"none\", \"other\" or a function, got {}", show(other)),
+            )),
+        }
+    }
+}
+
+/// A rank's behaviour written in Lua.
+pub struct LuaEffect {
+    shared: Arc<Shared>,
+    targets: Targets,
+    playable: Option<Function>,
+    resolve: Function,
+    /// The entry this one replaced; kept alive here, reached from Lua through `previous_fn`.
+    previous: Arc<dyn Effect>,
+    previous_fn: Function,
+}
+
+impl LuaEffect {
+    fn new(
+        shared: &Arc<Shared>,
+        previous: Arc<dyn Effect>,
+        targets: Targets,
+        playable: Option<Function>,
+        resolve: Function,
+    ) -> mlua::Result<LuaEffect> {
+        let weak: Weak<dyn Effect> = Arc::downgrade(&previous);
+        let names = shared.names.clone();
+        let previous_fn = shared.lua().create_function(move |lua, (_, play): (Value, Value)| {
+            let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+            let Value::Table(play) = play else {
+                return Err(Sandbox::raise(
+                    lua,
+                    format!("previous(ctx, play) needs the play table, got {}", show(&play)),
+                ));
+            };
+            let play = bridge::with_open_game(lua, |game| names.read_play(lua, game, &play))?;
+            bridge::hand_over(lua, play.card)?;
+            bridge::with_open_ctx(lua, |ctx| prev.resolve(ctx, play)).inspect_err(|_| bridge::take_back(play.card))
+        })?;
+        Ok(LuaEffect { shared: shared.clone(), targets, playable, resolve, previous, previous_fn })
+    }
+
+    fn card_value(&self, card: Card) -> Value {
+        Value::String(self.shared.names.card(card))
+    }
+}
+
+impl Effect for LuaEffect {
+    fn aim(&self, game: &Game, player: Seat, card: Card) -> Result<Aim, EffectError> {
+        let shared = &self.shared;
+        if let Some(playable) = &self.playable {
+            let (ok, reason): (Value, Value) = run_read(game, || {
+                shared.call(playable, (shared.ctx.clone(), player as i64 + 1, self.card_value(card)))
+            })?;
+            match ok {
+                Value::Boolean(true) => {}
+                Value::Boolean(false) | Value::Nil => {
+                    let reason = match reason {
+                        Value::String(s) => s.to_string_lossy(),
+                        _ => format!("the mod does not allow {card} now"),
+                    };
+                    return Ok(Aim::Blocked(reason.into()));
+                }
+                other => {
+                    return Err(EffectError(format!(
+                        "mod {}: a playable function must return true or false, got {}",
+                        site(playable),
+                        show(&other)
+                    )));
+                }
+            }
+        }
+        match &self.targets {
+            Targets::Inherit => self.previous.aim(game, player, card),
+            Targets::None => Ok(Aim::FREE),
+            Targets::Others => {
+                let seats = game.others(player);
+                Ok(if seats.is_empty() {
+                    Aim::Blocked("there is nobody to target".into())
+                } else {
+                    Aim::Open { targets: Some(seats), order_choice: false }
+                })
+            }
+            Targets::Function(f) => {
+                let (list, reason): (Value, Value) =
+                    run_read(game, || shared.call(f, (shared.ctx.clone(), player as i64 + 1, self.card_value(card))))?;
+                let bad = |what: String| {
+                    EffectError(format!(
+                        "mod {}: a targets function must return a list of player numbers, {what}",
+                        site(f)
+                    ))
+                };
+                let mut seats = Seats::default();
+                match list {
+                    Value::Table(t) => {
+                        for v in t.sequence_values::<Value>() {
+                            let v = v.map_err(|e| shared.lua_error(e))?;
+                            match v {
+                                Value::Integer(n) if n >= 1 && (n as usize) <= game.player_count() => {
+                                    seats.insert(n as usize - 1)
+                                }
+                                other => return Err(bad(format!("got {} in the list", show(&other)))),
+                            }
+                        }
+                    }
+                    Value::Nil => {}
+                    other => return Err(bad(format!("got {}", show(&other)))),
+                }
+                Ok(if seats.is_empty() {
+                    let reason = match reason {
+                        Value::String(s) => s.to_string_lossy(),
+                        _ => format!("{card} has no target now"),
+                    };
+                    Aim::Blocked(reason.into())
+                } else {
+                    Aim::Open { targets: Some(seats), order_choice: false }
+                })
+            }
+        }
+    }
+
+    fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+        let shared = &self.shared;
+        let table = shared.names.play_table(shared.lua(), &play).map_err(|e| shared.lua_error(e))?;
+        run_write(ctx, Some(play.card), || {
+            shared.call::<()>(&self.resolve, (shared.ctx.clone(), table, self.previous_fn.clone()))
+        })
+    }
+}
