@@ -521,7 +521,7 @@ impl<W: Write> Shell<W> {
         let lines = self.narrate(&events, false);
         if !lines.is_empty() {
             let name = self.session.game().name(seat).to_string();
-            self.say(&self.style.dim(&format!("since {name}'s last move:")));
+            self.say(&self.style.dim(&format!("{name}, since your last turn:")));
             for line in lines {
                 self.say(&format!("  {line}"));
             }

@@ -1,0 +1,121 @@
+//! The interactive REPL in a pseudo-terminal: help, tab completion, a complete hot-seat turn
+//! with the hand hidden from the next player, a game against a bot, and quitting.
+//!
+//! Every step waits for the text it expects (generous timeouts, no sleeps), so the test is as
+//! fast as the program and does not depend on timing.
+#![cfg(unix)]
+
+use std::process::Command;
+
+use rexpect::session::{Options, PtySession, spawn_with_options};
+
+const TIMEOUT_MS: u64 = 60_000;
+
+fn start(args: &[&str], home: &std::path::Path) -> PtySession {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("diving"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .env("LANG", "C")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE")
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"));
+    spawn_with_options(cmd, Options::new().timeout_ms(Some(TIMEOUT_MS)).strip_ansi_escape_codes(true)).unwrap()
+}
+
+#[test]
+fn a_hot_seat_turn_with_help_completion_and_hidden_hands() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = start(&["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    p.exp_string("Diving Suits - alice vs bob").unwrap();
+    let board = p.exp_string("alice> ").unwrap();
+    assert!(board.contains("turn 1 - alice to play"), "{board}");
+    assert!(board.contains("alice's hand: 10H QH 10C QD"), "{board}");
+    assert!(!board.contains("bob's hand"), "bob's hand is shown to alice: {board}");
+
+    p.send_line("help").unwrap();
+    p.exp_string("commands (any case").unwrap();
+    p.exp_string("'help COMMAND' tells more").unwrap();
+    p.exp_string("alice> ").unwrap();
+
+    // Tab completes the command word (the only one starting with "pla").
+    p.send("pla\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("play ").unwrap();
+    p.send_line("10H").unwrap();
+    p.exp_string("alice plays 10H on 10S - doubled to 20: depth 0 -> 20, oxygen 10 -> 9").unwrap();
+    p.exp_string("alice draws 10D").unwrap();
+
+    // The hand-over: alice hides her hand, bob takes the terminal.
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("pass the terminal to bob").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("bob, since your last turn:").unwrap();
+    let recap_and_board = p.exp_string("bob> ").unwrap();
+    assert!(recap_and_board.contains("alice draws a card"), "{recap_and_board}");
+    assert!(!recap_and_board.contains("10D"), "alice's draw is shown to bob: {recap_and_board}");
+    assert!(recap_and_board.contains("bob's hand: 2C 3C KS 5D"), "{recap_and_board}");
+    assert!(!recap_and_board.contains("alice's hand"), "{recap_and_board}");
+
+    // `state` does not show alice's hand either.
+    p.send_line("state").unwrap();
+    let state = p.exp_string("bob> ").unwrap();
+    assert!(state.contains("bob's hand") && !state.contains("alice's hand"), "{state}");
+
+    // Tab completes a card: 5D is the only card in hand or on the table starting with 5.
+    p.send("play 5\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("play 5D ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("bob plays 5D: depth 0 -> 5, oxygen 10 -> 9").unwrap();
+    p.exp_string("bob: press Enter to end your turn").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("pass the terminal to alice").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("alice> ").unwrap();
+
+    // Quitting an unsaved game asks first.
+    p.send_line("quit").unwrap();
+    p.exp_string("the game is not saved; quit anyway? [y/N]").unwrap();
+    p.send_line("n").unwrap();
+    p.exp_string("not quitting").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn a_bot_moves_by_itself_and_its_hand_stays_hidden() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p =
+        start(&["--players", "alice,bot:random", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    p.exp_string("Diving Suits - alice vs random (bot)").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice plays 10H").unwrap();
+    let after = p.exp_string("alice> ").unwrap();
+    assert!(after.contains("random "), "the bot's move is narrated: {after}");
+    assert!(after.contains("turn 3 - alice to play"), "{after}");
+    assert!(!after.contains("random's hand"), "{after}");
+    // Undo takes back the bot's move and alice's.
+    p.send_line("undo").unwrap();
+    p.exp_string("took back: alice play 10H; random").unwrap();
+    p.exp_string("turn 1 - alice to play").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice plays 10H").unwrap();
+    p.exp_string("alice> ").unwrap();
+    // End of input (Ctrl-D) on an unsaved game asks too; the end of input again quits.
+    p.send_control('d').unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+    // The history was kept in the data directory.
+    let history = std::fs::read_to_string(home.path().join("data/diving/history")).unwrap();
+    assert!(history.contains("play 10h"), "{history}");
+}
