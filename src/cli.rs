@@ -90,6 +90,7 @@ pub enum Command {
 #[derive(Debug, Clone, Default, Args)]
 pub struct PlayArgs {
     /// Player names in seat order, 2–8, comma-separated; `bot:NAME` for a computer player
+    /// (default: you,bot:greedy)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub players: Option<Vec<String>>,
     /// Seed for the shuffle and reshuffles (default: random, printed so the game can be replayed)

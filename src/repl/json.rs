@@ -5,69 +5,187 @@
 //! and `target` fields are rewritten from seat numbers to names, so a new core event reaches
 //! scripts without a change here.
 
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::core::{Event, Gain, Game, Outcome, Rules};
+use crate::core::{Card, Event, Gain, Game, Outcome, Rules};
 
-/// One event as a JSON object, players by name.
-pub fn event(game: &Game, event: &Event) -> Value {
-    let mut value = serde_json::to_value(event).expect("events serialise");
-    if let Value::Object(map) = &mut value {
-        for key in ["player", "target"] {
-            if let Some(seat) = map.get(key).and_then(Value::as_u64) {
-                let name = game.names().get(seat as usize).cloned().unwrap_or_else(|| seat.to_string());
-                map.insert(key.to_string(), Value::String(name));
+/// A JSON object that keeps its keys in the order they were added, so output reads naturally
+/// (`{"event":"played","player":"alice","card":"7H",…}`); serde_json's own map sorts them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Object(Vec<(String, Item)>);
+
+/// A value inside an [`Object`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    Value(Value),
+    Object(Object),
+    List(Vec<Object>),
+}
+
+impl From<Value> for Item {
+    fn from(v: Value) -> Item {
+        Item::Value(v)
+    }
+}
+
+impl From<Object> for Item {
+    fn from(o: Object) -> Item {
+        Item::Object(o)
+    }
+}
+
+impl From<Vec<Object>> for Item {
+    fn from(l: Vec<Object>) -> Item {
+        Item::List(l)
+    }
+}
+
+impl Object {
+    pub fn new() -> Object {
+        Object::default()
+    }
+
+    /// `{key: value}`.
+    pub fn one(key: &str, value: impl Into<Item>) -> Object {
+        Object::new().with(key, value)
+    }
+
+    /// Adds (or replaces) `key`.
+    pub fn with(mut self, key: &str, value: impl Into<Item>) -> Object {
+        let value = value.into();
+        match self.0.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((key.to_string(), value)),
+        }
+        self
+    }
+
+    /// The value of `key`, if it is a plain value.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| k == key).and_then(|(_, v)| match v {
+            Item::Value(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// As a `serde_json::Value` (the key order is lost).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("objects serialise")
+    }
+}
+
+impl fmt::Display for Object {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&serde_json::to_string(self).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl Serialize for Item {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Item::Value(v) => v.serialize(s),
+            Item::Object(o) => o.serialize(s),
+            Item::List(l) => l.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Object {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Object {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Object, D::Error> {
+        struct Keys;
+        impl<'de> Visitor<'de> for Keys {
+            type Value = Object;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Object, A::Error> {
+                let mut object = Object::new();
+                while let Some((k, v)) = access.next_entry::<String, Value>()? {
+                    object.0.push((k, Item::Value(v)));
+                }
+                Ok(object)
+            }
+        }
+        d.deserialize_map(Keys)
+    }
+}
+
+/// One event as a JSON object, players by name, fields in the core's order.
+pub fn event(game: &Game, event: &Event) -> Object {
+    let text = serde_json::to_string(event).expect("events serialise");
+    let mut object: Object = serde_json::from_str(&text).expect("an event is an object");
+    for (key, value) in &mut object.0 {
+        if key == "player" || key == "target" {
+            if let Item::Value(Value::Number(n)) = value {
+                let seat = n.as_u64().unwrap_or(u64::MAX) as usize;
+                let name = game.names().get(seat).cloned().unwrap_or_else(|| n.to_string());
+                *value = Item::Value(Value::String(name));
             }
         }
     }
-    value
+    object
+}
+
+fn cards(cs: &[Card]) -> Value {
+    Value::Array(cs.iter().map(|c| Value::String(c.to_string())).collect())
 }
 
 /// The `state` object: the whole game, every hand included (scripts see everything).
 /// `bots` names the bot behind each seat, if any.
-pub fn state(game: &Game, bots: &[Option<String>]) -> Value {
-    let cards = |cs: &[crate::core::Card]| cs.iter().map(|c| Value::String(c.to_string())).collect::<Vec<_>>();
-    let players: Vec<Value> = game
+pub fn state(game: &Game, bots: &[Option<String>]) -> Object {
+    let players: Vec<Object> = game
         .players()
         .iter()
         .enumerate()
         .map(|(seat, p)| {
-            let mut obj = Map::new();
-            obj.insert("name".into(), json!(game.name(seat)));
-            obj.insert("seat".into(), json!(seat + 1));
-            obj.insert("depth".into(), json!(p.depth));
-            obj.insert("oxygen".into(), json!(p.oxygen));
-            obj.insert("hand".into(), Value::Array(cards(&p.hand)));
-            obj.insert("front".into(), Value::Array(cards(&p.front)));
-            obj.insert("bot".into(), json!(bots.get(seat).cloned().flatten()));
-            Value::Object(obj)
+            Object::new()
+                .with("name", json!(game.name(seat)))
+                .with("seat", json!(seat + 1))
+                .with("depth", json!(p.depth))
+                .with("oxygen", json!(p.oxygen))
+                .with("hand", cards(&p.hand))
+                .with("front", cards(&p.front))
+                .with("bot", json!(bots.get(seat).cloned().flatten()))
         })
         .collect();
-    let deck: Vec<crate::core::Card> = game.deck().collect();
-    json!({
-        "turn": game.turn(),
-        "current": game.name(game.current()),
-        "winner": game.winner().map(|w| game.name(w).to_string()),
-        "draw": game.outcome() == Outcome::Draw,
-        "over": game.is_over(),
-        "deck_size": game.deck_size(),
-        "deck": cards(&deck),
-        "discard_size": game.discard_pile().len(),
-        "discard_top": game.discard_top().map(|c| c.to_string()),
-        "discard": cards(game.discard_pile()),
-        "table": game.table().iter().map(|c| json!(c.map(|c| c.to_string()))).collect::<Vec<_>>(),
-        "players": players,
-    })
+    let deck: Vec<Card> = game.deck().collect();
+    Object::new()
+        .with("turn", json!(game.turn()))
+        .with("current", json!(game.name(game.current())))
+        .with("winner", json!(game.winner().map(|w| game.name(w).to_string())))
+        .with("draw", json!(game.outcome() == Outcome::Draw))
+        .with("over", json!(game.is_over()))
+        .with("deck_size", json!(game.deck_size()))
+        .with("deck", cards(&deck))
+        .with("discard_size", json!(game.discard_pile().len()))
+        .with("discard_top", json!(game.discard_top().map(|c| c.to_string())))
+        .with("discard", cards(game.discard_pile()))
+        .with("table", json!(game.table().iter().map(|c| c.map(|c| c.to_string())).collect::<Vec<_>>()))
+        .with("players", players)
 }
 
 /// The rules in force, for `diving rules --json`.
-pub fn rules(name: &str, rules: &Rules) -> Value {
+pub fn rules(name: &str, rules: &Rules) -> Object {
     let mut start = 0;
-    let bands: Vec<Value> = rules
+    let bands: Vec<Object> = rules
         .oxygen_bands
         .iter()
         .map(|b| {
-            let band = json!({"from": start, "to": b.to, "cost": b.cost});
+            let band = Object::new().with("from", json!(start)).with("to", json!(b.to)).with("cost", json!(b.cost));
             start = b.to + 1;
             band
         })
@@ -83,23 +201,22 @@ pub fn rules(name: &str, rules: &Rules) -> Value {
             (pattern.to_string(), gain)
         })
         .collect();
-    json!({
-        "ruleset": name,
-        "min_players": rules.min_players,
-        "max_players": rules.max_players,
-        "decks": rules.decks,
-        "hand_size": rules.hand_size,
-        "table_size": rules.table_size,
-        "max_depth": rules.max_depth,
-        "max_oxygen": rules.max_oxygen,
-        "oxygen_bands": bands,
-        "quick_extra": rules.quick_extra,
-        "quick_push": rules.quick_push,
-        "recovery": recovery,
-        "max_turns": rules.max_turns,
-        "depth_unit": rules.depth_unit,
-        "depth_scale": rules.depth_scale,
-    })
+    Object::new()
+        .with("ruleset", json!(name))
+        .with("min_players", json!(rules.min_players))
+        .with("max_players", json!(rules.max_players))
+        .with("decks", json!(rules.decks))
+        .with("hand_size", json!(rules.hand_size))
+        .with("table_size", json!(rules.table_size))
+        .with("max_depth", json!(rules.max_depth))
+        .with("max_oxygen", json!(rules.max_oxygen))
+        .with("oxygen_bands", bands)
+        .with("quick_extra", json!(rules.quick_extra))
+        .with("quick_push", json!(rules.quick_push))
+        .with("recovery", Value::Object(recovery))
+        .with("max_turns", json!(rules.max_turns))
+        .with("depth_unit", json!(rules.depth_unit))
+        .with("depth_scale", json!(rules.depth_scale))
 }
 
 #[cfg(test)]
@@ -111,15 +228,15 @@ mod tests {
     fn events_name_players_and_write_d1_cards() {
         let g = Game::standard(&["alice", "bob"], 1).unwrap();
         let e = Event::Played { player: 1, card: "10H".parse().unwrap(), from: Source::Hand };
-        assert_eq!(event(&g, &e), json!({"event": "played", "player": "bob", "card": "10H", "from": "hand"}));
+        assert_eq!(event(&g, &e).to_string(), r#"{"event":"played","player":"bob","card":"10H","from":"hand"}"#);
         let e = Event::Pushed { player: 0, target: 1, by: 4 };
-        assert_eq!(event(&g, &e), json!({"event": "pushed", "player": "alice", "target": "bob", "by": 4}));
+        assert_eq!(event(&g, &e).to_value(), json!({"event": "pushed", "player": "alice", "target": "bob", "by": 4}));
     }
 
     #[test]
     fn state_has_the_contract_fields() {
         let g = Game::standard(&["alice", "bob"], 1).unwrap();
-        let s = state(&g, &[None, None]);
+        let s = state(&g, &[None, None]).to_value();
         for key in [
             "turn",
             "current",

@@ -229,10 +229,31 @@ pub fn print_rules(ruleset: Option<&str>, json: bool) -> anyhow::Result<ExitCode
     let spec = ruleset.unwrap_or("standard");
     let rs = Ruleset::load(spec).map_err(|e| anyhow::anyhow!("cannot load ruleset '{spec}': {e}"))?;
     let mut out = io::stdout().lock();
+    let mods: Vec<&str> = rs.mods.iter().map(|m| m.name.as_str()).collect();
     if json {
-        writeln!(out, "{}", json::rules(&rs.name, &rs.rules))?;
+        let value = json::rules(&rs.name, &rs.rules)
+            .with("title", serde_json::json!(rs.title))
+            .with("description", serde_json::json!(rs.description))
+            .with("file", serde_json::json!(rs.file))
+            .with("mods", serde_json::json!(mods));
+        writeln!(out, "{value}")?;
     } else {
-        write!(out, "{}", render::rules_text(&rs.name, &rs.rules))?;
+        let mut heading = format!("ruleset {}", rs.name);
+        if let Some(title) = &rs.title {
+            heading += &format!(" ({title})");
+        }
+        if let Some(file) = &rs.file {
+            heading += &format!(", from {file}");
+        }
+        writeln!(out, "{heading}")?;
+        if let Some(description) = &rs.description {
+            writeln!(out, "{description}")?;
+        }
+        let text = render::rules_text(&rs.rules);
+        write!(out, "{text}")?;
+        if !mods.is_empty() {
+            writeln!(out, "mods           {}", mods.join(", "))?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -310,10 +310,11 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], visible: &dyn F
         .map(|(i, c)| format!("{}:{}", i + 1, c.map_or_else(|| dash.to_string(), |c| s.card(c))))
         .collect();
     let top = game.discard_top().map_or_else(|| dash.to_string(), |c| s.card(c));
+    let discarded = game.discard_pile().len();
     out += &format!(
-        "  table {}   discard {top} ({} cards)   deck {}\n",
+        "  table {}   discard {top} ({discarded} card{})   deck {}\n",
         slots.join("  "),
-        game.discard_pile().len(),
+        if discarded == 1 { "" } else { "s" },
         game.deck_size()
     );
     for (seat, p) in game.players().iter().enumerate() {
@@ -388,13 +389,12 @@ pub fn or_list(items: &[String]) -> String {
 }
 
 /// The rules in force, for `diving rules`.
-pub fn rules_text(name: &str, rules: &Rules) -> String {
+pub fn rules_text(rules: &Rules) -> String {
     let mut out = String::new();
     let mut line = |l: String| {
         out += &l;
         out.push('\n');
     };
-    line(format!("ruleset {name}"));
     line(format!("players        {}–{}", rules.min_players, rules.max_players));
     line(format!(
         "decks          {}",
@@ -402,7 +402,12 @@ pub fn rules_text(name: &str, rules: &Rules) -> String {
     ));
     line(format!("hand           {} cards", rules.hand_size));
     line(format!("table          {} slots", rules.table_size));
-    line(format!("bottom         depth {} (shown as {})", rules.max_depth, rules.show_depth(rules.max_depth)));
+    let shown = rules.show_depth(rules.max_depth);
+    if shown == rules.max_depth.to_string() {
+        line(format!("bottom         depth {}", rules.max_depth));
+    } else {
+        line(format!("bottom         depth {} (shown as {shown})", rules.max_depth));
+    }
     line(format!("oxygen         {} (everyone starts full)", rules.max_oxygen));
     if !rules.depth_unit.is_empty() || rules.depth_scale != 1 {
         line(format!(
@@ -423,12 +428,14 @@ pub fn rules_text(name: &str, rules: &Rules) -> String {
         rules.quick_extra, rules.quick_push
     ));
     line("recovery, by the suits of the discarded cards:".into());
-    for (pattern, gain) in &rules.recovery {
+    let labels: Vec<String> = rules.recovery.keys().map(|p| format!("{} ({p})", pattern_words(p))).collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    for (label, gain) in labels.iter().zip(rules.recovery.values()) {
         let gain = match gain {
             crate::core::Gain::Max => "back to max".to_string(),
             g => format!("{g}"),
         };
-        line(format!("  {:<22} {gain}", format!("{} ({pattern})", pattern_words(pattern))));
+        line(format!("  {label:<width$}  {gain}"));
     }
     line(format!(
         "turn cap       {}",

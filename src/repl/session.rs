@@ -284,7 +284,7 @@ impl Session {
                 .collect(),
             deck: self.initial_deck().to_vec(),
             actions: self.entries.iter().map(|e| e.action.clone()).collect(),
-            state: json::state(&self.game, &self.bots),
+            state: json::state(&self.game, &self.bots).to_value(),
         }
     }
 
@@ -302,7 +302,7 @@ impl Session {
                 return Err(SaveError::new(path, format!("move {} ('{text}') cannot be replayed: {reason}", i + 1)));
             }
         }
-        if json::state(&session.game, &session.bots) != file.state {
+        if json::state(&session.game, &session.bots).to_value() != file.state {
             return Err(SaveError::new(
                 path,
                 "the saved state does not match the replayed game (the file was edited, or the ruleset changed)",

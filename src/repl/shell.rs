@@ -9,10 +9,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::core::{Action, ActionError, Card, Event, Seat, Source};
-use crate::repl::json as js;
+use crate::repl::json::{self as js, Object};
 use crate::repl::parse::{self, COMMANDS, Command, Place, Who};
 use crate::repl::render::{self, Narrator, Style};
 use crate::repl::session::{Reload, Session};
@@ -100,9 +100,10 @@ impl<W: Write> Shell<W> {
     }
 
     /// Writes one JSON object (JSON mode) — ignored in text mode.
-    pub fn say_json(&mut self, value: Value) {
+    pub fn say_json(&mut self, value: impl serde::Serialize) {
         if self.json {
-            let _ = writeln!(self.out, "{value}");
+            let text = serde_json::to_string(&value).expect("output serialises");
+            let _ = writeln!(self.out, "{text}");
         }
     }
 
@@ -323,12 +324,8 @@ impl<W: Write> Shell<W> {
         }
         if recoveries > 0 {
             let hand = &game.player(game.current()).hand;
-            let mut line = format!(
-                "  recover CARD… {} any 1 to {} of {}",
-                if self.style.unicode { "—" } else { "-" },
-                hand.len(),
-                Style::PLAIN.cards(hand)
-            );
+            let (cards, dash) = if self.style.unicode { ("CARD…", "—") } else { ("CARD...", "-") };
+            let mut line = format!("  recover {cards} {dash} any 1 to {} of {}", hand.len(), Style::PLAIN.cards(hand));
             if knotted {
                 line += " (knotted: 'over' puts the K on top)";
             }
@@ -344,7 +341,7 @@ impl<W: Write> Shell<W> {
     fn state(&mut self) {
         if self.json {
             let value = js::state(self.session.game(), self.session.bots());
-            self.say_json(json!({ "state": value }));
+            self.say_json(Object::one("state", value));
         } else {
             let text = self.board();
             let _ = write!(self.out, "{text}");
@@ -381,8 +378,8 @@ impl<W: Write> Shell<W> {
         }
         if self.json {
             let game = self.session.game();
-            let list: Vec<Value> = all.iter().map(|e| js::event(game, e)).collect();
-            self.say_json(json!({ "log": list }));
+            let list: Vec<Object> = all.iter().map(|e| js::event(game, e)).collect();
+            self.say_json(Object::one("log", list));
         } else {
             for line in self.narrate(&all, true) {
                 self.say(&line);
@@ -443,11 +440,17 @@ impl<W: Write> Shell<W> {
                         let before = &self.session.entries()[index].before;
                         let text = render::command_for(before, &action);
                         if self.json {
-                            let old: Vec<Value> = old.iter().map(|e| js::event(&game, e)).collect();
-                            let new: Vec<Value> = new.iter().map(|e| js::event(&game, e)).collect();
-                            self.say_json(json!({ "reload": { "ruleset": spec, "identical": false,
-                                "changed_move": index + 1, "player": game.name(seat), "action": text,
-                                "before": old, "after": new } }));
+                            let old: Vec<Object> = old.iter().map(|e| js::event(&game, e)).collect();
+                            let new: Vec<Object> = new.iter().map(|e| js::event(&game, e)).collect();
+                            let report = Object::new()
+                                .with("ruleset", json!(spec))
+                                .with("identical", json!(false))
+                                .with("changed_move", json!(index + 1))
+                                .with("player", json!(game.name(seat)))
+                                .with("action", json!(text))
+                                .with("before", old)
+                                .with("after", new);
+                            self.say_json(Object::one("reload", report));
                         } else {
                             self.say(&format!(
                                 "reloaded {spec}: move {} ({} {text}) now has another outcome",
