@@ -190,6 +190,20 @@ fn try_illegal(game: &mut Game, legal: &[Action], rng: &mut ChaCha8Rng) {
 
 /// Some legal actions, applied on clones: every one must be accepted.
 fn try_legal_sample(game: &Game, legal: &[Action], rng: &mut ChaCha8Rng) {
+    // No action is listed twice, and every distinct set of hand cards is one recovery
+    // (two per set when a K lets the diver choose the order): with two decks a hand may
+    // hold the same card twice.
+    let distinct: std::collections::HashSet<&Action> = legal.iter().collect();
+    assert_eq!(distinct.len(), legal.len(), "an action is listed twice: {legal:?}");
+    let me = game.player(game.current());
+    let mut copies = std::collections::BTreeMap::new();
+    for c in &me.hand {
+        *copies.entry(*c).or_insert(1usize) += 1;
+    }
+    let sets = copies.values().product::<usize>() - 1;
+    let orders = if me.has_front(Rank::KING) { 2 } else { 1 };
+    let recoveries = legal.iter().filter(|a| matches!(a, Action::Recover { .. })).count();
+    assert_eq!(recoveries, sets * orders, "recoveries for hand {:?}", me.hand);
     for _ in 0..3 {
         let action = legal.choose(rng).unwrap();
         let mut copy = game.clone();
@@ -212,7 +226,7 @@ fn try_legal_sample(game: &Game, legal: &[Action], rng: &mut ChaCha8Rng) {
 
 fn play_one(seed: u64, stats: &mut [u32; 2]) {
     let mut game = new_game(seed);
-    let policy = if seed % 10 == 0 { Policy::Random } else { Policy::Diver { random_one_in: 6 } };
+    let policy = if seed.is_multiple_of(10) { Policy::Random } else { Policy::Diver { random_one_in: 6 } };
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
     assert_invariants(&game, &format!("game {seed} after the deal"));
     let mut steps = 0;
@@ -221,11 +235,11 @@ fn play_one(seed: u64, stats: &mut [u32; 2]) {
         assert!(!legal.is_empty(), "game {seed}: a running game always offers an action");
         // The expensive checks on a rotating share of the steps (each game starts differently).
         let phase = steps + seed as u32;
-        if phase % 6 == 0 {
+        if phase.is_multiple_of(6) {
             assert!(legal.iter().all(|a| game.check(a).is_ok()), "game {seed}: legal_actions and check disagree");
             try_legal_sample(&game, &legal, &mut rng);
         }
-        if phase % 9 == 0 {
+        if phase.is_multiple_of(9) {
             try_illegal(&mut game, &legal, &mut rng);
         }
         let action = pick(&game, &legal, policy, &mut rng);

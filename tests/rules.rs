@@ -1011,11 +1011,14 @@ fn a_whole_race_by_the_rules() {
 
 // ----- illegal actions leave the game exactly as it was -----
 
+/// Whether an error is the one a case expects.
+type Expected = fn(&ActionError) -> bool;
+
 #[test]
 fn illegal_plays_are_refused_with_the_state_unchanged() {
     let deal = two().hand("Ann", "5S JS 2H 3H").table("7C _ 9D").discard("2D").at("Bob", 10, 10);
     let mut game = deal.game();
-    let cases: [(&str, fn(&ActionError) -> bool); 9] = [
+    let cases: [(&str, Expected); 9] = [
         ("play 9S", |e| matches!(e, ActionError::NotInHand { .. })),
         ("play 7C table3", |e| matches!(e, ActionError::NotOnTable { slot: 2, .. })),
         ("play 9D table2", |e| matches!(e, ActionError::NotOnTable { slot: 1, .. })),
