@@ -5,6 +5,8 @@
 //! fast as the program and does not depend on timing.
 #![cfg(unix)]
 
+mod cli_support;
+
 use std::process::Command;
 
 use rexpect::session::{Options, PtySession, spawn_with_options};
@@ -118,4 +120,24 @@ fn a_bot_moves_by_itself_and_its_hand_stays_hidden() {
     // The history was kept in the data directory.
     let history = std::fs::read_to_string(home.path().join("data/diving/history")).unwrap();
     assert!(history.contains("play 10h"), "{history}");
+}
+
+#[test]
+fn a_missing_choice_is_asked_for() {
+    let home = tempfile::tempdir().unwrap();
+    let deck = cli_support::stacked("QH 5C 6C 7C  2D 8D 9D 10D  3S 8S 9S 10S  AS 2S 4S 5S  9H");
+    let mut p = start(&["--players", "alice,bot:random,bot:random", "--seed", "1", "--deck", &deck], home.path());
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play qh").unwrap();
+    p.exp_string("alice plays QH and keeps it in front").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 5c").unwrap();
+    p.exp_string("5C: which player? (random or random2) ").unwrap();
+    p.send_line("random2").unwrap();
+    p.exp_string("alice's Quick pushes random2 down 4").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("yes").unwrap();
+    p.exp_eof().unwrap();
 }
