@@ -129,12 +129,10 @@ pub fn event(game: &Game, event: &Event) -> Object {
     let text = serde_json::to_string(event).expect("events serialise");
     let mut object: Object = serde_json::from_str(&text).expect("an event is an object");
     for (key, value) in &mut object.0 {
-        if key == "player" || key == "target" {
-            if let Item::Value(Value::Number(n)) = value {
-                let seat = n.as_u64().unwrap_or(u64::MAX) as usize;
-                let name = game.names().get(seat).cloned().unwrap_or_else(|| n.to_string());
-                *value = Item::Value(Value::String(name));
-            }
+        if let ("player" | "target", Item::Value(Value::Number(n))) = (key.as_str(), &*value) {
+            let seat = n.as_u64().unwrap_or(u64::MAX) as usize;
+            let name = game.names().get(seat).cloned().unwrap_or_else(|| n.to_string());
+            *value = Item::Value(Value::String(name));
         }
     }
     object

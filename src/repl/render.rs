@@ -482,6 +482,48 @@ mod tests {
     }
 
     #[test]
+    fn rare_events_get_their_own_lines() {
+        let g = game();
+        let events = vec![
+            Event::Reshuffled { cards: 31 },
+            Event::Passed { player: 1 },
+            Event::Said { text: "a shark!".into() },
+            Event::Drew { player: 1, card: "2H".parse().unwrap() },
+            Event::Drew { player: 1, card: "3H".parse().unwrap() },
+            Event::Won { player: 1 },
+            Event::Draw { turns: 200 },
+        ];
+        let n = Narrator {
+            names: g.names(),
+            rules: g.rules(),
+            style: Style::PLAIN,
+            visible: &|_| false,
+            turn_lines: false,
+        };
+        assert_eq!(
+            n.lines(&events),
+            [
+                "the deck ran out: 31 discards are shuffled into a new deck",
+                "bob cannot move and passes",
+                "a shark!",
+                "bob draws 2 cards",
+                "bob reaches the bottom and wins!",
+                "turn 200 was the last: the game is a draw",
+            ]
+        );
+    }
+
+    #[test]
+    fn depth_is_shown_in_the_rulesets_units() {
+        let g = game();
+        let rules = Rules { depth_unit: "m".into(), depth_scale: 100, ..Rules::default() };
+        let n =
+            Narrator { names: g.names(), rules: &rules, style: Style::PLAIN, visible: &|_| true, turn_lines: false };
+        let events = [Event::Moved { player: 0, from: 3, to: 45 }];
+        assert_eq!(n.lines(&events), ["alice: depth 300 m -> 4500 m"]);
+    }
+
+    #[test]
     fn errors_name_players() {
         let g = game();
         let err = ActionError::TargetNeeded { card: "JS".parse().unwrap(), options: vec![1] };
