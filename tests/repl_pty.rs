@@ -141,3 +141,25 @@ fn a_missing_choice_is_asked_for() {
     p.send_line("yes").unwrap();
     p.exp_eof().unwrap();
 }
+
+#[test]
+fn a_resumed_hot_seat_game_hands_the_terminal_to_the_player_to_move() {
+    let home = tempfile::tempdir().unwrap();
+    let save = home.path().join("game.json");
+    let output = cli_support::diving()
+        .args(["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"])
+        .write_stdin(format!("play 10h\nsave {}\n", save.display()))
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let mut p = start(&["--load", save.to_str().unwrap()], home.path());
+    p.exp_string("resumed").unwrap();
+    let before = p.exp_string("pass the terminal to bob").unwrap();
+    assert!(!before.contains("hand"), "no hand is shown before the hand-over: {before}");
+    p.send_line("").unwrap();
+    let board = p.exp_string("bob> ").unwrap();
+    assert!(board.contains("bob's hand: 2C 3C KS 5D") && !board.contains("alice's hand"), "{board}");
+    // Nothing changed since the save: quitting does not ask.
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+}

@@ -61,9 +61,15 @@ impl<W: Write> Shell<W> {
         Shell { session, out, json, style: Style::PLAIN, interactive: false, viewer: None }
     }
 
-    /// A shell for a person at a terminal: the first human's hand is the one shown.
+    /// A shell for a person at a terminal: the hand shown is the current player's, or the
+    /// first person's while bots move.
     pub fn interactive(session: Session, out: W, style: Style) -> Shell<W> {
-        let viewer = (0..session.game().player_count()).find(|&s| !session.is_bot(s));
+        let current = session.game().current();
+        let viewer = if session.is_bot(current) {
+            (0..session.game().player_count()).find(|&s| !session.is_bot(s))
+        } else {
+            Some(current)
+        };
         Shell { session, out, json: false, style, interactive: true, viewer }
     }
 

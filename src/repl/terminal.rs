@@ -219,12 +219,19 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
         None => shell.start(),
     }
     let mut shown = None;
+    // A resumed hot-seat game starts with a hand-over: whoever started it may not be the
+    // player to move.
+    let mut hand_over = loaded.is_some() && shell.hot_seat();
     loop {
         let game = shell.session.game();
         let current = game.current();
-        if !game.is_over() && shell.hot_seat() && shell.viewer != Some(current) && !shell.session.is_bot(current) {
+        let someone_else = shell.viewer != Some(current) || hand_over;
+        if !game.is_over() && shell.hot_seat() && someone_else && !shell.session.is_bot(current) {
+            hand_over = false;
             let next = game.name(current).to_string();
-            if let Some(prev) = shell.viewer {
+            let last_mover =
+                shell.session.entries().iter().rev().find(|e| !shell.session.is_bot(e.seat)).map(|e| e.seat);
+            if let Some(prev) = shell.viewer.filter(|&v| Some(v) == last_mover) {
                 let prev = shell.session.game().name(prev).to_string();
                 shell.flush();
                 if term.read(&format!("{prev}: press Enter to end your turn and hide your hand ")).is_err() {
