@@ -98,13 +98,15 @@ fn loose_len() -> usize {
 /// or changes the number of cards in the game.
 pub(crate) fn run_write<R>(
     ctx: &mut Ctx<'_>,
+    handler: &Function,
     played: Option<Card>,
     call: impl FnOnce() -> Result<R, EffectError>,
 ) -> Result<R, EffectError> {
     let base = loose_len();
     let total = ctx.game().card_count() + base + usize::from(played.is_some());
     let ptr: *mut Ctx<'_> = ctx;
-    let opened = Opened::open(Access::Write(ptr.cast::<Ctx<'static>>()))?;
+    let located = |e: EffectError| EffectError(format!("mod {}: {}", site(handler), e.0));
+    let opened = Opened::open(Access::Write(ptr.cast::<Ctx<'static>>())).map_err(located)?;
     if let Some(card) = played {
         FRAMES.with_borrow_mut(|f| f.loose.push(card));
     }
@@ -117,20 +119,37 @@ pub(crate) fn run_write<R>(
     let value = result?;
     if !left.is_empty() {
         let cards: Vec<String> = left.iter().map(Card::to_string).collect();
-        return Err(EffectError(format!(
+        return Err(located(EffectError(format!(
             "the handler ended with {} still in play: discard it or place it in front of someone",
             cards.join(" ")
-        )));
+        ))));
     }
     if now != total {
-        return Err(EffectError(format!("the handler changed the number of cards in the game ({total} → {now})")));
+        return Err(located(EffectError(format!(
+            "the handler changed the number of cards in the game ({total} → {now})"
+        ))));
     }
     Ok(value)
 }
 
+/// `file:line` where `f` is defined, for errors about the handler as a whole.
+pub(crate) fn site(f: &Function) -> String {
+    let info = f.info();
+    match (info.short_src, info.line_defined) {
+        (Some(file), Some(line)) => format!("{file}:{line}"),
+        (Some(file), None) => file,
+        _ => "?".into(),
+    }
+}
+
 /// Runs `call` with `game` open for reading only (targets and playability).
-pub(crate) fn run_read<R>(game: &Game, call: impl FnOnce() -> Result<R, EffectError>) -> Result<R, EffectError> {
-    let _opened = Opened::open(Access::Read(game))?;
+pub(crate) fn run_read<R>(
+    game: &Game,
+    handler: &Function,
+    call: impl FnOnce() -> Result<R, EffectError>,
+) -> Result<R, EffectError> {
+    let _opened =
+        Opened::open(Access::Read(game)).map_err(|e| EffectError(format!("mod {}: {}", site(handler), e.0)))?;
     call()
 }
 

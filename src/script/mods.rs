@@ -17,7 +17,7 @@ use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, Table, Value};
 use crate::core::effects::{AfterMove, OxygenCost, Play, RecoveryGain, Rescue, TurnStart, WinCheck};
 use crate::core::{Aim, Card, Ctx, Effect, EffectError, Gain, Game, Registry, Rules, Seat, Seats};
 
-use super::bridge::{self, Names, card_arg, function_arg, rank_arg, run_read, run_write, show};
+use super::bridge::{self, Names, card_arg, function_arg, rank_arg, run_read, run_write, show, site};
 use super::sandbox::{Sandbox, ScriptError};
 
 /// One mod file: the name errors use and its text.
@@ -97,16 +97,6 @@ fn register(
 
 fn upgrade(lua: &Lua, shared: &Weak<Shared>) -> mlua::Result<Arc<Shared>> {
     shared.upgrade().ok_or_else(|| Sandbox::raise(lua, "the mods are unloaded"))
-}
-
-/// `file:line` where `f` is defined, for errors about what it returned.
-fn site(f: &Function) -> String {
-    let info = f.info();
-    match (info.short_src, info.line_defined) {
-        (Some(file), Some(line)) => format!("{file}:{line}"),
-        (Some(file), None) => file,
-        _ => "?".into(),
-    }
 }
 
 /// The `diving` table: registration functions, card helpers and the rules.
@@ -203,7 +193,7 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
             let f = function_arg(lua, f, "diving.on_turn_start's handler")?;
             let shared = upgrade(lua, &w)?;
             let hook: TurnStart = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
-                run_write(ctx, None, || shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1)))
+                run_write(ctx, &f, None, || shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1)))
             });
             register(lua, &b, "on_turn_start", |r| {
                 r.turn_start.push(hook);
@@ -219,7 +209,7 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
             let f = function_arg(lua, f, "diving.on_after_move's handler")?;
             let shared = upgrade(lua, &w)?;
             let hook: AfterMove = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, from: u32, to: u32| {
-                run_write(ctx, None, || {
+                run_write(ctx, &f, None, || {
                     shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, from as i64, to as i64))
                 })
             });
@@ -255,7 +245,7 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
                 let site = site(&f);
                 let hook: OxygenCost = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, depth: u32| {
                     let _keep = &previous;
-                    let value: Value = run_write(ctx, None, || {
+                    let value: Value = run_write(ctx, &f, None, || {
                         shared.call(&f, (shared.ctx.clone(), player as i64 + 1, depth as i64, previous_fn.clone()))
                     })?;
                     match value {
@@ -294,7 +284,7 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
                 let site = site(&f);
                 let hook: WinCheck = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
                     let _keep = &previous;
-                    let value: Value = run_write(ctx, None, || {
+                    let value: Value = run_write(ctx, &f, None, || {
                         shared.call(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
                     })?;
                     match value {
@@ -331,7 +321,7 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
                 let previous_fn = previous_fn?;
                 let hook: Rescue = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
                     let _keep = &previous;
-                    run_write(ctx, None, || {
+                    run_write(ctx, &f, None, || {
                         shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
                     })
                 });
@@ -372,7 +362,7 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
                     let list = lua
                         .create_sequence_from(cards.iter().map(|c| names.card(*c)))
                         .map_err(|e| shared.lua_error(e))?;
-                    let value: Value = run_write(ctx, None, || {
+                    let value: Value = run_write(ctx, &f, None, || {
                         shared.call(&f, (shared.ctx.clone(), player as i64 + 1, list, previous_fn.clone()))
                     })?;
                     match value {
@@ -501,7 +491,7 @@ impl Effect for LuaEffect {
     fn aim(&self, game: &Game, player: Seat, card: Card) -> Result<Aim, EffectError> {
         let shared = &self.shared;
         if let Some(playable) = &self.playable {
-            let (ok, reason): (Value, Value) = run_read(game, || {
+            let (ok, reason): (Value, Value) = run_read(game, playable, || {
                 shared.call(playable, (shared.ctx.clone(), player as i64 + 1, self.card_value(card)))
             })?;
             match ok {
@@ -534,8 +524,9 @@ impl Effect for LuaEffect {
                 })
             }
             Targets::Function(f) => {
-                let (list, reason): (Value, Value) =
-                    run_read(game, || shared.call(f, (shared.ctx.clone(), player as i64 + 1, self.card_value(card))))?;
+                let (list, reason): (Value, Value) = run_read(game, f, || {
+                    shared.call(f, (shared.ctx.clone(), player as i64 + 1, self.card_value(card)))
+                })?;
                 let bad = |what: String| {
                     EffectError(format!(
                         "mod {}: a targets function must return a list of player numbers, {what}",
@@ -574,7 +565,7 @@ impl Effect for LuaEffect {
     fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
         let shared = &self.shared;
         let table = shared.names.play_table(shared.lua(), &play).map_err(|e| shared.lua_error(e))?;
-        run_write(ctx, Some(play.card), || {
+        run_write(ctx, &self.resolve, Some(play.card), || {
             shared.call::<()>(&self.resolve, (shared.ctx.clone(), table, self.previous_fn.clone()))
         })
     }

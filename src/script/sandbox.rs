@@ -19,8 +19,9 @@
 //!   returns, and that call then fails with the budget error even if the script caught the
 //!   error and returned normally.
 //! - **A memory limit** for the whole state: an allocation past it fails, and a call that ends
-//!   up above the limit fails the same sticky way as the step budget. The garbage of a failed
-//!   call is collected before the next one.
+//!   up near the limit fails the same sticky way as the step budget, as does a `string.rep`
+//!   asking for more than a quarter of the limit in one go. The garbage of a failed call is
+//!   collected before the next one.
 //!
 //! # How to use it (for a Lua bot, say)
 //! ```
@@ -185,6 +186,31 @@ impl Sandbox {
         for key in remove {
             globals.raw_set(key, Value::Nil).map_err(fail)?;
         }
+        let meter = Arc::new(Meter::default());
+        meter.limit.store(limits.steps, Ordering::Relaxed);
+        meter.memory.store(limits.memory as u64, Ordering::Relaxed);
+        // `string.rep` can ask for gigabytes in one call, which the memory limit refuses
+        // but `pcall` could catch: refuse it up front, in a way `pcall` cannot swallow.
+        let string: Table = globals.get("string").map_err(fail)?;
+        let rep: Function = string.get("rep").map_err(fail)?;
+        let (m, cap) = (meter.clone(), limits.memory / 4);
+        let guarded = lua
+            .create_function(move |lua, (s, n, sep): (mlua::LuaString, i64, Option<mlua::LuaString>)| {
+                let (len, sep_len) =
+                    (s.as_bytes().len() as u128, sep.as_ref().map_or(0, |p| p.as_bytes().len()) as u128);
+                let n128 = n.max(0) as u128;
+                let total = len * n128 + sep_len * n128.saturating_sub(1);
+                if total > cap as u128 {
+                    return Err(trip(
+                        lua,
+                        &m,
+                        format!("string.rep would build {total} bytes, more than the memory limit allows"),
+                    ));
+                }
+                rep.call::<mlua::LuaString>((s, n, sep))
+            })
+            .map_err(fail)?;
+        string.raw_set("rep", guarded).map_err(fail)?;
         // Hide the string metatable (it is also made read-only by the sandbox below).
         let string_meta: Option<Table> = lua.load("return getmetatable('')").eval().map_err(fail)?;
         if let Some(meta) = string_meta {
@@ -200,9 +226,6 @@ impl Sandbox {
         exposed.set_metatable(Some(meta)).map_err(fail)?;
         exposed.set_readonly(true);
 
-        let meter = Arc::new(Meter::default());
-        meter.limit.store(limits.steps, Ordering::Relaxed);
-        meter.memory.store(limits.memory as u64, Ordering::Relaxed);
         lua.set_memory_limit(limits.memory).map_err(fail)?;
         let m = meter.clone();
         lua.set_interrupt(move |lua| interrupt(lua, &m));
@@ -386,10 +409,17 @@ fn interrupt(lua: &Lua, meter: &Meter) -> mlua::Result<VmState> {
     } else {
         return Ok(VmState::Continue);
     };
-    meter.tripped.store(true, Ordering::Relaxed);
-    let (file, line) = caller(lua, 0);
-    *meter.reason.lock().expect("meter lock") = Some((file, line, why));
-    Err(mlua::Error::runtime("the script was stopped"))
+    Err(trip(lua, meter, why))
+}
+
+/// Stops the running call for good: every interrupt fails from now until the outermost
+/// call returns, and that call reports `why` at the current line.
+fn trip(lua: &Lua, meter: &Meter, why: String) -> mlua::Error {
+    if meter.depth.load(Ordering::Relaxed) > 0 && !meter.tripped.swap(true, Ordering::Relaxed) {
+        let (file, line) = caller(lua, 0);
+        *meter.reason.lock().expect("meter lock") = Some((file, line, why.clone()));
+    }
+    mlua::Error::runtime(why)
 }
 
 /// The innermost message of an mlua error and whether it already carries a complete,
@@ -426,7 +456,10 @@ pub(crate) fn flatten(e: &mlua::Error) -> (bool, String) {
 /// prefix is split off when present; otherwise `file`/`line` are used.
 fn locate(e: &mlua::Error, file: &str, line: Option<u32>) -> ScriptError {
     let (_, message) = flatten(e);
-    let mut e = split_location(&message).unwrap_or_else(|| ScriptError::new(file, line, message));
+    let mut e = split_location(&message).unwrap_or_else(|| match traceback_location(e) {
+        Some((file, line)) => ScriptError::new(file, Some(line), message),
+        None => ScriptError::new(file, line, message),
+    });
     e.message = lower_first(&e.message);
     e
 }
@@ -441,6 +474,23 @@ fn lower_first(message: &str) -> String {
         }
         _ => message.to_string(),
     }
+}
+
+/// The innermost script line of the traceback Luau attached to a runtime error (for errors
+/// raised by a library function, whose message carries no location).
+fn traceback_location(e: &mlua::Error) -> Option<(String, u32)> {
+    let text = match e {
+        mlua::Error::CallbackError { cause, .. } | mlua::Error::WithContext { cause, .. } => {
+            return traceback_location(cause);
+        }
+        mlua::Error::RuntimeError(m) => m,
+        _ => return None,
+    };
+    let (_, trace) = text.split_once("\nstack traceback:")?;
+    trace.lines().map(str::trim).filter(|l| !l.starts_with("[C]")).find_map(|l| {
+        let e = split_location(l)?;
+        Some((e.file, e.line?))
+    })
 }
 
 /// Splits `file:line: message` (the last `:digits: ` found before the message).
@@ -531,6 +581,17 @@ mod tests {
         assert!(e.message.contains("memory") || e.message.contains("budget"), "{e}");
         let e = run("local s = string.rep('x', 1e9) return #s").unwrap_err();
         assert!(e.message.contains("memory") || e.message.contains("too large"), "{e}");
+    }
+
+    #[test]
+    fn a_string_rep_bomb_cannot_be_caught() {
+        let e = run(
+            "local ok = pcall(string.rep, 'x', 1e9)\nlocal ok2 = pcall(function() return ('y'):rep(1e9) end)\nreturn 1",
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        assert!(e.message.contains("string.rep would build 1000000000 bytes"), "{e}");
+        assert_eq!(run("return #string.rep('ab', 3)").unwrap(), Value::Integer(6));
     }
 
     #[test]

@@ -1,0 +1,12 @@
+-- Test mod: the card helpers and the rules table, checked at load time.
+assert(diving.version == 1, "api version")
+assert(diving.rank("10H") == 10, "rank of 10H")
+assert(diving.rank("QS") == 12, "rank of QS")
+assert(diving.suit("10H") == "H", "suit of 10H")
+assert(diving.value("7C") == 7, "value of 7C")
+assert(diving.value("KD") == nil, "value of KD")
+assert(diving.rules.max_depth == 100, "max_depth")
+assert(diving.rules.max_oxygen == 10, "max_oxygen")
+assert(diving.rules.hand_size == 4, "hand_size")
+assert(diving.rules.quick_extra == 8, "quick_extra")
+assert(diving.rules.decks == nil, "decks auto")

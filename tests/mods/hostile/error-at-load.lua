@@ -1,0 +1,3 @@
+-- Hostile: fails while loading.
+local answer = 42
+error("broken on purpose")

@@ -1,0 +1,2 @@
+-- Hostile: replace a registration function at load time.
+diving.wrap = function() end

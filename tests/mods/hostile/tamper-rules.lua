@@ -1,0 +1,2 @@
+-- Hostile: change the rules table.
+diving.rules.max_depth = 1

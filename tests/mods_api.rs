@@ -1,0 +1,243 @@
+//! The Lua mod API, one function or hook at a time, through the small mods in `tests/mods/`
+//! played on stacked deals.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{Deal, action, assert_state};
+use diving::core::{ActionError, Event, Game, Registry, Rules, Setup};
+use diving::script::{ModSource, load_mods};
+
+fn source(path: &str) -> ModSource {
+    let code = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    ModSource { name: path.to_string(), code: code.into() }
+}
+
+/// The registry with these files of `tests/mods/` loaded in order.
+fn mods(files: &[&str]) -> Registry {
+    mods_with(&Rules::default(), files)
+}
+
+fn mods_with(rules: &Rules, files: &[&str]) -> Registry {
+    let sources: Vec<ModSource> = files.iter().map(|f| source(&format!("tests/mods/{f}"))).collect();
+    load_mods(rules, &sources).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The narration lines in these events.
+fn said(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Said { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn two() -> Deal {
+    Deal::new(2).hand("Ann", "9C 5H 3D 2S").hand("Bob", "QH 4C 8D KS").table("6C 7C 10D JD").discard("AD")
+}
+
+#[test]
+fn a_mod_registry_is_not_native_but_no_mods_is() {
+    assert!(!mods(&["dice.lua"]).is_native());
+    assert!(load_mods(&Rules::default(), &[]).unwrap().is_native());
+}
+
+#[test]
+fn every_read_accessor() {
+    let game = two().game_with(mods(&["reads.lua"]));
+    let run = common::run(game, "play 9C; play QH");
+    assert_eq!(
+        said(run.last()),
+        ["players=2 current=1 player=1 turn=3 name=Ann depth=9 oxygen=9 hand=4 front=QH hasQ=true top=9C \
+          deck=37 max_depth=100 max_oxygen=10 over=false winner=nil"]
+    );
+}
+
+#[test]
+fn place_front_take_front_discard_and_draw() {
+    let game = two().deck("2C 3C").game_with(mods(&["anchor.lua"]));
+    let run = common::run(game, "play 5H @Bob");
+    assert_eq!(said(run.last()), ["Bob is anchored", "Bob cuts the anchor 5H and draws"]);
+    assert_state(
+        &run.game,
+        "Bob: depth 0, oxygen 10
+         hand Bob: QH 4C 8D KS 3C
+         hand Ann: 9C 3D 2S 2C
+         top: 5H",
+    );
+}
+
+#[test]
+fn set_depth_set_oxygen_breathe_and_check_win() {
+    let game = two().game_with(mods(&["decompression.lua"]));
+    let run = common::run(game, "play 3D");
+    assert_eq!(said(run.last()), ["won? false"]);
+    assert_state(&run.game, "Ann: depth 42, oxygen 1\ntop: 3D");
+}
+
+#[test]
+fn dive_moves_breathes_and_can_win() {
+    let game = two().game_with(mods(&["dive.lua"]));
+    let run = common::run(game, "play 9C; play 4C @Ann");
+    assert_state(&run.game, "Ann: depth 19, oxygen 8\nBob: depth 0, oxygen 10\ntop: 4C");
+    let game = two().at("Ann", 95, 10).game_with(mods(&["dive.lua"]));
+    let run = common::run(game, "recover 2S; play 4C @Ann");
+    assert_state(&run.game, "outcome: Ann won");
+}
+
+#[test]
+fn random_comes_from_the_games_seeded_rng() {
+    let rolls = |seed: u64| {
+        let registry = Arc::new(mods(&["dice.lua"]));
+        let setup = Setup { names: vec!["Ann".into(), "Bob".into()], seed, deck: None };
+        let mut game = Game::new(Arc::new(Rules::default()), registry, setup).unwrap();
+        let mut rolls = Vec::new();
+        for _ in 0..30 {
+            let first = game.legal_actions()[0].clone();
+            rolls.extend(said(&game.apply(&first).unwrap()));
+        }
+        rolls
+    };
+    let a = rolls(7);
+    assert_eq!(a, rolls(7));
+    assert_ne!(a, rolls(8));
+    assert!(a.iter().all(|r| matches!(r.as_str(), "roll 1" | "roll 2" | "roll 3" | "roll 4" | "roll 5" | "roll 6")));
+}
+
+#[test]
+fn number_value_sees_the_doubling() {
+    let deal = Deal::new(2).hand("Ann", "9D 5H 3S 2S").discard("AD");
+    let game = deal.game_with(mods(&["value.lua"]));
+    let run = common::run(game, "play 9D");
+    assert_eq!(said(run.last()), ["9D is worth 18"]);
+    assert_state(&run.game, "Ann: depth 18, oxygen 9");
+}
+
+#[test]
+fn wraps_chain_in_load_order() {
+    let game = two().game_with(mods(&["chain-a.lua", "chain-b.lua"]));
+    let run = common::run(game, "play 2S");
+    assert_eq!(said(run.last()), ["b before", "a before", "a after", "b after"]);
+    assert_state(&run.game, "Ann: depth 2, oxygen 9\ntop: 2S");
+}
+
+#[test]
+fn card_helpers_and_rules_table() {
+    mods(&["helpers.lua"]);
+    let rules = Rules { max_depth: 50, ..Rules::default() };
+    let e = load_mods(&rules, &[source("tests/mods/helpers.lua")]).unwrap_err();
+    assert_eq!(e.to_string(), "mod tests/mods/helpers.lua:8: max_depth");
+}
+
+#[test]
+fn recovery_gain_replaced_and_delegated() {
+    let deal = Deal::new(2).hand("Ann", "9C 9S 3D 2S").discard("AD").at("Ann", 0, 2);
+    let run = common::run(deal.game_with(mods(&["generous.lua"])), "recover 9S 2S");
+    assert_state(&run.game, "Ann: depth 0, oxygen 4");
+    let deal = Deal::new(2).hand("Ann", "9C 9H 3D 2S").discard("AD").at("Ann", 0, 2);
+    let run = common::run(deal.game_with(mods(&["generous.lua"])), "recover 9C");
+    assert_state(&run.game, "Ann: depth 0, oxygen 3");
+    let run = common::run(deal.game_with(mods(&["generous.lua"])), "recover 9H");
+    assert_state(&run.game, "Ann: depth 0, oxygen 10");
+}
+
+#[test]
+fn rescue_replaced() {
+    let deal = Deal::new(2).hand("Ann", "9C 5H 3D 2S").discard("AD").at("Ann", 80, 1);
+    let run = common::run(deal.game_with(mods(&["second-wind.lua"])), "play 9C");
+    assert_eq!(said(run.last()), ["Ann gets a second wind at 44"]);
+    assert_state(&run.game, "Ann: depth 44, oxygen 10");
+}
+
+#[test]
+fn rescue_delegated_to_the_standard_one() {
+    let deal = Deal::new(2).hand("Ann", "9C 5H 3D 2S").discard("AD").at("Ann", 80, 1);
+    let run = common::run(deal.game_with(mods(&["standard-rescue.lua"])), "play 9C");
+    assert_eq!(said(run.last()), ["help is coming for Ann"]);
+    assert_state(&run.game, "Ann: depth 0, oxygen 10");
+}
+
+#[test]
+fn after_move_sees_every_move() {
+    let run = common::run(two().game_with(mods(&["after-move.lua"])), "play 9C");
+    assert_eq!(said(run.last()), ["Ann 0->9"]);
+}
+
+#[test]
+fn playable_blocks_with_a_reason() {
+    let mut game = two().game_with(mods(&["playable.lua"]));
+    assert!(!game.legal_actions().contains(&action(&game, "play 3D")));
+    let before = game.clone();
+    let e = game.apply(&action(&game, "play 3D")).unwrap_err();
+    assert_eq!(e, ActionError::NotPlayable { card: "3D".parse().unwrap(), reason: "a 3 needs depth 10".into() });
+    assert!(game == before);
+    let game = two().at("Ann", 10, 10).game_with(mods(&["playable.lua"]));
+    let run = common::run(game, "play 3D");
+    assert_state(&run.game, "Ann: depth 16, oxygen 9");
+}
+
+#[test]
+fn oxygen_cost_replaced_and_delegated() {
+    let run = common::run(two().at("Ann", 60, 10).game_with(mods(&["cheap-air.lua"])), "play 9C");
+    assert_state(&run.game, "Ann: depth 69, oxygen 8");
+}
+
+// ----- the shipped example mods do what their comments say -----
+
+fn shipped(files: &[&str]) -> Registry {
+    let sources: Vec<ModSource> = files.iter().map(|f| source(&format!("rulesets/mods/{f}"))).collect();
+    load_mods(&Rules::default(), &sources).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn shark_chases_a_diver_up() {
+    let deal = Deal::new(2).hand("Ann", "7H 5H 3D 2S").hand("Bob", "QH 4C 8D KS").discard("AD").at("Bob", 20, 10);
+    let mut game = deal.game_with(shipped(&["shark.lua"]));
+    let run = common::run(game.clone(), "play 7H @Bob");
+    assert_eq!(said(run.last()), ["Bob is chased by a shark!"]);
+    assert_state(&run.game, "Bob: depth 13, oxygen 9\nAnn: depth 0, oxygen 10\ntop: 7H");
+    // Nobody in the water: no shark.
+    let game2 = Deal::new(2).hand("Ann", "7H 5H 3D 2S").discard("AD").game_with(shipped(&["shark.lua"]));
+    assert!(game2.legal_actions().iter().all(|a| !a.to_string().starts_with("play 7H")));
+    let e = game.apply(&action(&game, "play 7H")).unwrap_err();
+    assert!(matches!(e, ActionError::TargetNeeded { .. }), "{e}");
+}
+
+#[test]
+fn rebound_jolt_strikes_at_once() {
+    let deal = Deal::new(2).hand("Ann", "JH 5H 3D 2S").discard("AD").at("Ann", 10, 10).at("Bob", 30, 10);
+    let run = common::run(deal.game_with(shipped(&["jolt-rebound.lua"])), "play JH @Bob");
+    assert_state(&run.game, "Bob: depth 20, oxygen 9\ntop: JH");
+}
+
+#[test]
+fn squeezing_knot_places_the_k_and_takes_a_breath() {
+    let deal = Deal::new(2).hand("Ann", "KH 5H 3D 2S").discard("AD");
+    let run = common::run(deal.game_with(shipped(&["knot-squeeze.lua"])), "play KH @Bob");
+    assert_state(&run.game, "Bob: depth 0, oxygen 9, front KH");
+}
+
+#[test]
+fn thermocline_costs_one_more_below_60() {
+    let deal = Deal::new(2).hand("Ann", "9C 5H 3D 2S").discard("AD").at("Ann", 55, 10);
+    let run = common::run(deal.game_with(shipped(&["thermocline.lua"])), "play 9C");
+    assert_state(&run.game, "Ann: depth 64, oxygen 6");
+    let run = common::run(deal.game_with(shipped(&["thermocline.lua"])), "play 5H");
+    assert_state(&run.game, "Ann: depth 60, oxygen 7");
+}
+
+#[test]
+fn treasure_wreck_wins() {
+    let deal = Deal::new(2).hand("Ann", "9C 5H 3D 2S").discard("AD").at("Ann", 68, 10);
+    let run = common::run(deal.game_with(shipped(&["treasure.lua"])), "play 9C");
+    assert_eq!(said(run.last()), ["Ann finds the treasure in the wreck!"]);
+    assert_state(&run.game, "outcome: Ann won");
+    let deal = Deal::new(2).hand("Ann", "9C 5H 3D 2S").discard("AD").at("Ann", 70, 10);
+    let run = common::run(deal.game_with(shipped(&["treasure.lua"])), "play 9C");
+    assert_eq!(said(run.last()), ["Ann swims past the wreck"]);
+    assert_state(&run.game, "Ann: depth 79, oxygen 6
+outcome: running");
+}
