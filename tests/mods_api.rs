@@ -238,6 +238,9 @@ fn treasure_wreck_wins() {
     let deal = Deal::new(2).hand("Ann", "9C 5H 3D 2S").discard("AD").at("Ann", 70, 10);
     let run = common::run(deal.game_with(shipped(&["treasure.lua"])), "play 9C");
     assert_eq!(said(run.last()), ["Ann swims past the wreck"]);
-    assert_state(&run.game, "Ann: depth 79, oxygen 6
-outcome: running");
+    assert_state(
+        &run.game,
+        "Ann: depth 79, oxygen 6
+outcome: running",
+    );
 }
