@@ -37,7 +37,10 @@ fn knot_and_recovery_narration() {
 #[test]
 fn table_play_narration() {
     let out = text_game("alice,bob", "10H QH 10C QD 2C 3C KS 5D AS 2D 3H 4D 10S", "play as\n");
-    assert!(out.contains("alice plays AS from table slot 1 on 10S - doubled to 2: depth 0 -> 2, oxygen 10 -> 9\n"), "{out}");
+    assert!(
+        out.contains("alice plays AS from table slot 1 on 10S - doubled to 2: depth 0 -> 2, oxygen 10 -> 9\n"),
+        "{out}"
+    );
     assert!(out.contains("table slot 1 is refilled with 2S\n"), "{out}");
 }
 
