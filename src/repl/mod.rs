@@ -217,6 +217,9 @@ pub fn read_deck(value: &str) -> anyhow::Result<Vec<Card>> {
             std::fs::read_to_string(value).with_context(|| format!("--deck: cannot read {value}"))?,
             format!("--deck {value}"),
         ),
+        None if !value.contains(char::is_whitespace) && value.contains(['/', '.']) => {
+            bail!("--deck: there is no file {value} (and it is not a list of cards)")
+        }
         None => (value.to_string(), "--deck".to_string()),
     };
     let without_comments: String =
@@ -282,5 +285,8 @@ mod tests {
         let deck = read_deck("AS, 2H # first two\n3D").unwrap();
         assert_eq!(deck.len(), 3);
         assert!(read_deck("AS XX").unwrap_err().to_string().contains("'XX' is not a card"));
+        assert!(
+            read_deck("decks/missing.deck").unwrap_err().to_string().contains("there is no file decks/missing.deck")
+        );
     }
 }
