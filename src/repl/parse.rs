@@ -227,7 +227,7 @@ fn slot_number(text: &str) -> Option<Result<usize, String>> {
 }
 
 /// A player reference: `bob`, `@bob`, `2` or `@2` (seat numbers from 1).
-fn who(text: &str) -> Result<Who, String> {
+pub fn who(text: &str) -> Result<Who, String> {
     let bare = text.strip_prefix('@').unwrap_or(text);
     if bare.is_empty() {
         return Err("'@' must be followed by a player name or seat number".into());

@@ -276,12 +276,7 @@ impl<W: Write> Shell<W> {
                 if answer.is_empty() {
                     return Err("cancelled".into());
                 }
-                let who = if answer.chars().all(|c| c.is_ascii_digit()) {
-                    Who::Seat(answer.parse::<usize>().unwrap_or(0).wrapping_sub(1))
-                } else {
-                    Who::Name(answer.trim_start_matches('@').to_string())
-                };
-                self.seat_of(&who)?
+                self.seat_of(&parse::who(answer)?)?
             };
             if let Action::Play { target, .. } = &mut action {
                 *target = Some(chosen);
