@@ -307,3 +307,40 @@ fn targets_that_never_end() {
 fn playable_returning_a_number() {
     contained("playable-bad.lua", "play 5H", 3, "a playable function must return true or false, got 1");
 }
+
+#[test]
+fn recursion_without_end() {
+    let path = "tests/mods/hostile/deep-recursion.lua";
+    let registry = hostile("deep-recursion.lua").unwrap();
+    let mut game = deal().game_with(registry);
+    let before = game.clone();
+    let e = game.apply(&action(&game, "play 5H")).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("mod {path}:3: ")), "{e}");
+    assert!(game == before);
+    game.apply(&action(&game, "recover 9C")).unwrap();
+}
+
+#[test]
+fn a_dot_instead_of_a_colon() {
+    contained("dot-call.lua", "play 5H", 4, "call ctx functions with a colon: ctx:depth(…)");
+}
+
+#[test]
+fn registration_errors_name_the_line() {
+    let cases = [
+        ("diving.effect(14, { resolve = function() end })", "14 is not a rank"),
+        ("diving.effect('Z', { resolve = function() end })", "\"Z\" is not a rank"),
+        ("diving.effect(5, { resolve = function() end, target = 'other' })", "unknown field `target`"),
+        ("diving.effect(5, { targets = 'other' })", "diving.effect needs a resolve function"),
+        ("diving.effect(5, { resolve = function() end, targets = 'all' })", "targets must be \"none\", \"other\""),
+        ("diving.effect(5, function() end)", "diving.effect needs a table"),
+        ("diving.wrap(5, 'resolve')", "diving.wrap's handler must be a function, got \"resolve\""),
+        ("diving.oxygen_cost(nil)", "diving.oxygen_cost's handler must be a function, got nil"),
+        ("diving.rank('Joker')", "\"Joker\" is not a card"),
+    ];
+    for (code, fragment) in cases {
+        let e = load("reg.lua", &format!("-- registration\n{code}\n")).err().expect(code);
+        assert!(e.starts_with("mod reg.lua:2: "), "{code}: {e}");
+        assert!(e.contains(fragment), "{code}: expected '{fragment}' in '{e}'");
+    }
+}

@@ -410,21 +410,30 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
         ($name:literal, |$lua:ident, $game:ident, $args:ident: $ty:ty| $body:expr) => {
             t.raw_set(
                 $name,
-                lua.create_function(move |$lua, (_, $args): (Value, $ty)| with_game($lua, |$game| $body))?,
+                lua.create_function(move |$lua, (this, $args): (Value, $ty)| {
+                    colon($lua, &this, $name)?;
+                    with_game($lua, |$game| $body)
+                })?,
             )?;
         };
     }
     macro_rules! write {
         ($name:literal, |$lua:ident, $args:ident: $ty:ty| $body:expr) => {
-            t.raw_set($name, lua.create_function(move |$lua, (_, $args): (Value, $ty)| $body)?)?;
+            t.raw_set(
+                $name,
+                lua.create_function(move |$lua, (this, $args): (Value, $ty)| {
+                    colon($lua, &this, $name)?;
+                    $body
+                })?,
+            )?;
         };
     }
     let _ = &names;
 
     // Reading.
-    read!("players", |_lua, game, _a: ()| Ok(game.player_count() as i64));
-    read!("current", |_lua, game, _a: ()| Ok(game.current() as i64 + 1));
-    read!("turn", |_lua, game, _a: ()| Ok(game.turn() as i64));
+    read!("players", |lua, game, _a: ()| Ok(game.player_count() as i64));
+    read!("current", |lua, game, _a: ()| Ok(game.current() as i64 + 1));
+    read!("turn", |lua, game, _a: ()| Ok(game.turn() as i64));
     read!("name", |lua, game, p: Value| {
         let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
         Ok(game.name(p).to_string())
@@ -452,12 +461,12 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
         Ok(game.player(p).has_front(rank))
     });
     let n = names.clone();
-    read!("discard_top", |_lua, game, _a: ()| Ok(game.discard_top().map(|c| n.card(c))));
-    read!("deck_size", |_lua, game, _a: ()| Ok(game.deck_size() as i64));
-    read!("max_depth", |_lua, game, _a: ()| Ok(game.rules().max_depth as i64));
-    read!("max_oxygen", |_lua, game, _a: ()| Ok(game.rules().max_oxygen as i64));
-    read!("is_over", |_lua, game, _a: ()| Ok(game.is_over()));
-    read!("winner", |_lua, game, _a: ()| Ok(game.winner().map(|s| s as i64 + 1)));
+    read!("discard_top", |lua, game, _a: ()| Ok(game.discard_top().map(|c| n.card(c))));
+    read!("deck_size", |lua, game, _a: ()| Ok(game.deck_size() as i64));
+    read!("max_depth", |lua, game, _a: ()| Ok(game.rules().max_depth as i64));
+    read!("max_oxygen", |lua, game, _a: ()| Ok(game.rules().max_oxygen as i64));
+    read!("is_over", |lua, game, _a: ()| Ok(game.is_over()));
+    read!("winner", |lua, game, _a: ()| Ok(game.winner().map(|s| s as i64 + 1)));
 
     // Changing.
     write!("set_depth", |lua, a: (Value, Value)| {
@@ -556,6 +565,14 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
         })
     });
     Ok(t)
+}
+
+/// Checks that a ctx function was called with a colon (`ctx:depth(1)`, not `ctx.depth(1)`).
+fn colon(lua: &Lua, this: &Value, name: &str) -> mlua::Result<()> {
+    match this {
+        Value::Table(_) => Ok(()),
+        _ => Err(Sandbox::raise(lua, format!("call ctx functions with a colon: ctx:{name}(…)"))),
+    }
 }
 
 /// Removes a loose card for `ctx:discard` / `ctx:place_front`.
