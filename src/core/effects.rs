@@ -51,8 +51,16 @@ impl Seats {
     pub fn len(self) -> usize {
         self.0.count_ones() as usize
     }
+    /// The seats in increasing order.
     pub fn iter(self) -> impl Iterator<Item = Seat> {
-        (0..64).filter(move |&s| self.contains(s))
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let seat = bits.trailing_zeros() as Seat;
+                bits &= bits - 1;
+                seat
+            })
+        })
     }
 }
 

@@ -16,7 +16,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::action::{Action, ActionError, Seat, Source};
-use super::card::{Card, Rank, full_deck};
+use super::card::{Card, Rank, Suit, full_deck};
 use super::effects::{Aim, EffectError, Play, Registry, Seats};
 use super::event::{Event, GainText};
 use super::rules::{Gain, Rules, RulesError};
@@ -177,8 +177,48 @@ impl Game {
             rng,
         };
         let mut events = Vec::new();
-        game.start_turn(&mut events).map_err(SetupError::Hook)?;
+        let registry = Arc::clone(&game.registry);
+        game.start_turn(&registry, &mut events).map_err(SetupError::Hook)?;
         Ok(game)
+    }
+
+    /// Deals a new game with the same rules, registry and players, shuffled with `seed`: the
+    /// game [`Game::new`] would deal with `deck: None`, reusing this game's buffers (for
+    /// simulations that play many games).
+    pub fn restart(&mut self, seed: u64) -> Result<(), SetupError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        self.deck.clear();
+        for _ in 0..self.decks {
+            for suit in Suit::ALL {
+                self.deck.extend(Rank::all().map(|rank| Card { rank, suit }));
+            }
+        }
+        self.deck.shuffle(&mut rng);
+        // The shuffled order is top first; the engine keeps the top last.
+        self.deck.reverse();
+        let (hand_size, max_oxygen) = (self.rules.hand_size, self.rules.max_oxygen);
+        for p in &mut self.players {
+            p.depth = 0;
+            p.oxygen = max_oxygen;
+            p.front.clear();
+            p.hand.clear();
+            for _ in 0..hand_size {
+                p.hand.push(self.deck.pop().expect("validated: enough cards"));
+            }
+        }
+        for slot in &mut self.table {
+            *slot = self.deck.pop();
+        }
+        self.discard.clear();
+        self.discard.push(self.deck.pop().expect("validated: enough cards"));
+        self.current = 0;
+        self.turn = 1;
+        self.outcome = Outcome::Running;
+        self.seed = seed;
+        self.rng = rng;
+        let mut events = Vec::new();
+        let registry = Arc::clone(&self.registry);
+        self.start_turn(&registry, &mut events).map_err(SetupError::Hook)
     }
 
     /// A standard game with these names and seed.
@@ -290,12 +330,59 @@ impl Game {
 
     /// [`Game::legal_actions`] into a reused buffer (cleared first).
     pub fn legal_actions_into(&self, out: &mut Vec<Action>) {
-        out.clear();
+        self.legal_plays_into(out);
         if self.is_over() {
             return;
         }
         let me = self.current;
         let hand = &self.players[me].hand;
+        let knotted = self.players[me].has_front(Rank::KING);
+        self.each_recovery_mask(|mask| {
+            let cards: Vec<Card> = (0..hand.len()).filter(|i| mask & (1 << i) != 0).map(|i| hand[i]).collect();
+            if knotted {
+                out.push(Action::Recover { cards: cards.clone(), face_on_top: true });
+            }
+            out.push(Action::Recover { cards, face_on_top: false });
+        });
+        if out.is_empty() {
+            out.push(Action::Pass);
+        }
+    }
+
+    /// The recoveries [`Game::legal_actions`] lists, as masks over the current player's hand
+    /// (bit `i` = hand card `i`), in the same order, into a reused buffer (cleared first). When
+    /// the player is knotted, each mask stands for two actions: K on top, then K below. Bots
+    /// use this to pick a recovery without building every one.
+    pub fn recovery_masks_into(&self, out: &mut Vec<u32>) {
+        out.clear();
+        if !self.is_over() {
+            self.each_recovery_mask(|mask| out.push(mask));
+        }
+    }
+
+    /// Calls `each` with every listed recovery mask: each distinct set of hand cards once.
+    fn each_recovery_mask(&self, mut each: impl FnMut(u32)) {
+        let hand = &self.players[self.current].hand;
+        // A recovery names at most 31 cards here (hands hold at most 12, MAX_HAND_SIZE).
+        let n = hand.len().min(31);
+        let distinct = hand.iter().enumerate().all(|(i, c)| !hand[..i].contains(c));
+        for mask in 1u32..(1 << n) {
+            // With a repeated card (several decks), two masks can name the same cards.
+            if distinct || first_mask_for_cards(hand, mask) {
+                each(mask);
+            }
+        }
+    }
+
+    /// The legal plays only (no recoveries, no pass), into a reused buffer (cleared first).
+    /// A recovery with any non-empty set of hand cards is always legal too (D19, D22); bots
+    /// that build their own recovery use this to avoid listing every subset.
+    pub fn legal_plays_into(&self, out: &mut Vec<Action>) {
+        out.clear();
+        if self.is_over() {
+            return;
+        }
+        let hand = &self.players[self.current].hand;
         for (i, &card) in hand.iter().enumerate() {
             if hand[..i].contains(&card) {
                 continue;
@@ -307,27 +394,6 @@ impl Game {
                 self.push_plays(card, Source::Table(slot), out);
             }
         }
-        let n = hand.len();
-        if n > 0 {
-            let knotted = self.players[me].has_front(Rank::KING);
-            let first = out.len();
-            for mask in 1u32..(1 << n) {
-                let cards: Vec<Card> = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| hand[i]).collect();
-                let is_new = out[first..]
-                    .iter()
-                    .all(|a| !matches!(a, Action::Recover { cards: c, .. } if same_cards(c, &cards)));
-                if !is_new {
-                    continue;
-                }
-                if knotted {
-                    out.push(Action::Recover { cards: cards.clone(), face_on_top: true });
-                }
-                out.push(Action::Recover { cards, face_on_top: false });
-            }
-        }
-        if out.is_empty() {
-            out.push(Action::Pass);
-        }
     }
 
     fn push_plays(&self, card: Card, from: Source, out: &mut Vec<Action>) {
@@ -336,13 +402,18 @@ impl Game {
             return;
         };
         let orders: &[bool] = if order_choice { &[false, true] } else { &[false] };
-        let targets: Vec<Option<Seat>> = match targets {
-            None => vec![None],
-            Some(seats) => seats.iter().map(Some).collect(),
-        };
-        for target in targets {
-            for &face_on_top in orders {
-                out.push(Action::Play { card, from, target, face_on_top });
+        match targets {
+            None => {
+                for &face_on_top in orders {
+                    out.push(Action::Play { card, from, target: None, face_on_top });
+                }
+            }
+            Some(seats) => {
+                for target in seats.iter() {
+                    for &face_on_top in orders {
+                        out.push(Action::Play { card, from, target: Some(target), face_on_top });
+                    }
+                }
             }
         }
     }
@@ -401,13 +472,13 @@ impl Game {
                 if cards.is_empty() {
                     return Err(ActionError::EmptyRecovery);
                 }
-                let mut left = me.hand.clone();
+                // Each named card must match its own hand card (no allocation: a bit per card).
+                let mut used = 0u64;
                 for card in cards {
-                    match left.iter().position(|c| c == card) {
-                        Some(i) => {
-                            left.swap_remove(i);
-                        }
-                        None => return Err(ActionError::NotInHand { card: *card }),
+                    let found = me.hand.iter().enumerate().position(|(i, c)| c == card && used & (1 << i) == 0);
+                    match found {
+                        Some(i) if i < 64 => used |= 1 << i,
+                        _ => return Err(ActionError::NotInHand { card: *card }),
                     }
                 }
                 if *face_on_top && !me.has_front(Rank::KING) {
@@ -454,7 +525,9 @@ impl Game {
         self.checked(action)?;
         let before = (!self.registry.is_native()).then(|| self.clone());
         let mark = events.len();
-        let result = self.resolve(action, events);
+        // One handle on the registry for the whole action, so hooks need no clones of their own.
+        let registry = Arc::clone(&self.registry);
+        let result = self.resolve(&registry, action, events);
         if let Err(e) = result {
             if let Some(before) = before {
                 *self = before;
@@ -465,7 +538,7 @@ impl Game {
         Ok(())
     }
 
-    fn resolve(&mut self, action: &Action, events: &mut Vec<Event>) -> Result<(), EffectError> {
+    fn resolve(&mut self, registry: &Registry, action: &Action, events: &mut Vec<Event>) -> Result<(), EffectError> {
         let player = self.current;
         match action {
             Action::Play { card, from, target, face_on_top } => {
@@ -479,9 +552,8 @@ impl Game {
                     Source::Table(slot) => self.table[slot] = None,
                 }
                 events.push(Event::Played { player, card, from: *from });
-                let effect = self.registry.effect(card.rank);
                 let play = Play { player, card, from: *from, target: *target, face_on_top: *face_on_top };
-                effect.resolve(&mut Ctx { game: self, events }, play)?;
+                registry.effect_ref(card.rank).resolve(&mut Ctx { game: self, events, registry }, play)?;
                 if !self.is_over() {
                     // D6: replacements come after the effect.
                     match *from {
@@ -508,7 +580,7 @@ impl Game {
                 }
                 let from = self.players[player].oxygen;
                 let knot = if self.players[player].has_front(Rank::KING) {
-                    let mut ctx = Ctx { game: self, events };
+                    let mut ctx = Ctx { game: self, events, registry };
                     let k = ctx.take_front(player, Rank::KING).expect("checked: K in front");
                     ctx.emit(Event::Knotted { player });
                     Some(k)
@@ -526,10 +598,7 @@ impl Game {
                 }
                 let gain = match knot {
                     Some(_) => Gain::Amount(0),
-                    None => {
-                        let hook = self.registry.recovery_gain.clone();
-                        hook(&mut Ctx { game: self, events }, player, cards)?
-                    }
+                    None => (registry.recovery_gain)(&mut Ctx { game: self, events, registry }, player, cards)?,
                 };
                 let max = self.rules.max_oxygen;
                 let to = match gain {
@@ -561,18 +630,14 @@ impl Game {
         }
         self.current = (self.current + 1) % self.players.len();
         self.turn += 1;
-        self.start_turn(events)
+        self.start_turn(registry, events)
     }
 
-    fn start_turn(&mut self, events: &mut Vec<Event>) -> Result<(), EffectError> {
+    fn start_turn(&mut self, registry: &Registry, events: &mut Vec<Event>) -> Result<(), EffectError> {
         let player = self.current;
         events.push(Event::TurnStarted { player, turn: self.turn });
-        if self.registry.turn_start.is_empty() {
-            return Ok(());
-        }
-        let registry = self.registry.clone();
         for hook in &registry.turn_start {
-            hook(&mut Ctx { game: self, events }, player)?;
+            hook(&mut Ctx { game: self, events, registry }, player)?;
             if self.is_over() {
                 break;
             }
@@ -606,15 +671,20 @@ impl Game {
     }
 }
 
-fn same_cards(a: &[Card], b: &[Card]) -> bool {
-    if a.len() != b.len() {
-        return false;
+/// Whether `mask` is the first subset (in mask order) of `hand` holding exactly its cards:
+/// with repeated cards, a later mask that swaps one copy for another names the same cards.
+fn first_mask_for_cards(hand: &[Card], mask: u32) -> bool {
+    // A mask is canonical when, for each repeated card, it takes the earliest copies.
+    for (i, c) in hand.iter().enumerate() {
+        if mask & (1 << i) == 0 {
+            continue;
+        }
+        // Taking copy i while skipping an earlier copy j of the same card is not canonical.
+        if hand[..i].iter().enumerate().any(|(j, d)| d == c && mask & (1 << j) == 0) {
+            return false;
+        }
     }
-    let mut a = a.to_vec();
-    let mut b = b.to_vec();
-    a.sort_unstable();
-    b.sort_unstable();
-    a == b
+    true
 }
 
 fn check_permutation(deck: &[Card], decks: u32) -> Result<(), SetupError> {
@@ -664,6 +734,8 @@ fn check_permutation(deck: &[Card], decks: u32) -> Result<(), SetupError> {
 pub struct Ctx<'g> {
     game: &'g mut Game,
     events: &'g mut Vec<Event>,
+    /// The game's registry, held apart from the game so hooks can be called while it changes.
+    registry: &'g Registry,
 }
 
 impl Ctx<'_> {
@@ -710,11 +782,9 @@ impl Ctx<'_> {
         let to = (from as i64 + delta).clamp(0, max) as u32;
         self.game.players[player].depth = to;
         self.emit(Event::Moved { player, from, to });
-        if !self.game.registry.after_move.is_empty() {
-            let registry = self.game.registry.clone();
-            for hook in &registry.after_move {
-                hook(self, player, from, to)?;
-            }
+        let registry = self.registry;
+        for hook in &registry.after_move {
+            hook(self, player, from, to)?;
         }
         if self.check_win(player)? {
             return Ok(());
@@ -727,8 +797,8 @@ impl Ctx<'_> {
         if self.game.is_over() {
             return Ok(true);
         }
-        let hook = self.game.registry.win_check.clone();
-        if hook(self, player)? {
+        let registry = self.registry;
+        if (registry.win_check)(self, player)? {
             self.game.outcome = Outcome::Won(player);
             self.emit(Event::Won { player });
             return Ok(true);
@@ -740,15 +810,15 @@ impl Ctx<'_> {
     pub fn breathe(&mut self, player: Seat) -> Result<(), EffectError> {
         self.check_seat(player)?;
         let depth = self.game.players[player].depth;
-        let hook = self.game.registry.oxygen_cost.clone();
-        let cost = hook(self, player, depth)?;
+        let registry = self.registry;
+        let cost = (registry.oxygen_cost)(self, player, depth)?;
         let from = self.game.players[player].oxygen;
         let to = from.saturating_sub(cost);
         self.game.players[player].oxygen = to;
         self.emit(Event::Breathed { player, from, to });
         if to == 0 {
-            let rescue = self.game.registry.rescue.clone();
-            rescue(self, player)?;
+            let registry = self.registry;
+            (registry.rescue)(self, player)?;
         }
         Ok(())
     }

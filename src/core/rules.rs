@@ -293,7 +293,26 @@ impl Rules {
 
     /// The standard recovery gain for these discarded cards (D19).
     pub fn recovery_gain(&self, cards: &[Card]) -> Gain {
-        self.recovery.get(&SuitPattern::of(cards)).copied().unwrap_or(Gain::Amount(0))
+        // The same as looking up `SuitPattern::of(cards)`, without allocating: this runs on
+        // every recovery and for every subset a bot considers.
+        let mut counts = [0u8; 4];
+        for c in cards {
+            counts[c.suit.index()] = counts[c.suit.index()].saturating_add(1);
+        }
+        let mut repeats = [0u8; 4];
+        let mut len = 0;
+        for n in counts {
+            if n >= 2 {
+                repeats[len] = n;
+                len += 1;
+            }
+        }
+        repeats[..len].sort_unstable_by(|a, b| b.cmp(a));
+        let pattern = &repeats[..len];
+        self.recovery
+            .iter()
+            .find(|(key, _)| key.0.len() == len && key.0.iter().zip(pattern).all(|(a, b)| a == b))
+            .map_or(Gain::Amount(0), |(_, gain)| *gain)
     }
 
     /// Depth as players see it (D24): `45` or, with unit "m" and scale 100, `4500 m`.

@@ -5,6 +5,8 @@
 //! game to simulate asks for [`View::sample`]: the hidden cards dealt at random, consistent
 //! with everything the seat has seen.
 
+use std::sync::Arc;
+
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -40,6 +42,11 @@ impl<'a> View<'a> {
     }
     pub fn rules(&self) -> &'a Rules {
         self.game.rules()
+    }
+    /// The shared rules, for clients that cache what they derive from them (compare with
+    /// [`Arc::ptr_eq`]).
+    pub fn rules_arc(&self) -> &'a Arc<Rules> {
+        self.game.rules_arc()
     }
     pub fn names(&self) -> &'a [String] {
         self.game.names()
@@ -78,7 +85,34 @@ impl<'a> View<'a> {
     }
     /// The legal actions, when it is this seat's turn (they depend only on what it can see).
     pub fn legal_actions(&self) -> Vec<Action> {
-        if self.game.current() == self.seat { self.game.legal_actions() } else { Vec::new() }
+        let mut out = Vec::new();
+        self.legal_actions_into(&mut out);
+        out
+    }
+
+    /// [`View::legal_actions`] into a reused buffer (cleared first).
+    pub fn legal_actions_into(&self, out: &mut Vec<Action>) {
+        out.clear();
+        if self.game.current() == self.seat {
+            self.game.legal_actions_into(out);
+        }
+    }
+
+    /// The listed recoveries as hand masks (see [`Game::recovery_masks_into`]), when it is
+    /// this seat's turn.
+    pub fn recovery_masks_into(&self, out: &mut Vec<u32>) {
+        out.clear();
+        if self.game.current() == self.seat {
+            self.game.recovery_masks_into(out);
+        }
+    }
+
+    /// The legal plays only (see [`Game::legal_plays_into`]), when it is this seat's turn.
+    pub fn legal_plays_into(&self, out: &mut Vec<Action>) {
+        out.clear();
+        if self.game.current() == self.seat {
+            self.game.legal_plays_into(out);
+        }
     }
 
     /// A full game consistent with this view: the cards this seat cannot see (other hands and
