@@ -134,3 +134,14 @@ fn shipped_rulesets_are_found_by_name_with_or_without_toml() {
         assert_eq!(by_name.mods, with_ext.mods);
     }
 }
+
+#[test]
+fn a_file_on_disk_can_extend_a_shipped_ruleset_with_mods() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mine.toml");
+    std::fs::write(&path, "extends = \"house\"\nmax_oxygen = 9\n").unwrap();
+    let mine = Ruleset::load(path.to_str().unwrap()).unwrap();
+    assert_eq!(mine.rules.max_oxygen, 9);
+    assert_eq!(mine.mods, Ruleset::load("house").unwrap().mods);
+    assert!(!mine.registry().unwrap().is_native());
+}
