@@ -7,7 +7,7 @@
 //!   setmetatable tonumber tostring type typeof unpack xpcall`). There is no `io`, `os`,
 //!   `require`, `load`/`loadstring`/`dofile`, `debug`, `getfenv`/`setfenv`, `collectgarbage`,
 //!   `gcinfo`, `newproxy`, `print`, `coroutine`, and Luau has no `string.dump`.
-//! - **Text only**: code is compiled from source ((`ChunkMode::Text`)); bytecode is refused.
+//! - **Text only**: code is compiled from source (`ChunkMode::Text`); bytecode is refused.
 //! - **Frozen shared state**: Luau's sandbox mode makes the libraries, the globals and the
 //!   built-in metatables read-only; the string metatable is also hidden from `getmetatable`.
 //!   Each [`Sandbox::load`] gets its own environment table for its globals, so two files loaded
