@@ -119,7 +119,7 @@ pub struct SimArgs {
     /// Bots in seat order, comma-separated (random, greedy, mcts, or a .lua bot)
     #[arg(long, value_delimiter = ',', default_value = "greedy,greedy")]
     pub players: Vec<String>,
-    /// First seed; game i uses seed + i
+    /// First seed; game i (from 0) uses seed + i
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Worker threads (default: all cores)
@@ -134,7 +134,10 @@ pub struct SimArgs {
     /// Compare against this ruleset on the same seeds and deals
     #[arg(long, value_name = "FILE|NAME")]
     pub baseline: Option<String>,
-    /// Turn cap for simulated games (a draw after this many turns)
-    #[arg(long, default_value_t = 1000)]
+    /// Turn cap for simulated games (a draw after this many turns; a lower cap in the ruleset wins)
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: u32,
+    /// Rotate the seats every game, so each bot plays each seat equally often
+    #[arg(long)]
+    pub rotate: bool,
 }

@@ -1,0 +1,156 @@
+//! `mcts`: determinized Monte Carlo search over the moves of the current turn.
+//!
+//! Each iteration deals the cards this seat cannot see at random ([`View::sample`], which uses
+//! only what the seat has seen), picks a root move by UCB1, and plays the rest of the game
+//! with the greedy policy for every seat. The move played most often wins. The strength is a
+//! number of iterations (`mcts:400`), never a time budget, and every random choice comes from
+//! the bot's seeded generator, so a game with search bots replays exactly from its seeds.
+//!
+//! The root moves are every legal play plus the few best recoveries by the greedy score (a
+//! hand of four has fifteen recoveries, most of them poor; searching them all would dilute
+//! the iterations).
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::core::{Action, Event, Game, Outcome, Seat, View};
+
+use super::greedy::GreedyBot;
+use super::{Bot, BotError, next_seed};
+
+/// How many recoveries the root considers.
+const ROOT_RECOVERIES: usize = 4;
+/// Playouts stop after this many turns and are scored by depth.
+const PLAYOUT_TURNS: u32 = 200;
+/// UCB1 exploration constant (rewards are in 0…1).
+const EXPLORATION: f64 = 0.7;
+
+/// The search bot.
+pub struct MctsBot {
+    iterations: u32,
+    seed: u64,
+    rng: ChaCha8Rng,
+    name: String,
+    candidates: Vec<Action>,
+    visits: Vec<u32>,
+    rewards: Vec<f64>,
+    policy: GreedyBot,
+    events: Vec<Event>,
+}
+
+impl MctsBot {
+    pub fn new(iterations: u32, seed: u64) -> MctsBot {
+        MctsBot {
+            iterations: iterations.max(1),
+            seed,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            name: format!("mcts:{}", iterations.max(1)),
+            candidates: Vec::new(),
+            visits: Vec::new(),
+            rewards: Vec::new(),
+            policy: GreedyBot::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// The seed this bot was built or last restarted with.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn root_candidates(&mut self, view: &View<'_>) {
+        view.legal_plays_into(&mut self.candidates);
+        self.candidates.extend(self.policy.ranked_recoveries(view, ROOT_RECOVERIES));
+        if self.candidates.is_empty() {
+            self.candidates.push(Action::Pass);
+        }
+    }
+
+    /// Plays `game` to the end (or the playout cap) with the greedy policy; the reward of `me`.
+    fn playout(&mut self, game: &mut Game, me: Seat) -> f64 {
+        let start = game.turn();
+        while !game.is_over() && game.turn() - start < PLAYOUT_TURNS {
+            let seat = game.current();
+            let action = self.policy.pick(&View::new(game, seat));
+            self.events.clear();
+            if game.apply_into(&action, &mut self.events).is_err() {
+                // A modded rule the greedy policy does not understand: stop here.
+                break;
+            }
+        }
+        match game.outcome() {
+            Outcome::Won(w) => f64::from(u8::from(w == me)),
+            Outcome::Draw => 0.5,
+            Outcome::Running => depth_score(game, me),
+        }
+    }
+}
+
+/// A playout cut short: how far ahead `me` is, mapped into 0…1.
+fn depth_score(game: &Game, me: Seat) -> f64 {
+    let max = f64::from(game.rules().max_depth.max(1));
+    let mine = f64::from(game.player(me).depth);
+    let best_other =
+        (0..game.player_count()).filter(|&s| s != me).map(|s| f64::from(game.player(s).depth)).fold(0.0, f64::max);
+    (0.5 + (mine - best_other) / (2.0 * max)).clamp(0.0, 1.0)
+}
+
+impl Bot for MctsBot {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn start_game(&mut self, seed: u64) {
+        self.seed = seed;
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+    }
+
+    fn choose(&mut self, view: &View<'_>) -> Result<Action, BotError> {
+        if view.current() != view.seat() || view.outcome() != Outcome::Running {
+            return Err(BotError::Failed { name: self.name.clone(), message: "it is not this bot's turn".into() });
+        }
+        self.root_candidates(view);
+        let n = self.candidates.len();
+        if n == 1 {
+            return Ok(self.candidates.swap_remove(0));
+        }
+        self.visits.clear();
+        self.visits.resize(n, 0);
+        self.rewards.clear();
+        self.rewards.resize(n, 0.0);
+        let me = view.seat();
+        for it in 0..self.iterations {
+            let arm = if (it as usize) < n {
+                it as usize
+            } else {
+                let log_total = f64::from(it).ln();
+                let mut best = (f64::NEG_INFINITY, 0);
+                for a in 0..n {
+                    let v = f64::from(self.visits[a]);
+                    let ucb = self.rewards[a] / v + EXPLORATION * (log_total / v).sqrt();
+                    if ucb > best.0 {
+                        best = (ucb, a);
+                    }
+                }
+                best.1
+            };
+            let mut game = view.sample(next_seed(&mut self.rng));
+            self.events.clear();
+            let reward = match game.apply_into(&self.candidates[arm], &mut self.events) {
+                Ok(()) => self.playout(&mut game, me),
+                // Only a failing scripted effect gets here: never pick that move.
+                Err(_) => -1.0,
+            };
+            self.visits[arm] += 1;
+            self.rewards[arm] += reward;
+        }
+        let mut best = 0;
+        for a in 1..n {
+            let (va, vb) = (self.visits[a], self.visits[best]);
+            if va > vb || (va == vb && self.rewards[a] > self.rewards[best]) {
+                best = a;
+            }
+        }
+        Ok(self.candidates.swap_remove(best))
+    }
+}

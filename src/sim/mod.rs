@@ -1,0 +1,352 @@
+//! The balance simulator: bots play many seeded games in parallel and the statistics are
+//! streamed into a report.
+//!
+//! Game `i` is dealt with seed `seed + i`, and the bot in seat `s` is seeded from that game seed
+//! and `s`, so a game is the same whichever worker plays it. Workers fold finished games into
+//! integer totals ([`stats`]) and the totals are merged at the end: the report is identical for
+//! any `--jobs`. Nothing is kept per game, so memory stays flat.
+//!
+//! With `--baseline`, every game is played twice, once per ruleset, on the same seed (the same
+//! shuffle when the deck sizes match) with identically seeded bots, and the per-game
+//! differences give the paired report.
+//!
+//! Architecture invariant: the simulator is a client of the core like the REPL. It asks the
+//! core for legality and outcomes, and a bot's illegal choice or a failing mod stops the whole
+//! run with the seed that reproduces it.
+
+pub mod plot;
+pub mod report;
+pub mod stats;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+use crate::bots::{self, Bot, derive_seed};
+use crate::cli::SimArgs;
+use crate::core::{ActionError, Event, Game, Outcome, Rules, Setup, View};
+use crate::ruleset::Ruleset;
+
+pub use stats::{GameRecord, Paired, Tally};
+
+/// What to simulate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimConfig {
+    pub games: u64,
+    /// Bot specs in seat order (as `bots::from_spec` reads them).
+    pub players: Vec<String>,
+    /// Game `i` uses seed `seed + i`.
+    pub seed: u64,
+    /// Worker threads.
+    pub jobs: usize,
+    /// Rotate the seats each game (game `i` seats player `p` at `(p - i) mod n`), so every bot
+    /// plays every seat equally often.
+    pub rotate: bool,
+    /// Turn cap (D23); the ruleset's own cap applies if it is lower.
+    pub max_turns: u32,
+}
+
+/// Why a simulation stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    #[error("{0}")]
+    Setup(String),
+    /// A game failed: a bot erred or chose an illegal action, or a mod failed.
+    #[error("game {} (seed {seed}) failed: {message}\nreproduce it with: {reproduce}", game + 1)]
+    Game { game: u64, seed: u64, message: String, reproduce: String },
+}
+
+/// A finished simulation.
+#[derive(Debug, Clone)]
+pub struct SimResult {
+    pub tally: Tally,
+    /// The baseline's totals and the paired differences, with `--baseline`.
+    pub baseline: Option<(Tally, Paired)>,
+    pub elapsed: Duration,
+}
+
+impl SimResult {
+    /// Games played per second of wall-clock time (both rulesets with a baseline).
+    pub fn games_per_second(&self) -> f64 {
+        let games = self.tally.games + self.baseline.as_ref().map_or(0, |(b, _)| b.games);
+        games as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// Turns played per second.
+    pub fn turns_per_second(&self) -> f64 {
+        let turns = self.tally.turns.sum + self.baseline.as_ref().map_or(0, |(b, _)| b.turns.sum);
+        turns as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// `diving sim`.
+pub fn run(ruleset: Option<&str>, json: bool, args: &SimArgs) -> anyhow::Result<ExitCode> {
+    let rules_spec = ruleset.unwrap_or("standard");
+    let ruleset = Ruleset::load(rules_spec).with_context(|| format!("cannot load ruleset '{rules_spec}'"))?;
+    let baseline = match &args.baseline {
+        Some(spec) => Some(Ruleset::load(spec).with_context(|| format!("cannot load baseline ruleset '{spec}'"))?),
+        None => None,
+    };
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let config = SimConfig {
+        games: args.games,
+        players: args.players.iter().map(|p| p.trim().to_string()).collect(),
+        seed: args.seed,
+        jobs,
+        rotate: args.rotate,
+        max_turns: args.max_turns,
+    };
+    let bar = progress_bar(config.games * if baseline.is_some() { 2 } else { 1 });
+    let result = simulate(&config, &ruleset, baseline.as_ref(), &|n| bar.inc(n));
+    bar.finish_and_clear();
+    let result = match result {
+        Ok(result) => result,
+        Err(SimError::Setup(message)) => anyhow::bail!(message),
+        Err(e @ SimError::Game { .. }) => {
+            eprintln!("diving: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let report = report::Report { config: &config, ruleset: &ruleset, baseline: baseline.as_ref(), result: &result };
+    let text = if json {
+        report.json()
+    } else if args.csv {
+        report.csv()
+    } else {
+        report.text()
+    };
+    print!("{text}");
+    if let Some(path) = &args.plot {
+        plot::write_svg(path, &report).with_context(|| format!("cannot write the chart to {}", path.display()))?;
+        if !json && !args.csv {
+            println!("chart written to {}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A progress bar with rate and ETA on stderr, only when stderr is a terminal.
+fn progress_bar(len: u64) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    let style = indicatif::ProgressStyle::with_template(
+        "{bar:40.cyan/blue} {human_pos}/{human_len} games  {per_sec}  ETA {eta}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+/// One ruleset's table: a game whose buffers are reused, the bots (one per player) and the
+/// event buffer. Each worker thread builds its own (a Lua registry is not shared). Public for
+/// the benchmarks, which time exactly what the simulator runs.
+pub struct Arena {
+    game: Game,
+    bots: Vec<Box<dyn Bot>>,
+    events: Vec<Event>,
+}
+
+impl Arena {
+    pub fn new(ruleset: &Ruleset, config: &SimConfig) -> Result<Arena, SimError> {
+        let setup_err = |e: String| SimError::Setup(format!("ruleset {}: {e}", ruleset.name));
+        let cap = match ruleset.rules.max_turns {
+            0 => config.max_turns,
+            own => own.min(config.max_turns),
+        };
+        let rules = Arc::new(Rules { max_turns: cap, ..(*ruleset.rules).clone() });
+        let registry = ruleset.registry().map_err(|e| setup_err(e.to_string()))?;
+        let names = (1..=config.players.len()).map(|i| format!("seat{i}")).collect();
+        let game = Game::new(rules, registry, Setup { names, seed: config.seed, deck: None })
+            .map_err(|e| setup_err(e.to_string()))?;
+        let bots = config
+            .players
+            .iter()
+            .map(|spec| bots::from_spec(spec, 0).map_err(|e| SimError::Setup(e.to_string())))
+            .collect::<Result<_, _>>()?;
+        Ok(Arena { game, bots, events: Vec::with_capacity(64) })
+    }
+
+    /// Plays one game with `seed`, seat `s` taken by player `(s + rotation) % n`.
+    pub fn play(&mut self, seed: u64, rotation: usize, record: &mut GameRecord) -> Result<(), String> {
+        record.clear();
+        self.game.restart(seed).map_err(|e| e.to_string())?;
+        let n = self.bots.len();
+        for seat in 0..n {
+            self.bots[(seat + rotation) % n].start_game(derive_seed(seed, seat as u64));
+        }
+        loop {
+            match self.game.outcome() {
+                Outcome::Running => {}
+                Outcome::Won(seat) => {
+                    record.winner = Some(seat);
+                    break;
+                }
+                Outcome::Draw => {
+                    record.draw = true;
+                    break;
+                }
+            }
+            let seat = self.game.current();
+            let bot = &mut self.bots[(seat + rotation) % n];
+            let action = bot.choose(&View::new(&self.game, seat)).map_err(|e| e.to_string())?;
+            self.events.clear();
+            if let Err(e) = self.game.apply_into(&action, &mut self.events) {
+                return Err(match e {
+                    ActionError::Script(message) => format!("a mod failed on '{action}' by {}: {message}", bot.name()),
+                    other => {
+                        format!("bot {} (seat {}) chose an illegal action '{action}': {other}", bot.name(), seat + 1)
+                    }
+                });
+            }
+            for event in &self.events {
+                match event {
+                    Event::Played { card, .. } => record.plays[card.rank.number() as usize - 1] += 1,
+                    Event::Rescued { .. } => record.rescues += 1,
+                    Event::Recovered { .. } => record.recoveries += 1,
+                    _ => {}
+                }
+            }
+        }
+        record.turns = self.game.turn();
+        Ok(())
+    }
+}
+
+/// One worker's share of the totals.
+struct Share {
+    tally: Tally,
+    baseline: Option<(Tally, Paired)>,
+}
+
+/// Plays `config.games` games (twice each with a baseline) and returns the merged totals.
+/// `progress` is called with the number of games just finished.
+pub fn simulate(
+    config: &SimConfig,
+    ruleset: &Ruleset,
+    baseline: Option<&Ruleset>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SimResult, SimError> {
+    let n = config.players.len();
+    if n < 2 {
+        return Err(SimError::Setup("a simulation needs at least two players".into()));
+    }
+    if config.max_turns == 0 {
+        return Err(SimError::Setup("the turn cap must be at least 1".into()));
+    }
+    for r in std::iter::once(ruleset).chain(baseline) {
+        r.rules.validate_for(n).map_err(|e| SimError::Setup(format!("ruleset {}: {e}", r.name)))?;
+    }
+    // Build one arena up front so a bad bot or ruleset fails before any thread starts.
+    Arena::new(ruleset, config)?;
+    if let Some(b) = baseline {
+        Arena::new(b, config)?;
+    }
+
+    let jobs = config.jobs.max(1);
+    let chunk = (config.games / (jobs as u64 * 32)).clamp(1, 512);
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let failure: Mutex<Option<(u64, String)>> = Mutex::new(None);
+    let start = Instant::now();
+
+    let worker = || -> Result<Share, SimError> {
+        let mut arena = Arena::new(ruleset, config)?;
+        let mut base_arena = baseline.map(|b| Arena::new(b, config)).transpose()?;
+        let mut share = Share { tally: Tally::new(n), baseline: baseline.map(|_| (Tally::new(n), Paired::new(n))) };
+        let (mut record, mut base_record) = (GameRecord::default(), GameRecord::default());
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let first = next.fetch_add(chunk, Ordering::Relaxed);
+            if first >= config.games {
+                break;
+            }
+            let last = (first + chunk).min(config.games);
+            for i in first..last {
+                let seed = config.seed.wrapping_add(i);
+                let rotation = if config.rotate { (i % n as u64) as usize } else { 0 };
+                let mut failed = arena.play(seed, rotation, &mut record).err();
+                if failed.is_none()
+                    && let (Some(base), Some((tally, paired))) = (base_arena.as_mut(), share.baseline.as_mut())
+                {
+                    match base.play(seed, rotation, &mut base_record) {
+                        Ok(()) => {
+                            tally.observe(&base_record, rotation);
+                            paired.observe(&record, &base_record);
+                        }
+                        Err(e) => failed = Some(format!("baseline: {e}")),
+                    }
+                }
+                if let Some(message) = failed {
+                    stop.store(true, Ordering::Relaxed);
+                    let mut slot = failure.lock().unwrap_or_else(|p| p.into_inner());
+                    if slot.as_ref().is_none_or(|(g, _)| i < *g) {
+                        *slot = Some((i, message));
+                    }
+                    return Ok(share);
+                }
+                share.tally.observe(&record, rotation);
+            }
+            progress((last - first) * if baseline.is_some() { 2 } else { 1 });
+        }
+        Ok(share)
+    };
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| SimError::Setup(format!("cannot start {jobs} worker threads: {e}")))?;
+    let shares = pool.broadcast(|_| worker());
+    let elapsed = start.elapsed();
+
+    if let Some((game, message)) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        let seed = config.seed.wrapping_add(game);
+        let rotation = if config.rotate { (game % n as u64) as usize } else { 0 };
+        return Err(SimError::Game {
+            game,
+            seed,
+            message,
+            reproduce: reproduce_command(config, ruleset, baseline, seed, rotation),
+        });
+    }
+    let mut tally = Tally::new(n);
+    let mut base = baseline.map(|_| (Tally::new(n), Paired::new(n)));
+    for share in shares {
+        let share = share?;
+        tally.merge(&share.tally);
+        if let (Some((bt, bp)), Some((st, sp))) = (base.as_mut(), share.baseline.as_ref()) {
+            bt.merge(st);
+            bp.merge(sp);
+        }
+    }
+    Ok(SimResult { tally, baseline: base, elapsed })
+}
+
+/// The `diving sim` command line that replays just this game.
+fn reproduce_command(
+    config: &SimConfig,
+    ruleset: &Ruleset,
+    baseline: Option<&Ruleset>,
+    seed: u64,
+    rotation: usize,
+) -> String {
+    let n = config.players.len();
+    let players: Vec<&str> = (0..n).map(|s| config.players[(s + rotation) % n].as_str()).collect();
+    let mut cmd = format!("diving sim --games 1 --jobs 1 --seed {seed} --players {}", players.join(","));
+    if ruleset.name != "standard" {
+        cmd.push_str(&format!(" --ruleset {}", ruleset.name));
+    }
+    if let Some(b) = baseline {
+        cmd.push_str(&format!(" --baseline {}", b.name));
+    }
+    cmd.push_str(&format!(" --max-turns {}", config.max_turns));
+    cmd
+}
