@@ -87,6 +87,24 @@ impl Narrator<'_> {
         self.style.name(self.names.get(seat).map_or("?", String::as_str))
     }
 
+    /// `alice plays`, but `you play`: the default human player is called "you".
+    fn act(&self, seat: Seat, verb: &str) -> String {
+        format!("{} {}", self.name(seat), self.verb(seat, verb))
+    }
+
+    /// `verb` (third person) as it agrees with this player's name.
+    fn verb(&self, seat: Seat, verb: &str) -> String {
+        if self.names.get(seat).is_some_and(|n| is_you(n)) { second_person(verb) } else { verb.to_string() }
+    }
+
+    /// `alice's` or `your`.
+    fn possessive(&self, seat: Seat) -> String {
+        match self.names.get(seat) {
+            Some(n) if is_you(n) => self.style.name("your"),
+            _ => format!("{}'s", self.name(seat)),
+        }
+    }
+
     fn depth(&self, d: u32) -> String {
         self.rules.show_depth(d)
     }
@@ -109,7 +127,7 @@ impl Narrator<'_> {
                     }
                 }
                 Event::Played { player, card, from } => {
-                    let mut line = format!("{} plays {}", self.name(*player), s.card(*card));
+                    let mut line = format!("{} {}", self.act(*player, "plays"), s.card(*card));
                     if let Source::Table(slot) = from {
                         line += &format!(" from table slot {}", slot + 1);
                     }
@@ -117,13 +135,14 @@ impl Narrator<'_> {
                     out.push(line);
                 }
                 Event::Pushed { player, target, by } => {
-                    let mut line = format!("{}'s Quick pushes {} down {by}", self.name(*player), self.name(*target));
+                    let mut line =
+                        format!("{} Quick pushes {} down {by}", self.possessive(*player), self.name(*target));
                     i += self.follow(*target, &events[i..], &mut line);
                     out.push(line);
                 }
                 Event::Knotted { player } => knotted = Some(*player),
                 Event::Recovered { player, cards, gain, from, to } => {
-                    let mut line = format!("{} recovers with {}", self.name(*player), s.cards(cards));
+                    let mut line = format!("{} with {}", self.act(*player, "recovers"), s.cards(cards));
                     if knotted == Some(*player) {
                         line += &format!(" {dash} knotted! no oxygen, {from} {arrow} {to}");
                         knotted = None;
@@ -147,11 +166,11 @@ impl Narrator<'_> {
                         i += 1;
                     }
                     out.push(if (self.visible)(*player) {
-                        format!("{} draws {}", self.name(*player), s.cards(&cards))
+                        format!("{} {}", self.act(*player, "draws"), s.cards(&cards))
                     } else if cards.len() == 1 {
-                        format!("{} draws a card", self.name(*player))
+                        format!("{} a card", self.act(*player, "draws"))
                     } else {
-                        format!("{} draws {} cards", self.name(*player), cards.len())
+                        format!("{} {} cards", self.act(*player, "draws"), cards.len())
                     });
                 }
                 Event::Refilled { slot, card } => {
@@ -160,7 +179,9 @@ impl Narrator<'_> {
                 Event::Reshuffled { cards } => {
                     out.push(format!("the deck ran out: {cards} discards are shuffled into a new deck"))
                 }
-                Event::Passed { player } => out.push(format!("{} cannot move and passes", self.name(*player))),
+                Event::Passed { player } => {
+                    out.push(format!("{} and {}", self.act(*player, "cannot move"), self.verb(*player, "passes")))
+                }
                 Event::Said { text } => out.push(text.clone()),
                 Event::Won { player } => out.push(self.win_line(*player)),
                 Event::Draw { turns } => out.push(format!("turn {turns} was the last: the game is a draw")),
@@ -171,24 +192,24 @@ impl Narrator<'_> {
                     out.push(format!("{}: oxygen {from} {arrow} {to}", self.name(*player)))
                 }
                 Event::Rescued { player, depth, oxygen } => out.push(format!(
-                    "{} is out of oxygen and rescued: depth {}, oxygen {oxygen}",
-                    self.name(*player),
+                    "{} out of oxygen and rescued: depth {}, oxygen {oxygen}",
+                    self.act(*player, "is"),
                     self.depth(*depth)
                 )),
                 Event::Placed { player, target, card } => out.push(format!(
-                    "{} puts {} in front of {}",
-                    self.name(*player),
+                    "{} {} in front of {}",
+                    self.act(*player, "puts"),
                     s.card(*card),
                     self.name(*target)
                 )),
                 Event::Doubled { player, card, on, value } => out.push(format!(
-                    "{}'s {} on {} is doubled to {value}",
-                    self.name(*player),
+                    "{} {} on {} is doubled to {value}",
+                    self.possessive(*player),
                     s.card(*card),
                     s.card(*on)
                 )),
-                Event::Jolted { player } => out.push(format!("{} is jolted", self.name(*player))),
-                Event::Quickened { player, extra } => out.push(format!("{} is quick: +{extra}", self.name(*player))),
+                Event::Jolted { player } => out.push(format!("{} jolted", self.act(*player, "is"))),
+                Event::Quickened { player, extra } => out.push(format!("{} quick: +{extra}", self.act(*player, "is"))),
                 Event::Discarded { .. } => {}
             }
         }
@@ -196,7 +217,12 @@ impl Narrator<'_> {
     }
 
     fn win_line(&self, player: Seat) -> String {
-        self.style.bold(&format!("{} reaches the bottom and wins!{}", self.names[player], self.trophy()))
+        self.style.bold(&format!(
+            "{} the bottom and {}!{}",
+            self.act(player, "reaches"),
+            self.verb(player, "wins"),
+            self.trophy()
+        ))
     }
 
     fn trophy(&self) -> &'static str {
@@ -228,13 +254,21 @@ impl Narrator<'_> {
                 }
                 Event::Placed { player: p, target, .. } if *p == player => {
                     if *target == player {
-                        *line += " and keeps it in front";
+                        *line += &format!(" and {} it in front", self.verb(player, "keeps"));
                     } else {
                         *line += &format!(" in front of {}", self.name(*target));
                     }
                 }
                 Event::Won { player: p } if *p == player => {
-                    *line += &format!(" {dash} {}", s.bold(&format!("reaches the bottom and wins!{}", self.trophy())));
+                    *line += &format!(
+                        " {dash} {}",
+                        s.bold(&format!(
+                            "{} the bottom and {}!{}",
+                            self.verb(player, "reaches"),
+                            self.verb(player, "wins"),
+                            self.trophy()
+                        ))
+                    );
                 }
                 Event::Discarded { .. } => {}
                 _ => break,
@@ -319,7 +353,7 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], visible: &dyn F
     );
     for (seat, p) in game.players().iter().enumerate() {
         if visible(seat) {
-            out += &format!("  {}'s hand: {}\n", game.name(seat), s.cards(&p.hand));
+            out += &format!("  {} hand: {}\n", possessive(game.name(seat)), s.cards(&p.hand));
         }
     }
     out
@@ -327,6 +361,27 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], visible: &dyn F
 
 fn cells(value: u32, max: u32, width: usize) -> usize {
     if max == 0 { 0 } else { ((value as u64 * width as u64 + max as u64 / 2) / max as u64) as usize }
+}
+
+fn is_you(name: &str) -> bool {
+    name.eq_ignore_ascii_case("you")
+}
+
+/// `alice's` or `your`, unstyled.
+fn possessive(name: &str) -> String {
+    if is_you(name) { "your".to_string() } else { format!("{name}'s") }
+}
+
+/// The second-person form of a third-person verb phrase: `plays` → `play`, `is` → `are`.
+fn second_person(verb: &str) -> String {
+    let (first, rest) = verb.split_once(' ').map_or((verb, ""), |(f, r)| (f, r));
+    let first = match first {
+        "is" => "are".to_string(),
+        "cannot" => "cannot".to_string(),
+        w if w.ends_with("ches") || w.ends_with("sses") => w[..w.len() - 2].to_string(),
+        w => w.strip_suffix('s').unwrap_or(w).to_string(),
+    };
+    if rest.is_empty() { first } else { format!("{first} {rest}") }
 }
 
 /// An action as the command that plays it (`play 7H t2 bob over`, `recover 2H 3H`, `pass`).
@@ -447,6 +502,8 @@ pub fn rules_text(rules: &Rules) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Gain;
+    use crate::core::event::GainText;
 
     fn game() -> Game {
         Game::standard(&["alice", "bob"], 7).unwrap()
@@ -479,6 +536,36 @@ mod tests {
             n.lines(&events),
             ["alice plays 7H on 7S - doubled to 14: depth 0 -> 14, oxygen 10 -> 9", "alice draws a card"]
         );
+    }
+
+    #[test]
+    fn the_player_called_you_is_spoken_to() {
+        let names = ["you".to_string(), "greedy".to_string()];
+        let rules = Rules::default();
+        let card: Card = "7H".parse().unwrap();
+        let events = vec![
+            Event::Played { player: 0, card, from: Source::Hand },
+            Event::Moved { player: 0, from: 0, to: 7 },
+            Event::Breathed { player: 0, from: 10, to: 9 },
+            Event::Drew { player: 0, card },
+            Event::Recovered { player: 0, cards: vec![card], gain: GainText(Gain::Amount(1)), from: 9, to: 10 },
+            Event::Passed { player: 0 },
+            Event::Won { player: 0 },
+        ];
+        let n = Narrator { names: &names, rules: &rules, style: Style::PLAIN, visible: &|_| true, turn_lines: false };
+        assert_eq!(
+            n.lines(&events),
+            [
+                "you play 7H: depth 0 -> 7, oxygen 10 -> 9",
+                "you draw 7H",
+                "you recover with 7H (all suits different: +1), oxygen 9 -> 10",
+                "you cannot move and pass",
+                "you reach the bottom and win!",
+            ]
+        );
+        assert_eq!(second_person("reaches"), "reach");
+        assert_eq!(second_person("passes"), "pass");
+        assert_eq!(second_person("is"), "are");
     }
 
     #[test]
