@@ -49,7 +49,7 @@ fn contained(file: &str, trigger: &str, line: u32, fragment: &str) {
 }
 
 fn refused_at_load(file: &str, line: u32, fragment: &str) {
-    let e = hostile(file).err().expect("the mod must not load");
+    let e = hostile(file).expect_err("the mod must not load");
     let prefix = format!("mod tests/mods/hostile/{file}:{line}: ");
     assert!(e.starts_with(&prefix), "expected '{prefix}…', got '{e}'");
     assert!(e.contains(fragment), "expected '{fragment}' in '{e}'");
@@ -128,7 +128,7 @@ const FORBIDDEN: &[&str] = &[
 #[test]
 fn forbidden_globals_at_load() {
     for expr in FORBIDDEN {
-        let e = load("reach.lua", &format!("-- reach\nlocal x = {expr}\n")).err().expect(expr);
+        let e = load("reach.lua", &format!("-- reach\nlocal x = {expr}\n")).expect_err(expr);
         assert!(e.starts_with("mod reach.lua:2: attempt to "), "{expr}: {e}");
     }
 }
@@ -146,7 +146,7 @@ fn forbidden_globals_at_run_time() {
 fn bytecode_is_refused() {
     let bytecode = mlua::chunk::Compiler::new().compile("diving.wrap(5, function() end)").unwrap();
     let text = String::from_utf8_lossy(&bytecode).into_owned();
-    let e = load("evil.lua", &text).err().expect("bytecode must not load");
+    let e = load("evil.lua", &text).expect_err("bytecode must not load");
     assert!(e.starts_with("mod evil.lua:"), "{e}");
     // Through a ruleset file, with the raw bytes on disk.
     let dir = tempfile::tempdir().unwrap();
@@ -339,7 +339,7 @@ fn registration_errors_name_the_line() {
         ("diving.rank('Joker')", "\"Joker\" is not a card"),
     ];
     for (code, fragment) in cases {
-        let e = load("reg.lua", &format!("-- registration\n{code}\n")).err().expect(code);
+        let e = load("reg.lua", &format!("-- registration\n{code}\n")).expect_err(code);
         assert!(e.starts_with("mod reg.lua:2: "), "{code}: {e}");
         assert!(e.contains(fragment), "{code}: expected '{fragment}' in '{e}'");
     }
