@@ -135,3 +135,14 @@ fn bad_arguments_exit_2_with_a_clear_message() {
     fails_with(&["--seed", "minus-one"], "invalid value 'minus-one'");
     fails_with(&["rules", "--ruleset", "/nonexistent/rules.toml"], "/nonexistent/rules.toml");
 }
+
+#[test]
+fn a_player_cannot_be_named_like_a_word_of_the_play_command() {
+    for name in ["table", "t1", "hand", "over"] {
+        let players = format!("{name},bob");
+        let out = diving().args(["--players", &players, "--seed", "1"]).write_stdin("state\n").output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("'{name}'")) && stderr.contains("play command"), "{stderr}");
+    }
+}

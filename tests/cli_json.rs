@@ -213,6 +213,7 @@ fn undo_takes_back_the_last_move() {
 fn a_random_seed_is_printed_and_replays_the_same_deal() {
     let output = diving().args(["--json", "--players", "alice,bob"]).write_stdin("state\n").output().unwrap();
     let lines = json_lines(&output.stdout);
+    assert_eq!(lines[0]["event"], "seeded", "the seed comes first, as an event");
     let seed = lines[0]["seed"].as_u64().expect("the seed comes first");
     let again = diving()
         .args(["--json", "--players", "alice,bob", "--seed", &seed.to_string()])

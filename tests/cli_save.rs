@@ -48,10 +48,11 @@ fn save_then_load_then_continue_is_the_uninterrupted_game() {
         let rest = script[cut..].join("\n") + "\nstate\n";
         let (code, resumed, stderr) = run(&["--json", "--load", file.to_str().unwrap()], rest);
         assert_eq!(code, Some(0), "{stderr}");
+        assert_eq!(resumed[0]["event"], "resumed");
         assert_eq!(resumed[0]["loaded"], file.display().to_string());
         assert_eq!(last_state(&resumed), last_state(&whole), "cut after {cut} moves");
         // The resumed half tells the same story as the end of the whole game.
-        let tail: Vec<&Value> = resumed.iter().filter(|l| l.get("event").is_some()).collect();
+        let tail: Vec<&Value> = resumed.iter().filter(|l| l.get("event").is_some_and(|e| e != "resumed")).collect();
         let whole_events: Vec<&Value> = whole.iter().filter(|l| l.get("event").is_some()).collect();
         assert_eq!(tail[..], whole_events[whole_events.len() - tail.len()..]);
     }

@@ -79,14 +79,14 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayArgs) -> anyhow::Resul
 
     let mut shell = Shell::script(session, io::stdout().lock(), json);
     if let Some(seed) = seed_note {
-        shell.say_json(serde_json::json!({ "seed": seed }));
+        shell.say_json(serde_json::json!({ "event": "seeded", "seed": seed }));
         shell.say(&format!("seed {seed} (replay with --seed {seed})"));
     }
     match loaded {
         Some(file) => {
             let game = shell.session.game();
             let (turn, current) = (game.turn(), game.name(game.current()).to_string());
-            shell.say_json(serde_json::json!({ "loaded": file, "turn": turn, "current": current }));
+            shell.say_json(serde_json::json!({ "event": "resumed", "loaded": file, "turn": turn, "current": current }));
             shell.say(&format!("resumed {file}: turn {turn}, {current} to play"));
             shell.run_bots();
             shell.flush();
@@ -186,7 +186,7 @@ fn bot_name(spec: &str) -> String {
         spec.split(':').next().unwrap_or(spec)
     };
     let cleaned: String = stem.chars().filter(|c| !c.is_whitespace() && *c != '@').collect();
-    if cleaned.is_empty() { "bot".into() } else { cleaned }
+    if cleaned.is_empty() || parse::is_keyword(&cleaned) { format!("{cleaned}bot") } else { cleaned }
 }
 
 fn check_name(name: &str) -> anyhow::Result<()> {
@@ -201,6 +201,9 @@ fn check_name(name: &str) -> anyhow::Result<()> {
     }
     if name.contains('@') {
         bail!("--players: '{name}' has an '@', which commands use to mark a player");
+    }
+    if parse::is_keyword(name) {
+        bail!("--players: '{name}' is a word of the play command (table, tN, hand, over), so it cannot name a player");
     }
     Ok(())
 }

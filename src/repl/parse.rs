@@ -216,6 +216,17 @@ fn parse_recover(words: &[&str]) -> Result<Command, String> {
     Ok(Command::Recover { cards, over })
 }
 
+/// Whether `word` means something in a `play` command (`table`, `t2`, `hand`, `over` …), so a
+/// player of that name could not be named after a card.
+pub fn is_keyword(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    let slot = |rest: &str| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit());
+    matches!(lower.as_str(), "table" | "t" | "hand")
+        || is_over_word(&lower)
+        || lower.strip_prefix("table").is_some_and(slot)
+        || lower.strip_prefix('t').is_some_and(slot)
+}
+
 fn is_over_word(lower: &str) -> bool {
     matches!(lower, "over" | "on-top" | "ontop" | "top")
 }
@@ -266,6 +277,16 @@ mod tests {
 
     fn ok(line: &str) -> Command {
         parse(line).unwrap().unwrap()
+    }
+
+    #[test]
+    fn play_keywords_are_known() {
+        for w in ["table", "T", "t1", "t12", "table3", "hand", "Over", "on-top", "top"] {
+            assert!(is_keyword(w), "{w}");
+        }
+        for w in ["tom", "tab", "bob", "t1a", "handy"] {
+            assert!(!is_keyword(w), "{w}");
+        }
     }
 
     #[test]
