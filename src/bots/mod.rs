@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::core::{Action, View};
 
-pub use greedy::GreedyBot;
+pub use greedy::{GreedyBot, Weights};
 pub use lua::LuaBot;
 pub use mcts::MctsBot;
 

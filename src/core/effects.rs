@@ -109,6 +109,13 @@ pub trait Effect: Send + Sync {
     fn aim(&self, game: &Game, player: Seat, card: Card) -> Result<Aim, EffectError>;
     /// Carries out the play.
     fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError>;
+    /// Whether [`Effect::aim`] gives the same answer for every card this entry serves, because
+    /// it looks only at the game and the player. The engine may then ask once per listing of
+    /// the legal plays for all the visible cards sharing this entry. Built-in effects say
+    /// yes; the default is no.
+    fn aim_ignores_card(&self) -> bool {
+        false
+    }
 }
 
 /// Oxygen spent by `player` after a move to `depth` (D10).
@@ -211,6 +218,10 @@ impl fmt::Debug for Registry {
 pub struct NumberCard;
 
 impl Effect for NumberCard {
+    fn aim_ignores_card(&self) -> bool {
+        true
+    }
+
     fn aim(&self, game: &Game, player: Seat, _card: Card) -> Result<Aim, EffectError> {
         let me = game.player(player);
         Ok(if me.has_front(Rank::JACK) {
@@ -266,6 +277,10 @@ impl Effect for NumberCard {
 pub struct Jolt;
 
 impl Effect for Jolt {
+    fn aim_ignores_card(&self) -> bool {
+        true
+    }
+
     fn aim(&self, game: &Game, player: Seat, _card: Card) -> Result<Aim, EffectError> {
         let depth = game.player(player).depth;
         let targets: Seats = game
@@ -289,6 +304,10 @@ impl Effect for Jolt {
 pub struct Quick;
 
 impl Effect for Quick {
+    fn aim_ignores_card(&self) -> bool {
+        true
+    }
+
     fn aim(&self, game: &Game, player: Seat, _card: Card) -> Result<Aim, EffectError> {
         Ok(if game.player(player).has_front(Rank::QUEEN) {
             Aim::Blocked("you already have a Q in front of you".into())
@@ -306,6 +325,10 @@ impl Effect for Quick {
 pub struct Knot;
 
 impl Effect for Knot {
+    fn aim_ignores_card(&self) -> bool {
+        true
+    }
+
     fn aim(&self, game: &Game, player: Seat, _card: Card) -> Result<Aim, EffectError> {
         let targets: Seats = game.others(player).iter().filter(|&s| !game.player(s).has_front(Rank::KING)).collect();
         Ok(if targets.is_empty() {

@@ -17,7 +17,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::action::{Action, ActionError, Seat, Source};
 use super::card::{Card, Rank, Suit, full_deck};
-use super::effects::{Aim, EffectError, Play, Registry, Seats};
+use super::effects::{Aim, Effect, EffectError, Play, Registry, Seats};
 use super::event::{Event, GainText};
 use super::rules::{Gain, Rules, RulesError};
 
@@ -356,6 +356,8 @@ impl Game {
     pub fn recovery_masks_into(&self, out: &mut Vec<u32>) {
         out.clear();
         if !self.is_over() {
+            let n = self.players[self.current].hand.len().min(31);
+            out.reserve((1 << n) - 1);
             self.each_recovery_mask(|mask| out.push(mask));
         }
     }
@@ -366,9 +368,13 @@ impl Game {
         // A recovery names at most 31 cards here (hands hold at most 12, MAX_HAND_SIZE).
         let n = hand.len().min(31);
         let distinct = hand.iter().enumerate().all(|(i, c)| !hand[..i].contains(c));
+        if distinct {
+            (1u32..(1 << n)).for_each(each);
+            return;
+        }
         for mask in 1u32..(1 << n) {
             // With a repeated card (several decks), two masks can name the same cards.
-            if distinct || first_mask_for_cards(hand, mask) {
+            if first_mask_for_cards(hand, mask) {
                 each(mask);
             }
         }
@@ -382,38 +388,18 @@ impl Game {
         if self.is_over() {
             return;
         }
+        // Entries whose aim ignores the card (all built-in ones; every number card shares
+        // one) are asked once per listing, remembered by entry.
+        let mut asked = AimCache::default();
         let hand = &self.players[self.current].hand;
         for (i, &card) in hand.iter().enumerate() {
-            if hand[..i].contains(&card) {
-                continue;
+            if !hand[..i].contains(&card) {
+                push_plays(card, Source::Hand, asked.aim(self, card), out);
             }
-            self.push_plays(card, Source::Hand, out);
         }
         for (slot, card) in self.table.iter().enumerate() {
             if let Some(card) = *card {
-                self.push_plays(card, Source::Table(slot), out);
-            }
-        }
-    }
-
-    fn push_plays(&self, card: Card, from: Source, out: &mut Vec<Action>) {
-        let Ok(Aim::Open { targets, order_choice }) = self.registry.effect_ref(card.rank).aim(self, self.current, card)
-        else {
-            return;
-        };
-        let orders: &[bool] = if order_choice { &[false, true] } else { &[false] };
-        match targets {
-            None => {
-                for &face_on_top in orders {
-                    out.push(Action::Play { card, from, target: None, face_on_top });
-                }
-            }
-            Some(seats) => {
-                for target in seats.iter() {
-                    for &face_on_top in orders {
-                        out.push(Action::Play { card, from, target: Some(target), face_on_top });
-                    }
-                }
+                push_plays(card, Source::Table(slot), asked.aim(self, card), out);
             }
         }
     }
@@ -668,6 +654,58 @@ impl Game {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_parts(template: &Game, players: Vec<Player>, deck_top_last: Vec<Card>, seed: u64) -> Game {
         Game { players, deck: deck_top_last, rng: ChaCha8Rng::seed_from_u64(seed), seed, ..template.clone() }
+    }
+}
+
+/// What a card offers when it can be played: its targets and whether the discard order is
+/// a choice (`None`: it cannot be played).
+type Opening = Option<(Option<Seats>, bool)>;
+
+/// The answers of registry entries whose aim ignores the card, by entry address.
+#[derive(Default)]
+struct AimCache {
+    len: usize,
+    entries: [(usize, Opening); 4],
+}
+
+impl AimCache {
+    /// What `card` offers the current player now.
+    #[inline]
+    fn aim(&mut self, game: &Game, card: Card) -> Opening {
+        let effect = game.registry.effect_ref(card.rank);
+        let key = (effect as *const dyn Effect).cast::<()>() as usize;
+        if let Some(&(_, opening)) = self.entries[..self.len].iter().find(|(k, _)| *k == key) {
+            return opening;
+        }
+        let opening = match effect.aim(game, game.current, card) {
+            Ok(Aim::Open { targets, order_choice }) => Some((targets, order_choice)),
+            _ => None,
+        };
+        if self.len < self.entries.len() && effect.aim_ignores_card() {
+            self.entries[self.len] = (key, opening);
+            self.len += 1;
+        }
+        opening
+    }
+}
+
+/// Lists the plays of `card` from `from` for what its aim offers.
+fn push_plays(card: Card, from: Source, opening: Opening, out: &mut Vec<Action>) {
+    let Some((targets, order_choice)) = opening else { return };
+    let orders: &[bool] = if order_choice { &[false, true] } else { &[false] };
+    match targets {
+        None => {
+            for &face_on_top in orders {
+                out.push(Action::Play { card, from, target: None, face_on_top });
+            }
+        }
+        Some(seats) => {
+            for target in seats.iter() {
+                for &face_on_top in orders {
+                    out.push(Action::Play { card, from, target: Some(target), face_on_top });
+                }
+            }
+        }
     }
 }
 
