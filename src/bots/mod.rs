@@ -20,7 +20,7 @@ use crate::core::{Action, View};
 
 pub use greedy::{GreedyBot, Weights};
 pub use lua::LuaBot;
-pub use mcts::MctsBot;
+pub use mcts::{MctsBot, Params};
 
 /// Why a bot could not be built or could not choose.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -33,7 +33,7 @@ pub enum BotError {
 
 /// A computer player.
 pub trait Bot: Send {
-    /// A short name for narration and reports (`greedy`, `mcts:400`, `cautious.lua` …).
+    /// A short name for narration and reports (`greedy`, `mcts:200`, `cautious.lua` …).
     fn name(&self) -> &str;
     /// Forgets everything from earlier games and reseeds: afterwards the bot plays exactly like
     /// a bot freshly built with this seed.
@@ -107,7 +107,7 @@ impl RandomBot {
 }
 
 /// The default search strength of `mcts` (playouts per move).
-pub const DEFAULT_MCTS_ITERATIONS: u32 = 400;
+pub const DEFAULT_MCTS_ITERATIONS: u32 = 200;
 
 /// Builds a bot from its name as players write it after `bot:`: `random`, `greedy`, `mcts`,
 /// `mcts:ITERATIONS`, or a path to a Lua bot ending in `.lua`.
@@ -128,7 +128,7 @@ pub fn from_spec(spec: &str, seed: u64) -> Result<Box<dyn Bot>, BotError> {
             Ok(n) if n >= 1 => Ok(Box::new(MctsBot::new(n, seed))),
             _ => Err(BotError::Failed {
                 name: spec.to_string(),
-                message: format!("'{n}' is not a number of iterations (write mcts:400)"),
+                message: format!("'{n}' is not a number of iterations (write mcts:200)"),
             }),
         },
         _ => Err(BotError::Unknown(spec.to_string())),
