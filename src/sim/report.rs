@@ -46,7 +46,12 @@ fn pct(x: f64) -> String {
 
 /// A signed difference in percentage points with its half-width.
 fn points(m: &Moments) -> String {
-    format!("{:+.1} ± {:.1} points", m.mean() * 100.0, m.half_width() * 100.0)
+    let (mean, hw) = (m.mean() * 100.0, m.half_width() * 100.0);
+    if hw < 0.1 && mean.abs() < 1.0 {
+        format!("{mean:+.2} ± {hw:.2} points")
+    } else {
+        format!("{mean:+.1} ± {hw:.1} points")
+    }
 }
 
 /// Whether a paired difference is distinguishable from zero at 95%.
@@ -59,22 +64,33 @@ fn times(ratio: f64) -> String {
     if ratio >= 1.0 { format!("{ratio:.1}× as often") } else { format!("{:.0}% less often", (1.0 - ratio) * 100.0) }
 }
 
-/// The histogram of game lengths in about `bins` bars: `(from, to, count)`.
+/// The histogram of game lengths in at most `bins` bars, `(from, to, games)`: equal bars from
+/// the shortest game to the 99th percentile, and one last bar for the long tail.
 pub fn length_bins(tally: &Tally, bins: usize) -> Vec<(u32, u32, u64)> {
     if tally.games == 0 {
         return Vec::new();
     }
+    let last = tally.lengths.len() - 1;
+    let count = |from: u32, to: u32| -> u64 {
+        let (from, to) = (from as usize, to as usize);
+        if from > last {
+            return 0;
+        }
+        tally.lengths[from..=to.min(last)].iter().sum()
+    };
     let low = tally.length_quantile(0.0);
-    let high = tally.max_turns.max(low);
-    let span = (high - low + 1) as usize;
-    let width = span.div_ceil(bins.max(1)).max(1) as u32;
+    let body_end = tally.length_quantile(0.99).max(low);
+    let width = (body_end - low + 1).div_ceil(bins.saturating_sub(1).max(1) as u32).max(1);
     let mut out = Vec::new();
     let mut from = low;
-    while from <= high {
-        let to = (from + width - 1).min(high);
-        let count = (from..=to).map(|t| tally.lengths[(t as usize).min(tally.lengths.len() - 1)]).sum();
-        out.push((from, to, count));
+    while from <= body_end {
+        let to = from + width - 1;
+        out.push((from, to, count(from, to)));
         from = to + 1;
+    }
+    if tally.max_turns >= from {
+        // The tail, and every game longer than the histogram counts exactly.
+        out.push((from, tally.max_turns, tally.lengths[(from as usize).min(last)..].iter().sum()));
     }
     out
 }
@@ -114,7 +130,8 @@ impl Report<'_> {
         self.write_tally_text(&mut o, t);
         if let (Some(base_rules), Some((base, paired))) = (self.baseline, self.result.baseline.as_ref()) {
             let _ = writeln!(o, "\nPaired with {} on the same seeds and deals:", base_rules.name);
-            let _ = writeln!(o, "  {:<22} {:>10} {:>10}   difference (95% CI)", "", self.ruleset.name, base_rules.name);
+            let (a, b) = (short_name(&self.ruleset.name), short_name(&base_rules.name));
+            let _ = writeln!(o, "  {:<22} {:>10} {:>10}   difference (95% CI)", "", a, b);
             for s in 0..self.players().len() {
                 let _ = writeln!(
                     o,
@@ -372,6 +389,13 @@ impl Report<'_> {
     }
 }
 
+/// A ruleset name short enough for a report column: `rulesets/house.toml` → `house`.
+fn short_name(name: &str) -> String {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let stem = file.strip_suffix(".toml").unwrap_or(file);
+    stem.chars().take(10).collect()
+}
+
 fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text.to_string() }
 }
@@ -395,7 +419,9 @@ pub fn verdict(t: &Tally, base: &Tally, paired: &Paired) -> String {
         return "no difference: both rulesets played exactly the same games".into();
     }
     let mut parts = Vec::new();
-    for (s, m) in paired.seat_wins.iter().enumerate() {
+    // With two players the second seat only mirrors the first.
+    let seats = if paired.seat_wins.len() == 2 { 1 } else { paired.seat_wins.len() };
+    for (s, m) in paired.seat_wins.iter().enumerate().take(seats) {
         if significant(m) {
             parts.push(format!(
                 "seat {} wins {} → {} ± {:.1}",
@@ -406,15 +432,17 @@ pub fn verdict(t: &Tally, base: &Tally, paired: &Paired) -> String {
             ));
         }
     }
-    if significant(&paired.turns) && base.turns.mean() > 0.0 {
-        let change = paired.turns.mean() / base.turns.mean();
-        let word = if change < 0.0 { "shorter" } else { "longer" };
-        parts.push(format!(
-            "games are {:.0}% {word} ({:.1} → {:.1} turns)",
-            change.abs() * 100.0,
-            base.turns.mean(),
-            t.turns.mean()
-        ));
+    let (turns, base_turns) = (t.turns.mean(), base.turns.mean());
+    if significant(&paired.turns) && base_turns > 0.0 {
+        let change = paired.turns.mean() / base_turns;
+        let how = if change >= 1.0 {
+            format!("{:.1}× as long", 1.0 + change)
+        } else if change < 0.0 {
+            format!("{:.0}% shorter", -change * 100.0)
+        } else {
+            format!("{:.0}% longer", change * 100.0)
+        };
+        parts.push(format!("games are {how} ({base_turns:.1} → {turns:.1} turns)"));
     }
     if significant(&paired.draws) {
         parts.push(format!(
@@ -426,6 +454,9 @@ pub fn verdict(t: &Tally, base: &Tally, paired: &Paired) -> String {
     if significant(&paired.rescues) {
         parts.push(format!("rescues per game {:.2} → {:.2}", base.rescues.mean(), t.rescues.mean()));
     }
+    // Card kinds: compared per turn, so that longer games alone do not count as "more often".
+    let turns_total = t.turns.sum.max(1) as f64;
+    let base_turns_total = base.turns.sum.max(1) as f64;
     for (k, name) in ["number cards are", "Jolt is", "Quick is", "Knot is"].iter().enumerate() {
         if !significant(&paired.kinds[k]) {
             continue;
@@ -436,7 +467,10 @@ pub fn verdict(t: &Tally, base: &Tally, paired: &Paired) -> String {
         } else if after == 0 {
             parts.push(format!("{name} no longer played"));
         } else {
-            parts.push(format!("{name} now played {}", times(after as f64 / before as f64)));
+            let ratio = (after as f64 / turns_total) / (before as f64 / base_turns_total);
+            if (ratio - 1.0).abs() >= 0.1 {
+                parts.push(format!("{name} now played {} per turn", times(ratio)));
+            }
         }
     }
     if parts.is_empty() {
