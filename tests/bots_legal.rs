@@ -1,6 +1,6 @@
-//! Bots never choose an illegal action: thousands of seeded games on every shipped ruleset
-//! (`rulesets/*.toml`), through the simulator, which stops at the first action the engine
-//! refuses (or the first failing mod) and names the seed.
+//! Bots (built in and the shipped Lua bots) never choose an illegal action: thousands of
+//! seeded games on every shipped ruleset (`rulesets/*.toml`), through the simulator, which
+//! stops at the first action the engine refuses (or the first failing mod) and names the seed.
 
 use diving::ruleset::Ruleset;
 use diving::sim::{SimConfig, simulate};
@@ -43,6 +43,14 @@ fn greedy_and_random_play_legally_on_every_shipped_ruleset() {
         run(&ruleset, &["random", "greedy", "random", "greedy"], 300, 20_000);
         // Five players: two decks, so hands can hold two copies of a card.
         run(&ruleset, &["random", "greedy", "random", "greedy", "random"], 150, 30_000);
+    }
+}
+
+#[test]
+fn lua_bots_play_legally_on_every_shipped_ruleset() {
+    for ruleset in shipped() {
+        run(&ruleset, &["scripts/cautious.lua", "scripts/reckless.lua"], 60, 60_000);
+        run(&ruleset, &["scripts/reckless.lua", "random", "scripts/cautious.lua", "greedy"], 20, 70_000);
     }
 }
 

@@ -77,7 +77,12 @@ fn check_ruleset(ruleset: &Ruleset, players: usize, specs: &[&str], games: u64) 
 
 #[test]
 fn hidden_cards_never_change_a_choice_standard_two_players() {
-    let compared = check_ruleset(&Ruleset::standard(), 2, &["random", "greedy", "mcts:30"], 12);
+    let compared = check_ruleset(
+        &Ruleset::standard(),
+        2,
+        &["random", "greedy", "mcts:30", "scripts/cautious.lua", "scripts/reckless.lua"],
+        12,
+    );
     assert!(compared > 100, "only {compared} comparisons");
 }
 
@@ -90,6 +95,6 @@ fn hidden_cards_never_change_a_choice_three_players() {
 #[test]
 fn hidden_cards_never_change_a_choice_with_mods() {
     let house = Ruleset::load("rulesets/house.toml").unwrap();
-    let compared = check_ruleset(&house, 2, &["random", "greedy", "mcts:20"], 6);
+    let compared = check_ruleset(&house, 2, &["random", "greedy", "mcts:20", "scripts/reckless.lua"], 6);
     assert!(compared > 50, "only {compared} comparisons");
 }

@@ -1,20 +1,299 @@
-//! Lua bots: a script in `scripts/` that chooses a move from the view and the legal moves.
-//! (Built on the script sandbox; see `scripts/README.md`.)
+//! Lua bots: a script (`scripts/*.lua`) that chooses a move from the view and the legal moves,
+//! run in the same [`Sandbox`] as mods (safe libraries only, a step budget per call, a memory
+//! limit). The API is documented in `scripts/README.md`.
+//!
+//! The script returns a table with a `choose(view, moves)` function (or defines a global
+//! `choose`); it gets plain read-only data — its seat's view and the list of legal moves, each
+//! with a few precomputed hints — and returns the number of the move it wants. A script that
+//! fails, loops or answers nonsense gives a [`BotError`] naming the file and line; the bot never
+//! sees the game itself, so it cannot peek or cheat.
+//!
+//! Every game starts from a freshly loaded script with `math.random` seeded from the bot's
+//! seed, so a Lua bot is reproducible and keeps nothing from one game to the next.
 
-use crate::core::{Action, View};
+use std::path::Path;
 
+use mlua::{Function, Lua, Table, Value};
+
+use crate::core::{Action, Gain, Rank, Source, View};
+use crate::script::{Sandbox, ScriptError};
+
+use super::greedy::number_value;
 use super::{Bot, BotError};
+
+/// The shipped bot scripts, built into the binary: `bot:cautious.lua` works from any directory.
+const SHIPPED: &[(&str, &str)] = &[
+    ("cautious.lua", include_str!("../../scripts/cautious.lua")),
+    ("reckless.lua", include_str!("../../scripts/reckless.lua")),
+];
+
+/// Helpers every bot script can use as the global `diving` (the same names as for mods).
+const PRELUDE: &str = r#"
+local diving = {}
+local faces = { A = 1, J = 11, Q = 12, K = 13 }
+function diving.rank(card)
+  local r = string.sub(card, 1, -2)
+  return faces[r] or tonumber(r)
+end
+function diving.suit(card)
+  return string.sub(card, -1)
+end
+function diving.value(card)
+  local r = diving.rank(card)
+  if r and r <= 10 then return r end
+  return nil
+end
+function diving.cost(view, depth)
+  for _, band in ipairs(view.rules.bands) do
+    if depth <= band.to then return band.cost end
+  end
+  return view.rules.bands[#view.rules.bands].cost
+end
+return diving
+"#;
 
 /// A bot whose choices come from a Lua script.
 pub struct LuaBot {
     name: String,
+    file: String,
+    code: String,
+    sandbox: Sandbox,
+    choose: Function,
+    actions: Vec<Action>,
+}
+
+impl std::fmt::Debug for LuaBot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LuaBot").field("file", &self.file).finish_non_exhaustive()
+    }
 }
 
 impl LuaBot {
-    /// Loads the bot script at `path`.
-    pub fn load(path: &str, _seed: u64) -> Result<LuaBot, BotError> {
-        Err(BotError::Failed { name: path.to_string(), message: "lua bots are not available yet".into() })
+    /// Loads the bot script at `path`; a shipped script (`cautious.lua`, `scripts/reckless.lua`)
+    /// is found even when no such file exists here.
+    pub fn load(path: &str, seed: u64) -> Result<LuaBot, BotError> {
+        let file_name = Path::new(path).file_name().map_or(path.to_string(), |f| f.to_string_lossy().into_owned());
+        let code = match std::fs::read_to_string(path) {
+            Ok(code) => code,
+            Err(e) => match SHIPPED.iter().find(|(name, _)| *name == file_name) {
+                Some((_, code)) if !path.contains(['/', '\\']) || path.starts_with("scripts/") => code.to_string(),
+                _ => {
+                    let shipped: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
+                    return Err(BotError::Failed {
+                        name: path.to_string(),
+                        message: format!("cannot read the script: {e} (shipped bots: {})", shipped.join(", ")),
+                    });
+                }
+            },
+        };
+        LuaBot::from_code(path, &code, seed)
     }
+
+    /// A bot from the text of its script, as if read from the file `path`.
+    pub fn from_code(path: &str, code: &str, seed: u64) -> Result<LuaBot, BotError> {
+        let name = Path::new(path).file_name().map_or(path.to_string(), |f| f.to_string_lossy().into_owned());
+        let fail = |e: ScriptError| BotError::Failed { name: name.clone(), message: e.to_string() };
+        let sandbox = Sandbox::new(path).map_err(fail)?;
+        let prelude = sandbox.load("diving prelude", PRELUDE).map_err(fail)?;
+        sandbox.expose("diving", prelude.value).map_err(fail)?;
+        let choose = load_choose(&sandbox, path, code).map_err(fail)?;
+        let bot = LuaBot {
+            name: name.clone(),
+            file: path.to_string(),
+            code: code.to_string(),
+            sandbox,
+            choose,
+            actions: Vec::new(),
+        };
+        bot.seed_random(seed).map_err(fail)?;
+        Ok(bot)
+    }
+
+    fn failed(&self, message: impl Into<String>) -> BotError {
+        BotError::Failed { name: self.name.clone(), message: message.into() }
+    }
+
+    /// Seeds the state's `math.random`, so the bot's randomness comes from its seed.
+    fn seed_random(&self, seed: u64) -> Result<(), ScriptError> {
+        let lua = self.sandbox.lua();
+        let setup = |e: mlua::Error| ScriptError::new(self.file.clone(), None, e.to_string());
+        let math: Table = lua.globals().get("math").map_err(setup)?;
+        let randomseed: Function = math.get("randomseed").map_err(setup)?;
+        // Luau takes a 32-bit seed; fold the 64 bits in.
+        let folded = ((seed >> 32) ^ seed) as u32 as i32;
+        self.sandbox.call::<()>(&randomseed, folded)
+    }
+
+    /// The view and the moves as Lua tables.
+    fn tables(&self, view: &View<'_>) -> mlua::Result<(Table, Table, Vec<Table>)> {
+        let lua = self.sandbox.lua();
+        let view_table = view_table(lua, view)?;
+        let mut moves = Vec::with_capacity(self.actions.len());
+        for (i, action) in self.actions.iter().enumerate() {
+            moves.push(move_table(lua, view, i + 1, action)?);
+        }
+        let list = seq(lua, moves.iter().cloned())?;
+        Ok((view_table, list, moves))
+    }
+}
+
+/// Runs the script and finds its `choose` function.
+fn load_choose(sandbox: &Sandbox, path: &str, code: &str) -> Result<Function, ScriptError> {
+    let loaded = sandbox.load(path, code)?;
+    let from_table = match &loaded.value {
+        Value::Table(t) => t.get::<Value>("choose").ok(),
+        _ => None,
+    };
+    let found = match from_table {
+        Some(Value::Function(f)) => Some(f),
+        _ => match loaded.env.get::<Value>("choose") {
+            Ok(Value::Function(f)) => Some(f),
+            _ => None,
+        },
+    };
+    found.ok_or_else(|| {
+        ScriptError::new(
+            path,
+            None,
+            "a bot script must return a table with a choose(view, moves) function (or define a global choose)",
+        )
+    })
+}
+
+/// A read-only sequence table.
+fn seq<T: mlua::IntoLua>(lua: &Lua, items: impl IntoIterator<Item = T>) -> mlua::Result<Table> {
+    let t = lua.create_sequence_from(items)?;
+    t.set_readonly(true);
+    Ok(t)
+}
+
+fn seat_number(seat: usize) -> i64 {
+    seat as i64 + 1
+}
+
+/// The seat's view as a read-only table (see `scripts/README.md`).
+fn view_table(lua: &Lua, view: &View<'_>) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+    let rules = view.rules();
+    t.raw_set("seat", seat_number(view.seat()))?;
+    t.raw_set("players", view.player_count() as i64)?;
+    t.raw_set("turn", i64::from(view.turn()))?;
+    t.raw_set("hand", seq(lua, view.hand().iter().map(|c| c.to_string()))?)?;
+    let table = lua.create_table()?;
+    for (i, slot) in view.table().iter().enumerate() {
+        match slot {
+            Some(c) => table.raw_set(i + 1, c.to_string())?,
+            None => table.raw_set(i + 1, false)?,
+        }
+    }
+    table.set_readonly(true);
+    t.raw_set("table", table)?;
+    if let Some(top) = view.discard_top() {
+        t.raw_set("discard_top", top.to_string())?;
+    }
+    t.raw_set("discard", seq(lua, view.discard_pile().iter().map(|c| c.to_string()))?)?;
+    t.raw_set("deck_size", view.deck_size() as i64)?;
+    let r = lua.create_table()?;
+    r.raw_set("max_depth", i64::from(rules.max_depth))?;
+    r.raw_set("max_oxygen", i64::from(rules.max_oxygen))?;
+    r.raw_set("hand_size", rules.hand_size as i64)?;
+    r.raw_set("table_size", rules.table_size as i64)?;
+    r.raw_set("quick_extra", i64::from(rules.quick_extra))?;
+    r.raw_set("quick_push", i64::from(rules.quick_push))?;
+    let bands = lua.create_table()?;
+    for (i, band) in rules.oxygen_bands.iter().enumerate() {
+        let b = lua.create_table()?;
+        b.raw_set("to", i64::from(band.to))?;
+        b.raw_set("cost", i64::from(band.cost))?;
+        b.set_readonly(true);
+        bands.raw_set(i + 1, b)?;
+    }
+    bands.set_readonly(true);
+    r.raw_set("bands", bands)?;
+    r.set_readonly(true);
+    t.raw_set("rules", r)?;
+    let divers = lua.create_table()?;
+    for s in 0..view.player_count() {
+        let d = view.diver(s);
+        let dt = lua.create_table()?;
+        dt.raw_set("seat", seat_number(s))?;
+        dt.raw_set("name", view.names()[s].as_str())?;
+        dt.raw_set("depth", i64::from(d.depth))?;
+        dt.raw_set("oxygen", i64::from(d.oxygen))?;
+        dt.raw_set("hand_size", d.hand_size as i64)?;
+        dt.raw_set("front", seq(lua, d.front.iter().map(|c| c.to_string()))?)?;
+        dt.set_readonly(true);
+        if s == view.seat() {
+            t.raw_set("me", dt.clone())?;
+        }
+        divers.raw_set(s + 1, dt)?;
+    }
+    divers.set_readonly(true);
+    t.raw_set("divers", divers)?;
+    t.set_readonly(true);
+    Ok(t)
+}
+
+/// One legal move as a read-only table, with hints under the standard effects.
+fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+    let rules = view.rules();
+    let me = view.diver(view.seat());
+    let has = |rank: Rank| me.front.iter().any(|c| c.rank == rank);
+    t.raw_set("index", index as i64)?;
+    t.raw_set("text", action.to_string())?;
+    match action {
+        Action::Play { card, from, target, face_on_top } => {
+            t.raw_set("kind", "play")?;
+            t.raw_set("card", card.to_string())?;
+            match from {
+                Source::Hand => t.raw_set("from", "hand")?,
+                Source::Table(slot) => {
+                    t.raw_set("from", "table")?;
+                    t.raw_set("slot", *slot as i64 + 1)?;
+                }
+            }
+            if let Some(target) = target {
+                t.raw_set("target", seat_number(*target))?;
+            }
+            t.raw_set("over", *face_on_top)?;
+            if card.rank.is_number() {
+                let value = number_value(*card, view.discard_top());
+                t.raw_set("value", i64::from(value))?;
+                let (depth, wins) = if has(Rank::JACK) {
+                    (me.depth.saturating_sub(value), false)
+                } else {
+                    let extra = if has(Rank::QUEEN) { rules.quick_extra } else { 0 };
+                    let to = me.depth.saturating_add(value).saturating_add(extra).min(rules.max_depth);
+                    (to, to >= rules.max_depth)
+                };
+                let oxygen = if wins { me.oxygen } else { me.oxygen.saturating_sub(rules.band_cost(depth)) };
+                t.raw_set("depth", i64::from(depth))?;
+                t.raw_set("oxygen", i64::from(oxygen))?;
+                t.raw_set("wins", wins)?;
+                t.raw_set("rescued", !wins && oxygen == 0)?;
+            }
+        }
+        Action::Recover { cards, face_on_top } => {
+            t.raw_set("kind", "recover")?;
+            t.raw_set("cards", seq(lua, cards.iter().map(|c| c.to_string()))?)?;
+            t.raw_set("over", *face_on_top)?;
+            let room = rules.max_oxygen.saturating_sub(me.oxygen);
+            let gain = if has(Rank::KING) {
+                0
+            } else {
+                match rules.recovery_gain(cards) {
+                    Gain::Amount(g) => g.min(room),
+                    Gain::Max => room,
+                }
+            };
+            t.raw_set("gain", i64::from(gain))?;
+            t.raw_set("oxygen", i64::from(me.oxygen + gain))?;
+        }
+        Action::Pass => t.raw_set("kind", "pass")?,
+    }
+    t.set_readonly(true);
+    Ok(t)
 }
 
 impl Bot for LuaBot {
@@ -22,9 +301,57 @@ impl Bot for LuaBot {
         &self.name
     }
 
-    fn start_game(&mut self, _seed: u64) {}
+    fn start_game(&mut self, seed: u64) {
+        // A fresh copy of the script, so nothing carries over from the last game. The script
+        // loaded once already, so this only fails if it behaves differently now; the next
+        // `choose` reports that.
+        match load_choose(&self.sandbox, &self.file, &self.code) {
+            Ok(choose) => self.choose = choose,
+            Err(e) => {
+                let message = e.to_string();
+                if let Ok(f) = self.sandbox.lua().create_function(move |_, ()| -> mlua::Result<()> {
+                    Err(mlua::Error::RuntimeError(message.clone()))
+                }) {
+                    self.choose = f;
+                }
+            }
+        }
+        let _ = self.seed_random(seed);
+    }
 
-    fn choose(&mut self, _view: &View<'_>) -> Result<Action, BotError> {
-        Err(BotError::Failed { name: self.name.clone(), message: "lua bots are not available yet".into() })
+    fn choose(&mut self, view: &View<'_>) -> Result<Action, BotError> {
+        view.legal_actions_into(&mut self.actions);
+        if self.actions.is_empty() {
+            return Err(self.failed("it is not this bot's turn"));
+        }
+        let (view_table, list, moves) =
+            self.tables(view).map_err(|e| self.failed(format!("cannot build the view: {e}")))?;
+        let answer: Value =
+            self.sandbox.call(&self.choose, (view_table, list)).map_err(|e| self.failed(e.to_string()))?;
+        let n = self.actions.len();
+        let index = match &answer {
+            Value::Integer(i) => Some(*i),
+            Value::Number(x) if x.fract() == 0.0 => Some(*x as i64),
+            Value::Table(t) => moves.iter().position(|m| m.to_pointer() == t.to_pointer()).map(|i| i as i64 + 1),
+            _ => None,
+        };
+        match index {
+            Some(i) if (1..=n as i64).contains(&i) => Ok(self.actions.swap_remove(i as usize - 1)),
+            _ => Err(self.failed(format!(
+                "choose must return the number of a move, 1 to {n}, or one of the moves (it returned {})",
+                describe(&answer)
+            ))),
+        }
+    }
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Nil => "nil".into(),
+        Value::Boolean(b) => b.to_string(),
+        Value::Integer(i) => i.to_string(),
+        Value::Number(x) => x.to_string(),
+        Value::String(s) => format!("\"{}\"", s.to_string_lossy()),
+        other => format!("a {}", other.type_name()),
     }
 }
