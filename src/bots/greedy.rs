@@ -173,13 +173,23 @@ impl GreedyBot {
         let model = self.model.as_ref().expect("refreshed");
         let w = &self.weights;
         let me = view.diver(view.seat());
+        let turn = Turn {
+            w,
+            model,
+            view,
+            depth: me.depth,
+            oxygen: me.oxygen,
+            jolted: has(me.front, Rank::JACK),
+            quick: has(me.front, Rank::QUEEN),
+            top: view.discard_top(),
+        };
 
         let mut best = NONE;
         let mut best_play: Option<usize> = None;
         let mut fallback: Option<usize> = None;
         for (i, action) in self.plays.iter().enumerate() {
-            let Action::Play { card, from, target, face_on_top } = *action else { continue };
-            match score_play(w, model, view, &me, card, from, target, face_on_top) {
+            let Action::Play { card, from, target, face_on_top } = action else { continue };
+            match turn.score_play(*card, from, *target, *face_on_top) {
                 Some(WIN) => return self.plays.swap_remove(i),
                 Some(s) if s > best => {
                     best = s;
@@ -254,26 +264,37 @@ impl GreedyBot {
         let fits = per_suit.iter().all(|&k| k < base);
         // Adding one card of suit `s` moves the table index by base^(3 - s).
         let step = [base * base * base, base * base, base, 1];
-        let (losses, indices) = (&mut self.losses, &mut self.indices);
-        losses.clear();
-        losses.resize(1 << n, 0);
-        indices.clear();
-        indices.resize(1 << n, 0);
-        for mask in 1usize..(1 << n) {
-            let (low, rest) = (mask.trailing_zeros() as usize, mask & (mask - 1));
-            losses[mask] = losses[rest] + AVERAGE_KEEP - keep_value(&w, hand[low]);
-            indices[mask] = indices[rest] + step[suit_index(hand[low].suit)];
+        let mut card_loss = [0i64; 16];
+        let mut card_step = [0u32; 16];
+        for (i, &c) in hand[..n].iter().enumerate() {
+            card_loss[i] = AVERAGE_KEEP - keep_value(&w, c);
+            card_step[i] = step[suit_index(c.suit)];
         }
-        for mask in 1u32..(1 << n) {
+        // Each subset's values are its lowest card's plus those of the rest of the subset,
+        // which comes earlier in mask order.
+        let size = 1usize << n;
+        let (losses, indices) = (&mut self.losses, &mut self.indices);
+        if losses.len() < size {
+            losses.resize(size, 0);
+            indices.resize(size, 0);
+        }
+        losses[0] = 0;
+        indices[0] = 0;
+        for mask in 1..size {
+            let (low, rest) = (mask.trailing_zeros() as usize, mask & (mask - 1));
+            let loss = losses[rest] + card_loss[low];
+            let index = indices[rest] + card_step[low];
+            losses[mask] = loss;
+            indices[mask] = index;
             let gain = if knotted {
                 0
             } else if fits {
-                model.gains[indices[mask as usize] as usize].min(room)
+                model.gains[index as usize].min(room)
             } else {
                 let cards: Vec<Card> = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| hand[i]).collect();
                 gain_number(rules.recovery_gain(&cards)).min(room)
             };
-            each(i64::from(gain) * worth + losses[mask as usize] + w.recovery, mask);
+            each(i64::from(gain) * worth + loss + w.recovery, mask as u32);
         }
     }
 }
@@ -315,78 +336,82 @@ pub(crate) fn number_value(card: Card, top: Option<Card>) -> u32 {
     }
 }
 
-/// The score of one play, or `None` for a play to avoid while anything else is legal.
-#[allow(clippy::too_many_arguments)]
-fn score_play(
-    w: &Weights,
-    model: &Model,
-    view: &View<'_>,
-    me: &Diver<'_>,
-    card: Card,
-    from: Source,
-    target: Option<Seat>,
-    face_on_top: bool,
-) -> Option<i64> {
-    let rules = model.rules();
-    let max = rules.max_depth;
-    // Taking a table card denies it to the next player; break ties that way.
-    let table_bonus = i64::from(matches!(from, Source::Table(_)));
-    if card.rank.is_number() {
-        let value = number_value(card, view.discard_top());
-        if has(me.front, Rank::JACK) {
-            // A jolted move goes up: keep the loss small, and put the J on top (D13) so the
-            // next player can only match it by suit.
-            if !face_on_top {
-                return Some(NONE + 1);
+/// What a turn's plays are scored against: read once per move.
+struct Turn<'a, 'v> {
+    w: &'a Weights,
+    model: &'a Model,
+    view: &'a View<'v>,
+    depth: u32,
+    oxygen: u32,
+    jolted: bool,
+    quick: bool,
+    top: Option<Card>,
+}
+
+impl Turn<'_, '_> {
+    /// The score of one play, or `None` for a play to avoid while anything else is legal.
+    fn score_play(&self, card: Card, from: &Source, target: Option<Seat>, face_on_top: bool) -> Option<i64> {
+        let (w, model) = (self.w, self.model);
+        let rules = model.rules();
+        let max = rules.max_depth;
+        // Taking a table card denies it to the next player; break ties that way.
+        let table_bonus = i64::from(matches!(from, Source::Table(_)));
+        if card.rank.is_number() {
+            let value = number_value(card, self.top);
+            if self.jolted {
+                // A jolted move goes up: keep the loss small, and put the J on top (D13) so
+                // the next player can only match it by suit.
+                if !face_on_top {
+                    return Some(NONE + 1);
+                }
+                let to = self.depth.saturating_sub(value);
+                if model.oxygen_after(self.oxygen, to) == 0 {
+                    return None;
+                }
+                return Some(-(i64::from(value)) * 10 - 5 + table_bonus);
             }
-            let to = me.depth.saturating_sub(value);
-            if model.oxygen_after(me.oxygen, to) == 0 {
+            let extra = if self.quick { rules.quick_extra } else { 0 };
+            let to = self.depth.saturating_add(value).saturating_add(extra).min(max);
+            if to >= max {
+                return Some(WIN);
+            }
+            let left = model.oxygen_after(self.oxygen, to);
+            if left == 0 {
                 return None;
             }
-            return Some(-(i64::from(value)) * 10 - 5 + table_bonus);
-        }
-        let quick = has(me.front, Rank::QUEEN);
-        let extra = if quick { rules.quick_extra } else { 0 };
-        let to = me.depth.saturating_add(value).saturating_add(extra).min(max);
-        if to >= max {
-            return Some(WIN);
-        }
-        let left = model.oxygen_after(me.oxygen, to);
-        if left == 0 {
-            return None;
-        }
-        let mut score = i64::from(to - me.depth) * 10 + table_bonus;
-        // Keeping a little oxygen in hand is worth a tie-break.
-        score += i64::from(left.min(w.spare_oxygen));
-        if quick {
-            score += push_score(model, view, target?);
-        }
-        return Some(score);
-    }
-    match card.rank {
-        Rank::JACK => {
-            let t = view.diver(target?);
-            let lead = i64::from(t.depth.saturating_sub(me.depth));
-            let mut score = w.jolt + lead * w.jolt_lead / 10;
-            if t.depth.saturating_add(28) >= max {
-                score += w.jolt_urgent;
+            let mut score = i64::from(to - self.depth) * 10 + table_bonus;
+            // Keeping a little oxygen in hand is worth a tie-break.
+            score += i64::from(left.min(w.spare_oxygen));
+            if self.quick {
+                score += push_score(model, self.view, target?);
             }
-            Some(score + table_bonus)
+            return Some(score);
         }
-        Rank::QUEEN => Some(w.quick + table_bonus),
-        Rank::KING => {
-            let t = view.diver(target?);
-            let mut score = w.knot;
-            if t.oxygen <= 3 {
-                score += w.knot_low_oxygen;
+        match card.rank {
+            Rank::JACK => {
+                let t = self.view.diver(target?);
+                let lead = i64::from(t.depth.saturating_sub(self.depth));
+                let mut score = w.jolt + lead * w.jolt_lead / 10;
+                if t.depth.saturating_add(28) >= max {
+                    score += w.jolt_urgent;
+                }
+                Some(score + table_bonus)
             }
-            if t.depth > max / 2 {
-                score += w.knot_deep;
+            Rank::QUEEN => Some(w.quick + table_bonus),
+            Rank::KING => {
+                let t = self.view.diver(target?);
+                let mut score = w.knot;
+                if t.oxygen <= 3 {
+                    score += w.knot_low_oxygen;
+                }
+                if t.depth > max / 2 {
+                    score += w.knot_deep;
+                }
+                Some(score + table_bonus)
             }
-            Some(score + table_bonus)
+            // A modded rank: the bot does not know what it does.
+            _ => Some(-1000 + table_bonus),
         }
-        // A modded rank: the bot does not know what it does.
-        _ => Some(-1000 + table_bonus),
     }
 }
 

@@ -91,6 +91,19 @@ pub struct Game {
     decks: u32,
     seed: u64,
     rng: ChaCha8Rng,
+    /// A spare copy for undoing a failed scripted action, reused from one action to the next.
+    undo: Undo,
+}
+
+/// The spare copy a game keeps for undoing a failed scripted action. Not part of the game:
+/// a cloned game starts without one.
+#[derive(Default)]
+struct Undo(Option<Box<Game>>);
+
+impl Clone for Undo {
+    fn clone(&self) -> Undo {
+        Undo(None)
+    }
 }
 
 impl std::fmt::Debug for Game {
@@ -175,6 +188,7 @@ impl Game {
             decks,
             seed: setup.seed,
             rng,
+            undo: Undo::default(),
         };
         let mut events = Vec::new();
         let registry = Arc::clone(&game.registry);
@@ -509,19 +523,77 @@ impl Game {
     /// [`Game::apply`], appending the events to `events` (on error, `events` is as it was).
     pub fn apply_into(&mut self, action: &Action, events: &mut Vec<Event>) -> Result<(), ActionError> {
         self.checked(action)?;
-        let before = (!self.registry.is_native()).then(|| self.clone());
+        // A scripted entry may fail half-way: keep a copy to go back to (in a reused buffer).
+        let mut before = (!self.registry.is_native()).then(|| {
+            let mut copy = self.undo.0.take().unwrap_or_else(|| Box::new(self.clone()));
+            copy.copy_from(self);
+            copy
+        });
         let mark = events.len();
         // One handle on the registry for the whole action, so hooks need no clones of their own.
         let registry = Arc::clone(&self.registry);
         let result = self.resolve(&registry, action, events);
         if let Err(e) = result {
-            if let Some(before) = before {
-                *self = before;
+            if let Some(before) = before.as_mut() {
+                std::mem::swap(self, before);
             }
+            self.undo.0 = before;
             events.truncate(mark);
             return Err(ActionError::Script(e.0));
         }
+        self.undo.0 = before;
         Ok(())
+    }
+
+    /// Makes this game equal to `other`, reusing this game's buffers.
+    fn copy_from(&mut self, other: &Game) {
+        // Destructured, so that a new field cannot be forgotten here.
+        let Game {
+            rules,
+            registry,
+            names,
+            players,
+            table,
+            discard,
+            deck,
+            current,
+            turn,
+            outcome,
+            decks,
+            seed,
+            rng,
+            undo: _,
+        } = other;
+        if !Arc::ptr_eq(&self.rules, rules) {
+            self.rules = Arc::clone(rules);
+        }
+        if !Arc::ptr_eq(&self.registry, registry) {
+            self.registry = Arc::clone(registry);
+        }
+        if !Arc::ptr_eq(&self.names, names) {
+            self.names = Arc::clone(names);
+        }
+        self.players.truncate(players.len());
+        for (i, p) in players.iter().enumerate() {
+            match self.players.get_mut(i) {
+                Some(mine) => {
+                    mine.depth = p.depth;
+                    mine.oxygen = p.oxygen;
+                    mine.hand.clone_from(&p.hand);
+                    mine.front.clone_from(&p.front);
+                }
+                None => self.players.push(p.clone()),
+            }
+        }
+        self.table.clone_from(table);
+        self.discard.clone_from(discard);
+        self.deck.clone_from(deck);
+        self.current = *current;
+        self.turn = *turn;
+        self.outcome = *outcome;
+        self.decks = *decks;
+        self.seed = *seed;
+        self.rng.clone_from(rng);
     }
 
     fn resolve(&mut self, registry: &Registry, action: &Action, events: &mut Vec<Event>) -> Result<(), EffectError> {
@@ -657,52 +729,66 @@ impl Game {
     }
 }
 
-/// What a card offers when it can be played: its targets and whether the discard order is
-/// a choice (`None`: it cannot be played).
-type Opening = Option<(Option<Seats>, bool)>;
-
 /// The answers of registry entries whose aim ignores the card, by entry address.
 #[derive(Default)]
 struct AimCache {
     len: usize,
-    entries: [(usize, Opening); 4],
+    keys: [usize; 4],
+    openings: [Opening; 4],
 }
 
 impl AimCache {
     /// What `card` offers the current player now.
-    #[inline]
+    #[inline(always)]
     fn aim(&mut self, game: &Game, card: Card) -> Opening {
         let effect = game.registry.effect_ref(card.rank);
         let key = (effect as *const dyn Effect).cast::<()>() as usize;
-        if let Some(&(_, opening)) = self.entries[..self.len].iter().find(|(k, _)| *k == key) {
-            return opening;
+        for i in 0..self.len {
+            if self.keys[i] == key {
+                return self.openings[i];
+            }
         }
+        self.ask(game, effect, key, card)
+    }
+
+    #[inline(never)]
+    fn ask(&mut self, game: &Game, effect: &dyn Effect, key: usize, card: Card) -> Opening {
         let opening = match effect.aim(game, game.current, card) {
             Ok(Aim::Open { targets, order_choice }) => Some((targets, order_choice)),
             _ => None,
         };
-        if self.len < self.entries.len() && effect.aim_ignores_card() {
-            self.entries[self.len] = (key, opening);
+        if self.len < self.keys.len() && effect.aim_ignores_card() {
+            self.keys[self.len] = key;
+            self.openings[self.len] = opening;
             self.len += 1;
         }
         opening
     }
 }
 
+/// What a card offers when it can be played: its targets and whether the discard order is
+/// a choice (`None`: it cannot be played).
+type Opening = Option<(Option<Seats>, bool)>;
+
 /// Lists the plays of `card` from `from` for what its aim offers.
+#[inline(always)]
 fn push_plays(card: Card, from: Source, opening: Opening, out: &mut Vec<Action>) {
     let Some((targets, order_choice)) = opening else { return };
-    let orders: &[bool] = if order_choice { &[false, true] } else { &[false] };
     match targets {
         None => {
-            for &face_on_top in orders {
-                out.push(Action::Play { card, from, target: None, face_on_top });
+            out.push(Action::Play { card, from, target: None, face_on_top: false });
+            if order_choice {
+                out.push(Action::Play { card, from, target: None, face_on_top: true });
             }
         }
         Some(seats) => {
-            for target in seats.iter() {
-                for &face_on_top in orders {
-                    out.push(Action::Play { card, from, target: Some(target), face_on_top });
+            let mut bits = seats.0;
+            while bits != 0 {
+                let target = Some(bits.trailing_zeros() as Seat);
+                bits &= bits - 1;
+                out.push(Action::Play { card, from, target, face_on_top: false });
+                if order_choice {
+                    out.push(Action::Play { card, from, target, face_on_top: true });
                 }
             }
         }
