@@ -1,6 +1,7 @@
-//! Engine speed: whole games as the simulator plays them (one thread), and the hot pieces of a
-//! turn on their own. Run with `cargo bench --bench engine`; `diving sim` prints the same
-//! throughput for real runs.
+//! Engine speed: whole games as the simulator plays them (one thread) — two greedy bots, four
+//! random bots, two greedy bots on a ruleset whose Lua mod wraps every number card, and the
+//! search bot against greedy — and the hot pieces of a turn on their own. Run with
+//! `cargo bench --bench engine`; `diving sim` prints the same throughput for real runs.
 
 use std::hint::black_box;
 
@@ -26,8 +27,15 @@ fn games(c: &mut Criterion) {
     let mut group = c.benchmark_group("game");
     group.throughput(Throughput::Elements(1));
     let standard = Ruleset::standard();
-    for (name, players) in [("greedy_2p", &["greedy", "greedy"][..]), ("random_4p", &["random"; 4][..])] {
-        let mut arena = Arena::new(&standard, &config(players)).expect("arena");
+    let wrapped = Ruleset::load("benches/rulesets/lua-wrap.toml").expect("benches/rulesets/lua-wrap.toml");
+    let cases = [
+        ("greedy_2p", &standard, &["greedy", "greedy"][..]),
+        ("random_4p", &standard, &["random"; 4][..]),
+        ("greedy_2p_lua_number_cards", &wrapped, &["greedy", "greedy"][..]),
+        ("mcts_vs_greedy", &standard, &["mcts", "greedy"][..]),
+    ];
+    for (name, ruleset, players) in cases {
+        let mut arena = Arena::new(ruleset, &config(players)).expect("arena");
         let mut record = GameRecord::default();
         let mut seed = 0u64;
         group.bench_function(name, |b| {
