@@ -78,6 +78,7 @@ where
     chart
         .configure_mesh()
         .x_desc("turns")
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .y_desc("share of games")
         .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
         .draw()
@@ -137,23 +138,34 @@ where
     let ours = groups(&report.result.tally);
     let theirs = baseline.map(groups);
     let n = ours.len();
+    // Bar `i` is centred on x = i, so the axis labels (at whole numbers) name the bars.
+    let labels: Vec<String> = ours.iter().map(|(label, _, _)| label.clone()).collect();
+    let name = |x: &f64| -> String {
+        let i = x.round();
+        if (x - i).abs() < 1e-6 && i >= 0.0 {
+            labels.get(i as usize).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
     let mut chart = ChartBuilder::on(area)
         .caption("Win rate (95% CI)", ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(50)
-        .build_cartesian_2d(0.0..n as f64, 0.0..1.0)
+        .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..1.0)
         .map_err(draw_error)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_labels(0)
+        .x_labels(n + 1)
+        .x_label_formatter(&name)
         .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
         .draw()
         .map_err(draw_error)?;
     let series: Vec<(&Vec<Bar>, RGBColor, f64)> = match &theirs {
-        Some(theirs) => vec![(&ours, RULESET_COLOUR, 0.1), (theirs, BASELINE_COLOUR, 0.5)],
-        None => vec![(&ours, RULESET_COLOUR, 0.2)],
+        Some(theirs) => vec![(&ours, RULESET_COLOUR, -0.4), (theirs, BASELINE_COLOUR, 0.0)],
+        None => vec![(&ours, RULESET_COLOUR, -0.3)],
     };
     let bar = if theirs.is_some() { 0.4 } else { 0.6 };
     for (bars, colour, offset) in series {
@@ -167,11 +179,6 @@ where
             let whisker = vec![(mid, r.low), (mid, r.high)];
             chart.draw_series(std::iter::once(PathElement::new(whisker, BLACK.stroke_width(2)))).map_err(draw_error)?;
         }
-    }
-    for (i, (label, _, _)) in ours.iter().enumerate() {
-        chart
-            .draw_series(std::iter::once(Text::new(label.clone(), (i as f64 + 0.1, 0.97), ("sans-serif", 14))))
-            .map_err(draw_error)?;
     }
     Ok(())
 }
