@@ -116,7 +116,7 @@ pub struct SimArgs {
     /// Games to play
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
-    /// Bots in seat order, comma-separated (random, greedy, mcts, or a .lua bot)
+    /// Bots in seat order, comma-separated: random, greedy, mcts, mcts:ITERATIONS, or a .lua bot
     #[arg(long, value_delimiter = ',', default_value = "greedy,greedy")]
     pub players: Vec<String>,
     /// First seed; game i (from 0) uses seed + i

@@ -104,6 +104,14 @@ impl Report<'_> {
         &self.result.tally
     }
 
+    /// The turn cap the games were played with: the ruleset's own when it is lower.
+    fn cap(&self) -> u32 {
+        match self.ruleset.rules.max_turns {
+            0 => self.config.max_turns,
+            own => own.min(self.config.max_turns),
+        }
+    }
+
     /// The headline verdict of a paired run.
     pub fn verdict(&self) -> Option<String> {
         let (base, paired) = self.result.baseline.as_ref()?;
@@ -215,7 +223,7 @@ impl Report<'_> {
         let _ = writeln!(
             o,
             "Draws (turn cap {})    {:>6} {:>7}   {}–{}",
-            self.config.max_turns,
+            self.cap(),
             t.draws,
             pct(d.rate),
             pct(d.low),
