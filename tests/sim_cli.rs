@@ -162,3 +162,30 @@ fn bad_input_is_refused_with_status_2() {
     let out = sim(&["--ruleset", "no-such-ruleset"]).code(2).get_output().stderr.clone();
     assert!(String::from_utf8(out).unwrap().contains("no-such-ruleset"));
 }
+
+#[test]
+fn a_failing_mod_stops_the_sim_with_the_seed_that_reproduces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("fragile.toml"), "extends = \"standard\"\nmods = [\"fragile.lua\"]\n").unwrap();
+    // A 7 played late in a game breaks the mod.
+    std::fs::write(
+        dir.path().join("fragile.lua"),
+        "diving.wrap(7, function(ctx, play, previous)\n  if ctx:turn() > 12 then error('the seven snapped') end\n  previous(ctx, play)\nend)\n",
+    )
+    .unwrap();
+    let ruleset = dir.path().join("fragile.toml");
+    let assert = sim(&["--games", "200", "--players", "greedy,random", "--ruleset", ruleset.to_str().unwrap()]).code(1);
+    let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("a mod failed") && err.contains("fragile.lua:2") && err.contains("the seven snapped"),
+        "{err}"
+    );
+    assert!(err.contains("(seed ") && err.contains("reproduce it with: diving sim --games 1"), "{err}");
+    assert!(assert.get_output().stdout.is_empty(), "no report after a failure");
+    // The command it prints replays exactly that failure.
+    let line = err.lines().find(|l| l.starts_with("reproduce it with: ")).unwrap();
+    let args: Vec<&str> = line.trim_start_matches("reproduce it with: diving ").split(' ').collect();
+    let again = Command::cargo_bin("diving").unwrap().args(&args).assert().code(1);
+    let again = String::from_utf8(again.get_output().stderr.clone()).unwrap();
+    assert!(again.contains("the seven snapped"), "{again}");
+}
