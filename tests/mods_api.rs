@@ -244,3 +244,33 @@ fn treasure_wreck_wins() {
 outcome: running",
     );
 }
+
+#[test]
+fn math_random_draws_from_the_games_seeded_rng() {
+    let play = |seed: u64| {
+        let setup = Setup { names: vec!["Ann".into(), "Bob".into()], seed, deck: None };
+        let mut game = Game::new(Arc::new(Rules::default()), Arc::new(mods(&["luau-random.lua"])), setup).unwrap();
+        let mut lines = Vec::new();
+        for _ in 0..6 {
+            let action = game.legal_actions()[0].clone();
+            lines.extend(said(&game.apply(&action).unwrap()));
+        }
+        lines
+    };
+    let first = play(11);
+    assert_eq!(first.len(), 6);
+    assert_eq!(first, play(11), "the same seed gives the same math.random numbers");
+    assert_ne!(first, play(12));
+    for line in &first {
+        let parts: Vec<f64> = line.split(' ').map(|p| p.parse().unwrap()).collect();
+        assert!((1.0..=6.0).contains(&parts[0]) && (10.0..=20.0).contains(&parts[1]) && (0.0..1.0).contains(&parts[2]));
+    }
+}
+
+#[test]
+fn math_randomseed_is_refused() {
+    let setup = Setup { names: vec!["Ann".into(), "Bob".into()], seed: 1, deck: None };
+    let registry = Arc::new(mods(&["luau-randomseed.lua"]));
+    let e = Game::new(Arc::new(Rules::default()), registry, setup).expect_err("the first turn start reseeds");
+    assert!(e.to_string().contains("luau-randomseed.lua:3") && e.to_string().contains("math.randomseed"), "{e}");
+}

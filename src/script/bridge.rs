@@ -259,6 +259,45 @@ pub(crate) fn show(value: &Value) -> String {
     }
 }
 
+/// The `math` table mods see: Luau's own, except that `math.random` draws from the game's
+/// seeded RNG (Luau seeds its generator from the clock, which would make games unrepeatable)
+/// and `math.randomseed` is refused. The usual forms work inside a handler: `math.random()`
+/// (a number in [0, 1)), `math.random(n)` (1…n) and `math.random(m, n)` (m…n).
+pub(crate) fn seeded_math(lua: &Lua) -> mlua::Result<Table> {
+    let math: Table = lua.globals().get("math")?;
+    let copy = lua.create_table()?;
+    for pair in math.pairs::<Value, Value>() {
+        let (key, value) = pair?;
+        copy.raw_set(key, value)?;
+    }
+    let random = lua.create_function(|lua, args: mlua::Variadic<Value>| {
+        const SPAN: i64 = 1_000_000_000;
+        let (low, high) = match args.len() {
+            0 => {
+                let n = with_ctx(lua, "random", |ctx| Ok(ctx.random(SPAN as u32)))?;
+                return Ok(Value::Number(n as f64 / SPAN as f64));
+            }
+            1 => (1, int_arg(lua, &args[0], "math.random's bound")?),
+            _ => (
+                int_arg(lua, &args[0], "math.random's low bound")?,
+                int_arg(lua, &args[1], "math.random's high bound")?,
+            ),
+        };
+        let span = high.saturating_sub(low).saturating_add(1);
+        if !(1..=SPAN).contains(&span) {
+            return Err(Sandbox::raise(lua, format!("math.random({low}, {high}) needs 1 to {SPAN} possible values")));
+        }
+        let n = with_ctx(lua, "random", |ctx| Ok(ctx.random(span as u32)))?;
+        Ok(Value::Integer(low + n as i64))
+    })?;
+    copy.raw_set("random", random)?;
+    let randomseed = lua.create_function(|lua, _: mlua::Variadic<Value>| -> mlua::Result<()> {
+        Err(Sandbox::raise(lua, "math.randomseed is not available: mods draw from the game's seeded random numbers"))
+    })?;
+    copy.raw_set("randomseed", randomseed)?;
+    Ok(copy)
+}
+
 fn int_arg(lua: &Lua, value: &Value, what: &str) -> mlua::Result<i64> {
     match value {
         Value::Integer(n) => Ok(*n),

@@ -71,6 +71,9 @@ pub fn load_mods(rules: &Rules, mods: &[ModSource]) -> Result<Registry, ModError
     let building = Arc::new(Mutex::new(Some(Registry::standard())));
     let api = diving_table(&lua, rules, &shared, &building).map_err(setup)?;
     shared.sandbox.expose("diving", api).map_err(ModError)?;
+    let math = bridge::seeded_math(&lua).map_err(setup)?;
+    shared.sandbox.freeze(&math).map_err(ModError)?;
+    shared.sandbox.expose("math", math).map_err(ModError)?;
     for source in mods {
         shared.sandbox.load(&source.name, &source.code).map_err(ModError)?;
     }
