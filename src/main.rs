@@ -9,9 +9,15 @@ fn main() -> ExitCode {
     let cli = diving::cli::Cli::parse();
     match diving::run(cli) {
         Ok(code) => code,
+        // The reader of our output went away (`diving rules | head`): nothing to report.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("diving: {e:#}");
             ExitCode::from(2)
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }

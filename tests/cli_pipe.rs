@@ -115,3 +115,18 @@ fn reload_reports_the_first_move_a_changed_ruleset_plays_differently() {
     assert_eq!(broken.last().unwrap()["state"], state);
     game.finish();
 }
+
+/// Regression: when the reader closed its end of the output pipe, script mode went on reading
+/// (and, fed by `yes`, spun forever). It must stop at the first answer nobody can read.
+#[test]
+fn the_game_stops_when_nobody_reads_its_output() {
+    let mut talk = Conversation::start(&["--json", "--players", "a,b", "--seed", "1"]);
+    let mut first = String::new();
+    talk.stdout.read_line(&mut first).unwrap();
+    drop(talk.stdout);
+    let line = b"moves\n".repeat(1000);
+    // Far more input than any pipe buffer holds: only a game that quit refuses it.
+    let refused = (0..2000).any(|_| talk.stdin.write_all(&line).is_err());
+    assert!(refused, "the game read all its input although its output was closed");
+    assert!(talk.child.wait().unwrap().success());
+}

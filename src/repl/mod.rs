@@ -110,7 +110,7 @@ pub fn run_lines<W: Write>(shell: &mut Shell<W>, mut input: impl BufRead) {
             Ok(0) => return,
             Ok(_) => {
                 let line = String::from_utf8_lossy(&buf);
-                if shell.line(&line, &mut NoPrompter) == shell::Flow::Quit {
+                if shell.line(&line, &mut NoPrompter) == shell::Flow::Quit || shell.output_closed() {
                     return;
                 }
             }

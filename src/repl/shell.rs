@@ -53,12 +53,15 @@ pub struct Shell<W: Write> {
     interactive: bool,
     /// The seat whose hand may be shown; `None`: every hand (scripts).
     pub viewer: Option<Seat>,
+    /// A write failed (the reader went away, e.g. a closed pipe): nobody is listening, so the
+    /// caller should stop feeding lines.
+    output_closed: bool,
 }
 
 impl<W: Write> Shell<W> {
     /// A shell for a script or pipe: every hand visible, no questions.
     pub fn script(session: Session, out: W, json: bool) -> Shell<W> {
-        Shell { session, out, json, style: Style::PLAIN, interactive: false, viewer: None }
+        Shell { session, out, json, style: Style::PLAIN, interactive: false, viewer: None, output_closed: false }
     }
 
     /// A shell for a person at a terminal: the hand shown is the current player's, or the
@@ -70,7 +73,7 @@ impl<W: Write> Shell<W> {
         } else {
             Some(current)
         };
-        Shell { session, out, json: false, style, interactive: true, viewer }
+        Shell { session, out, json: false, style, interactive: true, viewer, output_closed: false }
     }
 
     pub fn style(&self) -> Style {
@@ -99,9 +102,21 @@ impl<W: Write> Shell<W> {
     }
 
     /// Writes a line of text (text mode) — ignored in JSON mode.
+    /// Whether a write has failed: the reader is gone, so there is no one to answer.
+    pub fn output_closed(&self) -> bool {
+        self.output_closed
+    }
+
+    fn note(&mut self, written: std::io::Result<()>) {
+        if written.is_err() {
+            self.output_closed = true;
+        }
+    }
+
     pub fn say(&mut self, text: &str) {
         if !self.json {
-            let _ = writeln!(self.out, "{text}");
+            let written = writeln!(self.out, "{text}");
+            self.note(written);
         }
     }
 
@@ -109,7 +124,8 @@ impl<W: Write> Shell<W> {
     pub fn say_json(&mut self, value: impl serde::Serialize) {
         if self.json {
             let text = serde_json::to_string(&value).expect("output serialises");
-            let _ = writeln!(self.out, "{text}");
+            let written = writeln!(self.out, "{text}");
+            self.note(written);
         }
     }
 
@@ -119,12 +135,14 @@ impl<W: Write> Shell<W> {
             self.say_json(json!({ "error": message }));
         } else {
             let label = self.style.error_label();
-            let _ = writeln!(self.out, "{label} {message}");
+            let written = writeln!(self.out, "{label} {message}");
+            self.note(written);
         }
     }
 
     pub fn flush(&mut self) {
-        let _ = self.out.flush();
+        let flushed = self.out.flush();
+        self.note(flushed);
     }
 
     /// Narrates events (text) or prints one object per event (JSON).
@@ -136,7 +154,8 @@ impl<W: Write> Shell<W> {
             }
         } else {
             for line in self.narrate(events, !self.interactive) {
-                let _ = writeln!(self.out, "{line}");
+                let written = writeln!(self.out, "{line}");
+                self.note(written);
             }
         }
     }
@@ -345,7 +364,8 @@ impl<W: Write> Shell<W> {
             self.say_json(Object::one("state", value));
         } else {
             let text = self.board();
-            let _ = write!(self.out, "{text}");
+            let written = write!(self.out, "{text}");
+            self.note(written);
         }
     }
 
@@ -500,7 +520,8 @@ impl<W: Write> Shell<W> {
         if self.json {
             self.say_json(json!({ "help": text }));
         } else {
-            let _ = write!(self.out, "{text}");
+            let written = write!(self.out, "{text}");
+            self.note(written);
         }
     }
 
