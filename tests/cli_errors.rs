@@ -32,7 +32,8 @@ const BAD: &[(&str, &str)] = &[
     ("play ks 0", "'0' is not a seat number (seats are numbered from 1)"),
     ("recover", "recover needs at least one card from your hand: recover CARD…"),
     ("recover 9c", "9C is not in your hand"),
-    ("recover 2h 2h", "2H is not in your hand"),
+    ("recover 2h 2h", "2H is named more often than you hold it (1 in your hand)"),
+    ("foo", "unknown command 'foo' (type 'help' for the list)"),
     ("recover 2h over", "'over' is only possible when a J or K in front of you is used up by this move"),
     ("recover over 2h", "'over' goes at the end: recover CARD… over"),
     ("pass", "you can only pass when you have no cards and no table card can be played"),
@@ -116,8 +117,8 @@ fn fails_with(args: &[&str], message: &str) {
 
 #[test]
 fn bad_arguments_exit_2_with_a_clear_message() {
-    fails_with(&["--players", "alice"], "1 players is outside this ruleset's 2…8");
-    fails_with(&["--players", "a,b,c,d,e,f,g,h,i"], "9 players is outside this ruleset's 2…8");
+    fails_with(&["--players", "alice"], "this ruleset is for 2 to 8 players, not 1");
+    fails_with(&["--players", "a,b,c,d,e,f,g,h,i"], "this ruleset is for 2 to 8 players, not 9");
     fails_with(&["--players", "alice,Alice"], "two players are called 'Alice'");
     fails_with(&["--players", "alice,bot:nosuch"], "unknown bot 'nosuch'");
     fails_with(&["--players", "alice,42"], "'42' is a number");

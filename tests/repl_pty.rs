@@ -132,7 +132,7 @@ fn a_missing_choice_is_asked_for() {
     p.exp_string("alice plays QH and keeps it in front").unwrap();
     p.exp_string("alice> ").unwrap();
     p.send_line("play 5c").unwrap();
-    p.exp_string("5C: which player? (random or random2) ").unwrap();
+    p.exp_string("5C: whom does your Quick push down? (random or random2) ").unwrap();
     p.send_line("random2").unwrap();
     p.exp_string("alice's Quick pushes random2 down 4").unwrap();
     p.exp_string("alice> ").unwrap();

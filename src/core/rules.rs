@@ -202,7 +202,7 @@ pub enum RulesError {
         "{players} players need {needed} cards (hands, table and a first discard) but {decks} deck(s) hold {available}"
     )]
     NotEnoughCards { players: usize, decks: u32, needed: usize, available: usize },
-    #[error("{players} players is outside this ruleset's {min}…{max}")]
+    #[error("this ruleset is for {min} to {max} players, not {players}")]
     PlayerCount { players: usize, min: usize, max: usize },
 }
 

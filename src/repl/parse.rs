@@ -141,7 +141,8 @@ fn unknown_command(word: &str) -> String {
     let lower = word.to_lowercase();
     let best = COMMANDS.iter().map(|(w, _)| (*w, edit_distance(&lower, w))).min_by_key(|&(_, d)| d);
     match best {
-        Some((w, d)) if d <= 2 || w.starts_with(&lower) => {
+        // One slip in a three-letter word, two in a longer one: `foo` is not a typo of `log`.
+        Some((w, d)) if d <= if lower.chars().count() <= 3 { 1 } else { 2 } || w.starts_with(&lower) => {
             format!("unknown command '{word}' (did you mean '{w}'? type 'help' for the list)")
         }
         _ => format!("unknown command '{word}' (type 'help' for the list)"),

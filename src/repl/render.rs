@@ -427,6 +427,10 @@ pub fn action_error(game: &Game, err: &ActionError) -> String {
             format!("{} cannot be targeted with {card}: {reason}", name(*target))
         }
         ActionError::NoTargetTaken { card } => format!("{card} takes no player here"),
+        ActionError::NotInHand { card } if game.player(game.current()).hand.contains(card) => {
+            let held = game.player(game.current()).hand.iter().filter(|c| *c == card).count();
+            format!("{card} is named more often than you hold it ({held} in your hand)")
+        }
         ActionError::NoOrderChoice => {
             "'over' is only possible when a J or K in front of you is used up by this move".into()
         }

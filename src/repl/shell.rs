@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::core::{Action, ActionError, Card, Event, Seat, Source};
+use crate::core::{Action, ActionError, Card, Event, Rank, Seat, Source};
 use crate::repl::json::{self as js, Object};
 use crate::repl::parse::{self, COMMANDS, Command, Place, Who};
 use crate::repl::render::{self, Narrator, Style};
@@ -286,7 +286,13 @@ impl<W: Write> Shell<W> {
             } else {
                 let game = self.session.game();
                 let names: Vec<String> = options.iter().map(|&s| game.name(s).to_string()).collect();
-                let question = format!("{card}: which player? ({}) ", render::or_list(&names));
+                let role = match card.rank {
+                    Rank::JACK => "whom do you Jolt",
+                    Rank::KING => "whom do you Knot",
+                    r if r.is_number() => "whom does your Quick push down",
+                    _ => "which player",
+                };
+                let question = format!("{card}: {role}? ({}) ", render::or_list(&names));
                 let Some(answer) = prompter.ask(&question) else {
                     let e = ActionError::TargetNeeded { card, options };
                     return Err(render::action_error(game, &e));
