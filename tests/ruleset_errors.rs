@@ -270,3 +270,13 @@ fn check_in_json() {
         .stdout(contains("\"ok\":true"))
         .stdout(contains("\"mods\":3"));
 }
+
+/// Regression: a bigger hand needs recovery patterns the standard table lacks; the error used
+/// to point into the embedded standard.toml, which the user never wrote.
+#[test]
+fn an_error_about_an_inherited_value_points_at_the_users_change() {
+    assert_eq!(
+        one("extends = \"standard\"\nhand_size = 6\n"),
+        "r.toml:2:13: the recovery table has no entry for suit pattern `2+2+2`, which a discard of up to 6 cards can have"
+    );
+}

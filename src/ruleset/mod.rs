@@ -378,12 +378,12 @@ fn cycle_names(ids: &[String]) -> String {
 
 /// Checks the merged rules; errors point at the file and key that set the offending value.
 fn validate(merged: &Merged, top: &str) -> Result<(), RulesetError> {
+    // Point at the first of the keys the error is about that a file of the user's set; a
+    // value inherited from a shipped ruleset is not where the user can fix it.
     let place_of = |keys: &[&str]| {
-        keys.iter().find_map(|k| merged.origins.keys.get(k)).cloned().unwrap_or(Place {
-            file: top.to_string(),
-            line: 1,
-            col: 1,
-        })
+        let set: Vec<&Place> = keys.iter().filter_map(|k| merged.origins.keys.get(*k)).collect();
+        let own = set.iter().find(|p| embedded_file(&p.file).is_none());
+        own.or(set.first()).map(|p| (*p).clone()).unwrap_or(Place { file: top.to_string(), line: 1, col: 1 })
     };
     let rules = &merged.rules;
     if let Err(e) = rules.validate() {
