@@ -162,6 +162,41 @@ const SAFE_GLOBALS: &[&str] = &[
     "utf8",
 ];
 
+/// Functions of standard Lua that the sandbox leaves out, refused by name when called.
+const REFUSED_FUNCTIONS: &[&str] = &[
+    "require",
+    "load",
+    "loadstring",
+    "dofile",
+    "loadfile",
+    "getfenv",
+    "setfenv",
+    "collectgarbage",
+    "newproxy",
+    "print",
+];
+/// Libraries of standard Lua that the sandbox leaves out, refused by name when used.
+const REFUSED_LIBRARIES: &[&str] = &["io", "os", "debug", "package", "coroutine", "_G"];
+
+/// Why `name` is left out, for its refusal.
+fn why(name: &str) -> &'static str {
+    match name {
+        "io" | "os" | "dofile" | "loadfile" | "require" | "package" => {
+            "mods and bots run in a sandbox that cannot reach files, programs, the clock or the environment"
+        }
+        "load" | "loadstring" | "string.dump" => "the sandbox runs only the source text of its files",
+        "print" => "write to the game log with ctx:say instead",
+        _ => "the sandbox leaves it out so scripts cannot escape or disturb each other",
+    }
+}
+
+/// A function that refuses to run, naming itself.
+fn refusal(lua: &Lua, name: &'static str) -> mlua::Result<Function> {
+    lua.create_function(move |lua, _: mlua::Variadic<Value>| -> mlua::Result<()> {
+        Err(Sandbox::raise(lua, format!("`{name}` is not available: {}", why(name))))
+    })
+}
+
 impl Sandbox {
     /// A fresh sandbox with the default [`Limits`]. `name` is used in errors that belong to no
     /// loaded file.
@@ -211,6 +246,8 @@ impl Sandbox {
             })
             .map_err(fail)?;
         string.raw_set("rep", guarded).map_err(fail)?;
+        // `string.dump` would turn functions into bytecode: refuse it by name.
+        string.raw_set("dump", refusal(&lua, "string.dump").map_err(fail)?).map_err(fail)?;
         // Hide the string metatable (it is also made read-only by the sandbox below).
         let string_meta: Option<Table> = lua.load("return getmetatable('')").eval().map_err(fail)?;
         if let Some(meta) = string_meta {
@@ -224,6 +261,27 @@ impl Sandbox {
         meta.raw_set("__metatable", false).map_err(fail)?;
         meta.set_readonly(true);
         exposed.set_metatable(Some(meta)).map_err(fail)?;
+        // What a script from elsewhere may reach for gets a clear refusal, not "attempt to
+        // call a nil value".
+        for name in REFUSED_FUNCTIONS {
+            exposed.raw_set(*name, refusal(&lua, name).map_err(fail)?).map_err(fail)?;
+        }
+        for name in REFUSED_LIBRARIES {
+            let library = lua.create_table().map_err(fail)?;
+            let library_meta = lua.create_table().map_err(fail)?;
+            let index = lua
+                .create_function(move |lua, (_, key): (Value, Value)| -> mlua::Result<()> {
+                    let key = key.to_string().unwrap_or_default();
+                    Err(Sandbox::raise(lua, format!("`{name}.{key}` is not available: {}", why(name))))
+                })
+                .map_err(fail)?;
+            library_meta.raw_set("__index", index).map_err(fail)?;
+            library_meta.raw_set("__metatable", false).map_err(fail)?;
+            library_meta.set_readonly(true);
+            library.set_metatable(Some(library_meta)).map_err(fail)?;
+            library.set_readonly(true);
+            exposed.raw_set(*name, library).map_err(fail)?;
+        }
         exposed.set_readonly(true);
 
         lua.set_memory_limit(limits.memory).map_err(fail)?;
