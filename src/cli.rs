@@ -114,7 +114,7 @@ pub struct PlayArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SimArgs {
     /// Games to play
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = at_least_one::<u64>)]
     pub games: u64,
     /// Bots in seat order, comma-separated: random, greedy, mcts, mcts:ITERATIONS, or a .lua bot
     #[arg(long, value_delimiter = ',', default_value = "greedy,greedy")]
@@ -123,7 +123,7 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Worker threads (default: all cores)
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// Write one CSV row per statistic instead of the report
     #[arg(long, conflicts_with = "json")]
@@ -140,4 +140,13 @@ pub struct SimArgs {
     /// Rotate the seats every game, so each bot plays each seat equally often
     #[arg(long)]
     pub rotate: bool,
+}
+
+/// A whole number of at least 1.
+fn at_least_one<N: std::str::FromStr + PartialEq + From<u8>>(text: &str) -> Result<N, String> {
+    match text.parse::<N>() {
+        Ok(n) if n == N::from(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("must be a whole number of at least 1".into()),
+    }
 }

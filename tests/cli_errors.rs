@@ -147,3 +147,10 @@ fn a_player_cannot_be_named_like_a_word_of_the_play_command() {
         assert!(stderr.contains(&format!("'{name}'")) && stderr.contains("play command"), "{stderr}");
     }
 }
+
+#[test]
+fn a_simulation_needs_at_least_one_game_and_one_job() {
+    fails_with(&["sim", "--games", "0"], "'--games <GAMES>': must be at least 1");
+    fails_with(&["sim", "--jobs", "0"], "'--jobs <JOBS>': must be at least 1");
+    fails_with(&["sim", "--jobs", "two"], "must be a whole number of at least 1");
+}
