@@ -427,6 +427,9 @@ impl<W: Write> Shell<W> {
                     self.say_json(
                         json!({ "undone": moves, "turn": game.turn(), "current": game.name(game.current()) }),
                     );
+                } else if self.interactive {
+                    // The board that follows shows whose turn it is.
+                    self.say(&format!("took back: {}", moves.join("; ")));
                 } else {
                     let text = format!(
                         "took back: {}\nturn {}: {} to play",
