@@ -311,15 +311,21 @@ pub(crate) struct Names {
     cards: Vec<LuaString>,
     suits: Vec<LuaString>,
     pub(crate) keys: Keys,
+    /// Builds a `play` table from its fields in one call (setting the fields one by one
+    /// from Rust costs a protected call each under the memory limit).
+    make_play: Function,
 }
+
+/// The `play` table constructor: absent fields (`slot`, `target`) are passed as nil, which
+/// a table constructor leaves unset.
+const MAKE_PLAY: &str = "return function(player, card, rank, suit, from, slot, target, on_top) \
+    return { player = player, card = card, rank = rank, suit = suit, from = from, slot = slot, \
+    target = target, on_top = on_top } end";
 
 /// Field names of the `play` table.
 pub(crate) struct Keys {
     pub player: LuaString,
     pub card: LuaString,
-    pub rank: LuaString,
-    pub suit: LuaString,
-    pub from: LuaString,
     pub slot: LuaString,
     pub target: LuaString,
     pub on_top: LuaString,
@@ -339,9 +345,6 @@ impl Names {
         let keys = Keys {
             player: s("player")?,
             card: s("card")?,
-            rank: s("rank")?,
-            suit: s("suit")?,
-            from: s("from")?,
             slot: s("slot")?,
             target: s("target")?,
             on_top: s("on_top")?,
@@ -349,7 +352,8 @@ impl Names {
             table: s("table")?,
         };
         let suits = Suit::ALL.iter().map(|&suit| lua.create_string(suit_letter(suit))).collect::<mlua::Result<_>>()?;
-        Ok(Names { cards, suits, keys })
+        let make_play = lua.load(MAKE_PLAY).set_name("=play").eval::<Function>()?;
+        Ok(Names { cards, suits, keys, make_play })
     }
 
     pub(crate) fn card(&self, card: Card) -> LuaString {
@@ -361,25 +365,22 @@ impl Names {
     }
 
     /// The `play` table a resolve handler receives.
-    pub(crate) fn play_table(&self, lua: &Lua, play: &crate::core::Play) -> mlua::Result<Table> {
-        let t = lua.create_table_with_capacity(0, 8)?;
+    pub(crate) fn play_table(&self, _lua: &Lua, play: &crate::core::Play) -> mlua::Result<Table> {
         let k = &self.keys;
-        t.raw_set(&k.player, play.player as i64 + 1)?;
-        t.raw_set(&k.card, self.card(play.card))?;
-        t.raw_set(&k.rank, play.card.rank.number())?;
-        t.raw_set(&k.suit, self.suit(play.card.suit))?;
-        match play.from {
-            Source::Hand => t.raw_set(&k.from, &k.hand)?,
-            Source::Table(slot) => {
-                t.raw_set(&k.from, &k.table)?;
-                t.raw_set(&k.slot, slot as i64 + 1)?;
-            }
-        }
-        if let Some(target) = play.target {
-            t.raw_set(&k.target, target as i64 + 1)?;
-        }
-        t.raw_set(&k.on_top, play.face_on_top)?;
-        Ok(t)
+        let (from, slot) = match play.from {
+            Source::Hand => (&k.hand, None),
+            Source::Table(slot) => (&k.table, Some(slot as i64 + 1)),
+        };
+        self.make_play.call((
+            play.player as i64 + 1,
+            self.card(play.card),
+            play.card.rank.number(),
+            self.suit(play.card.suit),
+            from,
+            slot,
+            play.target.map(|t| t as i64 + 1),
+            play.face_on_top,
+        ))
     }
 
     /// Reads back a `play` table a handler passes to `previous`.

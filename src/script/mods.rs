@@ -569,7 +569,7 @@ impl Effect for LuaEffect {
         let shared = &self.shared;
         let table = shared.names.play_table(shared.lua(), &play).map_err(|e| shared.lua_error(e))?;
         run_write(ctx, &self.resolve, Some(play.card), || {
-            shared.call::<()>(&self.resolve, (shared.ctx.clone(), table, self.previous_fn.clone()))
+            shared.call::<()>(&self.resolve, (&shared.ctx, table, &self.previous_fn))
         })
     }
 }
