@@ -402,18 +402,38 @@ impl Game {
         if self.is_over() {
             return;
         }
+        if self.registry.is_native() {
+            // The built-in entries' answers, worked out in one pass without dynamic calls.
+            let aims = NativeAims::new(self);
+            self.push_all_plays(
+                |game, card| {
+                    let opening = aims.opening(card.rank);
+                    debug_assert_eq!(opening, AimCache::default().aim(game, card), "native aim of {card}");
+                    opening
+                },
+                out,
+            );
+            return;
+        }
         // Entries whose aim ignores the card (all built-in ones; every number card shares
         // one) are asked once per listing, remembered by entry.
         let mut asked = AimCache::default();
+        self.push_all_plays(|game, card| asked.aim(game, card), out);
+    }
+
+    /// Lists the plays of every distinct hand card, then of every table card, with what
+    /// `opening` says each card offers.
+    #[inline(always)]
+    fn push_all_plays(&self, mut opening: impl FnMut(&Game, Card) -> Opening, out: &mut Vec<Action>) {
         let hand = &self.players[self.current].hand;
         for (i, &card) in hand.iter().enumerate() {
             if !hand[..i].contains(&card) {
-                push_plays(card, Source::Hand, asked.aim(self, card), out);
+                push_plays(card, Source::Hand, opening(self, card), out);
             }
         }
         for (slot, card) in self.table.iter().enumerate() {
             if let Some(card) = *card {
-                push_plays(card, Source::Table(slot), asked.aim(self, card), out);
+                push_plays(card, Source::Table(slot), opening(self, card), out);
             }
         }
     }
@@ -543,6 +563,19 @@ impl Game {
         }
         self.undo.0 = before;
         Ok(())
+    }
+
+    /// [`Game::apply_into`] for an action taken from this game's [`Game::legal_actions`] now
+    /// (as the built-in bots do): with the native registry the legality check is skipped
+    /// (debug builds still make it). A scripted registry goes through [`Game::apply_into`].
+    pub fn apply_legal_into(&mut self, action: &Action, events: &mut Vec<Event>) -> Result<(), ActionError> {
+        if !self.registry.is_native() {
+            return self.apply_into(action, events);
+        }
+        debug_assert_eq!(self.check(action), Ok(()), "apply_legal_into: '{action}' is not legal");
+        // The native entries do not fail on a legal action, and need no undo copy.
+        let registry = Arc::clone(&self.registry);
+        self.resolve(&registry, action, events).map_err(|e| ActionError::Script(e.0))
     }
 
     /// Makes this game equal to `other`, reusing this game's buffers.
@@ -763,6 +796,64 @@ impl AimCache {
             self.len += 1;
         }
         opening
+    }
+}
+
+/// What the native registry's entries (effects.rs: NumberCard, Jolt, Quick, Knot) offer the
+/// current player, from one pass over the divers. Debug builds compare every answer with the
+/// entries' own `aim`.
+struct NativeAims {
+    jolted: bool,
+    quick: bool,
+    others: Seats,
+    /// Others deeper than the current player with no J in front (Jolt targets).
+    joltable: Seats,
+    /// Others with no K in front (Knot targets).
+    knottable: Seats,
+}
+
+impl NativeAims {
+    #[inline(always)]
+    fn new(game: &Game) -> NativeAims {
+        let me_seat = game.current;
+        let me = &game.players[me_seat];
+        let (mut jolted, mut quick) = (false, false);
+        for c in &me.front {
+            jolted |= c.rank == Rank::JACK;
+            quick |= c.rank == Rank::QUEEN;
+        }
+        let (mut others, mut joltable, mut knottable) = (Seats::default(), Seats::default(), Seats::default());
+        for (seat, p) in game.players.iter().enumerate() {
+            if seat == me_seat {
+                continue;
+            }
+            others.insert(seat);
+            let (mut j, mut k) = (false, false);
+            for c in &p.front {
+                j |= c.rank == Rank::JACK;
+                k |= c.rank == Rank::KING;
+            }
+            if p.depth > me.depth && !j {
+                joltable.insert(seat);
+            }
+            if !k {
+                knottable.insert(seat);
+            }
+        }
+        NativeAims { jolted, quick, others, joltable, knottable }
+    }
+
+    #[inline(always)]
+    fn opening(&self, rank: Rank) -> Opening {
+        let some = |seats: Seats| (!seats.is_empty()).then_some((Some(seats), false));
+        match rank {
+            Rank::JACK => some(self.joltable),
+            Rank::QUEEN => (!self.quick).then_some((None, false)),
+            Rank::KING => some(self.knottable),
+            _ if self.jolted => Some((None, true)),
+            _ if self.quick => Some((Some(self.others), false)),
+            _ => Some((None, false)),
+        }
     }
 }
 

@@ -197,7 +197,12 @@ impl Arena {
             let bot = &mut self.bots[(seat + rotation) % n];
             let action = bot.choose(&View::new(&self.game, seat)).map_err(|e| e.to_string())?;
             self.events.clear();
-            if let Err(e) = self.game.apply_into(&action, &mut self.events) {
+            let applied = if bot.trusted() {
+                self.game.apply_legal_into(&action, &mut self.events)
+            } else {
+                self.game.apply_into(&action, &mut self.events)
+            };
+            if let Err(e) = applied {
                 return Err(match e {
                     ActionError::Script(message) => format!("a mod failed on '{action}' by {}: {message}", bot.name()),
                     other => {
