@@ -40,6 +40,12 @@ pub trait Bot: Send {
     fn start_game(&mut self, seed: u64);
     /// Picks one of `view.legal_actions()`; it is this bot's turn.
     fn choose(&mut self, view: &View<'_>) -> Result<Action, BotError>;
+    /// Whether every action [`Bot::choose`] returns is, by construction, one of
+    /// `view.legal_actions()` (built-in bots only): the simulator then skips re-checking it
+    /// (debug builds still check).
+    fn trusted(&self) -> bool {
+        false
+    }
 }
 
 /// Uniform over the legal actions.
@@ -49,12 +55,16 @@ pub trait Bot: Send {
 pub struct RandomBot {
     rng: ChaCha8Rng,
     plays: Vec<Action>,
+    /// The listed recovery masks, when the hand repeats a card; with distinct cards, mask
+    /// `i` of the list is `i + 1` and `masks` stays empty.
     masks: Vec<u32>,
+    /// How many recovery masks are listed.
+    mask_count: usize,
 }
 
 impl RandomBot {
     pub fn new(seed: u64) -> RandomBot {
-        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed), plays: Vec::new(), masks: Vec::new() }
+        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed), plays: Vec::new(), masks: Vec::new(), mask_count: 0 }
     }
 }
 
@@ -78,14 +88,26 @@ impl Bot for RandomBot {
         let i = self.rng.random_range(0..total);
         Ok(self.nth(view, i))
     }
+
+    fn trusted(&self) -> bool {
+        true
+    }
 }
 
 impl RandomBot {
     /// Lists the plays and recovery masks; returns the number of legal actions.
     fn list(&mut self, view: &View<'_>) -> usize {
         view.legal_plays_into(&mut self.plays);
-        view.recovery_masks_into(&mut self.masks);
-        self.plays.len() + self.masks.len() * self.per_mask(view)
+        let hand = view.hand();
+        if hand.iter().enumerate().all(|(i, c)| !hand[..i].contains(c)) {
+            // Every non-empty subset is listed, in mask order (as `recovery_masks_into`).
+            self.masks.clear();
+            self.mask_count = (1usize << hand.len().min(31)) - 1;
+        } else {
+            view.recovery_masks_into(&mut self.masks);
+            self.mask_count = self.masks.len();
+        }
+        self.plays.len() + self.mask_count * self.per_mask(view)
     }
 
     fn per_mask(&self, view: &View<'_>) -> usize {
@@ -99,7 +121,10 @@ impl RandomBot {
         }
         let per_mask = self.per_mask(view);
         let r = i - self.plays.len();
-        let mask = self.masks[r / per_mask];
+        let mask = match self.masks.get(r / per_mask) {
+            Some(&mask) => mask,
+            None => (r / per_mask + 1) as u32,
+        };
         let hand = view.hand();
         let cards = (0..hand.len()).filter(|b| mask & (1 << b) != 0).map(|b| hand[b]).collect();
         Action::Recover { cards, face_on_top: per_mask == 2 && r.is_multiple_of(2) }
