@@ -154,3 +154,8 @@ fn a_simulation_needs_at_least_one_game_and_one_job() {
     fails_with(&["sim", "--jobs", "0"], "'--jobs <JOBS>': must be at least 1");
     fails_with(&["sim", "--jobs", "two"], "must be a whole number of at least 1");
 }
+
+#[test]
+fn a_chart_that_cannot_be_written_is_refused_before_the_games_run() {
+    fails_with(&["sim", "--games", "5", "--plot", "/no/such/folder/chart.svg"], "there is no folder /no/such/folder");
+}

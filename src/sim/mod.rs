@@ -101,6 +101,13 @@ pub fn run(ruleset: Option<&str>, json: bool, args: &SimArgs) -> anyhow::Result<
         rotate: args.rotate,
         max_turns: args.max_turns,
     };
+    if let Some(path) = &args.plot {
+        // Before the run, not after an hour of games.
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        if !dir.is_dir() {
+            anyhow::bail!("--plot: cannot write the chart to {}: there is no folder {}", path.display(), dir.display());
+        }
+    }
     let bar = progress_bar(config.games * if baseline.is_some() { 2 } else { 1 });
     let result = simulate(&config, &ruleset, baseline.as_ref(), &|n| bar.inc(n));
     bar.finish_and_clear();
@@ -136,10 +143,14 @@ fn progress_bar(len: u64) -> indicatif::ProgressBar {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len);
-    let style = indicatif::ProgressStyle::with_template(
-        "{bar:40.cyan/blue} {human_pos}/{human_len} games  {per_sec}  ETA {eta}",
-    )
-    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    let style =
+        indicatif::ProgressStyle::with_template("{bar:40.cyan/blue} {human_pos}/{human_len} games  {rate}  ETA {eta}")
+            .map(|style| {
+                style.with_key("rate", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.0} games/s", state.per_sec());
+                })
+            })
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     bar
 }
