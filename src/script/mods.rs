@@ -102,6 +102,46 @@ fn upgrade(lua: &Lua, shared: &Weak<Shared>) -> mlua::Result<Arc<Shared>> {
     shared.upgrade().ok_or_else(|| Sandbox::raise(lua, "the mods are unloaded"))
 }
 
+/// Sets `diving.<name>(handler)`: checks that the handler is a function, then lets `install`
+/// turn it into a registry entry while the mod file loads.
+fn handler_api(
+    lua: &Lua,
+    t: &Table,
+    name: &'static str,
+    shared: &Arc<Shared>,
+    building: &Building,
+    install: impl Fn(&Lua, Function, Arc<Shared>, &mut Registry) -> mlua::Result<()> + Send + 'static,
+) -> mlua::Result<()> {
+    let (w, b) = (Arc::downgrade(shared), building.clone());
+    let what = format!("diving.{name}'s handler");
+    let api = lua.create_function(move |lua, f: Value| {
+        let f = function_arg(lua, f, &what)?;
+        let shared = upgrade(lua, &w)?;
+        register(lua, &b, name, |r| {
+            install(lua, f, shared, r)?;
+            r.mark_scripted();
+            Ok(())
+        })
+    })?;
+    t.raw_set(name, api)
+}
+
+/// A hook called with a game and a player: the shape of `win_check` and `rescue`.
+type PlayerHook<R> = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<R, EffectError> + Send + Sync>;
+
+/// The `previous` function a player hook's handler receives: `previous(ctx, player)` runs the
+/// entry it replaced on the game the handler is working on.
+fn previous_for_player<R: mlua::IntoLuaMulti + 'static>(lua: &Lua, previous: &PlayerHook<R>) -> mlua::Result<Function> {
+    let weak = Arc::downgrade(previous);
+    lua.create_function(move |lua, (_, p): (Value, Value)| {
+        let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+        bridge::with_open_ctx(lua, |ctx| {
+            let p = seat_of(ctx.game(), lua, &p)?;
+            prev(ctx, p)
+        })
+    })
+}
+
 /// The `diving` table: registration functions, card helpers and the rules.
 fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Building) -> mlua::Result<Table> {
     let t = lua.create_table()?;
@@ -189,201 +229,126 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
     )?;
 
     // Hooks added to a list.
-    let (w, b) = (Arc::downgrade(shared), building.clone());
-    t.raw_set(
-        "on_turn_start",
-        lua.create_function(move |lua, f: Value| {
-            let f = function_arg(lua, f, "diving.on_turn_start's handler")?;
-            let shared = upgrade(lua, &w)?;
-            let hook: TurnStart = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
-                run_write(ctx, &f, None, || shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1)))
-            });
-            register(lua, &b, "on_turn_start", |r| {
-                r.turn_start.push(hook);
-                r.mark_scripted();
-                Ok(())
+    handler_api(lua, &t, "on_turn_start", shared, building, |_, f, shared, r| {
+        let hook: TurnStart = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
+            run_write(ctx, &f, None, || shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1)))
+        });
+        r.turn_start.push(hook);
+        Ok(())
+    })?;
+    handler_api(lua, &t, "on_after_move", shared, building, |_, f, shared, r| {
+        let hook: AfterMove = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, from: u32, to: u32| {
+            run_write(ctx, &f, None, || {
+                shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, from as i64, to as i64))
             })
-        })?,
-    )?;
-    let (w, b) = (Arc::downgrade(shared), building.clone());
-    t.raw_set(
-        "on_after_move",
-        lua.create_function(move |lua, f: Value| {
-            let f = function_arg(lua, f, "diving.on_after_move's handler")?;
-            let shared = upgrade(lua, &w)?;
-            let hook: AfterMove = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, from: u32, to: u32| {
-                run_write(ctx, &f, None, || {
-                    shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, from as i64, to as i64))
-                })
-            });
-            register(lua, &b, "on_after_move", |r| {
-                r.after_move.push(hook);
-                r.mark_scripted();
-                Ok(())
-            })
-        })?,
-    )?;
+        });
+        r.after_move.push(hook);
+        Ok(())
+    })?;
 
     // Hooks that replace the previous one (which the handler may call).
-    let (w, b) = (Arc::downgrade(shared), building.clone());
-    t.raw_set(
-        "oxygen_cost",
-        lua.create_function(move |lua, f: Value| {
-            let f = function_arg(lua, f, "diving.oxygen_cost's handler")?;
-            let shared = upgrade(lua, &w)?;
-            let b2 = b.clone();
-            register(lua, &b2, "oxygen_cost", |r| {
-                let previous = r.oxygen_cost.clone();
-                let weak = Arc::downgrade(&previous);
-                let previous_fn = lua.create_function(move |lua, (_, p, depth): (Value, Value, Value)| {
-                    let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
-                    let depth = u32::try_from(whole(lua, &depth, "the depth")?)
-                        .map_err(|_| Sandbox::raise(lua, "the depth must be 0 or more"))?;
-                    bridge::with_open_ctx(lua, |ctx| {
-                        let p = seat_of(ctx.game(), lua, &p)?;
-                        prev(ctx, p, depth)
-                    })
-                });
-                let previous_fn = previous_fn?;
-                let site = site(&f);
-                let hook: OxygenCost = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, depth: u32| {
-                    let _keep = &previous;
-                    let value: Value = run_write(ctx, &f, None, || {
-                        shared.call(&f, (shared.ctx.clone(), player as i64 + 1, depth as i64, previous_fn.clone()))
-                    })?;
-                    match value {
-                        Value::Integer(n) if (0..=1_000_000).contains(&n) => Ok(n as u32),
-                        Value::Number(n) if n.fract() == 0.0 && (0.0..=1e6).contains(&n) => Ok(n as u32),
-                        other => Err(EffectError(format!(
-                            "mod {site}: the oxygen_cost handler must return a whole number of oxygen ≥ 0, got {}",
-                            show(&other)
-                        ))),
-                    }
-                });
-                r.oxygen_cost = hook;
-                r.mark_scripted();
-                Ok(())
+    handler_api(lua, &t, "oxygen_cost", shared, building, |lua, f, shared, r| {
+        let previous = r.oxygen_cost.clone();
+        let weak = Arc::downgrade(&previous);
+        let previous_fn = lua.create_function(move |lua, (_, p, depth): (Value, Value, Value)| {
+            let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+            let depth = u32::try_from(whole(lua, &depth, "the depth")?)
+                .map_err(|_| Sandbox::raise(lua, "the depth must be 0 or more"))?;
+            bridge::with_open_ctx(lua, |ctx| {
+                let p = seat_of(ctx.game(), lua, &p)?;
+                prev(ctx, p, depth)
             })
-        })?,
-    )?;
-    let (w, b) = (Arc::downgrade(shared), building.clone());
-    t.raw_set(
-        "win_check",
-        lua.create_function(move |lua, f: Value| {
-            let f = function_arg(lua, f, "diving.win_check's handler")?;
-            let shared = upgrade(lua, &w)?;
-            let b2 = b.clone();
-            register(lua, &b2, "win_check", |r| {
-                let previous = r.win_check.clone();
-                let weak = Arc::downgrade(&previous);
-                let previous_fn = lua.create_function(move |lua, (_, p): (Value, Value)| {
-                    let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
-                    bridge::with_open_ctx(lua, |ctx| {
-                        let p = seat_of(ctx.game(), lua, &p)?;
-                        prev(ctx, p)
-                    })
-                });
-                let previous_fn = previous_fn?;
-                let site = site(&f);
-                let hook: WinCheck = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
-                    let _keep = &previous;
-                    let value: Value = run_write(ctx, &f, None, || {
-                        shared.call(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
-                    })?;
-                    match value {
-                        Value::Boolean(b) => Ok(b),
-                        other => Err(EffectError(format!(
-                            "mod {site}: the win_check handler must return true or false, got {}",
-                            show(&other)
-                        ))),
-                    }
-                });
-                r.win_check = hook;
-                r.mark_scripted();
-                Ok(())
+        });
+        let previous_fn = previous_fn?;
+        let site = site(&f);
+        let hook: OxygenCost = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, depth: u32| {
+            let _keep = &previous;
+            let value: Value = run_write(ctx, &f, None, || {
+                shared.call(&f, (shared.ctx.clone(), player as i64 + 1, depth as i64, previous_fn.clone()))
+            })?;
+            match value {
+                Value::Integer(n) if (0..=1_000_000).contains(&n) => Ok(n as u32),
+                Value::Number(n) if n.fract() == 0.0 && (0.0..=1e6).contains(&n) => Ok(n as u32),
+                other => Err(EffectError(format!(
+                    "mod {site}: the oxygen_cost handler must return a whole number of oxygen ≥ 0, got {}",
+                    show(&other)
+                ))),
+            }
+        });
+        r.oxygen_cost = hook;
+        Ok(())
+    })?;
+    handler_api(lua, &t, "win_check", shared, building, |lua, f, shared, r| {
+        let previous = r.win_check.clone();
+        let previous_fn = previous_for_player(lua, &previous)?;
+        let site = site(&f);
+        let hook: WinCheck = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
+            let _keep = &previous;
+            let value: Value = run_write(ctx, &f, None, || {
+                shared.call(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
+            })?;
+            match value {
+                Value::Boolean(b) => Ok(b),
+                other => Err(EffectError(format!(
+                    "mod {site}: the win_check handler must return true or false, got {}",
+                    show(&other)
+                ))),
+            }
+        });
+        r.win_check = hook;
+        Ok(())
+    })?;
+    handler_api(lua, &t, "rescue", shared, building, |lua, f, shared, r| {
+        let previous = r.rescue.clone();
+        let previous_fn = previous_for_player(lua, &previous)?;
+        let hook: Rescue = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
+            let _keep = &previous;
+            run_write(ctx, &f, None, || {
+                shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
             })
-        })?,
-    )?;
-    let (w, b) = (Arc::downgrade(shared), building.clone());
-    t.raw_set(
-        "rescue",
-        lua.create_function(move |lua, f: Value| {
-            let f = function_arg(lua, f, "diving.rescue's handler")?;
-            let shared = upgrade(lua, &w)?;
-            let b2 = b.clone();
-            register(lua, &b2, "rescue", |r| {
-                let previous = r.rescue.clone();
-                let weak = Arc::downgrade(&previous);
-                let previous_fn = lua.create_function(move |lua, (_, p): (Value, Value)| {
-                    let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
-                    bridge::with_open_ctx(lua, |ctx| {
-                        let p = seat_of(ctx.game(), lua, &p)?;
-                        prev(ctx, p)
-                    })
-                });
-                let previous_fn = previous_fn?;
-                let hook: Rescue = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
-                    let _keep = &previous;
-                    run_write(ctx, &f, None, || {
-                        shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
-                    })
-                });
-                r.rescue = hook;
-                r.mark_scripted();
-                Ok(())
+        });
+        r.rescue = hook;
+        Ok(())
+    })?;
+    handler_api(lua, &t, "recovery_gain", shared, building, |lua, f, shared, r| {
+        let names = shared.names.clone();
+        let previous = r.recovery_gain.clone();
+        let weak = Arc::downgrade(&previous);
+        let previous_fn = lua.create_function(move |lua, (_, p, cards): (Value, Value, Value)| {
+            let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+            let cards = card_list(lua, &cards)?;
+            let gain = bridge::with_open_ctx(lua, |ctx| {
+                let p = seat_of(ctx.game(), lua, &p)?;
+                prev(ctx, p, &cards)
+            })?;
+            Ok(match gain {
+                Gain::Amount(n) => Value::Integer(n as i64),
+                Gain::Max => Value::String(lua.create_string("max")?),
             })
-        })?,
-    )?;
-    let (w, b) = (Arc::downgrade(shared), building.clone());
-    t.raw_set(
-        "recovery_gain",
-        lua.create_function(move |lua, f: Value| {
-            let f = function_arg(lua, f, "diving.recovery_gain's handler")?;
-            let shared = upgrade(lua, &w)?;
-            let b2 = b.clone();
-            let names = shared.names.clone();
-            register(lua, &b2, "recovery_gain", |r| {
-                let previous = r.recovery_gain.clone();
-                let weak = Arc::downgrade(&previous);
-                let previous_fn = lua.create_function(move |lua, (_, p, cards): (Value, Value, Value)| {
-                    let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
-                    let cards = card_list(lua, &cards)?;
-                    let gain = bridge::with_open_ctx(lua, |ctx| {
-                        let p = seat_of(ctx.game(), lua, &p)?;
-                        prev(ctx, p, &cards)
-                    })?;
-                    Ok(match gain {
-                        Gain::Amount(n) => Value::Integer(n as i64),
-                        Gain::Max => Value::String(lua.create_string("max")?),
-                    })
-                });
-                let previous_fn = previous_fn?;
-                let site = site(&f);
-                let hook: RecoveryGain = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, cards: &[Card]| {
-                    let _keep = &previous;
-                    let lua = shared.lua();
-                    let list = lua
-                        .create_sequence_from(cards.iter().map(|c| names.card(*c)))
-                        .map_err(|e| shared.lua_error(e))?;
-                    let value: Value = run_write(ctx, &f, None, || {
-                        shared.call(&f, (shared.ctx.clone(), player as i64 + 1, list, previous_fn.clone()))
-                    })?;
-                    match value {
-                        Value::Integer(n) if (0..=1_000_000).contains(&n) => Ok(Gain::Amount(n as u32)),
-                        Value::Number(n) if n.fract() == 0.0 && (0.0..=1e6).contains(&n) => Ok(Gain::Amount(n as u32)),
-                        Value::String(s) if s.as_bytes().as_ref() == b"max" => Ok(Gain::Max),
-                        other => Err(EffectError(format!(
-                            "mod {site}: the recovery_gain handler must return a whole number ≥ 0 or \"max\", got {}",
-                            show(&other)
-                        ))),
-                    }
-                });
-                r.recovery_gain = hook;
-                r.mark_scripted();
-                Ok(())
-            })
-        })?,
-    )?;
+        });
+        let previous_fn = previous_fn?;
+        let site = site(&f);
+        let hook: RecoveryGain = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, cards: &[Card]| {
+            let _keep = &previous;
+            let lua = shared.lua();
+            let list =
+                lua.create_sequence_from(cards.iter().map(|c| names.card(*c))).map_err(|e| shared.lua_error(e))?;
+            let value: Value = run_write(ctx, &f, None, || {
+                shared.call(&f, (shared.ctx.clone(), player as i64 + 1, list, previous_fn.clone()))
+            })?;
+            match value {
+                Value::Integer(n) if (0..=1_000_000).contains(&n) => Ok(Gain::Amount(n as u32)),
+                Value::Number(n) if n.fract() == 0.0 && (0.0..=1e6).contains(&n) => Ok(Gain::Amount(n as u32)),
+                Value::String(s) if s.as_bytes().as_ref() == b"max" => Ok(Gain::Max),
+                other => Err(EffectError(format!(
+                    "mod {site}: the recovery_gain handler must return a whole number ≥ 0 or \"max\", got {}",
+                    show(&other)
+                ))),
+            }
+        });
+        r.recovery_gain = hook;
+        Ok(())
+    })?;
     Ok(t)
 }
 
