@@ -410,16 +410,20 @@ pub(crate) fn suit_letter(suit: Suit) -> &'static str {
     }
 }
 
-/// Takes `card` out of the loose cards (it is being handed to a built-in effect).
-pub(crate) fn hand_over(lua: &Lua, card: Card) -> mlua::Result<()> {
-    let found = FRAMES.with_borrow_mut(|f| match f.loose.iter().rposition(|c| *c == card) {
+/// Removes the latest loose copy of `card`; false if it is not loose.
+fn remove_loose(card: Card) -> bool {
+    FRAMES.with_borrow_mut(|f| match f.loose.iter().rposition(|c| *c == card) {
         Some(i) => {
             f.loose.remove(i);
             true
         }
         None => false,
-    });
-    if found {
+    })
+}
+
+/// Takes `card` out of the loose cards (it is being handed to a built-in effect).
+pub(crate) fn hand_over(lua: &Lua, card: Card) -> mlua::Result<()> {
+    if remove_loose(card) {
         Ok(())
     } else {
         Err(Sandbox::raise(lua, format!("{card} is not in play (it was already discarded or placed)")))
@@ -617,14 +621,7 @@ fn colon(lua: &Lua, this: &Value, name: &str) -> mlua::Result<()> {
 
 /// Removes a loose card for `ctx:discard` / `ctx:place_front`.
 fn take_loose(card: Card) -> Result<(), EffectError> {
-    let found = FRAMES.with_borrow_mut(|f| match f.loose.iter().rposition(|c| *c == card) {
-        Some(i) => {
-            f.loose.remove(i);
-            true
-        }
-        None => false,
-    });
-    if found {
+    if remove_loose(card) {
         Ok(())
     } else {
         Err(EffectError(format!(
