@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use diving::core::{Action, Event, Game, Registry, Rules, Setup};
+use diving::core::{Action, Event, EventCounts, Game, Registry, Rules, Setup};
 
 /// Plays `seed`'s game with a simple fixed policy (the first legal play, else the first
 /// legal action) for at most `turns` actions; returns the game, the actions and the events.
@@ -93,4 +93,49 @@ fn snapshot_of_a_short_seeded_game() {
     }
     assert!(fresh == game);
     insta::assert_snapshot!(log);
+}
+
+/// The simulator's quiet path (`apply_counted`) changes the game exactly as `apply` does and
+/// counts exactly what counting `apply`'s events gives, with the native and a scripted
+/// registry, for every kind of action (plays, recoveries, knotted ones, rescues).
+#[test]
+fn the_quiet_path_matches_the_event_log() {
+    for scripted in [false, true] {
+        let mut registry = Registry::standard();
+        if scripted {
+            registry.mark_scripted();
+        }
+        let registry = Arc::new(registry);
+        for seed in 0..30u64 {
+            let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+            let setup = Setup { names, seed, deck: None };
+            let mut loud = Game::new(Arc::new(Rules::default()), Arc::clone(&registry), setup).unwrap();
+            let mut quiet = loud.clone();
+            let (mut from_events, mut counts) = (EventCounts::default(), EventCounts::default());
+            let mut turn = 0u64;
+            while !loud.is_over() && turn < 300 {
+                let legal = loud.legal_actions();
+                // Vary the choice: plays and recoveries both come up.
+                let action =
+                    legal[(seed.wrapping_mul(31).wrapping_add(turn * 7) % legal.len() as u64) as usize].clone();
+                for event in loud.apply(&action).unwrap() {
+                    from_events.count(&event);
+                }
+                if turn.is_multiple_of(2) {
+                    quiet.apply_counted(&action, &mut counts).unwrap();
+                } else {
+                    quiet.apply_legal_counted(&action, &mut counts).unwrap();
+                }
+                assert!(loud == quiet, "seed {seed}, turn {turn}: the games differ");
+                assert_eq!(from_events, counts, "seed {seed}, turn {turn}");
+                turn += 1;
+            }
+            assert!(counts.recoveries > 0 && counts.plays.iter().sum::<u32>() > 0, "seed {seed}");
+        }
+    }
+    // A refused action leaves the counts as they were.
+    let mut game = Game::standard(&["a", "b"], 3).unwrap();
+    let mut counts = EventCounts { rescues: 5, ..EventCounts::default() };
+    assert!(game.apply_counted(&Action::Recover { cards: Vec::new(), face_on_top: false }, &mut counts).is_err());
+    assert_eq!(counts, EventCounts { rescues: 5, ..EventCounts::default() });
 }

@@ -68,3 +68,67 @@ impl Serialize for GainText {
         }
     }
 }
+
+/// What the simulator counts of the events: cards played by rank, rescues and recoveries.
+/// [`Game::apply_counted`](super::Game::apply_counted) adds to these instead of recording
+/// the events, exactly as counting the [`Event`]s [`Game::apply`](super::Game::apply)
+/// returns would.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EventCounts {
+    /// [`Event::Played`], by rank (index 0 = ace … 12 = king).
+    pub plays: [u32; 13],
+    /// [`Event::Rescued`].
+    pub rescues: u32,
+    /// [`Event::Recovered`].
+    pub recoveries: u32,
+}
+
+impl EventCounts {
+    /// Counts one event.
+    #[inline(always)]
+    pub fn count(&mut self, event: &Event) {
+        match event {
+            Event::Played { card, .. } => self.plays[card.rank.number() as usize - 1] += 1,
+            Event::Rescued { .. } => self.rescues += 1,
+            Event::Recovered { .. } => self.recoveries += 1,
+            _ => {}
+        }
+    }
+}
+
+/// Where the engine sends an action's events: the full log, or only their counts (the quiet
+/// path of the simulator, which builds no event it does not count).
+pub(crate) enum Sink<'a> {
+    Log(&'a mut Vec<Event>),
+    Counts(&'a mut EventCounts),
+}
+
+impl Sink<'_> {
+    #[inline(always)]
+    pub(crate) fn push(&mut self, event: Event) {
+        match self {
+            Sink::Log(events) => events.push(event),
+            Sink::Counts(counts) => counts.count(&event),
+        }
+    }
+
+    /// A recovery: the card list is copied only into a full log.
+    #[inline(always)]
+    pub(crate) fn recovered(&mut self, player: Seat, cards: &[Card], gain: Gain, from: u32, to: u32) {
+        match self {
+            Sink::Log(events) => {
+                events.push(Event::Recovered { player, cards: cards.to_vec(), gain: GainText(gain), from, to })
+            }
+            Sink::Counts(counts) => counts.recoveries += 1,
+        }
+    }
+
+    /// The same sink for a shorter borrow.
+    #[inline(always)]
+    pub(crate) fn reborrow(&mut self) -> Sink<'_> {
+        match self {
+            Sink::Log(events) => Sink::Log(events),
+            Sink::Counts(counts) => Sink::Counts(counts),
+        }
+    }
+}

@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use super::action::{Action, ActionError, Seat, Source};
 use super::card::{Card, Rank, Suit, full_deck};
 use super::effects::{Aim, Effect, EffectError, Play, Registry, Seats};
-use super::event::{Event, GainText};
+use super::event::{Event, EventCounts, Sink};
 use super::rules::{Gain, Rules, RulesError};
 
 /// One diver.
@@ -190,9 +190,9 @@ impl Game {
             rng,
             undo: Undo::default(),
         };
-        let mut events = Vec::new();
+        // The opening turn's events are not returned: count them into nothing.
         let registry = Arc::clone(&game.registry);
-        game.start_turn(&registry, &mut events).map_err(SetupError::Hook)?;
+        game.start_turn(&registry, &mut Sink::Counts(&mut EventCounts::default())).map_err(SetupError::Hook)?;
         Ok(game)
     }
 
@@ -230,9 +230,8 @@ impl Game {
         self.outcome = Outcome::Running;
         self.seed = seed;
         self.rng = rng;
-        let mut events = Vec::new();
         let registry = Arc::clone(&self.registry);
-        self.start_turn(&registry, &mut events).map_err(SetupError::Hook)
+        self.start_turn(&registry, &mut Sink::Counts(&mut EventCounts::default())).map_err(SetupError::Hook)
     }
 
     /// A standard game with these names and seed.
@@ -542,6 +541,39 @@ impl Game {
 
     /// [`Game::apply`], appending the events to `events` (on error, `events` is as it was).
     pub fn apply_into(&mut self, action: &Action, events: &mut Vec<Event>) -> Result<(), ActionError> {
+        let mark = events.len();
+        let result = self.apply_sink(action, Sink::Log(events));
+        if result.is_err() {
+            events.truncate(mark);
+        }
+        result
+    }
+
+    /// [`Game::apply_into`] without building the events: adds to `counts` what counting the
+    /// events would (on error, `counts` is as it was). The simulator's quiet path.
+    pub fn apply_counted(&mut self, action: &Action, counts: &mut EventCounts) -> Result<(), ActionError> {
+        let before = *counts;
+        let result = self.apply_sink(action, Sink::Counts(counts));
+        if result.is_err() {
+            *counts = before;
+        }
+        result
+    }
+
+    /// [`Game::apply_legal_into`] without building the events, as [`Game::apply_counted`].
+    pub fn apply_legal_counted(&mut self, action: &Action, counts: &mut EventCounts) -> Result<(), ActionError> {
+        if !self.registry.is_native() {
+            return self.apply_counted(action, counts);
+        }
+        debug_assert_eq!(self.check(action), Ok(()), "apply_legal_counted: '{action}' is not legal");
+        // As in `apply_legal_into`: the native entries do not fail on a legal action.
+        let registry = Arc::clone(&self.registry);
+        self.resolve(&registry, action, &mut Sink::Counts(counts)).map_err(|e| ActionError::Script(e.0))
+    }
+
+    /// Checks and resolves `action`, sending its events to `events`; on error the game is
+    /// restored (the caller restores its sink).
+    fn apply_sink(&mut self, action: &Action, mut events: Sink<'_>) -> Result<(), ActionError> {
         self.checked(action)?;
         // A scripted entry may fail half-way: keep a copy to go back to (in a reused buffer).
         let mut before = (!self.registry.is_native()).then(|| {
@@ -549,16 +581,14 @@ impl Game {
             copy.copy_from(self);
             copy
         });
-        let mark = events.len();
         // One handle on the registry for the whole action, so hooks need no clones of their own.
         let registry = Arc::clone(&self.registry);
-        let result = self.resolve(&registry, action, events);
+        let result = self.resolve(&registry, action, &mut events);
         if let Err(e) = result {
             if let Some(before) = before.as_mut() {
                 std::mem::swap(self, before);
             }
             self.undo.0 = before;
-            events.truncate(mark);
             return Err(ActionError::Script(e.0));
         }
         self.undo.0 = before;
@@ -575,7 +605,7 @@ impl Game {
         debug_assert_eq!(self.check(action), Ok(()), "apply_legal_into: '{action}' is not legal");
         // The native entries do not fail on a legal action, and need no undo copy.
         let registry = Arc::clone(&self.registry);
-        self.resolve(&registry, action, events).map_err(|e| ActionError::Script(e.0))
+        self.resolve(&registry, action, &mut Sink::Log(events)).map_err(|e| ActionError::Script(e.0))
     }
 
     /// Makes this game equal to `other`, reusing this game's buffers.
@@ -629,7 +659,7 @@ impl Game {
         self.rng.clone_from(rng);
     }
 
-    fn resolve(&mut self, registry: &Registry, action: &Action, events: &mut Vec<Event>) -> Result<(), EffectError> {
+    fn resolve(&mut self, registry: &Registry, action: &Action, events: &mut Sink<'_>) -> Result<(), EffectError> {
         let player = self.current;
         match action {
             Action::Play { card, from, target, face_on_top } => {
@@ -644,7 +674,9 @@ impl Game {
                 }
                 events.push(Event::Played { player, card, from: *from });
                 let play = Play { player, card, from: *from, target: *target, face_on_top: *face_on_top };
-                registry.effect_ref(card.rank).resolve(&mut Ctx { game: self, events, registry }, play)?;
+                registry
+                    .effect_ref(card.rank)
+                    .resolve(&mut Ctx { game: self, events: events.reborrow(), registry }, play)?;
                 if !self.is_over() {
                     // D6: replacements come after the effect.
                     match *from {
@@ -671,7 +703,7 @@ impl Game {
                 }
                 let from = self.players[player].oxygen;
                 let knot = if self.players[player].has_front(Rank::KING) {
-                    let mut ctx = Ctx { game: self, events, registry };
+                    let mut ctx = Ctx { game: self, events: events.reborrow(), registry };
                     let k = ctx.take_front(player, Rank::KING).expect("checked: K in front");
                     ctx.emit(Event::Knotted { player });
                     Some(k)
@@ -689,7 +721,11 @@ impl Game {
                 }
                 let gain = match knot {
                     Some(_) => Gain::Amount(0),
-                    None => (registry.recovery_gain)(&mut Ctx { game: self, events, registry }, player, cards)?,
+                    None => (registry.recovery_gain)(
+                        &mut Ctx { game: self, events: events.reborrow(), registry },
+                        player,
+                        cards,
+                    )?,
                 };
                 let max = self.rules.max_oxygen;
                 let to = match gain {
@@ -697,7 +733,7 @@ impl Game {
                     Gain::Max => max,
                 };
                 self.players[player].oxygen = to;
-                events.push(Event::Recovered { player, cards: cards.clone(), gain: GainText(gain), from, to });
+                events.recovered(player, cards, gain, from, to);
                 for _ in 0..cards.len() {
                     match self.draw(events) {
                         Some(c) => {
@@ -724,11 +760,11 @@ impl Game {
         self.start_turn(registry, events)
     }
 
-    fn start_turn(&mut self, registry: &Registry, events: &mut Vec<Event>) -> Result<(), EffectError> {
+    fn start_turn(&mut self, registry: &Registry, events: &mut Sink<'_>) -> Result<(), EffectError> {
         let player = self.current;
         events.push(Event::TurnStarted { player, turn: self.turn });
         for hook in &registry.turn_start {
-            hook(&mut Ctx { game: self, events, registry }, player)?;
+            hook(&mut Ctx { game: self, events: events.reborrow(), registry }, player)?;
             if self.is_over() {
                 break;
             }
@@ -736,14 +772,14 @@ impl Game {
         Ok(())
     }
 
-    fn put_discard(&mut self, card: Card, events: &mut Vec<Event>) {
+    fn put_discard(&mut self, card: Card, events: &mut Sink<'_>) {
         self.discard.push(card);
         events.push(Event::Discarded { card });
     }
 
     /// Takes the top card of the deck, reshuffling the discards (all but the top) when the
     /// deck is empty (D7). `None` when there is nothing to draw.
-    fn draw(&mut self, events: &mut Vec<Event>) -> Option<Card> {
+    fn draw(&mut self, events: &mut Sink<'_>) -> Option<Card> {
         if self.deck.is_empty() && self.discard.len() > 1 {
             let top = self.discard.pop().expect("len > 1");
             std::mem::swap(&mut self.deck, &mut self.discard);
@@ -948,7 +984,7 @@ fn check_permutation(deck: &[Card], decks: u32) -> Result<(), SetupError> {
 /// and reported as an [`Event`].
 pub struct Ctx<'g> {
     game: &'g mut Game,
-    events: &'g mut Vec<Event>,
+    events: Sink<'g>,
     /// The game's registry, held apart from the game so hooks can be called while it changes.
     registry: &'g Registry,
 }
@@ -1075,7 +1111,7 @@ impl Ctx<'_> {
 
     /// Puts `card` on the discard pile.
     pub fn discard(&mut self, card: Card) {
-        self.game.put_discard(card, self.events);
+        self.game.put_discard(card, &mut self.events);
     }
 
     /// Places `card` (played by `player`) in front of `target`; refused if `target` already
@@ -1103,7 +1139,7 @@ impl Ctx<'_> {
     /// Draws a card for `player`'s hand (reshuffling if needed, D7); false if none is left.
     pub fn draw_to_hand(&mut self, player: Seat) -> Result<bool, EffectError> {
         self.check_seat(player)?;
-        match self.game.draw(self.events) {
+        match self.game.draw(&mut self.events) {
             Some(card) => {
                 self.game.players[player].hand.push(card);
                 self.emit(Event::Drew { player, card });

@@ -15,7 +15,7 @@ pub mod view;
 pub use action::{Action, ActionError, Seat, Source};
 pub use card::{Card, CardParseError, Rank, Suit, full_deck, parse_cards};
 pub use effects::{Aim, Effect, EffectError, Play, Registry, Seats};
-pub use event::Event;
+pub use event::{Event, EventCounts};
 pub use game::{Ctx, Game, Outcome, Player, Setup, SetupError};
 pub use rules::{Band, Gain, Rules, RulesError, SuitPattern};
 pub use view::{Diver, View};

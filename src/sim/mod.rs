@@ -29,7 +29,7 @@ use anyhow::Context;
 
 use crate::bots::{self, Bot, derive_seed};
 use crate::cli::SimArgs;
-use crate::core::{ActionError, Event, Game, Outcome, Rules, Setup, View};
+use crate::core::{ActionError, EventCounts, Game, Outcome, Rules, Setup, View};
 use crate::ruleset::Ruleset;
 
 pub use stats::{GameRecord, Paired, Tally};
@@ -155,13 +155,12 @@ fn progress_bar(len: u64) -> indicatif::ProgressBar {
     bar
 }
 
-/// One ruleset's table: a game whose buffers are reused, the bots (one per player) and the
-/// event buffer. Each worker thread builds its own (a Lua registry is not shared). Public for
+/// One ruleset's table: a game whose buffers are reused and the bots (one per player). Games
+/// are played on the engine's quiet path, which only counts the events the statistics need. Each worker thread builds its own (a Lua registry is not shared). Public for
 /// the benchmarks, which time exactly what the simulator runs.
 pub struct Arena {
     game: Game,
     bots: Vec<Box<dyn Bot>>,
-    events: Vec<Event>,
 }
 
 impl Arena {
@@ -181,7 +180,7 @@ impl Arena {
             .iter()
             .map(|spec| bots::from_spec(spec, 0).map_err(|e| SimError::Setup(e.to_string())))
             .collect::<Result<_, _>>()?;
-        Ok(Arena { game, bots, events: Vec::with_capacity(64) })
+        Ok(Arena { game, bots })
     }
 
     /// Plays one game with `seed`, seat `s` taken by player `(s + rotation) % n`.
@@ -192,6 +191,7 @@ impl Arena {
         for seat in 0..n {
             self.bots[(seat + rotation) % n].start_game(derive_seed(seed, seat as u64));
         }
+        let mut counts = EventCounts::default();
         loop {
             match self.game.outcome() {
                 Outcome::Running => {}
@@ -207,11 +207,10 @@ impl Arena {
             let seat = self.game.current();
             let bot = &mut self.bots[(seat + rotation) % n];
             let action = bot.choose(&View::new(&self.game, seat)).map_err(|e| e.to_string())?;
-            self.events.clear();
             let applied = if bot.trusted() {
-                self.game.apply_legal_into(&action, &mut self.events)
+                self.game.apply_legal_counted(&action, &mut counts)
             } else {
-                self.game.apply_into(&action, &mut self.events)
+                self.game.apply_counted(&action, &mut counts)
             };
             if let Err(e) = applied {
                 return Err(match e {
@@ -221,15 +220,10 @@ impl Arena {
                     }
                 });
             }
-            for event in &self.events {
-                match event {
-                    Event::Played { card, .. } => record.plays[card.rank.number() as usize - 1] += 1,
-                    Event::Rescued { .. } => record.rescues += 1,
-                    Event::Recovered { .. } => record.recoveries += 1,
-                    _ => {}
-                }
-            }
         }
+        record.plays = counts.plays;
+        record.rescues = counts.rescues;
+        record.recoveries = counts.recoveries;
         record.turns = self.game.turn();
         Ok(())
     }
