@@ -82,7 +82,6 @@ impl Default for Weights {
 #[derive(Debug, Default, Clone)]
 pub struct GreedyBot {
     weights: Weights,
-    plays: Vec<Action>,
     model: Option<Model>,
     /// Per subset of the hand (by mask): the discard value, and the recovery-table index.
     losses: Vec<i64>,
@@ -169,7 +168,6 @@ impl GreedyBot {
     /// The greedy choice for the seat of `view` (it must be that seat's turn).
     pub fn pick(&mut self, view: &View<'_>) -> Action {
         self.refresh(view);
-        view.legal_plays_into(&mut self.plays);
         let model = self.model.as_ref().expect("refreshed");
         let w = &self.weights;
         let me = view.diver(view.seat());
@@ -184,24 +182,33 @@ impl GreedyBot {
             top: view.discard_top(),
         };
 
+        // The plays are scored as the engine visits them, in listing order; only the chosen
+        // one becomes an `Action`.
         let mut best = NONE;
-        let mut best_play: Option<usize> = None;
-        let mut fallback: Option<usize> = None;
-        for (i, action) in self.plays.iter().enumerate() {
-            let Action::Play { card, from, target, face_on_top } = action else { continue };
-            match turn.score_play(*card, from, *target, *face_on_top) {
-                Some(WIN) => return self.plays.swap_remove(i),
+        let mut best_play: Option<PlayChoice> = None;
+        let mut fallback: Option<PlayChoice> = None;
+        let mut win: Option<PlayChoice> = None;
+        view.for_each_legal_play(|card, from, target, face_on_top| {
+            if win.is_some() {
+                return;
+            }
+            let play = (card, from, target, face_on_top);
+            match turn.score_play(card, &from, target, face_on_top) {
+                Some(WIN) => win = Some(play),
                 Some(s) if s > best => {
                     best = s;
-                    best_play = Some(i);
+                    best_play = Some(play);
                 }
                 Some(_) => {}
                 None => {
                     if fallback.is_none() {
-                        fallback = Some(i);
+                        fallback = Some(play);
                     }
                 }
             }
+        });
+        if let Some(play) = win {
+            return play_action(play);
         }
 
         // A recovery can only win when its best possible score beats the best play.
@@ -212,7 +219,7 @@ impl GreedyBot {
             }
         }
         match best_play.or(fallback) {
-            Some(i) => self.plays.swap_remove(i),
+            Some(play) => play_action(play),
             None => Action::Pass,
         }
     }
@@ -297,6 +304,13 @@ impl GreedyBot {
             each(i64::from(gain) * worth + loss + w.recovery, mask as u32);
         }
     }
+}
+
+/// A visited play: card, source, target, face on top.
+type PlayChoice = (Card, Source, Option<Seat>, bool);
+
+fn play_action((card, from, target, face_on_top): PlayChoice) -> Action {
+    Action::Play { card, from, target, face_on_top }
 }
 
 fn suit_index(suit: Suit) -> usize {

@@ -398,41 +398,55 @@ impl Game {
     /// that build their own recovery use this to avoid listing every subset.
     pub fn legal_plays_into(&self, out: &mut Vec<Action>) {
         out.clear();
+        self.for_each_legal_play(|card, from, target, face_on_top| {
+            out.push(Action::Play { card, from, target, face_on_top });
+        });
+    }
+
+    /// Calls `each(card, from, target, face_on_top)` for every legal play, in the order
+    /// [`Game::legal_plays_into`] lists them, without building the list (bots that score
+    /// every play and keep one).
+    #[inline]
+    pub fn for_each_legal_play(&self, mut each: impl FnMut(Card, Source, Option<Seat>, bool)) {
         if self.is_over() {
             return;
         }
         if self.registry.is_native() {
             // The built-in entries' answers, worked out in one pass without dynamic calls.
             let aims = NativeAims::new(self);
-            self.push_all_plays(
+            self.visit_all_plays(
                 |game, card| {
                     let opening = aims.opening(card.rank);
                     debug_assert_eq!(opening, AimCache::default().aim(game, card), "native aim of {card}");
                     opening
                 },
-                out,
+                &mut each,
             );
             return;
         }
         // Entries whose aim ignores the card (all built-in ones; every number card shares
         // one) are asked once per listing, remembered by entry.
         let mut asked = AimCache::default();
-        self.push_all_plays(|game, card| asked.aim(game, card), out);
+        self.visit_all_plays(|game, card| asked.aim(game, card), &mut each);
     }
 
-    /// Lists the plays of every distinct hand card, then of every table card, with what
+    /// Visits the plays of every distinct hand card, then of every table card, with what
     /// `opening` says each card offers.
     #[inline(always)]
-    fn push_all_plays(&self, mut opening: impl FnMut(&Game, Card) -> Opening, out: &mut Vec<Action>) {
+    fn visit_all_plays(
+        &self,
+        mut opening: impl FnMut(&Game, Card) -> Opening,
+        each: &mut impl FnMut(Card, Source, Option<Seat>, bool),
+    ) {
         let hand = &self.players[self.current].hand;
         for (i, &card) in hand.iter().enumerate() {
             if !hand[..i].contains(&card) {
-                push_plays(card, Source::Hand, opening(self, card), out);
+                visit_plays(card, Source::Hand, opening(self, card), each);
             }
         }
         for (slot, card) in self.table.iter().enumerate() {
             if let Some(card) = *card {
-                push_plays(card, Source::Table(slot), opening(self, card), out);
+                visit_plays(card, Source::Table(slot), opening(self, card), each);
             }
         }
     }
@@ -897,15 +911,15 @@ impl NativeAims {
 /// a choice (`None`: it cannot be played).
 type Opening = Option<(Option<Seats>, bool)>;
 
-/// Lists the plays of `card` from `from` for what its aim offers.
+/// Visits the plays of `card` from `from` for what its aim offers.
 #[inline(always)]
-fn push_plays(card: Card, from: Source, opening: Opening, out: &mut Vec<Action>) {
+fn visit_plays(card: Card, from: Source, opening: Opening, each: &mut impl FnMut(Card, Source, Option<Seat>, bool)) {
     let Some((targets, order_choice)) = opening else { return };
     match targets {
         None => {
-            out.push(Action::Play { card, from, target: None, face_on_top: false });
+            each(card, from, None, false);
             if order_choice {
-                out.push(Action::Play { card, from, target: None, face_on_top: true });
+                each(card, from, None, true);
             }
         }
         Some(seats) => {
@@ -913,9 +927,9 @@ fn push_plays(card: Card, from: Source, opening: Opening, out: &mut Vec<Action>)
             while bits != 0 {
                 let target = Some(bits.trailing_zeros() as Seat);
                 bits &= bits - 1;
-                out.push(Action::Play { card, from, target, face_on_top: false });
+                each(card, from, target, false);
                 if order_choice {
-                    out.push(Action::Play { card, from, target, face_on_top: true });
+                    each(card, from, target, true);
                 }
             }
         }

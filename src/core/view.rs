@@ -11,7 +11,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::action::{Action, Seat};
+use super::action::{Action, Seat, Source};
 use super::card::{Card, full_deck};
 use super::game::{Game, Outcome, Player};
 use super::rules::Rules;
@@ -112,6 +112,14 @@ impl<'a> View<'a> {
         out.clear();
         if self.game.current() == self.seat {
             self.game.legal_plays_into(out);
+        }
+    }
+
+    /// Every legal play (see [`Game::for_each_legal_play`]), when it is this seat's turn.
+    #[inline]
+    pub fn for_each_legal_play(&self, each: impl FnMut(Card, Source, Option<Seat>, bool)) {
+        if self.game.current() == self.seat {
+            self.game.for_each_legal_play(each);
         }
     }
 
