@@ -22,9 +22,11 @@
 //!
 //! - [`core`] — the rules. [`core::Game`] holds the state; [`core::Game::legal_actions`] and
 //!   [`core::Game::check`] are the single source of legality; [`core::Game::apply`] is the only
-//!   way to change a game and returns [`core::Event`]s. Card behaviour and every *(hook)* of the
-//!   decisions live in the [`core::Registry`] ([`core::effects`]); the built-in behaviour is
-//!   just its default entries. [`core::Rules`] holds every number, `Default` = the standard
+//!   way to change a game and returns [`core::Event`]s (its siblings `apply_into`,
+//!   `apply_counted` and the `apply_legal_*` fast paths for the simulator resolve through the
+//!   same code and differ only in where the events go and whether a bot's listed action is
+//!   checked again). Card behaviour and every *(hook)* of the decisions live in the
+//!   [`core::Registry`] ([`core::effects`]); the built-in behaviour is just its default entries. [`core::Rules`] holds every number, `Default` = the standard
 //!   ruleset. [`core::View`] is what one seat may see. **Start reading here**, at
 //!   `core/game.rs`, then `core/effects.rs`.
 //! - [`ruleset`] — TOML files (and the shipped rulesets embedded in the binary) → validated
