@@ -579,10 +579,16 @@ impl Game {
         if !self.registry.is_native() {
             return self.apply_counted(action, counts);
         }
-        debug_assert_eq!(self.check(action), Ok(()), "apply_legal_counted: '{action}' is not legal");
-        // As in `apply_legal_into`: the native entries do not fail on a legal action.
+        self.resolve_legal(action, Sink::Counts(counts))
+    }
+
+    /// Resolves an action known to be legal with the native registry: no check (debug builds
+    /// still make it) and no undo copy, since the native entries do not fail on a legal action.
+    fn resolve_legal(&mut self, action: &Action, mut events: Sink<'_>) -> Result<(), ActionError> {
+        debug_assert!(self.registry.is_native());
+        debug_assert_eq!(self.check(action), Ok(()), "'{action}' is listed as legal but is not");
         let registry = Arc::clone(&self.registry);
-        self.resolve(&registry, action, &mut Sink::Counts(counts)).map_err(|e| ActionError::Script(e.0))
+        self.resolve(&registry, action, &mut events).map_err(|e| ActionError::Script(e.0))
     }
 
     /// Checks and resolves `action`, sending its events to `events`; on error the game is
@@ -616,10 +622,7 @@ impl Game {
         if !self.registry.is_native() {
             return self.apply_into(action, events);
         }
-        debug_assert_eq!(self.check(action), Ok(()), "apply_legal_into: '{action}' is not legal");
-        // The native entries do not fail on a legal action, and need no undo copy.
-        let registry = Arc::clone(&self.registry);
-        self.resolve(&registry, action, &mut Sink::Log(events)).map_err(|e| ActionError::Script(e.0))
+        self.resolve_legal(action, Sink::Log(events))
     }
 
     /// Makes this game equal to `other`, reusing this game's buffers.
