@@ -136,6 +136,8 @@ fn the_quiet_path_matches_the_event_log() {
     // A refused action leaves the counts as they were.
     let mut game = Game::standard(&["a", "b"], 3).unwrap();
     let mut counts = EventCounts { rescues: 5, ..EventCounts::default() };
-    assert!(game.apply_counted(&Action::Recover { cards: Vec::new(), face_on_top: false }, &mut counts).is_err());
+    assert!(
+        game.apply_counted(&Action::Recover { cards: Default::default(), face_on_top: false }, &mut counts).is_err()
+    );
     assert_eq!(counts, EventCounts { rescues: 5, ..EventCounts::default() });
 }

@@ -168,7 +168,7 @@ fn try_illegal(game: &mut Game, legal: &[Action], rng: &mut ChaCha8Rng) {
         }
     }
     if !hand.is_empty() && !game.player(me).has_front(Rank::KING) {
-        let action = Action::Recover { cards: vec![hand[0]], face_on_top: true };
+        let action = Action::Recover { cards: [hand[0]].into_iter().collect(), face_on_top: true };
         assert_eq!(assert_refused(game, &action, legal, "no order choice"), ActionError::NoOrderChoice);
     }
 

@@ -19,7 +19,7 @@
 
 use std::sync::Arc;
 
-use crate::core::{Action, Card, Diver, Gain, Rank, Rules, Seat, Source, Suit, View};
+use crate::core::{Action, Card, Cards, Diver, Gain, Rank, Rules, Seat, Source, Suit, View};
 
 use super::{Bot, BotError};
 
@@ -96,6 +96,10 @@ struct Model {
     rules: Arc<Rules>,
     /// `costs[depth]`, for depths up to `max_depth`.
     costs: Vec<u32>,
+    /// What one oxygen is worth at `depth` (tenths): a move's depth over a move's cost there.
+    /// Worked out once, since a division is slow in the recovery scores.
+    worths: Vec<i64>,
+    move_depth: i64,
     /// Counts per suit go up to `base - 1`.
     base: u32,
     gains: Vec<u32>,
@@ -105,8 +109,9 @@ struct Model {
 const COST_TABLE_DEPTH: u32 = 1 << 16;
 
 impl Model {
-    fn new(rules: &Arc<Rules>) -> Model {
-        let costs = (0..=rules.max_depth.min(COST_TABLE_DEPTH)).map(|d| rules.band_cost(d)).collect();
+    fn new(rules: &Arc<Rules>, move_depth: i64) -> Model {
+        let costs: Vec<u32> = (0..=rules.max_depth.min(COST_TABLE_DEPTH)).map(|d| rules.band_cost(d)).collect();
+        let worths = costs.iter().map(|&c| move_depth / i64::from(c.max(1))).collect();
         let base = rules.hand_size.clamp(4, 8) + 1;
         let mut gains = vec![0; base.pow(4)];
         let mut cards = Vec::new();
@@ -120,7 +125,7 @@ impl Model {
             }
             *gain = gain_number(rules.recovery_gain(&cards));
         }
-        Model { rules: Arc::clone(rules), costs, base: base as u32, gains }
+        Model { rules: Arc::clone(rules), costs, worths, move_depth, base: base as u32, gains }
     }
 
     fn rules(&self) -> &Rules {
@@ -132,6 +137,14 @@ impl Model {
         match self.costs.get(depth as usize) {
             Some(&c) => c,
             None => self.rules.band_cost(depth),
+        }
+    }
+
+    /// What one oxygen is worth to a diver at `depth`.
+    fn worth(&self, depth: u32) -> i64 {
+        match self.worths.get(depth as usize) {
+            Some(&w) => w,
+            None => self.move_depth / i64::from(self.cost(depth).max(1)),
         }
     }
 
@@ -161,7 +174,7 @@ impl GreedyBot {
     /// Re-reads the rules when they are not the ones read last.
     fn refresh(&mut self, view: &View<'_>) {
         if self.model.as_ref().is_none_or(|m| !Arc::ptr_eq(&m.rules, view.rules_arc())) {
-            self.model = Some(Model::new(view.rules_arc()));
+            self.model = Some(Model::new(view.rules_arc(), self.weights.move_depth));
         }
     }
 
@@ -262,7 +275,7 @@ impl GreedyBot {
         let n = hand.len().min(16);
         let knotted = has(me.front, Rank::KING);
         let room = rules.max_oxygen.saturating_sub(me.oxygen);
-        let worth = w.move_depth / i64::from(model.cost(me.depth).max(1));
+        let worth = model.worth(me.depth);
         let base = model.base;
         let mut per_suit = [0u32; 4];
         for &c in &hand[..n] {
@@ -466,7 +479,7 @@ fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -
     let rules = model.rules();
     let room = if has(me.front, Rank::KING) { 0 } else { rules.max_oxygen.saturating_sub(me.oxygen) };
     let discards: i64 = view.hand().iter().map(|&c| (AVERAGE_KEEP - keep_value(w, c)).max(0)).sum();
-    let worth = w.move_depth / i64::from(model.cost(me.depth).max(1));
+    let worth = model.worth(me.depth);
     i64::from(room) * worth + discards + w.recovery
 }
 
@@ -474,20 +487,15 @@ fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -
 /// discard a face card matches only by suit, D8) and a Knot on top when knotted.
 fn recovery_action(view: &View<'_>, me: &Diver<'_>, mask: u32) -> Action {
     let hand = view.hand();
-    let mut chosen = Vec::with_capacity(mask.count_ones() as usize);
-    let mut face = None;
+    // The last face card chosen goes last; the others keep their hand order.
+    let face = (0..hand.len()).rev().find(|&i| mask & (1 << i) != 0 && !hand[i].rank.is_number());
+    let mut chosen = Cards::new();
     for (i, &c) in hand.iter().enumerate() {
-        if mask & (1 << i) != 0 {
-            if !c.rank.is_number() {
-                face = Some(chosen.len());
-            }
+        if mask & (1 << i) != 0 && Some(i) != face {
             chosen.push(c);
         }
     }
-    if let Some(i) = face {
-        let face = chosen.remove(i);
-        chosen.push(face);
-    }
+    chosen.extend(face.map(|i| hand[i]));
     Action::Recover { cards: chosen, face_on_top: has(me.front, Rank::KING) }
 }
 
@@ -552,7 +560,7 @@ mod tests {
         match pick(&game) {
             Action::Recover { mut cards, .. } => {
                 cards.sort();
-                assert_eq!(cards, parse_cards("2H 3H 9H").unwrap());
+                assert_eq!(cards[..], parse_cards("2H 3H 9H").unwrap()[..]);
             }
             other => panic!("expected a recovery, got {other}"),
         }

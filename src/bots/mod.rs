@@ -16,7 +16,7 @@ use rand::SeedableRng;
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
-use crate::core::{Action, View};
+use crate::core::{Action, Card, Cards, Rank, Suit, View};
 
 pub use greedy::{GreedyBot, Weights};
 pub use lua::LuaBot;
@@ -51,10 +51,12 @@ pub trait Bot: Send {
 /// Uniform over the legal actions.
 ///
 /// It draws an index into the list [`View::legal_actions`] would return, but builds only the
-/// chosen action: the plays, then the recoveries by hand mask (two per mask when knotted).
+/// chosen action: the plays are counted (and visited again only when one of them is drawn),
+/// then the recoveries are indexed by hand mask (two per mask when knotted).
 pub struct RandomBot {
     rng: ChaCha8Rng,
-    plays: Vec<Action>,
+    /// How many plays are listed.
+    plays: usize,
     /// The listed recovery masks, when the hand repeats a card; with distinct cards, mask
     /// `i` of the list is `i + 1` and `masks` stays empty.
     masks: Vec<u32>,
@@ -64,7 +66,7 @@ pub struct RandomBot {
 
 impl RandomBot {
     pub fn new(seed: u64) -> RandomBot {
-        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed), plays: Vec::new(), masks: Vec::new(), mask_count: 0 }
+        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed), plays: 0, masks: Vec::new(), mask_count: 0 }
     }
 }
 
@@ -97,9 +99,11 @@ impl Bot for RandomBot {
 impl RandomBot {
     /// Lists the plays and recovery masks; returns the number of legal actions.
     fn list(&mut self, view: &View<'_>) -> usize {
-        view.legal_plays_into(&mut self.plays);
+        let mut plays = 0;
+        view.for_each_legal_play(|_, _, _, _| plays += 1);
+        self.plays = plays;
         let hand = view.hand();
-        if hand.iter().enumerate().all(|(i, c)| !hand[..i].contains(c)) {
+        if !view.hand_has_repeats() {
             // Every non-empty subset is listed, in mask order (as `recovery_masks_into`).
             self.masks.clear();
             self.mask_count = (1usize << hand.len().min(31)) - 1;
@@ -107,7 +111,7 @@ impl RandomBot {
             view.recovery_masks_into(&mut self.masks);
             self.mask_count = self.masks.len();
         }
-        self.plays.len() + self.mask_count * self.per_mask(view)
+        self.plays + self.mask_count * self.per_mask(view)
     }
 
     fn per_mask(&self, view: &View<'_>) -> usize {
@@ -116,19 +120,38 @@ impl RandomBot {
 
     /// Action `i` of the list `view.legal_actions()` would return (after [`RandomBot::list`]).
     fn nth(&mut self, view: &View<'_>, i: usize) -> Action {
-        if i < self.plays.len() {
-            return self.plays.swap_remove(i);
+        if i < self.plays {
+            let (mut seen, mut chosen) = (0, Action::Pass);
+            view.for_each_legal_play(|card, from, target, face_on_top| {
+                if seen == i {
+                    chosen = Action::Play { card, from, target, face_on_top };
+                }
+                seen += 1;
+            });
+            return chosen;
         }
-        let per_mask = self.per_mask(view);
-        let r = i - self.plays.len();
-        let mask = match self.masks.get(r / per_mask) {
+        let knotted = self.per_mask(view) == 2;
+        let r = i - self.plays;
+        // Two actions per mask when knotted (K on top first); a shift, not a division.
+        let m = r >> usize::from(knotted);
+        let mask = match self.masks.get(m) {
             Some(&mask) => mask,
-            None => (r / per_mask + 1) as u32,
+            None => (m + 1) as u32,
         };
-        let hand = view.hand();
-        let cards = (0..hand.len()).filter(|b| mask & (1 << b) != 0).map(|b| hand[b]).collect();
-        Action::Recover { cards, face_on_top: per_mask == 2 && r.is_multiple_of(2) }
+        Action::Recover { cards: subset(view.hand(), mask), face_on_top: knotted && r.is_multiple_of(2) }
     }
+}
+
+/// The hand cards in `mask` (bit `i` = hand card `i`), in hand order. Built without a branch
+/// per card: a random mask defeats the branch predictor.
+pub(crate) fn subset(hand: &[Card], mask: u32) -> Cards {
+    let mut buf = [Card::new(Rank::ACE, Suit::Spades); 32];
+    let mut len = 0;
+    for (i, &card) in hand.iter().take(32).enumerate() {
+        buf[len & 31] = card;
+        len += ((mask >> i) & 1) as usize;
+    }
+    Cards::from_slice(&buf[..len])
 }
 
 /// The default search strength of `mcts` (playouts per move).
@@ -179,6 +202,16 @@ fn next_seed(rng: &mut ChaCha8Rng) -> u64 {
 mod tests {
     use super::*;
     use crate::core::Game;
+
+    #[test]
+    fn subset_takes_the_masked_cards_in_hand_order() {
+        let hand = crate::core::parse_cards("AS 2H 3D 4C 5S").unwrap();
+        let cards = |mask| subset(&hand, mask).iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+        assert_eq!(cards(0b10110), "2H 3D 5S");
+        assert_eq!(cards(0b00001), "AS");
+        assert_eq!(cards(0), "");
+        assert_eq!(cards(u32::MAX), "AS 2H 3D 4C 5S");
+    }
 
     /// The random bot draws an index into exactly the list `legal_actions` returns.
     #[test]

@@ -4,8 +4,14 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 
 use super::card::Card;
+
+/// The cards a recovery names, in discard order. Held inline up to a full hand
+/// ([`MAX_HAND_SIZE`](super::rules::MAX_HAND_SIZE)), so an action is built and dropped without
+/// touching the heap; serialized as a plain list.
+pub type Cards = SmallVec<[Card; 12]>;
 
 /// A seat at the table: 0 is the first player named (D4).
 pub type Seat = usize;
@@ -38,7 +44,7 @@ pub enum Action {
     },
     /// Discard these hand cards in this order (the last ends on top) and draw as many (D19).
     Recover {
-        cards: Vec<Card>,
+        cards: Cards,
         /// When knotted: put the K on top of the discarded cards instead of below (D16).
         #[serde(default, skip_serializing_if = "is_false")]
         face_on_top: bool,
@@ -63,8 +69,8 @@ impl Action {
     }
 
     /// A recovery with the default discard order.
-    pub fn recover(cards: Vec<Card>) -> Action {
-        Action::Recover { cards, face_on_top: false }
+    pub fn recover(cards: impl Into<Cards>) -> Action {
+        Action::Recover { cards: cards.into(), face_on_top: false }
     }
 }
 

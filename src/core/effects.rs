@@ -143,6 +143,18 @@ pub struct Registry {
     pub after_move: Vec<AfterMove>,
     /// True while every entry is built in (and so cannot fail after the checks).
     native: bool,
+    /// The built-in hooks this registry started with. While a hook field still holds its
+    /// built-in entry, the engine computes it directly instead of calling through the entry
+    /// (the same answer, without a dynamic call on every move).
+    builtin: Builtin,
+}
+
+/// The built-in hooks, kept to recognise them (by address) after a client replaced others.
+#[derive(Clone)]
+struct Builtin {
+    oxygen_cost: OxygenCost,
+    win_check: WinCheck,
+    recovery_gain: RecoveryGain,
 }
 
 impl Registry {
@@ -155,22 +167,48 @@ impl Registry {
             13 => Arc::new(Knot),
             _ => number.clone(),
         });
-        Registry {
-            effects,
+        // `Ctx::breathe`, `Ctx::check_win` and the recovery in `Game::resolve` compute what
+        // these three entries do when they are still in place: keep them in step.
+        let builtin = Builtin {
             oxygen_cost: Arc::new(|ctx, _, depth| Ok(ctx.game().rules().band_cost(depth))),
             win_check: Arc::new(|ctx, player| {
                 let game = ctx.game();
                 Ok(game.player(player).depth >= game.rules().max_depth)
             }),
+            recovery_gain: Arc::new(|ctx, _, cards| Ok(ctx.game().rules().recovery_gain(cards))),
+        };
+        Registry {
+            effects,
+            oxygen_cost: Arc::clone(&builtin.oxygen_cost),
+            win_check: Arc::clone(&builtin.win_check),
             rescue: Arc::new(|ctx, player| {
                 ctx.rescue_standard(player);
                 Ok(())
             }),
-            recovery_gain: Arc::new(|ctx, _, cards| Ok(ctx.game().rules().recovery_gain(cards))),
+            recovery_gain: Arc::clone(&builtin.recovery_gain),
             turn_start: Vec::new(),
             after_move: Vec::new(),
             native: true,
+            builtin,
         }
+    }
+
+    /// Whether the oxygen-cost hook is still the built-in one.
+    #[inline]
+    pub(crate) fn builtin_oxygen_cost(&self) -> bool {
+        Arc::ptr_eq(&self.oxygen_cost, &self.builtin.oxygen_cost)
+    }
+
+    /// Whether the win check is still the built-in one.
+    #[inline]
+    pub(crate) fn builtin_win_check(&self) -> bool {
+        Arc::ptr_eq(&self.win_check, &self.builtin.win_check)
+    }
+
+    /// Whether the recovery-gain hook is still the built-in one.
+    #[inline]
+    pub(crate) fn builtin_recovery_gain(&self) -> bool {
+        Arc::ptr_eq(&self.recovery_gain, &self.builtin.recovery_gain)
     }
 
     /// The entry for `rank`.
@@ -346,4 +384,44 @@ impl Effect for Knot {
 fn place_on_target(ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
     let target = play.target.ok_or_else(|| EffectError(format!("{} needs a target", play.card)))?;
     ctx.place_front(play.player, target, play.card)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::core::{Action, Game, Rules, Setup};
+
+    /// Plays seat 1's first legal play or recovery on a fresh seeded game with `registry`, and
+    /// returns seat 1's oxygen and depth and whether the game was won.
+    fn first_move(registry: Registry) -> (u32, u32, bool) {
+        let setup = Setup { names: vec!["a".into(), "b".into()], seed: 5, deck: None };
+        let mut game = Game::new(Arc::new(Rules::default()), Arc::new(registry), setup).unwrap();
+        let action = game.legal_actions().into_iter().find(|a| matches!(a, Action::Play { .. })).unwrap();
+        game.apply(&action).unwrap();
+        let me = game.player(0);
+        (me.oxygen, me.depth, game.is_over())
+    }
+
+    /// The engine computes the built-in hooks directly while they are in place; a hook field
+    /// replaced by a client (even without `mark_scripted`) must still be the one that runs.
+    #[test]
+    fn replaced_hooks_run_even_where_the_builtin_ones_are_inlined() {
+        let (oxygen, depth, won) = first_move(Registry::standard());
+        assert!(oxygen < 10 && depth > 0 && !won, "a first move costs oxygen and does not win");
+
+        let mut free_air = Registry::standard();
+        free_air.oxygen_cost = Arc::new(|_, _, _| Ok(0));
+        assert_eq!(first_move(free_air).0, 10);
+
+        let mut instant = Registry::standard();
+        instant.win_check = Arc::new(|_, _| Ok(true));
+        assert!(first_move(instant).2);
+
+        let mut cloned = Registry::standard().clone();
+        assert!(cloned.builtin_oxygen_cost() && cloned.builtin_win_check() && cloned.builtin_recovery_gain());
+        cloned.recovery_gain = Arc::new(|_, _, _| Ok(crate::core::Gain::Max));
+        assert!(!cloned.builtin_recovery_gain());
+    }
 }

@@ -283,12 +283,18 @@ impl Rules {
         self.decks.unwrap_or_else(|| players.div_ceil(4).max(1) as u32)
     }
 
-    /// The standard oxygen cost at this depth, by band (D10).
+    /// The standard oxygen cost at this depth, by band (D10): the first band reaching down to
+    /// `depth`, else the last band.
     pub fn band_cost(&self, depth: u32) -> u32 {
-        self.oxygen_bands
-            .iter()
-            .find(|b| depth <= b.to)
-            .map_or_else(|| self.oxygen_bands.last().map_or(0, |b| b.cost), |b| b.cost)
+        let bands = &self.oxygen_bands;
+        // Validated bands end deeper one after another, so the first band reaching `depth`
+        // comes after exactly the bands ending above it. Counting them is branch-free, and this
+        // runs after every move with a depth the branch predictor cannot guess.
+        let i = bands.iter().map(|b| usize::from(b.to < depth)).sum::<usize>();
+        match bands.get(i) {
+            Some(b) if depth <= b.to && bands[..i].iter().all(|b| b.to < depth) => b.cost,
+            _ => bands.iter().find(|b| depth <= b.to).or(bands.last()).map_or(0, |b| b.cost),
+        }
     }
 
     /// The standard recovery gain for these discarded cards (D19).
@@ -337,6 +343,23 @@ mod tests {
         let r = Rules::default();
         let costs: Vec<u32> = [0, 25, 26, 50, 51, 75, 76, 100].iter().map(|&d| r.band_cost(d)).collect();
         assert_eq!(costs, [1, 1, 2, 2, 3, 3, 4, 4]);
+    }
+
+    /// `band_cost` counts bands instead of searching; it must answer as the search would,
+    /// for validated bands and for any other list a client builds.
+    #[test]
+    fn d10_band_cost_is_the_first_band_reaching_the_depth() {
+        let search =
+            |bands: &[Band], depth: u32| bands.iter().find(|b| depth <= b.to).or(bands.last()).map_or(0, |b| b.cost);
+        let lists: [&[u32]; 6] =
+            [&[25, 50, 75, 100], &[100], &[10, 11, 12, 100], &[60, 10, 40, 100], &[50, 50, 20], &[]];
+        for ends in lists {
+            let bands: Vec<Band> = ends.iter().enumerate().map(|(i, &to)| Band { to, cost: i as u32 + 1 }).collect();
+            let rules = Rules { oxygen_bands: bands.clone(), ..Rules::default() };
+            for depth in 0..=110 {
+                assert_eq!(rules.band_cost(depth), search(&bands, depth), "bands {ends:?}, depth {depth}");
+            }
+        }
     }
 
     #[test]

@@ -98,6 +98,11 @@ impl<'a> View<'a> {
         }
     }
 
+    /// Whether this seat's hand holds two copies of one card (several decks only).
+    pub fn hand_has_repeats(&self) -> bool {
+        self.game.hand_has_repeats(self.seat)
+    }
+
     /// The listed recoveries as hand masks (see [`Game::recovery_masks_into`]), when it is
     /// this seat's turn.
     pub fn recovery_masks_into(&self, out: &mut Vec<u32>) {
