@@ -19,7 +19,7 @@
 
 use std::sync::Arc;
 
-use crate::core::{Action, Card, Cards, Diver, Gain, Rank, Rules, Seat, Source, Suit, View};
+use crate::core::{Action, Card, Diver, Gain, Rank, Rules, Seat, Source, Suit, View, cards_in_mask};
 
 use super::{Bot, BotError};
 
@@ -489,12 +489,7 @@ fn recovery_action(view: &View<'_>, me: &Diver<'_>, mask: u32) -> Action {
     let hand = view.hand();
     // The last face card chosen goes last; the others keep their hand order.
     let face = (0..hand.len()).rev().find(|&i| mask & (1 << i) != 0 && !hand[i].rank.is_number());
-    let mut chosen = Cards::new();
-    for (i, &c) in hand.iter().enumerate() {
-        if mask & (1 << i) != 0 && Some(i) != face {
-            chosen.push(c);
-        }
-    }
+    let mut chosen = cards_in_mask(hand, face.map_or(mask, |i| mask & !(1 << i)));
     chosen.extend(face.map(|i| hand[i]));
     Action::Recover { cards: chosen, face_on_top: has(me.front, Rank::KING) }
 }

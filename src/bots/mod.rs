@@ -16,7 +16,7 @@ use rand::SeedableRng;
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
-use crate::core::{Action, Card, Cards, Rank, Suit, View};
+use crate::core::{Action, View, cards_in_mask};
 
 pub use greedy::{GreedyBot, Weights};
 pub use lua::LuaBot;
@@ -138,20 +138,8 @@ impl RandomBot {
             Some(&mask) => mask,
             None => (m + 1) as u32,
         };
-        Action::Recover { cards: subset(view.hand(), mask), face_on_top: knotted && r.is_multiple_of(2) }
+        Action::Recover { cards: cards_in_mask(view.hand(), mask), face_on_top: knotted && r.is_multiple_of(2) }
     }
-}
-
-/// The hand cards in `mask` (bit `i` = hand card `i`), in hand order. Built without a branch
-/// per card: a random mask defeats the branch predictor.
-pub(crate) fn subset(hand: &[Card], mask: u32) -> Cards {
-    let mut buf = [Card::new(Rank::ACE, Suit::Spades); 32];
-    let mut len = 0;
-    for (i, &card) in hand.iter().take(32).enumerate() {
-        buf[len & 31] = card;
-        len += ((mask >> i) & 1) as usize;
-    }
-    Cards::from_slice(&buf[..len])
 }
 
 /// The default search strength of `mcts` (playouts per move).
@@ -202,16 +190,6 @@ fn next_seed(rng: &mut ChaCha8Rng) -> u64 {
 mod tests {
     use super::*;
     use crate::core::Game;
-
-    #[test]
-    fn subset_takes_the_masked_cards_in_hand_order() {
-        let hand = crate::core::parse_cards("AS 2H 3D 4C 5S").unwrap();
-        let cards = |mask| subset(&hand, mask).iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
-        assert_eq!(cards(0b10110), "2H 3D 5S");
-        assert_eq!(cards(0b00001), "AS");
-        assert_eq!(cards(0), "");
-        assert_eq!(cards(u32::MAX), "AS 2H 3D 4C 5S");
-    }
 
     /// The random bot draws an index into exactly the list `legal_actions` returns.
     #[test]

@@ -6,12 +6,25 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
-use super::card::Card;
+use super::card::{Card, Rank, Suit};
 
 /// The cards a recovery names, in discard order. Held inline up to a full hand
 /// ([`MAX_HAND_SIZE`](super::rules::MAX_HAND_SIZE)), so an action is built and dropped without
 /// touching the heap; serialized as a plain list.
 pub type Cards = SmallVec<[Card; 12]>;
+
+/// The cards of `hand` picked by `mask` (bit `i` = hand card `i`, for the first 32 cards), in
+/// hand order: how recoveries given as hand masks become [`Cards`]. Built without a branch per
+/// card, since bots pick masks at random and a random mask defeats the branch predictor.
+pub fn cards_in_mask(hand: &[Card], mask: u32) -> Cards {
+    let mut buf = [Card::new(Rank::ACE, Suit::Spades); 32];
+    let mut len = 0;
+    for (i, &card) in hand.iter().take(32).enumerate() {
+        buf[len & 31] = card;
+        len += ((mask >> i) & 1) as usize;
+    }
+    Cards::from_slice(&buf[..len])
+}
 
 /// A seat at the table: 0 is the first player named (D4).
 pub type Seat = usize;
@@ -138,4 +151,20 @@ pub enum ActionError {
 fn list_seats(seats: &[Seat]) -> String {
     let parts: Vec<String> = seats.iter().map(|s| format!("player {}", s + 1)).collect();
     parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::parse_cards;
+
+    #[test]
+    fn cards_in_mask_takes_the_masked_cards_in_hand_order() {
+        let hand = parse_cards("AS 2H 3D 4C 5S").unwrap();
+        let cards = |mask| cards_in_mask(&hand, mask).iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+        assert_eq!(cards(0b10110), "2H 3D 5S");
+        assert_eq!(cards(0b00001), "AS");
+        assert_eq!(cards(0), "");
+        assert_eq!(cards(u32::MAX), "AS 2H 3D 4C 5S");
+    }
 }

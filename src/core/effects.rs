@@ -393,8 +393,8 @@ mod tests {
     use super::*;
     use crate::core::{Action, Game, Rules, Setup};
 
-    /// Plays seat 1's first legal play or recovery on a fresh seeded game with `registry`, and
-    /// returns seat 1's oxygen and depth and whether the game was won.
+    /// Plays seat 1's first legal play on a fresh seeded game with `registry`, and returns
+    /// seat 1's oxygen and depth and whether the game was won.
     fn first_move(registry: Registry) -> (u32, u32, bool) {
         let setup = Setup { names: vec!["a".into(), "b".into()], seed: 5, deck: None };
         let mut game = Game::new(Arc::new(Rules::default()), Arc::new(registry), setup).unwrap();

@@ -15,7 +15,7 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::action::{Action, ActionError, Cards, Seat, Source};
+use super::action::{Action, ActionError, Seat, Source, cards_in_mask};
 use super::card::{Card, Rank, Suit, full_deck};
 use super::effects::{Aim, Effect, EffectError, Play, Registry, Seats};
 use super::event::{Event, EventCounts, Sink};
@@ -362,7 +362,7 @@ impl Game {
         let hand = &self.players[me].hand;
         let knotted = self.players[me].has_front(Rank::KING);
         self.each_recovery_mask(|mask| {
-            let cards: Cards = (0..hand.len()).filter(|i| mask & (1 << i) != 0).map(|i| hand[i]).collect();
+            let cards = cards_in_mask(hand, mask);
             if knotted {
                 out.push(Action::Recover { cards: cards.clone(), face_on_top: true });
             }

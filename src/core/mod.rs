@@ -12,7 +12,7 @@ pub mod game;
 pub mod rules;
 pub mod view;
 
-pub use action::{Action, ActionError, Cards, Seat, Source};
+pub use action::{Action, ActionError, Cards, Seat, Source, cards_in_mask};
 pub use card::{Card, CardParseError, Rank, Suit, full_deck, parse_cards};
 pub use effects::{Aim, Effect, EffectError, Play, Registry, Seats};
 pub use event::{Event, EventCounts};
