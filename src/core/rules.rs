@@ -40,34 +40,61 @@ impl fmt::Display for Gain {
 /// The suit pattern of a set of discarded cards: how many cards share each repeated suit,
 /// largest first. Suits seen once do not count, so `[7H]` and `[7H 2S]` are both "all
 /// different". Written `none`, `2`, `2+2`, `3`, `4`, `3+2` …
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SuitPattern(Vec<u8>);
+///
+/// Held as four counts, largest first, padded with zeros (there are four suits), so that a
+/// lookup compares one number; patterns order as their lists of counts would.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SuitPattern([u8; 4]);
+
+impl Ord for SuitPattern {
+    fn cmp(&self, other: &SuitPattern) -> std::cmp::Ordering {
+        // Counts are at least 2 and the padding is 0, so comparing the padded counts as one
+        // big-endian number is comparing the lists.
+        u32::from_be_bytes(self.0).cmp(&u32::from_be_bytes(other.0))
+    }
+}
+
+impl PartialOrd for SuitPattern {
+    fn partial_cmp(&self, other: &SuitPattern) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl SuitPattern {
-    /// The pattern of these cards.
+    /// The pattern of these cards (no allocation: this runs on every recovery and for every
+    /// subset a bot considers).
     pub fn of(cards: &[Card]) -> SuitPattern {
-        let mut counts = [0u8; 4];
+        // The four counts are kept in one register, 16 bits each: counting into an array of
+        // bytes and reading it back stalls on the stores (this was 5% of a random game).
+        let mut packed = 0u64;
         for c in cards {
-            counts[c.suit.index()] += 1;
+            packed += 1 << (16 * c.suit.index());
         }
-        let mut repeats: Vec<u8> = counts.into_iter().filter(|&n| n >= 2).collect();
+        let count = |suit: usize| ((packed >> (16 * suit)) & 0xffff).min(255) as u8;
+        SuitPattern::from_counts([count(0), count(1), count(2), count(3)])
+    }
+
+    /// The pattern of these per-suit counts.
+    fn from_counts(counts: [u8; 4]) -> SuitPattern {
+        // Suits seen once do not count; the rest largest first.
+        let mut repeats = counts.map(|n| if n >= 2 { n } else { 0 });
         repeats.sort_unstable_by(|a, b| b.cmp(a));
         SuitPattern(repeats)
     }
 
-    /// Reads `none`, `2`, `2+2`, `3+1+…` (parts below 2 are not allowed).
+    /// Reads `none`, `2`, `2+2`, `3+2` … : at most four parts (one per suit), each at least 2.
     pub fn parse(text: &str) -> Option<SuitPattern> {
         let text = text.trim();
+        let mut parts = [0u8; 4];
         if text.eq_ignore_ascii_case("none") {
-            return Some(SuitPattern(Vec::new()));
+            return Some(SuitPattern(parts));
         }
-        let mut parts = Vec::new();
-        for part in text.split('+') {
+        for (i, part) in text.split('+').enumerate() {
             let n: u8 = part.trim().parse().ok()?;
-            if n < 2 {
+            if n < 2 || i >= parts.len() {
                 return None;
             }
-            parts.push(n);
+            parts[i] = n;
         }
         parts.sort_unstable_by(|a, b| b.cmp(a));
         Some(SuitPattern(parts))
@@ -108,10 +135,10 @@ impl SuitPattern {
 
 impl fmt::Display for SuitPattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
+        if self.0[0] == 0 {
             return f.write_str("none");
         }
-        let parts: Vec<String> = self.0.iter().map(u8::to_string).collect();
+        let parts: Vec<String> = self.0.iter().filter(|&&n| n > 0).map(u8::to_string).collect();
         f.write_str(&parts.join("+"))
     }
 }
@@ -299,26 +326,7 @@ impl Rules {
 
     /// The standard recovery gain for these discarded cards (D19).
     pub fn recovery_gain(&self, cards: &[Card]) -> Gain {
-        // The same as looking up `SuitPattern::of(cards)`, without allocating: this runs on
-        // every recovery and for every subset a bot considers.
-        let mut counts = [0u8; 4];
-        for c in cards {
-            counts[c.suit.index()] = counts[c.suit.index()].saturating_add(1);
-        }
-        let mut repeats = [0u8; 4];
-        let mut len = 0;
-        for n in counts {
-            if n >= 2 {
-                repeats[len] = n;
-                len += 1;
-            }
-        }
-        repeats[..len].sort_unstable_by(|a, b| b.cmp(a));
-        let pattern = &repeats[..len];
-        self.recovery
-            .iter()
-            .find(|(key, _)| key.0.len() == len && key.0.iter().zip(pattern).all(|(a, b)| a == b))
-            .map_or(Gain::Amount(0), |(_, gain)| *gain)
+        self.recovery.get(&SuitPattern::of(cards)).copied().unwrap_or(Gain::Amount(0))
     }
 
     /// Depth as players see it (D24): `45` or, with unit "m" and scale 100, `4500 m`.
@@ -375,6 +383,24 @@ mod tests {
         assert_eq!(gain("7H 2H 3H"), Gain::Amount(4));
         assert_eq!(gain("7H 2H 3H 4S"), Gain::Amount(4));
         assert_eq!(gain("7H 2H 3H 4H"), Gain::Max);
+    }
+
+    #[test]
+    fn suit_patterns_read_print_and_order_as_lists_of_counts() {
+        let order = ["none", "2", "2+2", "2+2+2", "3", "3+2", "4", "4+4+3", "12"];
+        let patterns: Vec<SuitPattern> = order.iter().map(|t| SuitPattern::parse(t).unwrap()).collect();
+        assert!(patterns.windows(2).all(|w| w[0] < w[1]), "{patterns:?}");
+        for (text, pattern) in order.iter().zip(&patterns) {
+            assert_eq!(pattern.to_string(), *text);
+        }
+        assert_eq!(SuitPattern::parse(" 2 + 3 ").unwrap().to_string(), "3+2");
+        // Four suits: a fifth part, a part below 2 or a word is not a pattern.
+        for bad in ["2+2+2+2+2", "1", "2+1", "0", "pair", ""] {
+            assert_eq!(SuitPattern::parse(bad), None, "{bad}");
+        }
+        let of = |t: &str| SuitPattern::of(&parse_cards(t).unwrap()).to_string();
+        assert_eq!(of("7H 2S"), "none");
+        assert_eq!(of("7H 2H 3S 4S 5S"), "3+2");
     }
 
     #[test]
