@@ -16,7 +16,7 @@ use rand::SeedableRng;
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
-use crate::core::{Action, View, cards_in_mask};
+use crate::core::{Action, Playable, View, cards_in_mask};
 
 pub use greedy::{GreedyBot, Weights};
 pub use lua::LuaBot;
@@ -51,8 +51,8 @@ pub trait Bot: Send {
 /// Uniform over the legal actions.
 ///
 /// It draws an index into the list [`View::legal_actions`] would return, but builds only the
-/// chosen action: the plays are counted (and visited again only when one of them is drawn),
-/// then the recoveries are indexed by hand mask (two per mask when knotted).
+/// chosen action: the plays are counted card by card ([`View::playable_cards_into`]), then
+/// the recoveries are indexed by hand mask (two per mask when knotted).
 pub struct RandomBot {
     rng: ChaCha8Rng,
     /// How many plays are listed.
@@ -62,11 +62,19 @@ pub struct RandomBot {
     masks: Vec<u32>,
     /// How many recovery masks are listed.
     mask_count: usize,
+    /// The playable cards this turn.
+    playable: Vec<Playable>,
 }
 
 impl RandomBot {
     pub fn new(seed: u64) -> RandomBot {
-        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed), plays: 0, masks: Vec::new(), mask_count: 0 }
+        RandomBot {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            plays: 0,
+            masks: Vec::new(),
+            mask_count: 0,
+            playable: Vec::new(),
+        }
     }
 }
 
@@ -99,9 +107,8 @@ impl Bot for RandomBot {
 impl RandomBot {
     /// Lists the plays and recovery masks; returns the number of legal actions.
     fn list(&mut self, view: &View<'_>) -> usize {
-        let mut plays = 0;
-        view.for_each_legal_play(|_, _, _, _| plays += 1);
-        self.plays = plays;
+        view.playable_cards_into(&mut self.playable);
+        self.plays = self.playable.iter().map(|p| p.play_count()).sum();
         let hand = view.hand();
         if !view.hand_has_repeats() {
             // Every non-empty subset is listed, in mask order (as `recovery_masks_into`).
@@ -121,14 +128,15 @@ impl RandomBot {
     /// Action `i` of the list `view.legal_actions()` would return (after [`RandomBot::list`]).
     fn nth(&mut self, view: &View<'_>, i: usize) -> Action {
         if i < self.plays {
-            let (mut seen, mut chosen) = (0, Action::Pass);
-            view.for_each_legal_play(|card, from, target, face_on_top| {
-                if seen == i {
-                    chosen = Action::Play { card, from, target, face_on_top };
+            // Skip whole cards to the one that holds play `i`.
+            let mut rest = i;
+            for &p in &self.playable {
+                match rest.checked_sub(p.play_count()) {
+                    Some(after) => rest = after,
+                    None => return p.play(rest),
                 }
-                seen += 1;
-            });
-            return chosen;
+            }
+            unreachable!("play {i} of {} is listed", self.plays);
         }
         let knotted = self.per_mask(view) == 2;
         let r = i - self.plays;

@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::action::{Action, Seat, Source};
 use super::card::{Card, full_deck};
-use super::game::{Game, Outcome, Player};
+use super::game::{Game, Outcome, Playable, Player};
 use super::rules::Rules;
 
 /// A diver as everyone can see them.
@@ -125,6 +125,15 @@ impl<'a> View<'a> {
     pub fn for_each_legal_play(&self, each: impl FnMut(Card, Source, Option<Seat>, bool)) {
         if self.game.current() == self.seat {
             self.game.for_each_legal_play(each);
+        }
+    }
+
+    /// The playable cards and what each offers (see [`Game::playable_cards_into`]), when it
+    /// is this seat's turn.
+    pub fn playable_cards_into(&self, out: &mut Vec<Playable>) {
+        out.clear();
+        if self.game.current() == self.seat {
+            self.game.playable_cards_into(out);
         }
     }
 
