@@ -161,6 +161,10 @@ fn progress_bar(len: u64) -> indicatif::ProgressBar {
 pub struct Arena {
     game: Game,
     bots: Vec<Box<dyn Bot>>,
+    /// Per bot: whether its actions are legal by construction ([`Bot::trusted`]).
+    trusted: Vec<bool>,
+    /// Per seat, in the game being played: the bot that takes it.
+    bot_at: Vec<usize>,
 }
 
 impl Arena {
@@ -179,8 +183,9 @@ impl Arena {
             .players
             .iter()
             .map(|spec| bots::from_spec(spec, 0).map_err(|e| SimError::Setup(e.to_string())))
-            .collect::<Result<_, _>>()?;
-        Ok(Arena { game, bots })
+            .collect::<Result<Vec<Box<dyn Bot>>, _>>()?;
+        let trusted = bots.iter().map(|bot| bot.trusted()).collect();
+        Ok(Arena { game, bots, trusted, bot_at: Vec::new() })
     }
 
     /// Plays one game with `seed`, seat `s` taken by player `(s + rotation) % n`.
@@ -188,8 +193,10 @@ impl Arena {
         record.clear();
         self.game.restart(seed).map_err(|e| e.to_string())?;
         let n = self.bots.len();
-        for seat in 0..n {
-            self.bots[(seat + rotation) % n].start_game(derive_seed(seed, seat as u64));
+        self.bot_at.clear();
+        self.bot_at.extend((0..n).map(|seat| (seat + rotation) % n));
+        for (seat, &b) in self.bot_at.iter().enumerate() {
+            self.bots[b].start_game(derive_seed(seed, seat as u64));
         }
         let mut counts = EventCounts::default();
         loop {
@@ -205,9 +212,10 @@ impl Arena {
                 }
             }
             let seat = self.game.current();
-            let bot = &mut self.bots[(seat + rotation) % n];
+            let b = self.bot_at[seat];
+            let bot = &mut self.bots[b];
             let action = bot.choose(&View::new(&self.game, seat)).map_err(|e| e.to_string())?;
-            let applied = if bot.trusted() {
+            let applied = if self.trusted[b] {
                 self.game.apply_legal_counted(&action, &mut counts)
             } else {
                 self.game.apply_counted(&action, &mut counts)
