@@ -80,8 +80,8 @@ pub enum Command {
     },
     /// Check a ruleset and its mods, then play a short seeded smoke game with them
     Check {
-        /// The ruleset file (or shipped name)
-        file: String,
+        /// The ruleset file (or shipped name); without it, the one given with --ruleset
+        file: Option<String>,
     },
     /// Let bots play many games and report the balance
     Sim(SimArgs),

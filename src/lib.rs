@@ -85,6 +85,17 @@ use clap::CommandFactory;
 
 use cli::{Cli, Command};
 
+/// The ruleset `diving check` reads: its argument or `--ruleset`, and only one of them.
+fn check_target<'a>(file: Option<&'a str>, ruleset: Option<&'a str>) -> anyhow::Result<&'a str> {
+    match (file, ruleset) {
+        (Some(file), Some(other)) if file != other => {
+            anyhow::bail!("check was given two rulesets, '{file}' and --ruleset '{other}': name one")
+        }
+        (Some(file), _) | (None, Some(file)) => Ok(file),
+        (None, None) => anyhow::bail!("name the ruleset to check: diving check FILE (a TOML file or a shipped name)"),
+    }
+}
+
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let ruleset = cli.ruleset.as_deref();
@@ -96,7 +107,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             clap_complete::generate(*shell, &mut Cli::command(), "diving", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Check { file }) => ruleset::check_command(file, cli.json),
+        Some(Command::Check { file }) => ruleset::check_command(check_target(file.as_deref(), ruleset)?, cli.json),
         Some(Command::Sim(args)) => sim::run(ruleset, cli.json, args),
     }
 }

@@ -254,6 +254,20 @@ fn check_passes_every_shipped_ruleset() {
 }
 
 #[test]
+fn check_reads_the_ruleset_named_once() {
+    // Given with --ruleset alone, or the same one twice, it is checked.
+    diving().args(["--ruleset", "house", "check"]).assert().success().stdout(contains("ok: "));
+    diving().args(["--ruleset", "house", "check", "house"]).assert().success().stdout(contains("ok: "));
+    // Two different ones, or none, is an error that says what to do.
+    diving()
+        .args(["--ruleset", "meters", "check", "house"])
+        .assert()
+        .code(2)
+        .stderr(contains("check was given two rulesets, 'house' and --ruleset 'meters': name one"));
+    diving().arg("check").assert().code(2).stderr(contains("name the ruleset to check: diving check FILE"));
+}
+
+#[test]
 fn check_in_json() {
     let files = Files::new(&[("r.toml", "\nhand_sise = 3\n")]);
     diving()
