@@ -260,7 +260,11 @@ pub fn wilson(count: u64, total: u64) -> Rate {
     let denom = 1.0 + z * z / n;
     let centre = (p + z * z / (2.0 * n)) / denom;
     let half = z / denom * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
-    Rate { count, total, rate: p, low: (centre - half).max(0.0), high: (centre + half).min(1.0) }
+    // At 0 or all of them the bound is exactly 0 or 1; computed, it can come out as
+    // 0.9999999999999999.
+    let low = if count == 0 { 0.0 } else { (centre - half).max(0.0) };
+    let high = if count >= total { 1.0 } else { (centre + half).min(1.0) };
+    Rate { count, total, rate: p, low, high }
 }
 
 #[cfg(test)]
@@ -275,6 +279,11 @@ mod tests {
         let none = wilson(0, 10);
         assert_eq!(none.low, 0.0);
         assert!(none.high > 0.2 && none.high < 0.35);
+        // None or all: the bound is exactly 0 or 1, whatever the count.
+        for total in 1..3000 {
+            assert_eq!(wilson(total, total).high, 1.0, "{total} of {total}");
+            assert_eq!(wilson(0, total).low, 0.0, "0 of {total}");
+        }
     }
 
     #[test]
