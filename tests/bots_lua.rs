@@ -107,17 +107,21 @@ fn a_failing_bot_stops_the_sim_with_the_seed_that_reproduces_it() {
         }
         other => panic!("expected a failed game, got {other:?}"),
     }
+    let out = failed_sim(20, &format!("{},greedy", path.display()));
+    assert!(out.contains("(seed ") && out.contains("reproduce it with: diving sim --games 1"), "{out}");
+}
+
+/// Runs `diving sim` with these players, which must fail (exit status 1); returns stderr.
+fn failed_sim(games: u32, players: &str) -> String {
     let out = Command::cargo_bin("diving")
         .unwrap()
-        .args(["sim", "--games", "20", "--players"])
-        .arg(format!("{},greedy", path.display()))
+        .args(["sim", "--games", &games.to_string(), "--players", players])
         .assert()
         .code(1)
         .get_output()
         .stderr
         .clone();
-    let out = String::from_utf8(out).unwrap();
-    assert!(out.contains("(seed ") && out.contains("reproduce it with: diving sim --games 1"), "{out}");
+    String::from_utf8(out).unwrap()
 }
 
 #[test]
@@ -125,16 +129,7 @@ fn a_looping_bot_stops_the_sim() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("loop.lua");
     std::fs::write(&path, "return { choose = function(view, moves)\n  while true do end\nend }\n").unwrap();
-    let out = Command::cargo_bin("diving")
-        .unwrap()
-        .args(["sim", "--games", "10", "--players"])
-        .arg(format!("greedy,{}", path.display()))
-        .assert()
-        .code(1)
-        .get_output()
-        .stderr
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = failed_sim(10, &format!("greedy,{}", path.display()));
     assert!(out.contains("loop.lua:2") && out.contains("(seed "), "{out}");
 }
 

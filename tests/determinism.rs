@@ -117,11 +117,7 @@ fn the_quiet_path_matches_the_event_log() {
                 let legal = loud.legal_actions();
                 // Card by card, the playable cards give the listed plays in order (both ways
                 // of working out what a card offers: native and asked of the entries).
-                let mut playable = Vec::new();
-                loud.playable_cards_into(&mut playable);
-                let by_card = playable.iter().flat_map(|p| (0..p.play_count()).map(|i| p.play(i)));
-                let plays = legal.iter().filter(|a| matches!(a, Action::Play { .. })).cloned();
-                assert!(by_card.eq(plays), "seed {seed}, turn {turn}: the playable cards {playable:?}");
+                common::assert_playable_cards_match(&loud, &legal, &format!("seed {seed}, turn {turn}"));
                 // Vary the choice: plays and recoveries both come up.
                 let action =
                     legal[(seed.wrapping_mul(31).wrapping_add(turn * 7) % legal.len() as u64) as usize].clone();

@@ -205,11 +205,7 @@ fn try_legal_sample(game: &Game, legal: &[Action], rng: &mut ChaCha8Rng) {
     let recoveries = legal.iter().filter(|a| matches!(a, Action::Recover { .. })).count();
     assert_eq!(recoveries, sets * orders, "recoveries for hand {:?}", me.hand);
     // Card by card, the playable cards give the same plays in the same order.
-    let mut playable = Vec::new();
-    game.playable_cards_into(&mut playable);
-    let by_card: Vec<Action> = playable.iter().flat_map(|p| (0..p.play_count()).map(|i| p.play(i))).collect();
-    let plays: Vec<Action> = legal.iter().filter(|a| matches!(a, Action::Play { .. })).cloned().collect();
-    assert_eq!(by_card, plays, "the playable cards {playable:?}");
+    common::assert_playable_cards_match(game, legal, "a sampled position");
     for _ in 0..3 {
         let action = legal.choose(rng).unwrap();
         let mut copy = game.clone();
