@@ -107,8 +107,8 @@ impl Bot for RandomBot {
 impl RandomBot {
     /// Lists the plays and recovery masks; returns the number of legal actions.
     fn list(&mut self, view: &View<'_>) -> usize {
-        view.playable_cards_into(&mut self.playable);
-        self.plays = self.playable.iter().map(|p| p.play_count()).sum();
+        // Counted, not listed: most draws land on a recovery.
+        self.plays = view.legal_play_count();
         let hand = view.hand();
         if !view.hand_has_repeats() {
             // Every non-empty subset is listed, in mask order (as `recovery_masks_into`).
@@ -129,6 +129,7 @@ impl RandomBot {
     fn nth(&mut self, view: &View<'_>, i: usize) -> Action {
         if i < self.plays {
             // Skip whole cards to the one that holds play `i`.
+            view.playable_cards_into(&mut self.playable);
             let mut rest = i;
             for &p in &self.playable {
                 match rest.checked_sub(p.play_count()) {

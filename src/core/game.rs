@@ -475,6 +475,47 @@ impl Game {
         });
     }
 
+    /// How many plays [`Game::legal_plays_into`] would list, without listing them (the random
+    /// bot draws one index from the plays and recoveries, and usually lands on a recovery).
+    pub fn legal_play_count(&self) -> usize {
+        if self.is_over() {
+            return 0;
+        }
+        if !self.registry.is_native() {
+            let mut count = 0;
+            self.for_each_opening(|_, _, opening| count += play_count(opening));
+            return count;
+        }
+        // With the built-in entries every card of a class (number, J, Q, K) offers the same
+        // plays, so it is enough to count the cards of each class.
+        // The four counts are packed 16 bits apart in one register (counting in an array
+        // made each card wait for the previous store).
+        let mut packed = 0u64;
+        let one = |card: Card| 1u64 << (16 * card.rank.number().saturating_sub(10));
+        let hand = &self.players[self.current].hand;
+        let repeats = self.hand_has_repeats(self.current);
+        for (i, &card) in hand.iter().enumerate() {
+            if !repeats || !hand[..i].contains(&card) {
+                packed += one(card);
+            }
+        }
+        for card in self.table.iter().flatten() {
+            packed += one(*card);
+        }
+        let aims = NativeAims::new(self);
+        let count = [Rank::ACE, Rank::JACK, Rank::QUEEN, Rank::KING]
+            .iter()
+            .enumerate()
+            .map(|(class, &rank)| (packed >> (16 * class) & 0xffff) as usize * play_count(aims.opening(rank)))
+            .sum();
+        debug_assert_eq!(count, {
+            let mut plays = Vec::new();
+            self.legal_plays_into(&mut plays);
+            plays.len()
+        });
+        count
+    }
+
     /// Calls `each(card, from, opening)` for every distinct hand card, then every table card,
     /// with what it offers the current player (`None`: it cannot be played).
     #[inline(always)]
@@ -1000,6 +1041,12 @@ impl NativeAims {
 /// a choice (`None`: it cannot be played).
 type Opening = Option<(Option<Seats>, bool)>;
 
+/// How many plays a card with this opening offers (see [`Playable::play_count`]).
+#[inline(always)]
+fn play_count(opening: Opening) -> usize {
+    opening.map_or(0, |(targets, order_choice)| targets.map_or(1, |seats| seats.len()) << usize::from(order_choice))
+}
+
 /// Visits the plays of `card` from `from` for what its aim offers.
 #[inline(always)]
 fn visit_plays(card: Card, from: Source, opening: Opening, each: &mut impl FnMut(Card, Source, Option<Seat>, bool)) {
@@ -1041,7 +1088,7 @@ pub struct Playable {
 impl Playable {
     /// How many plays this card offers.
     pub fn play_count(self) -> usize {
-        self.targets.map_or(1, |seats| seats.len()) << usize::from(self.order_choice)
+        play_count(Some((self.targets, self.order_choice)))
     }
 
     /// Play `i` of this card's plays (`i < self.play_count()`), in listing order: targets in

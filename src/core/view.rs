@@ -128,6 +128,12 @@ impl<'a> View<'a> {
         }
     }
 
+    /// How many plays are legal now (see [`Game::legal_play_count`]), when it is this seat's
+    /// turn; 0 otherwise.
+    pub fn legal_play_count(&self) -> usize {
+        if self.game.current() == self.seat { self.game.legal_play_count() } else { 0 }
+    }
+
     /// The playable cards and what each offers (see [`Game::playable_cards_into`]), when it
     /// is this seat's turn.
     pub fn playable_cards_into(&self, out: &mut Vec<Playable>) {

@@ -214,13 +214,15 @@ pub fn is_listed(legal: &[Action], action: &Action) -> bool {
 }
 
 /// Card by card, `game`'s playable cards expand to exactly the plays of `legal` (its
-/// `legal_actions`), in order; panics with `when` otherwise.
+/// `legal_actions`), in order, and `legal_play_count` counts them; panics with `when`
+/// otherwise.
 pub fn assert_playable_cards_match(game: &Game, legal: &[Action], when: &str) {
     let mut playable = Vec::new();
     game.playable_cards_into(&mut playable);
     let by_card: Vec<Action> = playable.iter().flat_map(|p| (0..p.play_count()).map(|i| p.play(i))).collect();
     let plays: Vec<Action> = legal.iter().filter(|a| matches!(a, Action::Play { .. })).cloned().collect();
     assert_eq!(by_card, plays, "{when}: the playable cards {playable:?}");
+    assert_eq!(game.legal_play_count(), plays.len(), "{when}: the play count");
 }
 
 /// The invariants of the game module docs; panics with `when` on a breach.
