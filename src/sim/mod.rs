@@ -214,11 +214,17 @@ impl Arena {
             let seat = self.game.current();
             let b = self.bot_at[seat];
             let bot = &mut self.bots[b];
-            let action = bot.choose(&View::new(&self.game, seat)).map_err(|e| e.to_string())?;
+            // The action is used where `choose` left it: moving it out of the `Result` read
+            // back freshly written bytes at an odd offset and stalled every turn.
+            let chosen = bot.choose(&View::new(&self.game, seat));
+            let action = match &chosen {
+                Ok(action) => action,
+                Err(e) => return Err(e.to_string()),
+            };
             let applied = if self.trusted[b] {
-                self.game.apply_legal_counted(&action, &mut counts)
+                self.game.apply_legal_counted(action, &mut counts)
             } else {
-                self.game.apply_counted(&action, &mut counts)
+                self.game.apply_counted(action, &mut counts)
             };
             if let Err(e) = applied {
                 return Err(match e {
