@@ -193,6 +193,10 @@ impl GreedyBot {
             jolted: has(me.front, Rank::JACK),
             quick: has(me.front, Rank::QUEEN),
             top: view.discard_top(),
+            max: model.rules().max_depth,
+            extra: if has(me.front, Rank::QUEEN) { model.rules().quick_extra } else { 0 },
+            spare: w.spare_oxygen,
+            costs: &model.costs,
         };
 
         // The plays are scored as the engine visits them, in listing order; only the chosen
@@ -377,14 +381,29 @@ struct Turn<'a, 'v> {
     jolted: bool,
     quick: bool,
     top: Option<Card>,
+    /// Read out of the rules and weights once per move: the scores are worked out in a call
+    /// per play, which would otherwise follow the pointers again each time.
+    max: u32,
+    /// The Quick's extra depth when a Q lies in front (D14), else 0.
+    extra: u32,
+    spare: u32,
+    costs: &'a [u32],
 }
 
 impl Turn<'_, '_> {
+    /// Oxygen this diver has left after a move ending at `depth` (0 means a rescue).
+    #[inline(always)]
+    fn oxygen_after(&self, depth: u32) -> u32 {
+        match self.costs.get(depth as usize) {
+            Some(&c) => self.oxygen.saturating_sub(c),
+            None => self.model.oxygen_after(self.oxygen, depth),
+        }
+    }
+
     /// The score of one play, or `None` for a play to avoid while anything else is legal.
     fn score_play(&self, card: Card, from: &Source, target: Option<Seat>, face_on_top: bool) -> Option<i64> {
         let (w, model) = (self.w, self.model);
-        let rules = model.rules();
-        let max = rules.max_depth;
+        let max = self.max;
         // Taking a table card denies it to the next player; break ties that way.
         let table_bonus = i64::from(matches!(from, Source::Table(_)));
         if card.rank.is_number() {
@@ -396,23 +415,22 @@ impl Turn<'_, '_> {
                     return Some(NONE + 1);
                 }
                 let to = self.depth.saturating_sub(value);
-                if model.oxygen_after(self.oxygen, to) == 0 {
+                if self.oxygen_after(to) == 0 {
                     return None;
                 }
                 return Some(-(i64::from(value)) * 10 - 5 + table_bonus);
             }
-            let extra = if self.quick { rules.quick_extra } else { 0 };
-            let to = self.depth.saturating_add(value).saturating_add(extra).min(max);
+            let to = self.depth.saturating_add(value).saturating_add(self.extra).min(max);
             if to >= max {
                 return Some(WIN);
             }
-            let left = model.oxygen_after(self.oxygen, to);
+            let left = self.oxygen_after(to);
             if left == 0 {
                 return None;
             }
             let mut score = i64::from(to - self.depth) * 10 + table_bonus;
             // Keeping a little oxygen in hand is worth a tie-break.
-            score += i64::from(left.min(w.spare_oxygen));
+            score += i64::from(left.min(self.spare));
             if self.quick {
                 score += push_score(model, self.view, target?);
             }
