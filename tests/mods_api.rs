@@ -39,6 +39,30 @@ fn two() -> Deal {
     Deal::new(2).hand("Ann", "9C 5H 3D 2S").hand("Bob", "QH 4C 8D KS").table("6C 7C 10D JD").discard("AD")
 }
 
+/// Wraps that only call the original change nothing: the same legal actions (the engine
+/// asks the wrapped entries for what a card offers) and the same game, over seeded games.
+#[test]
+fn pass_through_wraps_play_exactly_the_standard_game() {
+    let wrapped = Arc::new(mods(&["pass-through.lua"]));
+    for seed in 0..12u64 {
+        let setup = || Setup { names: vec!["a".into(), "b".into(), "c".into()], seed, deck: None };
+        let mut plain = Game::new(Arc::new(Rules::default()), Arc::new(Registry::standard()), setup()).unwrap();
+        let mut modded = Game::new(Arc::new(Rules::default()), Arc::clone(&wrapped), setup()).unwrap();
+        for turn in 0..200u64 {
+            if plain.is_over() {
+                break;
+            }
+            let legal = plain.legal_actions();
+            assert_eq!(modded.legal_actions(), legal, "seed {seed}, turn {turn}");
+            assert_eq!(modded.legal_play_count(), plain.legal_play_count(), "seed {seed}, turn {turn}");
+            let action = &legal[(seed as usize * 7 + turn as usize * 13) % legal.len()];
+            plain.apply(action).unwrap();
+            modded.apply(action).unwrap();
+            assert_eq!(modded.players(), plain.players(), "seed {seed}, turn {turn}: {action}");
+        }
+    }
+}
+
 #[test]
 fn a_mod_registry_is_not_native_but_no_mods_is() {
     assert!(!mods(&["dice.lua"]).is_native());

@@ -116,6 +116,13 @@ pub trait Effect: Send + Sync {
     fn aim_ignores_card(&self) -> bool {
         false
     }
+    /// The entry whose [`Effect::aim`] this one's is, when it only passes the question on
+    /// (a mod wrapping an entry without changing what it can target). The engine then asks
+    /// that entry instead, once per listing for every rank that shares it. The default is
+    /// `None`: this entry answers for itself.
+    fn aim_delegate(&self) -> Option<&dyn Effect> {
+        None
+    }
 }
 
 /// Oxygen spent by `player` after a move to `depth` (D10).

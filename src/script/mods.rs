@@ -456,6 +456,19 @@ impl LuaEffect {
 }
 
 impl Effect for LuaEffect {
+    /// Without a `playable` or `targets` function the mod's aim is fixed and ignores the card.
+    fn aim_ignores_card(&self) -> bool {
+        self.playable.is_none() && matches!(self.targets, Targets::None | Targets::Others)
+    }
+
+    /// Without a `playable` function and with inherited targets, the aim is the wrapped entry's.
+    fn aim_delegate(&self) -> Option<&dyn Effect> {
+        match (&self.playable, &self.targets) {
+            (None, Targets::Inherit) => Some(&*self.previous),
+            _ => None,
+        }
+    }
+
     fn aim(&self, game: &Game, player: Seat, card: Card) -> Result<Aim, EffectError> {
         let shared = &self.shared;
         if let Some(playable) = &self.playable {
