@@ -70,3 +70,11 @@ fn plain_output_has_no_colour_or_symbols() {
     assert!(!out.contains('\x1b'), "{out}");
     assert!(!out.contains(['♠', '♥', '♦', '♣', '→', '█']), "{out}");
 }
+
+#[test]
+fn the_hand_command_says_your_hand_to_you() {
+    let out = text_game("you,bob", "10H 5C JD 2S  JS 2D 3D 4D  AS 6H 7H 8H  10S", "hand\n");
+    assert!(out.contains("your hand: 10H 5C JD 2S\n"), "{out}");
+    let out = text_game("alice,bob", "10H 5C JD 2S  JS 2D 3D 4D  AS 6H 7H 8H  10S", "hand\n");
+    assert!(out.contains("alice's hand: 10H 5C JD 2S\n"), "{out}");
+}

@@ -368,7 +368,7 @@ fn is_you(name: &str) -> bool {
 }
 
 /// `alice's` or `your`, unstyled.
-fn possessive(name: &str) -> String {
+pub(crate) fn possessive(name: &str) -> String {
     if is_you(name) { "your".to_string() } else { format!("{name}'s") }
 }
 

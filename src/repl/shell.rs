@@ -393,7 +393,7 @@ impl<W: Write> Shell<W> {
             let list: Vec<String> = cards.iter().map(Card::to_string).collect();
             self.say_json(json!({ "hand": { "player": name, "cards": list } }));
         } else {
-            let text = format!("{name}'s hand: {}", self.style.cards(&cards));
+            let text = format!("{} hand: {}", render::possessive(&name), self.style.cards(&cards));
             self.say(&text);
         }
     }
