@@ -487,9 +487,9 @@ impl Game {
             return count;
         }
         // With the built-in entries every card of a class (number, J, Q, K) offers the same
-        // plays, so it is enough to count the cards of each class.
-        // The four counts are packed 16 bits apart in one register (counting in an array
-        // made each card wait for the previous store).
+        // plays, so it is enough to count the cards of each class. The four counts are packed
+        // 16 bits apart in one register: counting in an array made each card wait for the
+        // previous store.
         let mut packed = 0u64;
         let one = |card: Card| 1u64 << (16 * card.rank.number().saturating_sub(10));
         let hand = &self.players[self.current].hand;
