@@ -103,13 +103,17 @@ struct Model {
     /// Counts per suit go up to `base - 1`.
     base: u32,
     gains: Vec<u32>,
+    /// What discarding a card of each rank is worth (`AVERAGE_KEEP` minus its keep value), by
+    /// rank number: a lookup, where a `match` on the rank mispredicted on random hands.
+    losses: [i64; 14],
 }
 
 /// Depths beyond this are costed through the rules instead of a table.
 const COST_TABLE_DEPTH: u32 = 1 << 16;
 
 impl Model {
-    fn new(rules: &Arc<Rules>, move_depth: i64) -> Model {
+    fn new(rules: &Arc<Rules>, w: &Weights) -> Model {
+        let move_depth = w.move_depth;
         let costs: Vec<u32> = (0..=rules.max_depth.min(COST_TABLE_DEPTH)).map(|d| rules.band_cost(d)).collect();
         let worths = costs.iter().map(|&c| move_depth / i64::from(c.max(1))).collect();
         let base = rules.hand_size.clamp(4, 8) + 1;
@@ -125,7 +129,16 @@ impl Model {
             }
             *gain = gain_number(rules.recovery_gain(&cards));
         }
-        Model { rules: Arc::clone(rules), costs, worths, move_depth, base: base as u32, gains }
+        let mut losses = [0; 14];
+        for rank in Rank::all() {
+            losses[usize::from(rank.number())] = AVERAGE_KEEP - keep_value(w, Card::new(rank, Suit::Spades));
+        }
+        Model { rules: Arc::clone(rules), costs, worths, move_depth, base: base as u32, gains, losses }
+    }
+
+    /// `AVERAGE_KEEP` minus what keeping `card` is worth.
+    fn loss(&self, card: Card) -> i64 {
+        self.losses[usize::from(card.rank.number())]
     }
 
     fn rules(&self) -> &Rules {
@@ -174,7 +187,7 @@ impl GreedyBot {
     /// Re-reads the rules when they are not the ones read last.
     fn refresh(&mut self, view: &View<'_>) {
         if self.model.as_ref().is_none_or(|m| !Arc::ptr_eq(&m.rules, view.rules_arc())) {
-            self.model = Some(Model::new(view.rules_arc(), self.weights.move_depth));
+            self.model = Some(Model::new(view.rules_arc(), &self.weights));
         }
     }
 
@@ -291,7 +304,7 @@ impl GreedyBot {
         let mut card_loss = [0i64; 16];
         let mut card_step = [0u32; 16];
         for (i, &c) in hand[..n].iter().enumerate() {
-            card_loss[i] = AVERAGE_KEEP - keep_value(&w, c);
+            card_loss[i] = model.loss(c);
             card_step[i] = step[suit_index(c.suit)];
         }
         // Each subset's values are its lowest card's plus those of the rest of the subset,
@@ -496,7 +509,7 @@ fn keep_value(w: &Weights, card: Card) -> i64 {
 fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -> i64 {
     let rules = model.rules();
     let room = if has(me.front, Rank::KING) { 0 } else { rules.max_oxygen.saturating_sub(me.oxygen) };
-    let discards: i64 = view.hand().iter().map(|&c| (AVERAGE_KEEP - keep_value(w, c)).max(0)).sum();
+    let discards: i64 = view.hand().iter().map(|&c| model.loss(c).max(0)).sum();
     let worth = model.worth(me.depth);
     i64::from(room) * worth + discards + w.recovery
 }
