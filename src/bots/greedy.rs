@@ -203,11 +203,11 @@ impl GreedyBot {
             view,
             depth: me.depth,
             oxygen: me.oxygen,
-            jolted: has(me.front, Rank::JACK),
-            quick: has(me.front, Rank::QUEEN),
+            jolted: me.has_front(Rank::JACK),
+            quick: me.has_front(Rank::QUEEN),
             top: view.discard_top(),
             max: model.rules().max_depth,
-            extra: if has(me.front, Rank::QUEEN) { model.rules().quick_extra } else { 0 },
+            extra: if me.has_front(Rank::QUEEN) { model.rules().quick_extra } else { 0 },
             spare: w.spare_oxygen,
             costs: &model.costs,
         };
@@ -290,7 +290,7 @@ impl GreedyBot {
         let me = view.diver(view.seat());
         let hand = view.hand();
         let n = hand.len().min(16);
-        let knotted = has(me.front, Rank::KING);
+        let knotted = me.has_front(Rank::KING);
         let room = rules.max_oxygen.saturating_sub(me.oxygen);
         let worth = model.worth(me.depth);
         let base = model.base;
@@ -369,10 +369,6 @@ impl Bot for GreedyBot {
     fn trusted(&self) -> bool {
         true
     }
-}
-
-fn has(front: &[Card], rank: Rank) -> bool {
-    front.iter().any(|c| c.rank == rank)
 }
 
 /// A number card's (possibly doubled) value on the current discard top (D8).
@@ -508,7 +504,7 @@ fn keep_value(w: &Weights, card: Card) -> i64 {
 /// discarding gone.
 fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -> i64 {
     let rules = model.rules();
-    let room = if has(me.front, Rank::KING) { 0 } else { rules.max_oxygen.saturating_sub(me.oxygen) };
+    let room = if me.has_front(Rank::KING) { 0 } else { rules.max_oxygen.saturating_sub(me.oxygen) };
     let discards: i64 = view.hand().iter().map(|&c| model.loss(c).max(0)).sum();
     let worth = model.worth(me.depth);
     i64::from(room) * worth + discards + w.recovery
@@ -522,7 +518,7 @@ fn recovery_action(view: &View<'_>, me: &Diver<'_>, mask: u32) -> Action {
     let face = (0..hand.len()).rev().find(|&i| mask & (1 << i) != 0 && !hand[i].rank.is_number());
     let mut chosen = cards_in_mask(hand, face.map_or(mask, |i| mask & !(1 << i)));
     chosen.extend(face.map(|i| hand[i]));
-    Action::Recover { cards: chosen, face_on_top: has(me.front, Rank::KING) }
+    Action::Recover { cards: chosen, face_on_top: me.has_front(Rank::KING) }
 }
 
 #[cfg(test)]

@@ -122,7 +122,7 @@ impl RandomBot {
     }
 
     fn per_mask(&self, view: &View<'_>) -> usize {
-        if view.diver(view.seat()).front.iter().any(|c| c.rank == crate::core::Rank::KING) { 2 } else { 1 }
+        if view.diver(view.seat()).has_front(crate::core::Rank::KING) { 2 } else { 1 }
     }
 
     /// Action `i` of the list `view.legal_actions()` would return (after [`RandomBot::list`]).

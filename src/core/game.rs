@@ -29,13 +29,33 @@ pub struct Player {
     pub hand: Vec<Card>,
     /// Cards placed in front of this diver (J, Q, K …), oldest first.
     pub front: Vec<Card>,
+    /// The ranks of `front` as a set (bit `r` for rank number `r`; D17 allows one card per
+    /// rank), kept by the engine wherever `front` changes. Bots ask it every turn: scanning
+    /// fronts of varying length mispredicted.
+    front_ranks: u16,
 }
 
 impl Player {
-    /// Whether a card of `rank` lies in front of this diver.
-    pub fn has_front(&self, rank: Rank) -> bool {
-        self.front.iter().any(|c| c.rank == rank)
+    fn new(oxygen: u32, hand: Vec<Card>) -> Player {
+        Player { depth: 0, oxygen, hand, front: Vec::new(), front_ranks: 0 }
     }
+
+    /// Whether a card of `rank` lies in front of this diver.
+    #[inline]
+    pub fn has_front(&self, rank: Rank) -> bool {
+        debug_assert_eq!(self.front_ranks, ranks_of(&self.front), "front ranks out of step");
+        self.front_ranks & (1 << rank.number()) != 0
+    }
+
+    /// The ranks in front of this diver, bit `r` for rank number `r`.
+    pub fn front_ranks(&self) -> u16 {
+        self.front_ranks
+    }
+}
+
+/// The rank set of `cards`.
+fn ranks_of(cards: &[Card]) -> u16 {
+    cards.iter().fold(0, |set, c| set | 1 << c.rank.number())
 }
 
 /// How the game stands.
@@ -170,7 +190,7 @@ impl Game {
         let mut players = Vec::with_capacity(n);
         for _ in 0..n {
             let hand: Vec<Card> = (0..rules.hand_size).map(|_| deck.pop().expect("validated: enough cards")).collect();
-            players.push(Player { depth: 0, oxygen: rules.max_oxygen, hand, front: Vec::new() });
+            players.push(Player::new(rules.max_oxygen, hand));
         }
         let table = (0..rules.table_size).map(|_| deck.pop()).collect();
         let discard = vec![deck.pop().expect("validated: enough cards")];
@@ -215,6 +235,7 @@ impl Game {
             p.depth = 0;
             p.oxygen = max_oxygen;
             p.front.clear();
+            p.front_ranks = 0;
             p.hand.clear();
             for _ in 0..hand_size {
                 p.hand.push(self.deck.pop().expect("validated: enough cards"));
@@ -785,6 +806,7 @@ impl Game {
                     mine.oxygen = p.oxygen;
                     mine.hand.clone_from(&p.hand);
                     mine.front.clone_from(&p.front);
+                    mine.front_ranks = p.front_ranks;
                 }
                 None => self.players.push(p.clone()),
             }
@@ -1001,22 +1023,14 @@ impl NativeAims {
     fn new(game: &Game) -> NativeAims {
         let me_seat = game.current;
         let me = &game.players[me_seat];
-        let (mut jolted, mut quick) = (false, false);
-        for c in &me.front {
-            jolted |= c.rank == Rank::JACK;
-            quick |= c.rank == Rank::QUEEN;
-        }
+        let (jolted, quick) = (me.has_front(Rank::JACK), me.has_front(Rank::QUEEN));
         let (mut others, mut joltable, mut knottable) = (Seats::default(), Seats::default(), Seats::default());
         for (seat, p) in game.players.iter().enumerate() {
             if seat == me_seat {
                 continue;
             }
             others.insert(seat);
-            let (mut j, mut k) = (false, false);
-            for c in &p.front {
-                j |= c.rank == Rank::JACK;
-                k |= c.rank == Rank::KING;
-            }
+            let (j, k) = (p.has_front(Rank::JACK), p.has_front(Rank::KING));
             if p.depth > me.depth && !j {
                 joltable.insert(seat);
             }
@@ -1323,16 +1337,19 @@ impl Ctx<'_> {
                 self.game.names[target], card.rank
             )));
         }
-        self.game.players[target].front.push(card);
+        let front = &mut self.game.players[target];
+        front.front.push(card);
+        front.front_ranks |= 1 << card.rank.number();
         self.emit(Event::Placed { player, target, card });
         Ok(())
     }
 
     /// Removes the card of `rank` from in front of `player`, if there is one.
     pub fn take_front(&mut self, player: Seat, rank: Rank) -> Option<Card> {
-        let front = &mut self.game.players.get_mut(player)?.front;
-        let i = front.iter().position(|c| c.rank == rank)?;
-        Some(front.remove(i))
+        let p = self.game.players.get_mut(player)?;
+        let i = p.front.iter().position(|c| c.rank == rank)?;
+        p.front_ranks &= !(1 << rank.number());
+        Some(p.front.remove(i))
     }
 
     /// Draws a card for `player`'s hand (reshuffling if needed, D7); false if none is left.

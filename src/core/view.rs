@@ -23,6 +23,15 @@ pub struct Diver<'a> {
     pub oxygen: u32,
     pub hand_size: usize,
     pub front: &'a [Card],
+    front_ranks: u16,
+}
+
+impl Diver<'_> {
+    /// Whether a card of `rank` lies in front of this diver.
+    #[inline]
+    pub fn has_front(&self, rank: crate::core::Rank) -> bool {
+        self.front_ranks & (1 << rank.number()) != 0
+    }
 }
 
 /// One seat's window on a game.
@@ -72,7 +81,13 @@ impl<'a> View<'a> {
     }
     pub fn diver(&self, seat: Seat) -> Diver<'a> {
         let p = self.game.player(seat);
-        Diver { depth: p.depth, oxygen: p.oxygen, hand_size: p.hand.len(), front: &p.front }
+        Diver {
+            depth: p.depth,
+            oxygen: p.oxygen,
+            hand_size: p.hand.len(),
+            front: &p.front,
+            front_ranks: p.front_ranks(),
+        }
     }
     pub fn current(&self) -> Seat {
         self.game.current()
@@ -172,7 +187,9 @@ impl<'a> View<'a> {
                 } else {
                     (0..p.hand.len()).map(|_| hidden.pop().expect("conserved")).collect()
                 };
-                Player { hand, ..p.clone() }
+                let mut p = p.clone();
+                p.hand = hand;
+                p
             })
             .collect();
         Game::from_parts(self.game, players, hidden, seed)

@@ -245,6 +245,8 @@ pub fn assert_invariants(game: &Game, when: &str) {
         assert!(p.depth <= rules.max_depth, "seat {seat} depth {} out of bounds {when}", p.depth);
         assert!(p.oxygen <= rules.max_oxygen, "seat {seat} oxygen {} out of bounds {when}", p.oxygen);
         assert!(p.oxygen > 0, "seat {seat} has 0 oxygen and was not rescued {when}");
+        let ranks = p.front.iter().fold(0u16, |set, c| set | 1 << c.rank.number());
+        assert_eq!(p.front_ranks(), ranks, "seat {seat}'s front rank set is out of step with {:?} {when}", p.front);
         for (i, c) in p.front.iter().enumerate() {
             assert!(p.front[..i].iter().all(|o| o.rank != c.rank), "seat {seat} has two {} in front {when}", c.rank);
         }
