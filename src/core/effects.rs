@@ -117,10 +117,10 @@ pub trait Effect: Send + Sync {
         false
     }
     /// The entry whose [`Effect::aim`] this one's is, when it only passes the question on
-    /// (a mod wrapping an entry without changing what it can target). The engine then asks
+    /// (a mod wrapping an entry without changing what it can target). The registry then asks
     /// that entry instead, once per listing for every rank that shares it. The default is
     /// `None`: this entry answers for itself.
-    fn aim_delegate(&self) -> Option<&dyn Effect> {
+    fn aim_delegate(&self) -> Option<Arc<dyn Effect>> {
         None
     }
 }
@@ -142,6 +142,10 @@ pub type AfterMove = Arc<dyn Fn(&mut Ctx<'_>, Seat, u32, u32) -> Result<(), Effe
 #[derive(Clone)]
 pub struct Registry {
     effects: [Arc<dyn Effect>; 13],
+    /// The entry that answers `aim` for each rank: the rank's own entry, or the one it passes
+    /// the question on to ([`Effect::aim_delegate`]), followed once when the entry is set
+    /// instead of on every listing.
+    aims: [Arc<dyn Effect>; 13],
     pub oxygen_cost: OxygenCost,
     pub win_check: WinCheck,
     pub rescue: Rescue,
@@ -185,6 +189,7 @@ impl Registry {
             recovery_gain: Arc::new(|ctx, _, cards| Ok(ctx.game().rules().recovery_gain(cards))),
         };
         Registry {
+            aims: effects.clone(),
             effects,
             oxygen_cost: Arc::clone(&builtin.oxygen_cost),
             win_check: Arc::clone(&builtin.win_check),
@@ -227,9 +232,19 @@ impl Registry {
         &*self.effects[rank.number() as usize - 1]
     }
 
+    /// The entry that answers [`Effect::aim`] for `rank` (see [`Effect::aim_delegate`]).
+    pub(crate) fn aim_ref(&self, rank: Rank) -> &dyn Effect {
+        &*self.aims[rank.number() as usize - 1]
+    }
+
     /// Replaces the entry for `rank`. To wrap it, take [`Registry::effect`] first and call it
     /// from the new entry.
     pub fn set_effect(&mut self, rank: Rank, effect: Arc<dyn Effect>) {
+        let mut aim = Arc::clone(&effect);
+        while let Some(inner) = aim.aim_delegate() {
+            aim = inner;
+        }
+        self.aims[rank.number() as usize - 1] = aim;
         self.effects[rank.number() as usize - 1] = effect;
         self.native = false;
     }

@@ -976,11 +976,8 @@ impl AimCache {
     /// What `card` offers the current player now.
     #[inline(always)]
     fn aim(&mut self, game: &Game, card: Card) -> Opening {
-        let mut effect = game.registry.effect_ref(card.rank);
         // A wrap that passes the aim on shares the answer of the entry it wraps.
-        while let Some(inner) = effect.aim_delegate() {
-            effect = inner;
-        }
+        let effect = game.registry.aim_ref(card.rank);
         let key = (effect as *const dyn Effect).cast::<()>() as usize;
         for i in 0..self.len {
             if self.keys[i] == key {

@@ -462,9 +462,9 @@ impl Effect for LuaEffect {
     }
 
     /// Without a `playable` function and with inherited targets, the aim is the wrapped entry's.
-    fn aim_delegate(&self) -> Option<&dyn Effect> {
+    fn aim_delegate(&self) -> Option<Arc<dyn Effect>> {
         match (&self.playable, &self.targets) {
-            (None, Targets::Inherit) => Some(&*self.previous),
+            (None, Targets::Inherit) => Some(Arc::clone(&self.previous)),
             _ => None,
         }
     }
