@@ -217,6 +217,16 @@ fn a_player_who_does_not_exist() {
 }
 
 #[test]
+fn a_play_passed_on_with_a_bad_target() {
+    contained("bad-play-target.lua", "play 5H", 4, "play.target must be a whole number, got \"Bob\"");
+}
+
+#[test]
+fn a_play_passed_on_with_a_bad_card() {
+    contained("bad-play-card.lua", "play 5H", 4, "\"ZZ\" is not a card");
+}
+
+#[test]
 fn wrong_argument_type() {
     contained("bad-args.lua", "play 5H", 4, "the distance must be a whole number, got \"deep\"");
 }

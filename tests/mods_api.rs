@@ -63,6 +63,32 @@ fn pass_through_wraps_play_exactly_the_standard_game() {
     }
 }
 
+/// A handler may change the `play` table before passing it on: a new target is honoured,
+/// and a card or player written another way (lower case, a float) still means the same.
+#[test]
+fn previous_reads_the_play_table_as_the_handler_left_it() {
+    let deal = Deal::new(3)
+        .hand("Ann", "QH 5H 9C 9D")
+        .hand("Bob", "2C 3C 4C 6C")
+        .hand("Cat", "2D 3D 4D 6D")
+        .table("7S 8S 10S JD")
+        .discard("KS");
+    let opening = "play QH; play 2C; play 2D";
+    let before = common::run(deal.game_with(mods(&["rewrite-play.lua"])), opening).game;
+    let push = i64::from(before.rules().quick_push);
+    let depth = |game: &Game, seat: usize| i64::from(game.player(seat).depth);
+    // Named Bob, the push went to Cat (player 3); without the mod it goes to Bob.
+    let rewritten = common::run(deal.game_with(mods(&["rewrite-play.lua"])), &format!("{opening}; play 9C @Bob")).game;
+    assert_eq!((depth(&rewritten, 1), depth(&rewritten, 2)), (depth(&before, 1), depth(&before, 2) + push));
+    let plain = common::run(deal.game_with(Registry::standard()), &format!("{opening}; play 9C @Bob")).game;
+    assert_eq!((depth(&plain, 1), depth(&plain, 2)), (depth(&before, 1) + push, depth(&before, 2)));
+    // The 5 played through a lower-case name and a float player is the same move.
+    let rewritten = common::run(deal.game_with(mods(&["rewrite-play.lua"])), "play 5H");
+    let plain = common::run(deal.game_with(Registry::standard()), "play 5H");
+    assert_eq!(rewritten.game.players(), plain.game.players());
+    assert_eq!(rewritten.game.discard_top(), plain.game.discard_top());
+}
+
 #[test]
 fn a_mod_registry_is_not_native_but_no_mods_is() {
     assert!(!mods(&["dice.lua"]).is_native());

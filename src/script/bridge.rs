@@ -309,18 +309,29 @@ fn int_arg(lua: &Lua, value: &Value, what: &str) -> mlua::Result<i64> {
 /// The 52 card names as Lua strings, made once so handing a card to Lua allocates nothing.
 pub(crate) struct Names {
     cards: Vec<LuaString>,
-    suits: Vec<LuaString>,
     pub(crate) keys: Keys,
     /// Builds a `play` table from its fields in one call (setting the fields one by one
     /// from Rust costs a protected call each under the memory limit).
     make_play: Function,
+    /// Reads a `play` table back in one call, as plain numbers (see `PLAY`).
+    unpack_play: Function,
 }
 
-/// The `play` table constructor: absent fields (`slot`, `target`) are passed as nil, which
-/// a table constructor leaves unset.
-const MAKE_PLAY: &str = "return function(player, card, rank, suit, from, slot, target, on_top) \
-    return { player = player, card = card, rank = rank, suit = suit, from = from, slot = slot, \
-    target = target, on_top = on_top } end";
+/// The `play` table's constructor and reader, given the card names, ranks and suit letters
+/// by card number (1…52, `Names::number`) and the names back to numbers. Only numbers and
+/// booleans cross to Rust: a string crossing costs a registry reference each way, and a
+/// card name would have to be parsed. Absent fields (`slot`, `target`) are passed as nil,
+/// which a table constructor leaves unset. The reader uses `rawget`, as `Table::raw_get`
+/// does; a field it cannot turn into a number is read again from Rust for the error.
+const PLAY: &str = "local cards, ranks, suits, numbers = ... \
+    local rawget = rawget \
+    local function make(player, card, on_table, slot, target, on_top) \
+        return { player = player, card = cards[card], rank = ranks[card], suit = suits[card], \
+        from = on_table and 'table' or 'hand', slot = slot, target = target, on_top = on_top } end \
+    local function unpack(p) \
+        return rawget(p, 'player'), numbers[rawget(p, 'card')], rawget(p, 'target'), rawget(p, 'slot'), \
+        rawget(p, 'on_top') == true end \
+    return make, unpack";
 
 /// Field names of the `play` table.
 pub(crate) struct Keys {
@@ -329,18 +340,12 @@ pub(crate) struct Keys {
     pub slot: LuaString,
     pub target: LuaString,
     pub on_top: LuaString,
-    pub hand: LuaString,
-    pub table: LuaString,
 }
 
 impl Names {
     pub(crate) fn new(lua: &Lua) -> mlua::Result<Names> {
-        let mut cards = Vec::with_capacity(52);
-        for suit in Suit::ALL {
-            for rank in Rank::all() {
-                cards.push(lua.create_string(Card::new(rank, suit).to_string())?);
-            }
-        }
+        let cards: Vec<LuaString> =
+            Names::all_cards().map(|card| lua.create_string(card.to_string())).collect::<mlua::Result<_>>()?;
         let s = |t: &str| lua.create_string(t);
         let keys = Keys {
             player: s("player")?,
@@ -348,35 +353,48 @@ impl Names {
             slot: s("slot")?,
             target: s("target")?,
             on_top: s("on_top")?,
-            hand: s("hand")?,
-            table: s("table")?,
         };
-        let suits = Suit::ALL.iter().map(|&suit| lua.create_string(suit_letter(suit))).collect::<mlua::Result<_>>()?;
-        let make_play = lua.load(MAKE_PLAY).set_name("=play").eval::<Function>()?;
-        Ok(Names { cards, suits, keys, make_play })
+        // What `PLAY` needs by card number, and the names back to numbers.
+        let names = lua.create_sequence_from(cards.iter().cloned())?;
+        let ranks = lua.create_sequence_from(Names::all_cards().map(|card| card.rank.number()))?;
+        let suits = lua.create_sequence_from(Names::all_cards().map(|card| suit_letter(card.suit)))?;
+        let numbers = lua.create_table_from(Names::all_cards().map(|card| (card.to_string(), Names::number(card))))?;
+        let (make_play, unpack_play) =
+            lua.load(PLAY).set_name("=play").call::<(Function, Function)>((names, ranks, suits, numbers))?;
+        Ok(Names { cards, keys, make_play, unpack_play })
+    }
+
+    /// Every card in card-number order (`Names::number` + 1 is its position, from 1).
+    fn all_cards() -> impl Iterator<Item = Card> {
+        Suit::ALL.into_iter().flat_map(|suit| Rank::all().map(move |rank| Card::new(rank, suit)))
+    }
+
+    /// The card with this number (see [`Names::number`]).
+    fn card_numbered(number: i64) -> Option<Card> {
+        let i = usize::try_from(number.checked_sub(1)?).ok()?;
+        let suit = *Suit::ALL.get(i / 13)?;
+        Some(Card::new(Rank::new((i % 13 + 1) as u8)?, suit))
+    }
+
+    /// A card's number, 1…52, in the order of `all_cards`.
+    fn number(card: Card) -> i64 {
+        (card.suit.index() * 13 + card.rank.number() as usize) as i64
     }
 
     pub(crate) fn card(&self, card: Card) -> LuaString {
-        self.cards[card.suit.index() * 13 + card.rank.number() as usize - 1].clone()
-    }
-
-    pub(crate) fn suit(&self, suit: Suit) -> LuaString {
-        self.suits[suit.index()].clone()
+        self.cards[Names::number(card) as usize - 1].clone()
     }
 
     /// The `play` table a resolve handler receives.
     pub(crate) fn play_table(&self, _lua: &Lua, play: &crate::core::Play) -> mlua::Result<Table> {
-        let k = &self.keys;
-        let (from, slot) = match play.from {
-            Source::Hand => (&k.hand, None),
-            Source::Table(slot) => (&k.table, Some(slot as i64 + 1)),
+        let (on_table, slot) = match play.from {
+            Source::Hand => (false, None),
+            Source::Table(slot) => (true, Some(slot as i64 + 1)),
         };
         self.make_play.call((
             play.player as i64 + 1,
-            self.card(play.card),
-            play.card.rank.number(),
-            self.suit(play.card.suit),
-            from,
+            Names::number(play.card),
+            on_table,
             slot,
             play.target.map(|t| t as i64 + 1),
             play.face_on_top,
@@ -385,6 +403,37 @@ impl Names {
 
     /// Reads back a `play` table a handler passes to `previous`.
     pub(crate) fn read_play(&self, lua: &Lua, game: &Game, t: &Table) -> mlua::Result<crate::core::Play> {
+        let (player, card, target, slot, face_on_top): (Value, Value, Value, Value, bool) = self.unpack_play.call(t)?;
+        // Fields as `play_table` wrote them (or changed to other valid numbers) are taken as
+        // they are; anything else is read again below, for the same answer or error as ever.
+        let fast = || -> Option<mlua::Result<crate::core::Play>> {
+            let Value::Integer(player) = player else { return None };
+            let Value::Integer(number) = card else { return None };
+            let card = Names::card_numbered(number)?;
+            let target = match target {
+                Value::Nil => None,
+                Value::Integer(n) => Some(n),
+                _ => return None,
+            };
+            let from = match slot {
+                Value::Nil => Source::Hand,
+                Value::Integer(n) => Source::Table((n.max(1) - 1) as usize),
+                _ => return None,
+            };
+            Some((|| {
+                let player = seat(lua, game, player)?;
+                let target = target.map(|n| seat(lua, game, n)).transpose()?;
+                Ok(crate::core::Play { player, card, from, target, face_on_top })
+            })())
+        };
+        if let Some(play) = fast() {
+            return play;
+        }
+        self.read_play_slowly(lua, game, t)
+    }
+
+    /// [`Names::read_play`] field by field, with an error naming the first bad field.
+    fn read_play_slowly(&self, lua: &Lua, game: &Game, t: &Table) -> mlua::Result<crate::core::Play> {
         let k = &self.keys;
         let player = seat(lua, game, int_arg(lua, &t.raw_get::<Value>(&k.player)?, "play.player")?)?;
         let card = card_arg(lua, &t.raw_get::<Value>(&k.card)?)?;
@@ -653,5 +702,21 @@ pub(crate) fn function_arg(lua: &Lua, value: Value, what: &str) -> mlua::Result<
     match value {
         Value::Function(f) => Ok(f),
         other => Err(Sandbox::raise(lua, format!("{what} must be a function, got {}", show(&other)))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn card_numbers_run_1_to_52_in_card_order() {
+        for (i, card) in Names::all_cards().enumerate() {
+            assert_eq!(Names::number(card), i as i64 + 1, "{card}");
+            assert_eq!(Names::card_numbered(i as i64 + 1), Some(card));
+        }
+        assert_eq!(Names::all_cards().count(), 52);
+        assert_eq!(Names::card_numbered(0), None);
+        assert_eq!(Names::card_numbered(53), None);
     }
 }
