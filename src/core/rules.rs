@@ -78,7 +78,18 @@ impl SuitPattern {
     fn from_counts(counts: [u8; 4]) -> SuitPattern {
         // Suits seen once do not count; the rest largest first.
         let mut repeats = counts.map(|n| if n >= 2 { n } else { 0 });
-        repeats.sort_unstable_by(|a, b| b.cmp(a));
+        // Largest first by a sorting network of min/max pairs: a general sort branches on
+        // the counts, which are random.
+        let mut order = |i: usize, j: usize| {
+            let (a, b) = (repeats[i], repeats[j]);
+            repeats[i] = a.max(b);
+            repeats[j] = a.min(b);
+        };
+        order(0, 1);
+        order(2, 3);
+        order(0, 2);
+        order(1, 3);
+        order(1, 2);
         SuitPattern(repeats)
     }
 
@@ -401,6 +412,13 @@ mod tests {
         let of = |t: &str| SuitPattern::of(&parse_cards(t).unwrap()).to_string();
         assert_eq!(of("7H 2S"), "none");
         assert_eq!(of("7H 2H 3S 4S 5S"), "3+2");
+        // The sorting network puts every set of counts largest first, as a sort does.
+        for n in 0..7u32.pow(4) {
+            let counts = [0, 1, 2, 3].map(|i| (n / 7u32.pow(i) % 7) as u8);
+            let mut sorted = counts.map(|c| if c >= 2 { c } else { 0 });
+            sorted.sort_unstable_by(|a, b| b.cmp(a));
+            assert_eq!(SuitPattern::from_counts(counts), SuitPattern(sorted), "{counts:?}");
+        }
     }
 
     #[test]
