@@ -35,6 +35,19 @@ fn said(events: &[Event]) -> Vec<String> {
         .collect()
 }
 
+/// What a two-player game dealt with `seed`, with these mods, narrates over `actions` actions,
+/// each the first legal one.
+fn narration(files: &[&str], seed: u64, actions: usize) -> Vec<String> {
+    let setup = Setup { names: vec!["Ann".into(), "Bob".into()], seed, deck: None };
+    let mut game = Game::new(Arc::new(Rules::default()), Arc::new(mods(files)), setup).unwrap();
+    let mut lines = Vec::new();
+    for _ in 0..actions {
+        let first = game.legal_actions()[0].clone();
+        lines.extend(said(&game.apply(&first).unwrap()));
+    }
+    lines
+}
+
 fn two() -> Deal {
     Deal::new(2).hand("Ann", "9C 5H 3D 2S").hand("Bob", "QH 4C 8D KS").table("6C 7C 10D JD").discard("AD")
 }
@@ -140,17 +153,7 @@ fn dive_moves_breathes_and_can_win() {
 
 #[test]
 fn random_comes_from_the_games_seeded_rng() {
-    let rolls = |seed: u64| {
-        let registry = Arc::new(mods(&["dice.lua"]));
-        let setup = Setup { names: vec!["Ann".into(), "Bob".into()], seed, deck: None };
-        let mut game = Game::new(Arc::new(Rules::default()), registry, setup).unwrap();
-        let mut rolls = Vec::new();
-        for _ in 0..30 {
-            let first = game.legal_actions()[0].clone();
-            rolls.extend(said(&game.apply(&first).unwrap()));
-        }
-        rolls
-    };
+    let rolls = |seed: u64| narration(&["dice.lua"], seed, 30);
     let a = rolls(7);
     assert_eq!(a, rolls(7));
     assert_ne!(a, rolls(8));
@@ -297,16 +300,7 @@ outcome: running",
 
 #[test]
 fn math_random_draws_from_the_games_seeded_rng() {
-    let play = |seed: u64| {
-        let setup = Setup { names: vec!["Ann".into(), "Bob".into()], seed, deck: None };
-        let mut game = Game::new(Arc::new(Rules::default()), Arc::new(mods(&["luau-random.lua"])), setup).unwrap();
-        let mut lines = Vec::new();
-        for _ in 0..6 {
-            let action = game.legal_actions()[0].clone();
-            lines.extend(said(&game.apply(&action).unwrap()));
-        }
-        lines
-    };
+    let play = |seed: u64| narration(&["luau-random.lua"], seed, 6);
     let first = play(11);
     assert_eq!(first.len(), 6);
     assert_eq!(first, play(11), "the same seed gives the same math.random numbers");
