@@ -364,7 +364,7 @@ impl Names {
         Ok(Names { cards, keys, make_play, unpack_play })
     }
 
-    /// Every card in card-number order (`Names::number` + 1 is its position, from 1).
+    /// Every card in card-number order: `Names::number` is its position, from 1.
     fn all_cards() -> impl Iterator<Item = Card> {
         Suit::ALL.into_iter().flat_map(|suit| Rank::all().map(move |rank| Card::new(rank, suit)))
     }
