@@ -243,9 +243,10 @@ impl GreedyBot {
 
         // A recovery can only win when its best possible score beats the best play.
         if !view.hand().is_empty() && (best_play.is_none() || recovery_bound(w, model, view, &me) > best) {
-            let (recovery_score, recovery) = self.best_recovery(view);
+            let (recovery_score, mask) = self.best_recovery(view);
             if best_play.is_none() || recovery_score > best {
-                return recovery;
+                // Built only when chosen, straight into the return value.
+                return recovery_action(view, &me, mask);
             }
         }
         match best_play.or(fallback) {
@@ -254,16 +255,15 @@ impl GreedyBot {
         }
     }
 
-    /// The best recovery for this diver and its score.
-    fn best_recovery(&mut self, view: &View<'_>) -> (i64, Action) {
+    /// The score of the best recovery for this diver, and its hand mask.
+    fn best_recovery(&mut self, view: &View<'_>) -> (i64, u32) {
         let mut best = (NONE, 0u32);
         self.scored_recoveries(view, |score, mask| {
             if score > best.0 {
                 best = (score, mask);
             }
         });
-        let me = view.diver(view.seat());
-        (best.0, recovery_action(view, &me, best.1))
+        best
     }
 
     /// The `k` best recoveries by the greedy score, best first (for the search bot's root).
