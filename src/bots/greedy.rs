@@ -213,18 +213,14 @@ impl GreedyBot {
         };
 
         // The plays are scored as the engine visits them, in listing order; only the chosen
-        // one becomes an `Action`.
+        // one becomes an `Action`. A winning play scores `WIN`, above every other score, so
+        // the first one is the best play and nothing later replaces it.
         let mut best = NONE;
         let mut best_play: Option<PlayChoice> = None;
         let mut fallback: Option<PlayChoice> = None;
-        let mut win: Option<PlayChoice> = None;
         view.for_each_legal_play(|card, from, target, face_on_top| {
-            if win.is_some() {
-                return;
-            }
             let play = (card, from, target, face_on_top);
             match turn.score_play(card, &from, target, face_on_top) {
-                Some(WIN) => win = Some(play),
                 Some(s) if s > best => {
                     best = s;
                     best_play = Some(play);
@@ -237,7 +233,9 @@ impl GreedyBot {
                 }
             }
         });
-        if let Some(play) = win {
+        if best == WIN
+            && let Some(play) = best_play
+        {
             return play_action(play);
         }
 
