@@ -512,17 +512,7 @@ impl Game {
         // 16 bits apart in one register: counting in an array made each card wait for the
         // previous store.
         let mut packed = 0u64;
-        let one = |card: Card| 1u64 << (16 * card.rank.number().saturating_sub(10));
-        let hand = &self.players[self.current].hand;
-        let repeats = self.hand_has_repeats(self.current);
-        for (i, &card) in hand.iter().enumerate() {
-            if !repeats || !hand[..i].contains(&card) {
-                packed += one(card);
-            }
-        }
-        for card in self.table.iter().flatten() {
-            packed += one(*card);
-        }
+        self.each_listed_card(|card, _| packed += 1u64 << (16 * card.rank.number().saturating_sub(10)));
         let aims = NativeAims::new(self);
         let count = [Rank::ACE, Rank::JACK, Rank::QUEEN, Rank::KING]
             .iter()
@@ -571,17 +561,24 @@ impl Game {
         mut opening: impl FnMut(&Game, Card) -> Opening,
         each: &mut impl FnMut(Card, Source, Opening),
     ) {
+        self.each_listed_card(|card, from| each(card, from, opening(self, card)));
+    }
+
+    /// Calls `each(card, from)` for every distinct hand card, then every table card: the
+    /// cards a listing of plays goes through, in its order.
+    #[inline(always)]
+    fn each_listed_card(&self, mut each: impl FnMut(Card, Source)) {
         let hand = &self.players[self.current].hand;
         let repeats = self.hand_has_repeats(self.current);
         for (i, &card) in hand.iter().enumerate() {
             // A repeated card is listed once, at its first copy.
             if !repeats || !hand[..i].contains(&card) {
-                each(card, Source::Hand, opening(self, card));
+                each(card, Source::Hand);
             }
         }
         for (slot, card) in self.table.iter().enumerate() {
             if let Some(card) = *card {
-                each(card, Source::Table(slot), opening(self, card));
+                each(card, Source::Table(slot));
             }
         }
     }
