@@ -239,7 +239,6 @@ fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua
     let t = lua.create_table()?;
     let rules = view.rules();
     let me = view.diver(view.seat());
-    let has = |rank: Rank| me.front.iter().any(|c| c.rank == rank);
     t.raw_set("index", index as i64)?;
     t.raw_set("text", action.to_string())?;
     match action {
@@ -260,10 +259,10 @@ fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua
             if card.rank.is_number() {
                 let value = number_value(*card, view.discard_top());
                 t.raw_set("value", i64::from(value))?;
-                let (depth, wins) = if has(Rank::JACK) {
+                let (depth, wins) = if me.has_front(Rank::JACK) {
                     (me.depth.saturating_sub(value), false)
                 } else {
-                    let extra = if has(Rank::QUEEN) { rules.quick_extra } else { 0 };
+                    let extra = if me.has_front(Rank::QUEEN) { rules.quick_extra } else { 0 };
                     let to = me.depth.saturating_add(value).saturating_add(extra).min(rules.max_depth);
                     (to, to >= rules.max_depth)
                 };
@@ -279,7 +278,7 @@ fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua
             t.raw_set("cards", seq(lua, cards.iter().map(|c| c.to_string()))?)?;
             t.raw_set("over", *face_on_top)?;
             let room = rules.max_oxygen.saturating_sub(me.oxygen);
-            let gain = if has(Rank::KING) {
+            let gain = if me.has_front(Rank::KING) {
                 0
             } else {
                 match rules.recovery_gain(cards) {
