@@ -154,15 +154,20 @@ pub struct Registry {
     pub after_move: Vec<AfterMove>,
     /// True while every entry is built in (and so cannot fail after the checks).
     native: bool,
+    /// True while every rank's `aim` is answered by its built-in entry (directly or through
+    /// wraps that pass the question on), so what a card offers is the standard answer.
+    native_aims: bool,
     /// The built-in hooks this registry started with. While a hook field still holds its
     /// built-in entry, the engine computes it directly instead of calling through the entry
     /// (the same answer, without a dynamic call on every move).
     builtin: Builtin,
 }
 
-/// The built-in hooks, kept to recognise them (by address) after a client replaced others.
+/// The built-in hooks and entries, kept to recognise them (by address) after a client
+/// replaced others.
 #[derive(Clone)]
 struct Builtin {
+    effects: [Arc<dyn Effect>; 13],
     oxygen_cost: OxygenCost,
     win_check: WinCheck,
     recovery_gain: RecoveryGain,
@@ -181,6 +186,7 @@ impl Registry {
         // `Ctx::breathe`, `Ctx::check_win` and the recovery in `Game::resolve` compute what
         // these three entries do when they are still in place: keep them in step.
         let builtin = Builtin {
+            effects: effects.clone(),
             oxygen_cost: Arc::new(|ctx, _, depth| Ok(ctx.game().rules().band_cost(depth))),
             win_check: Arc::new(|ctx, player| {
                 let game = ctx.game();
@@ -201,6 +207,7 @@ impl Registry {
             turn_start: Vec::new(),
             after_move: Vec::new(),
             native: true,
+            native_aims: true,
             builtin,
         }
     }
@@ -247,6 +254,7 @@ impl Registry {
         self.aims[rank.number() as usize - 1] = aim;
         self.effects[rank.number() as usize - 1] = effect;
         self.native = false;
+        self.native_aims = self.aims.iter().zip(&self.builtin.effects).all(|(a, b)| Arc::ptr_eq(a, b));
     }
 
     /// Marks the registry as holding entries that may fail, so the engine keeps a copy of the
@@ -258,6 +266,12 @@ impl Registry {
     /// Whether every entry is built in.
     pub fn is_native(&self) -> bool {
         self.native
+    }
+
+    /// Whether every rank's `aim` is the built-in entry's (see [`Effect::aim_delegate`]):
+    /// then every card of a rank offers what the standard rules say.
+    pub fn has_native_aims(&self) -> bool {
+        self.native_aims
     }
 }
 
@@ -445,5 +459,35 @@ mod tests {
         assert!(cloned.builtin_oxygen_cost() && cloned.builtin_win_check() && cloned.builtin_recovery_gain());
         cloned.recovery_gain = Arc::new(|_, _, _| Ok(crate::core::Gain::Max));
         assert!(!cloned.builtin_recovery_gain());
+    }
+
+    /// A wrap that passes the `aim` question on keeps the built-in aims; an entry that
+    /// answers it itself does not, until the built-in entry is back.
+    #[test]
+    fn native_aims_follow_the_entries_that_answer_aim() {
+        struct Wrap(Arc<dyn Effect>, bool);
+        impl Effect for Wrap {
+            fn aim(&self, game: &Game, player: Seat, card: Card) -> Result<Aim, EffectError> {
+                self.0.aim(game, player, card)
+            }
+            fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+                self.0.resolve(ctx, play)
+            }
+            fn aim_delegate(&self) -> Option<Arc<dyn Effect>> {
+                self.1.then(|| Arc::clone(&self.0))
+            }
+        }
+        let mut registry = Registry::standard();
+        assert!(registry.has_native_aims() && registry.is_native());
+        let knot = registry.effect(Rank::KING);
+        registry.set_effect(Rank::KING, Arc::new(Wrap(Arc::clone(&knot), true)));
+        assert!(registry.has_native_aims() && !registry.is_native());
+        let quick = registry.effect(Rank::QUEEN);
+        registry.set_effect(Rank::QUEEN, Arc::new(Wrap(Arc::clone(&quick), false)));
+        assert!(!registry.has_native_aims());
+        registry.set_effect(Rank::QUEEN, quick);
+        assert!(registry.has_native_aims());
+        registry.set_effect(Rank::QUEEN, registry.effect(Rank::JACK));
+        assert!(!registry.has_native_aims(), "a rank answered by another rank's entry");
     }
 }

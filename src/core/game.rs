@@ -445,7 +445,7 @@ impl Game {
         if self.is_over() {
             return;
         }
-        if self.registry.is_native() {
+        if self.registry.has_native_aims() {
             let aims = NativeAims::new(self);
             self.visit_all_plays(
                 |game, card| {
@@ -502,7 +502,7 @@ impl Game {
         if self.is_over() {
             return 0;
         }
-        if !self.registry.is_native() {
+        if !self.registry.has_native_aims() {
             let mut count = 0;
             self.for_each_opening(|_, _, opening| count += play_count(opening));
             return count;
@@ -534,7 +534,7 @@ impl Game {
         if self.is_over() {
             return;
         }
-        if self.registry.is_native() {
+        if self.registry.has_native_aims() {
             // The built-in entries' answers, worked out in one pass without dynamic calls.
             let aims = NativeAims::new(self);
             self.visit_all_cards(
@@ -581,6 +581,25 @@ impl Game {
                 each(card, Source::Table(slot));
             }
         }
+    }
+
+    /// What each class of card (number, J, Q, K) offers the current player, when every
+    /// rank's `aim` is the built-in entry's ([`Registry::has_native_aims`]; a wrap may still
+    /// change what a card does): then every card of a class offers the same plays, and a bot
+    /// can score a class once instead of every play. `None` otherwise, or when the game is
+    /// over.
+    pub fn class_offers(&self) -> Option<ClassOffers> {
+        if self.is_over() || !self.registry.has_native_aims() {
+            return None;
+        }
+        let aims = NativeAims::new(self);
+        let offer = |rank| aims.opening(rank).map(|(targets, order_choice)| Offer { targets, order_choice });
+        Some(ClassOffers {
+            number: offer(Rank::ACE),
+            jolt: offer(Rank::JACK),
+            quick: offer(Rank::QUEEN),
+            knot: offer(Rank::KING),
+        })
     }
 
     /// Whether `action` is legal now; `Ok` carries what the engine needs to resolve it.
@@ -1078,6 +1097,37 @@ fn visit_plays(card: Card, from: Source, opening: Opening, each: &mut impl FnMut
                     each(card, from, target, true);
                 }
             }
+        }
+    }
+}
+
+/// What a playable card offers: the seats one of which a play must name (`None`: it takes
+/// no target), and whether the discard order is a choice (each play is then listed twice,
+/// the plain order first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Offer {
+    pub targets: Option<Seats>,
+    pub order_choice: bool,
+}
+
+/// What every card of each class offers under the built-in entries (see
+/// [`Game::class_offers`]); `None`: cards of that class cannot be played now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClassOffers {
+    pub number: Option<Offer>,
+    pub jolt: Option<Offer>,
+    pub quick: Option<Offer>,
+    pub knot: Option<Offer>,
+}
+
+impl ClassOffers {
+    /// What a card of `rank` offers.
+    pub fn of(&self, rank: Rank) -> Option<Offer> {
+        match rank {
+            Rank::JACK => self.jolt,
+            Rank::QUEEN => self.quick,
+            Rank::KING => self.knot,
+            _ => self.number,
         }
     }
 }

@@ -16,6 +16,6 @@ pub use action::{Action, ActionError, Cards, Seat, Source, cards_in_mask};
 pub use card::{Card, CardParseError, Rank, Suit, full_deck, parse_cards};
 pub use effects::{Aim, Effect, EffectError, Play, Registry, Seats};
 pub use event::{Event, EventCounts};
-pub use game::{Ctx, Game, Outcome, Playable, Player, Setup, SetupError};
+pub use game::{ClassOffers, Ctx, Game, Offer, Outcome, Playable, Player, Setup, SetupError};
 pub use rules::{Band, Gain, Rules, RulesError, SuitPattern};
 pub use view::{Diver, View};

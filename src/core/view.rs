@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::action::{Action, Seat, Source};
 use super::card::{Card, full_deck};
-use super::game::{Game, Outcome, Playable, Player};
+use super::game::{ClassOffers, Game, Outcome, Playable, Player};
 use super::rules::Rules;
 
 /// A diver as everyone can see them.
@@ -141,6 +141,12 @@ impl<'a> View<'a> {
         if self.game.current() == self.seat {
             self.game.for_each_legal_play(each);
         }
+    }
+
+    /// What each class of card offers (see [`Game::class_offers`]), when it is this seat's
+    /// turn and every entry is a built-in one.
+    pub fn class_offers(&self) -> Option<ClassOffers> {
+        if self.game.current() == self.seat { self.game.class_offers() } else { None }
     }
 
     /// How many plays are legal now (see [`Game::legal_play_count`]), when it is this seat's
