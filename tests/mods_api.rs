@@ -6,7 +6,8 @@ mod common;
 use std::sync::Arc;
 
 use common::{Deal, action, assert_state};
-use diving::core::{ActionError, Event, Game, Registry, Rules, Setup};
+use diving::bots::GreedyBot;
+use diving::core::{ActionError, Event, Game, Registry, Rules, Setup, View};
 use diving::script::{ModSource, load_mods};
 
 fn source(path: &str) -> ModSource {
@@ -53,10 +54,13 @@ fn two() -> Deal {
 }
 
 /// Wraps that only call the original change nothing: the same legal actions (the engine
-/// asks the wrapped entries for what a card offers) and the same game, over seeded games.
+/// asks the wrapped entries for what a card offers), the same offers per rank, the same
+/// greedy choices, and the same game, over seeded games.
 #[test]
 fn pass_through_wraps_play_exactly_the_standard_game() {
     let wrapped = Arc::new(mods(&["pass-through.lua"]));
+    assert!(wrapped.has_native_aims(), "a pass-through wrap keeps the built-in aims");
+    let (mut greedy_plain, mut greedy_modded) = (GreedyBot::new(), GreedyBot::new());
     for seed in 0..12u64 {
         let setup = || Setup { names: vec!["a".into(), "b".into(), "c".into()], seed, deck: None };
         let mut plain = Game::new(Arc::new(Rules::default()), Arc::new(Registry::standard()), setup()).unwrap();
@@ -68,6 +72,14 @@ fn pass_through_wraps_play_exactly_the_standard_game() {
             let legal = plain.legal_actions();
             assert_eq!(modded.legal_actions(), legal, "seed {seed}, turn {turn}");
             assert_eq!(modded.legal_play_count(), plain.legal_play_count(), "seed {seed}, turn {turn}");
+            assert!(plain.class_offers().is_some(), "seed {seed}, turn {turn}");
+            assert_eq!(modded.class_offers(), plain.class_offers(), "seed {seed}, turn {turn}");
+            let seat = plain.current();
+            assert_eq!(
+                greedy_modded.pick(&View::new(&modded, seat)),
+                greedy_plain.pick(&View::new(&plain, seat)),
+                "seed {seed}, turn {turn}"
+            );
             let action = &legal[(seed as usize * 7 + turn as usize * 13) % legal.len()];
             plain.apply(action).unwrap();
             modded.apply(action).unwrap();
