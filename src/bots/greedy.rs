@@ -342,7 +342,7 @@ enum NumberPlays {
     Quick { push: i64, target: Option<Seat>, first: Option<Seat> },
 }
 
-/// The running state of [`Turn::best_play_by_rank`]'s loop over the listed cards.
+/// What [`Turn::best_play_by_rank`] scores the listed cards against, read once per move.
 struct RankScan<'t, 'a, 'v> {
     turn: &'t Turn<'a, 'v>,
     /// The best push's score when a Q lies in front, else 0.
@@ -351,9 +351,15 @@ struct RankScan<'t, 'a, 'v> {
     top_suit: Option<Suit>,
     /// By source (hand, table) and face rank (J, Q, K): the score, NONE with no play.
     face_scores: [[i64; 3]; 2],
-    best: i64,
-    best_i: usize,
-    best_on_top: bool,
+}
+
+/// The best play of [`Turn::best_play_by_rank`]'s loop so far, by listing position, and
+/// the first rescue. Kept apart from [`RankScan`], whose table is indexed by card and so
+/// lives in memory: this stays in registers.
+struct Best {
+    score: i64,
+    i: usize,
+    on_top: bool,
     rescue_i: usize,
 }
 
@@ -362,7 +368,7 @@ impl RankScan<'_, '_, '_> {
     /// worked out and one is selected, without a branch: which cards are face cards, and
     /// which play is best so far, are random, and branches on them mispredicted.
     #[inline(always)]
-    fn card(&mut self, jolted: bool, i: usize, card: Card, table_bonus: u8) {
+    fn card(&self, best: &mut Best, jolted: bool, i: usize, card: Card, table_bonus: u8) {
         let rank = card.rank.number();
         let is_number = rank <= 10;
         let doubled = rank == self.top_rank || Some(card.suit) == self.top_suit;
@@ -370,30 +376,32 @@ impl RankScan<'_, '_, '_> {
         let face = self.face_scores[usize::from(table_bonus)][usize::from(rank.saturating_sub(11).min(2))];
         if jolted {
             // First the card below the J (NONE + 1, the least score there is), then on top.
-            let below = NONE + 1 > self.best && is_number;
-            self.best = select_unpredictable(below, NONE + 1, self.best);
-            self.best_i = select_unpredictable(below, i, self.best_i);
-            self.best_on_top &= !below;
+            let below = NONE + 1 > best.score && is_number;
+            best.score = select_unpredictable(below, NONE + 1, best.score);
+            best.i = select_unpredictable(below, i, best.i);
+            best.on_top &= !below;
             let (rescue, on_top) = self.turn.jolted_move(value, i64::from(table_bonus));
             let rescue = is_number & rescue;
             let score = select_unpredictable(is_number, select_unpredictable(rescue, NONE, on_top), face);
-            self.take(i, score, is_number, rescue);
+            best.take(i, score, is_number, rescue);
         } else {
             let (win, rescue, score) = self.turn.number_move(value, i64::from(table_bonus));
             let rescue = is_number & rescue;
             let number = if win { WIN } else { score + self.push };
             let score = select_unpredictable(is_number, select_unpredictable(rescue, NONE, number), face);
-            self.take(i, score, false, rescue);
+            best.take(i, score, false, rescue);
         }
     }
+}
 
+impl Best {
     /// Keeps play `i` when it beats the best so far, and the first rescue.
     #[inline(always)]
     fn take(&mut self, i: usize, score: i64, on_top: bool, rescue: bool) {
-        let better = score > self.best;
-        self.best = select_unpredictable(better, score, self.best);
-        self.best_i = select_unpredictable(better, i, self.best_i);
-        self.best_on_top = select_unpredictable(better, on_top, self.best_on_top);
+        let better = score > self.score;
+        self.score = select_unpredictable(better, score, self.score);
+        self.i = select_unpredictable(better, i, self.i);
+        self.on_top = select_unpredictable(better, on_top, self.on_top);
         self.rescue_i = select_unpredictable(rescue & (self.rescue_i == usize::MAX), i, self.rescue_i);
     }
 }
@@ -552,27 +560,24 @@ impl Turn<'_, '_> {
             Some(t) => (t.rank.number(), Some(t.suit)),
             None => (0, None),
         };
-        let mut scan = RankScan {
+        let scan = RankScan {
             turn: self,
             push: if let NumberPlays::Quick { push, .. } = number { push } else { 0 },
             top_rank,
             top_suit,
             face_scores,
-            best: NONE,
-            best_i: usize::MAX,
-            best_on_top: false,
-            rescue_i: usize::MAX,
         };
+        let mut best = Best { score: NONE, i: usize::MAX, on_top: false, rescue_i: usize::MAX };
         let jolted = matches!(number, NumberPlays::Jolted);
         for (i, &card) in hand.iter().enumerate() {
-            scan.card(jolted, i, card, 0);
+            scan.card(&mut best, jolted, i, card, 0);
         }
         for (slot, card) in table.iter().enumerate() {
             if let Some(card) = *card {
-                scan.card(jolted, hand.len() + slot, card, 1);
+                scan.card(&mut best, jolted, hand.len() + slot, card, 1);
             }
         }
-        let RankScan { best, best_i, best_on_top, rescue_i, .. } = scan;
+        let Best { score: best, i: best_i, on_top: best_on_top, rescue_i } = best;
         let play = |i: usize, on_top: bool, won: bool| {
             let (card, from) = if i < hand.len() {
                 (hand[i], Source::Hand)
