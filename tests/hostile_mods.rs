@@ -354,3 +354,18 @@ fn registration_errors_name_the_line() {
         assert!(e.contains(fragment), "{code}: expected '{fragment}' in '{e}'");
     }
 }
+
+/// The sandbox stops a looping or memory-hungry mod by raising a Lua error from a Rust hook,
+/// which needs unwinding. These tests run with unwinding whatever the profile says, so they
+/// cannot see a release build that aborts on panic instead; this check can (with
+/// `panic = "abort"` such a mod killed the release binary instead of failing with a message).
+#[test]
+fn every_build_profile_keeps_unwinding_for_the_sandbox() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let manifest: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+    let profiles = manifest.get("profile").and_then(|p| p.as_table()).cloned().unwrap_or_default();
+    for (name, profile) in &profiles {
+        let panic = profile.get("panic").and_then(|p| p.as_str()).unwrap_or("unwind");
+        assert_eq!(panic, "unwind", "Cargo.toml: profile.{name} sets panic = \"{panic}\"");
+    }
+}
