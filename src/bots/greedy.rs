@@ -528,10 +528,8 @@ impl Turn<'_, '_> {
         // How a number card plays this move: the plays its offer lists, and the push.
         let number = match offers.number {
             Some(Offer { targets: None, order_choice: true }) if self.jolted => NumberPlays::Jolted,
-            Some(Offer { targets: Some(seats), order_choice: false }) if self.quick && !self.jolted => {
-                match best_of_offer(Offer { targets: Some(seats), order_choice: false }, |target| {
-                    Some(push_score(self.model, self.view, target?))
-                }) {
+            Some(offer @ Offer { targets: Some(seats), order_choice: false }) if self.quick && !self.jolted => {
+                match best_of_offer(offer, |target| Some(push_score(self.model, self.view, target?))) {
                     (Some((push, target)), false) => NumberPlays::Quick { push, target, first: seats.iter().next() },
                     _ => return self.best_play_listed(),
                 }
@@ -578,7 +576,8 @@ impl Turn<'_, '_> {
             }
         }
         let Best { score: best, i: best_i, on_top: best_on_top, rescue_i } = best;
-        let play = |i: usize, on_top: bool, won: bool| {
+        // A win or a rescue scores the same whatever the push: it names the first target.
+        let play = |i: usize, on_top: bool, first_target: bool| {
             let (card, from) = if i < hand.len() {
                 (hand[i], Source::Hand)
             } else {
@@ -586,9 +585,8 @@ impl Turn<'_, '_> {
             };
             let target = match number {
                 _ if !card.rank.is_number() => faces[usize::from(card.rank.number()) - 11].1,
-                // A win or a rescue scores the same for every push: the first target.
                 NumberPlays::Quick { target, first, .. } => {
-                    if won {
+                    if first_target {
                         first
                     } else {
                         target
