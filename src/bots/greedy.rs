@@ -347,8 +347,6 @@ struct RankScan<'t, 'a, 'v> {
     turn: &'t Turn<'a, 'v>,
     /// The best push's score when a Q lies in front, else 0.
     push: i64,
-    top_rank: u8,
-    top_suit: Option<Suit>,
     /// By source (hand, table) and face rank (J, Q, K): the score, NONE with no play.
     face_scores: [[i64; 3]; 2],
 }
@@ -371,8 +369,7 @@ impl RankScan<'_, '_, '_> {
     fn card(&self, best: &mut Best, jolted: bool, i: usize, card: Card, table_bonus: u8) {
         let rank = card.rank.number();
         let is_number = rank <= 10;
-        let doubled = rank == self.top_rank || Some(card.suit) == self.top_suit;
-        let value = u32::from(rank) << u32::from(doubled);
+        let value = number_value(card, self.turn.top);
         let face = self.face_scores[usize::from(table_bonus)][usize::from(rank.saturating_sub(11).min(2))];
         if jolted {
             // First the card below the J (NONE + 1, the least score there is), then on top.
@@ -459,13 +456,12 @@ impl Bot for GreedyBot {
     }
 }
 
-/// A number card's (possibly doubled) value on the current discard top (D8).
+/// A number card's (possibly doubled) value on the current discard top (D8); 0 for a face
+/// card. Worked out without a branch on whether it doubles, which is random.
+#[inline(always)]
 pub(crate) fn number_value(card: Card, top: Option<Card>) -> u32 {
-    let value = card.value().unwrap_or(0);
-    match top {
-        Some(t) if t.rank == card.rank || t.suit == card.suit => value * 2,
-        _ => value,
-    }
+    let doubled = top.is_some_and(|t| t.rank == card.rank || t.suit == card.suit);
+    card.value().unwrap_or(0) << u32::from(doubled)
 }
 
 /// What a turn's plays are scored against: read once per move.
@@ -554,15 +550,9 @@ impl Turn<'_, '_> {
                 face_scores[1][k] = score + 1;
             }
         }
-        let (top_rank, top_suit) = match self.top {
-            Some(t) => (t.rank.number(), Some(t.suit)),
-            None => (0, None),
-        };
         let scan = RankScan {
             turn: self,
             push: if let NumberPlays::Quick { push, .. } = number { push } else { 0 },
-            top_rank,
-            top_suit,
             face_scores,
         };
         let mut best = Best { score: NONE, i: usize::MAX, on_top: false, rescue_i: usize::MAX };
