@@ -403,9 +403,10 @@ impl Best {
     }
 }
 
-/// A face card's plays under one offer, scored without the table bonus (the same for every
-/// card of its rank): the first best `(score, target, face_on_top)`, and whether any play
-/// scores `None`.
+/// The plays of one offer, scored by target (a face card's without the table bonus, the
+/// same for every card of its rank; or a Quick's pushes): the first best `(score, target)`,
+/// and whether any target scores `None`. The discard order does not change these scores, so
+/// the best play is the one in the plain order, listed first.
 fn best_of_offer(
     offer: Offer,
     mut score: impl FnMut(Option<Seat>) -> Option<i64>,
