@@ -109,6 +109,10 @@ struct Model {
     /// Counts per suit go up to `base - 1`.
     base: u32,
     gains: Vec<u32>,
+    /// By the same index: the most any non-empty part of those cards gains (0 for none).
+    best_gains: Vec<u32>,
+    /// How much one card of each suit adds to an index.
+    steps: [usize; 4],
     /// What discarding a card of each rank is worth (`AVERAGE_KEEP` minus its keep value), by
     /// rank number: a lookup, where a `match` on the rank mispredicted on random hands.
     losses: [i64; 14],
@@ -135,11 +139,36 @@ impl Model {
             }
             *gain = gain_number(rules.recovery_gain(&cards));
         }
+        // Every part of a set of cards is the set less one card, or a part of that: the best
+        // gain of each index follows from those of the indices one card below it.
+        let mut best_gains = vec![0; gains.len()];
+        for index in 1..gains.len() {
+            let mut best = gains[index];
+            let mut step = 1;
+            for _ in 0..4 {
+                if (index / step) % base != 0 {
+                    best = best.max(best_gains[index - step]);
+                }
+                step *= base;
+            }
+            best_gains[index] = best;
+        }
         let mut losses = [0; 14];
         for rank in Rank::all() {
             losses[usize::from(rank.number())] = AVERAGE_KEEP - keep_value(w, Card::new(rank, Suit::Spades));
         }
-        Model { rules: Arc::clone(rules), costs, worths, move_depth, base: base as u32, gains, losses }
+        let steps = [base * base * base, base * base, base, 1];
+        Model {
+            rules: Arc::clone(rules),
+            costs,
+            worths,
+            move_depth,
+            base: base as u32,
+            gains,
+            best_gains,
+            steps,
+            losses,
+        }
     }
 
     /// `AVERAGE_KEEP` minus what keeping `card` is worth.
@@ -229,7 +258,11 @@ impl GreedyBot {
         }
 
         // A recovery can only win when its best possible score beats the best play.
-        if !view.hand().is_empty() && (best_play.is_none() || recovery_bound(w, model, view, &me) > best) {
+        let bound = (!view.hand().is_empty()).then(|| recovery_bound(w, model, view, &me));
+        debug_assert!(bound.is_none_or(|b| self.best_recovery(view).0 <= b), "a recovery scores above its bound");
+        if let Some(bound) = bound
+            && (best_play.is_none() || bound > best)
+        {
             let (recovery_score, mask) = self.best_recovery(view);
             if best_play.is_none() || recovery_score > best {
                 // Built only when chosen, straight into the return value.
@@ -707,14 +740,20 @@ fn keep_value(w: &Weights, card: Card) -> i64 {
     }
 }
 
-/// No recovery can score more than this: all the missing oxygen, and every card worth
-/// discarding gone.
+/// No recovery can score more than this: the most oxygen a part of the hand can bring, and
+/// every card worth discarding gone.
 fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -> i64 {
     let rules = model.rules();
     let room = if me.has_front(Rank::KING) { 0 } else { rules.max_oxygen.saturating_sub(me.oxygen) };
-    let discards: i64 = view.hand().iter().map(|&c| model.loss(c).max(0)).sum();
-    let worth = model.worth(me.depth);
-    i64::from(room) * worth + discards + w.recovery
+    let hand = view.hand();
+    let (mut discards, mut index) = (0, 0);
+    for &c in hand {
+        discards += model.loss(c).max(0);
+        index += model.steps[suit_index(c.suit)];
+    }
+    // With fewer cards than `base` no suit can have too many for the table.
+    let gain = if hand.len() < model.base as usize { model.best_gains[index].min(room) } else { room };
+    i64::from(gain) * model.worth(me.depth) + discards + w.recovery
 }
 
 /// The recovery discarding the hand cards in `mask`, with a face card last (on top of the
@@ -733,7 +772,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::core::{Game, Registry, Setup, parse_cards};
+    use crate::core::{Game, Registry, Setup, SuitPattern, parse_cards};
 
     /// A two-player game dealt from a stacked deck (hands, table, discard top as in D3, the
     /// rest in full-deck order), with seat 1 put at `depth` and `oxygen` by a turn-start hook.
@@ -759,6 +798,30 @@ mod tests {
 
     fn pick(game: &Game) -> Action {
         GreedyBot::new().pick(&View::new(game, 0))
+    }
+
+    /// The recovery bound needs the best gain of any part of a hand, which is not the whole
+    /// hand's gain when a house table gives less for more cards.
+    #[test]
+    fn best_gains_are_the_best_of_every_part() {
+        let table = [("none", 1), ("2", 2), ("2+2", 1), ("3", 5), ("4", 0)];
+        let recovery = table.iter().map(|&(p, g)| (SuitPattern::parse(p).unwrap(), Gain::Amount(g))).collect();
+        let rules = Arc::new(Rules { recovery, ..Rules::default() });
+        let model = Model::new(&rules, &Weights::default());
+        let base = model.base as usize;
+        let digits =
+            |index: usize| [index / base.pow(3), index / base.pow(2) % base, index / base % base, index % base];
+        for (index, &best) in model.best_gains.iter().enumerate() {
+            let counts = digits(index);
+            let brute = (1..model.gains.len())
+                .filter(|&part| digits(part).iter().zip(&counts).all(|(p, c)| p <= c))
+                .map(|part| model.gains[part])
+                .max()
+                .unwrap_or(0);
+            assert_eq!(best, brute, "suit counts {counts:?}");
+        }
+        // Four spades gain nothing, but three of them gain 5.
+        assert_eq!(model.best_gains[4 * base.pow(3)], 5);
     }
 
     #[test]
