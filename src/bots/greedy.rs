@@ -777,6 +777,11 @@ mod tests {
     /// A two-player game dealt from a stacked deck (hands, table, discard top as in D3, the
     /// rest in full-deck order), with seat 1 put at `depth` and `oxygen` by a turn-start hook.
     fn position(first: &str, depth: i64, oxygen: i64) -> Game {
+        position_with(Rules::default(), first, depth, oxygen)
+    }
+
+    /// [`position`] under other rules.
+    fn position_with(rules: Rules, first: &str, depth: i64, oxygen: i64) -> Game {
         let mut deck = parse_cards(first).unwrap();
         for c in crate::core::full_deck(1) {
             if !deck.contains(&c) {
@@ -793,11 +798,49 @@ mod tests {
         }));
         registry.mark_scripted();
         let setup = Setup { names: vec!["a".into(), "b".into()], seed: 1, deck: Some(deck) };
-        Game::new(Arc::new(Rules::default()), Arc::new(registry), setup).unwrap()
+        Game::new(Arc::new(rules), Arc::new(registry), setup).unwrap()
     }
 
     fn pick(game: &Game) -> Action {
         GreedyBot::new().pick(&View::new(game, 0))
+    }
+
+    /// Every way of weighing recoveries (four cards or fewer, up to 16, more of a suit than
+    /// the gain table holds) scores each subset as the plain formula does.
+    #[test]
+    fn recoveries_are_weighed_as_the_rules_say() {
+        let cases = [
+            (4, "9H JH 3C KS  AH AS AD AC  2H 2S 2D 3D  4C"),
+            (6, "9H JH 3C KS 7H 2H  AH AS AD AC 4H 4S  2D 3D 5D 6D  4C"),
+            (10, "AS 2S 3S 4S 5S 6S 7S 8S 9S JH  AH 2H 3H 4H 5H 6H 7H 8H 9H 10H  2D 3D 5D 6D  4C"),
+        ];
+        for (hand_size, deal) in cases {
+            // A table that gives the patterns different gains, three of a suit the maximum.
+            let recovery = SuitPattern::all_up_to(hand_size)
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (p, if p.to_string() == "3" { Gain::Max } else { Gain::Amount(i as u32 % 5) }))
+                .collect();
+            let rules = Rules { hand_size, recovery, ..Rules::default() };
+            let game = position_with(rules.clone(), deal, 60, 3);
+            let view = View::new(&game, 0);
+            let mut bot = GreedyBot::new();
+            bot.refresh(&view);
+            let mut scored = Vec::new();
+            bot.scored_recoveries(&view, |score, mask| scored.push((mask, score)));
+            let w = Weights::default();
+            let hand = view.hand();
+            let worth = w.move_depth / i64::from(rules.band_cost(60));
+            let expected: Vec<(u32, i64)> = (1..1u32 << hand.len())
+                .map(|mask| {
+                    let cards = cards_in_mask(hand, mask);
+                    let gain = gain_number(rules.recovery_gain(&cards)).min(rules.max_oxygen - 3);
+                    let loss: i64 = cards.iter().map(|&c| AVERAGE_KEEP - keep_value(&w, c)).sum();
+                    (mask, i64::from(gain) * worth + loss + w.recovery)
+                })
+                .collect();
+            assert_eq!(scored, expected, "hand size {hand_size}");
+        }
     }
 
     /// The recovery bound needs the best gain of any part of a hand, which is not the whole
@@ -813,7 +856,7 @@ mod tests {
             |index: usize| [index / base.pow(3), index / base.pow(2) % base, index / base % base, index % base];
         for (index, &best) in model.best_gains.iter().enumerate() {
             let counts = digits(index);
-            let brute = (1..model.gains.len())
+            let brute = (1..model.best_gains.len())
                 .filter(|&part| digits(part).iter().zip(&counts).all(|(p, c)| p <= c))
                 .map(|part| model.gains[part])
                 .max()
