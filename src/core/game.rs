@@ -888,10 +888,6 @@ impl Game {
                 }
             }
             Action::Recover { cards, face_on_top } => {
-                let hand = &mut self.players[player].hand;
-                for &card in cards {
-                    remove_first(hand, card);
-                }
                 let from = self.players[player].oxygen;
                 let knot = if self.players[player].has_front(Rank::KING) {
                     let mut ctx = Ctx { game: self, events: events.reborrow(), registry };
@@ -904,7 +900,9 @@ impl Game {
                 if let (Some(k), false) = (knot, face_on_top) {
                     self.put_discard(k, events);
                 }
+                // Each card leaves the hand for the pile in one loop (its length is random).
                 for &card in cards {
+                    remove_first(&mut self.players[player].hand, card);
                     self.put_discard(card, events);
                 }
                 if let (Some(k), true) = (knot, face_on_top) {
