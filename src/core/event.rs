@@ -123,6 +123,25 @@ impl Sink<'_> {
         }
     }
 
+    /// Pushes the event `make` builds when `happened`, without a branch on `happened` where
+    /// the sink only counts and does not count that event (the compiler drops the test with
+    /// the no-op count). For events that happen at random, such as a doubling.
+    #[inline(always)]
+    pub(crate) fn push_if(&mut self, happened: bool, make: impl FnOnce() -> Event) {
+        match self {
+            Sink::Log(events) => {
+                if happened {
+                    events.push(make());
+                }
+            }
+            Sink::Counts(counts) => {
+                if happened {
+                    counts.count(&make());
+                }
+            }
+        }
+    }
+
     /// The same sink for a shorter borrow.
     #[inline(always)]
     pub(crate) fn reborrow(&mut self) -> Sink<'_> {

@@ -1270,13 +1270,11 @@ impl Ctx<'_> {
     /// discard top by rank or suit (D8). Records [`Event::Doubled`].
     pub fn number_value(&mut self, player: Seat, card: Card) -> u32 {
         let value = card.value().unwrap_or(0);
-        match self.game.discard_top() {
-            Some(top) if top.rank == card.rank || top.suit == card.suit => {
-                self.emit(Event::Doubled { player, card, on: top, value: value * 2 });
-                value * 2
-            }
-            _ => value,
-        }
+        // Whether a card doubles is random: worked out without a branch on it.
+        let top = self.game.discard_top();
+        let doubled = top.is_some_and(|top| (top.rank == card.rank) | (top.suit == card.suit));
+        self.events.push_if(doubled, || Event::Doubled { player, card, on: top.expect("doubled"), value: value * 2 });
+        value << u32::from(doubled)
     }
 
     /// Moves `player` by `delta` (positive is deeper), clamped to `0..=max_depth` (D9); runs
