@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use super::action::{Seat, Source};
+use super::action::{Action, Seat, Source};
 use super::card::{Card, Rank};
 use super::event::Event;
 use super::game::{Ctx, Game};
@@ -170,6 +170,7 @@ struct Builtin {
     effects: [Arc<dyn Effect>; 13],
     oxygen_cost: OxygenCost,
     win_check: WinCheck,
+    rescue: Rescue,
     recovery_gain: RecoveryGain,
 }
 
@@ -192,6 +193,10 @@ impl Registry {
                 let game = ctx.game();
                 Ok(game.player(player).depth >= game.rules().max_depth)
             }),
+            rescue: Arc::new(|ctx, player| {
+                ctx.rescue_standard(player);
+                Ok(())
+            }),
             recovery_gain: Arc::new(|ctx, _, cards| Ok(ctx.game().rules().recovery_gain(cards))),
         };
         Registry {
@@ -199,10 +204,7 @@ impl Registry {
             effects,
             oxygen_cost: Arc::clone(&builtin.oxygen_cost),
             win_check: Arc::clone(&builtin.win_check),
-            rescue: Arc::new(|ctx, player| {
-                ctx.rescue_standard(player);
-                Ok(())
-            }),
+            rescue: Arc::clone(&builtin.rescue),
             recovery_gain: Arc::clone(&builtin.recovery_gain),
             turn_start: Vec::new(),
             after_move: Vec::new(),
@@ -266,6 +268,32 @@ impl Registry {
     /// Whether every entry is built in.
     pub fn is_native(&self) -> bool {
         self.native
+    }
+
+    /// Whether resolving `action` runs only built-in code: the card's own entry (for a play)
+    /// and every hook. Built-in code does not fail on a checked action, so the engine needs
+    /// no copy of the game to restore. True for every action of a native registry
+    /// ([`Registry::is_native`]); with a mod that replaces only the number cards, true for
+    /// face cards and recoveries. Entries and hooks are compared by address with the
+    /// built-in ones.
+    pub fn resolves_natively(&self, action: &Action) -> bool {
+        if self.native {
+            return true;
+        }
+        let hooks = self.builtin_oxygen_cost()
+            && self.builtin_win_check()
+            && self.builtin_recovery_gain()
+            && Arc::ptr_eq(&self.rescue, &self.builtin.rescue)
+            && self.turn_start.is_empty()
+            && self.after_move.is_empty();
+        hooks
+            && match action {
+                Action::Play { card, .. } => {
+                    let i = card.rank.number() as usize - 1;
+                    Arc::ptr_eq(&self.effects[i], &self.builtin.effects[i])
+                }
+                Action::Recover { .. } | Action::Pass => true,
+            }
     }
 
     /// Whether every rank's `aim` is the built-in entry's (see [`Effect::aim_delegate`]):
@@ -459,6 +487,48 @@ mod tests {
         assert!(cloned.builtin_oxygen_cost() && cloned.builtin_win_check() && cloned.builtin_recovery_gain());
         cloned.recovery_gain = Arc::new(|_, _, _| Ok(crate::core::Gain::Max));
         assert!(!cloned.builtin_recovery_gain());
+    }
+
+    /// Only actions that run nothing but built-in code skip the engine's undo copy.
+    #[test]
+    fn an_action_resolves_natively_when_its_entry_and_every_hook_are_built_in() {
+        let card = |t: &str| t.parse::<Card>().unwrap();
+        let number = Action::play(card("7H"), Source::Hand);
+        let jolt = Action::Play { card: card("JH"), from: Source::Table(0), target: Some(1), face_on_top: false };
+        let recover = Action::Recover { cards: [card("2S")].into_iter().collect(), face_on_top: false };
+        let all = [&number, &jolt, &recover, &Action::Pass];
+        let standard = Registry::standard();
+        assert!(all.iter().all(|a| standard.resolves_natively(a)));
+
+        // A wrapped number card: its plays need the copy, the rest do not.
+        let mut wrapped = Registry::standard();
+        struct Wrap(Arc<dyn Effect>);
+        impl Effect for Wrap {
+            fn aim(&self, game: &Game, player: Seat, card: Card) -> Result<Aim, EffectError> {
+                self.0.aim(game, player, card)
+            }
+            fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+                self.0.resolve(ctx, play)
+            }
+        }
+        wrapped.set_effect(Rank::new(7).unwrap(), Arc::new(Wrap(wrapped.effect(Rank::new(7).unwrap()))));
+        assert!(!wrapped.resolves_natively(&number));
+        assert!(wrapped.resolves_natively(&jolt) && wrapped.resolves_natively(&recover));
+
+        // Any hook that is not the built-in one makes every action need the copy.
+        let hooked: [fn(&mut Registry); 6] = [
+            |r| r.oxygen_cost = Arc::new(|_, _, _| Ok(1)),
+            |r| r.win_check = Arc::new(|_, _| Ok(false)),
+            |r| r.rescue = Arc::new(|_, _| Ok(())),
+            |r| r.recovery_gain = Arc::new(|_, _, _| Ok(Gain::Max)),
+            |r| r.turn_start.push(Arc::new(|_, _| Ok(()))),
+            |r| r.after_move.push(Arc::new(|_, _, _, _| Ok(()))),
+        ];
+        for (i, hook) in hooked.iter().enumerate() {
+            let mut registry = wrapped.clone();
+            hook(&mut registry);
+            assert!(!registry.resolves_natively(&jolt) && !registry.resolves_natively(&recover), "hook {i}");
+        }
     }
 
     /// A wrap that passes the `aim` question on keeps the built-in aims; an entry that

@@ -774,7 +774,7 @@ impl Game {
     fn apply_sink(&mut self, action: &Action, mut events: Sink<'_>) -> Result<(), ActionError> {
         self.checked(action)?;
         // A scripted entry may fail half-way: keep a copy to go back to (in a reused buffer).
-        let mut before = (!self.registry.is_native()).then(|| {
+        let mut before = (!self.registry.resolves_natively(action)).then(|| {
             let mut copy = self.undo.0.take().unwrap_or_else(|| Box::new(self.clone()));
             copy.copy_from(self);
             copy
@@ -786,10 +786,16 @@ impl Game {
             if let Some(before) = before.as_mut() {
                 std::mem::swap(self, before);
             }
-            self.undo.0 = before;
+            // The copy (now holding the failed state) is the buffer for the next one.
+            if before.is_some() {
+                self.undo.0 = before;
+            }
             return Err(ActionError::Script(e.0));
         }
-        self.undo.0 = before;
+        // Keep the buffer, also across actions that needed no copy.
+        if before.is_some() {
+            self.undo.0 = before;
+        }
         Ok(())
     }
 
