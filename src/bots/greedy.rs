@@ -89,7 +89,8 @@ impl Default for Weights {
 pub struct GreedyBot {
     weights: Weights,
     model: Option<Model>,
-    /// Per subset of the hand (by mask): the discard value, and the recovery-table index.
+    /// Per subset of a hand of more than 4 cards (by mask): the discard value, and the
+    /// recovery-table index.
     losses: Vec<i64>,
     indices: Vec<u32>,
 }
@@ -108,7 +109,8 @@ struct Model {
     move_depth: i64,
     /// Counts per suit go up to `base - 1`.
     base: u32,
-    gains: Vec<u32>,
+    /// A power of two long, so that an index masked to it needs no bounds check.
+    gains: Box<[u32; GAIN_TABLE]>,
     /// By the same index: the most any non-empty part of those cards gains (0 for none).
     best_gains: Vec<u32>,
     /// How much one card of each suit adds to an index.
@@ -117,6 +119,9 @@ struct Model {
     /// rank number: a lookup, where a `match` on the rank mispredicted on random hands.
     losses: [i64; 14],
 }
+
+/// The length of [`Model::gains`]: at least `base^4` for the largest `base`, 9.
+const GAIN_TABLE: usize = 8192;
 
 /// Depths beyond this are costed through the rules instead of a table.
 const COST_TABLE_DEPTH: u32 = 1 << 16;
@@ -127,9 +132,10 @@ impl Model {
         let costs: Vec<u32> = (0..=rules.max_depth.min(COST_TABLE_DEPTH)).map(|d| rules.band_cost(d)).collect();
         let worths = costs.iter().map(|&c| move_depth / i64::from(c.max(1))).collect();
         let base = rules.hand_size.clamp(4, 8) + 1;
-        let mut gains = vec![0; base.pow(4)];
+        let mut gains: Box<[u32; GAIN_TABLE]> =
+            vec![0; GAIN_TABLE].into_boxed_slice().try_into().expect("GAIN_TABLE long");
         let mut cards = Vec::new();
-        for (index, gain) in gains.iter_mut().enumerate() {
+        for (index, gain) in gains[..base.pow(4)].iter_mut().enumerate() {
             cards.clear();
             let mut rest = index;
             for suit in Suit::ALL.iter().rev() {
@@ -141,8 +147,8 @@ impl Model {
         }
         // Every part of a set of cards is the set less one card, or a part of that: the best
         // gain of each index follows from those of the indices one card below it.
-        let mut best_gains = vec![0; gains.len()];
-        for index in 1..gains.len() {
+        let mut best_gains = vec![0; base.pow(4)];
+        for index in 1..best_gains.len() {
             let mut best = gains[index];
             let mut step = 1;
             for _ in 0..4 {
@@ -301,57 +307,108 @@ impl GreedyBot {
     }
 
     /// Calls `each(score, mask)` for every non-empty subset of the hand (of its first 16
-    /// cards). The per-subset values are built from the subset without its lowest card, so
-    /// each subset costs a few instructions.
+    /// cards), in mask order.
     fn scored_recoveries(&mut self, view: &View<'_>, mut each: impl FnMut(i64, u32)) {
         let model = self.model.as_ref().expect("refreshed");
-        let w = self.weights;
         let rules = model.rules();
         let me = view.diver(view.seat());
         let hand = view.hand();
         let n = hand.len().min(16);
-        let knotted = me.has_front(Rank::KING);
-        let room = rules.max_oxygen.saturating_sub(me.oxygen);
-        let worth = model.worth(me.depth);
-        let base = model.base;
+        // A knotted diver gains nothing (D16).
+        let room = if me.has_front(Rank::KING) { 0 } else { rules.max_oxygen.saturating_sub(me.oxygen) };
+        let mut weighing = Weighing {
+            card_loss: [0; 16],
+            card_step: [0; 16],
+            room,
+            worth: model.worth(me.depth),
+            recovery: self.weights.recovery,
+        };
         let mut per_suit = [0u32; 4];
-        for &c in &hand[..n] {
+        for (i, &c) in hand[..n].iter().enumerate() {
+            weighing.card_loss[i] = model.loss(c);
+            weighing.card_step[i] = model.steps[suit_index(c.suit)] as u32;
             per_suit[suit_index(c.suit)] += 1;
         }
-        let fits = per_suit.iter().all(|&k| k < base);
-        // Adding one card of suit `s` moves the table index by base^(3 - s).
-        let step = [base * base * base, base * base, base, 1];
-        let mut card_loss = [0i64; 16];
-        let mut card_step = [0u32; 16];
-        for (i, &c) in hand[..n].iter().enumerate() {
-            card_loss[i] = model.loss(c);
-            card_step[i] = step[suit_index(c.suit)];
-        }
-        // Each subset's values are its lowest card's plus those of the rest of the subset,
-        // which comes earlier in mask order.
         let size = 1usize << n;
-        let (losses, indices) = (&mut self.losses, &mut self.indices);
-        if losses.len() < size {
-            losses.resize(size, 0);
-            indices.resize(size, 0);
+        if per_suit.iter().any(|&k| k >= model.base) {
+            // Too many cards of a suit for the table (only with hands of more than 8): ask the
+            // rules.
+            let mut cards = Vec::new();
+            for mask in 1..size {
+                cards.clear();
+                cards.extend((0..n).filter(|i| mask & (1 << i) != 0).map(|i| hand[i]));
+                let loss: i64 = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| weighing.card_loss[i]).sum();
+                let gain = gain_number(rules.recovery_gain(&cards)).min(room);
+                each(i64::from(gain) * weighing.worth + loss + weighing.recovery, mask as u32);
+            }
+            return;
         }
+        // Buffers a power of two long, so that the loop needs no bounds checks: on the stack
+        // for the standard hand, else kept between moves.
+        match n {
+            0..=4 => weighing.weigh(&mut [0; 16], &mut [0; 16], size, &model.gains, &mut each),
+            5..=8 => {
+                let (losses, indices) = buffers::<256>(&mut self.losses, &mut self.indices);
+                weighing.weigh(losses, indices, size, &model.gains, &mut each);
+            }
+            _ => {
+                let (losses, indices) = buffers::<{ 1 << 16 }>(&mut self.losses, &mut self.indices);
+                weighing.weigh(losses, indices, size, &model.gains, &mut each);
+            }
+        }
+    }
+}
+
+/// The first `N` entries of the weighing buffers, grown to that length when shorter.
+fn buffers<'b, const N: usize>(
+    losses: &'b mut Vec<i64>,
+    indices: &'b mut Vec<u32>,
+) -> (&'b mut [i64; N], &'b mut [u32; N]) {
+    if losses.len() < N {
+        losses.resize(N, 0);
+        indices.resize(N, 0);
+    }
+    let losses = (&mut losses[..N]).try_into().expect("N long");
+    let indices = (&mut indices[..N]).try_into().expect("N long");
+    (losses, indices)
+}
+
+/// What the recoveries of one hand are weighed with (see [`GreedyBot::scored_recoveries`]).
+struct Weighing {
+    /// Per hand card: what discarding it is worth, and what it adds to a gain-table index.
+    card_loss: [i64; 16],
+    card_step: [u32; 16],
+    /// The most oxygen a recovery can bring.
+    room: u32,
+    worth: i64,
+    recovery: i64,
+}
+
+impl Weighing {
+    /// Scores the subsets `1..size` of the hand, in mask order. Each subset's values are its
+    /// lowest card's plus those of the rest of the subset, which comes earlier in mask order.
+    /// Every index is masked to its array's length (a power of two), so the loop has no
+    /// bounds checks.
+    #[inline(always)]
+    fn weigh<const SIZE: usize>(
+        &self,
+        losses: &mut [i64; SIZE],
+        indices: &mut [u32; SIZE],
+        size: usize,
+        gains: &[u32; GAIN_TABLE],
+        each: &mut impl FnMut(i64, u32),
+    ) {
+        debug_assert!(size <= SIZE && SIZE.is_power_of_two());
         losses[0] = 0;
         indices[0] = 0;
         for mask in 1..size {
-            let (low, rest) = (mask.trailing_zeros() as usize, mask & (mask - 1));
-            let loss = losses[rest] + card_loss[low];
-            let index = indices[rest] + card_step[low];
-            losses[mask] = loss;
-            indices[mask] = index;
-            let gain = if knotted {
-                0
-            } else if fits {
-                model.gains[index as usize].min(room)
-            } else {
-                let cards: Vec<Card> = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| hand[i]).collect();
-                gain_number(rules.recovery_gain(&cards)).min(room)
-            };
-            each(i64::from(gain) * worth + loss + w.recovery, mask as u32);
+            let (low, rest) = (mask.trailing_zeros() as usize & 15, mask & (mask - 1) & (SIZE - 1));
+            let loss = losses[rest] + self.card_loss[low];
+            let index = indices[rest] + self.card_step[low];
+            losses[mask & (SIZE - 1)] = loss;
+            indices[mask & (SIZE - 1)] = index;
+            let gain = gains[index as usize & (GAIN_TABLE - 1)].min(self.room);
+            each(i64::from(gain) * self.worth + loss + self.recovery, mask as u32);
         }
     }
 }
