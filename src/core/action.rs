@@ -11,13 +11,29 @@ use super::card::{Card, Rank, Suit};
 /// The cards a recovery names, in discard order. Held inline up to a full hand
 /// ([`MAX_HAND_SIZE`](super::rules::MAX_HAND_SIZE)), so an action is built and dropped without
 /// touching the heap; serialized as a plain list.
-pub type Cards = SmallVec<[Card; 12]>;
+pub type Cards = SmallVec<[Card; INLINE_CARDS]>;
+
+/// How many cards [`Cards`] holds without allocating.
+const INLINE_CARDS: usize = 12;
 
 /// The cards of `hand` picked by `mask` (bit `i` = hand card `i`, for the first 32 cards), in
 /// hand order: how recoveries given as hand masks become [`Cards`]. Built without a branch per
-/// card, since bots pick masks at random and a random mask defeats the branch predictor.
+/// card, since bots pick masks at random and a random mask defeats the branch predictor, and
+/// for a hand that fits [`Cards`] straight into its inline buffer (copying a slice in called
+/// `memcpy` on every recovery).
 pub fn cards_in_mask(hand: &[Card], mask: u32) -> Cards {
-    let mut buf = [Card::new(Rank::ACE, Suit::Spades); 32];
+    let blank = Card::new(Rank::ACE, Suit::Spades);
+    if hand.len() <= INLINE_CARDS {
+        let mut buf = [blank; 16];
+        let mut len = 0;
+        for (i, &card) in hand.iter().enumerate() {
+            buf[len & 15] = card;
+            len += ((mask >> i) & 1) as usize;
+        }
+        let inline: [Card; INLINE_CARDS] = buf[..INLINE_CARDS].try_into().expect("16 cards hold 12");
+        return Cards::from_buf_and_len(inline, len);
+    }
+    let mut buf = [blank; 32];
     let mut len = 0;
     for (i, &card) in hand.iter().take(32).enumerate() {
         buf[len & 31] = card;
@@ -166,5 +182,20 @@ mod tests {
         assert_eq!(cards(0b00001), "AS");
         assert_eq!(cards(0), "");
         assert_eq!(cards(u32::MAX), "AS 2H 3D 4C 5S");
+    }
+
+    /// Hands that fit the inline buffer and hands that do not give the same answer as a
+    /// plain filter.
+    #[test]
+    fn cards_in_mask_matches_a_filter_for_every_hand_length() {
+        let deck = crate::core::full_deck(1);
+        for len in [0, 1, 4, 11, 12, 13, 20, 32, 40] {
+            let hand = &deck[..len];
+            for mask in [0, 1, 0b1010_1010, 0x0fff, 0x1000, 0xdead_beef, u32::MAX] {
+                let expected: Vec<Card> =
+                    hand.iter().take(32).enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, &c)| c).collect();
+                assert_eq!(cards_in_mask(hand, mask).to_vec(), expected, "{len} cards, mask {mask:#x}");
+            }
+        }
     }
 }
