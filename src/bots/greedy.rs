@@ -816,11 +816,16 @@ fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -
 /// The recovery discarding the hand cards in `mask`, with a face card last (on top of the
 /// discard a face card matches only by suit, D8) and a Knot on top when knotted.
 fn recovery_action(view: &View<'_>, me: &Diver<'_>, mask: u32) -> Action {
-    let hand = view.hand();
-    // The last face card chosen goes last; the others keep their hand order.
-    let face = (0..hand.len()).rev().find(|&i| mask & (1 << i) != 0 && !hand[i].rank.is_number());
-    let mut chosen = cards_in_mask(hand, face.map_or(mask, |i| mask & !(1 << i)));
-    chosen.extend(face.map(|i| hand[i]));
+    let hand = &view.hand()[..view.hand().len().min(32)];
+    // The last face card chosen goes last; the others keep their hand order. Found from bit
+    // masks, without a branch per card: the masks are random.
+    let faces = hand.iter().enumerate().fold(0u32, |set, (i, c)| set | u32::from(!c.rank.is_number()) << i);
+    // The highest bit of the chosen face cards (0 when there is none).
+    let top = ((1u64 << 32) >> (mask & faces).leading_zeros()) as u32 >> 1;
+    let mut chosen = cards_in_mask(hand, mask & !top);
+    if top != 0 {
+        chosen.push(hand[top.trailing_zeros() as usize]);
+    }
     Action::Recover { cards: chosen, face_on_top: me.has_front(Rank::KING) }
 }
 
@@ -860,6 +865,28 @@ mod tests {
 
     fn pick(game: &Game) -> Action {
         GreedyBot::new().pick(&View::new(game, 0))
+    }
+
+    /// `recovery_action` finds the last chosen face card with bit tricks; it must answer as
+    /// a search from the end of the hand would.
+    #[test]
+    fn a_recovery_puts_the_last_chosen_face_card_on_top() {
+        for text in ["2H JH 8C 9S", "JS QH KD 5C", "KC 5S QD 7H", "9H 3C 4S 5D"] {
+            let game = position(&format!("{text}  AH AS AD AC  2S 3S 2D 3D  4C"), 60, 3);
+            let view = View::new(&game, 0);
+            let me = view.diver(0);
+            let hand = view.hand();
+            for mask in 1..1u32 << hand.len() {
+                let face = (0..hand.len()).rev().find(|&i| mask & (1 << i) != 0 && !hand[i].rank.is_number());
+                let mut expected: Vec<Card> =
+                    (0..hand.len()).filter(|&i| mask & (1 << i) != 0 && Some(i) != face).map(|i| hand[i]).collect();
+                expected.extend(face.map(|i| hand[i]));
+                match recovery_action(&view, &me, mask) {
+                    Action::Recover { cards, .. } => assert_eq!(cards.to_vec(), expected, "{text}, mask {mask:#b}"),
+                    other => panic!("expected a recovery, got {other}"),
+                }
+            }
+        }
     }
 
     /// Every way of weighing recoveries (four cards or fewer, up to 16, more of a suit than
