@@ -459,7 +459,7 @@ impl RankScan<'_, '_, '_> {
     fn card(&self, best: &mut Best, jolted: bool, i: usize, card: Card, table_bonus: u8) {
         let rank = card.rank.number();
         let is_number = rank <= 10;
-        let value = number_value(card, self.turn.top);
+        let value = card.value_on(self.turn.top);
         let face = self.face_scores[usize::from(table_bonus)][usize::from(rank.saturating_sub(11).min(2))];
         if jolted {
             // First the card below the J (NONE + 1, the least score there is), then on top.
@@ -545,14 +545,6 @@ impl Bot for GreedyBot {
     fn trusted(&self) -> bool {
         true
     }
-}
-
-/// A number card's (possibly doubled) value on the current discard top (D8); 0 for a face
-/// card. Worked out without a branch on whether it doubles, which is random.
-#[inline(always)]
-pub(crate) fn number_value(card: Card, top: Option<Card>) -> u32 {
-    let doubled = top.is_some_and(|t| t.rank == card.rank || t.suit == card.suit);
-    card.value().unwrap_or(0) << u32::from(doubled)
 }
 
 /// What a turn's plays are scored against: read once per move.
@@ -696,7 +688,7 @@ impl Turn<'_, '_> {
         // Taking a table card denies it to the next player; break ties that way.
         let table_bonus = i64::from(matches!(from, Source::Table(_)));
         if card.rank.is_number() {
-            let value = number_value(card, self.top);
+            let value = card.value_on(self.top);
             if self.jolted {
                 if !face_on_top {
                     return Some(NONE + 1);

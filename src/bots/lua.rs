@@ -18,7 +18,6 @@ use mlua::{Function, Lua, Table, Value};
 use crate::core::{Action, Gain, Rank, Source, View};
 use crate::script::{Sandbox, ScriptError};
 
-use super::greedy::number_value;
 use super::{Bot, BotError};
 
 /// The shipped bot scripts, built into the binary: `bot:cautious.lua` works from any directory.
@@ -257,7 +256,7 @@ fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua
             }
             t.raw_set("over", *face_on_top)?;
             if card.rank.is_number() {
-                let value = number_value(*card, view.discard_top());
+                let value = card.value_on(view.discard_top());
                 t.raw_set("value", i64::from(value))?;
                 let (depth, wins) = if me.has_front(Rank::JACK) {
                     (me.depth.saturating_sub(value), false)

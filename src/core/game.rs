@@ -1275,12 +1275,11 @@ impl Ctx<'_> {
     /// The value of number card `card` played by `player` now: doubled when it matches the
     /// discard top by rank or suit (D8). Records [`Event::Doubled`].
     pub fn number_value(&mut self, player: Seat, card: Card) -> u32 {
-        let value = card.value().unwrap_or(0);
         // Whether a card doubles is random: worked out without a branch on it.
         let top = self.game.discard_top();
-        let doubled = top.is_some_and(|top| (top.rank == card.rank) | (top.suit == card.suit));
-        self.events.push_if(doubled, || Event::Doubled { player, card, on: top.expect("doubled"), value: value * 2 });
-        value << u32::from(doubled)
+        let value = card.value_on(top);
+        self.events.push_if(card.doubles_on(top), || Event::Doubled { player, card, on: top.expect("doubled"), value });
+        value
     }
 
     /// Moves `player` by `delta` (positive is deeper), clamped to `0..=max_depth` (D9); runs
