@@ -137,7 +137,7 @@ impl Card {
     /// or by suit.
     #[inline(always)]
     pub fn doubles_on(self, top: Option<Card>) -> bool {
-        top.is_some_and(|t| (t.rank == self.rank) | (t.suit == self.suit))
+        top.is_some_and(|t| t.rank == self.rank || t.suit == self.suit)
     }
 
     /// How far this card moves a diver when played on `top` (D8): a number card's value,
