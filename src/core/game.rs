@@ -958,6 +958,9 @@ impl Game {
         self.start_turn(registry, events)
     }
 
+    // Inlined, as is `draw`: each runs once or more every action, and as calls they cost a
+    // register save and restore each time (+2% greedy, +3% random games).
+    #[inline(always)]
     fn start_turn(&mut self, registry: &Registry, events: &mut Sink<'_>) -> Result<(), EffectError> {
         let player = self.current;
         events.push(Event::TurnStarted { player, turn: self.turn });
@@ -977,6 +980,7 @@ impl Game {
 
     /// Takes the top card of the deck, reshuffling the discards (all but the top) when the
     /// deck is empty (D7). `None` when there is nothing to draw.
+    #[inline(always)]
     fn draw(&mut self, events: &mut Sink<'_>) -> Option<Card> {
         if self.deck.is_empty() && self.discard.len() > 1 {
             let top = self.discard.pop().expect("len > 1");
