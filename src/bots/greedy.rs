@@ -225,11 +225,19 @@ impl GreedyBot {
         GreedyBot { weights, ..GreedyBot::default() }
     }
 
-    /// Re-reads the rules when they are not the ones read last.
+    /// Re-reads the rules when they are not the ones read last. The test is inlined (it
+    /// runs every move); the reading is not.
+    #[inline(always)]
     fn refresh(&mut self, view: &View<'_>) {
         if self.model.as_ref().is_none_or(|m| !Arc::ptr_eq(&m.rules, view.rules_arc())) {
-            self.model = Some(Model::new(view.rules_arc(), &self.weights));
+            self.read_rules(view);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn read_rules(&mut self, view: &View<'_>) {
+        self.model = Some(Model::new(view.rules_arc(), &self.weights));
     }
 
     /// The greedy choice for the seat of `view` (it must be that seat's turn).
