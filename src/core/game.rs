@@ -114,6 +114,8 @@ pub enum SetupError {
 #[derive(Clone)]
 pub struct Game {
     rules: Arc<Rules>,
+    /// Tables worked out from `rules` when the game is set up, shared by its clones.
+    lookups: Arc<Lookups>,
     registry: Arc<Registry>,
     names: Arc<[String]>,
     players: Vec<Player>,
@@ -212,6 +214,7 @@ impl Game {
         let table = (0..rules.table_size).map(|_| deck.pop()).collect();
         let discard = vec![deck.pop().expect("validated: enough cards")];
         let mut game = Game {
+            lookups: Arc::new(Lookups::new(&rules)),
             rules,
             registry,
             names: setup.names.into(),
@@ -814,6 +817,7 @@ impl Game {
         // Destructured, so that a new field cannot be forgotten here.
         let Game {
             rules,
+            lookups,
             registry,
             names,
             players,
@@ -830,6 +834,9 @@ impl Game {
         } = other;
         if !Arc::ptr_eq(&self.rules, rules) {
             self.rules = Arc::clone(rules);
+        }
+        if !Arc::ptr_eq(&self.lookups, lookups) {
+            self.lookups = Arc::clone(lookups);
         }
         if !Arc::ptr_eq(&self.registry, registry) {
             self.registry = Arc::clone(registry);
@@ -916,7 +923,7 @@ impl Game {
                 }
                 let gain = match knot {
                     Some(_) => Gain::Amount(0),
-                    None if registry.builtin_recovery_gain() => self.rules.recovery_gain(cards),
+                    None if registry.builtin_recovery_gain() => self.lookups.recovery_gain(&self.rules, cards),
                     None => (registry.recovery_gain)(
                         &mut Ctx { game: self, events: events.reborrow(), registry },
                         player,
@@ -997,6 +1004,79 @@ impl Game {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_parts(template: &Game, players: Vec<Player>, deck_top_last: Vec<Card>, seed: u64) -> Game {
         Game { players, deck: deck_top_last, rng: ChaCha8Rng::seed_from_u64(seed), seed, ..template.clone() }
+    }
+}
+
+/// What the engine looks up on every move, worked out from the rules once per game: the
+/// oxygen cost of each depth (D10) and the recovery gain of each count of cards per suit
+/// (D19). [`Rules::band_cost`] and [`Rules::recovery_gain`] answer the same from the rules'
+/// lists (a search through the bands and a sort and map lookup per recovery); these answer
+/// with one read.
+#[derive(Debug)]
+struct Lookups {
+    /// By depth, up to `max_depth` (empty when that is beyond `COST_TABLE_DEPTH`).
+    costs: Vec<u32>,
+    /// By `index_of` the discarded cards, for discards of fewer than `base` cards (empty
+    /// when hands are too large for a table).
+    gains: Vec<Gain>,
+    /// Counts per suit go up to `base - 1`: one more than the hand size.
+    base: usize,
+    /// What one card of each suit adds to an index: `base` to the power of the suit's index.
+    steps: [usize; 4],
+}
+
+/// Depths beyond this are costed through the rules instead of a table.
+const COST_TABLE_DEPTH: u32 = 4096;
+
+/// Hands up to this size get a gain table (`(size + 1)^4` entries).
+const GAIN_TABLE_HAND: usize = 8;
+
+impl Lookups {
+    fn new(rules: &Rules) -> Lookups {
+        let costs = if rules.max_depth <= COST_TABLE_DEPTH {
+            (0..=rules.max_depth).map(|depth| rules.band_cost(depth)).collect()
+        } else {
+            Vec::new()
+        };
+        let base = rules.hand_size + 1;
+        let mut gains = Vec::new();
+        if rules.hand_size <= GAIN_TABLE_HAND {
+            // Only discards a hand can make are asked (the rest of the table stays unread).
+            gains = vec![Gain::Amount(0); base.pow(4)];
+            let mut cards = Vec::new();
+            for (index, gain) in gains.iter_mut().enumerate() {
+                let counts = [0, 1, 2, 3].map(|s| index / base.pow(s) % base);
+                if counts.iter().sum::<usize>() > rules.hand_size {
+                    continue;
+                }
+                cards.clear();
+                for (suit, count) in Suit::ALL.into_iter().zip(counts) {
+                    cards.extend(std::iter::repeat_n(Card::new(Rank::ACE, suit), count));
+                }
+                *gain = rules.recovery_gain(&cards);
+            }
+        }
+        let steps = [1, base, base * base, base * base * base];
+        Lookups { costs, gains, base, steps }
+    }
+
+    /// [`Rules::band_cost`].
+    #[inline(always)]
+    fn band_cost(&self, rules: &Rules, depth: u32) -> u32 {
+        match self.costs.get(depth as usize) {
+            Some(&cost) => cost,
+            None => rules.band_cost(depth),
+        }
+    }
+
+    /// [`Rules::recovery_gain`].
+    #[inline(always)]
+    fn recovery_gain(&self, rules: &Rules, cards: &[Card]) -> Gain {
+        if cards.len() < self.base && !self.gains.is_empty() {
+            let index = cards.iter().map(|c| self.steps[c.suit.index()]).sum::<usize>();
+            return self.gains[index];
+        }
+        rules.recovery_gain(cards)
     }
 }
 
@@ -1331,7 +1411,7 @@ impl Ctx<'_> {
         let depth = self.game.players[player].depth;
         let registry = self.registry;
         let cost = if registry.builtin_oxygen_cost() {
-            self.game.rules.band_cost(depth)
+            self.game.lookups.band_cost(&self.game.rules, depth)
         } else {
             (registry.oxygen_cost)(self, player, depth)?
         };
@@ -1437,6 +1517,45 @@ impl Ctx<'_> {
 mod tests {
     use super::*;
     use crate::core::card::parse_cards;
+
+    /// The per-game tables answer as the rules do, for every depth and every discard a hand
+    /// can make, with and without a table.
+    #[test]
+    fn lookups_answer_as_the_rules_do() {
+        use crate::core::rules::{Band, SuitPattern};
+        let house = |hand_size: usize| {
+            let recovery = SuitPattern::all_up_to(hand_size)
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (p, if i % 4 == 3 { Gain::Max } else { Gain::Amount(i as u32 % 5) }))
+                .collect();
+            Rules { hand_size, recovery, ..Rules::default() }
+        };
+        let deep = Rules {
+            max_depth: 5000,
+            oxygen_bands: vec![Band { to: 30, cost: 2 }, Band { to: 5000, cost: 7 }],
+            ..Rules::default()
+        };
+        for rules in [Rules::default(), house(6), house(8), house(10), deep] {
+            let lookups = Lookups::new(&rules);
+            for depth in 0..=rules.max_depth {
+                assert_eq!(lookups.band_cost(&rules, depth), rules.band_cost(depth), "depth {depth}");
+            }
+            // Every count of cards per suit a hand can discard.
+            let n = rules.hand_size;
+            for counts in (0..(n + 1).pow(4)).map(|i| [0, 1, 2, 3].map(|s| i / (n + 1).pow(s) % (n + 1))) {
+                if counts.iter().sum::<usize>() > n {
+                    continue;
+                }
+                let cards: Vec<Card> = Suit::ALL
+                    .into_iter()
+                    .zip(counts)
+                    .flat_map(|(suit, k)| Rank::all().take(k).map(move |rank| Card::new(rank, suit)))
+                    .collect();
+                assert_eq!(lookups.recovery_gain(&rules, &cards), rules.recovery_gain(&cards), "{cards:?}");
+            }
+        }
+    }
 
     /// `remove_first` is `position` then `remove`, without the branches.
     #[test]
