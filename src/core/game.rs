@@ -747,10 +747,26 @@ impl Game {
 
     /// [`Game::apply_legal_into`] without building the events, as [`Game::apply_counted`].
     pub fn apply_legal_counted(&mut self, action: &Action, counts: &mut EventCounts) -> Result<(), ActionError> {
-        if !self.registry.is_native() {
+        if self.registry.is_native() {
+            return self.resolve_legal(action, Sink::Counts(counts));
+        }
+        if !self.listing_is_the_check() {
             return self.apply_counted(action, counts);
         }
-        self.resolve_legal(action, Sink::Counts(counts))
+        debug_assert_eq!(self.check(action), Ok(()), "'{action}' is listed as legal but is not");
+        let before = *counts;
+        let result = self.resolve_restoring(action, Sink::Counts(counts));
+        if result.is_err() {
+            *counts = before;
+        }
+        result
+    }
+
+    /// Whether an action taken from this game's listing is legal without a second check:
+    /// true while every rank's `aim` is the built-in one ([`Registry::has_native_aims`]),
+    /// which the listing and the check both ask. Debug builds check anyway.
+    fn listing_is_the_check(&self) -> bool {
+        self.registry.has_native_aims()
     }
 
     /// Resolves an action known to be legal with the native registry: no check (debug builds
@@ -774,8 +790,14 @@ impl Game {
 
     /// Checks and resolves `action`, sending its events to `events`; on error the game is
     /// restored (the caller restores its sink).
-    fn apply_sink(&mut self, action: &Action, mut events: Sink<'_>) -> Result<(), ActionError> {
+    fn apply_sink(&mut self, action: &Action, events: Sink<'_>) -> Result<(), ActionError> {
         self.checked(action)?;
+        self.resolve_restoring(action, events)
+    }
+
+    /// Resolves a legal `action`, sending its events to `events`; when it runs scripted code
+    /// and that fails, the game is restored (the caller restores its sink).
+    fn resolve_restoring(&mut self, action: &Action, mut events: Sink<'_>) -> Result<(), ActionError> {
         // A scripted entry may fail half-way: keep a copy to go back to (in a reused buffer).
         let mut before = (!self.registry.resolves_natively(action)).then(|| {
             let mut copy = self.undo.0.take().unwrap_or_else(|| Box::new(self.clone()));
@@ -803,13 +825,24 @@ impl Game {
     }
 
     /// [`Game::apply_into`] for an action taken from this game's [`Game::legal_actions`] now
-    /// (as the built-in bots do): with the native registry the legality check is skipped
-    /// (debug builds still make it). A scripted registry goes through [`Game::apply_into`].
+    /// (as the built-in bots do). The legality check is skipped while every rank's `aim` is
+    /// the built-in one, which the listing used too (debug builds still make it); the undo
+    /// copy is made as [`Game::apply_into`] makes it. Other registries go through
+    /// [`Game::apply_into`].
     pub fn apply_legal_into(&mut self, action: &Action, events: &mut Vec<Event>) -> Result<(), ActionError> {
-        if !self.registry.is_native() {
+        if self.registry.is_native() {
+            return self.resolve_legal(action, Sink::Log(events));
+        }
+        if !self.listing_is_the_check() {
             return self.apply_into(action, events);
         }
-        self.resolve_legal(action, Sink::Log(events))
+        debug_assert_eq!(self.check(action), Ok(()), "'{action}' is listed as legal but is not");
+        let mark = events.len();
+        let result = self.resolve_restoring(action, Sink::Log(events));
+        if result.is_err() {
+            events.truncate(mark);
+        }
+        result
     }
 
     /// Makes this game equal to `other`, reusing this game's buffers.
