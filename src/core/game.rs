@@ -750,23 +750,26 @@ impl Game {
         if self.registry.is_native() {
             return self.resolve_legal(action, Sink::Counts(counts));
         }
-        if !self.listing_is_the_check() {
-            return self.apply_counted(action, counts);
-        }
-        debug_assert_eq!(self.check(action), Ok(()), "'{action}' is listed as legal but is not");
         let before = *counts;
-        let result = self.resolve_restoring(action, Sink::Counts(counts));
+        let result = self.apply_listed(action, Sink::Counts(counts));
         if result.is_err() {
             *counts = before;
         }
         result
     }
 
-    /// Whether an action taken from this game's listing is legal without a second check:
-    /// true while every rank's `aim` is the built-in one ([`Registry::has_native_aims`]),
-    /// which the listing and the check both ask. Debug builds check anyway.
-    fn listing_is_the_check(&self) -> bool {
-        self.registry.has_native_aims()
+    /// [`Game::apply_sink`] for an action taken from this game's listing: without the
+    /// legality check while every rank's `aim` is the built-in one
+    /// ([`Registry::has_native_aims`]), which the listing and the check both ask (debug
+    /// builds check anyway). Kept out of line: the simulator's loop inlines the native path
+    /// beside it.
+    #[inline(never)]
+    fn apply_listed(&mut self, action: &Action, events: Sink<'_>) -> Result<(), ActionError> {
+        if !self.registry.has_native_aims() {
+            return self.apply_sink(action, events);
+        }
+        debug_assert_eq!(self.check(action), Ok(()), "'{action}' is listed as legal but is not");
+        self.resolve_restoring(action, events)
     }
 
     /// Resolves an action known to be legal with the native registry: no check (debug builds
@@ -833,12 +836,8 @@ impl Game {
         if self.registry.is_native() {
             return self.resolve_legal(action, Sink::Log(events));
         }
-        if !self.listing_is_the_check() {
-            return self.apply_into(action, events);
-        }
-        debug_assert_eq!(self.check(action), Ok(()), "'{action}' is listed as legal but is not");
         let mark = events.len();
-        let result = self.resolve_restoring(action, Sink::Log(events));
+        let result = self.apply_listed(action, Sink::Log(events));
         if result.is_err() {
             events.truncate(mark);
         }
@@ -1049,8 +1048,8 @@ impl Game {
 struct Lookups {
     /// By depth, up to `max_depth` (empty when that is beyond `COST_TABLE_DEPTH`).
     costs: Vec<u32>,
-    /// By `index_of` the discarded cards, for discards of fewer than `base` cards (empty
-    /// when hands are too large for a table).
+    /// By the index of the discarded cards (the sum of `steps` over their suits), for
+    /// discards of fewer than `base` cards (empty when hands are too large for a table).
     gains: Vec<Gain>,
     /// Counts per suit go up to `base - 1`: one more than the hand size.
     base: usize,
@@ -1072,13 +1071,14 @@ impl Lookups {
             Vec::new()
         };
         let base = rules.hand_size + 1;
+        let steps = [1, base, base * base, base * base * base];
         let mut gains = Vec::new();
         if rules.hand_size <= GAIN_TABLE_HAND {
             // Only discards a hand can make are asked (the rest of the table stays unread).
             gains = vec![Gain::Amount(0); base.pow(4)];
             let mut cards = Vec::new();
             for (index, gain) in gains.iter_mut().enumerate() {
-                let counts = [0, 1, 2, 3].map(|s| index / base.pow(s) % base);
+                let counts = steps.map(|step| index / step % base);
                 if counts.iter().sum::<usize>() > rules.hand_size {
                     continue;
                 }
@@ -1089,7 +1089,6 @@ impl Lookups {
                 *gain = rules.recovery_gain(&cards);
             }
         }
-        let steps = [1, base, base * base, base * base * base];
         Lookups { costs, gains, base, steps }
     }
 
