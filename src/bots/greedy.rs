@@ -334,8 +334,8 @@ impl GreedyBot {
         let mut per_suit = [0u32; 4];
         for (i, &c) in hand[..n].iter().enumerate() {
             weighing.card_loss[i] = model.loss(c);
-            weighing.card_step[i] = model.steps[suit_index(c.suit)] as u32;
-            per_suit[suit_index(c.suit)] += 1;
+            weighing.card_step[i] = model.steps[c.suit.index()] as u32;
+            per_suit[c.suit.index()] += 1;
         }
         let size = 1usize << n;
         if per_suit.iter().any(|&k| k >= model.base) {
@@ -525,15 +525,6 @@ fn best_of_offer(
 
 fn play_action((card, from, target, face_on_top): PlayChoice) -> Action {
     Action::Play { card, from, target, face_on_top }
-}
-
-fn suit_index(suit: Suit) -> usize {
-    match suit {
-        Suit::Spades => 0,
-        Suit::Hearts => 1,
-        Suit::Diamonds => 2,
-        Suit::Clubs => 3,
-    }
 }
 
 impl Bot for GreedyBot {
@@ -806,7 +797,7 @@ fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -
     let (mut discards, mut index) = (0, 0);
     for &c in hand {
         discards += model.loss(c).max(0);
-        index += model.steps[suit_index(c.suit)];
+        index += model.steps[c.suit.index()];
     }
     // With fewer cards than `base` no suit can have too many for the table.
     let gain = if hand.len() < model.base as usize { model.best_gains[index].min(room) } else { room };
