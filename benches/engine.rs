@@ -55,7 +55,7 @@ fn position(turns: u32) -> Game {
     let mut bot = GreedyBot::new();
     while game.turn() <= turns && !game.is_over() {
         let action = bot.pick(&View::new(&game, game.current()));
-        game.apply(&action).expect("legal");
+        game.apply(&action, &mut ()).expect("legal");
     }
     game
 }
@@ -73,10 +73,9 @@ fn turn(c: &mut Criterion) {
             g.restart(seed).expect("deal");
         })
     });
-    let mut plays = Vec::new();
-    group.bench_function("legal_plays_into", |b| b.iter(|| game.legal_plays_into(black_box(&mut plays))));
-    let mut actions = Vec::new();
-    group.bench_function("legal_actions_into", |b| b.iter(|| game.legal_actions_into(black_box(&mut actions))));
+    // The one listing a turn makes, and the full list of actions folded from it.
+    group.bench_function("moves", |b| b.iter(|| black_box(game.moves().len())));
+    group.bench_function("legal_actions", |b| b.iter(|| black_box(game.legal_actions())));
     let mut greedy = GreedyBot::new();
     group.bench_function("greedy_pick", |b| b.iter(|| black_box(greedy.pick(&View::new(&game, seat)))));
     let mut random = RandomBot::new(1);
@@ -87,7 +86,7 @@ fn turn(c: &mut Criterion) {
         b.iter(|| {
             let mut g = game.clone();
             events.clear();
-            g.apply_into(black_box(&action), &mut events).expect("legal");
+            g.apply(black_box(&action), &mut events).expect("legal");
             black_box(g.turn())
         })
     });

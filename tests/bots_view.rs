@@ -69,7 +69,7 @@ fn check_ruleset(ruleset: &Ruleset, players: usize, specs: &[&str], games: u64) 
                 }
             }
             let action = driver.pick(&view);
-            game.apply(&action).unwrap();
+            game.apply(&action, &mut ()).unwrap();
         }
     }
     compared

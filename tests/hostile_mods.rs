@@ -29,15 +29,15 @@ fn contained_with(registry: Registry, file: &str, trigger: &str, line: u32, frag
     let mut game = deal().game_with(registry);
     let before = game.clone();
     let act = action(&game, trigger);
-    let message = game.apply(&act).expect_err("the hostile action must fail").to_string();
+    let message = game.apply(&act, &mut ()).expect_err("the hostile action must fail").to_string();
     let prefix = format!("mod {file}:{line}: ");
     assert!(message.starts_with(&prefix), "expected '{prefix}…', got '{message}'");
     assert!(message.contains(fragment), "expected '{fragment}' in '{message}'");
     assert!(game == before, "the failed action changed the game");
-    let again = game.apply(&act).expect_err("the hostile action must fail again").to_string();
+    let again = game.apply(&act, &mut ()).expect_err("the hostile action must fail again").to_string();
     assert_eq!(again, message);
     assert!(game == before, "the failed action changed the game");
-    game.apply(&action(&game, next)).unwrap_or_else(|e| panic!("the next action failed: {e}"));
+    game.apply(&action(&game, next), &mut ()).unwrap_or_else(|e| panic!("the next action failed: {e}"));
     assert_invariants(&game, "after the next action");
     game
 }
@@ -324,10 +324,10 @@ fn recursion_without_end() {
     let registry = hostile("deep-recursion.lua").unwrap();
     let mut game = deal().game_with(registry);
     let before = game.clone();
-    let e = game.apply(&action(&game, "play 5H")).unwrap_err().to_string();
+    let e = game.apply(&action(&game, "play 5H"), &mut ()).unwrap_err().to_string();
     assert!(e.starts_with(&format!("mod {path}:3: ")), "{e}");
     assert!(game == before);
-    game.apply(&action(&game, "recover 9C")).unwrap();
+    game.apply(&action(&game, "recover 9C"), &mut ()).unwrap();
 }
 
 #[test]

@@ -89,7 +89,8 @@ fn pick(game: &Game, legal: &[Action], policy: Policy, rng: &mut ChaCha8Rng) -> 
 fn assert_refused(game: &mut Game, action: &Action, legal: &[Action], what: &str) -> ActionError {
     assert!(!is_listed(legal, action), "{what}: '{action}' is listed as legal");
     let before = game.clone();
-    let err = game.apply(action).err().unwrap_or_else(|| panic!("{what}: '{action}' was accepted\n{before:?}"));
+    let err =
+        game.apply(action, &mut ()).err().unwrap_or_else(|| panic!("{what}: '{action}' was accepted\n{before:?}"));
     assert!(*game == before, "{what}: '{action}' was refused ({err}) but changed the game");
     err
 }
@@ -209,7 +210,7 @@ fn try_legal_sample(game: &Game, legal: &[Action], rng: &mut ChaCha8Rng) {
     for _ in 0..3 {
         let action = legal.choose(rng).unwrap();
         let mut copy = game.clone();
-        copy.apply(action).unwrap_or_else(|e| panic!("legal '{action}' was refused: {e}"));
+        copy.apply(action, &mut ()).unwrap_or_else(|e| panic!("legal '{action}' was refused: {e}"));
         assert_invariants(&copy, &format!("after legal '{action}' on a clone"));
     }
     // A recovery in another card order is the same recovery, with the discard order given.
@@ -220,7 +221,7 @@ fn try_legal_sample(game: &Game, legal: &[Action], rng: &mut ChaCha8Rng) {
         shuffled.rotate_left(1);
         let mut copy = game.clone();
         let action = Action::Recover { cards: shuffled.clone(), face_on_top };
-        copy.apply(&action).unwrap_or_else(|e| panic!("'{action}' in another order was refused: {e}"));
+        copy.apply(&action, &mut ()).unwrap_or_else(|e| panic!("'{action}' in another order was refused: {e}"));
         let top = if face_on_top { Rank::KING } else { shuffled.last().unwrap().rank };
         assert_eq!(copy.discard_top().unwrap().rank, top, "'{action}' discards in the order given");
     }
@@ -245,7 +246,8 @@ fn play_one(seed: u64, stats: &mut [u32; 2]) {
             try_illegal(&mut game, &legal, &mut rng);
         }
         let action = pick(&game, &legal, policy, &mut rng);
-        let events = game.apply(&action).unwrap_or_else(|e| panic!("game {seed}: legal '{action}' refused: {e}"));
+        let mut events = Vec::new();
+        game.apply(&action, &mut events).unwrap_or_else(|e| panic!("game {seed}: legal '{action}' refused: {e}"));
         let when = format!("game {seed} step {steps} after '{action}'");
         assert_invariants(&game, &when);
         if let Some(i) = events.iter().position(|e| matches!(e, Event::Won { .. } | Event::Draw { .. })) {
@@ -266,7 +268,7 @@ fn play_one(seed: u64, stats: &mut [u32; 2]) {
         Outcome::Running => unreachable!(),
     }
     assert!(game.legal_actions().is_empty());
-    assert_eq!(game.apply(&Action::Pass), Err(ActionError::GameOver));
+    assert_eq!(game.apply(&Action::Pass, &mut ()), Err(ActionError::GameOver));
 }
 
 /// Plays one quarter of the games (the quarters run in parallel).
@@ -321,7 +323,7 @@ fn games_without_a_cap_end_too() {
                 break;
             }
             let action = pick(&game, &game.legal_actions(), Policy::Diver { random_one_in: 0 }, &mut rng);
-            game.apply(&action).unwrap();
+            game.apply(&action, &mut ()).unwrap();
         }
         assert!(matches!(game.outcome(), Outcome::Won(_)), "game {seed} with no cap did not end in 5,000 turns");
     }

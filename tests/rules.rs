@@ -695,7 +695,7 @@ fn d16_knot_recovery_discards_and_draws_but_gains_nothing() {
             Event::Discarded { card: card("3H") },
             Event::Recovered {
                 player: 1,
-                cards: cards("2H 3H"),
+                cards: cards("2H 3H").into(),
                 gain: diving::core::event::GainText(diving::core::Gain::Amount(0)),
                 from: 5,
                 to: 5
@@ -1042,7 +1042,7 @@ fn illegal_plays_are_refused_with_the_state_unchanged() {
 struct Broken;
 
 impl Effect for Broken {
-    fn aim(&self, _game: &Game, _player: usize, _card: Card) -> Result<Aim, EffectError> {
+    fn aim(&self, _state: &diving::core::State, _player: usize, _card: Card) -> Result<Aim, EffectError> {
         Ok(Aim::FREE)
     }
     fn resolve(&self, ctx: &mut diving::core::Ctx<'_>, play: Play) -> Result<(), EffectError> {

@@ -27,15 +27,12 @@ fn random_game(ruleset: &Ruleset, rules: &Arc<Rules>, registry: &Arc<diving::cor
         .unwrap_or_else(|e| panic!("{}: seed {seed}: {e}", ruleset.name));
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
     let mut log = Vec::new();
-    let mut actions = Vec::new();
     while !game.is_over() {
-        game.legal_actions_into(&mut actions);
+        let actions = game.legal_actions();
         let action = actions[rng.random_range(0..actions.len())].clone();
-        let events = game
-            .apply(&action)
+        game.apply(&action, &mut log)
             .unwrap_or_else(|e| panic!("{}: seed {seed}, turn {}: '{action}' failed: {e}", ruleset.name, game.turn()));
         assert_invariants(&game, &format!("in {} seed {seed} after '{action}'", ruleset.name));
-        log.extend(events);
     }
     log
 }

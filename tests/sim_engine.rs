@@ -26,7 +26,7 @@ fn restart_deals_the_game_new_deals() {
                 break;
             }
             let action = reused.legal_actions()[0].clone();
-            reused.apply(&action).unwrap();
+            reused.apply(&action, &mut ()).unwrap();
         }
         for seed in 0..50 {
             reused.restart(seed).unwrap();

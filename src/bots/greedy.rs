@@ -25,7 +25,7 @@
 use std::hint::select_unpredictable;
 use std::sync::Arc;
 
-use crate::core::{Action, Card, Diver, Gain, Offer, Rank, Rules, Seat, Source, Suit, View, cards_in_mask};
+use crate::core::{Action, Card, Diver, Gain, Moves, Rank, Rules, Seat, Seats, Source, Suit, View, cards_in_mask};
 
 use super::{Bot, BotError};
 
@@ -250,6 +250,7 @@ impl GreedyBot {
             w,
             model,
             view,
+            moves: view.moves(),
             depth: me.depth,
             oxygen: me.oxygen,
             jolted: me.has_front(Rank::JACK),
@@ -523,6 +524,62 @@ fn best_of_offer(
     (best, avoid)
 }
 
+/// What a playable card offers: its targets and whether the discard order is a choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Offer {
+    targets: Option<Seats>,
+    order_choice: bool,
+}
+
+/// What every card of each class (number, J, Q, K) offers, read off the listing when every
+/// visible card of a class offers the same (`None` in a class: none of its cards can be
+/// played).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ClassOffers {
+    number: Option<Offer>,
+    jolt: Option<Offer>,
+    quick: Option<Offer>,
+    knot: Option<Offer>,
+}
+
+impl ClassOffers {
+    /// The offers of each class in `moves`, or `None` when two visible cards of one class
+    /// (hand or table) offer different plays, or one is playable and another is not (a mod
+    /// whose `aim` looks at the card).
+    fn of(moves: &Moves<'_>, hand: &[Card], table: &[Option<Card>]) -> Option<ClassOffers> {
+        let class = |rank: Rank| usize::from(rank.number().saturating_sub(10));
+        let mut visible = [0usize; 4];
+        for card in hand.iter().chain(table.iter().flatten()) {
+            visible[class(card.rank)] += 1;
+        }
+        let mut listed = [0usize; 4];
+        let mut offers: [Option<Offer>; 4] = [None; 4];
+        for p in moves.playable() {
+            let (k, offer) = (class(p.card.rank), Offer { targets: p.targets, order_choice: p.order_choice });
+            if offers[k].is_some_and(|o| o != offer) {
+                return None;
+            }
+            offers[k] = Some(offer);
+            listed[k] += 1;
+        }
+        if (0..4).any(|k| listed[k] != 0 && listed[k] != visible[k]) {
+            return None;
+        }
+        let [number, jolt, quick, knot] = offers;
+        Some(ClassOffers { number, jolt, quick, knot })
+    }
+
+    /// What a card of `rank` offers.
+    fn of_rank(&self, rank: Rank) -> Option<Offer> {
+        match rank {
+            Rank::JACK => self.jolt,
+            Rank::QUEEN => self.quick,
+            Rank::KING => self.knot,
+            _ => self.number,
+        }
+    }
+}
+
 fn play_action((card, from, target, face_on_top): PlayChoice) -> Action {
     Action::Play { card, from, target, face_on_top }
 }
@@ -540,10 +597,6 @@ impl Bot for GreedyBot {
         }
         Ok(self.pick(view))
     }
-
-    fn trusted(&self) -> bool {
-        true
-    }
 }
 
 /// What a turn's plays are scored against: read once per move.
@@ -551,6 +604,8 @@ struct Turn<'a, 'v> {
     w: &'a Weights,
     model: &'a Model,
     view: &'a View<'v>,
+    /// What the engine says this diver may do now.
+    moves: Moves<'v>,
     depth: u32,
     oxygen: u32,
     jolted: bool,
@@ -573,7 +628,7 @@ impl Turn<'_, '_> {
         let mut best = NONE;
         let mut best_play: Option<PlayChoice> = None;
         let mut fallback: Option<PlayChoice> = None;
-        self.view.for_each_legal_play(|card, from, target, face_on_top| {
+        self.moves.each_play(|card, from, target, face_on_top| {
             let play = (card, from, target, face_on_top);
             match self.score_play(card, &from, target, face_on_top) {
                 Some(s) if s > best => {
@@ -593,16 +648,16 @@ impl Turn<'_, '_> {
 
     /// The same choice as [`Turn::best_play_listed`], worked out card by card in one loop
     /// without a branch on the cards. When every rank's `aim` is the built-in one, every
-    /// card of a rank offers the same plays ([`crate::core::ClassOffers`]), so a face card's
+    /// card of a rank offers the same plays ([`ClassOffers`]), so a face card's
     /// best play and a Quick's best push are scored once per move. Falls back to the listing
     /// for anything else: an entry with its own `aim`, repeated hand cards (several decks),
     /// offers of another shape. Debug builds compare every choice with the listing's.
     fn best_play_by_rank(&self) -> Plays {
-        let Some(offers) = self.view.class_offers() else { return self.best_play_listed() };
         let (hand, table) = (self.view.hand(), self.view.table());
         if self.view.hand_has_repeats() {
             return self.best_play_listed();
         }
+        let Some(offers) = ClassOffers::of(&self.moves, hand, table) else { return self.best_play_listed() };
         // How a number card plays this move: the plays its offer lists, and the push.
         let number = match offers.number {
             Some(Offer { targets: None, order_choice: true }) if self.jolted => NumberPlays::Jolted,
@@ -618,7 +673,7 @@ impl Turn<'_, '_> {
         // Per face rank (J, Q, K): the best score and target, NONE when it has no play.
         let mut faces = [(NONE, None); 3];
         for (k, rank) in [Rank::JACK, Rank::QUEEN, Rank::KING].into_iter().enumerate() {
-            if let Some(offer) = offers.of(rank) {
+            if let Some(offer) = offers.of_rank(rank) {
                 match best_of_offer(offer, |target| self.face_score(rank, target)) {
                     (best, false) => faces[k] = best.unwrap_or((NONE, None)),
                     (_, true) => return self.best_play_listed(),
@@ -842,14 +897,13 @@ mod tests {
             }
         }
         let mut registry = Registry::standard();
-        registry.turn_start.push(Arc::new(move |ctx, _| {
-            if ctx.game().turn() == 1 {
+        registry.add_turn_start(Arc::new(move |ctx, _| {
+            if ctx.state().turn() == 1 {
                 ctx.set_depth(0, depth)?;
                 ctx.set_oxygen(0, oxygen)?;
             }
             Ok(())
         }));
-        registry.mark_scripted();
         let setup = Setup { names: vec!["a".into(), "b".into()], seed: 1, deck: Some(deck) };
         Game::new(Arc::new(rules), Arc::new(registry), setup).unwrap()
     }

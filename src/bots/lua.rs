@@ -318,7 +318,7 @@ impl Bot for LuaBot {
     }
 
     fn choose(&mut self, view: &View<'_>) -> Result<Action, BotError> {
-        view.legal_actions_into(&mut self.actions);
+        self.actions = view.legal_actions();
         if self.actions.is_empty() {
             return Err(self.failed("it is not this bot's turn"));
         }

@@ -14,7 +14,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::core::{Action, Event, Game, Outcome, Seat, View};
+use crate::core::{Action, Game, Outcome, Seat, View};
 
 use super::greedy::GreedyBot;
 use super::{Bot, BotError, next_seed};
@@ -62,7 +62,6 @@ pub struct MctsBot {
     visits: Vec<u32>,
     rewards: Vec<f64>,
     policy: GreedyBot,
-    events: Vec<Event>,
 }
 
 impl MctsBot {
@@ -81,7 +80,6 @@ impl MctsBot {
             visits: Vec::new(),
             rewards: Vec::new(),
             policy: GreedyBot::new(),
-            events: Vec::new(),
         }
     }
 
@@ -91,7 +89,10 @@ impl MctsBot {
     }
 
     fn root_candidates(&mut self, view: &View<'_>) {
-        view.legal_plays_into(&mut self.candidates);
+        self.candidates.clear();
+        view.moves().each_play(|card, from, target, face_on_top| {
+            self.candidates.push(Action::Play { card, from, target, face_on_top })
+        });
         self.candidates.extend(self.policy.ranked_recoveries(view, self.params.root_recoveries));
         if self.candidates.is_empty() {
             self.candidates.push(Action::Pass);
@@ -104,8 +105,7 @@ impl MctsBot {
         while !game.is_over() && game.turn() - start < self.params.playout_turns {
             let seat = game.current();
             let action = self.policy.pick(&View::new(game, seat));
-            self.events.clear();
-            if game.apply_into(&action, &mut self.events).is_err() {
+            if game.apply(&action, &mut ()).is_err() {
                 // A modded rule the greedy policy does not understand: stop here.
                 break;
             }
@@ -168,8 +168,7 @@ impl Bot for MctsBot {
                 best.1
             };
             let mut game = view.sample(next_seed(&mut self.rng));
-            self.events.clear();
-            let reward = match game.apply_into(&self.candidates[arm], &mut self.events) {
+            let reward = match game.apply(&self.candidates[arm], &mut ()) {
                 Ok(()) => self.playout(&mut game, me),
                 // Only a failing scripted effect gets here: never pick that move.
                 Err(_) => -1.0,

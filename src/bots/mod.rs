@@ -16,7 +16,7 @@ use rand::SeedableRng;
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
-use crate::core::{Action, Playable, View, cards_in_mask};
+use crate::core::{Action, View};
 
 pub use greedy::{GreedyBot, Weights};
 pub use lua::LuaBot;
@@ -38,43 +38,22 @@ pub trait Bot: Send {
     /// Forgets everything from earlier games and reseeds: afterwards the bot plays exactly like
     /// a bot freshly built with this seed.
     fn start_game(&mut self, seed: u64);
-    /// Picks one of `view.legal_actions()`; it is this bot's turn.
+    /// Picks one of `view.legal_actions()`; it is this bot's turn. The engine checks the
+    /// choice like any other action.
     fn choose(&mut self, view: &View<'_>) -> Result<Action, BotError>;
-    /// Whether every action [`Bot::choose`] returns is, by construction, one of
-    /// `view.legal_actions()` (built-in bots only): the simulator then skips re-checking it
-    /// (debug builds still check).
-    fn trusted(&self) -> bool {
-        false
-    }
 }
 
 /// Uniform over the legal actions.
 ///
-/// It draws an index into the list [`View::legal_actions`] would return, but builds only the
-/// chosen action: the plays are counted card by card ([`View::playable_cards_into`]), then
-/// the recoveries are indexed by hand mask (two per mask when knotted).
+/// It draws an index into the list [`View::legal_actions`] would return, and builds only the
+/// chosen action ([`Moves::nth`]). A lone `pass` is taken without a draw.
 pub struct RandomBot {
     rng: ChaCha8Rng,
-    /// How many plays are listed.
-    plays: usize,
-    /// The listed recovery masks, when the hand repeats a card; with distinct cards, mask
-    /// `i` of the list is `i + 1` and `masks` stays empty.
-    masks: Vec<u32>,
-    /// How many recovery masks are listed.
-    mask_count: usize,
-    /// The playable cards this turn.
-    playable: Vec<Playable>,
 }
 
 impl RandomBot {
     pub fn new(seed: u64) -> RandomBot {
-        RandomBot {
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            plays: 0,
-            masks: Vec::new(),
-            mask_count: 0,
-            playable: Vec::new(),
-        }
+        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
     }
 }
 
@@ -88,66 +67,15 @@ impl Bot for RandomBot {
     }
 
     fn choose(&mut self, view: &View<'_>) -> Result<Action, BotError> {
-        if view.current() != view.seat() || view.outcome() != crate::core::Outcome::Running {
+        let moves = view.moves();
+        if moves.is_empty() {
             return Err(BotError::Failed { name: "random".into(), message: "it is not this bot's turn".into() });
         }
-        let total = self.list(view);
-        if total == 0 {
+        if moves.is_pass_only() {
             return Ok(Action::Pass);
         }
-        let i = self.rng.random_range(0..total);
-        Ok(self.nth(view, i))
-    }
-
-    fn trusted(&self) -> bool {
-        true
-    }
-}
-
-impl RandomBot {
-    /// Lists the plays and recovery masks; returns the number of legal actions.
-    fn list(&mut self, view: &View<'_>) -> usize {
-        // Counted, not listed: most draws land on a recovery.
-        self.plays = view.legal_play_count();
-        let hand = view.hand();
-        if !view.hand_has_repeats() {
-            // Every non-empty subset is listed, in mask order (as `recovery_masks_into`).
-            self.masks.clear();
-            self.mask_count = (1usize << hand.len().min(31)) - 1;
-        } else {
-            view.recovery_masks_into(&mut self.masks);
-            self.mask_count = self.masks.len();
-        }
-        self.plays + self.mask_count * self.per_mask(view)
-    }
-
-    fn per_mask(&self, view: &View<'_>) -> usize {
-        if view.diver(view.seat()).has_front(crate::core::Rank::KING) { 2 } else { 1 }
-    }
-
-    /// Action `i` of the list `view.legal_actions()` would return (after [`RandomBot::list`]).
-    fn nth(&mut self, view: &View<'_>, i: usize) -> Action {
-        if i < self.plays {
-            // Skip whole cards to the one that holds play `i`.
-            view.playable_cards_into(&mut self.playable);
-            let mut rest = i;
-            for &p in &self.playable {
-                match rest.checked_sub(p.play_count()) {
-                    Some(after) => rest = after,
-                    None => return p.play(rest),
-                }
-            }
-            unreachable!("play {i} of {} is listed", self.plays);
-        }
-        let knotted = self.per_mask(view) == 2;
-        let r = i - self.plays;
-        // Two actions per mask when knotted (K on top first); a shift, not a division.
-        let m = r >> usize::from(knotted);
-        let mask = match self.masks.get(m) {
-            Some(&mask) => mask,
-            None => (m + 1) as u32,
-        };
-        Action::Recover { cards: cards_in_mask(view.hand(), mask), face_on_top: knotted && r.is_multiple_of(2) }
+        let i = self.rng.random_range(0..moves.len());
+        Ok(moves.nth(i).expect("an index below the count is listed"))
     }
 }
 
@@ -200,31 +128,30 @@ mod tests {
     use super::*;
     use crate::core::Game;
 
-    /// The random bot draws an index into exactly the list `legal_actions` returns.
+    /// The random bot picks from the legal actions, and over many turns it picks plays and
+    /// recoveries of every kind (knotted ones too): its draw covers the whole list.
     #[test]
-    fn random_bot_indexes_the_legal_action_list() {
-        let mut checked_knotted = false;
+    fn random_bot_picks_legal_actions_of_every_kind() {
+        let (mut plays, mut recoveries, mut knotted) = (0, 0, 0);
         for seed in 0..40 {
             let mut game = Game::standard(&["a", "b", "c"], seed).unwrap();
             let mut bot = RandomBot::new(seed);
             while !game.is_over() && game.turn() < 150 {
                 let view = View::new(&game, game.current());
-                let legal = view.legal_actions();
-                let total = bot.list(&view);
-                if legal == [Action::Pass] {
-                    assert_eq!(total, 0);
-                    continue;
-                }
-                assert_eq!(total, legal.len());
-                for (i, action) in legal.iter().enumerate() {
-                    bot.list(&view);
-                    assert_eq!(&bot.nth(&view, i), action);
-                }
-                checked_knotted |= bot.per_mask(&view) == 2;
                 let action = bot.choose(&view).unwrap();
-                game.apply(&action).unwrap();
+                assert!(view.legal_actions().contains(&action), "{action} is not listed");
+                match &action {
+                    Action::Play { .. } => plays += 1,
+                    Action::Recover { face_on_top: true, .. } => knotted += 1,
+                    Action::Recover { .. } => recoveries += 1,
+                    Action::Pass => {}
+                }
+                game.apply(&action, &mut ()).unwrap();
             }
         }
-        assert!(checked_knotted, "no knotted position was seen");
+        assert!(
+            plays > 0 && recoveries > 0 && knotted > 0,
+            "{plays} plays, {recoveries} recoveries, {knotted} knotted"
+        );
     }
 }

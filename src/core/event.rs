@@ -1,12 +1,15 @@
 //! What happened: the [`Event`]s that [`apply`](super::Game::apply) returns, in order.
 //!
 //! Events are facts, not text: the REPL narrates them, the JSON mode prints them, bots and the
-//! simulator count them. A [`Event::Drew`] names the card; clients that show events to other
-//! players hide it.
+//! simulator count them. A [`Event::Drew`] names the card; what another seat may see of it is
+//! decided by [`Event::seen_by`](super::view) — one place for every client.
+//!
+//! [`Game::apply`](super::Game::apply) sends events to an [`EventSink`]: a `Vec<Event>` keeps
+//! them, `()` drops them, and a client (the simulator's statistics) may count them.
 
 use serde::Serialize;
 
-use super::action::{Seat, Source};
+use super::action::{Cards, Seat, Source};
 use super::card::Card;
 use super::rules::Gain;
 
@@ -37,7 +40,7 @@ pub enum Event {
     /// A K in front of `player` cancelled the oxygen of this recovery (D16).
     Knotted { player: Seat },
     /// `player` discarded `cards` to recover; oxygen went `from` → `to` (D19).
-    Recovered { player: Seat, cards: Vec<Card>, gain: GainText, from: u32, to: u32 },
+    Recovered { player: Seat, cards: Cards, gain: GainText, from: u32, to: u32 },
     /// A card went onto the discard pile.
     Discarded { card: Card },
     /// `player` drew `card` into their hand.
@@ -69,85 +72,39 @@ impl Serialize for GainText {
     }
 }
 
-/// What the simulator counts of the events: cards played by rank, rescues and recoveries.
-/// [`Game::apply_counted`](super::Game::apply_counted) adds to these instead of recording
-/// the events, exactly as counting the [`Event`]s [`Game::apply`](super::Game::apply)
-/// returns would.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct EventCounts {
-    /// [`Event::Played`], by rank (index 0 = ace … 12 = king).
-    pub plays: [u32; 13],
-    /// [`Event::Rescued`].
-    pub rescues: u32,
-    /// [`Event::Recovered`].
-    pub recoveries: u32,
+/// Where [`Game::apply`](super::Game::apply) sends the events of an action, in order. A sink
+/// only ever receives the events of an action that succeeded: a refused or failed action
+/// sends nothing.
+///
+/// `Vec<Event>` keeps every event; `()` drops them (the engine then builds none it does not
+/// need, since the engine's code is compiled for each sink type).
+pub trait EventSink: AsDynSink {
+    /// Receives the next event.
+    fn push(&mut self, event: Event);
 }
 
-impl EventCounts {
-    /// Counts one event.
+/// The same sink as a trait object, for the registry's entries (which take any sink). Every
+/// sized [`EventSink`] has it; nothing to implement.
+pub trait AsDynSink {
+    fn as_dyn(&mut self) -> &mut dyn EventSink;
+}
+
+impl<T: EventSink> AsDynSink for T {
     #[inline(always)]
-    pub fn count(&mut self, event: &Event) {
-        match event {
-            Event::Played { card, .. } => self.plays[card.rank.number() as usize - 1] += 1,
-            Event::Rescued { .. } => self.rescues += 1,
-            Event::Recovered { .. } => self.recoveries += 1,
-            _ => {}
-        }
+    fn as_dyn(&mut self) -> &mut dyn EventSink {
+        self
     }
 }
 
-/// Where the engine sends an action's events: the full log, or only their counts (the quiet
-/// path of the simulator, which builds no event it does not count).
-pub(crate) enum Sink<'a> {
-    Log(&'a mut Vec<Event>),
-    Counts(&'a mut EventCounts),
+impl EventSink for Vec<Event> {
+    #[inline(always)]
+    fn push(&mut self, event: Event) {
+        Vec::push(self, event);
+    }
 }
 
-impl Sink<'_> {
+/// Drops every event.
+impl EventSink for () {
     #[inline(always)]
-    pub(crate) fn push(&mut self, event: Event) {
-        match self {
-            Sink::Log(events) => events.push(event),
-            Sink::Counts(counts) => counts.count(&event),
-        }
-    }
-
-    /// A recovery: the card list is copied only into a full log.
-    #[inline(always)]
-    pub(crate) fn recovered(&mut self, player: Seat, cards: &[Card], gain: Gain, from: u32, to: u32) {
-        match self {
-            Sink::Log(events) => {
-                events.push(Event::Recovered { player, cards: cards.to_vec(), gain: GainText(gain), from, to })
-            }
-            Sink::Counts(counts) => counts.recoveries += 1,
-        }
-    }
-
-    /// Pushes the event `make` builds when `happened`, without a branch on `happened` where
-    /// the sink only counts and does not count that event (the compiler drops the test with
-    /// the no-op count). For events that happen at random, such as a doubling.
-    #[inline(always)]
-    pub(crate) fn push_if(&mut self, happened: bool, make: impl FnOnce() -> Event) {
-        match self {
-            Sink::Log(events) => {
-                if happened {
-                    events.push(make());
-                }
-            }
-            Sink::Counts(counts) => {
-                if happened {
-                    counts.count(&make());
-                }
-            }
-        }
-    }
-
-    /// The same sink for a shorter borrow.
-    #[inline(always)]
-    pub(crate) fn reborrow(&mut self) -> Sink<'_> {
-        match self {
-            Sink::Log(events) => Sink::Log(events),
-            Sink::Counts(counts) => Sink::Counts(counts),
-        }
-    }
+    fn push(&mut self, _: Event) {}
 }

@@ -1,21 +1,34 @@
 //! The rules engine: pure, deterministic, and the only place the rules live.
 //!
-//! It knows nothing of terminals, files, TOML or Lua: it takes [`Rules`], a [`Registry`] of
-//! card effects and hooks, and a [`Setup`], and then changes a [`Game`] only through
-//! [`Game::apply`]. Start reading at [`game`].
+//! It knows nothing of terminals, files, TOML, serde or Lua. A [`Game`] is a [`State`] (plain
+//! data) and a [`Registry`] (what cards and hooks do); [`Game::moves`] says what is legal,
+//! [`Game::apply`] is the one way to change a game, and [`Viewer`] decides what a seat may
+//! see. Start reading at [`game`], then [`legal`] and [`effects`].
+
+#![forbid(unsafe_code)]
 
 pub mod action;
 pub mod card;
+pub mod ctx;
 pub mod effects;
 pub mod event;
 pub mod game;
+pub mod legal;
 pub mod rules;
+pub mod state;
+pub mod tables;
 pub mod view;
+pub mod visibility;
 
 pub use action::{Action, ActionError, Cards, Seat, Source, cards_in_mask};
 pub use card::{Card, CardParseError, Rank, Suit, full_deck, parse_cards};
+pub use ctx::Ctx;
 pub use effects::{Aim, Effect, EffectError, Play, Registry, Seats};
-pub use event::{Event, EventCounts};
-pub use game::{ClassOffers, Ctx, Game, Offer, Outcome, Playable, Player, Setup, SetupError};
+pub use event::{Event, EventSink};
+pub use game::Game;
+pub use legal::{Moves, Playable};
 pub use rules::{Band, Gain, Rules, RulesError, SuitPattern};
+pub use state::{Outcome, Player, Setup, SetupError, State};
+pub use tables::Tables;
 pub use view::{Diver, View};
+pub use visibility::{Seen, Viewer};

@@ -11,10 +11,13 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::action::{Action, Seat, Source};
+use super::action::{Action, Seat};
 use super::card::{Card, full_deck};
-use super::game::{ClassOffers, Game, Outcome, Playable, Player};
+use super::game::Game;
+use super::legal::Moves;
 use super::rules::Rules;
+use super::state::{Outcome, Player, State};
+use super::tables::Tables;
 
 /// A diver as everyone can see them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +60,11 @@ impl<'a> View<'a> {
     pub fn rules_arc(&self) -> &'a Arc<Rules> {
         self.game.rules_arc()
     }
+    /// The per-ruleset tables (oxygen cost by depth, recovery gain), shared by every game of
+    /// the ruleset (compare with [`Arc::ptr_eq`] to cache what you derive from them).
+    pub fn tables(&self) -> &'a Arc<Tables> {
+        self.game.tables()
+    }
     pub fn names(&self) -> &'a [String] {
         self.game.names()
     }
@@ -98,70 +106,20 @@ impl<'a> View<'a> {
     pub fn outcome(&self) -> Outcome {
         self.game.outcome()
     }
-    /// The legal actions, when it is this seat's turn (they depend only on what it can see).
-    pub fn legal_actions(&self) -> Vec<Action> {
-        let mut out = Vec::new();
-        self.legal_actions_into(&mut out);
-        out
+    /// What this seat may do now ([`Moves`]): empty when it is not its turn (what is legal
+    /// depends only on what the seat can see).
+    pub fn moves(&self) -> Moves<'a> {
+        if self.game.current() == self.seat { self.game.moves() } else { Moves::none() }
     }
 
-    /// [`View::legal_actions`] into a reused buffer (cleared first).
-    pub fn legal_actions_into(&self, out: &mut Vec<Action>) {
-        out.clear();
-        if self.game.current() == self.seat {
-            self.game.legal_actions_into(out);
-        }
+    /// The legal actions, when it is this seat's turn ([`View::moves`]).
+    pub fn legal_actions(&self) -> Vec<Action> {
+        self.moves().to_vec()
     }
 
     /// Whether this seat's hand holds two copies of one card (several decks only).
     pub fn hand_has_repeats(&self) -> bool {
         self.game.hand_has_repeats(self.seat)
-    }
-
-    /// The listed recoveries as hand masks (see [`Game::recovery_masks_into`]), when it is
-    /// this seat's turn.
-    pub fn recovery_masks_into(&self, out: &mut Vec<u32>) {
-        out.clear();
-        if self.game.current() == self.seat {
-            self.game.recovery_masks_into(out);
-        }
-    }
-
-    /// The legal plays only (see [`Game::legal_plays_into`]), when it is this seat's turn.
-    pub fn legal_plays_into(&self, out: &mut Vec<Action>) {
-        out.clear();
-        if self.game.current() == self.seat {
-            self.game.legal_plays_into(out);
-        }
-    }
-
-    /// Every legal play (see [`Game::for_each_legal_play`]), when it is this seat's turn.
-    #[inline]
-    pub fn for_each_legal_play(&self, each: impl FnMut(Card, Source, Option<Seat>, bool)) {
-        if self.game.current() == self.seat {
-            self.game.for_each_legal_play(each);
-        }
-    }
-
-    /// What each class of card offers (see [`Game::class_offers`]), when it is this seat's
-    /// turn and every entry is a built-in one.
-    pub fn class_offers(&self) -> Option<ClassOffers> {
-        if self.game.current() == self.seat { self.game.class_offers() } else { None }
-    }
-
-    /// How many plays are legal now (see [`Game::legal_play_count`]), when it is this seat's
-    /// turn; 0 otherwise.
-    pub fn legal_play_count(&self) -> usize {
-        if self.game.current() == self.seat { self.game.legal_play_count() } else { 0 }
-    }
-
-    /// The playable cards and what each offers (see [`Game::playable_cards_into`]), when it
-    /// is this seat's turn.
-    pub fn playable_cards_into(&self, out: &mut Vec<Playable>) {
-        out.clear();
-        if self.game.current() == self.seat {
-            self.game.playable_cards_into(out);
-        }
     }
 
     /// A full game consistent with this view: the cards this seat cannot see (other hands and
@@ -198,6 +156,6 @@ impl<'a> View<'a> {
                 p
             })
             .collect();
-        Game::from_parts(self.game, players, hidden, seed)
+        self.game.with_state(State::from_parts(self.game, players, hidden, seed))
     }
 }

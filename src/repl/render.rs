@@ -552,7 +552,13 @@ mod tests {
             Event::Moved { player: 0, from: 0, to: 7 },
             Event::Breathed { player: 0, from: 10, to: 9 },
             Event::Drew { player: 0, card },
-            Event::Recovered { player: 0, cards: vec![card], gain: GainText(Gain::Amount(1)), from: 9, to: 10 },
+            Event::Recovered {
+                player: 0,
+                cards: [card].into_iter().collect(),
+                gain: GainText(Gain::Amount(1)),
+                from: 9,
+                to: 10,
+            },
             Event::Passed { player: 0 },
             Event::Won { player: 0 },
         ];

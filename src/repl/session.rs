@@ -154,7 +154,8 @@ impl Session {
     pub fn apply(&mut self, action: Action) -> Result<&[Event], ActionError> {
         let before = self.game.clone();
         let seat = self.game.current();
-        let events = self.game.apply(&action)?;
+        let mut events = Vec::new();
+        self.game.apply(&action, &mut events)?;
         self.entries.push(Entry { seat, action, events, before });
         self.version += 1;
         Ok(&self.entries.last().expect("just pushed").events)
@@ -235,8 +236,9 @@ impl Session {
         for (index, old) in self.entries.iter().enumerate() {
             let before = game.clone();
             let seat = game.current();
-            match game.apply(&old.action) {
-                Ok(events) => {
+            let mut events = Vec::new();
+            match game.apply(&old.action, &mut events) {
+                Ok(()) => {
                     if matches!(report, Reload::Identical { .. }) && (events != old.events || seat != old.seat) {
                         report = Reload::Changed {
                             index,

@@ -69,7 +69,6 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
     let registry = ruleset.registry().map_err(|error| SmokeFailure { error, context: String::new() })?;
     let top = rules.max_players.min(4).max(rules.min_players);
     let mut report = SmokeReport::default();
-    let mut actions = Vec::new();
     for players in rules.min_players..=top {
         for g in 0..GAMES {
             let game_seed = seed.wrapping_add(g).wrapping_add(1000 * players as u64);
@@ -81,10 +80,10 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
                 .map_err(|e| SmokeFailure { error: located(ruleset, &e.to_string()), context: context(1, "") })?;
             let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
             while !game.is_over() && game.turn() <= TURNS {
-                game.legal_actions_into(&mut actions);
+                let actions = game.legal_actions();
                 let action = actions[rng.random_range(0..actions.len())].clone();
                 let before = game.clone();
-                if let Err(e) = game.apply(&action) {
+                if let Err(e) = game.apply(&action, &mut ()) {
                     return Err(SmokeFailure {
                         error: located(ruleset, &e.to_string()),
                         context: context(game.turn(), &format!(": {action}")),

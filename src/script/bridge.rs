@@ -1,7 +1,7 @@
 //! The bridge between a running handler and the game: the `ctx` object mods see.
 //!
 //! Lua cannot hold a Rust reference, so while a handler runs, the [`Ctx`] (or, while targets
-//! are listed, the `&Game`) it works on is *opened* for the current thread: [`run_write`] /
+//! are listed, the `&State`) it works on is *opened* for the current thread: [`run_write`] /
 //! [`run_read`] put a pointer to it in a thread-local slot, call the handler, and take it out
 //! again before they return (a guard restores the previous slot even on panic). The `ctx`
 //! functions, created once per Lua state, look the slot up on every call and fail cleanly when
@@ -14,7 +14,7 @@
 //! accesses during that time go through the slot, one at a time (Lua calls on one thread are
 //! sequential), and each ends before the function that made it returns. A nested handler gets a
 //! reference reborrowed from one of those accesses and publishes a pointer derived from it,
-//! which is removed before the outer access resumes. Read mode hands out only `&Game`, and
+//! which is removed before the outer access resumes. Read mode hands out only `&State`, and
 //! write functions refuse to run in it.
 //!
 //! The bridge also keeps cards conserved: the card being played, and every card a handler
@@ -26,7 +26,7 @@ use std::cell::{Cell, RefCell};
 
 use mlua::{Function, Lua, LuaString, Table, Value};
 
-use crate::core::{Card, Ctx, EffectError, Game, Rank, Seat, Source, Suit};
+use crate::core::{Card, Ctx, EffectError, Rank, Seat, Source, State, Suit};
 
 use super::sandbox::Sandbox;
 
@@ -34,7 +34,7 @@ use super::sandbox::Sandbox;
 #[derive(Clone, Copy)]
 enum Access {
     Closed,
-    Read(*const Game),
+    Read(*const State),
     Write(*mut Ctx<'static>),
 }
 
@@ -103,7 +103,7 @@ pub(crate) fn run_write<R>(
     call: impl FnOnce() -> Result<R, EffectError>,
 ) -> Result<R, EffectError> {
     let base = loose_len();
-    let total = ctx.game().card_count() + base + usize::from(played.is_some());
+    let total = ctx.state().card_count() + base + usize::from(played.is_some());
     let ptr: *mut Ctx<'_> = ctx;
     let located = |e: EffectError| EffectError(format!("mod {}: {}", site(handler), e.0));
     let opened = Opened::open(Access::Write(ptr.cast::<Ctx<'static>>())).map_err(located)?;
@@ -114,7 +114,7 @@ pub(crate) fn run_write<R>(
     drop(opened);
     // The handler is done: `ctx` is ours again.
     let left: Vec<Card> = FRAMES.with_borrow(|f| f.loose.get(base..).map(<[Card]>::to_vec).unwrap_or_default());
-    let now = ctx.game().card_count() + loose_len();
+    let now = ctx.state().card_count() + loose_len();
     FRAMES.with_borrow_mut(|f| f.loose.truncate(base));
     let value = result?;
     if !left.is_empty() {
@@ -144,7 +144,7 @@ pub(crate) fn site(f: &Function) -> String {
 
 /// Runs `call` with `game` open for reading only (targets and playability).
 pub(crate) fn run_read<R>(
-    game: &Game,
+    game: &State,
     handler: &Function,
     call: impl FnOnce() -> Result<R, EffectError>,
 ) -> Result<R, EffectError> {
@@ -154,14 +154,14 @@ pub(crate) fn run_read<R>(
 }
 
 /// The open game, for reading.
-fn with_game<R>(lua: &Lua, f: impl FnOnce(&Game) -> mlua::Result<R>) -> mlua::Result<R> {
+fn with_game<R>(lua: &Lua, f: impl FnOnce(&State) -> mlua::Result<R>) -> mlua::Result<R> {
     match ACCESS.get() {
         Access::Closed => Err(Sandbox::raise(lua, "ctx can only be used while a handler runs")),
         // SAFETY: see the module documentation: the slot holds a pointer to a game that
         // outlives the handler call, and nothing writes to it in read mode.
         Access::Read(game) => f(unsafe { &*game }),
         // SAFETY: as above; this access ends before any other use of the context.
-        Access::Write(ctx) => f(unsafe { (*ctx).game() }),
+        Access::Write(ctx) => f(unsafe { (*ctx).state() }),
     }
 }
 
@@ -201,7 +201,7 @@ pub(crate) fn effect_to_lua(lua: &Lua, e: EffectError) -> mlua::Error {
 // ----- conversions -----
 
 /// A seat from a Lua player number (1-based), checked against the game.
-fn seat(lua: &Lua, game: &Game, player: i64) -> mlua::Result<Seat> {
+fn seat(lua: &Lua, game: &State, player: i64) -> mlua::Result<Seat> {
     let n = game.player_count();
     if player < 1 || player as usize > n {
         return Err(Sandbox::raise(lua, format!("there is no player {player} (players are 1…{n})")));
@@ -402,7 +402,7 @@ impl Names {
     }
 
     /// Reads back a `play` table a handler passes to `previous`.
-    pub(crate) fn read_play(&self, lua: &Lua, game: &Game, t: &Table) -> mlua::Result<crate::core::Play> {
+    pub(crate) fn read_play(&self, lua: &Lua, game: &State, t: &Table) -> mlua::Result<crate::core::Play> {
         let (player, card, target, slot, face_on_top): (Value, Value, Value, Value, bool) = self.unpack_play.call(t)?;
         // Fields as `play_table` wrote them (or changed to other valid numbers) are taken as
         // they are; anything else is read again below, for the same answer or error as ever.
@@ -433,7 +433,7 @@ impl Names {
     }
 
     /// [`Names::read_play`] field by field, with an error naming the first bad field.
-    fn read_play_slowly(&self, lua: &Lua, game: &Game, t: &Table) -> mlua::Result<crate::core::Play> {
+    fn read_play_slowly(&self, lua: &Lua, game: &State, t: &Table) -> mlua::Result<crate::core::Play> {
         let k = &self.keys;
         let player = seat(lua, game, int_arg(lua, &t.raw_get::<Value>(&k.player)?, "play.player")?)?;
         let card = card_arg(lua, &t.raw_get::<Value>(&k.card)?)?;
@@ -490,7 +490,7 @@ pub(crate) fn with_open_ctx<R>(lua: &Lua, f: impl FnOnce(&mut Ctx<'_>) -> Result
 }
 
 /// Runs `f` with the open game (for `previous` functions that must read it first).
-pub(crate) fn with_open_game<R>(lua: &Lua, f: impl FnOnce(&Game) -> mlua::Result<R>) -> mlua::Result<R> {
+pub(crate) fn with_open_game<R>(lua: &Lua, f: impl FnOnce(&State) -> mlua::Result<R>) -> mlua::Result<R> {
     with_game(lua, f)
 }
 
@@ -564,31 +564,31 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
     // Changing.
     write!("set_depth", |lua, a: (Value, Value)| {
         with_ctx(lua, "set_depth", |ctx| {
-            let (p, d) = args2(lua, ctx.game(), &a, "the depth")?;
+            let (p, d) = args2(lua, ctx.state(), &a, "the depth")?;
             ctx.set_depth(p, d)
         })
     });
     write!("set_oxygen", |lua, a: (Value, Value)| {
         with_ctx(lua, "set_oxygen", |ctx| {
-            let (p, o) = args2(lua, ctx.game(), &a, "the oxygen")?;
+            let (p, o) = args2(lua, ctx.state(), &a, "the oxygen")?;
             ctx.set_oxygen(p, o)
         })
     });
     write!("dive", |lua, a: (Value, Value)| {
         with_ctx(lua, "dive", |ctx| {
-            let (p, d) = args2(lua, ctx.game(), &a, "the distance")?;
+            let (p, d) = args2(lua, ctx.state(), &a, "the distance")?;
             ctx.dive(p, d)
         })
     });
     write!("breathe", |lua, p: Value| {
         with_ctx(lua, "breathe", |ctx| {
-            let p = arg_seat(lua, ctx.game(), &p)?;
+            let p = arg_seat(lua, ctx.state(), &p)?;
             ctx.breathe(p)
         })
     });
     write!("check_win", |lua, p: Value| {
         with_ctx(lua, "check_win", |ctx| {
-            let p = arg_seat(lua, ctx.game(), &p)?;
+            let p = arg_seat(lua, ctx.state(), &p)?;
             ctx.check_win(p)
         })
     });
@@ -603,9 +603,9 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
     write!("place_front", |lua, a: (Value, Value)| {
         let card = card_arg(lua, &a.1)?;
         with_ctx(lua, "place_front", |ctx| {
-            let target = arg_seat(lua, ctx.game(), &a.0)?;
+            let target = arg_seat(lua, ctx.state(), &a.0)?;
             take_loose(card)?;
-            let player = ctx.game().current();
+            let player = ctx.state().current();
             ctx.place_front(player, target, card).inspect_err(|_| take_back(card))
         })
     });
@@ -613,7 +613,7 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
     write!("take_front", |lua, a: (Value, Value)| {
         let rank = rank_arg(lua, &a.1)?;
         let card = with_ctx(lua, "take_front", |ctx| {
-            let p = arg_seat(lua, ctx.game(), &a.0)?;
+            let p = arg_seat(lua, ctx.state(), &a.0)?;
             Ok(ctx.take_front(p, rank))
         })?;
         Ok(card.map(|c| {
@@ -623,7 +623,7 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
     });
     write!("draw", |lua, p: Value| {
         with_ctx(lua, "draw", |ctx| {
-            let p = arg_seat(lua, ctx.game(), &p)?;
+            let p = arg_seat(lua, ctx.state(), &p)?;
             ctx.draw_to_hand(p)
         })
     });
@@ -653,7 +653,7 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
             return Err(Sandbox::raise(lua, format!("{card} is not a number card")));
         }
         with_ctx(lua, "number_value", |ctx| {
-            let p = arg_seat(lua, ctx.game(), &a.0)?;
+            let p = arg_seat(lua, ctx.state(), &a.0)?;
             Ok(ctx.number_value(p, card) as i64)
         })
     });
@@ -679,12 +679,12 @@ fn take_loose(card: Card) -> Result<(), EffectError> {
     }
 }
 
-fn arg_seat(lua: &Lua, game: &Game, p: &Value) -> Result<Seat, EffectError> {
+fn arg_seat(lua: &Lua, game: &State, p: &Value) -> Result<Seat, EffectError> {
     let n = int_arg(lua, p, "the player").map_err(lua_to_effect)?;
     seat(lua, game, n).map_err(lua_to_effect)
 }
 
-fn args2(lua: &Lua, game: &Game, a: &(Value, Value), what: &str) -> Result<(Seat, i64), EffectError> {
+fn args2(lua: &Lua, game: &State, a: &(Value, Value), what: &str) -> Result<(Seat, i64), EffectError> {
     let p = arg_seat(lua, game, &a.0)?;
     let n = int_arg(lua, &a.1, what).map_err(lua_to_effect)?;
     Ok((p, n))

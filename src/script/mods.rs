@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, Weak};
 use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, Table, Value};
 
 use crate::core::effects::{AfterMove, OxygenCost, Play, RecoveryGain, Rescue, TurnStart, WinCheck};
-use crate::core::{Aim, Card, Ctx, Effect, EffectError, Gain, Game, Registry, Rules, Seat, Seats};
+use crate::core::{Aim, Card, Ctx, Effect, EffectError, Gain, Registry, Rules, Seat, Seats, State};
 
 use super::bridge::{self, Names, card_arg, function_arg, rank_arg, run_read, run_write, show, site};
 use super::sandbox::{Sandbox, ScriptError};
@@ -77,8 +77,7 @@ pub fn load_mods(rules: &Rules, mods: &[ModSource]) -> Result<Registry, ModError
     for source in mods {
         shared.sandbox.load(&source.name, &source.code).map_err(ModError)?;
     }
-    let mut registry = building.lock().expect("registry lock").take().expect("registry present until here");
-    registry.mark_scripted();
+    let registry = building.lock().expect("registry lock").take().expect("registry present until here");
     Ok(registry)
 }
 
@@ -119,7 +118,6 @@ fn handler_api(
         let shared = upgrade(lua, &w)?;
         register(lua, &b, name, |r| {
             install(lua, f, shared, r)?;
-            r.mark_scripted();
             Ok(())
         })
     })?;
@@ -136,7 +134,7 @@ fn previous_for_player<R: mlua::IntoLuaMulti + 'static>(lua: &Lua, previous: &Pl
     lua.create_function(move |lua, (_, p): (Value, Value)| {
         let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
         bridge::with_open_ctx(lua, |ctx| {
-            let p = seat_of(ctx.game(), lua, &p)?;
+            let p = seat_of(ctx.state(), lua, &p)?;
             prev(ctx, p)
         })
     })
@@ -233,7 +231,7 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
         let hook: TurnStart = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
             run_write(ctx, &f, None, || shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1)))
         });
-        r.turn_start.push(hook);
+        r.add_turn_start(hook);
         Ok(())
     })?;
     handler_api(lua, &t, "on_after_move", shared, building, |_, f, shared, r| {
@@ -242,20 +240,20 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
                 shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, from as i64, to as i64))
             })
         });
-        r.after_move.push(hook);
+        r.add_after_move(hook);
         Ok(())
     })?;
 
     // Hooks that replace the previous one (which the handler may call).
     handler_api(lua, &t, "oxygen_cost", shared, building, |lua, f, shared, r| {
-        let previous = r.oxygen_cost.clone();
+        let previous = r.oxygen_cost();
         let weak = Arc::downgrade(&previous);
         let previous_fn = lua.create_function(move |lua, (_, p, depth): (Value, Value, Value)| {
             let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
             let depth = u32::try_from(whole(lua, &depth, "the depth")?)
                 .map_err(|_| Sandbox::raise(lua, "the depth must be 0 or more"))?;
             bridge::with_open_ctx(lua, |ctx| {
-                let p = seat_of(ctx.game(), lua, &p)?;
+                let p = seat_of(ctx.state(), lua, &p)?;
                 prev(ctx, p, depth)
             })
         });
@@ -275,11 +273,11 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
                 ))),
             }
         });
-        r.oxygen_cost = hook;
+        r.set_oxygen_cost(hook);
         Ok(())
     })?;
     handler_api(lua, &t, "win_check", shared, building, |lua, f, shared, r| {
-        let previous = r.win_check.clone();
+        let previous = r.win_check();
         let previous_fn = previous_for_player(lua, &previous)?;
         let site = site(&f);
         let hook: WinCheck = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
@@ -295,11 +293,11 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
                 ))),
             }
         });
-        r.win_check = hook;
+        r.set_win_check(hook);
         Ok(())
     })?;
     handler_api(lua, &t, "rescue", shared, building, |lua, f, shared, r| {
-        let previous = r.rescue.clone();
+        let previous = r.rescue();
         let previous_fn = previous_for_player(lua, &previous)?;
         let hook: Rescue = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
             let _keep = &previous;
@@ -307,18 +305,18 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
                 shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
             })
         });
-        r.rescue = hook;
+        r.set_rescue(hook);
         Ok(())
     })?;
     handler_api(lua, &t, "recovery_gain", shared, building, |lua, f, shared, r| {
         let names = shared.names.clone();
-        let previous = r.recovery_gain.clone();
+        let previous = r.recovery_gain();
         let weak = Arc::downgrade(&previous);
         let previous_fn = lua.create_function(move |lua, (_, p, cards): (Value, Value, Value)| {
             let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
             let cards = card_list(lua, &cards)?;
             let gain = bridge::with_open_ctx(lua, |ctx| {
-                let p = seat_of(ctx.game(), lua, &p)?;
+                let p = seat_of(ctx.state(), lua, &p)?;
                 prev(ctx, p, &cards)
             })?;
             Ok(match gain {
@@ -346,7 +344,7 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
                 ))),
             }
         });
-        r.recovery_gain = hook;
+        r.set_recovery_gain(hook);
         Ok(())
     })?;
     Ok(t)
@@ -361,7 +359,7 @@ fn whole(lua: &Lua, value: &Value, what: &str) -> mlua::Result<i64> {
 }
 
 /// A Lua player number as a seat, for `previous` functions (errors keep their location).
-fn seat_of(game: &Game, lua: &Lua, p: &Value) -> Result<Seat, EffectError> {
+fn seat_of(game: &State, lua: &Lua, p: &Value) -> Result<Seat, EffectError> {
     let n = game.player_count();
     match whole(lua, p, "the player") {
         Ok(p) if p >= 1 && p as usize <= n => Ok(p as usize - 1),
@@ -469,7 +467,7 @@ impl Effect for LuaEffect {
         }
     }
 
-    fn aim(&self, game: &Game, player: Seat, card: Card) -> Result<Aim, EffectError> {
+    fn aim(&self, game: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
         let shared = &self.shared;
         if let Some(playable) = &self.playable {
             let (ok, reason): (Value, Value) = run_read(game, playable, || {

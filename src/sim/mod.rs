@@ -29,7 +29,7 @@ use anyhow::Context;
 
 use crate::bots::{self, Bot, derive_seed};
 use crate::cli::SimArgs;
-use crate::core::{ActionError, EventCounts, Game, Outcome, Rules, Setup, View};
+use crate::core::{ActionError, Event, EventSink, Game, Outcome, Rules, Setup, View};
 use crate::ruleset::Ruleset;
 
 pub use stats::{GameRecord, Paired, Tally};
@@ -158,11 +158,33 @@ fn progress_bar(len: u64) -> indicatif::ProgressBar {
 /// One ruleset's table: a game whose buffers are reused and the bots (one per player). Games
 /// are played on the engine's quiet path, which only counts the events the statistics need. Each worker thread builds its own (a Lua registry is not shared). Public for
 /// the benchmarks, which time exactly what the simulator runs.
+/// What the simulator counts of a game's events: cards played by rank, rescues and
+/// recoveries. It is the sink the games are applied with, so no event is kept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EventCounts {
+    /// [`Event::Played`], by rank (index 0 = ace … 12 = king).
+    pub plays: [u32; 13],
+    /// [`Event::Rescued`].
+    pub rescues: u32,
+    /// [`Event::Recovered`].
+    pub recoveries: u32,
+}
+
+impl EventSink for EventCounts {
+    #[inline(always)]
+    fn push(&mut self, event: Event) {
+        match event {
+            Event::Played { card, .. } => self.plays[card.rank.number() as usize - 1] += 1,
+            Event::Rescued { .. } => self.rescues += 1,
+            Event::Recovered { .. } => self.recoveries += 1,
+            _ => {}
+        }
+    }
+}
+
 pub struct Arena {
     game: Game,
     bots: Vec<Box<dyn Bot>>,
-    /// Per bot: whether its actions are legal by construction ([`Bot::trusted`]).
-    trusted: Vec<bool>,
     /// Per seat, in the game being played: the bot that takes it.
     bot_at: Vec<usize>,
 }
@@ -184,8 +206,7 @@ impl Arena {
             .iter()
             .map(|spec| bots::from_spec(spec, 0).map_err(|e| SimError::Setup(e.to_string())))
             .collect::<Result<Vec<Box<dyn Bot>>, _>>()?;
-        let trusted = bots.iter().map(|bot| bot.trusted()).collect();
-        Ok(Arena { game, bots, trusted, bot_at: Vec::new() })
+        Ok(Arena { game, bots, bot_at: Vec::new() })
     }
 
     /// Plays one game with `seed`, seat `s` taken by player `(s + rotation) % n`.
@@ -221,12 +242,7 @@ impl Arena {
                 Ok(action) => action,
                 Err(e) => return Err(e.to_string()),
             };
-            let applied = if self.trusted[b] {
-                self.game.apply_legal_counted(action, &mut counts)
-            } else {
-                self.game.apply_counted(action, &mut counts)
-            };
-            if let Err(e) = applied {
+            if let Err(e) = self.game.apply(action, &mut counts) {
                 return Err(match e {
                     ActionError::Script(message) => format!("a mod failed on '{action}' by {}: {message}", bot.name()),
                     other => {

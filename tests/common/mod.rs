@@ -149,7 +149,7 @@ impl Deal {
         let registry = Arc::new(registry);
         let mut placing = (*registry).clone();
         let positions = self.positions.clone();
-        placing.turn_start.push(Arc::new(move |ctx, _| {
+        placing.add_turn_start(Arc::new(move |ctx, _| {
             for &(seat, depth, oxygen) in &positions {
                 ctx.set_depth(seat, depth as i64)?;
                 ctx.set_oxygen(seat, oxygen as i64)?;
@@ -213,16 +213,26 @@ pub fn is_listed(legal: &[Action], action: &Action) -> bool {
     })
 }
 
-/// Card by card, `game`'s playable cards expand to exactly the plays of `legal` (its
-/// `legal_actions`), in order, and `legal_play_count` counts them; panics with `when`
-/// otherwise.
+/// Every fold of `game`'s [`Moves`](diving::core::Moves) agrees with `legal` (its
+/// `legal_actions`): card by card the playable cards expand to exactly its plays, in order;
+/// the counts count them; `nth` builds each action alone; every listed action checks;
+/// panics with `when` otherwise.
 pub fn assert_playable_cards_match(game: &Game, legal: &[Action], when: &str) {
-    let mut playable = Vec::new();
-    game.playable_cards_into(&mut playable);
+    let moves = game.moves();
+    let playable = moves.playable();
     let by_card: Vec<Action> = playable.iter().flat_map(|p| (0..p.play_count()).map(|i| p.play(i))).collect();
     let plays: Vec<Action> = legal.iter().filter(|a| matches!(a, Action::Play { .. })).cloned().collect();
     assert_eq!(by_card, plays, "{when}: the playable cards {playable:?}");
-    assert_eq!(game.legal_play_count(), plays.len(), "{when}: the play count");
+    assert_eq!(moves.play_count(), plays.len(), "{when}: the play count");
+    let mut visited = Vec::new();
+    moves.each_play(|card, from, target, face_on_top| visited.push(Action::Play { card, from, target, face_on_top }));
+    assert_eq!(visited, plays, "{when}: each_play");
+    assert_eq!(moves.len(), legal.len(), "{when}: the action count");
+    for (i, action) in legal.iter().enumerate() {
+        assert_eq!(moves.nth(i).as_ref(), Some(action), "{when}: action {i}");
+        assert_eq!(game.check(action), Ok(()), "{when}: '{action}' is listed but does not check");
+    }
+    assert_eq!(moves.nth(legal.len()), None, "{when}: past the end");
 }
 
 /// The invariants of the game module docs; panics with `when` on a breach.
@@ -285,7 +295,8 @@ pub fn run(mut game: Game, text: &str) -> Run {
         let act = action(&game, line);
         let legal = game.legal_actions();
         assert!(is_listed(&legal, &act), "action {} '{line}' is not in legal_actions: {legal:?}", i + 1);
-        let evs = game.apply(&act).unwrap_or_else(|e| panic!("action {} '{line}' was refused: {e}", i + 1));
+        let mut evs = Vec::new();
+        game.apply(&act, &mut evs).unwrap_or_else(|e| panic!("action {} '{line}' was refused: {e}", i + 1));
         assert_invariants(&game, &format!("after action {} '{line}'", i + 1));
         events.push(evs);
     }
@@ -355,8 +366,10 @@ pub fn refuse(game: &mut Game, text: &str) -> ActionError {
 /// [`refuse`] for an action value.
 pub fn refuse_action(game: &mut Game, act: &Action) -> ActionError {
     let before = game.clone();
-    let err = game.apply(act).err().unwrap_or_else(|| panic!("'{act}' was accepted"));
+    let mut events = Vec::new();
+    let err = game.apply(act, &mut events).err().unwrap_or_else(|| panic!("'{act}' was accepted"));
     assert!(*game == before, "'{act}' was refused ({err}) but changed the game");
+    assert!(events.is_empty(), "'{act}' was refused ({err}) but sent events: {events:?}");
     if !matches!(err, ActionError::Script(_)) {
         // A scripted failure happens while resolving; everything else is known beforehand.
         assert_eq!(game.check(act), Err(err.clone()), "check and apply disagree on '{act}'");

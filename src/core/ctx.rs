@@ -1,0 +1,226 @@
+//! What effects and hooks may do to a game while an action resolves ([`Ctx`]): every change
+//! is checked and reported as an [`Event`].
+//!
+//! A `Ctx` borrows the [`State`] mutably and the [`Registry`] shared, apart: an effect can
+//! change the state and call hooks in the same breath, with no `unsafe` anywhere. It is
+//! generic over the [`EventSink`] so that the engine's own code (the built-in entries) is
+//! compiled for each sink; the registry's entries and hooks get `Ctx<'_>`, the same context
+//! with the sink as a trait object.
+
+use rand::RngExt;
+
+use super::action::{Cards, Seat};
+use super::card::{Card, Rank};
+use super::effects::{EffectError, Registry};
+use super::event::{Event, EventSink, GainText};
+use super::rules::Gain;
+use super::state::{Outcome, State};
+
+/// The mutation API of effects and hooks.
+pub struct Ctx<'g, S: EventSink + ?Sized = dyn EventSink + 'g> {
+    pub(super) state: &'g mut State,
+    pub(super) registry: &'g Registry,
+    pub(super) events: &'g mut S,
+}
+
+impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
+    pub(super) fn new(state: &'g mut State, registry: &'g Registry, events: &'g mut S) -> Ctx<'g, S> {
+        Ctx { state, registry, events }
+    }
+
+    /// The same context with the sink as a trait object, for a registry entry or hook.
+    #[inline(always)]
+    pub fn reborrow(&mut self) -> Ctx<'_> {
+        Ctx { state: self.state, registry: self.registry, events: self.events.as_dyn() }
+    }
+
+    /// The game as it is now.
+    pub fn state(&self) -> &State {
+        self.state
+    }
+
+    /// The registry the game runs with (for calling the hooks).
+    pub(super) fn registry(&self) -> &'g Registry {
+        self.registry
+    }
+
+    /// Records an event.
+    #[inline]
+    pub fn emit(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    /// Adds a line of narration to the game log.
+    pub fn say(&mut self, text: impl Into<String>) {
+        self.events.push(Event::Said { text: text.into() });
+    }
+
+    /// A number in `0..n` from the game's seeded RNG (`n` ≥ 1).
+    pub fn random(&mut self, n: u32) -> u32 {
+        self.state.rng.random_range(0..n.max(1))
+    }
+
+    /// The value of number card `card` played by `player` now: doubled when it matches the
+    /// discard top by rank or suit (D8). Records [`Event::Doubled`].
+    #[inline]
+    pub fn number_value(&mut self, player: Seat, card: Card) -> u32 {
+        let top = self.state.discard_top();
+        let value = card.value_on(top);
+        if let (true, Some(on)) = (card.doubles_on(top), top) {
+            self.events.push(Event::Doubled { player, card, on, value });
+        }
+        value
+    }
+
+    /// Moves `player` by `delta` (positive is deeper), clamped to `0..=max_depth` (D9); runs
+    /// the after-move hooks; checks for a win (D11, D20) and, if the game goes on, makes the
+    /// diver breathe (D10, D12).
+    pub fn dive(&mut self, player: Seat, delta: i64) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        let max = self.state.rules().max_depth as i64;
+        let from = self.state.players[player].depth;
+        let to = (from as i64 + delta).clamp(0, max) as u32;
+        self.state.players[player].depth = to;
+        self.emit(Event::Moved { player, from, to });
+        let registry = self.registry;
+        registry.moved(self, player, from, to)?;
+        if self.check_win(player)? {
+            return Ok(());
+        }
+        self.breathe(player)
+    }
+
+    /// Runs the win check for `player`; on a win, ends the game and returns true.
+    pub fn check_win(&mut self, player: Seat) -> Result<bool, EffectError> {
+        if self.state.is_over() {
+            return Ok(true);
+        }
+        let registry = self.registry;
+        if registry.won(self, player)? {
+            self.state.outcome = Outcome::Won(player);
+            self.emit(Event::Won { player });
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// `player` spends oxygen for their depth (D10) and is rescued at 0 (D12).
+    pub fn breathe(&mut self, player: Seat) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        let depth = self.state.players[player].depth;
+        let registry = self.registry;
+        let cost = registry.cost(self, player, depth)?;
+        let from = self.state.players[player].oxygen;
+        let to = from.saturating_sub(cost);
+        self.state.players[player].oxygen = to;
+        self.emit(Event::Breathed { player, from, to });
+        if to == 0 {
+            registry.run_rescue(self, player)?;
+        }
+        Ok(())
+    }
+
+    /// The standard rescue (D12): depth 0, oxygen back to max; cards in front stay.
+    pub fn rescue_standard(&mut self, player: Seat) {
+        let max = self.state.rules().max_oxygen;
+        let p = &mut self.state.players[player];
+        p.depth = 0;
+        p.oxygen = max;
+        self.emit(Event::Rescued { player, depth: 0, oxygen: max });
+    }
+
+    /// Sets a diver's depth directly (no hooks, no breathing).
+    pub fn set_depth(&mut self, player: Seat, depth: i64) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        let max = self.state.rules().max_depth;
+        if depth < 0 || depth > max as i64 {
+            return Err(EffectError(format!("depth {depth} is outside 0…{max}")));
+        }
+        let from = self.state.players[player].depth;
+        self.state.players[player].depth = depth as u32;
+        self.emit(Event::Moved { player, from, to: depth as u32 });
+        Ok(())
+    }
+
+    /// Sets a diver's oxygen directly (no rescue check).
+    pub fn set_oxygen(&mut self, player: Seat, oxygen: i64) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        let max = self.state.rules().max_oxygen;
+        if oxygen < 0 || oxygen > max as i64 {
+            return Err(EffectError(format!("oxygen {oxygen} is outside 0…{max}")));
+        }
+        let from = self.state.players[player].oxygen;
+        self.state.players[player].oxygen = oxygen as u32;
+        self.emit(Event::Breathed { player, from, to: oxygen as u32 });
+        Ok(())
+    }
+
+    /// Puts `card` on the discard pile.
+    pub fn discard(&mut self, card: Card) {
+        self.state.put_discard(card, self.events);
+    }
+
+    /// Moves `card` from `player`'s hand onto the discard pile (a recovery; checked: the card
+    /// is in the hand).
+    #[inline(always)]
+    pub(super) fn discard_from_hand(&mut self, player: Seat, card: Card) {
+        self.state.take_from_hand(player, card);
+        self.state.put_discard(card, self.events);
+    }
+
+    /// Sets `player`'s oxygen after a recovery and records it.
+    #[inline(always)]
+    pub(super) fn recovered(&mut self, player: Seat, cards: &Cards, gain: Gain, from: u32, to: u32) {
+        self.state.players[player].oxygen = to;
+        self.events.push(Event::Recovered { player, cards: cards.clone(), gain: GainText(gain), from, to });
+    }
+
+    /// Places `card` (played by `player`) in front of `target`; refused if `target` already
+    /// has a card of that rank in front (D17).
+    pub fn place_front(&mut self, player: Seat, target: Seat, card: Card) -> Result<(), EffectError> {
+        self.check_seat(target)?;
+        if self.state.players[target].has_front(card.rank) {
+            return Err(EffectError(format!(
+                "{} already has a {} in front (no stacking, D17)",
+                self.state.names[target], card.rank
+            )));
+        }
+        let front = &mut self.state.players[target];
+        front.front.push(card);
+        front.front_ranks |= 1 << card.rank.number();
+        self.emit(Event::Placed { player, target, card });
+        Ok(())
+    }
+
+    /// Removes the card of `rank` from in front of `player`, if there is one.
+    pub fn take_front(&mut self, player: Seat, rank: Rank) -> Option<Card> {
+        let p = self.state.players.get_mut(player)?;
+        if p.front_ranks & (1 << rank.number()) == 0 {
+            return None;
+        }
+        let i = p.front.iter().position(|c| c.rank == rank)?;
+        p.front_ranks &= !(1 << rank.number());
+        Some(p.front.remove(i))
+    }
+
+    /// Draws a card for `player`'s hand (reshuffling if needed, D7); false if none is left.
+    pub fn draw_to_hand(&mut self, player: Seat) -> Result<bool, EffectError> {
+        self.check_seat(player)?;
+        match self.state.draw(self.events) {
+            Some(card) => {
+                self.state.players[player].hand.push(card);
+                self.emit(Event::Drew { player, card });
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn check_seat(&self, player: Seat) -> Result<(), EffectError> {
+        if player < self.state.players.len() {
+            Ok(())
+        } else {
+            Err(EffectError(format!("there is no player {}", player + 1)))
+        }
+    }
+}

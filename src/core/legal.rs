@@ -1,0 +1,378 @@
+//! The single source of legality: [`Moves`], what the current seat may do now, and
+//! [`check`], whether one action is legal.
+//!
+//! Both ask one function what a card offers ([`Aims::aim`]): a built-in card answers from one
+//! pass over the divers ([`Reach`]), any other entry is asked through the registry (once per
+//! listing when its answer does not depend on the card). Everything else — the list of legal
+//! actions, counts, the random bot's pick, greedy's scan, `View` — is a fold over `Moves`.
+
+use std::borrow::Cow;
+
+use smallvec::SmallVec;
+
+use super::action::{Action, ActionError, Seat, Source, cards_in_mask};
+use super::card::Card;
+use super::effects::{Aim, Builtin, Effect, Reach, Registry, Seats};
+use super::state::State;
+
+/// A card the current player can play now, and what playing it offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Playable {
+    pub card: Card,
+    pub from: Source,
+    /// The seats it can target, one of which a play must name (`None`: it takes no target).
+    pub targets: Option<Seats>,
+    /// Whether the player chooses the discard order: each play is then listed twice, the
+    /// plain order first and then with the card on top.
+    pub order_choice: bool,
+}
+
+impl Playable {
+    /// How many plays this card offers.
+    #[inline]
+    pub fn play_count(self) -> usize {
+        self.targets.map_or(1, |seats| seats.len()) << usize::from(self.order_choice)
+    }
+
+    /// Play `i` of this card's plays (`i < self.play_count()`), in listing order: targets in
+    /// seat order, and for each the plain order, then the card on top.
+    pub fn play(self, i: usize) -> Action {
+        debug_assert!(i < self.play_count(), "play {i} of {self:?}");
+        let face_on_top = self.order_choice && i & 1 == 1;
+        let target = self.targets.map(|seats| {
+            let mut bits = seats.0;
+            for _ in 0..i >> usize::from(self.order_choice) {
+                bits &= bits - 1;
+            }
+            bits.trailing_zeros() as Seat
+        });
+        Action::Play { card: self.card, from: self.from, target, face_on_top }
+    }
+
+    /// Calls `each(target, face_on_top)` for every play of this card, in listing order.
+    #[inline(always)]
+    pub fn each_play(self, mut each: impl FnMut(Option<Seat>, bool)) {
+        let mut one = |target| {
+            each(target, false);
+            if self.order_choice {
+                each(target, true);
+            }
+        };
+        match self.targets {
+            None => one(None),
+            Some(seats) => seats.iter().for_each(|t| one(Some(t))),
+        }
+    }
+}
+
+/// What the current seat may do now, in the order every listing uses: the plays of each
+/// distinct hand card, then of each table card (per card: targets in seat order, the plain
+/// discard order before the card on top); then the recoveries, one per distinct set of hand
+/// cards in mask order (K on top first when the player may choose); `pass` only when nothing
+/// else is legal (D22). Empty when the game is over or it is not the asking seat's turn.
+#[derive(Debug, Clone)]
+pub struct Moves<'a> {
+    hand: &'a [Card],
+    plays: SmallVec<[Playable; 16]>,
+    /// Whether recoveries are listed: the game runs and the hand is not empty.
+    recover: bool,
+    /// Whether the hand holds two copies of a card (several decks): then some masks name the
+    /// same cards and only the first is listed.
+    repeats: bool,
+    /// Whether a recovery offers the discard order (two actions per set of cards).
+    order_choice: bool,
+    /// Whether `pass` is the one legal action.
+    pass: bool,
+}
+
+impl<'a> Moves<'a> {
+    /// Nothing is legal (the game is over, or it is another seat's turn).
+    pub fn none() -> Moves<'a> {
+        Moves { hand: &[], plays: SmallVec::new(), recover: false, repeats: false, order_choice: false, pass: false }
+    }
+
+    /// What the current player of `state` may do under `registry`.
+    pub fn of(state: &'a State, registry: &Registry) -> Moves<'a> {
+        if state.is_over() {
+            return Moves::none();
+        }
+        let me = state.current();
+        let hand = &state.player(me).hand[..];
+        let repeats = state.hand_has_repeats(me);
+        let mut aims = Aims::new(state, registry);
+        let mut plays = SmallVec::new();
+        let mut offer = |card: Card, from: Source| {
+            if let Ok(Aim::Open { targets, order_choice }) = aims.aim(card) {
+                plays.push(Playable { card, from, targets, order_choice });
+            }
+        };
+        for (i, &card) in hand.iter().enumerate() {
+            // A repeated card is listed once, at its first copy.
+            if !repeats || !hand[..i].contains(&card) {
+                offer(card, Source::Hand);
+            }
+        }
+        for (slot, card) in state.table().iter().enumerate() {
+            if let Some(card) = *card {
+                offer(card, Source::Table(slot));
+            }
+        }
+        let recover = !hand.is_empty();
+        Moves {
+            hand,
+            pass: plays.is_empty() && !recover,
+            plays,
+            recover,
+            repeats,
+            order_choice: recover && registry.recovery_order_choice(state, me),
+        }
+    }
+
+    /// The playable cards, each once with what it offers, in listing order.
+    pub fn playable(&self) -> &[Playable] {
+        &self.plays
+    }
+
+    /// How many plays are listed.
+    pub fn play_count(&self) -> usize {
+        self.plays.iter().map(|p| p.play_count()).sum()
+    }
+
+    /// Calls `each(card, from, target, face_on_top)` for every listed play, in order.
+    #[inline]
+    pub fn each_play(&self, mut each: impl FnMut(Card, Source, Option<Seat>, bool)) {
+        for p in &self.plays {
+            p.each_play(|target, face_on_top| each(p.card, p.from, target, face_on_top));
+        }
+    }
+
+    /// The hand the recoveries are masks over (bit `i` = hand card `i`).
+    pub fn hand(&self) -> &'a [Card] {
+        self.hand
+    }
+
+    /// The listed recoveries as masks over [`Moves::hand`], in listing order (each stands for
+    /// [`Moves::per_recovery`] actions).
+    pub fn recovery_masks(&self) -> impl Iterator<Item = u32> + '_ {
+        // A recovery names at most 31 cards here (hands hold at most 12, MAX_HAND_SIZE).
+        let n = if self.recover { self.hand.len().min(31) } else { 0 };
+        (1u32..(1 << n)).filter(move |&mask| !self.repeats || first_mask_for_cards(self.hand, mask))
+    }
+
+    /// How many sets of cards can be recovered with.
+    pub fn recovery_count(&self) -> usize {
+        match (self.recover, self.repeats) {
+            (false, _) => 0,
+            (true, false) => (1usize << self.hand.len().min(31)) - 1,
+            (true, true) => self.recovery_masks().count(),
+        }
+    }
+
+    /// Whether a recovery lets the player put the K in front of them on top (each set of
+    /// cards is then listed twice: K on top first).
+    pub fn recovery_order_choice(&self) -> bool {
+        self.order_choice
+    }
+
+    /// Actions listed per set of recovered cards: 2 with the order choice, else 1.
+    pub fn per_recovery(&self) -> usize {
+        1 << usize::from(self.order_choice)
+    }
+
+    /// The recovery of the cards in `mask`.
+    pub fn recovery(&self, mask: u32, face_on_top: bool) -> Action {
+        Action::Recover { cards: cards_in_mask(self.hand, mask), face_on_top }
+    }
+
+    /// Whether passing is the one legal action.
+    pub fn is_pass_only(&self) -> bool {
+        self.pass
+    }
+
+    /// How many actions are listed.
+    pub fn len(&self) -> usize {
+        if self.pass {
+            return 1;
+        }
+        self.play_count() + self.recovery_count() * self.per_recovery()
+    }
+
+    /// Whether nothing is legal (the game is over or it is not this seat's turn).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Action `i` of the listing (`i < self.len()`), built alone.
+    pub fn nth(&self, i: usize) -> Option<Action> {
+        if self.pass {
+            return (i == 0).then_some(Action::Pass);
+        }
+        let mut rest = i;
+        for &p in &self.plays {
+            match rest.checked_sub(p.play_count()) {
+                Some(after) => rest = after,
+                None => return Some(p.play(rest)),
+            }
+        }
+        let knotted = self.order_choice;
+        // Two actions per mask with the order choice (K on top first); a shift, not a division.
+        let m = rest >> usize::from(knotted);
+        let mask = if self.repeats { self.recovery_masks().nth(m)? } else { u32::try_from(m + 1).ok()? };
+        if !self.recover || (mask as usize) >= 1 << self.hand.len().min(31) {
+            return None;
+        }
+        Some(self.recovery(mask, knotted && rest.is_multiple_of(2)))
+    }
+
+    /// Every listed action, in order.
+    pub fn to_vec(&self) -> Vec<Action> {
+        let mut out = Vec::with_capacity(self.plays.len() + 15);
+        self.each_play(|card, from, target, face_on_top| out.push(Action::Play { card, from, target, face_on_top }));
+        for mask in self.recovery_masks() {
+            if self.order_choice {
+                out.push(self.recovery(mask, true));
+            }
+            out.push(self.recovery(mask, false));
+        }
+        if self.pass {
+            out.push(Action::Pass);
+        }
+        out
+    }
+}
+
+/// Whether `mask` is the first subset (in mask order) of `hand` holding exactly its cards:
+/// with repeated cards, a later mask that swaps one copy for another names the same cards.
+fn first_mask_for_cards(hand: &[Card], mask: u32) -> bool {
+    // A mask is canonical when, for each repeated card, it takes the earliest copies.
+    for (i, c) in hand.iter().enumerate() {
+        if mask & (1 << i) == 0 {
+            continue;
+        }
+        // Taking copy i while skipping an earlier copy j of the same card is not canonical.
+        if hand[..i].iter().enumerate().any(|(j, d)| d == c && mask & (1 << j) == 0) {
+            return false;
+        }
+    }
+    true
+}
+
+/// What a card offers, or the message of the scripted entry that failed to say.
+type Asked = Result<Aim, Cow<'static, str>>;
+
+/// What cards offer the current player: the one function listing and checking both ask.
+struct Aims<'a> {
+    state: &'a State,
+    registry: &'a Registry,
+    reach: Reach,
+    /// The answers of entries whose aim ignores the card, by entry address.
+    cached: SmallVec<[(usize, Asked); 4]>,
+}
+
+impl<'a> Aims<'a> {
+    #[inline(always)]
+    fn new(state: &'a State, registry: &'a Registry) -> Aims<'a> {
+        Aims { state, registry, reach: Reach::new(state, state.current()), cached: SmallVec::new() }
+    }
+
+    /// What `card` offers the current player now (`Err`: a scripted entry failed, with its
+    /// message).
+    #[inline(always)]
+    fn aim(&mut self, card: Card) -> Asked {
+        match self.registry.aim_of(card.rank) {
+            Ok(builtin) => Ok(Builtin::aim(builtin, &self.reach)),
+            Err(entry) => self.ask(entry, card),
+        }
+    }
+
+    #[inline(never)]
+    fn ask(&mut self, entry: &dyn Effect, card: Card) -> Asked {
+        let key = (entry as *const dyn Effect).cast::<()>() as usize;
+        if let Some((_, aim)) = self.cached.iter().find(|(k, _)| *k == key) {
+            return aim.clone();
+        }
+        let aim = entry.aim(self.state, self.state.current(), card).map_err(|e| Cow::Owned(e.0));
+        if entry.aim_ignores_card() {
+            self.cached.push((key, aim.clone()));
+        }
+        aim
+    }
+}
+
+/// Whether `action` is legal for the current player of `state` under `registry`: `Ok`, or
+/// the reason it is not.
+pub fn check(state: &State, registry: &Registry, action: &Action) -> Result<(), ActionError> {
+    if state.is_over() {
+        return Err(ActionError::GameOver);
+    }
+    let me = state.player(state.current());
+    match action {
+        Action::Play { card, from, target, face_on_top } => {
+            let card = *card;
+            match *from {
+                Source::Hand => {
+                    if !me.hand.contains(&card) {
+                        return Err(ActionError::NotInHand { card });
+                    }
+                }
+                Source::Table(slot) => match state.table().get(slot) {
+                    None => return Err(ActionError::NoSuchSlot { slot }),
+                    Some(c) if *c != Some(card) => return Err(ActionError::NotOnTable { card, slot }),
+                    Some(_) => {}
+                },
+            }
+            let aim = Aims::new(state, registry).aim(card).map_err(|e| ActionError::Script(e.into_owned()))?;
+            let (targets, order_choice) = match aim {
+                Aim::Blocked(reason) => return Err(ActionError::NotPlayable { card, reason: reason.into_owned() }),
+                Aim::Open { targets, order_choice } => (targets, order_choice),
+            };
+            if *face_on_top && !order_choice {
+                return Err(ActionError::NoOrderChoice);
+            }
+            match (targets, *target) {
+                (None, None) => Ok(()),
+                (None, Some(_)) => Err(ActionError::NoTargetTaken { card }),
+                (Some(options), None) => Err(ActionError::TargetNeeded { card, options: options.iter().collect() }),
+                (Some(options), Some(t)) if options.contains(t) => Ok(()),
+                (Some(_), Some(t)) => {
+                    Err(ActionError::BadTarget { card, target: t, reason: target_reason(state, registry, card, t) })
+                }
+            }
+        }
+        Action::Recover { cards, face_on_top } => {
+            if cards.is_empty() {
+                return Err(ActionError::EmptyRecovery);
+            }
+            // Each named card must match its own hand card (no allocation: a bit per card).
+            let mut used = 0u64;
+            for card in cards {
+                let found = me.hand.iter().enumerate().position(|(i, c)| c == card && used & (1 << i) == 0);
+                match found {
+                    Some(i) if i < 64 => used |= 1 << i,
+                    _ => return Err(ActionError::NotInHand { card: *card }),
+                }
+            }
+            if *face_on_top && !registry.recovery_order_choice(state, state.current()) {
+                return Err(ActionError::NoOrderChoice);
+            }
+            Ok(())
+        }
+        Action::Pass => {
+            if Moves::of(state, registry).is_pass_only() {
+                Ok(())
+            } else {
+                Err(ActionError::CannotPass)
+            }
+        }
+    }
+}
+
+fn target_reason(state: &State, registry: &Registry, card: Card, target: Seat) -> String {
+    if target >= state.player_count() {
+        return format!("there are only {} players", state.player_count());
+    }
+    if target == state.current() {
+        return "you cannot target yourself".into();
+    }
+    registry.target_refusal(state, state.current(), card, target)
+}

@@ -1,0 +1,489 @@
+//! The state of a game ([`State`]): the divers, the piles, the table, whose turn it is, the
+//! seeded RNG and the per-ruleset [`Tables`] — plain data with readers, no card behaviour.
+//!
+//! A [`Game`](super::Game) is a `State` plus the [`Registry`](super::Registry) that says
+//! what cards do. Keeping them apart lets an effect hold `&mut State` while the engine holds
+//! `&Registry`, with no aliasing and no `unsafe`, and makes the undo copy of a failed
+//! scripted action a `State`, nothing more.
+//!
+//! Invariants, checked by the tests after every action:
+//! - cards are conserved: hands + table + discard + deck + fronts = 52 × decks;
+//! - depth stays in `0..=max_depth`, oxygen in `0..=max_oxygen`;
+//! - nobody has two cards of the same rank in front (D17).
+
+use std::sync::Arc;
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use super::action::Seat;
+use super::card::{Card, Rank, Suit, full_deck};
+use super::effects::{EffectError, Seats};
+use super::event::{Event, EventSink};
+use super::rules::{Rules, RulesError};
+use super::tables::Tables;
+
+/// One diver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Player {
+    pub depth: u32,
+    pub oxygen: u32,
+    pub hand: Vec<Card>,
+    /// Cards placed in front of this diver (J, Q, K …), oldest first.
+    pub front: Vec<Card>,
+    /// The ranks of `front` as a set (bit `r` for rank number `r`; D17 allows one card per
+    /// rank), kept by the engine wherever `front` changes.
+    pub(super) front_ranks: u16,
+}
+
+impl Player {
+    fn new(oxygen: u32, hand: Vec<Card>) -> Player {
+        Player { depth: 0, oxygen, hand, front: Vec::new(), front_ranks: 0 }
+    }
+
+    /// Whether a card of `rank` lies in front of this diver.
+    #[inline]
+    pub fn has_front(&self, rank: Rank) -> bool {
+        debug_assert_eq!(self.front_ranks, ranks_of(&self.front), "front ranks out of step");
+        self.front_ranks & (1 << rank.number()) != 0
+    }
+
+    /// The ranks in front of this diver, bit `r` for rank number `r`.
+    pub fn front_ranks(&self) -> u16 {
+        self.front_ranks
+    }
+}
+
+/// The rank set of `cards`.
+fn ranks_of(cards: &[Card]) -> u16 {
+    cards.iter().fold(0, |set, c| set | 1 << c.rank.number())
+}
+
+/// How the game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Running,
+    Won(Seat),
+    /// The turn cap was reached (D23).
+    Draw,
+}
+
+/// How to start a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setup {
+    /// Player names in seat order (D4).
+    pub names: Vec<String>,
+    /// Seeds the game's RNG: the shuffle (when no deck is given) and every reshuffle.
+    pub seed: u64,
+    /// A stacked deck, top first, dealt as in D3. Must hold exactly the ruleset's cards.
+    pub deck: Option<Vec<Card>>,
+}
+
+/// Why a game could not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    #[error("player names must not be empty")]
+    EmptyName,
+    #[error("two players are called '{0}'")]
+    DuplicateName(String),
+    #[error("the stacked deck must hold exactly the {expected} cards of {decks} deck(s): {problem}")]
+    Deck { expected: usize, decks: u32, problem: String },
+    #[error("{0}")]
+    Hook(EffectError),
+}
+
+/// Everything about a game that changes or that a player could tell apart, and nothing of
+/// what the cards do.
+#[derive(Clone)]
+pub struct State {
+    /// The rules and their tables, shared by every clone.
+    pub(super) tables: Arc<Tables>,
+    pub(super) names: Arc<[String]>,
+    pub(super) players: Vec<Player>,
+    pub(super) table: Vec<Option<Card>>,
+    /// Bottom first: the last card is the top.
+    pub(super) discard: Vec<Card>,
+    /// Bottom first: the last card is the top, the next to be drawn.
+    pub(super) deck: Vec<Card>,
+    pub(super) current: Seat,
+    pub(super) turn: u32,
+    pub(super) outcome: Outcome,
+    pub(super) decks: u32,
+    pub(super) seed: u64,
+    pub(super) rng: ChaCha8Rng,
+}
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("State")
+            .field("players", &self.players)
+            .field("table", &self.table)
+            .field("discard", &self.discard)
+            .field("deck", &self.deck)
+            .field("current", &self.current)
+            .field("turn", &self.turn)
+            .field("outcome", &self.outcome)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Two states are equal when everything a player or the future could tell apart is equal:
+/// the divers, piles, turn, names, rules and the RNG position.
+impl PartialEq for State {
+    fn eq(&self, other: &State) -> bool {
+        self.players == other.players
+            && self.table == other.table
+            && self.discard == other.discard
+            && self.deck == other.deck
+            && self.current == other.current
+            && self.turn == other.turn
+            && self.outcome == other.outcome
+            && self.names == other.names
+            && self.rng == other.rng
+            && self.rules() == other.rules()
+    }
+}
+
+impl State {
+    /// Deals a new game (D3) with seat 1 to play (D4); the first turn's hooks have not run.
+    pub(super) fn deal(rules: Arc<Rules>, setup: Setup) -> Result<State, SetupError> {
+        rules.validate()?;
+        let n = setup.names.len();
+        rules.validate_for(n)?;
+        for (i, name) in setup.names.iter().enumerate() {
+            if name.trim().is_empty() {
+                return Err(SetupError::EmptyName);
+            }
+            if setup.names[..i].iter().any(|other| other.eq_ignore_ascii_case(name)) {
+                return Err(SetupError::DuplicateName(name.clone()));
+            }
+        }
+        let decks = rules.decks_for(n);
+        let mut rng = ChaCha8Rng::seed_from_u64(setup.seed);
+        let mut order = match setup.deck {
+            Some(deck) => {
+                check_permutation(&deck, decks)?;
+                deck
+            }
+            None => {
+                let mut deck = full_deck(decks);
+                deck.shuffle(&mut rng);
+                deck
+            }
+        };
+        // `order` is top first; the engine keeps the top last.
+        order.reverse();
+        let mut deck = order;
+        let mut players = Vec::with_capacity(n);
+        for _ in 0..n {
+            let hand: Vec<Card> = (0..rules.hand_size).map(|_| deck.pop().expect("validated: enough cards")).collect();
+            players.push(Player::new(rules.max_oxygen, hand));
+        }
+        let table = (0..rules.table_size).map(|_| deck.pop()).collect();
+        let discard = vec![deck.pop().expect("validated: enough cards")];
+        Ok(State {
+            tables: Arc::new(Tables::new(rules)),
+            names: setup.names.into(),
+            players,
+            table,
+            discard,
+            deck,
+            current: 0,
+            turn: 1,
+            outcome: Outcome::Running,
+            decks,
+            seed: setup.seed,
+            rng,
+        })
+    }
+
+    /// Deals again with the same rules and players, shuffled with `seed`: the state
+    /// [`State::deal`] makes with `deck: None`, reusing this state's buffers.
+    pub(super) fn redeal(&mut self, seed: u64) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        self.deck.clear();
+        for _ in 0..self.decks {
+            for suit in Suit::ALL {
+                self.deck.extend(Rank::all().map(|rank| Card { rank, suit }));
+            }
+        }
+        self.deck.shuffle(&mut rng);
+        // The shuffled order is top first; the engine keeps the top last.
+        self.deck.reverse();
+        let (hand_size, max_oxygen) = (self.rules().hand_size, self.rules().max_oxygen);
+        for p in &mut self.players {
+            p.depth = 0;
+            p.oxygen = max_oxygen;
+            p.front.clear();
+            p.front_ranks = 0;
+            p.hand.clear();
+            for _ in 0..hand_size {
+                p.hand.push(self.deck.pop().expect("validated: enough cards"));
+            }
+        }
+        for slot in &mut self.table {
+            *slot = self.deck.pop();
+        }
+        self.discard.clear();
+        self.discard.push(self.deck.pop().expect("validated: enough cards"));
+        self.current = 0;
+        self.turn = 1;
+        self.outcome = Outcome::Running;
+        self.seed = seed;
+        self.rng = rng;
+    }
+
+    /// Makes this state equal to `other`, reusing this state's buffers (the undo copy).
+    pub(super) fn copy_from(&mut self, other: &State) {
+        // Destructured, so that a new field cannot be forgotten here.
+        let State { tables, names, players, table, discard, deck, current, turn, outcome, decks, seed, rng } = other;
+        if !Arc::ptr_eq(&self.tables, tables) {
+            self.tables = Arc::clone(tables);
+        }
+        if !Arc::ptr_eq(&self.names, names) {
+            self.names = Arc::clone(names);
+        }
+        self.players.truncate(players.len());
+        for (i, p) in players.iter().enumerate() {
+            match self.players.get_mut(i) {
+                Some(mine) => {
+                    mine.depth = p.depth;
+                    mine.oxygen = p.oxygen;
+                    mine.hand.clone_from(&p.hand);
+                    mine.front.clone_from(&p.front);
+                    mine.front_ranks = p.front_ranks;
+                }
+                None => self.players.push(p.clone()),
+            }
+        }
+        self.table.clone_from(table);
+        self.discard.clone_from(discard);
+        self.deck.clone_from(deck);
+        self.current = *current;
+        self.turn = *turn;
+        self.outcome = *outcome;
+        self.decks = *decks;
+        self.seed = *seed;
+        self.rng.clone_from(rng);
+    }
+
+    /// A state like `template` with other players and deck (for
+    /// [`View::sample`](super::View::sample)): the caller is responsible for conservation.
+    pub(super) fn from_parts(template: &State, players: Vec<Player>, deck_top_last: Vec<Card>, seed: u64) -> State {
+        State { players, deck: deck_top_last, rng: ChaCha8Rng::seed_from_u64(seed), seed, ..template.clone() }
+    }
+
+    // ----- reading -----
+
+    pub fn rules(&self) -> &Rules {
+        self.tables.rules()
+    }
+    /// The shared rules, for clients that cache what they derive from them (compare with
+    /// [`Arc::ptr_eq`]).
+    pub fn rules_arc(&self) -> &Arc<Rules> {
+        self.tables.rules_arc()
+    }
+    /// The per-ruleset tables (oxygen cost by depth, recovery gain by suit counts).
+    pub fn tables(&self) -> &Arc<Tables> {
+        &self.tables
+    }
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+    pub fn name(&self, seat: Seat) -> &str {
+        &self.names[seat]
+    }
+    /// The seat of the player with this name (case-insensitive).
+    pub fn seat_of(&self, name: &str) -> Option<Seat> {
+        self.names.iter().position(|n| n.eq_ignore_ascii_case(name))
+    }
+    pub fn players(&self) -> &[Player] {
+        &self.players
+    }
+    pub fn player(&self, seat: Seat) -> &Player {
+        &self.players[seat]
+    }
+    pub fn player_count(&self) -> usize {
+        self.players.len()
+    }
+    /// Every seat but `seat`.
+    pub fn others(&self, seat: Seat) -> Seats {
+        // Up to 64 seats (`max_players` is validated to at most 64).
+        let all = u64::MAX >> (64 - self.players.len().clamp(1, 64));
+        Seats(all & !(1u64 << seat))
+    }
+    pub fn table(&self) -> &[Option<Card>] {
+        &self.table
+    }
+    /// The discard pile, bottom first.
+    pub fn discard_pile(&self) -> &[Card] {
+        &self.discard
+    }
+    pub fn discard_top(&self) -> Option<Card> {
+        self.discard.last().copied()
+    }
+    /// The deck, top first.
+    pub fn deck(&self) -> impl DoubleEndedIterator<Item = Card> + ExactSizeIterator + '_ {
+        self.deck.iter().rev().copied()
+    }
+    pub fn deck_size(&self) -> usize {
+        self.deck.len()
+    }
+    /// Whose turn it is (after a win: the winner's turn, which ended the game).
+    pub fn current(&self) -> Seat {
+        self.current
+    }
+    /// The number of the turn being played, from 1.
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+    }
+    pub fn is_over(&self) -> bool {
+        self.outcome != Outcome::Running
+    }
+    pub fn winner(&self) -> Option<Seat> {
+        match self.outcome {
+            Outcome::Won(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// How many 52-card decks are in play.
+    pub fn decks(&self) -> u32 {
+        self.decks
+    }
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// Whether `seat`'s hand holds two copies of one card (only possible with several decks;
+    /// with one deck this is answered without looking at the hand).
+    #[inline]
+    pub fn hand_has_repeats(&self, seat: Seat) -> bool {
+        if self.decks == 1 {
+            return false;
+        }
+        let hand = &self.players[seat].hand;
+        hand.iter().enumerate().any(|(i, c)| hand[..i].contains(c))
+    }
+
+    /// Every card in the game, wherever it is (for conservation checks).
+    pub fn card_count(&self) -> usize {
+        self.players.iter().map(|p| p.hand.len() + p.front.len()).sum::<usize>()
+            + self.table.iter().flatten().count()
+            + self.discard.len()
+            + self.deck.len()
+    }
+
+    // ----- changing (for the engine and `Ctx`) -----
+
+    pub(super) fn put_discard<S: EventSink + ?Sized>(&mut self, card: Card, events: &mut S) {
+        self.discard.push(card);
+        events.push(Event::Discarded { card });
+    }
+
+    /// Takes the top card of the deck, reshuffling the discards (all but the top) when the
+    /// deck is empty (D7). `None` when there is nothing to draw.
+    #[inline(always)]
+    pub(super) fn draw<S: EventSink + ?Sized>(&mut self, events: &mut S) -> Option<Card> {
+        if self.deck.is_empty() && self.discard.len() > 1 {
+            let top = self.discard.pop().expect("len > 1");
+            std::mem::swap(&mut self.deck, &mut self.discard);
+            self.discard.push(top);
+            self.deck.shuffle(&mut self.rng);
+            events.push(Event::Reshuffled { cards: self.deck.len() });
+        }
+        self.deck.pop()
+    }
+
+    /// Removes the first `card` from `seat`'s hand, keeping the order of the others (`card`
+    /// must be there).
+    #[inline(always)]
+    pub(super) fn take_from_hand(&mut self, seat: Seat, card: Card) {
+        remove_first(&mut self.players[seat].hand, card);
+    }
+}
+
+/// Removes the first `card` in `hand`, keeping the order of the others (`card` must be
+/// there). Without a branch on where it is, which is random: finding it with `position` and
+/// closing the gap with `remove` mispredicted and called `memmove` on every action.
+#[inline(always)]
+fn remove_first(hand: &mut Vec<Card>, card: Card) {
+    let len = hand.len();
+    let mut at = len;
+    for (i, c) in hand.iter().enumerate() {
+        at = std::hint::select_unpredictable((c.key() == card.key()) & (at == len), i, at);
+    }
+    assert!(at < len, "checked: {card} is in the hand");
+    for i in 0..len - 1 {
+        hand[i] = std::hint::select_unpredictable(i >= at, hand[i + 1], hand[i]);
+    }
+    hand.pop();
+}
+
+fn check_permutation(deck: &[Card], decks: u32) -> Result<(), SetupError> {
+    let mut expected = full_deck(decks);
+    let mut given = deck.to_vec();
+    expected.sort_unstable();
+    given.sort_unstable();
+    if expected == given {
+        return Ok(());
+    }
+    let mut missing = Vec::new();
+    let mut extra = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < expected.len() || j < given.len() {
+        match (expected.get(i), given.get(j)) {
+            (Some(e), Some(g)) if e == g => {
+                i += 1;
+                j += 1;
+            }
+            (Some(e), Some(g)) if e < g => {
+                missing.push(e.to_string());
+                i += 1;
+            }
+            (Some(e), None) => {
+                missing.push(e.to_string());
+                i += 1;
+            }
+            (_, Some(g)) => {
+                extra.push(g.to_string());
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    let mut parts = vec![format!("{} given", deck.len())];
+    if !missing.is_empty() {
+        parts.push(format!("missing {}", missing.join(" ")));
+    }
+    if !extra.is_empty() {
+        parts.push(format!("extra {}", extra.join(" ")));
+    }
+    Err(SetupError::Deck { expected: 52 * decks as usize, decks, problem: parts.join("; ") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::card::parse_cards;
+
+    /// `remove_first` is `position` then `remove`, without the branches.
+    #[test]
+    fn remove_first_takes_the_first_copy_and_keeps_the_order() {
+        let hands = ["2S", "2S 3H", "3H 2S", "4D 2S 3H 2S 5C", "2S 2S 2S", "KH QS JD 10C 9H 8S 7D 6C"];
+        for text in hands {
+            let hand = parse_cards(text).unwrap();
+            for &card in &hand {
+                let mut expected = hand.clone();
+                expected.remove(hand.iter().position(|&c| c == card).unwrap());
+                let mut got = hand.clone();
+                remove_first(&mut got, card);
+                assert_eq!(got, expected, "{card} from {text}");
+            }
+        }
+    }
+}
