@@ -6,6 +6,12 @@
 //! generic over the [`EventSink`] so that the engine's own code (the built-in entries) is
 //! compiled for each sink; the registry's entries and hooks get `Ctx<'_>`, the same context
 //! with the sink as a trait object.
+//!
+//! Code that cannot hold a borrow across a call (a Lua callback is `'static`) borrows the
+//! state with [`Ctx::lend`]: the state moves into an owned [`Lent`] for the length of a
+//! closure and back, and a `Lent` hands out nothing but a `Ctx` — the same checked methods.
+
+use std::sync::Arc;
 
 use rand::RngExt;
 
@@ -19,13 +25,55 @@ use super::state::{Outcome, State};
 /// The mutation API of effects and hooks.
 pub struct Ctx<'g, S: EventSink + ?Sized = dyn EventSink + 'g> {
     pub(super) state: &'g mut State,
-    pub(super) registry: &'g Registry,
+    pub(super) registry: &'g Arc<Registry>,
     pub(super) events: &'g mut S,
 }
 
+/// A game's state lent out of a running action by [`Ctx::lend`]: owned, so it can be parked
+/// where a borrow cannot go (a thread-local slot a Lua callback reads), and changed only
+/// through [`Lent::ctx`].
+pub struct Lent {
+    state: State,
+    registry: Arc<Registry>,
+    /// What was done through this loan, handed to the lender's sink when it comes back.
+    events: Vec<Event>,
+}
+
+impl Lent {
+    /// The lent game, to change it as an effect would.
+    pub fn ctx(&mut self) -> Ctx<'_> {
+        Ctx { state: &mut self.state, registry: &self.registry, events: &mut self.events }
+    }
+
+    /// The lent game as it is now.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+}
+
 impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
-    pub(super) fn new(state: &'g mut State, registry: &'g Registry, events: &'g mut S) -> Ctx<'g, S> {
+    pub(super) fn new(state: &'g mut State, registry: &'g Arc<Registry>, events: &'g mut S) -> Ctx<'g, S> {
         Ctx { state, registry, events }
+    }
+
+    /// Runs `f` with this game's state lent out as an owned [`Lent`], which `f` must give
+    /// back; the state and what was done through the loan come back here. While `f` runs,
+    /// this context holds an empty stand-in, so nothing can reach the state but the loan.
+    ///
+    /// # Panics
+    /// When `f` gives back a loan of another game (a bug in the caller).
+    pub fn lend<R>(&mut self, f: impl FnOnce(Lent) -> (Lent, R)) -> R {
+        let stand_in = self.state.stand_in();
+        let state = std::mem::replace(self.state, stand_in);
+        let lent = Lent { state, registry: Arc::clone(self.registry), events: Vec::new() };
+        let (lent, result) = f(lent);
+        assert!(
+            Arc::ptr_eq(&lent.registry, self.registry) && Arc::ptr_eq(lent.state.tables(), self.state.tables()),
+            "a loan came back from another game"
+        );
+        *self.state = lent.state;
+        lent.events.into_iter().for_each(|e| self.events.push(e));
+        result
     }
 
     /// The same context with the sink as a trait object, for a registry entry or hook.
@@ -40,7 +88,7 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
     }
 
     /// The registry the game runs with (for calling the hooks).
-    pub(super) fn registry(&self) -> &'g Registry {
+    pub(super) fn registry(&self) -> &'g Arc<Registry> {
         self.registry
     }
 

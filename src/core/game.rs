@@ -143,7 +143,7 @@ impl Game {
         }
         // Scripted code may fail half-way: keep a copy to go back to, and hold the events back.
         let before = undo.get_or_insert_with(|| Box::new(state.clone()));
-        before.copy_from(state);
+        State::clone_from(before, state);
         pending.clear();
         match resolve(state, registry, action, pending) {
             Ok(()) => {
@@ -163,7 +163,7 @@ impl Game {
 #[inline(always)]
 fn resolve<S: EventSink + ?Sized>(
     state: &mut State,
-    registry: &Registry,
+    registry: &Arc<Registry>,
     action: &Action,
     events: &mut S,
 ) -> Result<(), EffectError> {

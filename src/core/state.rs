@@ -97,7 +97,6 @@ pub enum SetupError {
 
 /// Everything about a game that changes or that a player could tell apart, and nothing of
 /// what the cards do.
-#[derive(Clone)]
 pub struct State {
     /// The rules and their tables, shared by every clone.
     pub(super) tables: Arc<Tables>,
@@ -114,6 +113,31 @@ pub struct State {
     pub(super) decks: u32,
     pub(super) seed: u64,
     pub(super) rng: ChaCha8Rng,
+}
+
+impl Clone for State {
+    fn clone(&self) -> State {
+        State {
+            tables: Arc::clone(&self.tables),
+            names: Arc::clone(&self.names),
+            players: self.players.clone(),
+            table: self.table.clone(),
+            discard: self.discard.clone(),
+            deck: self.deck.clone(),
+            current: self.current,
+            turn: self.turn,
+            outcome: self.outcome,
+            decks: self.decks,
+            seed: self.seed,
+            rng: self.rng.clone(),
+        }
+    }
+
+    /// Makes this state equal to `source`, reusing this state's buffers (the undo copy, a
+    /// bridge's read copy).
+    fn clone_from(&mut self, source: &State) {
+        self.copy_from(source);
+    }
 }
 
 impl std::fmt::Debug for State {
@@ -236,8 +260,27 @@ impl State {
         self.rng = rng;
     }
 
-    /// Makes this state equal to `other`, reusing this state's buffers (the undo copy).
-    pub(super) fn copy_from(&mut self, other: &State) {
+    /// An empty state of the same game, built without allocating: what a [`Ctx`] holds
+    /// while its state is lent out ([`Ctx::lend`](super::Ctx::lend)).
+    pub(super) fn stand_in(&self) -> State {
+        State {
+            tables: Arc::clone(&self.tables),
+            names: Arc::clone(&self.names),
+            players: Vec::new(),
+            table: Vec::new(),
+            discard: Vec::new(),
+            deck: Vec::new(),
+            current: self.current,
+            turn: self.turn,
+            outcome: self.outcome,
+            decks: self.decks,
+            seed: self.seed,
+            rng: self.rng.clone(),
+        }
+    }
+
+    /// Makes this state equal to `other`, reusing this state's buffers.
+    fn copy_from(&mut self, other: &State) {
         // Destructured, so that a new field cannot be forgotten here.
         let State { tables, names, players, table, discard, deck, current, turn, outcome, decks, seed, rng } = other;
         if !Arc::ptr_eq(&self.tables, tables) {
