@@ -2,7 +2,7 @@
 //! is checked and reported as an [`Event`].
 //!
 //! A `Ctx` borrows the [`State`] mutably and the [`Registry`] shared, apart: an effect can
-//! change the state and call hooks in the same breath, with no `unsafe` anywhere. It is
+//! change the state and call hooks in the same breath, with no raw pointer anywhere. It is
 //! generic over the [`EventSink`] so that the engine's own code (the built-in entries) is
 //! compiled for each sink; the registry's entries and hooks get `Ctx<'_>`, the same context
 //! with the sink as a trait object.

@@ -3,7 +3,7 @@
 //!
 //! A [`Game`](super::Game) is a `State` plus the [`Registry`](super::Registry) that says
 //! what cards do. Keeping them apart lets an effect hold `&mut State` while the engine holds
-//! `&Registry`, with no aliasing and no `unsafe`, and makes the undo copy of a failed
+//! `&Registry`, with no aliasing and no raw pointer, and makes the undo copy of a failed
 //! scripted action a `State`, nothing more.
 //!
 //! Invariants, checked by the tests after every action:
