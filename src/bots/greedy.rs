@@ -246,11 +246,12 @@ impl GreedyBot {
         let model = self.model.as_ref().expect("refreshed");
         let w = &self.weights;
         let me = view.diver(view.seat());
+        let moves = view.moves();
         let turn = Turn {
             w,
             model,
             view,
-            moves: view.moves(),
+            moves: &moves,
             depth: me.depth,
             oxygen: me.oxygen,
             jolted: me.has_front(Rank::JACK),
@@ -605,7 +606,7 @@ struct Turn<'a, 'v> {
     model: &'a Model,
     view: &'a View<'v>,
     /// What the engine says this diver may do now.
-    moves: Moves<'v>,
+    moves: &'a Moves<'v>,
     depth: u32,
     oxygen: u32,
     jolted: bool,

@@ -283,16 +283,17 @@ impl Registry {
             && self.after_move.is_empty()
     }
 
-    /// Whether every entry and hook is built in (the standard registry, as far as anyone can
-    /// tell).
+    /// Whether this is the standard behaviour: every rank has its own built-in entry and
+    /// every hook is the built-in one.
     pub fn is_native(&self) -> bool {
-        self.hooks_are_builtin() && self.cards.iter().all(|e| e.builtin.is_some())
+        self.hooks_are_builtin() && Rank::all().all(|rank| self.entry(rank).builtin == Some(Builtin::of(rank)))
     }
 
-    /// Whether every rank's `aim` is answered by a built-in card (directly or through wraps
-    /// that pass the question on, [`Effect::aim_delegate`]).
+    /// Whether every rank's `aim` is its own built-in card's (directly or through wraps that
+    /// pass the question on, [`Effect::aim_delegate`]): then every card offers what the
+    /// standard rules say.
     pub fn has_native_aims(&self) -> bool {
-        self.cards.iter().all(|e| matches!(e.aim, AimBy::Builtin(_)))
+        Rank::all().all(|rank| matches!(self.entry(rank).aim, AimBy::Builtin(b) if b == Builtin::of(rank)))
     }
 
     /// Whether resolving `action` (once checked) runs only built-in code, which cannot fail:
@@ -484,7 +485,7 @@ pub(crate) enum Builtin {
 }
 
 impl Builtin {
-    const ALL: [Builtin; 4] = [Builtin::Number, Builtin::Jolt, Builtin::Quick, Builtin::Knot];
+    pub(crate) const ALL: [Builtin; 4] = [Builtin::Number, Builtin::Jolt, Builtin::Quick, Builtin::Knot];
 
     fn of(rank: Rank) -> Builtin {
         match rank {
@@ -498,21 +499,28 @@ impl Builtin {
     /// What a card of this kind offers, given what the player can reach.
     #[inline(always)]
     pub(crate) fn aim(self, reach: &Reach) -> Aim {
-        let open = |targets: Seats| Aim::Open { targets: Some(targets), order_choice: false };
+        match self.offer(reach) {
+            Ok((targets, order_choice)) => Aim::Open { targets, order_choice },
+            Err(reason) => Aim::Blocked(reason.into()),
+        }
+    }
+
+    /// [`Builtin::aim`] as its parts: the targets and the order choice, or why not.
+    #[inline(always)]
+    pub(crate) fn offer(self, reach: &Reach) -> Result<(Option<Seats>, bool), &'static str> {
+        let some = |targets: Seats| Ok((Some(targets), false));
         match self {
             Builtin::Jolt if reach.joltable.is_empty() => {
-                Aim::Blocked("a Jolt needs another diver deeper than you with no J in front".into())
+                Err("a Jolt needs another diver deeper than you with no J in front")
             }
-            Builtin::Jolt => open(reach.joltable),
-            Builtin::Quick if reach.quick => Aim::Blocked("you already have a Q in front of you".into()),
-            Builtin::Quick => Aim::FREE,
-            Builtin::Knot if reach.knottable.is_empty() => {
-                Aim::Blocked("a Knot needs another diver with no K in front".into())
-            }
-            Builtin::Knot => open(reach.knottable),
-            Builtin::Number if reach.jolted => Aim::Open { targets: None, order_choice: true },
-            Builtin::Number if reach.quick => open(reach.others),
-            Builtin::Number => Aim::FREE,
+            Builtin::Jolt => some(reach.joltable),
+            Builtin::Quick if reach.quick => Err("you already have a Q in front of you"),
+            Builtin::Quick => Ok((None, false)),
+            Builtin::Knot if reach.knottable.is_empty() => Err("a Knot needs another diver with no K in front"),
+            Builtin::Knot => some(reach.knottable),
+            Builtin::Number if reach.jolted => Ok((None, true)),
+            Builtin::Number if reach.quick => some(reach.others),
+            Builtin::Number => Ok((None, false)),
         }
     }
 

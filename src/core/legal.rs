@@ -31,7 +31,7 @@ impl Playable {
     /// How many plays this card offers.
     #[inline]
     pub fn play_count(self) -> usize {
-        self.targets.map_or(1, |seats| seats.len()) << usize::from(self.order_choice)
+        play_count(self.targets, self.order_choice)
     }
 
     /// Play `i` of this card's plays (`i < self.play_count()`), in listing order: targets in
@@ -73,7 +73,15 @@ impl Playable {
 #[derive(Debug, Clone)]
 pub struct Moves<'a> {
     hand: &'a [Card],
-    plays: SmallVec<[Playable; 16]>,
+    /// The playable cards in listing order, each with the index of what it offers in
+    /// `offers`: cards that share an entry share an offer, so a card costs a few bytes and no
+    /// work of its own.
+    cards: SmallVec<[Listed; 8]>,
+    /// The distinct offers of the listed cards (with the built-in cards, at most one per
+    /// kind: number, J, Q, K).
+    offers: SmallVec<[Offer; 4]>,
+    /// How many plays `cards` expand to.
+    play_count: usize,
     /// Whether recoveries are listed: the game runs and the hand is not empty.
     recover: bool,
     /// Whether the hand holds two copies of a card (several decks): then some masks name the
@@ -85,10 +93,53 @@ pub struct Moves<'a> {
     pass: bool,
 }
 
+/// A playable card in a [`Moves`].
+#[derive(Debug, Clone, Copy)]
+struct Listed {
+    card: Card,
+    /// The table slot it lies in, or [`HAND`] (table slots are at most 16, `table_size`).
+    slot: u8,
+    /// Its offer, by index in `Moves::offers`.
+    offer: u16,
+}
+
+/// `Listed::slot` of a hand card.
+const HAND: u8 = u8::MAX;
+
+/// What a card offers, and how many plays that makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Offer {
+    targets: Option<Seats>,
+    order_choice: bool,
+    plays: usize,
+}
+
+impl Offer {
+    fn new(targets: Option<Seats>, order_choice: bool) -> Offer {
+        Offer { targets, order_choice, plays: play_count(targets, order_choice) }
+    }
+}
+
+/// How many plays a card with these choices offers: one per target (or one without), twice
+/// with the order choice.
+#[inline(always)]
+fn play_count(targets: Option<Seats>, order_choice: bool) -> usize {
+    targets.map_or(1, |seats| seats.len()) << usize::from(order_choice)
+}
+
 impl<'a> Moves<'a> {
     /// Nothing is legal (the game is over, or it is another seat's turn).
     pub fn none() -> Moves<'a> {
-        Moves { hand: &[], plays: SmallVec::new(), recover: false, repeats: false, order_choice: false, pass: false }
+        Moves {
+            hand: &[],
+            cards: SmallVec::new(),
+            offers: SmallVec::new(),
+            play_count: 0,
+            recover: false,
+            repeats: false,
+            order_choice: false,
+            pass: false,
+        }
     }
 
     /// What the current player of `state` may do under `registry`.
@@ -98,50 +149,70 @@ impl<'a> Moves<'a> {
         }
         let me = state.current();
         let hand = &state.player(me).hand[..];
-        let repeats = state.hand_has_repeats(me);
-        let mut aims = Aims::new(state, registry);
-        let mut plays = SmallVec::new();
-        let mut offer = |card: Card, from: Source| {
-            if let Ok(Aim::Open { targets, order_choice }) = aims.aim(card) {
-                plays.push(Playable { card, from, targets, order_choice });
-            }
+        let recover = !hand.is_empty();
+        // Filled in place: the list is the bulk of a `Moves`, and building it apart moved it.
+        let mut moves = Moves {
+            hand,
+            cards: SmallVec::new(),
+            offers: SmallVec::new(),
+            play_count: 0,
+            recover,
+            repeats: state.hand_has_repeats(me),
+            order_choice: recover && registry.recovery_order_choice(state, me),
+            pass: false,
         };
+        let mut aims = Aims::new(state, registry);
         for (i, &card) in hand.iter().enumerate() {
             // A repeated card is listed once, at its first copy.
-            if !repeats || !hand[..i].contains(&card) {
-                offer(card, Source::Hand);
+            if !moves.repeats || !hand[..i].contains(&card) {
+                moves.offer(&mut aims, card, Source::Hand);
             }
         }
         for (slot, card) in state.table().iter().enumerate() {
             if let Some(card) = *card {
-                offer(card, Source::Table(slot));
+                moves.offer(&mut aims, card, Source::Table(slot));
             }
         }
-        let recover = !hand.is_empty();
-        Moves {
-            hand,
-            pass: plays.is_empty() && !recover,
-            plays,
-            recover,
-            repeats,
-            order_choice: recover && registry.recovery_order_choice(state, me),
+        moves.pass = moves.cards.is_empty() && !recover;
+        moves
+    }
+
+    /// Lists `card` when it can be played now.
+    #[inline(always)]
+    fn offer(&mut self, aims: &mut Aims<'_>, card: Card, from: Source) {
+        if let Some(offer) = aims.offer(card, &mut self.offers) {
+            self.play_count += self.offers[offer as usize].plays;
+            let slot = match from {
+                Source::Hand => HAND,
+                Source::Table(slot) => slot as u8,
+            };
+            self.cards.push(Listed { card, slot, offer });
         }
+    }
+
+    /// Listed card `listed` with what it offers.
+    #[inline(always)]
+    fn playable_at(&self, listed: Listed) -> Playable {
+        let offer = self.offers[listed.offer as usize];
+        let from = if listed.slot == HAND { Source::Hand } else { Source::Table(listed.slot as usize) };
+        Playable { card: listed.card, from, targets: offer.targets, order_choice: offer.order_choice }
     }
 
     /// The playable cards, each once with what it offers, in listing order.
-    pub fn playable(&self) -> &[Playable] {
-        &self.plays
+    pub fn playable(&self) -> impl ExactSizeIterator<Item = Playable> + '_ {
+        self.cards.iter().map(|&listed| self.playable_at(listed))
     }
 
     /// How many plays are listed.
+    #[inline]
     pub fn play_count(&self) -> usize {
-        self.plays.iter().map(|p| p.play_count()).sum()
+        self.play_count
     }
 
     /// Calls `each(card, from, target, face_on_top)` for every listed play, in order.
     #[inline]
     pub fn each_play(&self, mut each: impl FnMut(Card, Source, Option<Seat>, bool)) {
-        for p in &self.plays {
+        for p in self.playable() {
             p.each_play(|target, face_on_top| each(p.card, p.from, target, face_on_top));
         }
     }
@@ -190,6 +261,7 @@ impl<'a> Moves<'a> {
     }
 
     /// How many actions are listed.
+    #[inline]
     pub fn len(&self) -> usize {
         if self.pass {
             return 1;
@@ -198,8 +270,9 @@ impl<'a> Moves<'a> {
     }
 
     /// Whether nothing is legal (the game is over or it is not this seat's turn).
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        !self.pass && !self.recover && self.cards.is_empty()
     }
 
     /// Action `i` of the listing (`i < self.len()`), built alone.
@@ -208,10 +281,10 @@ impl<'a> Moves<'a> {
             return (i == 0).then_some(Action::Pass);
         }
         let mut rest = i;
-        for &p in &self.plays {
-            match rest.checked_sub(p.play_count()) {
+        for &listed in &self.cards {
+            match rest.checked_sub(self.offers[listed.offer as usize].plays) {
                 Some(after) => rest = after,
-                None => return Some(p.play(rest)),
+                None => return Some(self.playable_at(listed).play(rest)),
             }
         }
         let knotted = self.order_choice;
@@ -226,7 +299,7 @@ impl<'a> Moves<'a> {
 
     /// Every listed action, in order.
     pub fn to_vec(&self) -> Vec<Action> {
-        let mut out = Vec::with_capacity(self.plays.len() + 15);
+        let mut out = Vec::with_capacity(self.play_count + 15);
         self.each_play(|card, from, target, face_on_top| out.push(Action::Play { card, from, target, face_on_top }));
         for mask in self.recovery_masks() {
             if self.order_choice {
@@ -264,7 +337,10 @@ type Asked = Result<Aim, Cow<'static, str>>;
 struct Aims<'a> {
     state: &'a State,
     registry: &'a Registry,
-    reach: Reach,
+    /// What each built-in card offers now (by [`Builtin`] order), worked out once.
+    builtin: [Result<(Option<Seats>, bool), &'static str>; 4],
+    /// Where each built-in card's offer stands in a listing's offers, once it is there.
+    slots: [Option<u16>; 4],
     /// The answers of entries whose aim ignores the card, by entry address.
     cached: SmallVec<[(usize, Asked); 4]>,
 }
@@ -272,7 +348,14 @@ struct Aims<'a> {
 impl<'a> Aims<'a> {
     #[inline(always)]
     fn new(state: &'a State, registry: &'a Registry) -> Aims<'a> {
-        Aims { state, registry, reach: Reach::new(state, state.current()), cached: SmallVec::new() }
+        let reach = Reach::new(state, state.current());
+        Aims {
+            state,
+            registry,
+            builtin: Builtin::ALL.map(|b| b.offer(&reach)),
+            slots: [None; 4],
+            cached: SmallVec::new(),
+        }
     }
 
     /// What `card` offers the current player now (`Err`: a scripted entry failed, with its
@@ -280,8 +363,30 @@ impl<'a> Aims<'a> {
     #[inline(always)]
     fn aim(&mut self, card: Card) -> Asked {
         match self.registry.aim_of(card.rank) {
-            Ok(builtin) => Ok(Builtin::aim(builtin, &self.reach)),
+            Ok(builtin) => Ok(match self.builtin[builtin as usize] {
+                Ok((targets, order_choice)) => Aim::Open { targets, order_choice },
+                Err(reason) => Aim::Blocked(reason.into()),
+            }),
             Err(entry) => self.ask(entry, card),
+        }
+    }
+
+    /// Where what `card` offers stands in `offers` (added if new), when it can be played now.
+    #[inline(always)]
+    fn offer(&mut self, card: Card, offers: &mut SmallVec<[Offer; 4]>) -> Option<u16> {
+        match self.registry.aim_of(card.rank) {
+            Ok(builtin) => {
+                let b = builtin as usize;
+                if self.slots[b].is_none() {
+                    let (targets, order_choice) = self.builtin[b].ok()?;
+                    self.slots[b] = Some(add_offer(offers, Offer::new(targets, order_choice)));
+                }
+                self.slots[b]
+            }
+            Err(entry) => match self.ask(entry, card) {
+                Ok(Aim::Open { targets, order_choice }) => Some(add_offer(offers, Offer::new(targets, order_choice))),
+                _ => None,
+            },
         }
     }
 
@@ -297,6 +402,16 @@ impl<'a> Aims<'a> {
         }
         aim
     }
+}
+
+/// The index of `offer` in `offers`, added at the end if it is not there.
+fn add_offer(offers: &mut SmallVec<[Offer; 4]>, offer: Offer) -> u16 {
+    let at = offers.iter().position(|o| *o == offer).unwrap_or_else(|| {
+        offers.push(offer);
+        offers.len() - 1
+    });
+    // At most one offer per listed card, and there are at most 52 × 16 cards (`decks`).
+    u16::try_from(at).expect("fewer offers than cards")
 }
 
 /// Whether `action` is legal for the current player of `state` under `registry`: `Ok`, or

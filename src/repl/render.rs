@@ -5,7 +5,7 @@
 //! visible. Colour and suit symbols are switched by a [`Style`]; with [`Style::PLAIN`] the
 //! output is plain ASCII with D1 cards (`10H`).
 
-use crate::core::{Action, ActionError, Card, Event, Game, Outcome, Rules, Seat, Source, SuitPattern};
+use crate::core::{Action, ActionError, Card, Event, Game, Outcome, Rules, Seat, Seen, Source, SuitPattern, Viewer};
 
 /// How to draw text: colours (ANSI) and Unicode (suit symbols, bars) on or off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,8 +76,9 @@ pub struct Narrator<'a> {
     pub names: &'a [String],
     pub rules: &'a Rules,
     pub style: Style,
-    /// Whose drawn cards may be named (the others "draw a card").
-    pub visible: &'a dyn Fn(Seat) -> bool,
+    /// Who is reading: the core's [`Viewer::sees`] says which drawn cards may be named (the
+    /// others "draw a card").
+    pub viewer: Viewer,
     /// Whether to print a line when a turn starts (scripts: yes; the terminal shows a board).
     pub turn_lines: bool,
 }
@@ -165,7 +166,7 @@ impl Narrator<'_> {
                         cards.push(*card);
                         i += 1;
                     }
-                    out.push(if (self.visible)(*player) {
+                    out.push(if matches!(self.viewer.sees(ev), Seen::Whole(_)) {
                         format!("{} {}", self.act(*player, "draws"), s.cards(&cards))
                     } else if cards.len() == 1 {
                         format!("{} a card", self.act(*player, "draws"))
@@ -292,7 +293,7 @@ fn pattern_words(p: &SuitPattern) -> String {
 }
 
 /// The board: every diver, the table, the discard top, the deck, and the visible hands.
-pub fn board(game: &Game, style: Style, bots: &[Option<String>], visible: &dyn Fn(Seat) -> bool) -> String {
+pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer) -> String {
     let s = &style;
     let rules = game.rules();
     let mut out = String::new();
@@ -352,7 +353,7 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], visible: &dyn F
         game.deck_size()
     );
     for (seat, p) in game.players().iter().enumerate() {
-        if visible(seat) {
+        if viewer.sees_hand(seat) {
             out += &format!("  {} hand: {}\n", possessive(game.name(seat)), s.cards(&p.hand));
         }
     }
@@ -534,8 +535,13 @@ mod tests {
             Event::Breathed { player: 0, from: 10, to: 9 },
             Event::Drew { player: 0, card: on },
         ];
-        let n =
-            Narrator { names: g.names(), rules: g.rules(), style: Style::PLAIN, visible: &|_| false, turn_lines: true };
+        let n = Narrator {
+            names: g.names(),
+            rules: g.rules(),
+            style: Style::PLAIN,
+            viewer: Viewer::Spectator,
+            turn_lines: true,
+        };
         assert_eq!(
             n.lines(&events),
             ["alice plays 7H on 7S - doubled to 14: depth 0 -> 14, oxygen 10 -> 9", "alice draws a card"]
@@ -562,7 +568,8 @@ mod tests {
             Event::Passed { player: 0 },
             Event::Won { player: 0 },
         ];
-        let n = Narrator { names: &names, rules: &rules, style: Style::PLAIN, visible: &|_| true, turn_lines: false };
+        let n =
+            Narrator { names: &names, rules: &rules, style: Style::PLAIN, viewer: Viewer::Everyone, turn_lines: false };
         assert_eq!(
             n.lines(&events),
             [
@@ -594,7 +601,7 @@ mod tests {
             names: g.names(),
             rules: g.rules(),
             style: Style::PLAIN,
-            visible: &|_| false,
+            viewer: Viewer::Spectator,
             turn_lines: false,
         };
         assert_eq!(
@@ -614,8 +621,13 @@ mod tests {
     fn depth_is_shown_in_the_rulesets_units() {
         let g = game();
         let rules = Rules { depth_unit: "m".into(), depth_scale: 100, ..Rules::default() };
-        let n =
-            Narrator { names: g.names(), rules: &rules, style: Style::PLAIN, visible: &|_| true, turn_lines: false };
+        let n = Narrator {
+            names: g.names(),
+            rules: &rules,
+            style: Style::PLAIN,
+            viewer: Viewer::Everyone,
+            turn_lines: false,
+        };
         let events = [Event::Moved { player: 0, from: 3, to: 45 }];
         assert_eq!(n.lines(&events), ["alice: depth 300 m -> 4500 m"]);
     }
@@ -630,7 +642,7 @@ mod tests {
     #[test]
     fn the_board_hides_hands_it_is_told_to() {
         let g = game();
-        let text = board(&g, Style::PLAIN, &[None, None], &|s| s == 0);
+        let text = board(&g, Style::PLAIN, &[None, None], Viewer::Seat(0));
         assert!(text.contains("alice's hand"));
         assert!(!text.contains("bob's hand"));
     }

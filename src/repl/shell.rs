@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::core::{Action, ActionError, Card, Event, Rank, Seat, Source};
+use crate::core::{Action, ActionError, Card, Event, Seat, Source, Viewer};
 use crate::repl::json::{self as js, Object};
 use crate::repl::parse::{self, COMMANDS, Command, Place, Who};
 use crate::repl::render::{self, Narrator, Style};
@@ -89,11 +89,12 @@ impl<W: Write> Shell<W> {
         self.interactive && self.session.humans() > 1
     }
 
-    /// Whether `seat`'s hand and draws may be shown now.
-    pub fn visible(&self, seat: Seat) -> bool {
+    /// Who is reading the screen now: the seat at the keyboard in hot-seat play (everyone
+    /// once the game is over), else everyone (a script or a lone player sees it all).
+    pub fn reader(&self) -> Viewer {
         match self.viewer {
-            None => true,
-            Some(v) => v == seat || self.session.game().is_over(),
+            Some(seat) if !self.session.game().is_over() => Viewer::Seat(seat),
+            _ => Viewer::Everyone,
         }
     }
 
@@ -162,8 +163,7 @@ impl<W: Write> Shell<W> {
 
     fn narrate(&self, events: &[Event], turn_lines: bool) -> Vec<String> {
         let game = self.session.game();
-        let visible = |s: Seat| self.visible(s);
-        Narrator { names: game.names(), rules: game.rules(), style: self.style, visible: &visible, turn_lines }
+        Narrator { names: game.names(), rules: game.rules(), style: self.style, viewer: self.reader(), turn_lines }
             .lines(events)
     }
 
@@ -286,12 +286,8 @@ impl<W: Write> Shell<W> {
             } else {
                 let game = self.session.game();
                 let names: Vec<String> = options.iter().map(|&s| game.name(s).to_string()).collect();
-                let role = match card.rank {
-                    Rank::JACK => "whom do you Jolt",
-                    Rank::KING => "whom do you Knot",
-                    r if r.is_number() => "whom does your Quick push down",
-                    _ => "which player",
-                };
+                // The card's entry words the question (a mod's card asks its own).
+                let role = self.session.game().registry().target_question(card.rank);
                 let question = format!("{card}: {role}? ({}) ", render::or_list(&names));
                 let Some(answer) = prompter.ask(&question) else {
                     let e = ActionError::TargetNeeded { card, options };
@@ -377,8 +373,7 @@ impl<W: Write> Shell<W> {
 
     /// The board as text, with the hands this reader may see.
     pub fn board(&self) -> String {
-        let visible = |s: Seat| self.visible(s);
-        render::board(self.session.game(), self.style, self.session.bots(), &visible)
+        render::board(self.session.game(), self.style, self.session.bots(), self.reader())
     }
 
     fn hand(&mut self) {

@@ -1,0 +1,167 @@
+//! Replacing any registry entry or hook through the public API can never leave a failed
+//! action half-applied: for each setter, a replacement that changes the game and then fails
+//! is refused with the game exactly as before and no event sent; and the registry itself
+//! keeps track of what is built in (no caller has to say so).
+
+mod common;
+
+use std::sync::Arc;
+
+use diving::core::{
+    Action, ActionError, Aim, Card, Ctx, Effect, EffectError, Game, Play, Rank, Registry, Rules, Seat, Setup, State,
+};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Changes the game as much as a handler can, then fails.
+fn meddle_and_fail(ctx: &mut Ctx<'_>, player: Seat) -> EffectError {
+    ctx.say("about to fail");
+    let _ = ctx.set_depth(player, 1);
+    let _ = ctx.set_oxygen(player, 1);
+    let _ = ctx.draw_to_hand(player);
+    let _ = ctx.random(6);
+    EffectError("the replacement failed".into())
+}
+
+/// An entry that runs the one it replaces, then meddles and fails.
+struct Failing(Arc<dyn Effect>);
+
+impl Effect for Failing {
+    fn aim(&self, state: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
+        self.0.aim(state, player, card)
+    }
+    fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+        self.0.resolve(ctx, play)?;
+        Err(meddle_and_fail(ctx, play.player))
+    }
+    fn aim_delegate(&self) -> Option<Arc<dyn Effect>> {
+        Some(Arc::clone(&self.0))
+    }
+}
+
+/// Every way to replace behaviour, each with a replacement that fails after changing things.
+fn failing_registries() -> Vec<(&'static str, Registry)> {
+    let mut out: Vec<(&'static str, Registry)> = Vec::new();
+    for (name, rank) in [("number card", 7), ("jolt", 11), ("quick", 12), ("knot", 13)] {
+        let rank = Rank::new(rank).unwrap();
+        let mut r = Registry::standard();
+        r.set_effect(rank, Arc::new(Failing(r.effect(rank))));
+        out.push((name, r));
+    }
+    let mut r = Registry::standard();
+    r.set_oxygen_cost(Arc::new(|ctx, player, _| Err(meddle_and_fail(ctx, player))));
+    out.push(("oxygen cost", r));
+    let mut r = Registry::standard();
+    r.set_win_check(Arc::new(|ctx, player| Err(meddle_and_fail(ctx, player))));
+    out.push(("win check", r));
+    let mut r = Registry::standard();
+    r.set_rescue(Arc::new(|ctx, player| Err(meddle_and_fail(ctx, player))));
+    out.push(("rescue", r));
+    let mut r = Registry::standard();
+    r.set_recovery_gain(Arc::new(|ctx, player, _| Err(meddle_and_fail(ctx, player))));
+    out.push(("recovery gain", r));
+    let mut r = Registry::standard();
+    // Not on the opening turn, or the game could not start.
+    r.add_turn_start(Arc::new(
+        |ctx, player| if ctx.state().turn() > 1 { Err(meddle_and_fail(ctx, player)) } else { Ok(()) },
+    ));
+    out.push(("turn start", r));
+    let mut r = Registry::standard();
+    r.add_after_move(Arc::new(|ctx, player, _, _| Err(meddle_and_fail(ctx, player))));
+    out.push(("after move", r));
+    out
+}
+
+#[test]
+fn a_failing_replacement_of_any_entry_or_hook_changes_nothing() {
+    for (name, registry) in failing_registries() {
+        assert!(!registry.is_native(), "{name}: the registry must know it is not the standard one");
+        let registry = Arc::new(registry);
+        let mut failures = 0;
+        for seed in 0..40u64 {
+            let setup = Setup { names: vec!["a".into(), "b".into(), "c".into()], seed, deck: None };
+            let mut game = Game::new(Arc::new(Rules::default()), Arc::clone(&registry), setup).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            'game: while !game.is_over() && game.turn() < 200 {
+                let mut legal = game.legal_actions();
+                // Try the listed actions in a random order until one goes through.
+                while !legal.is_empty() {
+                    let action = legal.swap_remove(rng.random_range(0..legal.len()));
+                    let before = game.clone();
+                    let mut events = Vec::new();
+                    match game.apply(&action, &mut events) {
+                        Ok(()) => continue 'game,
+                        Err(e) => {
+                            assert_eq!(e, ActionError::Script("the replacement failed".into()), "{name}: '{action}'");
+                            assert!(game == before, "{name}: seed {seed}: the failed '{action}' changed the game");
+                            assert!(events.is_empty(), "{name}: the failed '{action}' sent {events:?}");
+                            failures += 1;
+                        }
+                    }
+                }
+                break;
+            }
+        }
+        assert!(failures > 0, "{name}: the failing replacement never ran");
+    }
+}
+
+/// What is built in is the registry's own business: a replaced entry or hook is never run as
+/// the built-in code, and a wrap that passes `aim` on keeps the built-in answer.
+#[test]
+fn the_registry_knows_what_is_built_in() {
+    let standard = Registry::standard();
+    assert!(standard.is_native() && standard.has_native_aims());
+    for (name, registry) in failing_registries() {
+        assert!(!registry.is_native(), "{name}");
+        // Every failing entry passes `aim` on: what a card offers is still the built-in answer.
+        assert!(registry.has_native_aims(), "{name}");
+    }
+    // An entry with its own aim is not a built-in aim, until the built-in entry is back.
+    struct Own;
+    impl Effect for Own {
+        fn aim(&self, _: &State, _: Seat, _: Card) -> Result<Aim, EffectError> {
+            Ok(Aim::FREE)
+        }
+        fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+            ctx.discard(play.card);
+            Ok(())
+        }
+    }
+    let mut registry = Registry::standard();
+    let queen = registry.effect(Rank::QUEEN);
+    registry.set_effect(Rank::QUEEN, Arc::new(Own));
+    assert!(!registry.has_native_aims() && !registry.is_native());
+    registry.set_effect(Rank::QUEEN, queen);
+    assert!(registry.has_native_aims() && registry.is_native(), "the built-in entry is back");
+    registry.set_effect(Rank::QUEEN, registry.effect(Rank::JACK));
+    assert!(!registry.is_native(), "a rank answered by another rank's entry is not standard");
+    assert!(!registry.has_native_aims(), "a Q that aims as a Jolt does not offer what the rules say");
+    assert_eq!(registry.target_question(Rank::QUEEN), "whom do you Jolt");
+}
+
+/// A replaced hook is the one that runs, also where the engine runs the built-in code
+/// directly; the built-in hook handed out for wrapping answers as the engine does.
+#[test]
+fn replaced_hooks_run_and_built_in_ones_can_be_wrapped() {
+    fn first_move(registry: Registry) -> (u32, bool) {
+        let setup = Setup { names: vec!["a".into(), "b".into()], seed: 5, deck: None };
+        let mut game = Game::new(Arc::new(Rules::default()), Arc::new(registry), setup).unwrap();
+        let action = game.legal_actions().into_iter().find(|a| matches!(a, Action::Play { .. })).unwrap();
+        game.apply(&action, &mut ()).unwrap();
+        (game.player(0).oxygen, game.is_over())
+    }
+    let (oxygen, won) = first_move(Registry::standard());
+    assert!(oxygen < 10 && !won, "a first move costs oxygen and does not win");
+    let mut free_air = Registry::standard();
+    free_air.set_oxygen_cost(Arc::new(|_, _, _| Ok(0)));
+    assert_eq!(first_move(free_air).0, 10);
+    let mut instant = Registry::standard();
+    instant.set_win_check(Arc::new(|_, _| Ok(true)));
+    assert!(first_move(instant).1);
+    // Wrapping the built-in cost with itself plays the standard game.
+    let mut wrapped = Registry::standard();
+    let cost = wrapped.oxygen_cost();
+    wrapped.set_oxygen_cost(Arc::new(move |ctx, p, d| cost(ctx, p, d)));
+    assert_eq!(first_move(wrapped), first_move(Registry::standard()));
+}
