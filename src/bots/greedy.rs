@@ -658,7 +658,7 @@ impl Turn<'_, '_> {
         if self.view.hand_has_repeats() {
             return self.best_play_listed();
         }
-        let Some(offers) = ClassOffers::of(&self.moves, hand, table) else { return self.best_play_listed() };
+        let Some(offers) = ClassOffers::of(self.moves, hand, table) else { return self.best_play_listed() };
         // How a number card plays this move: the plays its offer lists, and the push.
         let number = match offers.number {
             Some(Offer { targets: None, order_choice: true }) if self.jolted => NumberPlays::Jolted,
