@@ -7,7 +7,7 @@
 //! ## Bird's-eye view
 //!
 //! ```text
-//!            main.rs ── cli ──┬── repl (REPL, scripts, JSON, save/load) ── save
+//!            main.rs ── cli ──┬── repl (REPL, scripts, JSON, save/load)
 //!                             ├── sim (parallel bot games, statistics, reports, plots)
 //!                             └── ruleset::check
 //!   repl, sim ──► bots ──► core::View          ruleset ──► script (Lua sandbox, mods)
@@ -39,7 +39,7 @@
 //! - [`sim`] — `diving sim`: seeded games in parallel, streamed statistics, text/JSON/CSV
 //!   reports, SVG plots, paired baseline comparisons.
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
-//!   contract, hot-seat secrecy, undo and reload; [`save`] — versioned save files.
+//!   contract, hot-seat secrecy, undo and reload; [`repl::save`] — versioned save files.
 //! - [`cli`] — the clap definition of every option; `main.rs` maps errors to exit status 2.
 //!
 //! ## Architecture invariants
@@ -75,7 +75,6 @@ pub mod cli;
 pub mod core;
 pub mod repl;
 pub mod ruleset;
-pub mod save;
 pub mod script;
 pub mod sim;
 

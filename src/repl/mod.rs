@@ -2,13 +2,15 @@
 //! core: it parses text into actions, renders events and state into text, and holds no rules.
 //!
 //! Code map: [`parse`] text → command; [`render`] state and events → text; [`json`] the JSON
-//! contract; [`session`] a game with its log, bots, undo, reload and save data; [`shell`] the
-//! command loop shared by every input; [`terminal`] the rustyline front end. This module turns
-//! the command line into a session and picks the front end.
+//! contract; [`save`] the versioned save files on disk; [`session`] a game with its log, bots,
+//! undo, reload and save data; [`shell`] the command loop shared by every input; [`terminal`]
+//! the rustyline front end. This module turns the command line into a session and picks the
+//! front end.
 
 pub mod json;
 pub mod parse;
 pub mod render;
+pub mod save;
 pub mod session;
 pub mod shell;
 pub mod terminal;
@@ -24,7 +26,6 @@ use crate::bots;
 use crate::cli::PlayArgs;
 use crate::core::{Card, parse_cards};
 use crate::ruleset::Ruleset;
-use crate::save;
 use render::Style;
 use session::{Seating, Session};
 use shell::{NoPrompter, Shell};
