@@ -221,6 +221,7 @@ pub fn rules(name: &str, rules: &Rules) -> Object {
 mod tests {
     use super::*;
     use crate::core::Source;
+    use crate::core::event::GainText;
 
     #[test]
     fn events_name_players_and_write_d1_cards() {
@@ -229,6 +230,73 @@ mod tests {
         assert_eq!(event(&g, &e).to_string(), r#"{"event":"played","player":"bob","card":"10H","from":"hand"}"#);
         let e = Event::Pushed { player: 0, target: 1, by: 4 };
         assert_eq!(event(&g, &e).to_value(), json!({"event": "pushed", "player": "alice", "target": "bob", "by": 4}));
+    }
+
+    /// Every event, in the form the scripting contract fixes: tag first, then the fields in
+    /// the order the core declares them, seats as names (a seat nobody holds as its number).
+    #[test]
+    fn every_event_keeps_its_json_form() {
+        let g = Game::standard(&["alice", "bob"], 1).unwrap();
+        let c = |text: &str| -> Card { text.parse().unwrap() };
+        let cases = [
+            (Event::TurnStarted { player: 0, turn: 3 }, r#"{"event":"turn_started","player":"alice","turn":3}"#),
+            (
+                Event::Played { player: 1, card: c("AS"), from: Source::Table(2) },
+                r#"{"event":"played","player":"bob","card":"AS","from":{"table":2}}"#,
+            ),
+            (
+                Event::Doubled { player: 0, card: c("7H"), on: c("7C"), value: 14 },
+                r#"{"event":"doubled","player":"alice","card":"7H","on":"7C","value":14}"#,
+            ),
+            (Event::Moved { player: 0, from: 3, to: 10 }, r#"{"event":"moved","player":"alice","from":3,"to":10}"#),
+            (Event::Breathed { player: 1, from: 9, to: 8 }, r#"{"event":"breathed","player":"bob","from":9,"to":8}"#),
+            (
+                Event::Rescued { player: 0, depth: 20, oxygen: 10 },
+                r#"{"event":"rescued","player":"alice","depth":20,"oxygen":10}"#,
+            ),
+            (
+                Event::Placed { player: 0, target: 1, card: c("JD") },
+                r#"{"event":"placed","player":"alice","target":"bob","card":"JD"}"#,
+            ),
+            (Event::Jolted { player: 1 }, r#"{"event":"jolted","player":"bob"}"#),
+            (Event::Quickened { player: 0, extra: 2 }, r#"{"event":"quickened","player":"alice","extra":2}"#),
+            (
+                Event::Pushed { player: 0, target: 7, by: 4 },
+                r#"{"event":"pushed","player":"alice","target":"7","by":4}"#,
+            ),
+            (Event::Knotted { player: 0 }, r#"{"event":"knotted","player":"alice"}"#),
+            (
+                Event::Recovered {
+                    player: 1,
+                    cards: [c("2H"), c("10H")].into_iter().collect(),
+                    gain: GainText(Gain::Amount(3)),
+                    from: 4,
+                    to: 7,
+                },
+                r#"{"event":"recovered","player":"bob","cards":["2H","10H"],"gain":3,"from":4,"to":7}"#,
+            ),
+            (
+                Event::Recovered {
+                    player: 0,
+                    cards: [].into_iter().collect(),
+                    gain: GainText(Gain::Max),
+                    from: 1,
+                    to: 10,
+                },
+                r#"{"event":"recovered","player":"alice","cards":[],"gain":"max","from":1,"to":10}"#,
+            ),
+            (Event::Discarded { card: c("QC") }, r#"{"event":"discarded","card":"QC"}"#),
+            (Event::Drew { player: 0, card: c("KS") }, r#"{"event":"drew","player":"alice","card":"KS"}"#),
+            (Event::Refilled { slot: 0, card: c("3D") }, r#"{"event":"refilled","slot":0,"card":"3D"}"#),
+            (Event::Reshuffled { cards: 31 }, r#"{"event":"reshuffled","cards":31}"#),
+            (Event::Passed { player: 1 }, r#"{"event":"passed","player":"bob"}"#),
+            (Event::Said { text: "a \"shark\"!".into() }, r#"{"event":"said","text":"a \"shark\"!"}"#),
+            (Event::Won { player: 0 }, r#"{"event":"won","player":"alice"}"#),
+            (Event::Draw { turns: 200 }, r#"{"event":"draw","turns":200}"#),
+        ];
+        for (e, expected) in cases {
+            assert_eq!(event(&g, &e).to_string(), expected);
+        }
     }
 
     #[test]

@@ -113,6 +113,7 @@ pub fn parse(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Source;
 
     fn sample() -> SaveFile {
         SaveFile {
@@ -138,6 +139,72 @@ mod tests {
         assert_eq!(read(&path).unwrap(), sample());
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    }
+
+    /// Actions and cards keep the form save files have always had: cards as D1 text, actions
+    /// tagged `"action"`, choices left out when they are the default.
+    #[test]
+    fn actions_keep_their_saved_form() {
+        let card = |text: &str| -> Card { text.parse().unwrap() };
+        let mut save = sample();
+        save.deck = vec![card("10H"), card("AS")];
+        save.actions = vec![
+            Action::play(card("7H"), Source::Hand),
+            Action::Play { card: card("JD"), from: Source::Table(3), target: Some(1), face_on_top: true },
+            Action::recover(vec![card("2C"), card("3C")]),
+            Action::Recover { cards: [card("4S")].into_iter().collect(), face_on_top: true },
+            Action::Pass,
+        ];
+        let text = serde_json::to_string(&save).unwrap();
+        let expected = concat!(
+            r#""deck":["10H","AS"],"actions":["#,
+            r#"{"action":"play","card":"7H","from":"hand"},"#,
+            r#"{"action":"play","card":"JD","from":{"table":3},"target":1,"face_on_top":true},"#,
+            r#"{"action":"recover","cards":["2C","3C"]},"#,
+            r#"{"action":"recover","cards":["4S"],"face_on_top":true},"#,
+            r#"{"action":"pass"}]"#,
+        );
+        assert!(text.contains(expected), "{text}");
+        assert_eq!(parse(Path::new("x.json"), &text).unwrap(), save);
+    }
+
+    /// What a damaged deck or action says is part of the message a player sees.
+    #[test]
+    fn damaged_actions_and_cards_say_what_is_wrong() {
+        let good = serde_json::to_string(&sample()).unwrap();
+        let pass = r#"{"action":"pass"}"#;
+        let cases = [
+            (
+                good.replace(pass, r#"{"action":"dive"}"#),
+                "unknown variant `dive`, expected one of `play`, `recover`, `pass`",
+            ),
+            (good.replace(pass, r#"{"act":"pass"}"#), "missing field `action`"),
+            (good.replace(pass, r#"{"action":"play","card":"7H"}"#), "missing field `from`"),
+            (
+                good.replace(pass, r#"{"action":"play","card":"ZZ","from":"hand"}"#),
+                "'ZZ' is not a card (write rank then suit, like 7H, 10S, TD, QC or A♠)",
+            ),
+            (
+                good.replace(pass, r#"{"action":"play","card":"7H","from":"pocket"}"#),
+                "unknown variant `pocket`, expected `hand` or `table`",
+            ),
+            (
+                good.replace(pass, r#"{"action":"recover","cards":"7H"}"#),
+                "invalid type: string \"7H\", expected a sequence",
+            ),
+            (
+                good.replace(pass, r#"{"action":"play","card":7,"from":"hand"}"#),
+                "invalid type: integer `7`, expected a string",
+            ),
+            (
+                good.replacen(r#""AS""#, r#""1X""#, 1),
+                "'1X' is not a card (write rank then suit, like 7H, 10S, TD, QC or A♠)",
+            ),
+        ];
+        for (text, expected) in cases {
+            let err = parse(Path::new("x.json"), &text).unwrap_err().to_string();
+            assert_eq!(err, format!("x.json: damaged save file: {expected}"));
+        }
     }
 
     #[test]
