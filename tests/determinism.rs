@@ -9,6 +9,7 @@ mod common;
 use std::sync::Arc;
 
 use diving::core::{Action, Event, EventCounts, Game, Registry, Rules, Setup};
+use diving::repl::json::EventJson;
 
 /// Plays `seed`'s game with a simple fixed policy (the first legal play, else the first
 /// legal action) for at most `turns` actions; returns the game, the actions and the events.
@@ -88,7 +89,7 @@ fn snapshot_of_a_short_seeded_game() {
     for action in &actions {
         log += &format!("> {} {action}\n", fresh.name(fresh.current()));
         for event in fresh.apply(action).unwrap() {
-            log += &format!("  {}\n", serde_json::to_string(&event).unwrap());
+            log += &format!("  {}\n", serde_json::to_string(&EventJson::from(&event)).unwrap());
         }
     }
     assert!(fresh == game);

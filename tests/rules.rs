@@ -16,6 +16,7 @@ use diving::core::{
     Action, ActionError, Aim, Card, Effect, EffectError, Event, Game, Outcome, Play, Rank, Registry, Rules, Setup,
     SetupError, Source, full_deck, parse_cards,
 };
+use diving::repl::json::EventJson;
 
 fn two() -> Deal {
     Deal::new(2)
@@ -826,7 +827,7 @@ fn d19_four_of_a_suit_restores_the_maximum() {
         "Ann: depth 40, oxygen 10",
     );
     let gain = run.last().iter().find_map(|e| match e {
-        Event::Recovered { gain, .. } => Some(serde_json::to_string(gain).unwrap()),
+        Event::Recovered { .. } => Some(serde_json::to_value(EventJson::from(e)).unwrap()["gain"].to_string()),
         _ => None,
     });
     assert_eq!(gain.as_deref(), Some("\"max\""));

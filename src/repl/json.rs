@@ -1,17 +1,176 @@
 //! The JSON side of the scripting contract: events with player names instead of seats, the
 //! `state` object, the rules object. Cards are D1 strings without symbols (`"10H"`).
 //!
-//! Events are the core's own serialisation (tagged `"event"`, snake_case); only the `player`
-//! and `target` fields are rewritten from seat numbers to names, so a new core event reaches
-//! scripts without a change here.
+//! The core knows no serde. The JSON form of its types is given here, at the edge, by mirror
+//! types: [`CardJson`], [`CardsJson`], [`SourceJson`], [`GainJson`] and [`EventJson`]
+//! (tagged `"event"`, snake_case, fields in the core's order); the save files use them too. A
+//! new core event fails to compile until it has its mirror here, so its JSON form is always
+//! chosen, never an accident. In the output only the `player` and `target` fields are
+//! rewritten from seat numbers to names.
 
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::core::{Card, Event, Gain, Game, Outcome, Rules};
+use crate::core::event::GainText;
+use crate::core::{Card, Event, Gain, Game, Outcome, Rules, Seat, Source};
+
+/// A card as JSON: its D1 text (`"10H"`); read back with the card parser's own message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CardJson(pub Card);
+
+impl Serialize for CardJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for CardJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CardJson, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map(CardJson).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Cards as a JSON list of [`CardJson`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CardsJson<'a>(pub &'a [Card]);
+
+impl Serialize for CardsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().copied().map(CardJson))
+    }
+}
+
+/// [`CardsJson`] both ways, for `#[serde(with = "card_list")]` on a `Vec<Card>` or
+/// [`Cards`](crate::core::Cards) field.
+pub mod card_list {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{CardJson, CardsJson};
+    use crate::core::Card;
+
+    pub fn serialize<S: Serializer>(cards: &[Card], s: S) -> Result<S::Ok, S::Error> {
+        CardsJson(cards).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, C: FromIterator<Card>>(d: D) -> Result<C, D::Error> {
+        Ok(Vec::<CardJson>::deserialize(d)?.into_iter().map(|c| c.0).collect())
+    }
+}
+
+/// Where a played card came from: `"hand"` or `{"table": slot}` (0-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceJson {
+    Hand,
+    Table(usize),
+}
+
+impl From<Source> for SourceJson {
+    fn from(source: Source) -> SourceJson {
+        match source {
+            Source::Hand => SourceJson::Hand,
+            Source::Table(slot) => SourceJson::Table(slot),
+        }
+    }
+}
+
+impl From<SourceJson> for Source {
+    fn from(source: SourceJson) -> Source {
+        match source {
+            SourceJson::Hand => Source::Hand,
+            SourceJson::Table(slot) => Source::Table(slot),
+        }
+    }
+}
+
+/// A recovery's gain: the number of oxygen points, or `"max"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GainJson(pub Gain);
+
+impl Serialize for GainJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Gain::Amount(n) => s.serialize_u32(n),
+            Gain::Max => s.serialize_str("max"),
+        }
+    }
+}
+
+impl From<&Gain> for GainJson {
+    fn from(gain: &Gain) -> GainJson {
+        GainJson(*gain)
+    }
+}
+
+impl From<&GainText> for GainJson {
+    fn from(gain: &GainText) -> GainJson {
+        GainJson(gain.0)
+    }
+}
+
+/// An [`Event`] as JSON, seats as numbers: the same variants and fields, in the same order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventJson<'a> {
+    TurnStarted { player: Seat, turn: u32 },
+    Played { player: Seat, card: CardJson, from: SourceJson },
+    Doubled { player: Seat, card: CardJson, on: CardJson, value: u32 },
+    Moved { player: Seat, from: u32, to: u32 },
+    Breathed { player: Seat, from: u32, to: u32 },
+    Rescued { player: Seat, depth: u32, oxygen: u32 },
+    Placed { player: Seat, target: Seat, card: CardJson },
+    Jolted { player: Seat },
+    Quickened { player: Seat, extra: u32 },
+    Pushed { player: Seat, target: Seat, by: u32 },
+    Knotted { player: Seat },
+    Recovered { player: Seat, cards: CardsJson<'a>, gain: GainJson, from: u32, to: u32 },
+    Discarded { card: CardJson },
+    Drew { player: Seat, card: CardJson },
+    Refilled { slot: usize, card: CardJson },
+    Reshuffled { cards: usize },
+    Passed { player: Seat },
+    Said { text: &'a str },
+    Won { player: Seat },
+    Draw { turns: u32 },
+}
+
+impl<'a> From<&'a Event> for EventJson<'a> {
+    fn from(event: &'a Event) -> EventJson<'a> {
+        match *event {
+            Event::TurnStarted { player, turn } => EventJson::TurnStarted { player, turn },
+            Event::Played { player, card, from } => {
+                EventJson::Played { player, card: CardJson(card), from: from.into() }
+            }
+            Event::Doubled { player, card, on, value } => {
+                EventJson::Doubled { player, card: CardJson(card), on: CardJson(on), value }
+            }
+            Event::Moved { player, from, to } => EventJson::Moved { player, from, to },
+            Event::Breathed { player, from, to } => EventJson::Breathed { player, from, to },
+            Event::Rescued { player, depth, oxygen } => EventJson::Rescued { player, depth, oxygen },
+            Event::Placed { player, target, card } => EventJson::Placed { player, target, card: CardJson(card) },
+            Event::Jolted { player } => EventJson::Jolted { player },
+            Event::Quickened { player, extra } => EventJson::Quickened { player, extra },
+            Event::Pushed { player, target, by } => EventJson::Pushed { player, target, by },
+            Event::Knotted { player } => EventJson::Knotted { player },
+            Event::Recovered { player, ref cards, ref gain, from, to } => {
+                EventJson::Recovered { player, cards: CardsJson(cards), gain: gain.into(), from, to }
+            }
+            Event::Discarded { card } => EventJson::Discarded { card: CardJson(card) },
+            Event::Drew { player, card } => EventJson::Drew { player, card: CardJson(card) },
+            Event::Refilled { slot, card } => EventJson::Refilled { slot, card: CardJson(card) },
+            Event::Reshuffled { cards } => EventJson::Reshuffled { cards },
+            Event::Passed { player } => EventJson::Passed { player },
+            Event::Said { ref text } => EventJson::Said { text },
+            Event::Won { player } => EventJson::Won { player },
+            Event::Draw { turns } => EventJson::Draw { turns },
+        }
+    }
+}
 
 /// A JSON object that keeps its keys in the order they were added, so output reads naturally
 /// (`{"event":"played","player":"alice","card":"7H",…}`); serde_json's own map sorts them.
@@ -126,7 +285,7 @@ impl<'de> Deserialize<'de> for Object {
 
 /// One event as a JSON object, players by name, fields in the core's order.
 pub fn event(game: &Game, event: &Event) -> Object {
-    let text = serde_json::to_string(event).expect("events serialise");
+    let text = serde_json::to_string(&EventJson::from(event)).expect("events serialise");
     let mut object: Object = serde_json::from_str(&text).expect("an event is an object");
     for (key, value) in &mut object.0 {
         if let ("player" | "target", Item::Value(Value::Number(n))) = (key.as_str(), &*value) {
@@ -188,17 +347,8 @@ pub fn rules(name: &str, rules: &Rules) -> Object {
             band
         })
         .collect();
-    let recovery: Map<String, Value> = rules
-        .recovery
-        .iter()
-        .map(|(pattern, gain)| {
-            let gain = match gain {
-                Gain::Amount(n) => json!(n),
-                Gain::Max => json!("max"),
-            };
-            (pattern.to_string(), gain)
-        })
-        .collect();
+    let recovery: Map<String, Value> =
+        rules.recovery.iter().map(|(pattern, gain)| (pattern.to_string(), json!(GainJson::from(gain)))).collect();
     Object::new()
         .with("ruleset", json!(name))
         .with("min_players", json!(rules.min_players))
@@ -220,8 +370,6 @@ pub fn rules(name: &str, rules: &Rules) -> Object {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::Source;
-    use crate::core::event::GainText;
 
     #[test]
     fn events_name_players_and_write_d1_cards() {

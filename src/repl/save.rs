@@ -5,14 +5,18 @@
 //! initial deck (top first) and every action — plus a snapshot of the state the replay must
 //! reach. Checking that snapshot is the loader's job (it needs the rules engine); this module
 //! only moves bytes and checks the envelope.
+//!
+//! The format is fixed here, not by the core, which knows no serde: cards are written as the
+//! JSON layer writes them ([`CardJson`]) and actions through their mirror [`ActionJson`].
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::core::{Action, Card};
+use super::json::{CardJson, SourceJson, card_list};
+use crate::core::{Action, Card, Cards, Seat};
 
 /// The format version this program writes and reads.
 pub const VERSION: u32 = 1;
@@ -39,11 +43,76 @@ pub struct SaveFile {
     pub seed: u64,
     pub players: Vec<SavedPlayer>,
     /// The deck before the deal, top first.
+    #[serde(with = "card_list")]
     pub deck: Vec<Card>,
     /// Every action, in order.
+    #[serde(with = "action_list")]
     pub actions: Vec<Action>,
     /// The state the actions lead to (the JSON `state` object).
     pub state: serde_json::Value,
+}
+
+/// An [`Action`] as saved: tagged `"action"`, snake_case, and a choice left out when it is
+/// the default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ActionJson {
+    Play {
+        card: CardJson,
+        from: SourceJson,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<Seat>,
+        #[serde(default, skip_serializing_if = "is_false")]
+        face_on_top: bool,
+    },
+    Recover {
+        #[serde(with = "card_list")]
+        cards: Cards,
+        #[serde(default, skip_serializing_if = "is_false")]
+        face_on_top: bool,
+    },
+    Pass,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl From<&Action> for ActionJson {
+    fn from(action: &Action) -> ActionJson {
+        match *action {
+            Action::Play { card, from, target, face_on_top } => {
+                ActionJson::Play { card: CardJson(card), from: from.into(), target, face_on_top }
+            }
+            Action::Recover { ref cards, face_on_top } => ActionJson::Recover { cards: cards.clone(), face_on_top },
+            Action::Pass => ActionJson::Pass,
+        }
+    }
+}
+
+impl From<ActionJson> for Action {
+    fn from(action: ActionJson) -> Action {
+        match action {
+            ActionJson::Play { card, from, target, face_on_top } => {
+                Action::Play { card: card.0, from: from.into(), target, face_on_top }
+            }
+            ActionJson::Recover { cards, face_on_top } => Action::Recover { cards, face_on_top },
+            ActionJson::Pass => Action::Pass,
+        }
+    }
+}
+
+/// A list of [`Action`]s as [`ActionJson`], for `#[serde(with = "action_list")]`.
+mod action_list {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(actions: &[Action], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(actions.iter().map(ActionJson::from))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Action>, D::Error> {
+        Ok(Vec::<ActionJson>::deserialize(d)?.into_iter().map(Action::from).collect())
+    }
 }
 
 /// A save file that could not be written or read.
