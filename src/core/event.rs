@@ -4,15 +4,12 @@
 //! simulator count them. A [`Event::Drew`] names the card; clients that show events to other
 //! players hide it.
 
-use serde::Serialize;
-
 use super::action::{Seat, Source};
 use super::card::Card;
 use super::rules::Gain;
 
 /// One thing that happened during an action.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     /// A new turn began for `player`.
     TurnStarted { player: Seat, turn: u32 },
@@ -59,15 +56,6 @@ pub enum Event {
 /// A recovery gain as text in events: `+2` or `max`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GainText(pub Gain);
-
-impl Serialize for GainText {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Gain::Amount(n) => s.serialize_u32(n),
-            Gain::Max => s.serialize_str("max"),
-        }
-    }
-}
 
 /// What the simulator counts of the events: cards played by rank, rescues and recoveries.
 /// [`Game::apply_counted`](super::Game::apply_counted) adds to these instead of recording
