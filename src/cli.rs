@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::repl::PlayOptions;
+use crate::sim::SimOptions;
+
 /// Diving Suits: a card race to the bottom of the ocean.
 #[derive(Debug, Parser)]
 #[command(name = "diving", version, about)]
@@ -111,6 +114,14 @@ pub struct PlayArgs {
     pub no_color: bool,
 }
 
+/// Destructured, so an option added here cannot be forgotten on the way to the shell.
+impl From<PlayArgs> for PlayOptions {
+    fn from(args: PlayArgs) -> PlayOptions {
+        let PlayArgs { players, seed, deck, script, load, no_color } = args;
+        PlayOptions { players, seed, deck, script, load, no_color }
+    }
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct SimArgs {
     /// Games to play
@@ -140,6 +151,14 @@ pub struct SimArgs {
     /// Rotate the seats every game, so each bot plays each seat equally often
     #[arg(long)]
     pub rotate: bool,
+}
+
+/// Destructured, so an option added here cannot be forgotten on the way to the simulator.
+impl From<&SimArgs> for SimOptions {
+    fn from(args: &SimArgs) -> SimOptions {
+        let SimArgs { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate } = args.clone();
+        SimOptions { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate }
+    }
 }
 
 /// A whole number of at least 1.

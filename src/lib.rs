@@ -100,13 +100,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let ruleset = cli.ruleset.as_deref();
     let play = cli.play_args().map_err(anyhow::Error::msg)?;
     match &cli.command {
-        None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play),
+        None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play.into()),
         Some(Command::Rules) => repl::print_rules(ruleset, cli.json),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(*shell, &mut Cli::command(), "diving", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Check { file }) => ruleset::check_command(check_target(file.as_deref(), ruleset)?, cli.json),
-        Some(Command::Sim(args)) => sim::run(ruleset, cli.json, args),
+        Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
     }
 }
