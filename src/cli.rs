@@ -2,11 +2,13 @@
 //! dispatch to the client that serves each one. No rules here.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
-use crate::repl::PlayOptions;
-use crate::sim::SimOptions;
+use crate::repl::{self, PlayOptions};
+use crate::ruleset;
+use crate::sim::{self, SimOptions};
 
 /// Diving Suits: a card race to the bottom of the ocean.
 #[derive(Debug, Parser)]
@@ -67,6 +69,33 @@ impl Cli {
             load: pick("--load", &top.load, &sub.load)?,
             no_color: top.no_color || sub.no_color,
         })
+    }
+}
+
+/// Runs the command the user asked for.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let ruleset = cli.ruleset.as_deref();
+    let play = cli.play_args().map_err(anyhow::Error::msg)?;
+    match &cli.command {
+        None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play.into()),
+        Some(Command::Rules) => repl::print_rules(ruleset, cli.json),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(*shell, &mut Cli::command(), "diving", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Check { file }) => ruleset::check_command(check_target(file.as_deref(), ruleset)?, cli.json),
+        Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
+    }
+}
+
+/// The ruleset `diving check` reads: its argument or `--ruleset`, and only one of them.
+fn check_target<'a>(file: Option<&'a str>, ruleset: Option<&'a str>) -> anyhow::Result<&'a str> {
+    match (file, ruleset) {
+        (Some(file), Some(other)) if file != other => {
+            anyhow::bail!("check was given two rulesets, '{file}' and --ruleset '{other}': name one")
+        }
+        (Some(file), _) | (None, Some(file)) => Ok(file),
+        (None, None) => anyhow::bail!("name the ruleset to check: diving check FILE (a TOML file or a shipped name)"),
     }
 }
 
