@@ -2,8 +2,13 @@
 //! dispatch to the client that serves each one. No rules here.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+
+use crate::repl::{self, PlayOptions};
+use crate::ruleset;
+use crate::sim::{self, SimOptions};
 
 /// Diving Suits: a card race to the bottom of the ocean.
 #[derive(Debug, Parser)]
@@ -67,6 +72,33 @@ impl Cli {
     }
 }
 
+/// Runs the command the user asked for.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let ruleset = cli.ruleset.as_deref();
+    let play = cli.play_args().map_err(anyhow::Error::msg)?;
+    match &cli.command {
+        None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play.into()),
+        Some(Command::Rules) => repl::print_rules(ruleset, cli.json),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(*shell, &mut Cli::command(), "diving", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Check { file }) => ruleset::check_command(check_target(file.as_deref(), ruleset)?, cli.json),
+        Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
+    }
+}
+
+/// The ruleset `diving check` reads: its argument or `--ruleset`, and only one of them.
+fn check_target<'a>(file: Option<&'a str>, ruleset: Option<&'a str>) -> anyhow::Result<&'a str> {
+    match (file, ruleset) {
+        (Some(file), Some(other)) if file != other => {
+            anyhow::bail!("check was given two rulesets, '{file}' and --ruleset '{other}': name one")
+        }
+        (Some(file), _) | (None, Some(file)) => Ok(file),
+        (None, None) => anyhow::bail!("name the ruleset to check: diving check FILE (a TOML file or a shipped name)"),
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Play a game in the interactive shell (the default)
@@ -111,6 +143,14 @@ pub struct PlayArgs {
     pub no_color: bool,
 }
 
+/// Destructured, so an option added here cannot be forgotten on the way to the shell.
+impl From<PlayArgs> for PlayOptions {
+    fn from(args: PlayArgs) -> PlayOptions {
+        let PlayArgs { players, seed, deck, script, load, no_color } = args;
+        PlayOptions { players, seed, deck, script, load, no_color }
+    }
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct SimArgs {
     /// Games to play
@@ -140,6 +180,14 @@ pub struct SimArgs {
     /// Rotate the seats every game, so each bot plays each seat equally often
     #[arg(long)]
     pub rotate: bool,
+}
+
+/// Destructured, so an option added here cannot be forgotten on the way to the simulator.
+impl From<&SimArgs> for SimOptions {
+    fn from(args: &SimArgs) -> SimOptions {
+        let SimArgs { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate } = args.clone();
+        SimOptions { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate }
+    }
 }
 
 /// A whole number of at least 1.

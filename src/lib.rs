@@ -7,7 +7,7 @@
 //! ## Bird's-eye view
 //!
 //! ```text
-//!            main.rs ── cli ──┬── repl (REPL, scripts, JSON, save/load) ── save
+//!            main.rs ── cli ──┬── repl (REPL, scripts, JSON, save/load)
 //!                             ├── sim (parallel bot games, statistics, reports, plots)
 //!                             └── ruleset::check
 //!   repl, sim ──► bots ──► core::View          ruleset ──► script (Lua sandbox, mods)
@@ -39,8 +39,9 @@
 //! - [`sim`] — `diving sim`: seeded games in parallel, streamed statistics, text/JSON/CSV
 //!   reports, SVG plots, paired baseline comparisons.
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
-//!   contract, hot-seat secrecy, undo and reload; [`save`] — versioned save files.
-//! - [`cli`] — the clap definition of every option; `main.rs` maps errors to exit status 2.
+//!   contract, hot-seat secrecy, undo and reload; [`repl::save`] — versioned save files.
+//! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
+//!   client that serves each command; `main.rs` maps errors to exit status 2.
 //!
 //! ## Architecture invariants
 //!
@@ -75,39 +76,5 @@ pub mod cli;
 pub mod core;
 pub mod repl;
 pub mod ruleset;
-pub mod save;
 pub mod script;
 pub mod sim;
-
-use std::process::ExitCode;
-
-use clap::CommandFactory;
-
-use cli::{Cli, Command};
-
-/// The ruleset `diving check` reads: its argument or `--ruleset`, and only one of them.
-fn check_target<'a>(file: Option<&'a str>, ruleset: Option<&'a str>) -> anyhow::Result<&'a str> {
-    match (file, ruleset) {
-        (Some(file), Some(other)) if file != other => {
-            anyhow::bail!("check was given two rulesets, '{file}' and --ruleset '{other}': name one")
-        }
-        (Some(file), _) | (None, Some(file)) => Ok(file),
-        (None, None) => anyhow::bail!("name the ruleset to check: diving check FILE (a TOML file or a shipped name)"),
-    }
-}
-
-/// Runs the command the user asked for.
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let ruleset = cli.ruleset.as_deref();
-    let play = cli.play_args().map_err(anyhow::Error::msg)?;
-    match &cli.command {
-        None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play),
-        Some(Command::Rules) => repl::print_rules(ruleset, cli.json),
-        Some(Command::Completions { shell }) => {
-            clap_complete::generate(*shell, &mut Cli::command(), "diving", &mut std::io::stdout());
-            Ok(ExitCode::SUCCESS)
-        }
-        Some(Command::Check { file }) => ruleset::check_command(check_target(file.as_deref(), ruleset)?, cli.json),
-        Some(Command::Sim(args)) => sim::run(ruleset, cli.json, args),
-    }
-}

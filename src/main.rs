@@ -7,7 +7,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = diving::cli::Cli::parse();
-    match diving::run(cli) {
+    match diving::cli::run(cli) {
         Ok(code) => code,
         // The reader of our output went away (`diving rules | head`): nothing to report.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,

@@ -1,6 +1,9 @@
-//! Architecture invariant: the rules core is pure. Nothing under `src/core/` names the Lua
-//! engine, the terminal, TOML, the command line, files, standard I/O, printing, or an
-//! unseeded RNG; those belong to the edges (see the crate docs).
+//! Architecture invariants read from the sources (see the crate docs). The rules core is
+//! pure: nothing under `src/core/` names the Lua engine, the terminal, TOML, the command line,
+//! files, standard I/O, printing, an unseeded RNG or serde (its wire formats are chosen at the
+//! edges), and it has no `unsafe`. The clients `repl` and `sim` do not know the command line:
+//! `cli` hands them plain options. `lib.rs` is the architecture page and the module list, with
+//! no code. Each check has a test beside it showing that it catches what it looks for.
 
 use std::fs;
 use std::path::Path;
@@ -53,4 +56,128 @@ fn the_check_catches_what_it_looks_for() {
     let sample = "use std::io::Write;\nfn f() { println!(\"x\"); }";
     let hits: Vec<&str> = FORBIDDEN.iter().copied().filter(|w| sample.contains(w)).collect();
     assert_eq!(hits, ["std::io", "println!"]);
+}
+
+/// The sources under `dir` (relative to the crate root), at least one.
+fn sources_under(dir: &str) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join(dir), &mut files);
+    assert!(!files.is_empty(), "no sources under {dir}");
+    files
+}
+
+/// Every line of `files` that `breaks` the rule, as `path:line: text`.
+fn breaches(files: &[(String, String)], breaks: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut found = Vec::new();
+    for (path, text) in files {
+        for (n, line) in text.lines().enumerate() {
+            if breaks(line) {
+                found.push(format!("{path}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+/// The code of a line: everything before a `//` comment (doc comments included).
+fn code(line: &str) -> &str {
+    line.split("//").next().unwrap_or("")
+}
+
+/// Whether `word` stands in `text` as a whole identifier (`unsafe` but not `unsafe_code`).
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        !text[..at].chars().next_back().is_some_and(ident) && !text[at + word.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+fn names_serde(line: &str) -> bool {
+    line.contains("serde")
+}
+
+#[test]
+fn the_core_knows_no_serde() {
+    let found = breaches(&sources_under("src/core"), names_serde);
+    assert!(found.is_empty(), "the core must leave (de)serialisation to the edges:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_serde_check_catches_imports_derives_and_attributes() {
+    let sample = [(
+        "s.rs".to_string(),
+        "use serde::Serialize;\n#[derive(Debug, serde::Deserialize)]\n#[serde(tag = \"event\")]\nenum Event {}"
+            .to_string(),
+    )];
+    assert_eq!(breaches(&sample, names_serde).len(), 3);
+}
+
+fn has_unsafe(line: &str) -> bool {
+    has_word(code(line), "unsafe")
+}
+
+#[test]
+fn the_core_has_no_unsafe() {
+    let found = breaches(&sources_under("src/core"), has_unsafe);
+    assert!(found.is_empty(), "the core must be safe Rust:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_unsafe_check_catches_blocks_functions_and_impls_but_not_the_lint() {
+    for line in ["let r = unsafe { &*p };", "unsafe fn f() {}", "unsafe impl Send for X {}", "x(unsafe{ y })"] {
+        assert!(has_unsafe(line), "{line}");
+    }
+    for line in ["#![forbid(unsafe_code)]", "// no unsafe here", "let not_unsafe = 1;"] {
+        assert!(!has_unsafe(line), "{line}");
+    }
+}
+
+fn names_the_cli(line: &str) -> bool {
+    has_word(code(line), "cli")
+}
+
+#[test]
+fn repl_and_sim_do_not_know_the_command_line() {
+    let mut files = sources_under("src/repl");
+    files.extend(sources_under("src/sim"));
+    let found = breaches(&files, names_the_cli);
+    assert!(found.is_empty(), "repl and sim take plain options; only cli knows clap's:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_cli_check_catches_every_way_to_name_it() {
+    for line in
+        ["use crate::cli::PlayArgs;", "use crate::{cli, core};", "fn f(a: &cli::SimArgs) {}", "use super::super::cli;"]
+    {
+        assert!(names_the_cli(line), "{line}");
+    }
+    for line in ["//! cli converts its arguments", "let client = 1;", "use crate::repl_cli;"] {
+        assert!(!names_the_cli(line), "{line}");
+    }
+}
+
+fn defines_a_function(line: &str) -> bool {
+    has_word(code(line), "fn")
+}
+
+#[test]
+fn lib_rs_is_the_architecture_page_and_holds_no_functions() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs");
+    let lib = [(path.display().to_string(), fs::read_to_string(&path).unwrap())];
+    let found = breaches(&lib, defines_a_function);
+    assert!(
+        found.is_empty(),
+        "lib.rs is the crate doc and the module list; code lives in the modules:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_fn_check_catches_a_function_but_not_the_docs() {
+    for line in ["pub fn run(cli: Cli) -> Result<()> {", "const fn f() {}", "fn main(){}"] {
+        assert!(defines_a_function(line), "{line}");
+    }
+    for line in ["//! a fn in the crate doc", "pub mod fnord;", "pub mod sim;"] {
+        assert!(!defines_a_function(line), "{line}");
+    }
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use diving::core::{
     Action, Aim, Card, Ctx, Effect, EffectError, Event, EventSink, Game, Play, Rank, Registry, Rules, Setup, State,
 };
+use diving::repl::json::EventJson;
 use diving::sim::EventCounts;
 
 /// Plays `seed`'s game with a simple fixed policy (the first legal play, else the first
@@ -93,7 +94,7 @@ fn snapshot_of_a_short_seeded_game() {
         let mut events = Vec::new();
         fresh.apply(action, &mut events).unwrap();
         for event in events {
-            log += &format!("  {}\n", serde_json::to_string(&event).unwrap());
+            log += &format!("  {}\n", serde_json::to_string(&EventJson::from(&event)).unwrap());
         }
     }
     assert!(fresh == game);

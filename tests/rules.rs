@@ -16,6 +16,7 @@ use diving::core::{
     Action, ActionError, Aim, Card, Effect, EffectError, Event, Game, Outcome, Play, Rank, Registry, Rules, Setup,
     SetupError, Source, full_deck, parse_cards,
 };
+use diving::repl::json::EventJson;
 
 fn two() -> Deal {
     Deal::new(2)
@@ -696,7 +697,7 @@ fn d16_knot_recovery_discards_and_draws_but_gains_nothing() {
             Event::Recovered {
                 player: 1,
                 cards: cards("2H 3H").into(),
-                gain: diving::core::event::GainText(diving::core::Gain::Amount(0)),
+                gain: diving::core::Gain::Amount(0),
                 from: 5,
                 to: 5
             },
@@ -826,7 +827,7 @@ fn d19_four_of_a_suit_restores_the_maximum() {
         "Ann: depth 40, oxygen 10",
     );
     let gain = run.last().iter().find_map(|e| match e {
-        Event::Recovered { gain, .. } => Some(serde_json::to_string(gain).unwrap()),
+        Event::Recovered { .. } => Some(serde_json::to_value(EventJson::from(e)).unwrap()["gain"].to_string()),
         _ => None,
     });
     assert_eq!(gain.as_deref(), Some("\"max\""));

@@ -3,7 +3,6 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::card::{Card, Rank, Suit};
@@ -46,8 +45,7 @@ pub fn cards_in_mask(hand: &[Card], mask: u32) -> Cards {
 pub type Seat = usize;
 
 /// Where a played card comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Source {
     Hand,
     /// A table slot, 0-based (players see slots 1…4).
@@ -55,8 +53,7 @@ pub enum Source {
 }
 
 /// One turn (D5).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Action {
     /// Play `card` from the hand or a table slot.
     Play {
@@ -64,26 +61,19 @@ pub enum Action {
         from: Source,
         /// The Jolt or Knot target, or the player a triggered Quick pushes. `None` when the
         /// play needs no choice.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         target: Option<Seat>,
         /// When this number card triggers a Jolt: put the J on top of the number card
         /// instead of below it (D13; default below).
-        #[serde(default, skip_serializing_if = "is_false")]
         face_on_top: bool,
     },
     /// Discard these hand cards in this order (the last ends on top) and draw as many (D19).
     Recover {
         cards: Cards,
         /// When knotted: put the K on top of the discarded cards instead of below (D16).
-        #[serde(default, skip_serializing_if = "is_false")]
         face_on_top: bool,
     },
     /// Only when nothing else is legal (D22).
     Pass,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 impl Action {

@@ -6,8 +6,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 /// A card rank, 1 (ace) to 13 (king).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Rank(u8);
@@ -187,19 +185,6 @@ impl FromStr for Card {
         let rank_text = &trimmed[..trimmed.len() - suit_char.len_utf8()];
         let rank = Rank::parse(rank_text).ok_or_else(err)?;
         Ok(Card { rank, suit })
-    }
-}
-
-impl Serialize for Card {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Card {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Card, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -18,7 +18,7 @@ use rand::RngExt;
 use super::action::{Cards, Seat};
 use super::card::{Card, Rank};
 use super::effects::{EffectError, Registry};
-use super::event::{Event, EventSink, GainText};
+use super::event::{Event, EventSink};
 use super::rules::Gain;
 use super::state::{Outcome, State};
 
@@ -220,7 +220,7 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
     #[inline(always)]
     pub(super) fn recovered(&mut self, player: Seat, cards: &Cards, gain: Gain, from: u32, to: u32) {
         self.state.players[player].oxygen = to;
-        self.events.push(Event::Recovered { player, cards: cards.clone(), gain: GainText(gain), from, to });
+        self.events.push(Event::Recovered { player, cards: cards.clone(), gain, from, to });
     }
 
     /// Places `card` (played by `player`) in front of `target`; refused if `target` already

@@ -2,20 +2,17 @@
 //!
 //! Events are facts, not text: the REPL narrates them, the JSON mode prints them, bots and the
 //! simulator count them. A [`Event::Drew`] names the card; what another seat may see of it is
-//! decided by [`Event::seen_by`](super::view) — one place for every client.
+//! decided by [`Viewer::sees`](super::Viewer::sees) — one place for every client.
 //!
 //! [`Game::apply`](super::Game::apply) sends events to an [`EventSink`]: a `Vec<Event>` keeps
 //! them, `()` drops them, and a client (the simulator's statistics) may count them.
-
-use serde::Serialize;
 
 use super::action::{Cards, Seat, Source};
 use super::card::Card;
 use super::rules::Gain;
 
 /// One thing that happened during an action.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     /// A new turn began for `player`.
     TurnStarted { player: Seat, turn: u32 },
@@ -40,7 +37,7 @@ pub enum Event {
     /// A K in front of `player` cancelled the oxygen of this recovery (D16).
     Knotted { player: Seat },
     /// `player` discarded `cards` to recover; oxygen went `from` → `to` (D19).
-    Recovered { player: Seat, cards: Cards, gain: GainText, from: u32, to: u32 },
+    Recovered { player: Seat, cards: Cards, gain: Gain, from: u32, to: u32 },
     /// A card went onto the discard pile.
     Discarded { card: Card },
     /// `player` drew `card` into their hand.
@@ -57,19 +54,6 @@ pub enum Event {
     Won { player: Seat },
     /// The turn cap was reached: nobody won (D23).
     Draw { turns: u32 },
-}
-
-/// A recovery gain as text in events: `+2` or `max`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GainText(pub Gain);
-
-impl Serialize for GainText {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Gain::Amount(n) => s.serialize_u32(n),
-            Gain::Max => s.serialize_str("max"),
-        }
-    }
 }
 
 /// Where [`Game::apply`](super::Game::apply) sends the events of an action, in order. A sink

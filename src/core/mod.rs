@@ -1,6 +1,6 @@
 //! The rules engine: pure, deterministic, and the only place the rules live.
 //!
-//! It knows nothing of terminals, files, TOML, serde or Lua. A [`Game`] is a [`State`] (plain
+//! It knows nothing of terminals, files, TOML, JSON or Lua. A [`Game`] is a [`State`] (plain
 //! data) and a [`Registry`] (what cards and hooks do); [`Game::moves`] says what is legal,
 //! [`Game::apply`] is the one way to change a game, and [`Viewer`] decides what a seat may
 //! see. Start reading at [`game`], then [`legal`] and [`effects`].

@@ -7,12 +7,10 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
-
 use super::card::{Card, Suit};
 
 /// The oxygen a diver spends after moving, by the band their new depth falls in (D10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Band {
     /// The deepest depth in this band (inclusive); the band starts one below the previous band's end.
     pub to: u32,

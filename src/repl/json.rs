@@ -1,17 +1,169 @@
 //! The JSON side of the scripting contract: events with player names instead of seats, the
 //! `state` object, the rules object. Cards are D1 strings without symbols (`"10H"`).
 //!
-//! Events are the core's own serialisation (tagged `"event"`, snake_case); only the `player`
-//! and `target` fields are rewritten from seat numbers to names, so a new core event reaches
-//! scripts without a change here.
+//! The core knows no serde. The JSON form of its types is given here, at the edge, by mirror
+//! types: [`CardJson`], [`CardsJson`], [`SourceJson`], [`GainJson`] and [`EventJson`]
+//! (tagged `"event"`, snake_case, fields in the core's order); the save files use them too. A
+//! new core event fails to compile until it has its mirror here, so its JSON form is always
+//! chosen, never an accident. In the output only the `player` and `target` fields are
+//! rewritten from seat numbers to names.
 
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::core::{Card, Event, Gain, Game, Outcome, Rules};
+use crate::core::{Card, Event, Gain, Game, Outcome, Rules, Seat, Source};
+
+/// A card as JSON: its D1 text (`"10H"`); read back with the card parser's own message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CardJson(pub Card);
+
+impl Serialize for CardJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for CardJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CardJson, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map(CardJson).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Cards as a JSON list of [`CardJson`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CardsJson<'a>(pub &'a [Card]);
+
+impl Serialize for CardsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().copied().map(CardJson))
+    }
+}
+
+/// [`CardsJson`] both ways, for `#[serde(with = "card_list")]` on a `Vec<Card>` or
+/// [`Cards`](crate::core::Cards) field.
+pub mod card_list {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{CardJson, CardsJson};
+    use crate::core::Card;
+
+    pub fn serialize<S: Serializer>(cards: &[Card], s: S) -> Result<S::Ok, S::Error> {
+        CardsJson(cards).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, C: FromIterator<Card>>(d: D) -> Result<C, D::Error> {
+        Ok(Vec::<CardJson>::deserialize(d)?.into_iter().map(|c| c.0).collect())
+    }
+}
+
+/// Where a played card came from: `"hand"` or `{"table": slot}` (0-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceJson {
+    Hand,
+    Table(usize),
+}
+
+impl From<Source> for SourceJson {
+    fn from(source: Source) -> SourceJson {
+        match source {
+            Source::Hand => SourceJson::Hand,
+            Source::Table(slot) => SourceJson::Table(slot),
+        }
+    }
+}
+
+impl From<SourceJson> for Source {
+    fn from(source: SourceJson) -> Source {
+        match source {
+            SourceJson::Hand => Source::Hand,
+            SourceJson::Table(slot) => Source::Table(slot),
+        }
+    }
+}
+
+/// A recovery's gain: the number of oxygen points, or `"max"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GainJson(pub Gain);
+
+impl Serialize for GainJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Gain::Amount(n) => s.serialize_u32(n),
+            Gain::Max => s.serialize_str("max"),
+        }
+    }
+}
+
+impl From<&Gain> for GainJson {
+    fn from(gain: &Gain) -> GainJson {
+        GainJson(*gain)
+    }
+}
+
+/// An [`Event`] as JSON, seats as numbers: the same variants and fields, in the same order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventJson<'a> {
+    TurnStarted { player: Seat, turn: u32 },
+    Played { player: Seat, card: CardJson, from: SourceJson },
+    Doubled { player: Seat, card: CardJson, on: CardJson, value: u32 },
+    Moved { player: Seat, from: u32, to: u32 },
+    Breathed { player: Seat, from: u32, to: u32 },
+    Rescued { player: Seat, depth: u32, oxygen: u32 },
+    Placed { player: Seat, target: Seat, card: CardJson },
+    Jolted { player: Seat },
+    Quickened { player: Seat, extra: u32 },
+    Pushed { player: Seat, target: Seat, by: u32 },
+    Knotted { player: Seat },
+    Recovered { player: Seat, cards: CardsJson<'a>, gain: GainJson, from: u32, to: u32 },
+    Discarded { card: CardJson },
+    Drew { player: Seat, card: CardJson },
+    Refilled { slot: usize, card: CardJson },
+    Reshuffled { cards: usize },
+    Passed { player: Seat },
+    Said { text: &'a str },
+    Won { player: Seat },
+    Draw { turns: u32 },
+}
+
+impl<'a> From<&'a Event> for EventJson<'a> {
+    fn from(event: &'a Event) -> EventJson<'a> {
+        match *event {
+            Event::TurnStarted { player, turn } => EventJson::TurnStarted { player, turn },
+            Event::Played { player, card, from } => {
+                EventJson::Played { player, card: CardJson(card), from: from.into() }
+            }
+            Event::Doubled { player, card, on, value } => {
+                EventJson::Doubled { player, card: CardJson(card), on: CardJson(on), value }
+            }
+            Event::Moved { player, from, to } => EventJson::Moved { player, from, to },
+            Event::Breathed { player, from, to } => EventJson::Breathed { player, from, to },
+            Event::Rescued { player, depth, oxygen } => EventJson::Rescued { player, depth, oxygen },
+            Event::Placed { player, target, card } => EventJson::Placed { player, target, card: CardJson(card) },
+            Event::Jolted { player } => EventJson::Jolted { player },
+            Event::Quickened { player, extra } => EventJson::Quickened { player, extra },
+            Event::Pushed { player, target, by } => EventJson::Pushed { player, target, by },
+            Event::Knotted { player } => EventJson::Knotted { player },
+            Event::Recovered { player, ref cards, ref gain, from, to } => {
+                EventJson::Recovered { player, cards: CardsJson(cards), gain: gain.into(), from, to }
+            }
+            Event::Discarded { card } => EventJson::Discarded { card: CardJson(card) },
+            Event::Drew { player, card } => EventJson::Drew { player, card: CardJson(card) },
+            Event::Refilled { slot, card } => EventJson::Refilled { slot, card: CardJson(card) },
+            Event::Reshuffled { cards } => EventJson::Reshuffled { cards },
+            Event::Passed { player } => EventJson::Passed { player },
+            Event::Said { ref text } => EventJson::Said { text },
+            Event::Won { player } => EventJson::Won { player },
+            Event::Draw { turns } => EventJson::Draw { turns },
+        }
+    }
+}
 
 /// A JSON object that keeps its keys in the order they were added, so output reads naturally
 /// (`{"event":"played","player":"alice","card":"7H",…}`); serde_json's own map sorts them.
@@ -126,7 +278,7 @@ impl<'de> Deserialize<'de> for Object {
 
 /// One event as a JSON object, players by name, fields in the core's order.
 pub fn event(game: &Game, event: &Event) -> Object {
-    let text = serde_json::to_string(event).expect("events serialise");
+    let text = serde_json::to_string(&EventJson::from(event)).expect("events serialise");
     let mut object: Object = serde_json::from_str(&text).expect("an event is an object");
     for (key, value) in &mut object.0 {
         if let ("player" | "target", Item::Value(Value::Number(n))) = (key.as_str(), &*value) {
@@ -188,17 +340,8 @@ pub fn rules(name: &str, rules: &Rules) -> Object {
             band
         })
         .collect();
-    let recovery: Map<String, Value> = rules
-        .recovery
-        .iter()
-        .map(|(pattern, gain)| {
-            let gain = match gain {
-                Gain::Amount(n) => json!(n),
-                Gain::Max => json!("max"),
-            };
-            (pattern.to_string(), gain)
-        })
-        .collect();
+    let recovery: Map<String, Value> =
+        rules.recovery.iter().map(|(pattern, gain)| (pattern.to_string(), json!(GainJson::from(gain)))).collect();
     Object::new()
         .with("ruleset", json!(name))
         .with("min_players", json!(rules.min_players))
@@ -220,7 +363,6 @@ pub fn rules(name: &str, rules: &Rules) -> Object {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::Source;
 
     #[test]
     fn events_name_players_and_write_d1_cards() {
@@ -229,6 +371,67 @@ mod tests {
         assert_eq!(event(&g, &e).to_string(), r#"{"event":"played","player":"bob","card":"10H","from":"hand"}"#);
         let e = Event::Pushed { player: 0, target: 1, by: 4 };
         assert_eq!(event(&g, &e).to_value(), json!({"event": "pushed", "player": "alice", "target": "bob", "by": 4}));
+    }
+
+    /// Every event, in the form the scripting contract fixes: tag first, then the fields in
+    /// the order the core declares them, seats as names (a seat nobody holds as its number).
+    #[test]
+    fn every_event_keeps_its_json_form() {
+        let g = Game::standard(&["alice", "bob"], 1).unwrap();
+        let c = |text: &str| -> Card { text.parse().unwrap() };
+        let cases = [
+            (Event::TurnStarted { player: 0, turn: 3 }, r#"{"event":"turn_started","player":"alice","turn":3}"#),
+            (
+                Event::Played { player: 1, card: c("AS"), from: Source::Table(2) },
+                r#"{"event":"played","player":"bob","card":"AS","from":{"table":2}}"#,
+            ),
+            (
+                Event::Doubled { player: 0, card: c("7H"), on: c("7C"), value: 14 },
+                r#"{"event":"doubled","player":"alice","card":"7H","on":"7C","value":14}"#,
+            ),
+            (Event::Moved { player: 0, from: 3, to: 10 }, r#"{"event":"moved","player":"alice","from":3,"to":10}"#),
+            (Event::Breathed { player: 1, from: 9, to: 8 }, r#"{"event":"breathed","player":"bob","from":9,"to":8}"#),
+            (
+                Event::Rescued { player: 0, depth: 20, oxygen: 10 },
+                r#"{"event":"rescued","player":"alice","depth":20,"oxygen":10}"#,
+            ),
+            (
+                Event::Placed { player: 0, target: 1, card: c("JD") },
+                r#"{"event":"placed","player":"alice","target":"bob","card":"JD"}"#,
+            ),
+            (Event::Jolted { player: 1 }, r#"{"event":"jolted","player":"bob"}"#),
+            (Event::Quickened { player: 0, extra: 2 }, r#"{"event":"quickened","player":"alice","extra":2}"#),
+            (
+                Event::Pushed { player: 0, target: 7, by: 4 },
+                r#"{"event":"pushed","player":"alice","target":"7","by":4}"#,
+            ),
+            (Event::Knotted { player: 0 }, r#"{"event":"knotted","player":"alice"}"#),
+            (
+                Event::Recovered {
+                    player: 1,
+                    cards: [c("2H"), c("10H")].into_iter().collect(),
+                    gain: Gain::Amount(3),
+                    from: 4,
+                    to: 7,
+                },
+                r#"{"event":"recovered","player":"bob","cards":["2H","10H"],"gain":3,"from":4,"to":7}"#,
+            ),
+            (
+                Event::Recovered { player: 0, cards: [].into_iter().collect(), gain: Gain::Max, from: 1, to: 10 },
+                r#"{"event":"recovered","player":"alice","cards":[],"gain":"max","from":1,"to":10}"#,
+            ),
+            (Event::Discarded { card: c("QC") }, r#"{"event":"discarded","card":"QC"}"#),
+            (Event::Drew { player: 0, card: c("KS") }, r#"{"event":"drew","player":"alice","card":"KS"}"#),
+            (Event::Refilled { slot: 0, card: c("3D") }, r#"{"event":"refilled","slot":0,"card":"3D"}"#),
+            (Event::Reshuffled { cards: 31 }, r#"{"event":"reshuffled","cards":31}"#),
+            (Event::Passed { player: 1 }, r#"{"event":"passed","player":"bob"}"#),
+            (Event::Said { text: "a \"shark\"!".into() }, r#"{"event":"said","text":"a \"shark\"!"}"#),
+            (Event::Won { player: 0 }, r#"{"event":"won","player":"alice"}"#),
+            (Event::Draw { turns: 200 }, r#"{"event":"draw","turns":200}"#),
+        ];
+        for (e, expected) in cases {
+            assert_eq!(event(&g, &e).to_string(), expected);
+        }
     }
 
     #[test]

@@ -2,29 +2,29 @@
 //! core: it parses text into actions, renders events and state into text, and holds no rules.
 //!
 //! Code map: [`parse`] text → command; [`render`] state and events → text; [`json`] the JSON
-//! contract; [`session`] a game with its log, bots, undo, reload and save data; [`shell`] the
-//! command loop shared by every input; [`terminal`] the rustyline front end. This module turns
-//! the command line into a session and picks the front end.
+//! contract; [`save`] the versioned save files on disk; [`session`] a game with its log, bots,
+//! undo, reload and save data; [`shell`] the command loop shared by every input; [`terminal`]
+//! the rustyline front end. This module turns the command line into a session and picks the
+//! front end.
 
 pub mod json;
 pub mod parse;
 pub mod render;
+pub mod save;
 pub mod session;
 pub mod shell;
 pub mod terminal;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
 use crate::bots;
-use crate::cli::PlayArgs;
 use crate::core::{Card, parse_cards};
 use crate::ruleset::Ruleset;
-use crate::save;
 use render::Style;
 use session::{Seating, Session};
 use shell::{NoPrompter, Shell};
@@ -32,8 +32,25 @@ use shell::{NoPrompter, Shell};
 /// The players when `--players` is not given: you against one bot at normal strength.
 pub const DEFAULT_PLAYERS: [&str; 2] = ["you", "bot:greedy"];
 
+/// What a game is started with: the play options of the command line, as plain values.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlayOptions {
+    /// Player names in seat order, `bot:SPEC` for a computer player (default: [`DEFAULT_PLAYERS`]).
+    pub players: Option<Vec<String>>,
+    /// Seed for the shuffle and reshuffles (default: random, and announced).
+    pub seed: Option<u64>,
+    /// A stacked deck, top first: the cards, or `@FILE` (see [`read_deck`]).
+    pub deck: Option<String>,
+    /// Read commands from this file instead of the terminal.
+    pub script: Option<PathBuf>,
+    /// Resume this saved game.
+    pub load: Option<PathBuf>,
+    /// Never use colour.
+    pub no_color: bool,
+}
+
 /// `diving play`: runs a game in the REPL, or from a script / pipe.
-pub fn play(ruleset: Option<&str>, json: bool, args: &PlayArgs) -> anyhow::Result<ExitCode> {
+pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Result<ExitCode> {
     // Everything that can fail for bad input fails here, before any output.
     let script: Option<Box<dyn BufRead>> = match &args.script {
         Some(path) => {

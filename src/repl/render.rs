@@ -149,7 +149,7 @@ impl Narrator<'_> {
                         knotted = None;
                     } else {
                         let pattern = pattern_words(&SuitPattern::of(cards));
-                        let gain = match gain.0 {
+                        let gain = match *gain {
                             crate::core::Gain::Max => "back to max".to_string(),
                             g => format!("{g}"),
                         };
@@ -508,7 +508,6 @@ pub fn rules_text(rules: &Rules) -> String {
 mod tests {
     use super::*;
     use crate::core::Gain;
-    use crate::core::event::GainText;
 
     fn game() -> Game {
         Game::standard(&["alice", "bob"], 7).unwrap()
@@ -558,13 +557,7 @@ mod tests {
             Event::Moved { player: 0, from: 0, to: 7 },
             Event::Breathed { player: 0, from: 10, to: 9 },
             Event::Drew { player: 0, card },
-            Event::Recovered {
-                player: 0,
-                cards: [card].into_iter().collect(),
-                gain: GainText(Gain::Amount(1)),
-                from: 9,
-                to: 10,
-            },
+            Event::Recovered { player: 0, cards: [card].into_iter().collect(), gain: Gain::Amount(1), from: 9, to: 10 },
             Event::Passed { player: 0 },
             Event::Won { player: 0 },
         ];

@@ -16,9 +16,9 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::bots;
 use crate::core::{Action, ActionError, Card, Event, Game, Seat, Setup, View, full_deck};
+use crate::repl::save::{self, SaveError, SaveFile, SavedPlayer};
 use crate::repl::{json, render};
 use crate::ruleset::Ruleset;
-use crate::save::{self, SaveError, SaveFile, SavedPlayer};
 
 /// One action taken, with who took it, what it caused, and the game just before it.
 #[derive(Debug, Clone)]

@@ -15,8 +15,8 @@ use crate::core::{Action, ActionError, Card, Event, Seat, Source, Viewer};
 use crate::repl::json::{self as js, Object};
 use crate::repl::parse::{self, COMMANDS, Command, Place, Who};
 use crate::repl::render::{self, Narrator, Style};
+use crate::repl::save;
 use crate::repl::session::{Reload, Session};
-use crate::save;
 
 /// Whether to go on reading commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

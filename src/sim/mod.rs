@@ -19,6 +19,7 @@ pub mod report;
 pub mod stats;
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -28,11 +29,33 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::bots::{self, Bot, derive_seed};
-use crate::cli::SimArgs;
 use crate::core::{ActionError, Event, EventSink, Game, Outcome, Rules, Setup, View};
 use crate::ruleset::Ruleset;
 
 pub use stats::{GameRecord, Paired, Tally};
+
+/// What `diving sim` was asked for: its options of the command line, as plain values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimOptions {
+    /// Games to play.
+    pub games: u64,
+    /// Bot specs in seat order.
+    pub players: Vec<String>,
+    /// First seed; game `i` uses `seed + i`.
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    pub jobs: Option<usize>,
+    /// One CSV row per statistic instead of the report.
+    pub csv: bool,
+    /// Write an SVG chart here.
+    pub plot: Option<PathBuf>,
+    /// Compare against this ruleset on the same seeds and deals.
+    pub baseline: Option<String>,
+    /// Turn cap for simulated games.
+    pub max_turns: u32,
+    /// Rotate the seats every game.
+    pub rotate: bool,
+}
 
 /// What to simulate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,7 +108,7 @@ impl SimResult {
 }
 
 /// `diving sim`.
-pub fn run(ruleset: Option<&str>, json: bool, args: &SimArgs) -> anyhow::Result<ExitCode> {
+pub fn run(ruleset: Option<&str>, json: bool, args: &SimOptions) -> anyhow::Result<ExitCode> {
     let rules_spec = ruleset.unwrap_or("standard");
     let ruleset = Ruleset::load(rules_spec).with_context(|| format!("cannot load ruleset '{rules_spec}'"))?;
     let baseline = match &args.baseline {

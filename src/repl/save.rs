@@ -5,14 +5,18 @@
 //! initial deck (top first) and every action — plus a snapshot of the state the replay must
 //! reach. Checking that snapshot is the loader's job (it needs the rules engine); this module
 //! only moves bytes and checks the envelope.
+//!
+//! The format is fixed here, not by the core, which knows no serde: cards are written as the
+//! JSON layer writes them ([`CardJson`]) and actions through their mirror [`ActionJson`].
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::core::{Action, Card};
+use super::json::{CardJson, SourceJson, card_list};
+use crate::core::{Action, Card, Cards, Seat};
 
 /// The format version this program writes and reads.
 pub const VERSION: u32 = 1;
@@ -39,11 +43,76 @@ pub struct SaveFile {
     pub seed: u64,
     pub players: Vec<SavedPlayer>,
     /// The deck before the deal, top first.
+    #[serde(with = "card_list")]
     pub deck: Vec<Card>,
     /// Every action, in order.
+    #[serde(with = "action_list")]
     pub actions: Vec<Action>,
     /// The state the actions lead to (the JSON `state` object).
     pub state: serde_json::Value,
+}
+
+/// An [`Action`] as saved: tagged `"action"`, snake_case, and a choice left out when it is
+/// the default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ActionJson {
+    Play {
+        card: CardJson,
+        from: SourceJson,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<Seat>,
+        #[serde(default, skip_serializing_if = "is_false")]
+        face_on_top: bool,
+    },
+    Recover {
+        #[serde(with = "card_list")]
+        cards: Cards,
+        #[serde(default, skip_serializing_if = "is_false")]
+        face_on_top: bool,
+    },
+    Pass,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl From<&Action> for ActionJson {
+    fn from(action: &Action) -> ActionJson {
+        match *action {
+            Action::Play { card, from, target, face_on_top } => {
+                ActionJson::Play { card: CardJson(card), from: from.into(), target, face_on_top }
+            }
+            Action::Recover { ref cards, face_on_top } => ActionJson::Recover { cards: cards.clone(), face_on_top },
+            Action::Pass => ActionJson::Pass,
+        }
+    }
+}
+
+impl From<ActionJson> for Action {
+    fn from(action: ActionJson) -> Action {
+        match action {
+            ActionJson::Play { card, from, target, face_on_top } => {
+                Action::Play { card: card.0, from: from.into(), target, face_on_top }
+            }
+            ActionJson::Recover { cards, face_on_top } => Action::Recover { cards, face_on_top },
+            ActionJson::Pass => Action::Pass,
+        }
+    }
+}
+
+/// A list of [`Action`]s as [`ActionJson`], for `#[serde(with = "action_list")]`.
+mod action_list {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(actions: &[Action], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(actions.iter().map(ActionJson::from))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Action>, D::Error> {
+        Ok(Vec::<ActionJson>::deserialize(d)?.into_iter().map(Action::from).collect())
+    }
 }
 
 /// A save file that could not be written or read.
@@ -113,6 +182,7 @@ pub fn parse(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Source;
 
     fn sample() -> SaveFile {
         SaveFile {
@@ -138,6 +208,72 @@ mod tests {
         assert_eq!(read(&path).unwrap(), sample());
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    }
+
+    /// Actions and cards keep the form save files have always had: cards as D1 text, actions
+    /// tagged `"action"`, choices left out when they are the default.
+    #[test]
+    fn actions_keep_their_saved_form() {
+        let card = |text: &str| -> Card { text.parse().unwrap() };
+        let mut save = sample();
+        save.deck = vec![card("10H"), card("AS")];
+        save.actions = vec![
+            Action::play(card("7H"), Source::Hand),
+            Action::Play { card: card("JD"), from: Source::Table(3), target: Some(1), face_on_top: true },
+            Action::recover(vec![card("2C"), card("3C")]),
+            Action::Recover { cards: [card("4S")].into_iter().collect(), face_on_top: true },
+            Action::Pass,
+        ];
+        let text = serde_json::to_string(&save).unwrap();
+        let expected = concat!(
+            r#""deck":["10H","AS"],"actions":["#,
+            r#"{"action":"play","card":"7H","from":"hand"},"#,
+            r#"{"action":"play","card":"JD","from":{"table":3},"target":1,"face_on_top":true},"#,
+            r#"{"action":"recover","cards":["2C","3C"]},"#,
+            r#"{"action":"recover","cards":["4S"],"face_on_top":true},"#,
+            r#"{"action":"pass"}]"#,
+        );
+        assert!(text.contains(expected), "{text}");
+        assert_eq!(parse(Path::new("x.json"), &text).unwrap(), save);
+    }
+
+    /// What a damaged deck or action says is part of the message a player sees.
+    #[test]
+    fn damaged_actions_and_cards_say_what_is_wrong() {
+        let good = serde_json::to_string(&sample()).unwrap();
+        let pass = r#"{"action":"pass"}"#;
+        let cases = [
+            (
+                good.replace(pass, r#"{"action":"dive"}"#),
+                "unknown variant `dive`, expected one of `play`, `recover`, `pass`",
+            ),
+            (good.replace(pass, r#"{"act":"pass"}"#), "missing field `action`"),
+            (good.replace(pass, r#"{"action":"play","card":"7H"}"#), "missing field `from`"),
+            (
+                good.replace(pass, r#"{"action":"play","card":"ZZ","from":"hand"}"#),
+                "'ZZ' is not a card (write rank then suit, like 7H, 10S, TD, QC or A♠)",
+            ),
+            (
+                good.replace(pass, r#"{"action":"play","card":"7H","from":"pocket"}"#),
+                "unknown variant `pocket`, expected `hand` or `table`",
+            ),
+            (
+                good.replace(pass, r#"{"action":"recover","cards":"7H"}"#),
+                "invalid type: string \"7H\", expected a sequence",
+            ),
+            (
+                good.replace(pass, r#"{"action":"play","card":7,"from":"hand"}"#),
+                "invalid type: integer `7`, expected a string",
+            ),
+            (
+                good.replacen(r#""AS""#, r#""1X""#, 1),
+                "'1X' is not a card (write rank then suit, like 7H, 10S, TD, QC or A♠)",
+            ),
+        ];
+        for (text, expected) in cases {
+            let err = parse(Path::new("x.json"), &text).unwrap_err().to_string();
+            assert_eq!(err, format!("x.json: damaged save file: {expected}"));
+        }
     }
 
     #[test]
