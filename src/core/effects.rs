@@ -156,6 +156,9 @@ pub type AfterMove = Arc<dyn Fn(&mut Ctx<'_>, Seat, u32, u32) -> Result<(), Effe
 #[derive(Clone)]
 pub struct Registry {
     cards: [Entry; 13],
+    /// Per rank, the built-in card answering its `aim` (`None`: an entry answers): what
+    /// `cards[r].aim` says, kept beside it by `set_effect` for the listing to read per rank.
+    aim_kinds: [Option<Builtin>; 13],
     /// `None`: the built-in hook.
     oxygen_cost: Option<OxygenCost>,
     win_check: Option<WinCheck>,
@@ -197,6 +200,7 @@ impl Registry {
             }
         });
         Registry {
+            aim_kinds: std::array::from_fn(|i| Some(Builtin::of(Rank::new(i as u8 + 1).expect("13 ranks")))),
             cards,
             oxygen_cost: None,
             win_check: None,
@@ -228,7 +232,12 @@ impl Registry {
             None => AimBy::Entry(aim),
         };
         let builtin = self.builtins.iter().position(|b| Arc::ptr_eq(b, &effect)).map(|i| Builtin::ALL[i]);
-        self.cards[rank.number() as usize - 1] = Entry { effect, builtin, aim };
+        let i = rank.number() as usize - 1;
+        self.aim_kinds[i] = match aim {
+            AimBy::Builtin(b) => Some(b),
+            AimBy::Entry(_) => None,
+        };
+        self.cards[i] = Entry { effect, builtin, aim };
     }
 
     /// The oxygen-cost hook now in force (the built-in one as a closure), to wrap it.
@@ -312,6 +321,13 @@ impl Registry {
     }
 
     // ----- what the engine asks -----
+
+    /// Per rank (by number − 1), the built-in card answering its `aim`, or `None` where an
+    /// entry answers ([`Registry::aim_of`] for every rank at once).
+    #[inline(always)]
+    pub(crate) fn aim_kinds(&self) -> &[Option<Builtin>; 13] {
+        &self.aim_kinds
+    }
 
     /// The built-in card answering `aim` for `rank`, or the entry to ask.
     #[inline(always)]

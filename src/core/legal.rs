@@ -6,10 +6,6 @@
 //! listing when its answer does not depend on the card). Everything else — the list of legal
 //! actions, counts, the random bot's pick, greedy's scan, `View` — is a fold over `Moves`.
 
-use std::borrow::Cow;
-
-use smallvec::SmallVec;
-
 use super::action::{Action, ActionError, Seat, Source, cards_in_mask};
 use super::card::Card;
 use super::effects::{Aim, Builtin, Effect, Reach, Registry, Seats};
@@ -70,22 +66,28 @@ impl Playable {
 /// discard order before the card on top); then the recoveries, one per distinct set of hand
 /// cards in mask order (K on top first when the player may choose); `pass` only when nothing
 /// else is legal (D22). Empty when the game is over or it is not the asking seat's turn.
+///
+/// Cards whose entries answer alike share one offer: with the built-in cards a listing works
+/// out at most four offers (number, J, Q, K), and a card costs a table read.
 #[derive(Debug, Clone)]
 pub struct Moves<'a> {
     hand: &'a [Card],
-    /// The playable cards in listing order, each with the index of what it offers in
-    /// `offers`: cards that share an entry share an offer, so a card costs a few bytes and no
-    /// work of its own.
-    cards: SmallVec<[Listed; 8]>,
-    /// The distinct offers of the listed cards (with the built-in cards, at most one per
-    /// kind: number, J, Q, K).
-    offers: SmallVec<[Offer; 4]>,
-    /// How many plays `cards` expand to.
+    table: &'a [Option<Card>],
+    /// What the cards of each rank offer (by rank number − 1): an index into `offers`,
+    /// [`BLOCKED`], [`PER_CARD`] (its entry's answer depends on the card: the answers are in
+    /// `per_card`), or [`UNSEEN`] (no card of that rank is visible).
+    by_rank: [u16; 13],
+    /// What the visible cards offer.
+    offers: Offers,
+    /// For each visible card of a [`PER_CARD`] rank, in listing order: its offer or
+    /// [`BLOCKED`] (empty, and so never allocated, with the built-in cards).
+    per_card: Vec<u16>,
+    /// How many plays are listed.
     play_count: usize,
     /// Whether recoveries are listed: the game runs and the hand is not empty.
     recover: bool,
-    /// Whether the hand holds two copies of a card (several decks): then some masks name the
-    /// same cards and only the first is listed.
+    /// Whether the hand holds two copies of a card (several decks): then a repeated card is
+    /// listed once, and some masks name the same cards and only the first is listed.
     repeats: bool,
     /// Whether a recovery offers the discard order (two actions per set of cards).
     order_choice: bool,
@@ -93,21 +95,15 @@ pub struct Moves<'a> {
     pass: bool,
 }
 
-/// A playable card in a [`Moves`].
-#[derive(Debug, Clone, Copy)]
-struct Listed {
-    card: Card,
-    /// The table slot it lies in, or [`HAND`] (table slots are at most 16, `table_size`).
-    slot: u8,
-    /// Its offer, by index in `Moves::offers`.
-    offer: u16,
-}
-
-/// `Listed::slot` of a hand card.
-const HAND: u8 = u8::MAX;
+/// `Moves::by_rank`: cards of this rank cannot be played now.
+const BLOCKED: u16 = u16::MAX;
+/// `Moves::by_rank`: each card of this rank has its own answer.
+const PER_CARD: u16 = u16::MAX - 1;
+/// `Moves::by_rank`: no card of this rank is visible.
+const UNSEEN: u16 = u16::MAX - 2;
 
 /// What a card offers, and how many plays that makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Offer {
     targets: Option<Seats>,
     order_choice: bool,
@@ -127,13 +123,30 @@ fn play_count(targets: Option<Seats>, order_choice: bool) -> usize {
     targets.map_or(1, |seats| seats.len()) << usize::from(order_choice)
 }
 
+/// The cards a listing goes through, in its order: each distinct hand card, then each table
+/// card.
+#[inline(always)]
+fn visible<'a>(
+    hand: &'a [Card],
+    table: &'a [Option<Card>],
+    repeats: bool,
+) -> impl Iterator<Item = (Card, Source)> + 'a {
+    // A repeated card is listed once, at its first copy.
+    let first = move |&(i, c): &(usize, &Card)| !repeats || !hand[..i].contains(c);
+    let hand = hand.iter().enumerate().filter(first).map(|(_, &c)| (c, Source::Hand));
+    let table = table.iter().enumerate().filter_map(|(slot, c)| c.map(|c| (c, Source::Table(slot))));
+    hand.chain(table)
+}
+
 impl<'a> Moves<'a> {
     /// Nothing is legal (the game is over, or it is another seat's turn).
     pub fn none() -> Moves<'a> {
         Moves {
             hand: &[],
-            cards: SmallVec::new(),
-            offers: SmallVec::new(),
+            table: &[],
+            by_rank: [UNSEEN; 13],
+            offers: Offers::default(),
+            per_card: Vec::new(),
             play_count: 0,
             recover: false,
             repeats: false,
@@ -150,57 +163,79 @@ impl<'a> Moves<'a> {
         let me = state.current();
         let hand = &state.player(me).hand[..];
         let recover = !hand.is_empty();
-        // Filled in place: the list is the bulk of a `Moves`, and building it apart moved it.
         let mut moves = Moves {
             hand,
-            cards: SmallVec::new(),
-            offers: SmallVec::new(),
-            play_count: 0,
+            table: state.table(),
             recover,
             repeats: state.hand_has_repeats(me),
             order_choice: recover && registry.recovery_order_choice(state, me),
-            pass: false,
+            ..Moves::none()
         };
         let mut aims = Aims::new(state, registry);
+        // The offers of the built-in cards, worked out at once for every rank they serve;
+        // other entries are asked when a card of theirs is seen.
+        let kinds = Builtin::ALL.map(|b| match aims.builtin[b as usize] {
+            Ok((targets, order_choice)) => {
+                moves.offers.builtin[b as usize] = Offer::new(targets, order_choice);
+                b as u16
+            }
+            Err(_) => BLOCKED,
+        });
+        for (offer, kind) in moves.by_rank.iter_mut().zip(registry.aim_kinds()) {
+            if let Some(kind) = kind {
+                *offer = kinds[*kind as usize];
+            }
+        }
+        let mut listed = false;
+        // The order of `visible`, as plain loops: this runs on every turn.
         for (i, &card) in hand.iter().enumerate() {
-            // A repeated card is listed once, at its first copy.
             if !moves.repeats || !hand[..i].contains(&card) {
-                moves.offer(&mut aims, card, Source::Hand);
+                listed |= moves.count(&mut aims, card);
             }
         }
-        for (slot, card) in state.table().iter().enumerate() {
-            if let Some(card) = *card {
-                moves.offer(&mut aims, card, Source::Table(slot));
-            }
+        for &card in moves.table.iter().flatten() {
+            listed |= moves.count(&mut aims, card);
         }
-        moves.pass = moves.cards.is_empty() && !recover;
+        moves.pass = !listed && !recover;
         moves
     }
 
-    /// Lists `card` when it can be played now.
+    /// Works out what `card` offers (once per rank, unless its entry answers per card) and
+    /// counts its plays; whether it can be played.
     #[inline(always)]
-    fn offer(&mut self, aims: &mut Aims<'_>, card: Card, from: Source) {
-        if let Some(offer) = aims.offer(card, &mut self.offers) {
-            self.play_count += self.offers[offer as usize].plays;
-            let slot = match from {
-                Source::Hand => HAND,
-                Source::Table(slot) => slot as u8,
-            };
-            self.cards.push(Listed { card, slot, offer });
+    fn count(&mut self, aims: &mut Aims<'_>, card: Card) -> bool {
+        let rank = card.rank.number() as usize - 1;
+        if self.by_rank[rank] == UNSEEN {
+            self.by_rank[rank] = aims.rank_offer(card, &mut self.offers);
         }
+        let mut offer = self.by_rank[rank];
+        if offer == PER_CARD {
+            offer = aims.card_offer(card, &mut self.offers);
+            self.per_card.push(offer);
+        }
+        if offer == BLOCKED {
+            return false;
+        }
+        self.play_count += self.offers.get(offer).plays;
+        true
     }
 
-    /// Listed card `listed` with what it offers.
-    #[inline(always)]
-    fn playable_at(&self, listed: Listed) -> Playable {
-        let offer = self.offers[listed.offer as usize];
-        let from = if listed.slot == HAND { Source::Hand } else { Source::Table(listed.slot as usize) };
-        Playable { card: listed.card, from, targets: offer.targets, order_choice: offer.order_choice }
+    /// The playable cards with what each offers, in listing order.
+    #[inline]
+    fn listed(&self) -> impl Iterator<Item = (Card, Source, Offer)> + '_ {
+        let mut asked = self.per_card.iter();
+        visible(self.hand, self.table, self.repeats).filter_map(move |(card, from)| {
+            let mut offer = self.by_rank[card.rank.number() as usize - 1];
+            if offer == PER_CARD {
+                offer = *asked.next().expect("an answer for every card of a per-card rank");
+            }
+            (offer != BLOCKED).then(|| (card, from, *self.offers.get(offer)))
+        })
     }
 
     /// The playable cards, each once with what it offers, in listing order.
-    pub fn playable(&self) -> impl ExactSizeIterator<Item = Playable> + '_ {
-        self.cards.iter().map(|&listed| self.playable_at(listed))
+    pub fn playable(&self) -> impl Iterator<Item = Playable> + '_ {
+        self.listed().map(|(card, from, o)| Playable { card, from, targets: o.targets, order_choice: o.order_choice })
     }
 
     /// How many plays are listed.
@@ -266,13 +301,13 @@ impl<'a> Moves<'a> {
         if self.pass {
             return 1;
         }
-        self.play_count() + self.recovery_count() * self.per_recovery()
+        self.play_count + self.recovery_count() * self.per_recovery()
     }
 
     /// Whether nothing is legal (the game is over or it is not this seat's turn).
     #[inline]
     pub fn is_empty(&self) -> bool {
-        !self.pass && !self.recover && self.cards.is_empty()
+        !self.pass && !self.recover && self.play_count == 0
     }
 
     /// Action `i` of the listing (`i < self.len()`), built alone.
@@ -281,12 +316,18 @@ impl<'a> Moves<'a> {
             return (i == 0).then_some(Action::Pass);
         }
         let mut rest = i;
-        for &listed in &self.cards {
-            match rest.checked_sub(self.offers[listed.offer as usize].plays) {
-                Some(after) => rest = after,
-                None => return Some(self.playable_at(listed).play(rest)),
+        if rest < self.play_count {
+            for (card, from, offer) in self.listed() {
+                match rest.checked_sub(offer.plays) {
+                    Some(after) => rest = after,
+                    None => {
+                        let p = Playable { card, from, targets: offer.targets, order_choice: offer.order_choice };
+                        return Some(p.play(rest));
+                    }
+                }
             }
         }
+        rest -= self.play_count;
         let knotted = self.order_choice;
         // Two actions per mask with the order choice (K on top first); a shift, not a division.
         let m = rest >> usize::from(knotted);
@@ -330,88 +371,94 @@ fn first_mask_for_cards(hand: &[Card], mask: u32) -> bool {
     true
 }
 
-/// What a card offers, or the message of the scripted entry that failed to say.
-type Asked = Result<Aim, Cow<'static, str>>;
-
 /// What cards offer the current player: the one function listing and checking both ask.
 struct Aims<'a> {
     state: &'a State,
     registry: &'a Registry,
     /// What each built-in card offers now (by [`Builtin`] order), worked out once.
     builtin: [Result<(Option<Seats>, bool), &'static str>; 4],
-    /// Where each built-in card's offer stands in a listing's offers, once it is there.
-    slots: [Option<u16>; 4],
-    /// The answers of entries whose aim ignores the card, by entry address.
-    cached: SmallVec<[(usize, Asked); 4]>,
+    /// The offers of entries whose aim ignores the card, by entry address.
+    by_entry: Vec<(usize, u16)>,
 }
 
 impl<'a> Aims<'a> {
     #[inline(always)]
     fn new(state: &'a State, registry: &'a Registry) -> Aims<'a> {
         let reach = Reach::new(state, state.current());
-        Aims {
-            state,
-            registry,
-            builtin: Builtin::ALL.map(|b| b.offer(&reach)),
-            slots: [None; 4],
-            cached: SmallVec::new(),
-        }
+        Aims { state, registry, builtin: Builtin::ALL.map(|b| b.offer(&reach)), by_entry: Vec::new() }
     }
 
-    /// What `card` offers the current player now (`Err`: a scripted entry failed, with its
-    /// message).
-    #[inline(always)]
-    fn aim(&mut self, card: Card) -> Asked {
-        match self.registry.aim_of(card.rank) {
-            Ok(builtin) => Ok(match self.builtin[builtin as usize] {
-                Ok((targets, order_choice)) => Aim::Open { targets, order_choice },
-                Err(reason) => Aim::Blocked(reason.into()),
-            }),
-            Err(entry) => self.ask(entry, card),
-        }
-    }
-
-    /// Where what `card` offers stands in `offers` (added if new), when it can be played now.
-    #[inline(always)]
-    fn offer(&mut self, card: Card, offers: &mut SmallVec<[Offer; 4]>) -> Option<u16> {
-        match self.registry.aim_of(card.rank) {
-            Ok(builtin) => {
-                let b = builtin as usize;
-                if self.slots[b].is_none() {
-                    let (targets, order_choice) = self.builtin[b].ok()?;
-                    self.slots[b] = Some(add_offer(offers, Offer::new(targets, order_choice)));
-                }
-                self.slots[b]
-            }
-            Err(entry) => match self.ask(entry, card) {
-                Ok(Aim::Open { targets, order_choice }) => Some(add_offer(offers, Offer::new(targets, order_choice))),
-                _ => None,
-            },
-        }
-    }
-
+    /// What every card of `card`'s rank offers, as an index into `offers` (added if new), or
+    /// [`BLOCKED`]; [`PER_CARD`] when the rank's entry answers card by card. For the ranks a
+    /// built-in card does not answer (those are worked out up front).
     #[inline(never)]
-    fn ask(&mut self, entry: &dyn Effect, card: Card) -> Asked {
+    fn rank_offer(&mut self, card: Card, offers: &mut Offers) -> u16 {
+        match self.registry.aim_of(card.rank) {
+            Ok(builtin) => self.builtin_offer(builtin),
+            Err(entry) if entry.aim_ignores_card() => self.entry_offer(entry, card, offers),
+            Err(_) => PER_CARD,
+        }
+    }
+
+    /// What `card` offers, asked of its rank's entry (one that failed to answer offers
+    /// nothing).
+    fn card_offer(&mut self, card: Card, offers: &mut Offers) -> u16 {
+        let entry = match self.registry.aim_of(card.rank) {
+            Ok(builtin) => return self.builtin_offer(builtin),
+            Err(entry) => entry,
+        };
+        match entry.aim(self.state, self.state.current(), card) {
+            Ok(Aim::Open { targets, order_choice }) => offers.add(Offer::new(targets, order_choice)),
+            _ => BLOCKED,
+        }
+    }
+
+    /// Where a built-in card's offer stands in a listing's offers (its own slot), or
+    /// [`BLOCKED`].
+    fn builtin_offer(&self, builtin: Builtin) -> u16 {
+        if self.builtin[builtin as usize].is_ok() { builtin as u16 } else { BLOCKED }
+    }
+
+    /// What an entry whose aim ignores the card offers, asked once per listing.
+    #[inline(never)]
+    fn entry_offer(&mut self, entry: &dyn Effect, card: Card, offers: &mut Offers) -> u16 {
         let key = (entry as *const dyn Effect).cast::<()>() as usize;
-        if let Some((_, aim)) = self.cached.iter().find(|(k, _)| *k == key) {
-            return aim.clone();
+        if let Some(&(_, offer)) = self.by_entry.iter().find(|(k, _)| *k == key) {
+            return offer;
         }
-        let aim = entry.aim(self.state, self.state.current(), card).map_err(|e| Cow::Owned(e.0));
-        if entry.aim_ignores_card() {
-            self.cached.push((key, aim.clone()));
-        }
-        aim
+        let offer = self.card_offer(card, offers);
+        self.by_entry.push((key, offer));
+        offer
     }
 }
 
-/// The index of `offer` in `offers`, added at the end if it is not there.
-fn add_offer(offers: &mut SmallVec<[Offer; 4]>, offer: Offer) -> u16 {
-    let at = offers.iter().position(|o| *o == offer).unwrap_or_else(|| {
-        offers.push(offer);
-        offers.len() - 1
-    });
-    // At most one offer per listed card, and there are at most 52 × 16 cards (`decks`).
-    u16::try_from(at).expect("fewer offers than cards")
+/// What the cards of a listing offer: one slot per built-in card (by [`Builtin`] order),
+/// then the distinct answers of other entries.
+#[derive(Debug, Clone, Default)]
+struct Offers {
+    builtin: [Offer; 4],
+    /// Index `i` here is offer `4 + i`.
+    other: Vec<Offer>,
+}
+
+impl Offers {
+    #[inline(always)]
+    fn get(&self, offer: u16) -> &Offer {
+        match self.builtin.get(offer as usize) {
+            Some(offer) => offer,
+            None => &self.other[offer as usize - 4],
+        }
+    }
+
+    /// The index of `offer` among the other entries' offers, added if it is not there.
+    fn add(&mut self, offer: Offer) -> u16 {
+        let at = self.other.iter().position(|o| *o == offer).unwrap_or_else(|| {
+            self.other.push(offer);
+            self.other.len() - 1
+        });
+        // At most one offer per visible card, and there are at most 52 × 16 cards (`decks`).
+        u16::try_from(at + 4).expect("fewer offers than cards")
+    }
 }
 
 /// Whether `action` is legal for the current player of `state` under `registry`: `Ok`, or
@@ -436,7 +483,11 @@ pub fn check(state: &State, registry: &Registry, action: &Action) -> Result<(), 
                     Some(_) => {}
                 },
             }
-            let aim = Aims::new(state, registry).aim(card).map_err(|e| ActionError::Script(e.into_owned()))?;
+            // The same answer the listing reads, for this one card.
+            let aim = match registry.aim_of(card.rank) {
+                Ok(builtin) => builtin.aim(&Reach::new(state, state.current())),
+                Err(entry) => entry.aim(state, state.current(), card).map_err(|e| ActionError::Script(e.0))?,
+            };
             let (targets, order_choice) = match aim {
                 Aim::Blocked(reason) => return Err(ActionError::NotPlayable { card, reason: reason.into_owned() }),
                 Aim::Open { targets, order_choice } => (targets, order_choice),
