@@ -25,7 +25,9 @@
 use std::hint::select_unpredictable;
 use std::sync::Arc;
 
-use crate::core::{Action, Card, Diver, Gain, Moves, Rank, Rules, Seat, Seats, Source, Suit, View, cards_in_mask};
+use crate::core::{
+    Action, Card, Diver, Gain, Moves, Rank, Rules, Seat, Seats, Source, Suit, Tables, View, cards_in_mask,
+};
 
 use super::{Bot, BotError};
 
@@ -83,98 +85,74 @@ impl Default for Weights {
     }
 }
 
-/// The greedy bot. Between moves it keeps only reusable buffers and what it read from the
-/// rules it last played (held by `Arc`, so it is re-read whenever the rules change).
+/// The greedy bot. Between moves it keeps only reusable buffers and what it worked out from
+/// the tables of the rules it last played (held by `Arc`, so it is worked out again whenever
+/// the tables change).
 #[derive(Debug, Default, Clone)]
 pub struct GreedyBot {
     weights: Weights,
     model: Option<Model>,
-    /// Per subset of a hand of more than 4 cards (by mask): the discard value, and the
-    /// recovery-table index.
+    /// Per subset of a hand of 5 to 8 cards (by mask): the discard value, and the gain-table
+    /// index.
     losses: Vec<i64>,
     indices: Vec<u32>,
 }
 
-/// What the bot reads from the rules once: oxygen cost by depth and the recovery gain for
-/// every count of cards per suit (`Gain::Max` stored as `u32::MAX`, so `gain.min(room)` is
-/// the oxygen actually gained).
+/// What the bot works out once per ruleset. The oxygen cost of a depth and the gain of a
+/// discard are the engine's own tables ([`Tables`]); the rest is the bot's: what those are
+/// worth under its weights.
 #[derive(Debug, Clone)]
 struct Model {
-    rules: Arc<Rules>,
-    /// `costs[depth]`, for depths up to `max_depth`.
-    costs: Vec<u32>,
+    tables: Arc<Tables>,
     /// What one oxygen is worth at `depth` (tenths): a move's depth over a move's cost there.
     /// Worked out once, since a division is slow in the recovery scores.
     worths: Vec<i64>,
     move_depth: i64,
-    /// Counts per suit go up to `base - 1`.
-    base: u32,
-    /// A power of two long, so that an index masked to it needs no bounds check.
-    gains: Box<[u32; GAIN_TABLE]>,
-    /// By the same index: the most any non-empty part of those cards gains (0 for none).
+    /// What one card of each suit adds to an index into the gain table
+    /// ([`Tables::gain_step`]); `None` when the ruleset has none (hands of more than 8).
+    steps: Option<[u32; 4]>,
+    /// By gain-table index: the most any non-empty part of those cards gains (0 for none;
+    /// `Gain::Max` as `u32::MAX`, so that `gain.min(room)` is the oxygen actually gained).
     best_gains: Vec<u32>,
-    /// How much one card of each suit adds to an index.
-    steps: [usize; 4],
     /// What discarding a card of each rank is worth (`AVERAGE_KEEP` minus its keep value), by
     /// rank number: a lookup, where a `match` on the rank mispredicted on random hands.
     losses: [i64; 14],
 }
 
-/// The length of [`Model::gains`]: at least `base^4` for the largest `base`, 9.
-const GAIN_TABLE: usize = 8192;
-
-/// Depths beyond this are costed through the rules instead of a table.
-const COST_TABLE_DEPTH: u32 = 1 << 16;
+/// Depths beyond this get what one oxygen is worth by a division instead of a table.
+const WORTH_TABLE_DEPTH: u32 = 1 << 16;
 
 impl Model {
-    fn new(rules: &Arc<Rules>, w: &Weights) -> Model {
+    fn new(tables: &Arc<Tables>, w: &Weights) -> Model {
         let move_depth = w.move_depth;
-        let costs: Vec<u32> = (0..=rules.max_depth.min(COST_TABLE_DEPTH)).map(|d| rules.band_cost(d)).collect();
-        let worths = costs.iter().map(|&c| move_depth / i64::from(c.max(1))).collect();
-        let base = rules.hand_size.clamp(4, 8) + 1;
-        let mut gains: Box<[u32; GAIN_TABLE]> =
-            vec![0; GAIN_TABLE].into_boxed_slice().try_into().expect("GAIN_TABLE long");
-        let mut cards = Vec::new();
-        for (index, gain) in gains[..base.pow(4)].iter_mut().enumerate() {
-            cards.clear();
-            let mut rest = index;
-            for suit in Suit::ALL.iter().rev() {
-                let count = rest % base;
-                rest /= base;
-                cards.extend(std::iter::repeat_n(Card::new(Rank::ACE, *suit), count));
-            }
-            *gain = gain_number(rules.recovery_gain(&cards));
-        }
-        // Every part of a set of cards is the set less one card, or a part of that: the best
-        // gain of each index follows from those of the indices one card below it.
-        let mut best_gains = vec![0; base.pow(4)];
-        for index in 1..best_gains.len() {
-            let mut best = gains[index];
-            let mut step = 1;
-            for _ in 0..4 {
-                if (index / step) % base != 0 {
-                    best = best.max(best_gains[index - step]);
+        let max_depth = tables.rules().max_depth.min(WORTH_TABLE_DEPTH);
+        let worths = (0..=max_depth).map(|d| move_depth / i64::from(tables.cost(d).max(1))).collect();
+        let steps = match Suit::ALL.map(|suit| tables.gain_step(suit)) {
+            [Some(s), Some(h), Some(d), Some(c)] => Some([s, h, d, c].map(|step| step as u32)),
+            _ => None,
+        };
+        let mut best_gains = Vec::new();
+        if let Some(steps) = steps {
+            // Every part of a set of cards is the set less one card, or a part of that: the
+            // best gain of each index follows from those of the indices one card below it.
+            // Indices of more cards than a discard can hold are worked out too, and never read.
+            let base = tables.indexed_cards() + 1;
+            best_gains = vec![0; base.pow(4)];
+            for index in 1..best_gains.len() {
+                let mut best = tables.gain_at(index).map_or(0, gain_number);
+                for step in steps.map(|s| s as usize) {
+                    if (index / step) % base != 0 {
+                        best = best.max(best_gains[index - step]);
+                    }
                 }
-                step *= base;
+                best_gains[index] = best;
             }
-            best_gains[index] = best;
         }
         let mut losses = [0; 14];
         for rank in Rank::all() {
             losses[usize::from(rank.number())] = AVERAGE_KEEP - keep_value(w, Card::new(rank, Suit::Spades));
         }
-        let steps = [base * base * base, base * base, base, 1];
-        Model {
-            rules: Arc::clone(rules),
-            costs,
-            worths,
-            move_depth,
-            base: base as u32,
-            gains,
-            best_gains,
-            steps,
-            losses,
-        }
+        Model { tables: Arc::clone(tables), worths, move_depth, steps, best_gains, losses }
     }
 
     /// `AVERAGE_KEEP` minus what keeping `card` is worth.
@@ -183,31 +161,26 @@ impl Model {
     }
 
     fn rules(&self) -> &Rules {
-        &self.rules
-    }
-
-    /// Oxygen spent by a move ending at `depth` (D10).
-    fn cost(&self, depth: u32) -> u32 {
-        match self.costs.get(depth as usize) {
-            Some(&c) => c,
-            None => self.rules.band_cost(depth),
-        }
+        self.tables.rules()
     }
 
     /// What one oxygen is worth to a diver at `depth`.
     fn worth(&self, depth: u32) -> i64 {
         match self.worths.get(depth as usize) {
             Some(&w) => w,
-            None => self.move_depth / i64::from(self.cost(depth).max(1)),
+            None => self.move_depth / i64::from(self.tables.cost(depth).max(1)),
         }
     }
 
-    /// Oxygen left after a diver with `oxygen` ends a move at `depth` (0 means a rescue).
-    fn oxygen_after(&self, oxygen: u32, depth: u32) -> u32 {
-        oxygen.saturating_sub(self.cost(depth))
+    /// The gain-table steps, when every part of `hand` can be looked up by index: the
+    /// ruleset has a table and the hand holds no more cards than a discard it indexes.
+    fn indexed_steps(&self, hand: &[Card]) -> Option<[u32; 4]> {
+        self.steps.filter(|_| hand.len() <= self.tables.indexed_cards())
     }
 }
 
+/// A gain as a number, `Gain::Max` as `u32::MAX`: `gain_number(gain).min(room)` is the oxygen
+/// a diver with `room` below the maximum gets.
 fn gain_number(gain: Gain) -> u32 {
     match gain {
         Gain::Amount(g) => g,
@@ -225,19 +198,19 @@ impl GreedyBot {
         GreedyBot { weights, ..GreedyBot::default() }
     }
 
-    /// Re-reads the rules when they are not the ones read last. The test is inlined (it
-    /// runs every move); the reading is not.
+    /// Works the model out again when the view's tables are not the ones it was worked out
+    /// from. The test is inlined (it runs every move); the work is not.
     #[inline(always)]
     fn refresh(&mut self, view: &View<'_>) {
-        if self.model.as_ref().is_none_or(|m| !Arc::ptr_eq(&m.rules, view.rules_arc())) {
-            self.read_rules(view);
+        if self.model.as_ref().is_none_or(|m| !Arc::ptr_eq(&m.tables, view.tables())) {
+            self.read_tables(view);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn read_rules(&mut self, view: &View<'_>) {
-        self.model = Some(Model::new(view.rules_arc(), &self.weights));
+    fn read_tables(&mut self, view: &View<'_>) {
+        self.model = Some(Model::new(view.tables(), &self.weights));
     }
 
     /// The greedy choice for the seat of `view` (it must be that seat's turn).
@@ -259,7 +232,7 @@ impl GreedyBot {
             max: model.rules().max_depth,
             extra: if me.has_front(Rank::QUEEN) { model.rules().quick_extra } else { 0 },
             spare: w.spare_oxygen,
-            costs: &model.costs,
+            tables: &model.tables,
         };
 
         // Only the chosen play becomes an `Action`. A winning play scores `WIN`, above every
@@ -332,37 +305,33 @@ impl GreedyBot {
             worth: model.worth(me.depth),
             recovery: self.weights.recovery,
         };
-        let mut per_suit = [0u32; 4];
         for (i, &c) in hand[..n].iter().enumerate() {
             weighing.card_loss[i] = model.loss(c);
-            weighing.card_step[i] = model.steps[c.suit.index()] as u32;
-            per_suit[c.suit.index()] += 1;
         }
         let size = 1usize << n;
-        if per_suit.iter().any(|&k| k >= model.base) {
-            // Too many cards of a suit for the table (only with hands of more than 8): ask the
-            // rules.
+        let Some(steps) = model.indexed_steps(hand) else {
+            // More cards than the gain table indexes (hands of more than 8, or extra cards a
+            // mod dealt): ask the tables for each discard.
             let mut cards = Vec::new();
             for mask in 1..size {
                 cards.clear();
                 cards.extend((0..n).filter(|i| mask & (1 << i) != 0).map(|i| hand[i]));
                 let loss: i64 = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| weighing.card_loss[i]).sum();
-                let gain = gain_number(rules.recovery_gain(&cards)).min(room);
+                let gain = gain_number(model.tables.gain(&cards)).min(room);
                 each(i64::from(gain) * weighing.worth + loss + weighing.recovery, mask as u32);
             }
             return;
+        };
+        for (i, &c) in hand[..n].iter().enumerate() {
+            weighing.card_step[i] = steps[c.suit.index()];
         }
         // Buffers a power of two long, so that the loop needs no bounds checks: on the stack
-        // for the standard hand, else kept between moves.
+        // for the standard hand, else kept between moves (an indexed hand holds at most 8).
         match n {
-            0..=4 => weighing.weigh(&mut [0; 16], &mut [0; 16], size, &model.gains, &mut each),
-            5..=8 => {
-                let (losses, indices) = buffers::<256>(&mut self.losses, &mut self.indices);
-                weighing.weigh(losses, indices, size, &model.gains, &mut each);
-            }
+            0..=4 => weighing.weigh(&mut [0; 16], &mut [0; 16], size, &model.tables, &mut each),
             _ => {
-                let (losses, indices) = buffers::<{ 1 << 16 }>(&mut self.losses, &mut self.indices);
-                weighing.weigh(losses, indices, size, &model.gains, &mut each);
+                let (losses, indices) = buffers::<256>(&mut self.losses, &mut self.indices);
+                weighing.weigh(losses, indices, size, &model.tables, &mut each);
             }
         }
     }
@@ -396,15 +365,16 @@ struct Weighing {
 impl Weighing {
     /// Scores the subsets `1..size` of the hand, in mask order. Each subset's values are its
     /// lowest card's plus those of the rest of the subset, which comes earlier in mask order.
-    /// Every index is masked to its array's length (a power of two), so the loop has no
-    /// bounds checks.
+    /// Every index into a buffer is masked to its length (a power of two), so those reads
+    /// have no bounds checks; the gain of each subset is read from the engine's table by its
+    /// index.
     #[inline(always)]
     fn weigh<const SIZE: usize>(
         &self,
         losses: &mut [i64; SIZE],
         indices: &mut [u32; SIZE],
         size: usize,
-        gains: &[u32; GAIN_TABLE],
+        tables: &Tables,
         each: &mut impl FnMut(i64, u32),
     ) {
         debug_assert!(size <= SIZE && SIZE.is_power_of_two());
@@ -416,7 +386,8 @@ impl Weighing {
             let index = indices[rest] + self.card_step[low];
             losses[mask & (SIZE - 1)] = loss;
             indices[mask & (SIZE - 1)] = index;
-            let gain = gains[index as usize & (GAIN_TABLE - 1)].min(self.room);
+            let gain = tables.gain_at(index as usize).expect("every part of an indexed hand is in the table");
+            let gain = gain_number(gain).min(self.room);
             each(i64::from(gain) * self.worth + loss + self.recovery, mask as u32);
         }
     }
@@ -617,7 +588,7 @@ struct Turn<'a, 'v> {
     /// The Quick's extra depth when a Q lies in front (D14), else 0.
     extra: u32,
     spare: u32,
-    costs: &'a [u32],
+    tables: &'a Tables,
 }
 
 impl Turn<'_, '_> {
@@ -731,10 +702,7 @@ impl Turn<'_, '_> {
     /// Oxygen this diver has left after a move ending at `depth` (0 means a rescue).
     #[inline(always)]
     fn oxygen_after(&self, depth: u32) -> u32 {
-        match self.costs.get(depth as usize) {
-            Some(&c) => self.oxygen.saturating_sub(c),
-            None => self.model.oxygen_after(self.oxygen, depth),
-        }
+        self.oxygen.saturating_sub(self.tables.cost(depth))
     }
 
     /// The score of one play, or `None` for a play to avoid while anything else is legal.
@@ -825,11 +793,12 @@ fn push_score(model: &Model, view: &View<'_>, target: Seat) -> i64 {
         // D21: they would win.
         return -100_000;
     }
-    if model.oxygen_after(t.oxygen, to) == 0 {
+    let cost = model.tables.cost(to);
+    if t.oxygen <= cost {
         // They would be rescued: all their depth is lost.
         return i64::from(to) * 10;
     }
-    -i64::from(rules.quick_push) * 10 + i64::from(model.cost(to)) * 3
+    -i64::from(rules.quick_push) * 10 + i64::from(cost) * 3
 }
 
 /// How much a diver wants to keep a card, in tenths; the average card is about 55.
@@ -849,13 +818,14 @@ fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -
     let rules = model.rules();
     let room = if me.has_front(Rank::KING) { 0 } else { rules.max_oxygen.saturating_sub(me.oxygen) };
     let hand = view.hand();
-    let (mut discards, mut index) = (0, 0);
-    for &c in hand {
-        discards += model.loss(c).max(0);
-        index += model.steps[c.suit.index()];
-    }
-    // With fewer cards than `base` no suit can have too many for the table.
-    let gain = if hand.len() < model.base as usize { model.best_gains[index].min(room) } else { room };
+    let discards: i64 = hand.iter().map(|&c| model.loss(c).max(0)).sum();
+    let gain = match model.indexed_steps(hand) {
+        Some(steps) => {
+            let index: u32 = hand.iter().map(|c| steps[c.suit.index()]).sum();
+            model.best_gains[index as usize].min(room)
+        }
+        None => room,
+    };
     i64::from(gain) * model.worth(me.depth) + discards + w.recovery
 }
 
@@ -978,22 +948,24 @@ mod tests {
     fn best_gains_are_the_best_of_every_part() {
         let table = [("none", 1), ("2", 2), ("2+2", 1), ("3", 5), ("4", 0)];
         let recovery = table.iter().map(|&(p, g)| (SuitPattern::parse(p).unwrap(), Gain::Amount(g))).collect();
-        let rules = Arc::new(Rules { recovery, ..Rules::default() });
-        let model = Model::new(&rules, &Weights::default());
-        let base = model.base as usize;
-        let digits =
-            |index: usize| [index / base.pow(3), index / base.pow(2) % base, index / base % base, index % base];
-        for (index, &best) in model.best_gains.iter().enumerate() {
-            let counts = digits(index);
+        let tables = Arc::new(Tables::new(Arc::new(Rules { recovery, ..Rules::default() })));
+        let model = Model::new(&tables, &Weights::default());
+        let steps = model.steps.expect("a gain table for hands of 4").map(|s| s as usize);
+        let base = tables.indexed_cards() + 1;
+        let counts = |index: usize| steps.map(|step| index / step % base);
+        // Only the indices of cards a discard can hold are read.
+        let held = |index: &usize| counts(*index).iter().sum::<usize>() <= tables.indexed_cards();
+        for (index, &best) in model.best_gains.iter().enumerate().filter(|(i, _)| held(i)) {
+            let whole = counts(index);
             let brute = (1..model.best_gains.len())
-                .filter(|&part| digits(part).iter().zip(&counts).all(|(p, c)| p <= c))
-                .map(|part| model.gains[part])
+                .filter(|&part| counts(part).iter().zip(&whole).all(|(p, c)| p <= c))
+                .map(|part| gain_number(tables.gain_at(part).expect("in the table")))
                 .max()
                 .unwrap_or(0);
-            assert_eq!(best, brute, "suit counts {counts:?}");
+            assert_eq!(best, brute, "suit counts {whole:?}");
         }
         // Four spades gain nothing, but three of them gain 5.
-        assert_eq!(model.best_gains[4 * base.pow(3)], 5);
+        assert_eq!(model.best_gains[4 * steps[Suit::Spades.index()]], 5);
     }
 
     #[test]
