@@ -1,4 +1,5 @@
-//! `greedy`: a one-move heuristic that reads the standard rules from the view.
+//! `greedy`: a one-move heuristic that reads the standard rules, and the engine's tables of
+//! oxygen costs and recovery gains, from the view.
 //!
 //! Every legal play and the best recovery get a score in tenths of a depth unit, and the best
 //! score wins:
@@ -17,16 +18,17 @@
 //! effects; with a modded ruleset it still plays legally (it only picks listed plays), just
 //! less well. The weights were tuned by playing variants against each other.
 //!
-//! The plays are scored in one of two ways that always choose the same play (debug builds
-//! check every choice): as the engine lists them (`Turn::best_play_listed`), or, when every
-//! card of a rank offers the same plays, in one loop over the cards with what each rank
-//! scores worked out once (`Turn::best_play_by_rank`, about 10% faster games).
+//! The plays are scored in one loop over the playable cards the engine lists, each with its
+//! own offer (`Turn::best_play`): what a play's target adds to its score is worked out once
+//! per class of cards (number cards, J, Q, K) and offer, so once per class under the
+//! standard effects, and each card's score is selected without a branch. Its test oracle
+//! scores every listed play one by one (`Turn::best_play_listed`, in test builds only).
 
 use std::hint::select_unpredictable;
 use std::sync::Arc;
 
 use crate::core::{
-    Action, Card, Diver, Gain, Moves, Rank, Rules, Seat, Seats, Source, Suit, Tables, View, cards_in_mask,
+    Action, Card, Diver, Gain, Moves, Playable, Rank, Rules, Seat, Seats, Source, Suit, Tables, View, cards_in_mask,
 };
 
 use super::{Bot, BotError};
@@ -216,33 +218,17 @@ impl GreedyBot {
     /// The greedy choice for the seat of `view` (it must be that seat's turn).
     pub fn pick(&mut self, view: &View<'_>) -> Action {
         self.refresh(view);
-        let model = self.model.as_ref().expect("refreshed");
-        let w = &self.weights;
-        let me = view.diver(view.seat());
-        let turn = Turn {
-            w,
-            model,
-            view,
-            moves: view.moves(),
-            depth: me.depth,
-            oxygen: me.oxygen,
-            jolted: me.has_front(Rank::JACK),
-            quick: me.has_front(Rank::QUEEN),
-            top: view.discard_top(),
-            max: model.rules().max_depth,
-            extra: if me.has_front(Rank::QUEEN) { model.rules().quick_extra } else { 0 },
-            spare: w.spare_oxygen,
-            tables: &model.tables,
-        };
+        let moves = view.moves();
+        let turn = self.turn(view, &moves);
+        let (w, model, me) = (turn.w, turn.model, view.diver(view.seat()));
 
         // Only the chosen play becomes an `Action`. A winning play scores `WIN`, above every
         // other score, so the first one listed is the best play.
-        let (best, best_play, fallback) = turn.best_play_by_rank();
-        debug_assert_eq!((best, best_play, fallback), turn.best_play_listed(), "the scan differs from the listing");
+        let Plays { best, play: best_play, fallback } = turn.best_play();
         if best == WIN
             && let Some(play) = best_play
         {
-            return play_action(play);
+            return play_action(&moves, play);
         }
 
         // A recovery can only win when its best possible score beats the best play.
@@ -258,8 +244,30 @@ impl GreedyBot {
             }
         }
         match best_play.or(fallback) {
-            Some(play) => play_action(play),
+            Some(play) => play_action(&moves, play),
             None => Action::Pass,
+        }
+    }
+
+    /// What this move's plays are scored against (after [`GreedyBot::refresh`]).
+    fn turn<'a, 'v>(&'a self, view: &'a View<'v>, moves: &'a Moves<'v>) -> Turn<'a, 'v> {
+        let model = self.model.as_ref().expect("refreshed");
+        let rules = model.rules();
+        let me = view.diver(view.seat());
+        Turn {
+            w: &self.weights,
+            model,
+            view,
+            moves,
+            depth: me.depth,
+            oxygen: me.oxygen,
+            jolted: me.has_front(Rank::JACK),
+            quick: me.has_front(Rank::QUEEN),
+            top: view.discard_top(),
+            max: rules.max_depth,
+            extra: if me.has_front(Rank::QUEEN) { rules.quick_extra } else { 0 },
+            spare: self.weights.spare_oxygen,
+            tables: &model.tables,
         }
     }
 
@@ -393,106 +401,17 @@ impl Weighing {
     }
 }
 
-/// A visited play: card, source, target, face on top.
-type PlayChoice = (Card, Source, Option<Seat>, bool);
+/// A listed play: the index of its card in [`Moves::playable`], and which of that card's
+/// plays it is ([`Playable::play`]).
+type PlayAt = (usize, usize);
 
 /// The best score and its play (the first listed among equals), and the first play to
 /// avoid (a rescue), for when nothing else is legal.
-type Plays = (i64, Option<PlayChoice>, Option<PlayChoice>);
-
-/// How every number card plays this move (see [`Turn::best_play_by_rank`]).
-#[derive(Debug, Clone, Copy)]
-enum NumberPlays {
-    /// One play, no target.
-    Plain,
-    /// A J in front: the card below the J, then on top of it; no target.
-    Jolted,
-    /// A Q in front: one play per target, each pushing it; the best push's score and target,
-    /// and the first target.
-    Quick { push: i64, target: Option<Seat>, first: Option<Seat> },
-}
-
-/// What [`Turn::best_play_by_rank`] scores the listed cards against, read once per move.
-struct RankScan<'t, 'a, 'v> {
-    turn: &'t Turn<'a, 'v>,
-    /// The best push's score when a Q lies in front, else 0.
-    push: i64,
-    /// By source (hand, table) and face rank (J, Q, K): the score, NONE with no play.
-    face_scores: [[i64; 3]; 2],
-}
-
-/// The best play of [`Turn::best_play_by_rank`]'s loop so far, by listing position, and
-/// the first rescue. Kept apart from [`RankScan`], whose table is indexed by card and so
-/// lives in memory: this stays in registers.
-struct Best {
-    score: i64,
-    i: usize,
-    on_top: bool,
-    rescue_i: usize,
-}
-
-impl RankScan<'_, '_, '_> {
-    /// Takes in listed card `i`'s plays. A number card's and a face card's scores are both
-    /// worked out and one is selected, without a branch: which cards are face cards, and
-    /// which play is best so far, are random, and branches on them mispredicted.
-    #[inline(always)]
-    fn card(&self, best: &mut Best, jolted: bool, i: usize, card: Card, table_bonus: u8) {
-        let rank = card.rank.number();
-        let is_number = rank <= 10;
-        let value = card.value_on(self.turn.top);
-        let face = self.face_scores[usize::from(table_bonus)][usize::from(rank.saturating_sub(11).min(2))];
-        if jolted {
-            // First the card below the J (NONE + 1, the least score there is), then on top.
-            let below = NONE + 1 > best.score && is_number;
-            best.score = select_unpredictable(below, NONE + 1, best.score);
-            best.i = select_unpredictable(below, i, best.i);
-            best.on_top &= !below;
-            let (rescue, on_top) = self.turn.jolted_move(value, i64::from(table_bonus));
-            let rescue = is_number & rescue;
-            let score = select_unpredictable(is_number, select_unpredictable(rescue, NONE, on_top), face);
-            best.take(i, score, is_number, rescue);
-        } else {
-            let (win, rescue, score) = self.turn.number_move(value, i64::from(table_bonus));
-            let rescue = is_number & rescue;
-            let number = if win { WIN } else { score + self.push };
-            let score = select_unpredictable(is_number, select_unpredictable(rescue, NONE, number), face);
-            best.take(i, score, false, rescue);
-        }
-    }
-}
-
-impl Best {
-    /// Keeps play `i` when it beats the best so far, and the first rescue.
-    #[inline(always)]
-    fn take(&mut self, i: usize, score: i64, on_top: bool, rescue: bool) {
-        let better = score > self.score;
-        self.score = select_unpredictable(better, score, self.score);
-        self.i = select_unpredictable(better, i, self.i);
-        self.on_top = select_unpredictable(better, on_top, self.on_top);
-        self.rescue_i = select_unpredictable(rescue & (self.rescue_i == usize::MAX), i, self.rescue_i);
-    }
-}
-
-/// The plays of one offer, scored by target (a face card's without the table bonus, the
-/// same for every card of its rank; or a Quick's pushes): the first best `(score, target)`,
-/// and whether any target scores `None`. The discard order does not change these scores, so
-/// the best play is the one in the plain order, listed first.
-fn best_of_offer(
-    offer: Offer,
-    mut score: impl FnMut(Option<Seat>) -> Option<i64>,
-) -> (Option<(i64, Option<Seat>)>, bool) {
-    let mut best: Option<(i64, Option<Seat>)> = None;
-    let mut avoid = false;
-    let mut take = |target: Option<Seat>| match score(target) {
-        Some(s) if best.is_none_or(|(b, _)| s > b) => best = Some((s, target)),
-        Some(_) => {}
-        None => avoid = true,
-    };
-    match offer.targets {
-        None => take(None),
-        Some(seats) => seats.iter().for_each(|t| take(Some(t))),
-    }
-    (best, avoid)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plays {
+    best: i64,
+    play: Option<PlayAt>,
+    fallback: Option<PlayAt>,
 }
 
 /// What a playable card offers: its targets and whether the discard order is a choice.
@@ -502,57 +421,52 @@ struct Offer {
     order_choice: bool,
 }
 
-/// What every card of each class (number, J, Q, K) offers, read off the listing when every
-/// visible card of a class offers the same (`None` in a class: none of its cards can be
-/// played).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ClassOffers {
-    number: Option<Offer>,
-    jolt: Option<Offer>,
-    quick: Option<Offer>,
-    knot: Option<Offer>,
+/// What the plays of one offer share within a class of cards (number cards, J, Q, K): the
+/// part of a play's score that depends only on its target. Worked out once per move for each
+/// offer a class is listed with: under the standard effects every card of a class offers the
+/// same, so once per class.
+#[derive(Debug, Clone, Copy)]
+struct Shared {
+    offer: Offer,
+    /// Whether the offer lists a play at all (its set of targets may be empty).
+    any: bool,
+    /// Over the targets, the first best of the target's part (a face card's score without
+    /// the table bonus; a Quick's push; 0 for other number cards) and the index of its play
+    /// in the plain order. `scored` is false when no target scores.
+    part: i64,
+    play: usize,
+    scored: bool,
+    /// The first play whose target makes it one to avoid, if any.
+    avoided: bool,
+    avoid: usize,
 }
 
-impl ClassOffers {
-    /// The offers of each class in `moves`, or `None` when two visible cards of one class
-    /// (hand or table) offer different plays, or one is playable and another is not (a mod
-    /// whose `aim` looks at the card).
-    fn of(moves: &Moves<'_>, hand: &[Card], table: &[Option<Card>]) -> Option<ClassOffers> {
-        let class = |rank: Rank| usize::from(rank.number().saturating_sub(10));
-        let mut visible = [0usize; 4];
-        for card in hand.iter().chain(table.iter().flatten()) {
-            visible[class(card.rank)] += 1;
-        }
-        let mut listed = [0usize; 4];
-        let mut offers: [Option<Offer>; 4] = [None; 4];
-        for p in moves.playable() {
-            let (k, offer) = (class(p.card.rank), Offer { targets: p.targets, order_choice: p.order_choice });
-            if offers[k].is_some_and(|o| o != offer) {
-                return None;
-            }
-            offers[k] = Some(offer);
-            listed[k] += 1;
-        }
-        if (0..4).any(|k| listed[k] != 0 && listed[k] != visible[k]) {
-            return None;
-        }
-        let [number, jolt, quick, knot] = offers;
-        Some(ClassOffers { number, jolt, quick, knot })
-    }
+/// The best play of [`Turn::best_play`]'s loop so far, by listing position, and the first
+/// play to avoid (`usize::MAX`: none yet).
+struct Best {
+    score: i64,
+    at: PlayAt,
+    avoid_i: usize,
+    avoid: usize,
+}
 
-    /// What a card of `rank` offers.
-    fn of_rank(&self, rank: Rank) -> Option<Offer> {
-        match rank {
-            Rank::JACK => self.jolt,
-            Rank::QUEEN => self.quick,
-            Rank::KING => self.knot,
-            _ => self.number,
-        }
+impl Best {
+    /// Keeps play `at` when it beats the best so far, and the first play to avoid, without a
+    /// branch: which play is best so far is random, and a branch on it mispredicted.
+    #[inline(always)]
+    fn take(&mut self, at: PlayAt, score: i64, avoid: Option<usize>) {
+        let better = score > self.score;
+        self.score = select_unpredictable(better, score, self.score);
+        self.at = select_unpredictable(better, at, self.at);
+        let first_avoid = avoid.is_some() & (self.avoid_i == usize::MAX);
+        self.avoid_i = select_unpredictable(first_avoid, at.0, self.avoid_i);
+        self.avoid = select_unpredictable(first_avoid, avoid.unwrap_or(0), self.avoid);
     }
 }
 
-fn play_action((card, from, target, face_on_top): PlayChoice) -> Action {
-    Action::Play { card, from, target, face_on_top }
+/// The action of a listed play.
+fn play_action(moves: &Moves<'_>, (i, play): PlayAt) -> Action {
+    moves.playable()[i].play(play)
 }
 
 impl Bot for GreedyBot {
@@ -576,7 +490,7 @@ struct Turn<'a, 'v> {
     model: &'a Model,
     view: &'a View<'v>,
     /// What the engine says this diver may do now.
-    moves: Moves<'v>,
+    moves: &'a Moves<'v>,
     depth: u32,
     oxygen: u32,
     jolted: bool,
@@ -592,15 +506,103 @@ struct Turn<'a, 'v> {
 }
 
 impl Turn<'_, '_> {
-    /// Scores every legal play as the engine lists it. Kept out of line: standard games run
-    /// [`Turn::best_play_by_rank`], and this keeps `pick`'s own code small.
+    /// The best play, scored card by card over the playable cards the engine lists, each with
+    /// its own offer, in one pass. What a play's target adds to its score is the same for
+    /// every card of a class with the same offer, so it is worked out once per class and
+    /// offer ([`Shared`]); the rest of each card's score is selected without a branch on the
+    /// card. The tests compare every choice with a scan of the listing, play by play
+    /// (`Turn::best_play_listed`).
+    fn best_play(&self) -> Plays {
+        let playable = self.moves.playable();
+        // By class: number cards, J, Q, K.
+        let mut shared: [Option<Shared>; 4] = [None; 4];
+        let mut best = Best { score: NONE, at: (usize::MAX, 0), avoid_i: usize::MAX, avoid: 0 };
+        for (i, p) in playable.iter().enumerate() {
+            let class = usize::from(p.card.rank.number().saturating_sub(10));
+            let offer = Offer { targets: p.targets, order_choice: p.order_choice };
+            let s = match shared[class] {
+                Some(s) if s.offer == offer => s,
+                _ => *shared[class].insert(self.shared(class, offer)),
+            };
+            self.take_card(&mut best, i, p, &s);
+        }
+        Plays {
+            best: best.score,
+            play: (best.at.0 != usize::MAX).then_some(best.at),
+            fallback: (best.avoid_i != usize::MAX).then_some((best.avoid_i, best.avoid)),
+        }
+    }
+
+    /// What the plays of `offer` share for cards of `class` (0 for number cards, then J, Q,
+    /// K): scored target by target, in listing order.
     #[inline(never)]
-    fn best_play_listed(&self) -> Plays {
+    fn shared(&self, class: usize, offer: Offer) -> Shared {
+        let part = |target: Option<Seat>| match class {
+            0 if self.quick && !self.jolted => Some(push_score(self.model, self.view, target?)),
+            0 => Some(0),
+            _ => self.face_score([Rank::JACK, Rank::QUEEN, Rank::KING][class - 1], target),
+        };
+        let mut s = Shared { offer, any: false, part: 0, play: 0, scored: false, avoided: false, avoid: 0 };
+        let mut take = |k: usize, target: Option<Seat>| {
+            // The plain order comes first, and the order does not change these scores.
+            let play = k << usize::from(offer.order_choice);
+            s.any = true;
+            match part(target) {
+                Some(score) if !s.scored || score > s.part => (s.part, s.play, s.scored) = (score, play, true),
+                Some(_) => {}
+                None if !s.avoided => (s.avoided, s.avoid) = (true, play),
+                None => {}
+            }
+        };
+        match offer.targets {
+            None => take(0, None),
+            Some(seats) => seats.iter().enumerate().for_each(|(k, t)| take(k, Some(t))),
+        }
+        s
+    }
+
+    /// Takes in the plays of listed card `i`, whose offer's shared part is `s`. A number
+    /// card's and a face card's scores are both worked out and one is selected, without a
+    /// branch: which cards are face cards, and which play is best so far, are random, and
+    /// branches on them mispredicted.
+    #[inline(always)]
+    fn take_card(&self, best: &mut Best, i: usize, p: &Playable, s: &Shared) {
+        // Taking a table card denies it to the next player; break ties that way.
+        let table_bonus = i64::from(matches!(p.from, Source::Table(_)));
+        let value = p.card.value_on(self.top);
+        // A number card's best play and its first play to avoid, by play index.
+        let (number, number_play, number_avoid) = if self.jolted {
+            // Below the J first (NONE + 1, the least score there is), then on top of it.
+            let (rescue, up) = self.jolted_move(value, table_bonus);
+            let on_top = s.offer.order_choice & !rescue;
+            let score = select_unpredictable(s.any, select_unpredictable(on_top, up, NONE + 1), NONE);
+            let avoid = (s.any & s.offer.order_choice & rescue).then_some(1);
+            (score, usize::from(on_top), avoid)
+        } else {
+            let (win, rescue, down) = self.number_move(value, table_bonus);
+            let (win, rescue) = (win & s.any, rescue & s.any);
+            let scored = select_unpredictable(!rescue & s.scored, down + s.part, NONE);
+            let score = select_unpredictable(win, WIN, scored);
+            let avoid = select_unpredictable(rescue, Some(0), (!win & s.avoided).then_some(s.avoid));
+            (score, select_unpredictable(win, 0, s.play), avoid)
+        };
+        let face = select_unpredictable(s.scored, s.part + table_bonus, NONE);
+        let face_avoid = s.avoided.then_some(s.avoid);
+        let is_number = p.card.rank.is_number();
+        let score = select_unpredictable(is_number, number, face);
+        let play = select_unpredictable(is_number, number_play, s.play);
+        best.take((i, play), score, select_unpredictable(is_number, number_avoid, face_avoid));
+    }
+
+    /// Scores every listed play one by one, in the engine's listing order: the test oracle
+    /// of [`Turn::best_play`], which must choose the same.
+    #[cfg(test)]
+    fn best_play_listed(&self) -> (i64, Option<Action>, Option<Action>) {
         let mut best = NONE;
-        let mut best_play: Option<PlayChoice> = None;
-        let mut fallback: Option<PlayChoice> = None;
+        let mut best_play = None;
+        let mut fallback = None;
         self.moves.each_play(|card, from, target, face_on_top| {
-            let play = (card, from, target, face_on_top);
+            let play = Action::Play { card, from, target, face_on_top };
             match self.score_play(card, &from, target, face_on_top) {
                 Some(s) if s > best => {
                     best = s;
@@ -617,95 +619,15 @@ impl Turn<'_, '_> {
         (best, best_play, fallback)
     }
 
-    /// The same choice as [`Turn::best_play_listed`], worked out card by card in one loop
-    /// without a branch on the cards. When every rank's `aim` is the built-in one, every
-    /// card of a rank offers the same plays ([`ClassOffers`]), so a face card's
-    /// best play and a Quick's best push are scored once per move. Falls back to the listing
-    /// for anything else: an entry with its own `aim`, repeated hand cards (several decks),
-    /// offers of another shape. Debug builds compare every choice with the listing's.
-    fn best_play_by_rank(&self) -> Plays {
-        let (hand, table) = (self.view.hand(), self.view.table());
-        if self.view.hand_has_repeats() {
-            return self.best_play_listed();
-        }
-        let Some(offers) = ClassOffers::of(&self.moves, hand, table) else { return self.best_play_listed() };
-        // How a number card plays this move: the plays its offer lists, and the push.
-        let number = match offers.number {
-            Some(Offer { targets: None, order_choice: true }) if self.jolted => NumberPlays::Jolted,
-            Some(offer @ Offer { targets: Some(seats), order_choice: false }) if self.quick && !self.jolted => {
-                match best_of_offer(offer, |target| Some(push_score(self.model, self.view, target?))) {
-                    (Some((push, target)), false) => NumberPlays::Quick { push, target, first: seats.iter().next() },
-                    _ => return self.best_play_listed(),
-                }
-            }
-            Some(Offer { targets: None, order_choice: false }) if !self.quick && !self.jolted => NumberPlays::Plain,
-            _ => return self.best_play_listed(),
-        };
-        // Per face rank (J, Q, K): the best score and target, NONE when it has no play.
-        let mut faces = [(NONE, None); 3];
-        for (k, rank) in [Rank::JACK, Rank::QUEEN, Rank::KING].into_iter().enumerate() {
-            if let Some(offer) = offers.of_rank(rank) {
-                match best_of_offer(offer, |target| self.face_score(rank, target)) {
-                    (best, false) => faces[k] = best.unwrap_or((NONE, None)),
-                    (_, true) => return self.best_play_listed(),
-                }
-            }
-        }
-        let mut face_scores = [[NONE; 3]; 2];
-        for (k, &(score, _)) in faces.iter().enumerate() {
-            if score != NONE {
-                face_scores[0][k] = score;
-                face_scores[1][k] = score + 1;
-            }
-        }
-        let scan = RankScan {
-            turn: self,
-            push: if let NumberPlays::Quick { push, .. } = number { push } else { 0 },
-            face_scores,
-        };
-        let mut best = Best { score: NONE, i: usize::MAX, on_top: false, rescue_i: usize::MAX };
-        let jolted = matches!(number, NumberPlays::Jolted);
-        for (i, &card) in hand.iter().enumerate() {
-            scan.card(&mut best, jolted, i, card, 0);
-        }
-        for (slot, card) in table.iter().enumerate() {
-            if let Some(card) = *card {
-                scan.card(&mut best, jolted, hand.len() + slot, card, 1);
-            }
-        }
-        let Best { score: best, i: best_i, on_top: best_on_top, rescue_i } = best;
-        // A win or a rescue scores the same whatever the push: it names the first target.
-        let play = |i: usize, on_top: bool, first_target: bool| {
-            let (card, from) = if i < hand.len() {
-                (hand[i], Source::Hand)
-            } else {
-                (table[i - hand.len()].expect("listed"), Source::Table(i - hand.len()))
-            };
-            let target = match number {
-                _ if !card.rank.is_number() => faces[usize::from(card.rank.number()) - 11].1,
-                NumberPlays::Quick { target, first, .. } => {
-                    if first_target {
-                        first
-                    } else {
-                        target
-                    }
-                }
-                _ => None,
-            };
-            (card, from, target, on_top)
-        };
-        let best_play = (best_i != usize::MAX).then(|| play(best_i, best_on_top, best == WIN));
-        let fallback = (rescue_i != usize::MAX).then(|| play(rescue_i, jolted, true));
-        (best, best_play, fallback)
-    }
-
     /// Oxygen this diver has left after a move ending at `depth` (0 means a rescue).
     #[inline(always)]
     fn oxygen_after(&self, depth: u32) -> u32 {
         self.oxygen.saturating_sub(self.tables.cost(depth))
     }
 
-    /// The score of one play, or `None` for a play to avoid while anything else is legal.
+    /// The score of one play, or `None` for a play to avoid while anything else is legal
+    /// (what [`Turn::best_play`] works out card by card).
+    #[cfg(test)]
     fn score_play(&self, card: Card, from: &Source, target: Option<Seat>, face_on_top: bool) -> Option<i64> {
         // Taking a table card denies it to the next player; break ties that way.
         let table_bonus = i64::from(matches!(from, Source::Table(_)));
@@ -850,7 +772,10 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::core::{Game, Registry, Setup, SuitPattern, parse_cards};
+    use crate::bots::{Bot, RandomBot};
+    use crate::core::{Aim, Ctx, Effect, EffectError, Game, Play, Registry, Setup, State, SuitPattern, parse_cards};
+    use crate::ruleset::Ruleset;
+    use crate::script::{ModSource, load_mods};
 
     /// A two-player game dealt from a stacked deck (hands, table, discard top as in D3, the
     /// rest in full-deck order), with seat 1 put at `depth` and `oxygen` by a turn-start hook.
@@ -966,6 +891,122 @@ mod tests {
         }
         // Four spades gain nothing, but three of them gain 5.
         assert_eq!(model.best_gains[4 * steps[Suit::Spades.index()]], 5);
+    }
+
+    /// Wraps a rank's entry and passes every question on unchanged, without saying so (no
+    /// `aim_delegate`): the engine asks it what each card offers.
+    struct PassOn(Arc<dyn Effect>);
+
+    impl Effect for PassOn {
+        fn aim(&self, state: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
+            self.0.aim(state, player, card)
+        }
+        fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+            self.0.resolve(ctx, play)
+        }
+        fn aim_ignores_card(&self) -> bool {
+            self.0.aim_ignores_card()
+        }
+    }
+
+    /// Wraps a rank's entry with an aim that looks at the card: an odd heart cannot be played,
+    /// the ace of diamonds offers an empty set of targets (no play), another diamond names
+    /// only the first of its targets, a club lets the player choose the discard order, and a
+    /// club number card names another diver (which changes nothing).
+    struct ByCard(Arc<dyn Effect>);
+
+    impl Effect for ByCard {
+        fn aim(&self, state: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
+            let aim = self.0.aim(state, player, card)?;
+            let Aim::Open { targets, order_choice } = aim else { return Ok(aim) };
+            Ok(match card.suit {
+                Suit::Hearts if card.rank.number() % 2 == 1 => Aim::Blocked("odd hearts rest".into()),
+                Suit::Diamonds if card.rank == Rank::ACE => Aim::Open { targets: Some(Seats(0)), order_choice },
+                Suit::Diamonds => Aim::Open { targets: targets.map(|s| Seats(s.0 & s.0.wrapping_neg())), order_choice },
+                Suit::Clubs if card.rank.is_number() => {
+                    Aim::Open { targets: Some(targets.unwrap_or(state.others(player))), order_choice: true }
+                }
+                Suit::Clubs => Aim::Open { targets, order_choice: true },
+                Suit::Spades | Suit::Hearts => aim,
+            })
+        }
+        fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+            self.0.resolve(ctx, play)
+        }
+    }
+
+    /// The standard registry with every rank's entry wrapped.
+    fn wrapped(wrap: impl Fn(Arc<dyn Effect>) -> Arc<dyn Effect>) -> Registry {
+        let mut registry = Registry::standard();
+        for rank in Rank::all() {
+            registry.set_effect(rank, wrap(registry.effect(rank)));
+        }
+        registry
+    }
+
+    /// The one scorer, card by card over the playable cards, chooses as its oracle does: every
+    /// listed play scored one by one. Checked on every turn of seeded games of 2, 3 and 8
+    /// players (two decks: repeated cards) under the standard and house rulesets, Lua wraps
+    /// that pass the aim on, a Rust wrap that answers it by asking the entry, and an aim that
+    /// differs from card to card. Greedy plays two turns in three, a random bot the third (so
+    /// that jolts, quicks and rescues come up).
+    #[test]
+    fn the_scorer_chooses_as_scoring_each_listed_play_does() {
+        let standard = (Arc::new(Rules::default()), Arc::new(Registry::standard()));
+        let house = Ruleset::load("house").unwrap();
+        let lua = ModSource {
+            name: "pass-through.lua".into(),
+            code: include_str!("../../tests/mods/pass-through.lua").into(),
+        };
+        let registries = [
+            ("standard", standard.clone()),
+            ("house", (Arc::clone(&house.rules), house.registry().unwrap())),
+            ("Lua pass-through wraps", (standard.0.clone(), Arc::new(load_mods(&Rules::default(), &[lua]).unwrap()))),
+            ("a wrap asked for the aim", (standard.0.clone(), Arc::new(wrapped(|e| Arc::new(PassOn(e)))))),
+            ("an aim by card", (standard.0.clone(), Arc::new(wrapped(|e| Arc::new(ByCard(e)))))),
+        ];
+        // How often what the scorer handles apart came up: a play to avoid, a jolted or a
+        // quickened diver, repeated cards, two cards of a class offering different plays.
+        let mut seen = [0usize; 5];
+        for (name, (rules, registry)) in &registries {
+            for players in [2, 3, 8] {
+                let mut bot = GreedyBot::new();
+                for seed in 0..30 {
+                    let names = (0..players).map(|i| format!("p{i}")).collect();
+                    let setup = Setup { names, seed, deck: None };
+                    let mut game = Game::new(Arc::clone(rules), Arc::clone(registry), setup).unwrap();
+                    let mut random = RandomBot::new(seed);
+                    for turn in 0..400 {
+                        if game.is_over() {
+                            break;
+                        }
+                        let view = View::new(&game, game.current());
+                        bot.refresh(&view);
+                        let moves = view.moves();
+                        let scan = bot.turn(&view, &moves);
+                        let Plays { best, play, fallback } = scan.best_play();
+                        let chosen =
+                            (best, play.map(|at| play_action(&moves, at)), fallback.map(|at| play_action(&moves, at)));
+                        assert_eq!(
+                            chosen,
+                            scan.best_play_listed(),
+                            "{name}, {players} players, seed {seed}, turn {turn}"
+                        );
+                        let classes =
+                            |p: &Playable| (p.card.rank.number().saturating_sub(10), p.targets, p.order_choice);
+                        let offers: Vec<_> = moves.playable().iter().map(classes).collect();
+                        let differ = offers.iter().any(|a| offers.iter().any(|b| a.0 == b.0 && a != b));
+                        let found = [fallback.is_some(), scan.jolted, scan.quick, view.hand_has_repeats(), differ];
+                        for (count, found) in seen.iter_mut().zip(found) {
+                            *count += usize::from(found);
+                        }
+                        let action = if turn % 3 == 2 { random.choose(&view).unwrap() } else { bot.pick(&view) };
+                        game.apply(&action, &mut ()).unwrap_or_else(|e| panic!("{name}, seed {seed}: {action}: {e}"));
+                    }
+                }
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 0), "avoid, jolted, quick, repeats, offers differ: {seen:?}");
     }
 
     #[test]
