@@ -4,6 +4,8 @@
 //! edges), and it has no `unsafe`. The clients `repl` and `sim` do not know the command line:
 //! `cli` hands them plain options. `lib.rs` is the architecture page and the module list, with
 //! no code. Each check has a test beside it showing that it catches what it looks for.
+//! The per-ruleset tables are worked out once, in the core (`core::Tables`): the bots read
+//! oxygen costs and recovery gains from them, never from the rules.
 
 use std::fs;
 use std::path::Path;
@@ -180,4 +182,27 @@ fn the_fn_check_catches_a_function_but_not_the_docs() {
     for line in ["//! a fn in the crate doc", "pub mod fnord;", "pub mod sim;"] {
         assert!(!defines_a_function(line), "{line}");
     }
+}
+
+/// What a bot would call to work a cost or a gain out of the rules itself.
+const RULES_LOOKUPS: [&str; 2] = ["band_cost(", "recovery_gain("];
+
+#[test]
+fn the_bots_read_costs_and_gains_from_the_core_tables() {
+    let mut files = Vec::new();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bots"), &mut files);
+    assert!(files.len() >= 4, "found only {} bot files", files.len());
+    let mut found = Vec::new();
+    for (path, text) in &files {
+        // Unit tests may check the tables against the rules' definitions.
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
+            for word in RULES_LOOKUPS {
+                if line.contains(word) {
+                    found.push(format!("{path}:{}: `{word}` in: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "read core::Tables instead:\n{}", found.join("\n"));
 }

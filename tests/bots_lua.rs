@@ -4,7 +4,9 @@
 
 use assert_cmd::Command;
 use diving::bots::{self, Bot, LuaBot};
-use diving::core::{Game, View};
+use std::sync::Arc;
+
+use diving::core::{Band, Game, Registry, Rules, Setup, View};
 use diving::ruleset::Ruleset;
 use diving::sim::{SimConfig, SimError, simulate};
 
@@ -62,6 +64,37 @@ fn the_view_holds_what_the_seat_sees() {
         end }
     "#;
     choose(code).unwrap();
+}
+
+/// `diving.cost` reads the engine's table and answers as a search of the bands does, for
+/// every depth, above the surface, below the bottom and between two depths; also in a
+/// ruleset too deep for the engine's table, played next by the same bot.
+#[test]
+fn diving_cost_answers_as_the_bands_say() {
+    let code = r#"
+        local function by_bands(view, depth)
+          for _, band in ipairs(view.rules.bands) do
+            if depth <= band.to then return band.cost end
+          end
+          return view.rules.bands[#view.rules.bands].cost
+        end
+        return { choose = function(view, moves)
+            for depth = -3, view.rules.max_depth + 3 do
+              for _, d in ipairs({ depth, depth + 0.5 }) do
+                assert(diving.cost(view, d) == by_bands(view, d), "depth " .. d)
+              end
+            end
+            return 1
+        end }
+    "#;
+    let bands = vec![Band { to: 30, cost: 2 }, Band { to: 4500, cost: 5 }, Band { to: 5000, cost: 7 }];
+    let deep = Rules { max_depth: 5000, oxygen_bands: bands, ..Rules::default() };
+    let mut bot = LuaBot::from_code("cost.lua", code, 1).unwrap();
+    for rules in [Rules::default(), deep] {
+        let setup = Setup { names: vec!["a".into(), "b".into()], seed: 3, deck: None };
+        let game = Game::new(Arc::new(rules), Arc::new(Registry::standard()), setup).unwrap();
+        bot.choose(&View::new(&game, 0)).unwrap();
+    }
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! `greedy`: a one-move heuristic that reads the standard rules from the view.
+//! `greedy`: a one-move heuristic that reads the standard rules, and the engine's tables of
+//! oxygen costs and recovery gains, from the view.
 //!
 //! Every legal play and the best recovery get a score in tenths of a depth unit, and the best
 //! score wins:
@@ -17,15 +18,18 @@
 //! effects; with a modded ruleset it still plays legally (it only picks listed plays), just
 //! less well. The weights were tuned by playing variants against each other.
 //!
-//! The plays are scored in one of two ways that always choose the same play (debug builds
-//! check every choice): as the engine lists them (`Turn::best_play_listed`), or, when every
-//! card of a rank offers the same plays, in one loop over the cards with what each rank
-//! scores worked out once (`Turn::best_play_by_rank`, about 10% faster games).
+//! The plays are scored in one loop over the playable cards the engine lists, each with its
+//! own offer (`Turn::best_play`): what a play's target adds to its score is worked out once
+//! per class of cards (number cards, J, Q, K) and offer, so once per class under the
+//! standard effects, and each card's score is selected without a branch. Its test oracle
+//! scores every listed play one by one (`Turn::best_play_listed`, in test builds only).
 
 use std::hint::select_unpredictable;
 use std::sync::Arc;
 
-use crate::core::{Action, Card, Diver, Gain, Moves, Rank, Rules, Seat, Seats, Source, Suit, View, cards_in_mask};
+use crate::core::{
+    Action, Card, Diver, Gain, Moves, Playable, Rank, Rules, Seat, Seats, Source, Suit, Tables, View, cards_in_mask,
+};
 
 use super::{Bot, BotError};
 
@@ -83,98 +87,74 @@ impl Default for Weights {
     }
 }
 
-/// The greedy bot. Between moves it keeps only reusable buffers and what it read from the
-/// rules it last played (held by `Arc`, so it is re-read whenever the rules change).
+/// The greedy bot. Between moves it keeps only reusable buffers and what it worked out from
+/// the tables of the rules it last played (held by `Arc`, so it is worked out again whenever
+/// the tables change).
 #[derive(Debug, Default, Clone)]
 pub struct GreedyBot {
     weights: Weights,
     model: Option<Model>,
-    /// Per subset of a hand of more than 4 cards (by mask): the discard value, and the
-    /// recovery-table index.
+    /// Per subset of a hand of 5 to 8 cards (by mask): the discard value, and the gain-table
+    /// index.
     losses: Vec<i64>,
     indices: Vec<u32>,
 }
 
-/// What the bot reads from the rules once: oxygen cost by depth and the recovery gain for
-/// every count of cards per suit (`Gain::Max` stored as `u32::MAX`, so `gain.min(room)` is
-/// the oxygen actually gained).
+/// What the bot works out once per ruleset. The oxygen cost of a depth and the gain of a
+/// discard are the engine's own tables ([`Tables`]); the rest is the bot's: what those are
+/// worth under its weights.
 #[derive(Debug, Clone)]
 struct Model {
-    rules: Arc<Rules>,
-    /// `costs[depth]`, for depths up to `max_depth`.
-    costs: Vec<u32>,
+    tables: Arc<Tables>,
     /// What one oxygen is worth at `depth` (tenths): a move's depth over a move's cost there.
     /// Worked out once, since a division is slow in the recovery scores.
     worths: Vec<i64>,
     move_depth: i64,
-    /// Counts per suit go up to `base - 1`.
-    base: u32,
-    /// A power of two long, so that an index masked to it needs no bounds check.
-    gains: Box<[u32; GAIN_TABLE]>,
-    /// By the same index: the most any non-empty part of those cards gains (0 for none).
+    /// What one card of each suit adds to an index into the gain table
+    /// ([`Tables::gain_step`]); `None` when the ruleset has none (hands of more than 8).
+    steps: Option<[u32; 4]>,
+    /// By gain-table index: the most any non-empty part of those cards gains (0 for none;
+    /// `Gain::Max` as `u32::MAX`, so that `gain.min(room)` is the oxygen actually gained).
     best_gains: Vec<u32>,
-    /// How much one card of each suit adds to an index.
-    steps: [usize; 4],
     /// What discarding a card of each rank is worth (`AVERAGE_KEEP` minus its keep value), by
     /// rank number: a lookup, where a `match` on the rank mispredicted on random hands.
     losses: [i64; 14],
 }
 
-/// The length of [`Model::gains`]: at least `base^4` for the largest `base`, 9.
-const GAIN_TABLE: usize = 8192;
-
-/// Depths beyond this are costed through the rules instead of a table.
-const COST_TABLE_DEPTH: u32 = 1 << 16;
+/// Depths beyond this get what one oxygen is worth by a division instead of a table.
+const WORTH_TABLE_DEPTH: u32 = 1 << 16;
 
 impl Model {
-    fn new(rules: &Arc<Rules>, w: &Weights) -> Model {
+    fn new(tables: &Arc<Tables>, w: &Weights) -> Model {
         let move_depth = w.move_depth;
-        let costs: Vec<u32> = (0..=rules.max_depth.min(COST_TABLE_DEPTH)).map(|d| rules.band_cost(d)).collect();
-        let worths = costs.iter().map(|&c| move_depth / i64::from(c.max(1))).collect();
-        let base = rules.hand_size.clamp(4, 8) + 1;
-        let mut gains: Box<[u32; GAIN_TABLE]> =
-            vec![0; GAIN_TABLE].into_boxed_slice().try_into().expect("GAIN_TABLE long");
-        let mut cards = Vec::new();
-        for (index, gain) in gains[..base.pow(4)].iter_mut().enumerate() {
-            cards.clear();
-            let mut rest = index;
-            for suit in Suit::ALL.iter().rev() {
-                let count = rest % base;
-                rest /= base;
-                cards.extend(std::iter::repeat_n(Card::new(Rank::ACE, *suit), count));
-            }
-            *gain = gain_number(rules.recovery_gain(&cards));
-        }
-        // Every part of a set of cards is the set less one card, or a part of that: the best
-        // gain of each index follows from those of the indices one card below it.
-        let mut best_gains = vec![0; base.pow(4)];
-        for index in 1..best_gains.len() {
-            let mut best = gains[index];
-            let mut step = 1;
-            for _ in 0..4 {
-                if (index / step) % base != 0 {
-                    best = best.max(best_gains[index - step]);
+        let max_depth = tables.rules().max_depth.min(WORTH_TABLE_DEPTH);
+        let worths = (0..=max_depth).map(|d| move_depth / i64::from(tables.cost(d).max(1))).collect();
+        let steps = match Suit::ALL.map(|suit| tables.gain_step(suit)) {
+            [Some(s), Some(h), Some(d), Some(c)] => Some([s, h, d, c].map(|step| step as u32)),
+            _ => None,
+        };
+        let mut best_gains = Vec::new();
+        if let Some(steps) = steps {
+            // Every part of a set of cards is the set less one card, or a part of that: the
+            // best gain of each index follows from those of the indices one card below it.
+            // Indices of more cards than a discard can hold are worked out too, and never read.
+            let base = tables.indexed_cards() + 1;
+            best_gains = vec![0; base.pow(4)];
+            for index in 1..best_gains.len() {
+                let mut best = tables.gain_at(index).map_or(0, gain_number);
+                for step in steps.map(|s| s as usize) {
+                    if (index / step) % base != 0 {
+                        best = best.max(best_gains[index - step]);
+                    }
                 }
-                step *= base;
+                best_gains[index] = best;
             }
-            best_gains[index] = best;
         }
         let mut losses = [0; 14];
         for rank in Rank::all() {
             losses[usize::from(rank.number())] = AVERAGE_KEEP - keep_value(w, Card::new(rank, Suit::Spades));
         }
-        let steps = [base * base * base, base * base, base, 1];
-        Model {
-            rules: Arc::clone(rules),
-            costs,
-            worths,
-            move_depth,
-            base: base as u32,
-            gains,
-            best_gains,
-            steps,
-            losses,
-        }
+        Model { tables: Arc::clone(tables), worths, move_depth, steps, best_gains, losses }
     }
 
     /// `AVERAGE_KEEP` minus what keeping `card` is worth.
@@ -183,31 +163,26 @@ impl Model {
     }
 
     fn rules(&self) -> &Rules {
-        &self.rules
-    }
-
-    /// Oxygen spent by a move ending at `depth` (D10).
-    fn cost(&self, depth: u32) -> u32 {
-        match self.costs.get(depth as usize) {
-            Some(&c) => c,
-            None => self.rules.band_cost(depth),
-        }
+        self.tables.rules()
     }
 
     /// What one oxygen is worth to a diver at `depth`.
     fn worth(&self, depth: u32) -> i64 {
         match self.worths.get(depth as usize) {
             Some(&w) => w,
-            None => self.move_depth / i64::from(self.cost(depth).max(1)),
+            None => self.move_depth / i64::from(self.tables.cost(depth).max(1)),
         }
     }
 
-    /// Oxygen left after a diver with `oxygen` ends a move at `depth` (0 means a rescue).
-    fn oxygen_after(&self, oxygen: u32, depth: u32) -> u32 {
-        oxygen.saturating_sub(self.cost(depth))
+    /// The gain-table steps, when every part of `hand` can be looked up by index: the
+    /// ruleset has a table and the hand holds no more cards than a discard it indexes.
+    fn indexed_steps(&self, hand: &[Card]) -> Option<[u32; 4]> {
+        self.steps.filter(|_| hand.len() <= self.tables.indexed_cards())
     }
 }
 
+/// A gain as a number, `Gain::Max` as `u32::MAX`: `gain_number(gain).min(room)` is the oxygen
+/// a diver with `room` below the maximum gets.
 fn gain_number(gain: Gain) -> u32 {
     match gain {
         Gain::Amount(g) => g,
@@ -225,52 +200,35 @@ impl GreedyBot {
         GreedyBot { weights, ..GreedyBot::default() }
     }
 
-    /// Re-reads the rules when they are not the ones read last. The test is inlined (it
-    /// runs every move); the reading is not.
+    /// Works the model out again when the view's tables are not the ones it was worked out
+    /// from. The test is inlined (it runs every move); the work is not.
     #[inline(always)]
     fn refresh(&mut self, view: &View<'_>) {
-        if self.model.as_ref().is_none_or(|m| !Arc::ptr_eq(&m.rules, view.rules_arc())) {
-            self.read_rules(view);
+        if self.model.as_ref().is_none_or(|m| !Arc::ptr_eq(&m.tables, view.tables())) {
+            self.read_tables(view);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn read_rules(&mut self, view: &View<'_>) {
-        self.model = Some(Model::new(view.rules_arc(), &self.weights));
+    fn read_tables(&mut self, view: &View<'_>) {
+        self.model = Some(Model::new(view.tables(), &self.weights));
     }
 
     /// The greedy choice for the seat of `view` (it must be that seat's turn).
     pub fn pick(&mut self, view: &View<'_>) -> Action {
         self.refresh(view);
-        let model = self.model.as_ref().expect("refreshed");
-        let w = &self.weights;
-        let me = view.diver(view.seat());
         let moves = view.moves();
-        let turn = Turn {
-            w,
-            model,
-            view,
-            moves: &moves,
-            depth: me.depth,
-            oxygen: me.oxygen,
-            jolted: me.has_front(Rank::JACK),
-            quick: me.has_front(Rank::QUEEN),
-            top: view.discard_top(),
-            max: model.rules().max_depth,
-            extra: if me.has_front(Rank::QUEEN) { model.rules().quick_extra } else { 0 },
-            spare: w.spare_oxygen,
-            costs: &model.costs,
-        };
+        let turn = self.turn(view, &moves);
+        let (w, model, me) = (turn.w, turn.model, view.diver(view.seat()));
 
         // Only the chosen play becomes an `Action`. A winning play scores `WIN`, above every
         // other score, so the first one listed is the best play.
-        let (best, best_play, fallback) = turn.best_play_by_rank();
-        debug_assert_eq!((best, best_play, fallback), turn.best_play_listed(), "the scan differs from the listing");
+        let Plays { best, play: best_play, fallback } = turn.best_play();
         if best == WIN
             && let Some(play) = best_play
         {
-            return play_action(play);
+            return play_action(&moves, play);
         }
 
         // A recovery can only win when its best possible score beats the best play.
@@ -286,8 +244,30 @@ impl GreedyBot {
             }
         }
         match best_play.or(fallback) {
-            Some(play) => play_action(play),
+            Some(play) => play_action(&moves, play),
             None => Action::Pass,
+        }
+    }
+
+    /// What this move's plays are scored against (after [`GreedyBot::refresh`]).
+    fn turn<'a, 'v>(&'a self, view: &'a View<'v>, moves: &'a Moves<'v>) -> Turn<'a, 'v> {
+        let model = self.model.as_ref().expect("refreshed");
+        let rules = model.rules();
+        let me = view.diver(view.seat());
+        Turn {
+            w: &self.weights,
+            model,
+            view,
+            moves,
+            depth: me.depth,
+            oxygen: me.oxygen,
+            jolted: me.has_front(Rank::JACK),
+            quick: me.has_front(Rank::QUEEN),
+            top: view.discard_top(),
+            max: rules.max_depth,
+            extra: if me.has_front(Rank::QUEEN) { rules.quick_extra } else { 0 },
+            spare: self.weights.spare_oxygen,
+            tables: &model.tables,
         }
     }
 
@@ -333,37 +313,33 @@ impl GreedyBot {
             worth: model.worth(me.depth),
             recovery: self.weights.recovery,
         };
-        let mut per_suit = [0u32; 4];
         for (i, &c) in hand[..n].iter().enumerate() {
             weighing.card_loss[i] = model.loss(c);
-            weighing.card_step[i] = model.steps[c.suit.index()] as u32;
-            per_suit[c.suit.index()] += 1;
         }
         let size = 1usize << n;
-        if per_suit.iter().any(|&k| k >= model.base) {
-            // Too many cards of a suit for the table (only with hands of more than 8): ask the
-            // rules.
+        let Some(steps) = model.indexed_steps(hand) else {
+            // More cards than the gain table indexes (hands of more than 8, or extra cards a
+            // mod dealt): ask the tables for each discard.
             let mut cards = Vec::new();
             for mask in 1..size {
                 cards.clear();
                 cards.extend((0..n).filter(|i| mask & (1 << i) != 0).map(|i| hand[i]));
                 let loss: i64 = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| weighing.card_loss[i]).sum();
-                let gain = gain_number(rules.recovery_gain(&cards)).min(room);
+                let gain = gain_number(model.tables.gain(&cards)).min(room);
                 each(i64::from(gain) * weighing.worth + loss + weighing.recovery, mask as u32);
             }
             return;
+        };
+        for (i, &c) in hand[..n].iter().enumerate() {
+            weighing.card_step[i] = steps[c.suit.index()];
         }
         // Buffers a power of two long, so that the loop needs no bounds checks: on the stack
-        // for the standard hand, else kept between moves.
+        // for the standard hand, else kept between moves (an indexed hand holds at most 8).
         match n {
-            0..=4 => weighing.weigh(&mut [0; 16], &mut [0; 16], size, &model.gains, &mut each),
-            5..=8 => {
-                let (losses, indices) = buffers::<256>(&mut self.losses, &mut self.indices);
-                weighing.weigh(losses, indices, size, &model.gains, &mut each);
-            }
+            0..=4 => weighing.weigh(&mut [0; 16], &mut [0; 16], size, &model.tables, &mut each),
             _ => {
-                let (losses, indices) = buffers::<{ 1 << 16 }>(&mut self.losses, &mut self.indices);
-                weighing.weigh(losses, indices, size, &model.gains, &mut each);
+                let (losses, indices) = buffers::<256>(&mut self.losses, &mut self.indices);
+                weighing.weigh(losses, indices, size, &model.tables, &mut each);
             }
         }
     }
@@ -397,15 +373,16 @@ struct Weighing {
 impl Weighing {
     /// Scores the subsets `1..size` of the hand, in mask order. Each subset's values are its
     /// lowest card's plus those of the rest of the subset, which comes earlier in mask order.
-    /// Every index is masked to its array's length (a power of two), so the loop has no
-    /// bounds checks.
+    /// Every index into a buffer is masked to its length (a power of two), so those reads
+    /// have no bounds checks; the gain of each subset is read from the engine's table by its
+    /// index.
     #[inline(always)]
     fn weigh<const SIZE: usize>(
         &self,
         losses: &mut [i64; SIZE],
         indices: &mut [u32; SIZE],
         size: usize,
-        gains: &[u32; GAIN_TABLE],
+        tables: &Tables,
         each: &mut impl FnMut(i64, u32),
     ) {
         debug_assert!(size <= SIZE && SIZE.is_power_of_two());
@@ -417,112 +394,24 @@ impl Weighing {
             let index = indices[rest] + self.card_step[low];
             losses[mask & (SIZE - 1)] = loss;
             indices[mask & (SIZE - 1)] = index;
-            let gain = gains[index as usize & (GAIN_TABLE - 1)].min(self.room);
+            let gain = tables.gain_at(index as usize).expect("every part of an indexed hand is in the table");
+            let gain = gain_number(gain).min(self.room);
             each(i64::from(gain) * self.worth + loss + self.recovery, mask as u32);
         }
     }
 }
 
-/// A visited play: card, source, target, face on top.
-type PlayChoice = (Card, Source, Option<Seat>, bool);
+/// A listed play: the index of its card in [`Moves::playable`], and which of that card's
+/// plays it is ([`Playable::play`]).
+type PlayAt = (usize, usize);
 
 /// The best score and its play (the first listed among equals), and the first play to
 /// avoid (a rescue), for when nothing else is legal.
-type Plays = (i64, Option<PlayChoice>, Option<PlayChoice>);
-
-/// How every number card plays this move (see [`Turn::best_play_by_rank`]).
-#[derive(Debug, Clone, Copy)]
-enum NumberPlays {
-    /// One play, no target.
-    Plain,
-    /// A J in front: the card below the J, then on top of it; no target.
-    Jolted,
-    /// A Q in front: one play per target, each pushing it; the best push's score and target,
-    /// and the first target.
-    Quick { push: i64, target: Option<Seat>, first: Option<Seat> },
-}
-
-/// What [`Turn::best_play_by_rank`] scores the listed cards against, read once per move.
-struct RankScan<'t, 'a, 'v> {
-    turn: &'t Turn<'a, 'v>,
-    /// The best push's score when a Q lies in front, else 0.
-    push: i64,
-    /// By source (hand, table) and face rank (J, Q, K): the score, NONE with no play.
-    face_scores: [[i64; 3]; 2],
-}
-
-/// The best play of [`Turn::best_play_by_rank`]'s loop so far, by listing position, and
-/// the first rescue. Kept apart from [`RankScan`], whose table is indexed by card and so
-/// lives in memory: this stays in registers.
-struct Best {
-    score: i64,
-    i: usize,
-    on_top: bool,
-    rescue_i: usize,
-}
-
-impl RankScan<'_, '_, '_> {
-    /// Takes in listed card `i`'s plays. A number card's and a face card's scores are both
-    /// worked out and one is selected, without a branch: which cards are face cards, and
-    /// which play is best so far, are random, and branches on them mispredicted.
-    #[inline(always)]
-    fn card(&self, best: &mut Best, jolted: bool, i: usize, card: Card, table_bonus: u8) {
-        let rank = card.rank.number();
-        let is_number = rank <= 10;
-        let value = card.value_on(self.turn.top);
-        let face = self.face_scores[usize::from(table_bonus)][usize::from(rank.saturating_sub(11).min(2))];
-        if jolted {
-            // First the card below the J (NONE + 1, the least score there is), then on top.
-            let below = NONE + 1 > best.score && is_number;
-            best.score = select_unpredictable(below, NONE + 1, best.score);
-            best.i = select_unpredictable(below, i, best.i);
-            best.on_top &= !below;
-            let (rescue, on_top) = self.turn.jolted_move(value, i64::from(table_bonus));
-            let rescue = is_number & rescue;
-            let score = select_unpredictable(is_number, select_unpredictable(rescue, NONE, on_top), face);
-            best.take(i, score, is_number, rescue);
-        } else {
-            let (win, rescue, score) = self.turn.number_move(value, i64::from(table_bonus));
-            let rescue = is_number & rescue;
-            let number = if win { WIN } else { score + self.push };
-            let score = select_unpredictable(is_number, select_unpredictable(rescue, NONE, number), face);
-            best.take(i, score, false, rescue);
-        }
-    }
-}
-
-impl Best {
-    /// Keeps play `i` when it beats the best so far, and the first rescue.
-    #[inline(always)]
-    fn take(&mut self, i: usize, score: i64, on_top: bool, rescue: bool) {
-        let better = score > self.score;
-        self.score = select_unpredictable(better, score, self.score);
-        self.i = select_unpredictable(better, i, self.i);
-        self.on_top = select_unpredictable(better, on_top, self.on_top);
-        self.rescue_i = select_unpredictable(rescue & (self.rescue_i == usize::MAX), i, self.rescue_i);
-    }
-}
-
-/// The plays of one offer, scored by target (a face card's without the table bonus, the
-/// same for every card of its rank; or a Quick's pushes): the first best `(score, target)`,
-/// and whether any target scores `None`. The discard order does not change these scores, so
-/// the best play is the one in the plain order, listed first.
-fn best_of_offer(
-    offer: Offer,
-    mut score: impl FnMut(Option<Seat>) -> Option<i64>,
-) -> (Option<(i64, Option<Seat>)>, bool) {
-    let mut best: Option<(i64, Option<Seat>)> = None;
-    let mut avoid = false;
-    let mut take = |target: Option<Seat>| match score(target) {
-        Some(s) if best.is_none_or(|(b, _)| s > b) => best = Some((s, target)),
-        Some(_) => {}
-        None => avoid = true,
-    };
-    match offer.targets {
-        None => take(None),
-        Some(seats) => seats.iter().for_each(|t| take(Some(t))),
-    }
-    (best, avoid)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plays {
+    best: i64,
+    play: Option<PlayAt>,
+    fallback: Option<PlayAt>,
 }
 
 /// What a playable card offers: its targets and whether the discard order is a choice.
@@ -532,57 +421,52 @@ struct Offer {
     order_choice: bool,
 }
 
-/// What every card of each class (number, J, Q, K) offers, read off the listing when every
-/// visible card of a class offers the same (`None` in a class: none of its cards can be
-/// played).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ClassOffers {
-    number: Option<Offer>,
-    jolt: Option<Offer>,
-    quick: Option<Offer>,
-    knot: Option<Offer>,
+/// What the plays of one offer share within a class of cards (number cards, J, Q, K): the
+/// part of a play's score that depends only on its target. Worked out once per move for each
+/// offer a class is listed with: under the standard effects every card of a class offers the
+/// same, so once per class.
+#[derive(Debug, Clone, Copy)]
+struct Shared {
+    offer: Offer,
+    /// Whether the offer lists a play at all (its set of targets may be empty).
+    any: bool,
+    /// Over the targets, the first best of the target's part (a face card's score without
+    /// the table bonus; a Quick's push; 0 for other number cards) and the index of its play
+    /// in the plain order. `scored` is false when no target scores.
+    part: i64,
+    play: usize,
+    scored: bool,
+    /// The first play whose target makes it one to avoid, if any.
+    avoided: bool,
+    avoid: usize,
 }
 
-impl ClassOffers {
-    /// The offers of each class in `moves`, or `None` when two visible cards of one class
-    /// (hand or table) offer different plays, or one is playable and another is not (a mod
-    /// whose `aim` looks at the card).
-    fn of(moves: &Moves<'_>, hand: &[Card], table: &[Option<Card>]) -> Option<ClassOffers> {
-        let class = |rank: Rank| usize::from(rank.number().saturating_sub(10));
-        let mut visible = [0usize; 4];
-        for card in hand.iter().chain(table.iter().flatten()) {
-            visible[class(card.rank)] += 1;
-        }
-        let mut listed = [0usize; 4];
-        let mut offers: [Option<Offer>; 4] = [None; 4];
-        for p in moves.playable() {
-            let (k, offer) = (class(p.card.rank), Offer { targets: p.targets, order_choice: p.order_choice });
-            if offers[k].is_some_and(|o| o != offer) {
-                return None;
-            }
-            offers[k] = Some(offer);
-            listed[k] += 1;
-        }
-        if (0..4).any(|k| listed[k] != 0 && listed[k] != visible[k]) {
-            return None;
-        }
-        let [number, jolt, quick, knot] = offers;
-        Some(ClassOffers { number, jolt, quick, knot })
-    }
+/// The best play of [`Turn::best_play`]'s loop so far, by listing position, and the first
+/// play to avoid (`usize::MAX`: none yet).
+struct Best {
+    score: i64,
+    at: PlayAt,
+    avoid_i: usize,
+    avoid: usize,
+}
 
-    /// What a card of `rank` offers.
-    fn of_rank(&self, rank: Rank) -> Option<Offer> {
-        match rank {
-            Rank::JACK => self.jolt,
-            Rank::QUEEN => self.quick,
-            Rank::KING => self.knot,
-            _ => self.number,
-        }
+impl Best {
+    /// Keeps play `at` when it beats the best so far, and the first play to avoid, without a
+    /// branch: which play is best so far is random, and a branch on it mispredicted.
+    #[inline(always)]
+    fn take(&mut self, at: PlayAt, score: i64, avoid: Option<usize>) {
+        let better = score > self.score;
+        self.score = select_unpredictable(better, score, self.score);
+        self.at = select_unpredictable(better, at, self.at);
+        let first_avoid = avoid.is_some() & (self.avoid_i == usize::MAX);
+        self.avoid_i = select_unpredictable(first_avoid, at.0, self.avoid_i);
+        self.avoid = select_unpredictable(first_avoid, avoid.unwrap_or(0), self.avoid);
     }
 }
 
-fn play_action((card, from, target, face_on_top): PlayChoice) -> Action {
-    Action::Play { card, from, target, face_on_top }
+/// The action of a listed play.
+fn play_action(moves: &Moves<'_>, (i, play): PlayAt) -> Action {
+    moves.playable()[i].play(play)
 }
 
 impl Bot for GreedyBot {
@@ -618,19 +502,107 @@ struct Turn<'a, 'v> {
     /// The Quick's extra depth when a Q lies in front (D14), else 0.
     extra: u32,
     spare: u32,
-    costs: &'a [u32],
+    tables: &'a Tables,
 }
 
 impl Turn<'_, '_> {
-    /// Scores every legal play as the engine lists it. Kept out of line: standard games run
-    /// [`Turn::best_play_by_rank`], and this keeps `pick`'s own code small.
+    /// The best play, scored card by card over the playable cards the engine lists, each with
+    /// its own offer, in one pass. What a play's target adds to its score is the same for
+    /// every card of a class with the same offer, so it is worked out once per class and
+    /// offer ([`Shared`]); the rest of each card's score is selected without a branch on the
+    /// card. The tests compare every choice with a scan of the listing, play by play
+    /// (`Turn::best_play_listed`).
+    fn best_play(&self) -> Plays {
+        let playable = self.moves.playable();
+        // By class: number cards, J, Q, K.
+        let mut shared: [Option<Shared>; 4] = [None; 4];
+        let mut best = Best { score: NONE, at: (usize::MAX, 0), avoid_i: usize::MAX, avoid: 0 };
+        for (i, p) in playable.iter().enumerate() {
+            let class = usize::from(p.card.rank.number().saturating_sub(10));
+            let offer = Offer { targets: p.targets, order_choice: p.order_choice };
+            let s = match shared[class] {
+                Some(s) if s.offer == offer => s,
+                _ => *shared[class].insert(self.shared(class, offer)),
+            };
+            self.take_card(&mut best, i, p, &s);
+        }
+        Plays {
+            best: best.score,
+            play: (best.at.0 != usize::MAX).then_some(best.at),
+            fallback: (best.avoid_i != usize::MAX).then_some((best.avoid_i, best.avoid)),
+        }
+    }
+
+    /// What the plays of `offer` share for cards of `class` (0 for number cards, then J, Q,
+    /// K): scored target by target, in listing order.
     #[inline(never)]
-    fn best_play_listed(&self) -> Plays {
+    fn shared(&self, class: usize, offer: Offer) -> Shared {
+        let part = |target: Option<Seat>| match class {
+            0 if self.quick && !self.jolted => Some(push_score(self.model, self.view, target?)),
+            0 => Some(0),
+            _ => self.face_score([Rank::JACK, Rank::QUEEN, Rank::KING][class - 1], target),
+        };
+        let mut s = Shared { offer, any: false, part: 0, play: 0, scored: false, avoided: false, avoid: 0 };
+        let mut take = |k: usize, target: Option<Seat>| {
+            // The plain order comes first, and the order does not change these scores.
+            let play = k << usize::from(offer.order_choice);
+            s.any = true;
+            match part(target) {
+                Some(score) if !s.scored || score > s.part => (s.part, s.play, s.scored) = (score, play, true),
+                Some(_) => {}
+                None if !s.avoided => (s.avoided, s.avoid) = (true, play),
+                None => {}
+            }
+        };
+        match offer.targets {
+            None => take(0, None),
+            Some(seats) => seats.iter().enumerate().for_each(|(k, t)| take(k, Some(t))),
+        }
+        s
+    }
+
+    /// Takes in the plays of listed card `i`, whose offer's shared part is `s`. A number
+    /// card's and a face card's scores are both worked out and one is selected, without a
+    /// branch: which cards are face cards, and which play is best so far, are random, and
+    /// branches on them mispredicted.
+    #[inline(always)]
+    fn take_card(&self, best: &mut Best, i: usize, p: &Playable, s: &Shared) {
+        // Taking a table card denies it to the next player; break ties that way.
+        let table_bonus = i64::from(matches!(p.from, Source::Table(_)));
+        let value = p.card.value_on(self.top);
+        // A number card's best play and its first play to avoid, by play index.
+        let (number, number_play, number_avoid) = if self.jolted {
+            // Below the J first (NONE + 1, the least score there is), then on top of it.
+            let (rescue, up) = self.jolted_move(value, table_bonus);
+            let on_top = s.offer.order_choice & !rescue;
+            let score = select_unpredictable(s.any, select_unpredictable(on_top, up, NONE + 1), NONE);
+            let avoid = (s.any & s.offer.order_choice & rescue).then_some(1);
+            (score, usize::from(on_top), avoid)
+        } else {
+            let (win, rescue, down) = self.number_move(value, table_bonus);
+            let (win, rescue) = (win & s.any, rescue & s.any);
+            let scored = select_unpredictable(!rescue & s.scored, down + s.part, NONE);
+            let score = select_unpredictable(win, WIN, scored);
+            let avoid = select_unpredictable(rescue, Some(0), (!win & s.avoided).then_some(s.avoid));
+            (score, select_unpredictable(win, 0, s.play), avoid)
+        };
+        let face = select_unpredictable(s.scored, s.part + table_bonus, NONE);
+        let face_avoid = s.avoided.then_some(s.avoid);
+        let is_number = p.card.rank.is_number();
+        let score = select_unpredictable(is_number, number, face);
+        let play = select_unpredictable(is_number, number_play, s.play);
+        best.take((i, play), score, select_unpredictable(is_number, number_avoid, face_avoid));
+    }
+
+    /// Scores every listed play one by one, in the engine's listing order: the test oracle
+    /// of [`Turn::best_play`], which must choose the same.
+    #[cfg(test)]
+    fn best_play_listed(&self) -> (i64, Option<Action>, Option<Action>) {
         let mut best = NONE;
-        let mut best_play: Option<PlayChoice> = None;
-        let mut fallback: Option<PlayChoice> = None;
+        let mut best_play = None;
+        let mut fallback = None;
         self.moves.each_play(|card, from, target, face_on_top| {
-            let play = (card, from, target, face_on_top);
+            let play = Action::Play { card, from, target, face_on_top };
             match self.score_play(card, &from, target, face_on_top) {
                 Some(s) if s > best => {
                     best = s;
@@ -647,98 +619,15 @@ impl Turn<'_, '_> {
         (best, best_play, fallback)
     }
 
-    /// The same choice as [`Turn::best_play_listed`], worked out card by card in one loop
-    /// without a branch on the cards. When every rank's `aim` is the built-in one, every
-    /// card of a rank offers the same plays ([`ClassOffers`]), so a face card's
-    /// best play and a Quick's best push are scored once per move. Falls back to the listing
-    /// for anything else: an entry with its own `aim`, repeated hand cards (several decks),
-    /// offers of another shape. Debug builds compare every choice with the listing's.
-    fn best_play_by_rank(&self) -> Plays {
-        let (hand, table) = (self.view.hand(), self.view.table());
-        if self.view.hand_has_repeats() {
-            return self.best_play_listed();
-        }
-        let Some(offers) = ClassOffers::of(self.moves, hand, table) else { return self.best_play_listed() };
-        // How a number card plays this move: the plays its offer lists, and the push.
-        let number = match offers.number {
-            Some(Offer { targets: None, order_choice: true }) if self.jolted => NumberPlays::Jolted,
-            Some(offer @ Offer { targets: Some(seats), order_choice: false }) if self.quick && !self.jolted => {
-                match best_of_offer(offer, |target| Some(push_score(self.model, self.view, target?))) {
-                    (Some((push, target)), false) => NumberPlays::Quick { push, target, first: seats.iter().next() },
-                    _ => return self.best_play_listed(),
-                }
-            }
-            Some(Offer { targets: None, order_choice: false }) if !self.quick && !self.jolted => NumberPlays::Plain,
-            _ => return self.best_play_listed(),
-        };
-        // Per face rank (J, Q, K): the best score and target, NONE when it has no play.
-        let mut faces = [(NONE, None); 3];
-        for (k, rank) in [Rank::JACK, Rank::QUEEN, Rank::KING].into_iter().enumerate() {
-            if let Some(offer) = offers.of_rank(rank) {
-                match best_of_offer(offer, |target| self.face_score(rank, target)) {
-                    (best, false) => faces[k] = best.unwrap_or((NONE, None)),
-                    (_, true) => return self.best_play_listed(),
-                }
-            }
-        }
-        let mut face_scores = [[NONE; 3]; 2];
-        for (k, &(score, _)) in faces.iter().enumerate() {
-            if score != NONE {
-                face_scores[0][k] = score;
-                face_scores[1][k] = score + 1;
-            }
-        }
-        let scan = RankScan {
-            turn: self,
-            push: if let NumberPlays::Quick { push, .. } = number { push } else { 0 },
-            face_scores,
-        };
-        let mut best = Best { score: NONE, i: usize::MAX, on_top: false, rescue_i: usize::MAX };
-        let jolted = matches!(number, NumberPlays::Jolted);
-        for (i, &card) in hand.iter().enumerate() {
-            scan.card(&mut best, jolted, i, card, 0);
-        }
-        for (slot, card) in table.iter().enumerate() {
-            if let Some(card) = *card {
-                scan.card(&mut best, jolted, hand.len() + slot, card, 1);
-            }
-        }
-        let Best { score: best, i: best_i, on_top: best_on_top, rescue_i } = best;
-        // A win or a rescue scores the same whatever the push: it names the first target.
-        let play = |i: usize, on_top: bool, first_target: bool| {
-            let (card, from) = if i < hand.len() {
-                (hand[i], Source::Hand)
-            } else {
-                (table[i - hand.len()].expect("listed"), Source::Table(i - hand.len()))
-            };
-            let target = match number {
-                _ if !card.rank.is_number() => faces[usize::from(card.rank.number()) - 11].1,
-                NumberPlays::Quick { target, first, .. } => {
-                    if first_target {
-                        first
-                    } else {
-                        target
-                    }
-                }
-                _ => None,
-            };
-            (card, from, target, on_top)
-        };
-        let best_play = (best_i != usize::MAX).then(|| play(best_i, best_on_top, best == WIN));
-        let fallback = (rescue_i != usize::MAX).then(|| play(rescue_i, jolted, true));
-        (best, best_play, fallback)
-    }
-
     /// Oxygen this diver has left after a move ending at `depth` (0 means a rescue).
     #[inline(always)]
     fn oxygen_after(&self, depth: u32) -> u32 {
-        match self.costs.get(depth as usize) {
-            Some(&c) => self.oxygen.saturating_sub(c),
-            None => self.model.oxygen_after(self.oxygen, depth),
-        }
+        self.oxygen.saturating_sub(self.tables.cost(depth))
     }
 
-    /// The score of one play, or `None` for a play to avoid while anything else is legal.
+    /// The score of one play, or `None` for a play to avoid while anything else is legal
+    /// (what [`Turn::best_play`] works out card by card).
+    #[cfg(test)]
     fn score_play(&self, card: Card, from: &Source, target: Option<Seat>, face_on_top: bool) -> Option<i64> {
         // Taking a table card denies it to the next player; break ties that way.
         let table_bonus = i64::from(matches!(from, Source::Table(_)));
@@ -826,11 +715,12 @@ fn push_score(model: &Model, view: &View<'_>, target: Seat) -> i64 {
         // D21: they would win.
         return -100_000;
     }
-    if model.oxygen_after(t.oxygen, to) == 0 {
+    let cost = model.tables.cost(to);
+    if t.oxygen <= cost {
         // They would be rescued: all their depth is lost.
         return i64::from(to) * 10;
     }
-    -i64::from(rules.quick_push) * 10 + i64::from(model.cost(to)) * 3
+    -i64::from(rules.quick_push) * 10 + i64::from(cost) * 3
 }
 
 /// How much a diver wants to keep a card, in tenths; the average card is about 55.
@@ -850,13 +740,14 @@ fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -
     let rules = model.rules();
     let room = if me.has_front(Rank::KING) { 0 } else { rules.max_oxygen.saturating_sub(me.oxygen) };
     let hand = view.hand();
-    let (mut discards, mut index) = (0, 0);
-    for &c in hand {
-        discards += model.loss(c).max(0);
-        index += model.steps[c.suit.index()];
-    }
-    // With fewer cards than `base` no suit can have too many for the table.
-    let gain = if hand.len() < model.base as usize { model.best_gains[index].min(room) } else { room };
+    let discards: i64 = hand.iter().map(|&c| model.loss(c).max(0)).sum();
+    let gain = match model.indexed_steps(hand) {
+        Some(steps) => {
+            let index: u32 = hand.iter().map(|c| steps[c.suit.index()]).sum();
+            model.best_gains[index as usize].min(room)
+        }
+        None => room,
+    };
     i64::from(gain) * model.worth(me.depth) + discards + w.recovery
 }
 
@@ -881,7 +772,10 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::core::{Game, Registry, Setup, SuitPattern, parse_cards};
+    use crate::bots::{Bot, RandomBot};
+    use crate::core::{Aim, Ctx, Effect, EffectError, Game, Play, Registry, Setup, State, SuitPattern, parse_cards};
+    use crate::ruleset::Ruleset;
+    use crate::script::{ModSource, load_mods};
 
     /// A two-player game dealt from a stacked deck (hands, table, discard top as in D3, the
     /// rest in full-deck order), with seat 1 put at `depth` and `oxygen` by a turn-start hook.
@@ -979,22 +873,140 @@ mod tests {
     fn best_gains_are_the_best_of_every_part() {
         let table = [("none", 1), ("2", 2), ("2+2", 1), ("3", 5), ("4", 0)];
         let recovery = table.iter().map(|&(p, g)| (SuitPattern::parse(p).unwrap(), Gain::Amount(g))).collect();
-        let rules = Arc::new(Rules { recovery, ..Rules::default() });
-        let model = Model::new(&rules, &Weights::default());
-        let base = model.base as usize;
-        let digits =
-            |index: usize| [index / base.pow(3), index / base.pow(2) % base, index / base % base, index % base];
-        for (index, &best) in model.best_gains.iter().enumerate() {
-            let counts = digits(index);
+        let tables = Arc::new(Tables::new(Arc::new(Rules { recovery, ..Rules::default() })));
+        let model = Model::new(&tables, &Weights::default());
+        let steps = model.steps.expect("a gain table for hands of 4").map(|s| s as usize);
+        let base = tables.indexed_cards() + 1;
+        let counts = |index: usize| steps.map(|step| index / step % base);
+        // Only the indices of cards a discard can hold are read.
+        let held = |index: &usize| counts(*index).iter().sum::<usize>() <= tables.indexed_cards();
+        for (index, &best) in model.best_gains.iter().enumerate().filter(|(i, _)| held(i)) {
+            let whole = counts(index);
             let brute = (1..model.best_gains.len())
-                .filter(|&part| digits(part).iter().zip(&counts).all(|(p, c)| p <= c))
-                .map(|part| model.gains[part])
+                .filter(|&part| counts(part).iter().zip(&whole).all(|(p, c)| p <= c))
+                .map(|part| gain_number(tables.gain_at(part).expect("in the table")))
                 .max()
                 .unwrap_or(0);
-            assert_eq!(best, brute, "suit counts {counts:?}");
+            assert_eq!(best, brute, "suit counts {whole:?}");
         }
         // Four spades gain nothing, but three of them gain 5.
-        assert_eq!(model.best_gains[4 * base.pow(3)], 5);
+        assert_eq!(model.best_gains[4 * steps[Suit::Spades.index()]], 5);
+    }
+
+    /// Wraps a rank's entry and passes every question on unchanged, without saying so (no
+    /// `aim_delegate`): the engine asks it what each card offers.
+    struct PassOn(Arc<dyn Effect>);
+
+    impl Effect for PassOn {
+        fn aim(&self, state: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
+            self.0.aim(state, player, card)
+        }
+        fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+            self.0.resolve(ctx, play)
+        }
+        fn aim_ignores_card(&self) -> bool {
+            self.0.aim_ignores_card()
+        }
+    }
+
+    /// Wraps a rank's entry with an aim that looks at the card: an odd heart cannot be played,
+    /// the ace of diamonds offers an empty set of targets (no play), another diamond names
+    /// only the first of its targets, a club lets the player choose the discard order, and a
+    /// club number card names another diver (which changes nothing).
+    struct ByCard(Arc<dyn Effect>);
+
+    impl Effect for ByCard {
+        fn aim(&self, state: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
+            let aim = self.0.aim(state, player, card)?;
+            let Aim::Open { targets, order_choice } = aim else { return Ok(aim) };
+            Ok(match card.suit {
+                Suit::Hearts if card.rank.number() % 2 == 1 => Aim::Blocked("odd hearts rest".into()),
+                Suit::Diamonds if card.rank == Rank::ACE => Aim::Open { targets: Some(Seats(0)), order_choice },
+                Suit::Diamonds => Aim::Open { targets: targets.map(|s| Seats(s.0 & s.0.wrapping_neg())), order_choice },
+                Suit::Clubs if card.rank.is_number() => {
+                    Aim::Open { targets: Some(targets.unwrap_or(state.others(player))), order_choice: true }
+                }
+                Suit::Clubs => Aim::Open { targets, order_choice: true },
+                Suit::Spades | Suit::Hearts => aim,
+            })
+        }
+        fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+            self.0.resolve(ctx, play)
+        }
+    }
+
+    /// The standard registry with every rank's entry wrapped.
+    fn wrapped(wrap: impl Fn(Arc<dyn Effect>) -> Arc<dyn Effect>) -> Registry {
+        let mut registry = Registry::standard();
+        for rank in Rank::all() {
+            registry.set_effect(rank, wrap(registry.effect(rank)));
+        }
+        registry
+    }
+
+    /// The one scorer, card by card over the playable cards, chooses as its oracle does: every
+    /// listed play scored one by one. Checked on every turn of seeded games of 2, 3 and 8
+    /// players (two decks: repeated cards) under the standard and house rulesets, Lua wraps
+    /// that pass the aim on, a Rust wrap that answers it by asking the entry, and an aim that
+    /// differs from card to card. Greedy plays two turns in three, a random bot the third (so
+    /// that jolts, quicks and rescues come up).
+    #[test]
+    fn the_scorer_chooses_as_scoring_each_listed_play_does() {
+        let standard = (Arc::new(Rules::default()), Arc::new(Registry::standard()));
+        let house = Ruleset::load("house").unwrap();
+        let lua = ModSource {
+            name: "pass-through.lua".into(),
+            code: include_str!("../../tests/mods/pass-through.lua").into(),
+        };
+        let registries = [
+            ("standard", standard.clone()),
+            ("house", (Arc::clone(&house.rules), house.registry().unwrap())),
+            ("Lua pass-through wraps", (standard.0.clone(), Arc::new(load_mods(&Rules::default(), &[lua]).unwrap()))),
+            ("a wrap asked for the aim", (standard.0.clone(), Arc::new(wrapped(|e| Arc::new(PassOn(e)))))),
+            ("an aim by card", (standard.0.clone(), Arc::new(wrapped(|e| Arc::new(ByCard(e)))))),
+        ];
+        // How often what the scorer handles apart came up: a play to avoid, a jolted or a
+        // quickened diver, repeated cards, two cards of a class offering different plays.
+        let mut seen = [0usize; 5];
+        for (name, (rules, registry)) in &registries {
+            for players in [2, 3, 8] {
+                let mut bot = GreedyBot::new();
+                for seed in 0..30 {
+                    let names = (0..players).map(|i| format!("p{i}")).collect();
+                    let setup = Setup { names, seed, deck: None };
+                    let mut game = Game::new(Arc::clone(rules), Arc::clone(registry), setup).unwrap();
+                    let mut random = RandomBot::new(seed);
+                    for turn in 0..400 {
+                        if game.is_over() {
+                            break;
+                        }
+                        let view = View::new(&game, game.current());
+                        bot.refresh(&view);
+                        let moves = view.moves();
+                        let scan = bot.turn(&view, &moves);
+                        let Plays { best, play, fallback } = scan.best_play();
+                        let chosen =
+                            (best, play.map(|at| play_action(&moves, at)), fallback.map(|at| play_action(&moves, at)));
+                        assert_eq!(
+                            chosen,
+                            scan.best_play_listed(),
+                            "{name}, {players} players, seed {seed}, turn {turn}"
+                        );
+                        let classes =
+                            |p: &Playable| (p.card.rank.number().saturating_sub(10), p.targets, p.order_choice);
+                        let offers: Vec<_> = moves.playable().iter().map(classes).collect();
+                        let differ = offers.iter().any(|a| offers.iter().any(|b| a.0 == b.0 && a != b));
+                        let found = [fallback.is_some(), scan.jolted, scan.quick, view.hand_has_repeats(), differ];
+                        for (count, found) in seen.iter_mut().zip(found) {
+                            *count += usize::from(found);
+                        }
+                        let action = if turn % 3 == 2 { random.choose(&view).unwrap() } else { bot.pick(&view) };
+                        game.apply(&action, &mut ()).unwrap_or_else(|e| panic!("{name}, seed {seed}: {action}: {e}"));
+                    }
+                }
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 0), "avoid, jolted, quick, repeats, offers differ: {seen:?}");
     }
 
     #[test]

@@ -4,18 +4,21 @@
 //!
 //! The script returns a table with a `choose(view, moves)` function (or defines a global
 //! `choose`); it gets plain read-only data — its seat's view and the list of legal moves, each
-//! with a few precomputed hints — and returns the number of the move it wants. A script that
-//! fails, loops or answers nonsense gives a [`BotError`] naming the file and line; the bot never
-//! sees the game itself, so it cannot peek or cheat.
+//! with a few precomputed hints — and returns the number of the move it wants. Costs and gains
+//! (the hints, `diving.cost` through `view.rules.cost`) are read from the engine's per-ruleset
+//! tables, never worked out again here. A script that fails, loops or answers nonsense gives a
+//! [`BotError`] naming the file and line; the bot never sees the game itself, so it cannot peek
+//! or cheat.
 //!
 //! Every game starts from a freshly loaded script with `math.random` seeded from the bot's
 //! seed, so a Lua bot is reproducible and keeps nothing from one game to the next.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::{Action, Gain, Rank, Source, View};
+use crate::core::{Action, Gain, Rank, Source, Tables, View};
 use crate::script::{Sandbox, ScriptError};
 
 use super::{Bot, BotError};
@@ -43,10 +46,7 @@ function diving.value(card)
   return nil
 end
 function diving.cost(view, depth)
-  for _, band in ipairs(view.rules.bands) do
-    if depth <= band.to then return band.cost end
-  end
-  return view.rules.bands[#view.rules.bands].cost
+  return view.rules.cost(depth)
 end
 return diving
 "#;
@@ -59,6 +59,9 @@ pub struct LuaBot {
     sandbox: Sandbox,
     choose: Function,
     actions: Vec<Action>,
+    /// `view.rules.cost` for the tables of the rules last played (made again when they
+    /// change).
+    cost: Option<(Arc<Tables>, Function)>,
 }
 
 impl std::fmt::Debug for LuaBot {
@@ -103,6 +106,7 @@ impl LuaBot {
             sandbox,
             choose,
             actions: Vec::new(),
+            cost: None,
         };
         bot.seed_random(seed).map_err(fail)?;
         Ok(bot)
@@ -124,15 +128,36 @@ impl LuaBot {
     }
 
     /// The view and the moves as Lua tables.
-    fn tables(&self, view: &View<'_>) -> mlua::Result<(Table, Table, Vec<Table>)> {
+    fn tables(&mut self, view: &View<'_>) -> mlua::Result<(Table, Table, Vec<Table>)> {
+        let cost = self.cost_function(view)?;
         let lua = self.sandbox.lua();
-        let view_table = view_table(lua, view)?;
+        let view_table = view_table(lua, view, cost)?;
         let mut moves = Vec::with_capacity(self.actions.len());
         for (i, action) in self.actions.iter().enumerate() {
             moves.push(move_table(lua, view, i + 1, action)?);
         }
         let list = seq(lua, moves.iter().cloned())?;
         Ok((view_table, list, moves))
+    }
+
+    /// `view.rules.cost(depth)`: the oxygen cost of a move ending at `depth` (D10), read from
+    /// the engine's tables for the view's rules. Made once per ruleset.
+    fn cost_function(&mut self, view: &View<'_>) -> mlua::Result<Function> {
+        if let Some((tables, cost)) = &self.cost
+            && Arc::ptr_eq(tables, view.tables())
+        {
+            return Ok(cost.clone());
+        }
+        let tables = Arc::clone(view.tables());
+        let cost = self.sandbox.lua().create_function({
+            let tables = Arc::clone(&tables);
+            let max_depth = f64::from(tables.rules().max_depth);
+            // Any number, as the bands read it: above the surface the first band, below the
+            // bottom the last (the bands end at the bottom), between two depths the deeper.
+            move |_, depth: f64| Ok(tables.cost(depth.ceil().clamp(0.0, max_depth) as u32))
+        })?;
+        self.cost = Some((tables, cost.clone()));
+        Ok(cost)
     }
 }
 
@@ -170,8 +195,9 @@ fn seat_number(seat: usize) -> i64 {
     seat as i64 + 1
 }
 
-/// The seat's view as a read-only table (see `scripts/README.md`).
-fn view_table(lua: &Lua, view: &View<'_>) -> mlua::Result<Table> {
+/// The seat's view as a read-only table (see `scripts/README.md`), with `cost` for
+/// `view.rules.cost`.
+fn view_table(lua: &Lua, view: &View<'_>, cost: Function) -> mlua::Result<Table> {
     let t = lua.create_table()?;
     let rules = view.rules();
     t.raw_set("seat", seat_number(view.seat()))?;
@@ -209,6 +235,7 @@ fn view_table(lua: &Lua, view: &View<'_>) -> mlua::Result<Table> {
     }
     bands.set_readonly(true);
     r.raw_set("bands", bands)?;
+    r.raw_set("cost", cost)?;
     r.set_readonly(true);
     t.raw_set("rules", r)?;
     let divers = lua.create_table()?;
@@ -233,10 +260,11 @@ fn view_table(lua: &Lua, view: &View<'_>) -> mlua::Result<Table> {
     Ok(t)
 }
 
-/// One legal move as a read-only table, with hints under the standard effects.
+/// One legal move as a read-only table, with hints under the standard effects (costs and
+/// gains from the engine's tables).
 fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua::Result<Table> {
     let t = lua.create_table()?;
-    let rules = view.rules();
+    let (rules, tables) = (view.rules(), view.tables());
     let me = view.diver(view.seat());
     t.raw_set("index", index as i64)?;
     t.raw_set("text", action.to_string())?;
@@ -265,7 +293,7 @@ fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua
                     let to = me.depth.saturating_add(value).saturating_add(extra).min(rules.max_depth);
                     (to, to >= rules.max_depth)
                 };
-                let oxygen = if wins { me.oxygen } else { me.oxygen.saturating_sub(rules.band_cost(depth)) };
+                let oxygen = if wins { me.oxygen } else { me.oxygen.saturating_sub(tables.cost(depth)) };
                 t.raw_set("depth", i64::from(depth))?;
                 t.raw_set("oxygen", i64::from(oxygen))?;
                 t.raw_set("wins", wins)?;
@@ -280,7 +308,7 @@ fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua
             let gain = if me.has_front(Rank::KING) {
                 0
             } else {
-                match rules.recovery_gain(cards) {
+                match tables.gain(cards) {
                     Gain::Amount(g) => g.min(room),
                     Gain::Max => room,
                 }

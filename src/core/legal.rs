@@ -6,6 +6,8 @@
 //! listing when its answer does not depend on the card). Everything else — the list of legal
 //! actions, counts, the random bot's pick, greedy's scan, `View` — is a fold over `Moves`.
 
+use smallvec::SmallVec;
+
 use super::action::{Action, ActionError, Seat, Source, cards_in_mask};
 use super::card::Card;
 use super::effects::{Aim, Builtin, Effect, Reach, Registry, Seats};
@@ -67,22 +69,14 @@ impl Playable {
 /// cards in mask order (K on top first when the player may choose); `pass` only when nothing
 /// else is legal (D22). Empty when the game is over or it is not the asking seat's turn.
 ///
-/// Cards whose entries answer alike share one offer: with the built-in cards a listing works
-/// out at most four offers (number, J, Q, K), and a card costs a table read.
+/// Cards whose entries answer alike share one answer: with the built-in cards a listing
+/// works out at most four offers (number, J, Q, K), and a card costs a table read.
 #[derive(Debug, Clone)]
 pub struct Moves<'a> {
     hand: &'a [Card],
-    table: &'a [Option<Card>],
-    /// What the cards of each rank offer (by rank number − 1): an index into `offers`,
-    /// [`BLOCKED`], [`PER_CARD`] (its entry's answer depends on the card: the answers are in
-    /// `per_card`), or [`UNSEEN`] (no card of that rank is visible).
-    by_rank: [u16; 13],
-    /// What the visible cards offer.
-    offers: Offers,
-    /// For each visible card of a [`PER_CARD`] rank, in listing order: its offer or
-    /// [`BLOCKED`] (empty, and so never allocated, with the built-in cards).
-    per_card: Vec<u16>,
-    /// How many plays are listed.
+    /// The playable cards in listing order, each with what it offers.
+    plays: SmallVec<[Playable; 8]>,
+    /// How many plays `plays` expand to.
     play_count: usize,
     /// Whether recoveries are listed: the game runs and the hand is not empty.
     recover: bool,
@@ -95,12 +89,20 @@ pub struct Moves<'a> {
     pass: bool,
 }
 
-/// `Moves::by_rank`: cards of this rank cannot be played now.
+/// What the cards of a rank offer while a listing is made: an index into its [`Offers`], or
+/// one of these.
 const BLOCKED: u16 = u16::MAX;
-/// `Moves::by_rank`: each card of this rank has its own answer.
+/// Each card of the rank has its own answer (its entry's aim looks at the card).
 const PER_CARD: u16 = u16::MAX - 1;
-/// `Moves::by_rank`: no card of this rank is visible.
+/// No card of the rank was seen yet.
 const UNSEEN: u16 = u16::MAX - 2;
+
+/// What a listing being made knows: what each rank offers so far.
+struct Listing<'l, 'a> {
+    aims: &'l mut Aims<'a>,
+    offers: &'l mut Offers,
+    by_rank: &'l mut [u16; 13],
+}
 
 /// What a card offers, and how many plays that makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -123,30 +125,12 @@ fn play_count(targets: Option<Seats>, order_choice: bool) -> usize {
     targets.map_or(1, |seats| seats.len()) << usize::from(order_choice)
 }
 
-/// The cards a listing goes through, in its order: each distinct hand card, then each table
-/// card.
-#[inline(always)]
-fn visible<'a>(
-    hand: &'a [Card],
-    table: &'a [Option<Card>],
-    repeats: bool,
-) -> impl Iterator<Item = (Card, Source)> + 'a {
-    // A repeated card is listed once, at its first copy.
-    let first = move |&(i, c): &(usize, &Card)| !repeats || !hand[..i].contains(c);
-    let hand = hand.iter().enumerate().filter(first).map(|(_, &c)| (c, Source::Hand));
-    let table = table.iter().enumerate().filter_map(|(slot, c)| c.map(|c| (c, Source::Table(slot))));
-    hand.chain(table)
-}
-
 impl<'a> Moves<'a> {
     /// Nothing is legal (the game is over, or it is another seat's turn).
     pub fn none() -> Moves<'a> {
         Moves {
             hand: &[],
-            table: &[],
-            by_rank: [UNSEEN; 13],
-            offers: Offers::default(),
-            per_card: Vec::new(),
+            plays: SmallVec::new(),
             play_count: 0,
             recover: false,
             repeats: false,
@@ -163,79 +147,68 @@ impl<'a> Moves<'a> {
         let me = state.current();
         let hand = &state.player(me).hand[..];
         let recover = !hand.is_empty();
+        // Filled in place: the list is the bulk of a `Moves`, and building it apart moved it.
         let mut moves = Moves {
             hand,
-            table: state.table(),
             recover,
             repeats: state.hand_has_repeats(me),
             order_choice: recover && registry.recovery_order_choice(state, me),
             ..Moves::none()
         };
         let mut aims = Aims::new(state, registry);
-        // The offers of the built-in cards, worked out at once for every rank they serve;
-        // other entries are asked when a card of theirs is seen.
+        // The built-in cards' offers are worked out at once for every rank they serve; other
+        // entries are asked when a card of theirs is seen.
+        let mut offers = Offers::default();
         let kinds = Builtin::ALL.map(|b| match aims.builtin[b as usize] {
             Ok((targets, order_choice)) => {
-                moves.offers.builtin[b as usize] = Offer::new(targets, order_choice);
+                offers.builtin[b as usize] = Offer::new(targets, order_choice);
                 b as u16
             }
             Err(_) => BLOCKED,
         });
-        for (offer, kind) in moves.by_rank.iter_mut().zip(registry.aim_kinds()) {
+        let mut by_rank = [UNSEEN; 13];
+        for (offer, kind) in by_rank.iter_mut().zip(registry.aim_kinds()) {
             if let Some(kind) = kind {
                 *offer = kinds[*kind as usize];
             }
         }
-        let mut listed = false;
-        // The order of `visible`, as plain loops: this runs on every turn.
+        let mut listing = Listing { aims: &mut aims, offers: &mut offers, by_rank: &mut by_rank };
         for (i, &card) in hand.iter().enumerate() {
+            // A repeated card is listed once, at its first copy.
             if !moves.repeats || !hand[..i].contains(&card) {
-                listed |= moves.count(&mut aims, card);
+                moves.list(&mut listing, card, Source::Hand);
             }
         }
-        for &card in moves.table.iter().flatten() {
-            listed |= moves.count(&mut aims, card);
+        for (slot, card) in state.table().iter().enumerate() {
+            if let Some(card) = *card {
+                moves.list(&mut listing, card, Source::Table(slot));
+            }
         }
-        moves.pass = !listed && !recover;
+        moves.pass = moves.plays.is_empty() && !recover;
         moves
     }
 
-    /// Works out what `card` offers (once per rank, unless its entry answers per card) and
-    /// counts its plays; whether it can be played.
+    /// Lists `card` when it can be played now.
     #[inline(always)]
-    fn count(&mut self, aims: &mut Aims<'_>, card: Card) -> bool {
+    fn list(&mut self, listing: &mut Listing<'_, '_>, card: Card, from: Source) {
         let rank = card.rank.number() as usize - 1;
-        if self.by_rank[rank] == UNSEEN {
-            self.by_rank[rank] = aims.rank_offer(card, &mut self.offers);
+        if listing.by_rank[rank] == UNSEEN {
+            listing.by_rank[rank] = listing.aims.rank_offer(card, listing.offers);
         }
-        let mut offer = self.by_rank[rank];
+        let mut offer = listing.by_rank[rank];
         if offer == PER_CARD {
-            offer = aims.card_offer(card, &mut self.offers);
-            self.per_card.push(offer);
+            offer = listing.aims.card_offer(card, listing.offers);
         }
-        if offer == BLOCKED {
-            return false;
+        if offer != BLOCKED {
+            let Offer { targets, order_choice, plays } = *listing.offers.get(offer);
+            self.play_count += plays;
+            self.plays.push(Playable { card, from, targets, order_choice });
         }
-        self.play_count += self.offers.get(offer).plays;
-        true
-    }
-
-    /// The playable cards with what each offers, in listing order.
-    #[inline]
-    fn listed(&self) -> impl Iterator<Item = (Card, Source, Offer)> + '_ {
-        let mut asked = self.per_card.iter();
-        visible(self.hand, self.table, self.repeats).filter_map(move |(card, from)| {
-            let mut offer = self.by_rank[card.rank.number() as usize - 1];
-            if offer == PER_CARD {
-                offer = *asked.next().expect("an answer for every card of a per-card rank");
-            }
-            (offer != BLOCKED).then(|| (card, from, *self.offers.get(offer)))
-        })
     }
 
     /// The playable cards, each once with what it offers, in listing order.
-    pub fn playable(&self) -> impl Iterator<Item = Playable> + '_ {
-        self.listed().map(|(card, from, o)| Playable { card, from, targets: o.targets, order_choice: o.order_choice })
+    pub fn playable(&self) -> &[Playable] {
+        &self.plays
     }
 
     /// How many plays are listed.
@@ -247,7 +220,7 @@ impl<'a> Moves<'a> {
     /// Calls `each(card, from, target, face_on_top)` for every listed play, in order.
     #[inline]
     pub fn each_play(&self, mut each: impl FnMut(Card, Source, Option<Seat>, bool)) {
-        for p in self.playable() {
+        for p in &self.plays {
             p.each_play(|target, face_on_top| each(p.card, p.from, target, face_on_top));
         }
     }
@@ -307,7 +280,7 @@ impl<'a> Moves<'a> {
     /// Whether nothing is legal (the game is over or it is not this seat's turn).
     #[inline]
     pub fn is_empty(&self) -> bool {
-        !self.pass && !self.recover && self.play_count == 0
+        !self.pass && !self.recover && self.plays.is_empty()
     }
 
     /// Action `i` of the listing (`i < self.len()`), built alone.
@@ -316,18 +289,12 @@ impl<'a> Moves<'a> {
             return (i == 0).then_some(Action::Pass);
         }
         let mut rest = i;
-        if rest < self.play_count {
-            for (card, from, offer) in self.listed() {
-                match rest.checked_sub(offer.plays) {
-                    Some(after) => rest = after,
-                    None => {
-                        let p = Playable { card, from, targets: offer.targets, order_choice: offer.order_choice };
-                        return Some(p.play(rest));
-                    }
-                }
+        for &p in &self.plays {
+            match rest.checked_sub(p.play_count()) {
+                Some(after) => rest = after,
+                None => return Some(p.play(rest)),
             }
         }
-        rest -= self.play_count;
         let knotted = self.order_choice;
         // Two actions per mask with the order choice (K on top first); a shift, not a division.
         let m = rest >> usize::from(knotted);
