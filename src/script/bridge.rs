@@ -1,41 +1,47 @@
 //! The bridge between a running handler and the game: the `ctx` object mods see.
 //!
-//! Lua cannot hold a Rust reference, so while a handler runs, the [`Ctx`] (or, while targets
-//! are listed, the `&State`) it works on is *opened* for the current thread: [`run_write`] /
-//! [`run_read`] put a pointer to it in a thread-local slot, call the handler, and take it out
-//! again before they return (a guard restores the previous slot even on panic). The `ctx`
-//! functions, created once per Lua state, look the slot up on every call and fail cleanly when
-//! it is closed — a `ctx` kept in a global and used later gets an error, never a dangling
-//! pointer. Nested handlers (a hook run by `ctx:dive` inside an effect) open their own slot on
-//! top and restore the outer one, like a stack.
+//! Lua cannot hold a Rust reference, so while a handler runs, the game it works on is
+//! *open* on the current thread, in a thread-local slot the `ctx` functions (created once per
+//! Lua state) look up on every call:
+//! - an effect or hook ([`run_write`]) gets the game *lent*: [`Ctx::lend`] moves the state
+//!   into an owned [`Lent`], which is parked in the slot while the handler runs and handed
+//!   back when it returns. A `ctx` function takes the loan out of the slot, acts on it through
+//!   [`Lent::ctx`] (the same checked methods as any effect) and puts it back;
+//! - a `targets` or `playable` function ([`run_read`]) only has `&State`: it gets a copy, made
+//!   with `clone_from` into a spare state kept in the slot (no allocation once warm), and the
+//!   write functions refuse to run.
 //!
-//! *Safety argument.* The pointer in the slot is derived from the `&mut Ctx` that
-//! [`run_write`] received, and that reference is not used while the handler runs: the only
-//! accesses during that time go through the slot, one at a time (Lua calls on one thread are
-//! sequential), and each ends before the function that made it returns. A nested handler gets a
-//! reference reborrowed from one of those accesses and publishes a pointer derived from it,
-//! which is removed before the outer access resumes. Read mode hands out only `&State`, and
-//! write functions refuse to run in it.
+//! Nothing in the slot points anywhere: it owns what it holds, so no access can dangle or
+//! alias, and there is no `unsafe` here. A nested handler (a hook run by `ctx:dive` inside an
+//! effect) runs while the outer `ctx` function holds the outer loan; it lends from the context
+//! it was given and parks its own loan, and puts back what it found when it ends, like a stack.
+//! Guards restore the slot and the nesting depth on every exit path (a value, an error, a
+//! budget error, a panic). A `ctx` function called while nothing is open, or from inside
+//! another `ctx` function, fails with a Lua error naming the calling line.
 //!
 //! The bridge also keeps cards conserved: the card being played, and every card a handler
 //! takes from in front of a diver, is *loose* until the handler discards it or places it
 //! in front of someone; `ctx:discard` and `ctx:place_front` accept only loose cards, and a
 //! handler that ends with a loose card, or with a different number of cards in the game, fails.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 use mlua::{Function, Lua, LuaString, Table, Value};
 
-use crate::core::{Card, Ctx, EffectError, Rank, Seat, Source, State, Suit};
+use crate::core::{Card, Ctx, EffectError, Lent, Rank, Seat, Source, State, Suit};
 
 use super::sandbox::Sandbox;
 
-/// What the current thread's handler may touch.
-#[derive(Clone, Copy)]
-enum Access {
+/// What the running handler on this thread may touch.
+enum Open {
+    /// No handler runs.
     Closed,
-    Read(*const State),
-    Write(*mut Ctx<'static>),
+    /// A `targets` or `playable` function runs: it reads this copy of the game.
+    Read(State),
+    /// An effect or hook runs: the game is lent to it.
+    Write(Lent),
+    /// A `ctx` function has taken the loan out of the slot to act on it.
+    Busy,
 }
 
 /// Most handlers nested inside one another (a hook that dives, running hooks that dive …).
@@ -45,89 +51,210 @@ const MAX_WRITES: u32 = 10_000;
 /// Longest narration line.
 const MAX_SAY: usize = 300;
 
-#[derive(Default)]
-struct Frames {
+/// The current thread's handlers: what is open to the innermost one, and what they share.
+struct Slot {
+    open: Open,
+    /// Cards in play: out of their place, not yet discarded or placed (bottom: outermost).
     loose: Vec<Card>,
+    /// How many handlers are running, nested in one another.
     depth: usize,
+    /// Changes made by the handlers of the action running now.
     writes: u32,
+    /// The last read copy, kept so the next one reuses its buffers.
+    spare: Option<State>,
 }
 
 thread_local! {
-    static ACCESS: Cell<Access> = const { Cell::new(Access::Closed) };
-    static FRAMES: RefCell<Frames> = RefCell::new(Frames::default());
+    static SLOT: RefCell<Slot> = const {
+        RefCell::new(Slot { open: Open::Closed, loose: Vec::new(), depth: 0, writes: 0, spare: None })
+    };
 }
 
-/// Restores the previous slot and nesting depth when a handler call ends.
-struct Opened {
-    previous: Access,
-}
+/// One more handler in the nesting, for as long as it runs.
+struct Nesting;
 
-impl Opened {
-    fn open(access: Access) -> Result<Opened, EffectError> {
-        let depth = FRAMES.with_borrow_mut(|f| {
-            if f.depth == 0 {
-                f.writes = 0;
-                f.loose.clear();
+impl Nesting {
+    fn enter() -> Result<Nesting, EffectError> {
+        let depth = SLOT.with_borrow_mut(|s| {
+            if s.depth == 0 {
+                s.writes = 0;
+                s.loose.clear();
             }
-            f.depth += 1;
-            f.depth
+            s.depth += 1;
+            s.depth
         });
-        let opened = Opened { previous: ACCESS.replace(access) };
+        let nesting = Nesting;
         if depth > MAX_NESTING {
             return Err(EffectError(format!(
                 "handlers nested more than {MAX_NESTING} deep (a hook that triggers itself?)"
             )));
         }
-        Ok(opened)
+        Ok(nesting)
     }
 }
 
-impl Drop for Opened {
+impl Drop for Nesting {
     fn drop(&mut self) {
-        ACCESS.set(self.previous);
-        FRAMES.with_borrow_mut(|f| f.depth -= 1);
+        SLOT.with_borrow_mut(|s| s.depth -= 1);
+    }
+}
+
+/// What a handler has open, parked in the slot for the length of its call. The slot holds
+/// what it held before again once this is unparked or dropped.
+struct Parked {
+    /// What the slot held before (taken when it is put back).
+    previous: Option<Open>,
+}
+
+impl Parked {
+    fn park(open: Open) -> Parked {
+        Parked { previous: Some(SLOT.with_borrow_mut(|s| std::mem::replace(&mut s.open, open))) }
+    }
+
+    /// Puts back what the slot held before and returns what the handler had open.
+    fn unpark(mut self) -> Open {
+        let previous = self.previous.take().unwrap_or(Open::Closed);
+        SLOT.with_borrow_mut(|s| std::mem::replace(&mut s.open, previous))
+    }
+}
+
+impl Drop for Parked {
+    /// On an early exit (a panic through the handler call): what the handler had open is
+    /// dropped, after the slot is put back.
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous.take() {
+            let ours = SLOT.with_borrow_mut(|s| std::mem::replace(&mut s.open, previous));
+            drop(ours);
+        }
+    }
+}
+
+/// The loan, out of the slot while a `ctx` function acts on it; back in the slot when dropped.
+struct Taken(Option<Lent>);
+
+impl Taken {
+    /// Takes the open loan for a change named `what`.
+    fn take(lua: &Lua, what: &str) -> mlua::Result<Taken> {
+        let taken = SLOT.with_borrow_mut(|s| match std::mem::replace(&mut s.open, Open::Busy) {
+            Open::Write(lent) if s.writes >= MAX_WRITES => {
+                s.open = Open::Write(lent);
+                Err(Refusal::TooMany)
+            }
+            Open::Write(lent) => {
+                s.writes += 1;
+                Ok(lent)
+            }
+            other => {
+                let refusal = Refusal::of(&other);
+                s.open = other;
+                Err(refusal)
+            }
+        });
+        match taken {
+            Ok(lent) => Ok(Taken(Some(lent))),
+            Err(refusal) => Err(refusal.raise(lua, what)),
+        }
+    }
+
+    fn ctx(&mut self) -> Option<Ctx<'_>> {
+        self.0.as_mut().map(Lent::ctx)
+    }
+}
+
+impl Drop for Taken {
+    fn drop(&mut self) {
+        if let Some(lent) = self.0.take() {
+            let busy = SLOT.with_borrow_mut(|s| std::mem::replace(&mut s.open, Open::Write(lent)));
+            drop(busy);
+        }
+    }
+}
+
+/// Why a `ctx` function cannot run now.
+enum Refusal {
+    Closed,
+    ReadOnly,
+    Busy,
+    TooMany,
+}
+
+impl Refusal {
+    fn of(open: &Open) -> Refusal {
+        match open {
+            Open::Closed => Refusal::Closed,
+            Open::Read(_) => Refusal::ReadOnly,
+            Open::Write(_) | Open::Busy => Refusal::Busy,
+        }
+    }
+
+    fn raise(self, lua: &Lua, what: &str) -> mlua::Error {
+        match self {
+            Refusal::Closed => Sandbox::raise(lua, "ctx can only be used while a handler runs"),
+            Refusal::ReadOnly => Sandbox::raise(
+                lua,
+                format!("ctx:{what} cannot be used here: target and playable functions only read the game"),
+            ),
+            Refusal::Busy => Sandbox::raise(lua, "ctx cannot be used from inside another ctx function"),
+            Refusal::TooMany => Sandbox::raise(lua, format!("more than {MAX_WRITES} changes in one action")),
+        }
     }
 }
 
 fn loose_len() -> usize {
-    FRAMES.with_borrow(|f| f.loose.len())
+    SLOT.with_borrow(|s| s.loose.len())
 }
 
-/// Runs `call` with `ctx` open for writing. `played` is the card an effect handler receives
-/// (loose until the handler puts it somewhere). The handler fails if it leaves a card loose
-/// or changes the number of cards in the game.
+/// `mod <file>:<line>: ` in front of an error about `handler` as a whole.
+fn located(handler: &Function, e: EffectError) -> EffectError {
+    EffectError(format!("mod {}: {}", site(handler), e.0))
+}
+
+/// Runs `call` with the game of `ctx` lent to the handler. `played` is the card an effect
+/// handler receives (loose until the handler puts it somewhere). The handler fails if it
+/// leaves a card loose or changes the number of cards in the game.
 pub(crate) fn run_write<R>(
     ctx: &mut Ctx<'_>,
     handler: &Function,
     played: Option<Card>,
     call: impl FnOnce() -> Result<R, EffectError>,
 ) -> Result<R, EffectError> {
+    let nesting = Nesting::enter().map_err(|e| located(handler, e))?;
     let base = loose_len();
     let total = ctx.state().card_count() + base + usize::from(played.is_some());
-    let ptr: *mut Ctx<'_> = ctx;
-    let located = |e: EffectError| EffectError(format!("mod {}: {}", site(handler), e.0));
-    let opened = Opened::open(Access::Write(ptr.cast::<Ctx<'static>>())).map_err(located)?;
     if let Some(card) = played {
-        FRAMES.with_borrow_mut(|f| f.loose.push(card));
+        SLOT.with_borrow_mut(|s| s.loose.push(card));
     }
-    let result = call();
-    drop(opened);
-    // The handler is done: `ctx` is ours again.
-    let left: Vec<Card> = FRAMES.with_borrow(|f| f.loose.get(base..).map(<[Card]>::to_vec).unwrap_or_default());
-    let now = ctx.state().card_count() + loose_len();
-    FRAMES.with_borrow_mut(|f| f.loose.truncate(base));
+    let result = ctx.lend(|lent| {
+        let parked = Parked::park(Open::Write(lent));
+        let result = call();
+        match parked.unpark() {
+            Open::Write(lent) => (lent, result),
+            _ => unreachable!("a ctx function puts the loan back before it returns"),
+        }
+    });
+    let (left, now) = SLOT.with_borrow_mut(|s| {
+        let left: Vec<Card> = s.loose.get(base..).map(<[Card]>::to_vec).unwrap_or_default();
+        let now = ctx.state().card_count() + s.loose.len();
+        s.loose.truncate(base);
+        (left, now)
+    });
+    drop(nesting);
     let value = result?;
     if !left.is_empty() {
         let cards: Vec<String> = left.iter().map(Card::to_string).collect();
-        return Err(located(EffectError(format!(
-            "the handler ended with {} still in play: discard it or place it in front of someone",
-            cards.join(" ")
-        ))));
+        return Err(located(
+            handler,
+            EffectError(format!(
+                "the handler ended with {} still in play: discard it or place it in front of someone",
+                cards.join(" ")
+            )),
+        ));
     }
     if now != total {
-        return Err(located(EffectError(format!(
-            "the handler changed the number of cards in the game ({total} → {now})"
-        ))));
+        return Err(located(
+            handler,
+            EffectError(format!("the handler changed the number of cards in the game ({total} → {now})")),
+        ));
     }
     Ok(value)
 }
@@ -142,51 +269,49 @@ pub(crate) fn site(f: &Function) -> String {
     }
 }
 
-/// Runs `call` with `game` open for reading only (targets and playability).
+/// Runs `call` with a copy of `game` open for reading only (targets and playability).
 pub(crate) fn run_read<R>(
     game: &State,
     handler: &Function,
     call: impl FnOnce() -> Result<R, EffectError>,
 ) -> Result<R, EffectError> {
-    let _opened =
-        Opened::open(Access::Read(game)).map_err(|e| EffectError(format!("mod {}: {}", site(handler), e.0)))?;
-    call()
-}
-
-/// The open game, for reading.
-fn with_game<R>(lua: &Lua, f: impl FnOnce(&State) -> mlua::Result<R>) -> mlua::Result<R> {
-    match ACCESS.get() {
-        Access::Closed => Err(Sandbox::raise(lua, "ctx can only be used while a handler runs")),
-        // SAFETY: see the module documentation: the slot holds a pointer to a game that
-        // outlives the handler call, and nothing writes to it in read mode.
-        Access::Read(game) => f(unsafe { &*game }),
-        // SAFETY: as above; this access ends before any other use of the context.
-        Access::Write(ctx) => f(unsafe { (*ctx).state() }),
-    }
-}
-
-/// The open context, for a change named `what`.
-fn with_ctx<R>(lua: &Lua, what: &str, f: impl FnOnce(&mut Ctx<'_>) -> Result<R, EffectError>) -> mlua::Result<R> {
-    let ptr = match ACCESS.get() {
-        Access::Closed => return Err(Sandbox::raise(lua, "ctx can only be used while a handler runs")),
-        Access::Read(_) => {
-            return Err(Sandbox::raise(
-                lua,
-                format!("ctx:{what} cannot be used here: target and playable functions only read the game"),
-            ));
+    let _nesting = Nesting::enter().map_err(|e| located(handler, e))?;
+    let copy = match SLOT.with_borrow_mut(|s| s.spare.take()) {
+        Some(mut spare) => {
+            spare.clone_from(game);
+            spare
         }
-        Access::Write(ptr) => ptr,
+        None => game.clone(),
     };
-    let writes = FRAMES.with_borrow_mut(|f| {
-        f.writes += 1;
-        f.writes
-    });
-    if writes > MAX_WRITES {
-        return Err(Sandbox::raise(lua, format!("more than {MAX_WRITES} changes in one action")));
+    let parked = Parked::park(Open::Read(copy));
+    let result = call();
+    if let Open::Read(copy) = parked.unpark() {
+        SLOT.with_borrow_mut(|s| s.spare = Some(copy));
     }
-    // SAFETY: see the module documentation.
-    let ctx = unsafe { &mut *ptr };
-    f(ctx).map_err(|e| effect_to_lua(lua, e))
+    result
+}
+
+/// The open game, for reading. `f` must not call into Lua.
+fn with_game<R>(lua: &Lua, f: impl FnOnce(&State) -> mlua::Result<R>) -> mlua::Result<R> {
+    SLOT.with(|slot| {
+        let Ok(slot) = slot.try_borrow() else {
+            return Err(Refusal::Busy.raise(lua, "read"));
+        };
+        match &slot.open {
+            Open::Read(game) => f(game),
+            Open::Write(lent) => f(lent.state()),
+            other => Err(Refusal::of(other).raise(lua, "read")),
+        }
+    })
+}
+
+/// Runs `f` on the open context, for a change named `what`.
+fn with_ctx<R>(lua: &Lua, what: &str, f: impl FnOnce(&mut Ctx<'_>) -> mlua::Result<R>) -> mlua::Result<R> {
+    let mut taken = Taken::take(lua, what)?;
+    match taken.ctx() {
+        Some(mut ctx) => f(&mut ctx),
+        None => Err(Refusal::Busy.raise(lua, what)),
+    }
 }
 
 /// An [`EffectError`] raised inside Lua: a nested handler's message goes through unchanged,
@@ -198,11 +323,22 @@ pub(crate) fn effect_to_lua(lua: &Lua, e: EffectError) -> mlua::Error {
     }
 }
 
+/// A change's result, with its error raised inside Lua ([`effect_to_lua`]).
+pub(crate) trait InLua<T> {
+    fn in_lua(self, lua: &Lua) -> mlua::Result<T>;
+}
+
+impl<T> InLua<T> for Result<T, EffectError> {
+    fn in_lua(self, lua: &Lua) -> mlua::Result<T> {
+        self.map_err(|e| effect_to_lua(lua, e))
+    }
+}
+
 // ----- conversions -----
 
-/// A seat from a Lua player number (1-based), checked against the game.
-fn seat(lua: &Lua, game: &State, player: i64) -> mlua::Result<Seat> {
-    let n = game.player_count();
+/// A seat from a Lua player number (1-based), checked against the number of players.
+fn seat(lua: &Lua, players: usize, player: i64) -> mlua::Result<Seat> {
+    let n = players;
     if player < 1 || player as usize > n {
         return Err(Sandbox::raise(lua, format!("there is no player {player} (players are 1…{n})")));
     }
@@ -402,7 +538,7 @@ impl Names {
     }
 
     /// Reads back a `play` table a handler passes to `previous`.
-    pub(crate) fn read_play(&self, lua: &Lua, game: &State, t: &Table) -> mlua::Result<crate::core::Play> {
+    pub(crate) fn read_play(&self, lua: &Lua, players: usize, t: &Table) -> mlua::Result<crate::core::Play> {
         let (player, card, target, slot, face_on_top): (Value, Value, Value, Value, bool) = self.unpack_play.call(t)?;
         // Fields as `play_table` wrote them (or changed to other valid numbers) are taken as
         // they are; anything else is read again below, for the same answer or error as ever.
@@ -421,25 +557,25 @@ impl Names {
                 _ => return None,
             };
             Some((|| {
-                let player = seat(lua, game, player)?;
-                let target = target.map(|n| seat(lua, game, n)).transpose()?;
+                let player = seat(lua, players, player)?;
+                let target = target.map(|n| seat(lua, players, n)).transpose()?;
                 Ok(crate::core::Play { player, card, from, target, face_on_top })
             })())
         };
         if let Some(play) = fast() {
             return play;
         }
-        self.read_play_slowly(lua, game, t)
+        self.read_play_slowly(lua, players, t)
     }
 
     /// [`Names::read_play`] field by field, with an error naming the first bad field.
-    fn read_play_slowly(&self, lua: &Lua, game: &State, t: &Table) -> mlua::Result<crate::core::Play> {
+    fn read_play_slowly(&self, lua: &Lua, players: usize, t: &Table) -> mlua::Result<crate::core::Play> {
         let k = &self.keys;
-        let player = seat(lua, game, int_arg(lua, &t.raw_get::<Value>(&k.player)?, "play.player")?)?;
+        let player = seat(lua, players, int_arg(lua, &t.raw_get::<Value>(&k.player)?, "play.player")?)?;
         let card = card_arg(lua, &t.raw_get::<Value>(&k.card)?)?;
         let target = match t.raw_get::<Value>(&k.target)? {
             Value::Nil => None,
-            v => Some(seat(lua, game, int_arg(lua, &v, "play.target")?)?),
+            v => Some(seat(lua, players, int_arg(lua, &v, "play.target")?)?),
         };
         let from = match t.raw_get::<Value>(&k.slot)? {
             Value::Nil => Source::Hand,
@@ -461,9 +597,9 @@ pub(crate) fn suit_letter(suit: Suit) -> &'static str {
 
 /// Removes the latest loose copy of `card`; false if it is not loose.
 fn remove_loose(card: Card) -> bool {
-    FRAMES.with_borrow_mut(|f| match f.loose.iter().rposition(|c| *c == card) {
+    SLOT.with_borrow_mut(|s| match s.loose.iter().rposition(|c| *c == card) {
         Some(i) => {
-            f.loose.remove(i);
+            s.loose.remove(i);
             true
         }
         None => false,
@@ -481,15 +617,16 @@ pub(crate) fn hand_over(lua: &Lua, card: Card) -> mlua::Result<()> {
 
 /// Gives a loose card back (the built-in effect it was handed to failed before placing it).
 pub(crate) fn take_back(card: Card) {
-    FRAMES.with_borrow_mut(|f| f.loose.push(card));
+    SLOT.with_borrow_mut(|s| s.loose.push(card));
 }
 
 /// Runs a built-in step on the open context (for `previous` functions).
-pub(crate) fn with_open_ctx<R>(lua: &Lua, f: impl FnOnce(&mut Ctx<'_>) -> Result<R, EffectError>) -> mlua::Result<R> {
+pub(crate) fn with_open_ctx<R>(lua: &Lua, f: impl FnOnce(&mut Ctx<'_>) -> mlua::Result<R>) -> mlua::Result<R> {
     with_ctx(lua, "previous", f)
 }
 
-/// Runs `f` with the open game (for `previous` functions that must read it first).
+/// Runs `f` with the open game (for `previous` functions that must read it first); `f` must
+/// not call into Lua.
 pub(crate) fn with_open_game<R>(lua: &Lua, f: impl FnOnce(&State) -> mlua::Result<R>) -> mlua::Result<R> {
     with_game(lua, f)
 }
@@ -528,28 +665,28 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
     read!("current", |lua, game, _a: ()| Ok(game.current() as i64 + 1));
     read!("turn", |lua, game, _a: ()| Ok(game.turn() as i64));
     read!("name", |lua, game, p: Value| {
-        let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
+        let p = seat_arg(lua, game, &p)?;
         Ok(game.name(p).to_string())
     });
     read!("depth", |lua, game, p: Value| {
-        let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
+        let p = seat_arg(lua, game, &p)?;
         Ok(game.player(p).depth as i64)
     });
     read!("oxygen", |lua, game, p: Value| {
-        let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
+        let p = seat_arg(lua, game, &p)?;
         Ok(game.player(p).oxygen as i64)
     });
     read!("hand_size", |lua, game, p: Value| {
-        let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
+        let p = seat_arg(lua, game, &p)?;
         Ok(game.player(p).hand.len() as i64)
     });
     let n = names.clone();
     read!("front", |lua, game, p: Value| {
-        let p = seat(lua, game, int_arg(lua, &p, "the player")?)?;
+        let p = seat_arg(lua, game, &p)?;
         lua.create_sequence_from(game.player(p).front.iter().map(|c| n.card(*c)))
     });
     read!("has_front", |lua, game, a: (Value, Value)| {
-        let p = seat(lua, game, int_arg(lua, &a.0, "the player")?)?;
+        let p = seat_arg(lua, game, &a.0)?;
         let rank = rank_arg(lua, &a.1)?;
         Ok(game.player(p).has_front(rank))
     });
@@ -565,37 +702,37 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
     write!("set_depth", |lua, a: (Value, Value)| {
         with_ctx(lua, "set_depth", |ctx| {
             let (p, d) = args2(lua, ctx.state(), &a, "the depth")?;
-            ctx.set_depth(p, d)
+            ctx.set_depth(p, d).in_lua(lua)
         })
     });
     write!("set_oxygen", |lua, a: (Value, Value)| {
         with_ctx(lua, "set_oxygen", |ctx| {
             let (p, o) = args2(lua, ctx.state(), &a, "the oxygen")?;
-            ctx.set_oxygen(p, o)
+            ctx.set_oxygen(p, o).in_lua(lua)
         })
     });
     write!("dive", |lua, a: (Value, Value)| {
         with_ctx(lua, "dive", |ctx| {
             let (p, d) = args2(lua, ctx.state(), &a, "the distance")?;
-            ctx.dive(p, d)
+            ctx.dive(p, d).in_lua(lua)
         })
     });
     write!("breathe", |lua, p: Value| {
         with_ctx(lua, "breathe", |ctx| {
-            let p = arg_seat(lua, ctx.state(), &p)?;
-            ctx.breathe(p)
+            let p = seat_arg(lua, ctx.state(), &p)?;
+            ctx.breathe(p).in_lua(lua)
         })
     });
     write!("check_win", |lua, p: Value| {
         with_ctx(lua, "check_win", |ctx| {
-            let p = arg_seat(lua, ctx.state(), &p)?;
-            ctx.check_win(p)
+            let p = seat_arg(lua, ctx.state(), &p)?;
+            ctx.check_win(p).in_lua(lua)
         })
     });
     write!("discard", |lua, c: Value| {
         let card = card_arg(lua, &c)?;
         with_ctx(lua, "discard", |ctx| {
-            take_loose(card)?;
+            take_loose(card).in_lua(lua)?;
             ctx.discard(card);
             Ok(())
         })
@@ -603,17 +740,17 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
     write!("place_front", |lua, a: (Value, Value)| {
         let card = card_arg(lua, &a.1)?;
         with_ctx(lua, "place_front", |ctx| {
-            let target = arg_seat(lua, ctx.state(), &a.0)?;
-            take_loose(card)?;
+            let target = seat_arg(lua, ctx.state(), &a.0)?;
+            take_loose(card).in_lua(lua)?;
             let player = ctx.state().current();
-            ctx.place_front(player, target, card).inspect_err(|_| take_back(card))
+            ctx.place_front(player, target, card).inspect_err(|_| take_back(card)).in_lua(lua)
         })
     });
     let n = names.clone();
     write!("take_front", |lua, a: (Value, Value)| {
         let rank = rank_arg(lua, &a.1)?;
         let card = with_ctx(lua, "take_front", |ctx| {
-            let p = arg_seat(lua, ctx.state(), &a.0)?;
+            let p = seat_arg(lua, ctx.state(), &a.0)?;
             Ok(ctx.take_front(p, rank))
         })?;
         Ok(card.map(|c| {
@@ -623,8 +760,8 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
     });
     write!("draw", |lua, p: Value| {
         with_ctx(lua, "draw", |ctx| {
-            let p = arg_seat(lua, ctx.state(), &p)?;
-            ctx.draw_to_hand(p)
+            let p = seat_arg(lua, ctx.state(), &p)?;
+            ctx.draw_to_hand(p).in_lua(lua)
         })
     });
     write!("say", |lua, text: Value| {
@@ -653,7 +790,7 @@ pub(crate) fn ctx_table(lua: &Lua, names: std::sync::Arc<Names>) -> mlua::Result
             return Err(Sandbox::raise(lua, format!("{card} is not a number card")));
         }
         with_ctx(lua, "number_value", |ctx| {
-            let p = arg_seat(lua, ctx.state(), &a.0)?;
+            let p = seat_arg(lua, ctx.state(), &a.0)?;
             Ok(ctx.number_value(p, card) as i64)
         })
     });
@@ -679,22 +816,13 @@ fn take_loose(card: Card) -> Result<(), EffectError> {
     }
 }
 
-fn arg_seat(lua: &Lua, game: &State, p: &Value) -> Result<Seat, EffectError> {
-    let n = int_arg(lua, p, "the player").map_err(lua_to_effect)?;
-    seat(lua, game, n).map_err(lua_to_effect)
+/// A seat from a Lua player number, checked against the game.
+pub(crate) fn seat_arg(lua: &Lua, game: &State, p: &Value) -> mlua::Result<Seat> {
+    seat(lua, game.player_count(), int_arg(lua, p, "the player")?)
 }
 
-fn args2(lua: &Lua, game: &State, a: &(Value, Value), what: &str) -> Result<(Seat, i64), EffectError> {
-    let p = arg_seat(lua, game, &a.0)?;
-    let n = int_arg(lua, &a.1, what).map_err(lua_to_effect)?;
-    Ok((p, n))
-}
-
-/// An argument error made inside [`with_ctx`], turned back into an effect error that keeps
-/// its location.
-fn lua_to_effect(e: mlua::Error) -> EffectError {
-    let (_, message) = super::sandbox::flatten(&e);
-    EffectError(format!("mod {message}"))
+fn args2(lua: &Lua, game: &State, a: &(Value, Value), what: &str) -> mlua::Result<(Seat, i64)> {
+    Ok((seat_arg(lua, game, &a.0)?, int_arg(lua, &a.1, what)?))
 }
 
 /// Calls a Lua function that must be a handler.
@@ -707,7 +835,79 @@ pub(crate) fn function_arg(lua: &Lua, value: Value, what: &str) -> mlua::Result<
 
 #[cfg(test)]
 mod tests {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::sync::Arc;
+
+    use crate::core::{Game, Registry, Rules, Setup, SetupError};
+
     use super::*;
+
+    /// A sandbox with the ctx functions as the global `ctx`, and the globals of `code`.
+    fn with_ctx_global(code: &str) -> (Arc<Sandbox>, Table) {
+        let sandbox = Sandbox::new("test").unwrap();
+        let ctx = ctx_table(sandbox.lua(), Arc::new(Names::new(sandbox.lua()).unwrap())).unwrap();
+        sandbox.freeze(&ctx).unwrap();
+        sandbox.expose("ctx", ctx).unwrap();
+        let env = sandbox.load("t.lua", code).unwrap().env;
+        (Arc::new(sandbox), env)
+    }
+
+    /// A game whose first turn start runs the Lua function `start` as a write handler and
+    /// whose after-move hook is `after_move`.
+    fn game(
+        sandbox: &Arc<Sandbox>,
+        start: Function,
+        after_move: impl Fn(&mut Ctx<'_>) -> Result<(), EffectError> + Send + Sync + 'static,
+    ) -> Result<Game, SetupError> {
+        let mut registry = Registry::standard();
+        let s = Arc::clone(sandbox);
+        registry.add_turn_start(Arc::new(move |ctx: &mut Ctx<'_>, _| {
+            run_write(ctx, &start, None, || s.call::<()>(&start, ()).map_err(|e| EffectError(format!("mod {e}"))))
+        }));
+        registry.add_after_move(Arc::new(move |ctx: &mut Ctx<'_>, _, _, _| after_move(ctx)));
+        let setup = Setup { names: vec!["Ann".into(), "Bob".into()], seed: 1, deck: None };
+        Game::new(Arc::new(Rules::default()), Arc::new(registry), setup)
+    }
+
+    const CLOSED: &str = "t.lua:2: ctx can only be used while a handler runs";
+
+    #[test]
+    fn ctx_used_while_no_handler_runs_is_an_error() {
+        let (sandbox, env) = with_ctx_global("function peek()\n  return ctx:depth(1)\nend");
+        let peek: Function = env.get("peek").unwrap();
+        assert_eq!(sandbox.call::<i64>(&peek, ()).unwrap_err().to_string(), CLOSED);
+    }
+
+    /// Lua code run from inside a `ctx` function without a handler call of its own (here by a
+    /// Rust after-move hook under `ctx:dive`) finds the loan taken: a clean error, and the slot
+    /// is as it was afterwards.
+    #[test]
+    fn ctx_used_from_inside_a_ctx_function_is_an_error() {
+        let code = "function start() ctx:dive(1, 5) end\nfunction peek() return ctx:depth(1) end";
+        let (sandbox, env) = with_ctx_global(code);
+        let (start, peek): (Function, Function) = (env.get("start").unwrap(), env.get("peek").unwrap());
+        let s = Arc::clone(&sandbox);
+        let p = peek.clone();
+        let e = game(&sandbox, start, move |_| {
+            s.call::<i64>(&p, ()).map(drop).map_err(|e| EffectError(format!("mod {e}")))
+        })
+        .unwrap_err();
+        assert_eq!(e.to_string(), "mod t.lua:2: ctx cannot be used from inside another ctx function");
+        assert_eq!(sandbox.call::<i64>(&peek, ()).unwrap_err().to_string(), CLOSED);
+    }
+
+    /// A panic under a handler (here in a Rust hook under `ctx:dive`) goes through Lua and
+    /// leaves the slot closed and the nesting at zero.
+    #[test]
+    fn a_panic_under_a_handler_leaves_the_slot_closed() {
+        let code = "function start() ctx:dive(1, 5) end\nfunction peek() return ctx:depth(1) end";
+        let (sandbox, env) = with_ctx_global(code);
+        let (start, peek): (Function, Function) = (env.get("start").unwrap(), env.get("peek").unwrap());
+        let outcome = catch_unwind(AssertUnwindSafe(|| game(&sandbox, start, |_| panic!("a bug under a handler"))));
+        assert!(outcome.is_err(), "the panic goes through");
+        assert_eq!(sandbox.call::<i64>(&peek, ()).unwrap_err().to_string(), CLOSED);
+        assert_eq!(SLOT.with_borrow(|s| s.depth), 0);
+    }
 
     #[test]
     fn card_numbers_run_1_to_52_in_card_order() {

@@ -4,6 +4,11 @@
 //! The core knows nothing of Lua: a mod's handlers reach it only as [`Effect`](crate::core::Effect)
 //! implementations and hook closures, and they change a game only through
 //! [`Ctx`](crate::core::Ctx)'s checked methods.
+//!
+//! No `unsafe` here: a handler reaches the game through an owned loan
+//! ([`Lent`](crate::core::Lent)) or a copy, never through a pointer.
+
+#![forbid(unsafe_code)]
 
 mod bridge;
 pub mod mods;

@@ -17,7 +17,7 @@ use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, Table, Value};
 use crate::core::effects::{AfterMove, OxygenCost, Play, RecoveryGain, Rescue, TurnStart, WinCheck};
 use crate::core::{Aim, Card, Ctx, Effect, EffectError, Gain, Registry, Rules, Seat, Seats, State};
 
-use super::bridge::{self, Names, card_arg, function_arg, rank_arg, run_read, run_write, show, site};
+use super::bridge::{self, InLua, Names, card_arg, function_arg, rank_arg, run_read, run_write, show, site};
 use super::sandbox::{Sandbox, ScriptError};
 
 /// One mod file: the name errors use and its text.
@@ -134,8 +134,8 @@ fn previous_for_player<R: mlua::IntoLuaMulti + 'static>(lua: &Lua, previous: &Pl
     lua.create_function(move |lua, (_, p): (Value, Value)| {
         let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
         bridge::with_open_ctx(lua, |ctx| {
-            let p = seat_of(ctx.state(), lua, &p)?;
-            prev(ctx, p)
+            let p = bridge::seat_arg(lua, ctx.state(), &p)?;
+            prev(ctx, p).in_lua(lua)
         })
     })
 }
@@ -253,8 +253,8 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
             let depth = u32::try_from(whole(lua, &depth, "the depth")?)
                 .map_err(|_| Sandbox::raise(lua, "the depth must be 0 or more"))?;
             bridge::with_open_ctx(lua, |ctx| {
-                let p = seat_of(ctx.state(), lua, &p)?;
-                prev(ctx, p, depth)
+                let p = bridge::seat_arg(lua, ctx.state(), &p)?;
+                prev(ctx, p, depth).in_lua(lua)
             })
         });
         let previous_fn = previous_fn?;
@@ -316,8 +316,8 @@ fn diving_table(lua: &Lua, rules: &Rules, shared: &Arc<Shared>, building: &Build
             let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
             let cards = card_list(lua, &cards)?;
             let gain = bridge::with_open_ctx(lua, |ctx| {
-                let p = seat_of(ctx.state(), lua, &p)?;
-                prev(ctx, p, &cards)
+                let p = bridge::seat_arg(lua, ctx.state(), &p)?;
+                prev(ctx, p, &cards).in_lua(lua)
             })?;
             Ok(match gain {
                 Gain::Amount(n) => Value::Integer(n as i64),
@@ -355,16 +355,6 @@ fn whole(lua: &Lua, value: &Value, what: &str) -> mlua::Result<i64> {
         Value::Integer(n) => Ok(*n),
         Value::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => Ok(*n as i64),
         other => Err(Sandbox::raise(lua, format!("{what} must be a whole number, got {}", show(other)))),
-    }
-}
-
-/// A Lua player number as a seat, for `previous` functions (errors keep their location).
-fn seat_of(game: &State, lua: &Lua, p: &Value) -> Result<Seat, EffectError> {
-    let n = game.player_count();
-    match whole(lua, p, "the player") {
-        Ok(p) if p >= 1 && p as usize <= n => Ok(p as usize - 1),
-        Ok(p) => Err(EffectError(format!("there is no player {p} (players are 1…{n})"))),
-        Err(e) => Err(EffectError(super::sandbox::flatten(&e).1)),
     }
 }
 
@@ -441,9 +431,11 @@ impl LuaEffect {
                     format!("previous(ctx, play) needs the play table, got {}", show(&play)),
                 ));
             };
-            let play = bridge::with_open_game(lua, |game| names.read_play(lua, game, &play))?;
+            let players = bridge::with_open_game(lua, |game| Ok(game.player_count()))?;
+            let play = names.read_play(lua, players, &play)?;
             bridge::hand_over(lua, play.card)?;
-            bridge::with_open_ctx(lua, |ctx| prev.resolve(ctx, play)).inspect_err(|_| bridge::take_back(play.card))
+            bridge::with_open_ctx(lua, |ctx| prev.resolve(ctx, play).in_lua(lua))
+                .inspect_err(|_| bridge::take_back(play.card))
         })?;
         Ok(LuaEffect { shared: shared.clone(), targets, playable, resolve, previous, previous_fn })
     }
