@@ -10,8 +10,12 @@
 
 #![forbid(unsafe_code)]
 
-mod bridge;
+mod api;
+mod args;
+mod convert;
 pub mod mods;
+mod names;
+mod open;
 pub mod sandbox;
 
 pub use mods::{ModError, ModSource, load_mods};

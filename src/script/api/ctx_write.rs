@@ -1,0 +1,124 @@
+//! `ctx` changing: `ctx:dive`, `ctx:discard`, `ctx:say` …, allowed in `resolve` handlers and
+//! hooks. Each takes the loan of the open game ([`with_ctx`]), converts its arguments, calls
+//! the core's checked [`Ctx`](crate::core::Ctx) method and puts the loan back; the moves of
+//! cards go through the loose cards of the slot, so that cards stay conserved.
+
+use mlua::{Lua, Table, Value};
+
+use super::super::convert::{InLua, card, rank, seat, show, whole};
+use super::super::open::{take_back, take_loose, with_ctx};
+use super::super::sandbox::Sandbox;
+use super::{CtxEnv, colon};
+
+/// Longest narration line.
+const MAX_SAY: usize = 300;
+
+pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()> {
+    macro_rules! write {
+        ($name:literal, |$lua:ident, $args:ident: $ty:ty| $body:expr) => {
+            ctx.raw_set(
+                $name,
+                lua.create_function(move |$lua, (this, $args): (Value, $ty)| {
+                    colon($lua, &this, $name)?;
+                    $body
+                })?,
+            )?;
+        };
+    }
+    write!("set_depth", |lua, a: (Value, Value)| {
+        with_ctx(lua, "set_depth", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &a.0)?;
+            ctx.set_depth(p, whole(lua, &a.1, "the depth")?).in_lua(lua)
+        })
+    });
+    write!("set_oxygen", |lua, a: (Value, Value)| {
+        with_ctx(lua, "set_oxygen", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &a.0)?;
+            ctx.set_oxygen(p, whole(lua, &a.1, "the oxygen")?).in_lua(lua)
+        })
+    });
+    write!("dive", |lua, a: (Value, Value)| {
+        with_ctx(lua, "dive", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &a.0)?;
+            ctx.dive(p, whole(lua, &a.1, "the distance")?).in_lua(lua)
+        })
+    });
+    write!("breathe", |lua, p: Value| {
+        with_ctx(lua, "breathe", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &p)?;
+            ctx.breathe(p).in_lua(lua)
+        })
+    });
+    write!("check_win", |lua, p: Value| {
+        with_ctx(lua, "check_win", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &p)?;
+            ctx.check_win(p).in_lua(lua)
+        })
+    });
+    write!("discard", |lua, c: Value| {
+        let card = card(lua, &c)?;
+        with_ctx(lua, "discard", |ctx| {
+            take_loose(card).in_lua(lua)?;
+            ctx.discard(card);
+            Ok(())
+        })
+    });
+    write!("place_front", |lua, a: (Value, Value)| {
+        let card = card(lua, &a.1)?;
+        with_ctx(lua, "place_front", |ctx| {
+            let target = seat(lua, ctx.state().player_count(), &a.0)?;
+            take_loose(card).in_lua(lua)?;
+            let player = ctx.state().current();
+            ctx.place_front(player, target, card).inspect_err(|_| take_back(card)).in_lua(lua)
+        })
+    });
+    let names = env.names.clone();
+    write!("take_front", |lua, a: (Value, Value)| {
+        let rank = rank(lua, &a.1)?;
+        let card = with_ctx(lua, "take_front", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &a.0)?;
+            Ok(ctx.take_front(p, rank))
+        })?;
+        Ok(card.map(|c| {
+            take_back(c);
+            names.card(c)
+        }))
+    });
+    write!("draw", |lua, p: Value| {
+        with_ctx(lua, "draw", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &p)?;
+            ctx.draw_to_hand(p).in_lua(lua)
+        })
+    });
+    write!("say", |lua, text: Value| {
+        let text = match &text {
+            Value::String(s) => s.to_string_lossy(),
+            Value::Integer(_) | Value::Number(_) | Value::Boolean(_) => show(&text),
+            other => return Err(Sandbox::raise(lua, format!("ctx:say needs text, got {}", show(other)))),
+        };
+        let mut text: String = text.chars().take(MAX_SAY).collect();
+        text.retain(|c| !c.is_control() || c == '\t');
+        with_ctx(lua, "say", |ctx| {
+            ctx.say(text);
+            Ok(())
+        })
+    });
+    write!("random", |lua, n: Value| {
+        let n = whole(lua, &n, "ctx:random's bound")?;
+        if !(1..=1_000_000_000).contains(&n) {
+            return Err(Sandbox::raise(lua, format!("ctx:random(n) needs 1 ≤ n ≤ 1000000000, got {n}")));
+        }
+        with_ctx(lua, "random", |ctx| Ok(ctx.random(n as u32) as i64 + 1))
+    });
+    write!("number_value", |lua, a: (Value, Value)| {
+        let card = card(lua, &a.1)?;
+        if card.value().is_none() {
+            return Err(Sandbox::raise(lua, format!("{card} is not a number card")));
+        }
+        with_ctx(lua, "number_value", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &a.0)?;
+            Ok(ctx.number_value(p, card) as i64)
+        })
+    });
+    Ok(())
+}
