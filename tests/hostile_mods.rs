@@ -276,6 +276,28 @@ fn an_error_in_a_hook_inside_an_effect_unwinds_both() {
     assert_invariants(&game, "after the hook passed");
 }
 
+const NOT_ITS_OWN: &str = "this ctx belongs to another handler call";
+
+/// A ctx kept in a global from an earlier handler call and used in a later one is an error,
+/// and the later handler's own change is undone; handlers keep working.
+#[test]
+fn a_ctx_kept_for_a_later_handler_call() {
+    let path = "tests/mods/hostile/kept-ctx.lua";
+    let mut game = common::run(deal().game_with(hostile("kept-ctx.lua").unwrap()), "play 9C; play 8D").game;
+    let before = game.clone();
+    let e = game.apply(&action(&game, "play 5H"), &mut ()).unwrap_err().to_string();
+    assert_eq!(e, format!("mod {path}:9: {NOT_ITS_OWN} (a ctx is good only during the call it is given to)"));
+    assert!(game == before, "the failed action changed the game");
+    game.apply(&action(&game, "play 9D"), &mut ()).unwrap();
+    assert_invariants(&game, "after the next handler call");
+}
+
+/// A hook run inside an effect cannot use the effect's ctx: it has its own.
+#[test]
+fn a_ctx_used_by_a_hook_inside_its_handler() {
+    contained("outer-ctx.lua", "play 5H", 10, NOT_ITS_OWN);
+}
+
 #[test]
 fn registering_after_loading() {
     contained("late-register.lua", "play 5H", 3, "diving.wrap can only be called while the mod file loads");

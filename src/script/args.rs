@@ -1,10 +1,17 @@
-//! The `play` table a `resolve` handler is called with, and how it is read back when the
-//! handler passes it on to `previous`.
+//! What handlers are called with that must be built for each call: the `ctx` object, and
+//! the `play` table of a `resolve` handler (and how it is read back when the handler passes
+//! it on to `previous`).
 //!
-//! Both directions run in a small Lua chunk made once per Lua state: setting the fields one
-//! by one from Rust costs a protected call each under the memory limit. Only numbers and
-//! booleans cross to Rust: a string crossing costs a registry reference each way, and a card
-//! name would have to be parsed, so cards cross as their numbers ([`CardNames::number`]).
+//! Every handler call gets a `ctx` of its own: a frozen copy of the table of `ctx` functions
+//! (`table.clone`, so `pairs(ctx)` lists them as before). The functions check that the ctx
+//! they are called on is the one of the running call, so a ctx kept in a variable and used in
+//! a later call fails instead of reaching whatever game is open then.
+//!
+//! Both run in a small Lua chunk made once per Lua state: setting fields one by one from Rust
+//! costs a protected call each under the memory limit, and a resolve handler's ctx and play
+//! are made in one call. Only numbers and booleans cross to Rust: a string crossing costs a
+//! registry reference each way, and a card name would have to be parsed, so cards cross as
+//! their numbers ([`CardNames::number`]).
 
 use mlua::{Function, Lua, LuaString, Table, Value};
 
@@ -13,20 +20,23 @@ use crate::core::{Play, Source};
 use super::convert::{card, seat_numbered, whole};
 use super::names::{CardNames, suit_letter};
 
-/// The `play` table's constructor and reader, given the card names, ranks and suit letters
-/// by card number and the names back to numbers. Absent fields (`slot`, `target`) are passed
-/// as nil, which a table constructor leaves unset. The reader uses `rawget`, as
+/// The constructor of a ctx and a `play` table, the reader of a `play` table and the
+/// constructor of a ctx alone, given the card names, ranks and suit letters by card number,
+/// the names back to numbers, and the ctx functions. Absent fields (`slot`, `target`) are
+/// passed as nil, which a table constructor leaves unset. The reader uses `rawget`, as
 /// `Table::raw_get` does; a field it cannot turn into a number is read again from Rust for
 /// the error.
-const PLAY: &str = "local cards, ranks, suits, numbers = ... \
-    local rawget = rawget \
+const CHUNK: &str = "local cards, ranks, suits, numbers, functions = ... \
+    local rawget, clone, freeze = rawget, table.clone, table.freeze \
     local function make(player, card, on_table, slot, target, on_top) \
-        return { player = player, card = cards[card], rank = ranks[card], suit = suits[card], \
-        from = on_table and 'table' or 'hand', slot = slot, target = target, on_top = on_top } end \
+        return freeze(clone(functions)), { player = player, card = cards[card], rank = ranks[card], \
+        suit = suits[card], from = on_table and 'table' or 'hand', slot = slot, target = target, \
+        on_top = on_top } end \
     local function unpack(p) \
         return rawget(p, 'player'), numbers[rawget(p, 'card')], rawget(p, 'target'), rawget(p, 'slot'), \
         rawget(p, 'on_top') == true end \
-    return make, unpack";
+    local function ctx() return freeze(clone(functions)) end \
+    return make, unpack, ctx";
 
 /// Field names of the `play` table, for reading it field by field.
 struct Keys {
@@ -42,10 +52,12 @@ pub(crate) struct HandlerArgs {
     keys: Keys,
     make_play: Function,
     unpack_play: Function,
+    make_ctx: Function,
 }
 
 impl HandlerArgs {
-    pub(crate) fn new(lua: &Lua, names: &CardNames) -> mlua::Result<HandlerArgs> {
+    /// The arguments of handlers in `lua`, whose ctx objects are copies of `functions`.
+    pub(crate) fn new(lua: &Lua, names: &CardNames, functions: &Table) -> mlua::Result<HandlerArgs> {
         let s = |t: &str| lua.create_string(t);
         let keys = Keys {
             player: s("player")?,
@@ -54,19 +66,26 @@ impl HandlerArgs {
             target: s("target")?,
             on_top: s("on_top")?,
         };
-        // What `PLAY` needs by card number, and the names back to numbers.
+        // What `CHUNK` needs by card number, and the names back to numbers.
         let cards = lua.create_sequence_from(names.names())?;
         let ranks = lua.create_sequence_from(CardNames::all().map(|card| card.rank.number()))?;
         let suits = lua.create_sequence_from(CardNames::all().map(|card| suit_letter(card.suit)))?;
         let numbers =
             lua.create_table_from(CardNames::all().map(|card| (card.to_string(), CardNames::number(card))))?;
-        let (make_play, unpack_play) =
-            lua.load(PLAY).set_name("=play").call::<(Function, Function)>((cards, ranks, suits, numbers))?;
-        Ok(HandlerArgs { keys, make_play, unpack_play })
+        let (make_play, unpack_play, make_ctx) = lua
+            .load(CHUNK)
+            .set_name("=play")
+            .call::<(Function, Function, Function)>((cards, ranks, suits, numbers, functions))?;
+        Ok(HandlerArgs { keys, make_play, unpack_play, make_ctx })
     }
 
-    /// The `play` table a resolve handler receives.
-    pub(crate) fn play(&self, play: &Play) -> mlua::Result<Table> {
+    /// A new ctx object, for a hook or a targets or playable function.
+    pub(crate) fn ctx(&self) -> mlua::Result<Table> {
+        self.make_ctx.call(())
+    }
+
+    /// A new ctx object and the `play` table, for a resolve handler.
+    pub(crate) fn play(&self, play: &Play) -> mlua::Result<(Table, Table)> {
         let (on_table, slot) = match play.from {
             Source::Hand => (false, None),
             Source::Table(slot) => (true, Some(slot as i64 + 1)),

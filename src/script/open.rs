@@ -17,9 +17,14 @@
 //! alias. A nested handler (a hook run by `ctx:dive` inside an effect) runs while the outer
 //! `ctx` function holds the outer loan; it lends from the context it was given, parks its own
 //! loan, and puts back what it found when it ends, like a stack. Guards restore the slot and
-//! the nesting depth on every exit path (a value, an error, a budget error, a panic). A `ctx`
-//! function called while nothing is open, or from inside another `ctx` function, fails with
-//! a Lua error naming the calling line.
+//! the nesting depth on every exit path (a value, an error, a budget error, a panic).
+//!
+//! Each handler call is given a `ctx` object of its own ([`CtxObject`], made by
+//! [`super::args`]), kept with what it has open; a `ctx` function checks that it was called on
+//! that object. So a `ctx` function fails with a Lua error naming the calling line when
+//! nothing is open, when called from inside another `ctx` function, or when called on the
+//! `ctx` of another call (one kept in a variable from an earlier call, or the outer handler's
+//! inside a nested one).
 //!
 //! The slot also keeps cards conserved: the card being played, and every card a handler
 //! takes from in front of a diver, is *loose* until the handler discards it or places it
@@ -28,23 +33,57 @@
 //! cards in the game, fails.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use mlua::{Function, Lua};
+use mlua::{Function, Lua, Table};
 
 use crate::core::{Card, Ctx, EffectError, Lent, State};
 
 use super::sandbox::Sandbox;
 
-/// What the running handler on this thread may touch.
+/// What the running handler on this thread may touch, and the `ctx` object it was given.
 enum Open {
     /// No handler runs.
     Closed,
     /// A `targets` or `playable` function runs: it reads this copy of the game.
-    Read(State),
+    Read(State, CtxObject),
     /// An effect or hook runs: the game is lent to it.
-    Write(Lent),
+    Write(Lent, CtxObject),
     /// A `ctx` function has taken the loan out of the slot to act on it.
     Busy,
+}
+
+/// The Lua state a `ctx` function belongs to: one per set of loaded mods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Owner(u64);
+
+impl Owner {
+    pub(crate) fn new() -> Owner {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Owner(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// The `ctx` object one handler call is given (a frozen table of its own), and its state.
+pub(crate) struct CtxObject {
+    pub(crate) owner: Owner,
+    pub(crate) table: Table,
+}
+
+/// Who asks for the open game: a function of the Lua state `owner`, called on the `ctx`
+/// object `ctx` (`ctx:depth(1)`) or on none (`math.random`, a `previous` function).
+#[derive(Clone, Copy)]
+pub(crate) struct Caller<'a> {
+    pub(crate) owner: Owner,
+    pub(crate) ctx: Option<&'a Table>,
+}
+
+impl CtxObject {
+    /// Whether `caller` may use the handler call this object was given to. The tables are
+    /// compared only within one Lua state (mlua refuses to compare across states).
+    fn admits(&self, caller: Caller<'_>) -> bool {
+        self.owner == caller.owner && caller.ctx.is_none_or(|t| *t == self.table)
+    }
 }
 
 /// Most handlers nested inside one another (a hook that dives, running hooks that dive …).
@@ -131,41 +170,37 @@ impl Drop for Parked {
 }
 
 /// The loan, out of the slot while a `ctx` function acts on it; back in the slot when dropped.
-struct Taken(Option<Lent>);
+struct Taken(Option<(Lent, CtxObject)>);
 
 impl Taken {
-    /// Takes the open loan for a change named `what`.
-    fn take(lua: &Lua, what: &str) -> mlua::Result<Taken> {
+    /// Takes the open loan for `caller`'s change named `what`.
+    fn take(lua: &Lua, caller: Caller<'_>, what: &str) -> mlua::Result<Taken> {
         let taken = SLOT.with_borrow_mut(|s| match std::mem::replace(&mut s.open, Open::Busy) {
-            Open::Write(lent) if s.writes >= MAX_WRITES => {
-                s.open = Open::Write(lent);
-                Err(Refusal::TooMany)
-            }
-            Open::Write(lent) => {
+            Open::Write(lent, object) if object.admits(caller) && s.writes < MAX_WRITES => {
                 s.writes += 1;
-                Ok(lent)
+                Ok((lent, object))
             }
             other => {
-                let refusal = Refusal::of(&other);
+                let refusal = Refusal::of(&other, caller);
                 s.open = other;
                 Err(refusal)
             }
         });
         match taken {
-            Ok(lent) => Ok(Taken(Some(lent))),
+            Ok(loan) => Ok(Taken(Some(loan))),
             Err(refusal) => Err(refusal.raise(lua, what)),
         }
     }
 
     fn ctx(&mut self) -> Option<Ctx<'_>> {
-        self.0.as_mut().map(Lent::ctx)
+        self.0.as_mut().map(|(lent, _)| lent.ctx())
     }
 }
 
 impl Drop for Taken {
     fn drop(&mut self) {
-        if let Some(lent) = self.0.take() {
-            let busy = SLOT.with_borrow_mut(|s| std::mem::replace(&mut s.open, Open::Write(lent)));
+        if let Some((lent, object)) = self.0.take() {
+            let busy = SLOT.with_borrow_mut(|s| std::mem::replace(&mut s.open, Open::Write(lent, object)));
             drop(busy);
         }
     }
@@ -174,23 +209,34 @@ impl Drop for Taken {
 /// Why a `ctx` function cannot run now.
 enum Refusal {
     Closed,
+    /// The ctx object belongs to another handler call (an earlier one kept in a variable, or
+    /// the outer one of a nested call).
+    Stale,
     ReadOnly,
     Busy,
     TooMany,
 }
 
 impl Refusal {
-    fn of(open: &Open) -> Refusal {
+    /// Why `caller` cannot change the game with `open` in the slot.
+    fn of(open: &Open, caller: Caller<'_>) -> Refusal {
         match open {
             Open::Closed => Refusal::Closed,
-            Open::Read(_) => Refusal::ReadOnly,
-            Open::Write(_) | Open::Busy => Refusal::Busy,
+            Open::Read(_, object) | Open::Write(_, object) if !object.admits(caller) => Refusal::Stale,
+            Open::Read(..) => Refusal::ReadOnly,
+            // A loan the caller may use, refused only for the number of changes.
+            Open::Write(..) => Refusal::TooMany,
+            Open::Busy => Refusal::Busy,
         }
     }
 
     fn raise(self, lua: &Lua, what: &str) -> mlua::Error {
         match self {
             Refusal::Closed => Sandbox::raise(lua, "ctx can only be used while a handler runs"),
+            Refusal::Stale => Sandbox::raise(
+                lua,
+                "this ctx belongs to another handler call (a ctx is good only during the call it is given to)",
+            ),
             Refusal::ReadOnly => Sandbox::raise(
                 lua,
                 format!("ctx:{what} cannot be used here: target and playable functions only read the game"),
@@ -217,7 +263,8 @@ pub(crate) fn run_write<R>(
     ctx: &mut Ctx<'_>,
     handler: &Function,
     played: Option<Card>,
-    call: impl FnOnce() -> Result<R, EffectError>,
+    object: CtxObject,
+    call: impl FnOnce(Table) -> Result<R, EffectError>,
 ) -> Result<R, EffectError> {
     let nesting = Nesting::enter().map_err(|e| located(handler, e))?;
     let base = loose_len();
@@ -225,11 +272,12 @@ pub(crate) fn run_write<R>(
     if let Some(card) = played {
         SLOT.with_borrow_mut(|s| s.loose.push(card));
     }
+    let table = object.table.clone();
     let result = ctx.lend(|lent| {
-        let parked = Parked::park(Open::Write(lent));
-        let result = call();
+        let parked = Parked::park(Open::Write(lent, object));
+        let result = call(table);
         match parked.unpark() {
-            Open::Write(lent) => (lent, result),
+            Open::Write(lent, _) => (lent, result),
             _ => unreachable!("a ctx function puts the loan back before it returns"),
         }
     });
@@ -274,7 +322,8 @@ pub(crate) fn site(f: &Function) -> String {
 pub(crate) fn run_read<R>(
     game: &State,
     handler: &Function,
-    call: impl FnOnce() -> Result<R, EffectError>,
+    object: CtxObject,
+    call: impl FnOnce(Table) -> Result<R, EffectError>,
 ) -> Result<R, EffectError> {
     let _nesting = Nesting::enter().map_err(|e| located(handler, e))?;
     let copy = match SLOT.with_borrow_mut(|s| s.spare.take()) {
@@ -284,31 +333,41 @@ pub(crate) fn run_read<R>(
         }
         None => game.clone(),
     };
-    let parked = Parked::park(Open::Read(copy));
-    let result = call();
-    if let Open::Read(copy) = parked.unpark() {
+    let table = object.table.clone();
+    let parked = Parked::park(Open::Read(copy, object));
+    let result = call(table);
+    if let Open::Read(copy, _) = parked.unpark() {
         SLOT.with_borrow_mut(|s| s.spare = Some(copy));
     }
     result
 }
 
-/// The open game, for reading. `f` must not call into Lua.
-pub(crate) fn with_game<R>(lua: &Lua, f: impl FnOnce(&State) -> mlua::Result<R>) -> mlua::Result<R> {
+/// The open game, for `caller` to read. `f` must not call into Lua.
+pub(crate) fn with_game<R>(
+    lua: &Lua,
+    caller: Caller<'_>,
+    f: impl FnOnce(&State) -> mlua::Result<R>,
+) -> mlua::Result<R> {
     SLOT.with(|slot| {
         let Ok(slot) = slot.try_borrow() else {
             return Err(Refusal::Busy.raise(lua, "read"));
         };
         match &slot.open {
-            Open::Read(game) => f(game),
-            Open::Write(lent) => f(lent.state()),
-            other => Err(Refusal::of(other).raise(lua, "read")),
+            Open::Read(game, object) if object.admits(caller) => f(game),
+            Open::Write(lent, object) if object.admits(caller) => f(lent.state()),
+            other => Err(Refusal::of(other, caller).raise(lua, "read")),
         }
     })
 }
 
-/// Runs `f` on the open context, for a change named `what`.
-pub(crate) fn with_ctx<R>(lua: &Lua, what: &str, f: impl FnOnce(&mut Ctx<'_>) -> mlua::Result<R>) -> mlua::Result<R> {
-    let mut taken = Taken::take(lua, what)?;
+/// Runs `f` on the open context, for `caller`'s change named `what`.
+pub(crate) fn with_ctx<R>(
+    lua: &Lua,
+    caller: Caller<'_>,
+    what: &str,
+    f: impl FnOnce(&mut Ctx<'_>) -> mlua::Result<R>,
+) -> mlua::Result<R> {
+    let mut taken = Taken::take(lua, caller, what)?;
     match taken.ctx() {
         Some(mut ctx) => f(&mut ctx),
         None => Err(Refusal::Busy.raise(lua, what)),
@@ -356,76 +415,89 @@ mod tests {
     use std::panic::{AssertUnwindSafe, catch_unwind};
     use std::sync::Arc;
 
-    use mlua::Table;
-
     use crate::core::{Game, Registry, Rules, Setup, SetupError};
+    use crate::script::args::HandlerArgs;
 
     use super::*;
 
-    /// A sandbox with the ctx functions as the global `ctx`, and the globals of `code`.
-    fn with_ctx_global(code: &str) -> (Arc<Sandbox>, Table) {
-        let sandbox = Sandbox::new("test").unwrap();
-        let ctx = super::super::api::ctx_for_tests(sandbox.lua()).unwrap();
-        sandbox.freeze(&ctx).unwrap();
-        sandbox.expose("ctx", ctx).unwrap();
-        let env = sandbox.load("t.lua", code).unwrap().env;
-        (Arc::new(sandbox), env)
+    /// `start(ctx)` keeps its ctx in `saved` and dives; `peek()` reads through `saved`.
+    const CODE: &str = "function start(ctx) saved = ctx ctx:dive(1, 5) end\nfunction peek() return saved:depth(1) end";
+
+    /// What the tests run: a sandbox with the ctx functions, and `start` and `peek` of `CODE`.
+    struct Scene {
+        sandbox: Arc<Sandbox>,
+        owner: Owner,
+        args: Arc<HandlerArgs>,
+        start: Function,
+        peek: Function,
     }
 
-    /// A game whose first turn start runs the Lua function `start` as a write handler and
-    /// whose after-move hook is `after_move`.
-    fn game(
-        sandbox: &Arc<Sandbox>,
-        start: Function,
-        after_move: impl Fn(&mut Ctx<'_>) -> Result<(), EffectError> + Send + Sync + 'static,
-    ) -> Result<Game, SetupError> {
-        let mut registry = Registry::standard();
-        let s = Arc::clone(sandbox);
-        registry.add_turn_start(Arc::new(move |ctx: &mut Ctx<'_>, _| {
-            run_write(ctx, &start, None, || s.call::<()>(&start, ()).map_err(|e| EffectError(format!("mod {e}"))))
-        }));
-        registry.add_after_move(Arc::new(move |ctx: &mut Ctx<'_>, _, _, _| after_move(ctx)));
-        let setup = Setup { names: vec!["Ann".into(), "Bob".into()], seed: 1, deck: None };
-        Game::new(Arc::new(Rules::default()), Arc::new(registry), setup)
+    fn scene() -> Scene {
+        let sandbox = Sandbox::new("test").unwrap();
+        let (owner, args) = super::super::api::ctx_for_tests(sandbox.lua()).unwrap();
+        let env = sandbox.load("t.lua", CODE).unwrap().env;
+        let (start, peek) = (env.get("start").unwrap(), env.get("peek").unwrap());
+        Scene { sandbox: Arc::new(sandbox), owner, args: Arc::new(args), start, peek }
+    }
+
+    impl Scene {
+        /// `peek()` now.
+        fn peek(&self) -> Result<i64, String> {
+            self.sandbox.call::<i64>(&self.peek, ()).map_err(|e| e.to_string())
+        }
+
+        /// A game whose first turn start runs `start` as a write handler and whose
+        /// after-move hook is `after_move`.
+        fn game(
+            &self,
+            after_move: impl Fn(&mut Ctx<'_>) -> Result<(), EffectError> + Send + Sync + 'static,
+        ) -> Result<Game, SetupError> {
+            let mut registry = Registry::standard();
+            let (sandbox, args, owner, start) =
+                (Arc::clone(&self.sandbox), Arc::clone(&self.args), self.owner, self.start.clone());
+            registry.add_turn_start(Arc::new(move |ctx: &mut Ctx<'_>, _| {
+                let object = CtxObject { owner, table: args.ctx().unwrap() };
+                run_write(ctx, &start, None, object, |c| {
+                    sandbox.call::<()>(&start, c).map_err(|e| EffectError(format!("mod {e}")))
+                })
+            }));
+            registry.add_after_move(Arc::new(move |ctx: &mut Ctx<'_>, _, _, _| after_move(ctx)));
+            let setup = Setup { names: vec!["Ann".into(), "Bob".into()], seed: 1, deck: None };
+            Game::new(Arc::new(Rules::default()), Arc::new(registry), setup)
+        }
     }
 
     const CLOSED: &str = "t.lua:2: ctx can only be used while a handler runs";
 
     #[test]
-    fn ctx_used_while_no_handler_runs_is_an_error() {
-        let (sandbox, env) = with_ctx_global("function peek()\n  return ctx:depth(1)\nend");
-        let peek: Function = env.get("peek").unwrap();
-        assert_eq!(sandbox.call::<i64>(&peek, ()).unwrap_err().to_string(), CLOSED);
+    fn a_ctx_used_after_its_handler_call_is_an_error() {
+        let lua = scene();
+        lua.game(|_| Ok(())).unwrap();
+        assert_eq!(lua.peek().unwrap_err(), CLOSED);
     }
 
     /// Lua code run from inside a `ctx` function without a handler call of its own (here by a
     /// Rust after-move hook under `ctx:dive`) finds the loan taken: a clean error, and the slot
     /// is as it was afterwards.
     #[test]
-    fn ctx_used_from_inside_a_ctx_function_is_an_error() {
-        let code = "function start() ctx:dive(1, 5) end\nfunction peek() return ctx:depth(1) end";
-        let (sandbox, env) = with_ctx_global(code);
-        let (start, peek): (Function, Function) = (env.get("start").unwrap(), env.get("peek").unwrap());
-        let s = Arc::clone(&sandbox);
-        let p = peek.clone();
-        let e = game(&sandbox, start, move |_| {
-            s.call::<i64>(&p, ()).map(drop).map_err(|e| EffectError(format!("mod {e}")))
-        })
-        .unwrap_err();
+    fn a_ctx_used_from_inside_a_ctx_function_is_an_error() {
+        let lua = scene();
+        let (sandbox, peek) = (Arc::clone(&lua.sandbox), lua.peek.clone());
+        let e = lua
+            .game(move |_| sandbox.call::<i64>(&peek, ()).map(drop).map_err(|e| EffectError(format!("mod {e}"))))
+            .unwrap_err();
         assert_eq!(e.to_string(), "mod t.lua:2: ctx cannot be used from inside another ctx function");
-        assert_eq!(sandbox.call::<i64>(&peek, ()).unwrap_err().to_string(), CLOSED);
+        assert_eq!(lua.peek().unwrap_err(), CLOSED);
     }
 
     /// A panic under a handler (here in a Rust hook under `ctx:dive`) goes through Lua and
     /// leaves the slot closed and the nesting at zero.
     #[test]
     fn a_panic_under_a_handler_leaves_the_slot_closed() {
-        let code = "function start() ctx:dive(1, 5) end\nfunction peek() return ctx:depth(1) end";
-        let (sandbox, env) = with_ctx_global(code);
-        let (start, peek): (Function, Function) = (env.get("start").unwrap(), env.get("peek").unwrap());
-        let outcome = catch_unwind(AssertUnwindSafe(|| game(&sandbox, start, |_| panic!("a bug under a handler"))));
+        let lua = scene();
+        let outcome = catch_unwind(AssertUnwindSafe(|| lua.game(|_| panic!("a bug under a handler"))));
         assert!(outcome.is_err(), "the panic goes through");
-        assert_eq!(sandbox.call::<i64>(&peek, ()).unwrap_err().to_string(), CLOSED);
+        assert_eq!(lua.peek().unwrap_err(), CLOSED);
         assert_eq!(SLOT.with_borrow(|s| s.depth), 0);
     }
 }

@@ -5,16 +5,17 @@ use mlua::{Lua, Table, Value};
 
 use super::super::convert::{rank, seat};
 use super::super::open::with_game;
-use super::{CtxEnv, colon};
+use super::{CtxEnv, caller};
 
 pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()> {
+    let owner = env.owner;
     macro_rules! read {
         ($name:literal, |$lua:ident, $game:ident, $args:ident: $ty:ty| $body:expr) => {
             ctx.raw_set(
                 $name,
                 lua.create_function(move |$lua, (this, $args): (Value, $ty)| {
-                    colon($lua, &this, $name)?;
-                    with_game($lua, |$game| $body)
+                    let caller = caller($lua, owner, &this, $name)?;
+                    with_game($lua, caller, |$game| $body)
                 })?,
             )?;
         };

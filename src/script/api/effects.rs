@@ -9,7 +9,7 @@ use mlua::{Function, Lua, Table, Value};
 use crate::core::{Aim, Card, Ctx, Effect, EffectError, Play, Seat, Seats, State};
 
 use super::super::convert::{self, InLua};
-use super::super::open::{self, run_read, run_write, site};
+use super::super::open::{self, Caller, run_read, run_write, site};
 use super::super::sandbox::Sandbox;
 use super::{DivingEnv, Shared, upgrade};
 
@@ -131,7 +131,7 @@ impl LuaEffect {
         resolve: Function,
     ) -> mlua::Result<LuaEffect> {
         let weak: Weak<dyn Effect> = Arc::downgrade(&previous);
-        let args = Arc::clone(&shared.args);
+        let (args, caller) = (Arc::clone(&shared.args), Caller { owner: shared.owner, ctx: None });
         let previous_fn = shared.lua().create_function(move |lua, (_, play): (Value, Value)| {
             let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
             let Value::Table(play) = play else {
@@ -140,10 +140,10 @@ impl LuaEffect {
                     format!("previous(ctx, play) needs the play table, got {}", convert::show(&play)),
                 ));
             };
-            let players = open::with_game(lua, |game| Ok(game.player_count()))?;
+            let players = open::with_game(lua, caller, |game| Ok(game.player_count()))?;
             let play = args.read_play(lua, players, &play)?;
             open::hand_over(lua, play.card)?;
-            open::with_ctx(lua, "previous", |ctx| prev.resolve(ctx, play).in_lua(lua))
+            open::with_ctx(lua, caller, "previous", |ctx| prev.resolve(ctx, play).in_lua(lua))
                 .inspect_err(|_| open::take_back(play.card))
         })?;
         Ok(LuaEffect { shared: shared.clone(), targets, playable, resolve, previous, previous_fn })
@@ -171,8 +171,8 @@ impl Effect for LuaEffect {
     fn aim(&self, game: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
         let shared = &self.shared;
         if let Some(playable) = &self.playable {
-            let (ok, reason): (Value, Value) = run_read(game, playable, || {
-                shared.call(playable, (shared.ctx.clone(), player as i64 + 1, self.card_value(card)))
+            let (ok, reason): (Value, Value) = run_read(game, playable, shared.ctx()?, |c| {
+                shared.call(playable, (c, player as i64 + 1, self.card_value(card)))
             })?;
             match ok {
                 Value::Boolean(true) => {}
@@ -204,8 +204,8 @@ impl Effect for LuaEffect {
                 })
             }
             Targets::Function(f) => {
-                let (list, reason): (Value, Value) = run_read(game, f, || {
-                    shared.call(f, (shared.ctx.clone(), player as i64 + 1, self.card_value(card)))
+                let (list, reason): (Value, Value) = run_read(game, f, shared.ctx()?, |c| {
+                    shared.call(f, (c, player as i64 + 1, self.card_value(card)))
                 })?;
                 let bad = |what: String| {
                     EffectError(format!(
@@ -244,9 +244,9 @@ impl Effect for LuaEffect {
 
     fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
         let shared = &self.shared;
-        let table = shared.args.play(&play).map_err(|e| shared.lua_error(e))?;
-        run_write(ctx, &self.resolve, Some(play.card), || {
-            shared.call::<()>(&self.resolve, (&shared.ctx, table, &self.previous_fn))
+        let (object, table) = shared.play(&play)?;
+        run_write(ctx, &self.resolve, Some(play.card), object, |c| {
+            shared.call::<()>(&self.resolve, (c, table, &self.previous_fn))
         })
     }
 }

@@ -12,7 +12,7 @@ use crate::core::effects::{AfterMove, OxygenCost, RecoveryGain, Rescue, TurnStar
 use crate::core::{Card, Ctx, EffectError, Gain, Registry, Seat};
 
 use super::super::convert::{self, InLua};
-use super::super::open::{self, run_write, site};
+use super::super::open::{self, Caller, Owner, run_write, site};
 use super::super::sandbox::Sandbox;
 use super::{DivingEnv, Shared, upgrade};
 
@@ -20,15 +20,15 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
     // Hooks added to a list.
     handler_api(lua, diving, env, "on_turn_start", |_, f, shared, r| {
         let hook: TurnStart = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
-            run_write(ctx, &f, None, || shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1)))
+            run_write(ctx, &f, None, shared.ctx()?, |c| shared.call::<()>(&f, (c, player as i64 + 1)))
         });
         r.add_turn_start(hook);
         Ok(())
     })?;
     handler_api(lua, diving, env, "on_after_move", |_, f, shared, r| {
         let hook: AfterMove = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, from: u32, to: u32| {
-            run_write(ctx, &f, None, || {
-                shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, from as i64, to as i64))
+            run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call::<()>(&f, (c, player as i64 + 1, from as i64, to as i64))
             })
         });
         r.add_after_move(hook);
@@ -37,13 +37,13 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
 
     // Hooks that replace the previous one (which the handler may call).
     handler_api(lua, diving, env, "oxygen_cost", |lua, f, shared, r| {
-        let previous = r.oxygen_cost();
+        let (previous, owner) = (r.oxygen_cost(), shared.owner);
         let weak = Arc::downgrade(&previous);
         let previous_fn = lua.create_function(move |lua, (_, p, depth): (Value, Value, Value)| {
             let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
             let depth = u32::try_from(convert::whole(lua, &depth, "the depth")?)
                 .map_err(|_| Sandbox::raise(lua, "the depth must be 0 or more"))?;
-            open::with_ctx(lua, "previous", |ctx| {
+            open::with_ctx(lua, Caller { owner, ctx: None }, "previous", |ctx| {
                 let p = convert::seat(lua, ctx.state().player_count(), &p)?;
                 prev(ctx, p, depth).in_lua(lua)
             })
@@ -52,8 +52,8 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
         let site = site(&f);
         let hook: OxygenCost = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, depth: u32| {
             let _keep = &previous;
-            let value: Value = run_write(ctx, &f, None, || {
-                shared.call(&f, (shared.ctx.clone(), player as i64 + 1, depth as i64, previous_fn.clone()))
+            let value: Value = run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call(&f, (c, player as i64 + 1, depth as i64, previous_fn.clone()))
             })?;
             convert::amount(&value).ok_or_else(|| {
                 EffectError(format!(
@@ -67,12 +67,12 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
     })?;
     handler_api(lua, diving, env, "win_check", |lua, f, shared, r| {
         let previous = r.win_check();
-        let previous_fn = previous_for_player(lua, &previous)?;
+        let previous_fn = previous_for_player(lua, &previous, shared.owner)?;
         let site = site(&f);
         let hook: WinCheck = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
             let _keep = &previous;
-            let value: Value = run_write(ctx, &f, None, || {
-                shared.call(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
+            let value: Value = run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call(&f, (c, player as i64 + 1, previous_fn.clone()))
             })?;
             match value {
                 Value::Boolean(b) => Ok(b),
@@ -87,11 +87,11 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
     })?;
     handler_api(lua, diving, env, "rescue", |lua, f, shared, r| {
         let previous = r.rescue();
-        let previous_fn = previous_for_player(lua, &previous)?;
+        let previous_fn = previous_for_player(lua, &previous, shared.owner)?;
         let hook: Rescue = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
             let _keep = &previous;
-            run_write(ctx, &f, None, || {
-                shared.call::<()>(&f, (shared.ctx.clone(), player as i64 + 1, previous_fn.clone()))
+            run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call::<()>(&f, (c, player as i64 + 1, previous_fn.clone()))
             })
         });
         r.set_rescue(hook);
@@ -99,12 +99,12 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
     })?;
     handler_api(lua, diving, env, "recovery_gain", |lua, f, shared, r| {
         let names = shared.names.clone();
-        let previous = r.recovery_gain();
+        let (previous, owner) = (r.recovery_gain(), shared.owner);
         let weak = Arc::downgrade(&previous);
         let previous_fn = lua.create_function(move |lua, (_, p, cards): (Value, Value, Value)| {
             let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
             let cards = convert::cards(lua, &cards)?;
-            let gain = open::with_ctx(lua, "previous", |ctx| {
+            let gain = open::with_ctx(lua, Caller { owner, ctx: None }, "previous", |ctx| {
                 let p = convert::seat(lua, ctx.state().player_count(), &p)?;
                 prev(ctx, p, &cards).in_lua(lua)
             })?;
@@ -120,8 +120,8 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
             let lua = shared.lua();
             let list =
                 lua.create_sequence_from(cards.iter().map(|c| names.card(*c))).map_err(|e| shared.lua_error(e))?;
-            let value: Value = run_write(ctx, &f, None, || {
-                shared.call(&f, (shared.ctx.clone(), player as i64 + 1, list, previous_fn.clone()))
+            let value: Value = run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call(&f, (c, player as i64 + 1, list, previous_fn.clone()))
             })?;
             match &value {
                 Value::String(s) if s.as_bytes().as_ref() == b"max" => Ok(Gain::Max),
@@ -163,11 +163,15 @@ type PlayerHook<R> = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<R, EffectError> + 
 
 /// The `previous` function a player hook's handler receives: `previous(ctx, player)` runs the
 /// entry it replaced on the game the handler is working on.
-fn previous_for_player<R: mlua::IntoLuaMulti + 'static>(lua: &Lua, previous: &PlayerHook<R>) -> mlua::Result<Function> {
+fn previous_for_player<R: mlua::IntoLuaMulti + 'static>(
+    lua: &Lua,
+    previous: &PlayerHook<R>,
+    owner: Owner,
+) -> mlua::Result<Function> {
     let weak = Arc::downgrade(previous);
     lua.create_function(move |lua, (_, p): (Value, Value)| {
         let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
-        open::with_ctx(lua, "previous", |ctx| {
+        open::with_ctx(lua, Caller { owner, ctx: None }, "previous", |ctx| {
             let p = convert::seat(lua, ctx.state().player_count(), &p)?;
             prev(ctx, p).in_lua(lua)
         })

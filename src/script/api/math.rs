@@ -6,22 +6,23 @@
 use mlua::{Lua, Table, Value};
 
 use super::super::convert::whole;
-use super::super::open::with_ctx;
+use super::super::open::{Caller, with_ctx};
 use super::super::sandbox::Sandbox;
 use super::CtxEnv;
 
 /// Fills `math` with Luau's math library and the seeded `random`.
-pub(super) fn register(lua: &Lua, math: &Table, _env: &CtxEnv) -> mlua::Result<()> {
+pub(super) fn register(lua: &Lua, math: &Table, env: &CtxEnv) -> mlua::Result<()> {
     let luau: Table = lua.globals().get("math")?;
     for pair in luau.pairs::<Value, Value>() {
         let (key, value) = pair?;
         math.raw_set(key, value)?;
     }
-    let random = lua.create_function(|lua, args: mlua::Variadic<Value>| {
+    let caller = Caller { owner: env.owner, ctx: None };
+    let random = lua.create_function(move |lua, args: mlua::Variadic<Value>| {
         const SPAN: i64 = 1_000_000_000;
         let (low, high) = match args.len() {
             0 => {
-                let n = with_ctx(lua, "random", |ctx| Ok(ctx.random(SPAN as u32)))?;
+                let n = with_ctx(lua, caller, "random", |ctx| Ok(ctx.random(SPAN as u32)))?;
                 return Ok(Value::Number(n as f64 / SPAN as f64));
             }
             1 => (1, whole(lua, &args[0], "math.random's bound")?),
@@ -31,7 +32,7 @@ pub(super) fn register(lua: &Lua, math: &Table, _env: &CtxEnv) -> mlua::Result<(
         if !(1..=SPAN).contains(&span) {
             return Err(Sandbox::raise(lua, format!("math.random({low}, {high}) needs 1 to {SPAN} possible values")));
         }
-        let n = with_ctx(lua, "random", |ctx| Ok(ctx.random(span as u32)))?;
+        let n = with_ctx(lua, caller, "random", |ctx| Ok(ctx.random(span as u32)))?;
         Ok(Value::Integer(low + n as i64))
     })?;
     math.raw_set("random", random)?;

@@ -24,15 +24,17 @@ use std::sync::{Arc, Weak};
 
 use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, Table, Value};
 
-use crate::core::{EffectError, Rules};
+use crate::core::{EffectError, Play, Rules};
 
 use super::args::HandlerArgs;
 use super::mods::Building;
 use super::names::CardNames;
+use super::open::{Caller, CtxObject, Owner};
 use super::sandbox::{Sandbox, ScriptError, flatten};
 
 /// What the areas of `ctx` and `math` build on.
 pub(crate) struct CtxEnv {
+    pub(crate) owner: Owner,
     pub(crate) names: Arc<CardNames>,
 }
 
@@ -58,8 +60,7 @@ const DIVING: &[DivingArea] = &[rules::register, cards::register, effects::regis
 /// What every handler of one Lua state shares.
 pub(crate) struct Shared {
     pub(crate) sandbox: Sandbox,
-    /// The `ctx` object handlers are called with.
-    pub(crate) ctx: Table,
+    pub(crate) owner: Owner,
     pub(crate) names: Arc<CardNames>,
     pub(crate) args: Arc<HandlerArgs>,
 }
@@ -77,6 +78,18 @@ impl Shared {
     pub(crate) fn lua_error(&self, e: mlua::Error) -> EffectError {
         EffectError(format!("mod {}", flatten(&e).1))
     }
+
+    /// A new ctx object, for one call of a hook or of a targets or playable function.
+    pub(crate) fn ctx(&self) -> Result<CtxObject, EffectError> {
+        let table = self.args.ctx().map_err(|e| self.lua_error(e))?;
+        Ok(CtxObject { owner: self.owner, table })
+    }
+
+    /// A new ctx object and `play` table, for one call of a resolve handler.
+    pub(crate) fn play(&self, play: &Play) -> Result<(CtxObject, Table), EffectError> {
+        let (table, play) = self.args.play(play).map_err(|e| self.lua_error(e))?;
+        Ok((CtxObject { owner: self.owner, table }, play))
+    }
 }
 
 /// Sets up the whole API in `sandbox` for mods of a game with `rules`, registering into
@@ -84,13 +97,13 @@ impl Shared {
 pub(crate) fn install(sandbox: Sandbox, rules: &Rules, building: &Building) -> Result<Arc<Shared>, ScriptError> {
     let setup = |e: mlua::Error| ScriptError::new("mods", None, flatten(&e).1);
     let lua = sandbox.lua().clone();
-    let names = Arc::new(CardNames::new(&lua).map_err(setup)?);
-    let env = CtxEnv { names: Arc::clone(&names) };
+    let (owner, names) = (Owner::new(), Arc::new(CardNames::new(&lua).map_err(setup)?));
+    let env = CtxEnv { owner, names: Arc::clone(&names) };
     let ctx = fill(&lua, CTX, &env).map_err(setup)?;
     sandbox.freeze(&ctx)?;
     let math = fill(&lua, MATH, &env).map_err(setup)?;
-    let args = Arc::new(HandlerArgs::new(&lua, &names).map_err(setup)?);
-    let shared = Arc::new(Shared { sandbox, ctx, names, args });
+    let args = Arc::new(HandlerArgs::new(&lua, &names, &ctx).map_err(setup)?);
+    let shared = Arc::new(Shared { sandbox, owner, names, args });
     let env = DivingEnv { rules, shared: &shared, building };
     let diving = fill(&lua, DIVING, &env).map_err(setup)?;
     shared.sandbox.expose("diving", diving)?;
@@ -113,16 +126,19 @@ fn upgrade(lua: &Lua, shared: &Weak<Shared>) -> mlua::Result<Arc<Shared>> {
     shared.upgrade().ok_or_else(|| Sandbox::raise(lua, "the mods are unloaded"))
 }
 
-/// Checks that a ctx function was called with a colon (`ctx:depth(1)`, not `ctx.depth(1)`).
-fn colon(lua: &Lua, this: &Value, name: &str) -> mlua::Result<()> {
+/// The caller of ctx function `name` of `owner`, called on `this`; an error when it was not
+/// called with a colon (`ctx:depth(1)`, not `ctx.depth(1)`).
+fn caller<'a>(lua: &Lua, owner: Owner, this: &'a Value, name: &str) -> mlua::Result<Caller<'a>> {
     match this {
-        Value::Table(_) => Ok(()),
+        Value::Table(t) => Ok(Caller { owner, ctx: Some(t) }),
         _ => Err(Sandbox::raise(lua, format!("call ctx functions with a colon: ctx:{name}(…)"))),
     }
 }
 
-/// The `ctx` object of a bare sandbox, for tests of the slot.
+/// The ctx functions and the arguments made from them in a bare sandbox, for tests of the slot.
 #[cfg(test)]
-pub(crate) fn ctx_for_tests(lua: &Lua) -> mlua::Result<Table> {
-    fill(lua, CTX, &CtxEnv { names: Arc::new(CardNames::new(lua)?) })
+pub(crate) fn ctx_for_tests(lua: &Lua) -> mlua::Result<(Owner, HandlerArgs)> {
+    let (owner, names) = (Owner::new(), CardNames::new(lua)?);
+    let functions = fill(lua, CTX, &CtxEnv { owner, names: Arc::new(CardNames::new(lua)?) })?;
+    Ok((owner, HandlerArgs::new(lua, &names, &functions)?))
 }
