@@ -2,11 +2,11 @@
 //! [`Registry`] through the `diving` table (the API reference is `rulesets/MODDING.md`).
 //!
 //! [`load_mods`] builds one [`Sandbox`] per registry, sets up the Lua API in it
-//! ([`super::api`]), loads the files in order and hands back the registry they registered
+//! (`script::api`), loads the files in order and hands back the registry they registered
 //! into: a Lua effect entry for `diving.effect` / `diving.wrap`, a hook closure for the
 //! others. Each entry keeps the previous entry it replaced (Rust side), and hands it to the Lua
 //! handler as a `previous` function, so mods chain. Handlers run through
-//! [`super::open`], which opens the game to them for the duration of the call.
+//! `script::open`, which opens the game to them for the duration of the call.
 //!
 //! Architecture invariant: the Lua state never holds a strong reference to anything that owns
 //! it (previous entries are reached through `Weak`), so dropping the registry frees the state.
