@@ -226,6 +226,16 @@ fn a_play_passed_on_with_a_bad_card() {
     contained("bad-play-card.lua", "play 5H", 4, "\"ZZ\" is not a card");
 }
 
+/// Regression: an argument error inside a `previous` function was located twice
+/// (`mod f.lua:3: f.lua:3: …`).
+#[test]
+fn a_bad_player_for_previous_is_located_once() {
+    let path = "tests/mods/hostile/previous-bad-player.lua";
+    let mut game = contained_with(hostile("previous-bad-player.lua").unwrap(), path, "play 9C", 3, "", "recover 9C");
+    let e = game.apply(&action(&game, "play 8D"), &mut ()).unwrap_err().to_string();
+    assert_eq!(e, format!("mod {path}:3: the player must be a whole number, got \"Bob\""));
+}
+
 #[test]
 fn wrong_argument_type() {
     contained("bad-args.lua", "play 5H", 4, "the distance must be a whole number, got \"deep\"");
@@ -250,6 +260,42 @@ fn losing_the_played_card() {
 #[test]
 fn changes_before_a_failure_are_undone() {
     contained("change-then-fail.lua", "play 5H", 6, "failed after changing things");
+}
+
+/// A Lua error in a hook that `ctx:dive` runs inside a Lua effect unwinds both handlers: the
+/// game is as before (the effect's and the hook's changes undone), and the next actions,
+/// which run the same hook, work.
+#[test]
+fn an_error_in_a_hook_inside_an_effect_unwinds_both() {
+    let path = "tests/mods/hostile/nested-error.lua";
+    let registry = hostile("nested-error.lua").unwrap();
+    let mut game = contained_with(registry, path, "play 5H", 14, "the hook fails at depth 50", "recover 9C");
+    let mut events = Vec::new();
+    game.apply(&action(&game, "play 8D"), &mut events).unwrap();
+    assert!(events.contains(&diving::core::Event::Said { text: "the hook passes".into() }), "{events:?}");
+    assert_invariants(&game, "after the hook passed");
+}
+
+const NOT_ITS_OWN: &str = "this ctx belongs to another handler call";
+
+/// A ctx kept in a global from an earlier handler call and used in a later one is an error,
+/// and the later handler's own change is undone; handlers keep working.
+#[test]
+fn a_ctx_kept_for_a_later_handler_call() {
+    let path = "tests/mods/hostile/kept-ctx.lua";
+    let mut game = common::run(deal().game_with(hostile("kept-ctx.lua").unwrap()), "play 9C; play 8D").game;
+    let before = game.clone();
+    let e = game.apply(&action(&game, "play 5H"), &mut ()).unwrap_err().to_string();
+    assert_eq!(e, format!("mod {path}:9: {NOT_ITS_OWN} (a ctx is good only during the call it is given to)"));
+    assert!(game == before, "the failed action changed the game");
+    game.apply(&action(&game, "play 9D"), &mut ()).unwrap();
+    assert_invariants(&game, "after the next handler call");
+}
+
+/// A hook run inside an effect cannot use the effect's ctx: it has its own.
+#[test]
+fn a_ctx_used_by_a_hook_inside_its_handler() {
+    contained("outer-ctx.lua", "play 5H", 10, NOT_ITS_OWN);
 }
 
 #[test]

@@ -231,6 +231,32 @@ fn after_move_sees_every_move() {
     assert_eq!(said(run.last()), ["Ann 0->9"]);
 }
 
+/// A Lua hook run by `ctx:dive` inside a Lua effect works on the same game as the effect: it
+/// sees the move, its change stays, and the effect sees that change when the dive returns.
+/// Its events come in the middle of the effect's, in the order things happened.
+#[test]
+fn a_hook_inside_an_effect_shares_its_game_and_its_events_come_in_order() {
+    let run = common::run(two().game_with(mods(&["nested.lua"])), "play 5H");
+    let said = |text: &str| Event::Said { text: text.into() };
+    let ann = 0;
+    let card = "5H".parse().unwrap();
+    let played = run.last().iter().take_while(|e| !matches!(e, Event::Drew { .. })).cloned().collect::<Vec<_>>();
+    assert_eq!(
+        played,
+        [
+            Event::Played { player: ann, card, from: diving::core::Source::Hand },
+            said("the 5 dives"),
+            Event::Moved { player: ann, from: 0, to: 3 },
+            said("the hook sees Ann 0->3"),
+            Event::Breathed { player: ann, from: 10, to: 8 },
+            Event::Breathed { player: ann, from: 8, to: 7 },
+            said("back in the 5 at depth 3, oxygen 7"),
+            Event::Discarded { card },
+        ]
+    );
+    assert_state(&run.game, "Ann: depth 3, oxygen 7\ntop: 5H");
+}
+
 #[test]
 fn playable_blocks_with_a_reason() {
     let mut game = two().game_with(mods(&["playable.lua"]));

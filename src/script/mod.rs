@@ -4,9 +4,26 @@
 //! The core knows nothing of Lua: a mod's handlers reach it only as [`Effect`](crate::core::Effect)
 //! implementations and hook closures, and they change a game only through
 //! [`Ctx`](crate::core::Ctx)'s checked methods.
+//!
+//! - [`sandbox`]: the Luau state, its limits and how errors are located;
+//! - [`mods`]: loading mod files into a registry;
+//! - `api`: the Lua API, one module per area (`ctx` reading and changing, `math`, the
+//!   `diving` table's rules, cards, effects and hooks), listed in one place;
+//! - `open`: which game the running handler may touch (the thread-local slot);
+//! - `convert`: Lua values to typed Rust, with precise errors;
+//! - `names` and `args`: cards, the `ctx` object and the `play` table as Lua values.
+//!
+//! No `unsafe` here: a handler reaches the game through an owned loan
+//! ([`Lent`](crate::core::Lent)) or a copy, never through a pointer.
 
-mod bridge;
+#![forbid(unsafe_code)]
+
+mod api;
+mod args;
+mod convert;
 pub mod mods;
+mod names;
+mod open;
 pub mod sandbox;
 
 pub use mods::{ModError, ModSource, load_mods};

@@ -1,0 +1,60 @@
+//! `ctx` reading: `ctx:players()` … `ctx:winner()`, allowed in every handler (targets and
+//! playable functions included). Each reads the open game ([`with_game`]) and nothing else.
+
+use mlua::{Lua, Table, Value};
+
+use super::super::convert::{rank, seat};
+use super::super::open::with_game;
+use super::{CtxEnv, caller};
+
+pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()> {
+    let owner = env.owner;
+    macro_rules! read {
+        ($name:literal, |$lua:ident, $game:ident, $args:ident: $ty:ty| $body:expr) => {
+            ctx.raw_set(
+                $name,
+                lua.create_function(move |$lua, (this, $args): (Value, $ty)| {
+                    let caller = caller($lua, owner, &this, $name)?;
+                    with_game($lua, caller, |$game| $body)
+                })?,
+            )?;
+        };
+    }
+    read!("players", |lua, game, _a: ()| Ok(game.player_count() as i64));
+    read!("current", |lua, game, _a: ()| Ok(game.current() as i64 + 1));
+    read!("turn", |lua, game, _a: ()| Ok(game.turn() as i64));
+    read!("name", |lua, game, p: Value| {
+        let p = seat(lua, game.player_count(), &p)?;
+        Ok(game.name(p).to_string())
+    });
+    read!("depth", |lua, game, p: Value| {
+        let p = seat(lua, game.player_count(), &p)?;
+        Ok(game.player(p).depth as i64)
+    });
+    read!("oxygen", |lua, game, p: Value| {
+        let p = seat(lua, game.player_count(), &p)?;
+        Ok(game.player(p).oxygen as i64)
+    });
+    read!("hand_size", |lua, game, p: Value| {
+        let p = seat(lua, game.player_count(), &p)?;
+        Ok(game.player(p).hand.len() as i64)
+    });
+    let names = env.names.clone();
+    read!("front", |lua, game, p: Value| {
+        let p = seat(lua, game.player_count(), &p)?;
+        lua.create_sequence_from(game.player(p).front.iter().map(|c| names.card(*c)))
+    });
+    read!("has_front", |lua, game, a: (Value, Value)| {
+        let p = seat(lua, game.player_count(), &a.0)?;
+        let rank = rank(lua, &a.1)?;
+        Ok(game.player(p).has_front(rank))
+    });
+    let names = env.names.clone();
+    read!("discard_top", |lua, game, _a: ()| Ok(game.discard_top().map(|c| names.card(c))));
+    read!("deck_size", |lua, game, _a: ()| Ok(game.deck_size() as i64));
+    read!("max_depth", |lua, game, _a: ()| Ok(game.rules().max_depth as i64));
+    read!("max_oxygen", |lua, game, _a: ()| Ok(game.rules().max_oxygen as i64));
+    read!("is_over", |lua, game, _a: ()| Ok(game.is_over()));
+    read!("winner", |lua, game, _a: ()| Ok(game.winner().map(|s| s as i64 + 1)));
+    Ok(())
+}

@@ -1,0 +1,252 @@
+//! `diving.effect` and `diving.wrap`: a rank's behaviour written in Lua, installed as a
+//! [`LuaEffect`] registry entry that keeps the entry it replaced and hands it to the handler
+//! as `previous`, so mods chain.
+
+use std::sync::{Arc, Weak};
+
+use mlua::{Function, Lua, Table, Value};
+
+use crate::core::{Aim, Card, Ctx, Effect, EffectError, Play, Seat, Seats, State};
+
+use super::super::convert::{self, InLua};
+use super::super::open::{self, Caller, run_read, run_write, site};
+use super::super::sandbox::Sandbox;
+use super::{DivingEnv, Shared, upgrade};
+
+pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::Result<()> {
+    let (w, b) = (Arc::downgrade(env.shared), env.building.clone());
+    diving.raw_set(
+        "effect",
+        lua.create_function(move |lua, (rank, spec): (Value, Value)| {
+            let rank = convert::rank(lua, &rank)?;
+            let shared = upgrade(lua, &w)?;
+            let spec = match spec {
+                Value::Table(t) => t,
+                other => {
+                    return Err(Sandbox::raise(
+                        lua,
+                        format!(
+                            "diving.effect needs a table {{ resolve = function … }}, got {}",
+                            convert::show(&other)
+                        ),
+                    ));
+                }
+            };
+            let mut resolve = None;
+            let mut targets = Targets::None;
+            let mut playable = None;
+            for pair in spec.pairs::<Value, Value>() {
+                let (key, value) = pair?;
+                let key_text = match &key {
+                    Value::String(s) => s.to_string_lossy(),
+                    other => convert::show(other),
+                };
+                match key_text.as_str() {
+                    "resolve" => resolve = Some(convert::function(lua, value, "resolve")?),
+                    "playable" => playable = Some(convert::function(lua, value, "playable")?),
+                    "targets" => targets = Targets::parse(lua, value)?,
+                    other => {
+                        return Err(Sandbox::raise(
+                            lua,
+                            format!("diving.effect: unknown field `{other}` (use resolve, targets, playable)"),
+                        ));
+                    }
+                }
+            }
+            let resolve = resolve.ok_or_else(|| Sandbox::raise(lua, "diving.effect needs a resolve function"))?;
+            b.change(lua, "effect", |registry| {
+                let effect = LuaEffect::new(&shared, registry.effect(rank), targets, playable, resolve)?;
+                registry.set_effect(rank, Arc::new(effect));
+                Ok(())
+            })
+        })?,
+    )?;
+    let (w, b) = (Arc::downgrade(env.shared), env.building.clone());
+    diving.raw_set(
+        "wrap",
+        lua.create_function(move |lua, (rank, resolve): (Value, Value)| {
+            let rank = convert::rank(lua, &rank)?;
+            let resolve = convert::function(lua, resolve, "diving.wrap's handler")?;
+            let shared = upgrade(lua, &w)?;
+            b.change(lua, "wrap", |registry| {
+                let effect = LuaEffect::new(&shared, registry.effect(rank), Targets::Inherit, None, resolve)?;
+                registry.set_effect(rank, Arc::new(effect));
+                Ok(())
+            })
+        })?,
+    )?;
+    Ok(())
+}
+
+/// How a Lua effect chooses its targets.
+enum Targets {
+    /// As the entry it replaced (for `diving.wrap`).
+    Inherit,
+    /// No target.
+    None,
+    /// Any other player.
+    Others,
+    /// `function(ctx, player, card)` returning a list of player numbers.
+    Function(Function),
+}
+
+impl Targets {
+    fn parse(lua: &Lua, value: Value) -> mlua::Result<Targets> {
+        match &value {
+            Value::Nil => Ok(Targets::None),
+            Value::String(s) => match s.to_string_lossy().as_str() {
+                "none" => Ok(Targets::None),
+                "other" => Ok(Targets::Others),
+                other => Err(Sandbox::raise(
+                    lua,
+                    format!("targets must be \"none\", \"other\" or a function, got \"{other}\""),
+                )),
+            },
+            Value::Function(f) => Ok(Targets::Function(f.clone())),
+            other => Err(Sandbox::raise(
+                lua,
+                format!("targets must be \"none\", \"other\" or a function, got {}", convert::show(other)),
+            )),
+        }
+    }
+}
+
+/// A rank's behaviour written in Lua.
+pub struct LuaEffect {
+    shared: Arc<Shared>,
+    targets: Targets,
+    playable: Option<Function>,
+    resolve: Function,
+    /// The entry this one replaced; kept alive here, reached from Lua through `previous_fn`.
+    previous: Arc<dyn Effect>,
+    previous_fn: Function,
+}
+
+impl LuaEffect {
+    fn new(
+        shared: &Arc<Shared>,
+        previous: Arc<dyn Effect>,
+        targets: Targets,
+        playable: Option<Function>,
+        resolve: Function,
+    ) -> mlua::Result<LuaEffect> {
+        let weak: Weak<dyn Effect> = Arc::downgrade(&previous);
+        let (args, caller) = (Arc::clone(&shared.args), Caller { owner: shared.owner, ctx: None });
+        let previous_fn = shared.lua().create_function(move |lua, (_, play): (Value, Value)| {
+            let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+            let Value::Table(play) = play else {
+                return Err(Sandbox::raise(
+                    lua,
+                    format!("previous(ctx, play) needs the play table, got {}", convert::show(&play)),
+                ));
+            };
+            let players = open::with_game(lua, caller, |game| Ok(game.player_count()))?;
+            let play = args.read_play(lua, players, &play)?;
+            open::hand_over(lua, play.card)?;
+            open::with_ctx(lua, caller, "previous", |ctx| prev.resolve(ctx, play).in_lua(lua))
+                .inspect_err(|_| open::take_back(play.card))
+        })?;
+        Ok(LuaEffect { shared: shared.clone(), targets, playable, resolve, previous, previous_fn })
+    }
+
+    fn card_value(&self, card: Card) -> Value {
+        Value::String(self.shared.names.card(card))
+    }
+}
+
+impl Effect for LuaEffect {
+    /// Without a `playable` or `targets` function the mod's aim is fixed and ignores the card.
+    fn aim_ignores_card(&self) -> bool {
+        self.playable.is_none() && matches!(self.targets, Targets::None | Targets::Others)
+    }
+
+    /// Without a `playable` function and with inherited targets, the aim is the wrapped entry's.
+    fn aim_delegate(&self) -> Option<Arc<dyn Effect>> {
+        match (&self.playable, &self.targets) {
+            (None, Targets::Inherit) => Some(Arc::clone(&self.previous)),
+            _ => None,
+        }
+    }
+
+    fn aim(&self, game: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
+        let shared = &self.shared;
+        if let Some(playable) = &self.playable {
+            let (ok, reason): (Value, Value) = run_read(game, playable, shared.ctx()?, |c| {
+                shared.call(playable, (c, player as i64 + 1, self.card_value(card)))
+            })?;
+            match ok {
+                Value::Boolean(true) => {}
+                Value::Boolean(false) | Value::Nil => {
+                    let reason = match reason {
+                        Value::String(s) => s.to_string_lossy(),
+                        _ => format!("the mod does not allow {card} now"),
+                    };
+                    return Ok(Aim::Blocked(reason.into()));
+                }
+                other => {
+                    return Err(EffectError(format!(
+                        "mod {}: a playable function must return true or false, got {}",
+                        site(playable),
+                        convert::show(&other)
+                    )));
+                }
+            }
+        }
+        match &self.targets {
+            Targets::Inherit => self.previous.aim(game, player, card),
+            Targets::None => Ok(Aim::FREE),
+            Targets::Others => {
+                let seats = game.others(player);
+                Ok(if seats.is_empty() {
+                    Aim::Blocked("there is nobody to target".into())
+                } else {
+                    Aim::Open { targets: Some(seats), order_choice: false }
+                })
+            }
+            Targets::Function(f) => {
+                let (list, reason): (Value, Value) = run_read(game, f, shared.ctx()?, |c| {
+                    shared.call(f, (c, player as i64 + 1, self.card_value(card)))
+                })?;
+                let bad = |what: String| {
+                    EffectError(format!(
+                        "mod {}: a targets function must return a list of player numbers, {what}",
+                        site(f)
+                    ))
+                };
+                let mut seats = Seats::default();
+                match list {
+                    Value::Table(t) => {
+                        for v in t.sequence_values::<Value>() {
+                            let v = v.map_err(|e| shared.lua_error(e))?;
+                            match v {
+                                Value::Integer(n) if n >= 1 && (n as usize) <= game.player_count() => {
+                                    seats.insert(n as usize - 1)
+                                }
+                                other => return Err(bad(format!("got {} in the list", convert::show(&other)))),
+                            }
+                        }
+                    }
+                    Value::Nil => {}
+                    other => return Err(bad(format!("got {}", convert::show(&other)))),
+                }
+                Ok(if seats.is_empty() {
+                    let reason = match reason {
+                        Value::String(s) => s.to_string_lossy(),
+                        _ => format!("{card} has no target now"),
+                    };
+                    Aim::Blocked(reason.into())
+                } else {
+                    Aim::Open { targets: Some(seats), order_choice: false }
+                })
+            }
+        }
+    }
+
+    fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+        let shared = &self.shared;
+        let (object, table) = shared.play(&play)?;
+        run_write(ctx, &self.resolve, Some(play.card), object, |c| {
+            shared.call::<()>(&self.resolve, (c, table, &self.previous_fn))
+        })
+    }
+}

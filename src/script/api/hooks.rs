@@ -1,0 +1,179 @@
+//! The hooks: `diving.on_turn_start` and `diving.on_after_move` add a handler to a list;
+//! `diving.oxygen_cost`, `diving.recovery_gain`, `diving.rescue` and `diving.win_check`
+//! replace the entry before them and hand it to the handler as `previous`. Each handler
+//! becomes a hook closure of the registry that runs it through [`run_write`] and checks what
+//! it returns.
+
+use std::sync::Arc;
+
+use mlua::{Function, Lua, Table, Value};
+
+use crate::core::effects::{AfterMove, OxygenCost, RecoveryGain, Rescue, TurnStart, WinCheck};
+use crate::core::{Card, Ctx, EffectError, Gain, Registry, Seat};
+
+use super::super::convert::{self, InLua};
+use super::super::open::{self, Caller, Owner, run_write, site};
+use super::super::sandbox::Sandbox;
+use super::{DivingEnv, Shared, upgrade};
+
+pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::Result<()> {
+    // Hooks added to a list.
+    handler_api(lua, diving, env, "on_turn_start", |_, f, shared, r| {
+        let hook: TurnStart = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
+            run_write(ctx, &f, None, shared.ctx()?, |c| shared.call::<()>(&f, (c, player as i64 + 1)))
+        });
+        r.add_turn_start(hook);
+        Ok(())
+    })?;
+    handler_api(lua, diving, env, "on_after_move", |_, f, shared, r| {
+        let hook: AfterMove = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, from: u32, to: u32| {
+            run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call::<()>(&f, (c, player as i64 + 1, from as i64, to as i64))
+            })
+        });
+        r.add_after_move(hook);
+        Ok(())
+    })?;
+
+    // Hooks that replace the previous one (which the handler may call).
+    handler_api(lua, diving, env, "oxygen_cost", |lua, f, shared, r| {
+        let (previous, owner) = (r.oxygen_cost(), shared.owner);
+        let weak = Arc::downgrade(&previous);
+        let previous_fn = lua.create_function(move |lua, (_, p, depth): (Value, Value, Value)| {
+            let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+            let depth = u32::try_from(convert::whole(lua, &depth, "the depth")?)
+                .map_err(|_| Sandbox::raise(lua, "the depth must be 0 or more"))?;
+            open::with_ctx(lua, Caller { owner, ctx: None }, "previous", |ctx| {
+                let p = convert::seat(lua, ctx.state().player_count(), &p)?;
+                prev(ctx, p, depth).in_lua(lua)
+            })
+        });
+        let previous_fn = previous_fn?;
+        let site = site(&f);
+        let hook: OxygenCost = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, depth: u32| {
+            let _keep = &previous;
+            let value: Value = run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call(&f, (c, player as i64 + 1, depth as i64, previous_fn.clone()))
+            })?;
+            convert::amount(&value).ok_or_else(|| {
+                EffectError(format!(
+                    "mod {site}: the oxygen_cost handler must return a whole number of oxygen ≥ 0, got {}",
+                    convert::show(&value)
+                ))
+            })
+        });
+        r.set_oxygen_cost(hook);
+        Ok(())
+    })?;
+    handler_api(lua, diving, env, "win_check", |lua, f, shared, r| {
+        let previous = r.win_check();
+        let previous_fn = previous_for_player(lua, &previous, shared.owner)?;
+        let site = site(&f);
+        let hook: WinCheck = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
+            let _keep = &previous;
+            let value: Value = run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call(&f, (c, player as i64 + 1, previous_fn.clone()))
+            })?;
+            match value {
+                Value::Boolean(b) => Ok(b),
+                other => Err(EffectError(format!(
+                    "mod {site}: the win_check handler must return true or false, got {}",
+                    convert::show(&other)
+                ))),
+            }
+        });
+        r.set_win_check(hook);
+        Ok(())
+    })?;
+    handler_api(lua, diving, env, "rescue", |lua, f, shared, r| {
+        let previous = r.rescue();
+        let previous_fn = previous_for_player(lua, &previous, shared.owner)?;
+        let hook: Rescue = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
+            let _keep = &previous;
+            run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call::<()>(&f, (c, player as i64 + 1, previous_fn.clone()))
+            })
+        });
+        r.set_rescue(hook);
+        Ok(())
+    })?;
+    handler_api(lua, diving, env, "recovery_gain", |lua, f, shared, r| {
+        let names = shared.names.clone();
+        let (previous, owner) = (r.recovery_gain(), shared.owner);
+        let weak = Arc::downgrade(&previous);
+        let previous_fn = lua.create_function(move |lua, (_, p, cards): (Value, Value, Value)| {
+            let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+            let cards = convert::cards(lua, &cards)?;
+            let gain = open::with_ctx(lua, Caller { owner, ctx: None }, "previous", |ctx| {
+                let p = convert::seat(lua, ctx.state().player_count(), &p)?;
+                prev(ctx, p, &cards).in_lua(lua)
+            })?;
+            Ok(match gain {
+                Gain::Amount(n) => Value::Integer(n as i64),
+                Gain::Max => Value::String(lua.create_string("max")?),
+            })
+        });
+        let previous_fn = previous_fn?;
+        let site = site(&f);
+        let hook: RecoveryGain = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, cards: &[Card]| {
+            let _keep = &previous;
+            let lua = shared.lua();
+            let list =
+                lua.create_sequence_from(cards.iter().map(|c| names.card(*c))).map_err(|e| shared.lua_error(e))?;
+            let value: Value = run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call(&f, (c, player as i64 + 1, list, previous_fn.clone()))
+            })?;
+            match &value {
+                Value::String(s) if s.as_bytes().as_ref() == b"max" => Ok(Gain::Max),
+                other => convert::amount(other).map(Gain::Amount).ok_or_else(|| {
+                    EffectError(format!(
+                        "mod {site}: the recovery_gain handler must return a whole number ≥ 0 or \"max\", got {}",
+                        convert::show(other)
+                    ))
+                }),
+            }
+        });
+        r.set_recovery_gain(hook);
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// Sets `diving.<name>(handler)`: checks that the handler is a function, then lets `install`
+/// turn it into a registry entry while the mod file loads.
+fn handler_api(
+    lua: &Lua,
+    diving: &Table,
+    env: &DivingEnv<'_>,
+    name: &'static str,
+    install: impl Fn(&Lua, Function, Arc<Shared>, &mut Registry) -> mlua::Result<()> + Send + 'static,
+) -> mlua::Result<()> {
+    let (w, b) = (Arc::downgrade(env.shared), env.building.clone());
+    let what = format!("diving.{name}'s handler");
+    let api = lua.create_function(move |lua, f: Value| {
+        let f = convert::function(lua, f, &what)?;
+        let shared = upgrade(lua, &w)?;
+        b.change(lua, name, |r| install(lua, f, shared, r))
+    })?;
+    diving.raw_set(name, api)
+}
+
+/// A hook called with a game and a player: the shape of `win_check` and `rescue`.
+type PlayerHook<R> = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<R, EffectError> + Send + Sync>;
+
+/// The `previous` function a player hook's handler receives: `previous(ctx, player)` runs the
+/// entry it replaced on the game the handler is working on.
+fn previous_for_player<R: mlua::IntoLuaMulti + 'static>(
+    lua: &Lua,
+    previous: &PlayerHook<R>,
+    owner: Owner,
+) -> mlua::Result<Function> {
+    let weak = Arc::downgrade(previous);
+    lua.create_function(move |lua, (_, p): (Value, Value)| {
+        let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+        open::with_ctx(lua, Caller { owner, ctx: None }, "previous", |ctx| {
+            let p = convert::seat(lua, ctx.state().player_count(), &p)?;
+            prev(ctx, p).in_lua(lua)
+        })
+    })
+}

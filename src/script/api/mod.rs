@@ -1,0 +1,144 @@
+//! The Lua API of mods, one module per area, each with one `register` function that adds
+//! the area's functions to its table. The list of areas is here and nowhere else: [`CTX`],
+//! [`MATH`] and [`DIVING`], set up in that order by [`install`].
+//!
+//! - `ctx`, the object every handler is called with: [`ctx_read`] (allowed everywhere) and
+//!   [`ctx_write`] (in `resolve` handlers and hooks);
+//! - `math`: Luau's, with the game's seeded `random` ([`math`]);
+//! - `diving`, the table a mod file registers with while it loads: [`rules`] (`version`,
+//!   `rules`), [`cards`] (`rank`, `suit`, `value`), [`effects`] (`effect`, `wrap`) and
+//!   [`hooks`] (`on_turn_start` … `win_check`).
+//!
+//! Areas convert Lua values with [`super::convert`] and reach the game only through
+//! [`super::open`].
+
+mod cards;
+mod ctx_read;
+mod ctx_write;
+mod effects;
+mod hooks;
+mod math;
+mod rules;
+
+use std::sync::{Arc, Weak};
+
+use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, Table, Value};
+
+use crate::core::{EffectError, Play, Rules};
+
+use super::args::HandlerArgs;
+use super::mods::Building;
+use super::names::CardNames;
+use super::open::{Caller, CtxObject, Owner};
+use super::sandbox::{Sandbox, ScriptError, flatten};
+
+/// What the areas of `ctx` and `math` build on.
+pub(crate) struct CtxEnv {
+    pub(crate) owner: Owner,
+    pub(crate) names: Arc<CardNames>,
+}
+
+/// What the areas of `diving` build on.
+pub(crate) struct DivingEnv<'a> {
+    pub(crate) rules: &'a Rules,
+    pub(crate) shared: &'a Arc<Shared>,
+    pub(crate) building: &'a Building,
+}
+
+/// An area's `register`: adds its functions to the table, with what they build on.
+type Area<E> = fn(&Lua, &Table, &E) -> mlua::Result<()>;
+type CtxArea = Area<CtxEnv>;
+type DivingArea = fn(&Lua, &Table, &DivingEnv<'_>) -> mlua::Result<()>;
+
+/// The areas of `ctx`.
+const CTX: &[CtxArea] = &[ctx_read::register, ctx_write::register];
+/// The areas of `math`.
+const MATH: &[CtxArea] = &[math::register];
+/// The areas of `diving`.
+const DIVING: &[DivingArea] = &[rules::register, cards::register, effects::register, hooks::register];
+
+/// What every handler of one Lua state shares.
+pub(crate) struct Shared {
+    pub(crate) sandbox: Sandbox,
+    pub(crate) owner: Owner,
+    pub(crate) names: Arc<CardNames>,
+    pub(crate) args: Arc<HandlerArgs>,
+}
+
+impl Shared {
+    /// Calls handler `f` in the sandbox; its error is located (`mod <file>:<line>: …`).
+    pub(crate) fn call<R: FromLuaMulti>(&self, f: &Function, args: impl IntoLuaMulti) -> Result<R, EffectError> {
+        self.sandbox.call(f, args).map_err(|e| EffectError(format!("mod {e}")))
+    }
+
+    pub(crate) fn lua(&self) -> &Lua {
+        self.sandbox.lua()
+    }
+
+    pub(crate) fn lua_error(&self, e: mlua::Error) -> EffectError {
+        EffectError(format!("mod {}", flatten(&e).1))
+    }
+
+    /// A new ctx object, for one call of a hook or of a targets or playable function.
+    pub(crate) fn ctx(&self) -> Result<CtxObject, EffectError> {
+        let table = self.args.ctx().map_err(|e| self.lua_error(e))?;
+        Ok(CtxObject { owner: self.owner, table })
+    }
+
+    /// A new ctx object and `play` table, for one call of a resolve handler.
+    pub(crate) fn play(&self, play: &Play) -> Result<(CtxObject, Table), EffectError> {
+        let (table, play) = self.args.play(play).map_err(|e| self.lua_error(e))?;
+        Ok((CtxObject { owner: self.owner, table }, play))
+    }
+}
+
+/// Sets up the whole API in `sandbox` for mods of a game with `rules`, registering into
+/// `building`: `ctx`, then the globals `math` and `diving`.
+pub(crate) fn install(sandbox: Sandbox, rules: &Rules, building: &Building) -> Result<Arc<Shared>, ScriptError> {
+    let setup = |e: mlua::Error| ScriptError::new("mods", None, flatten(&e).1);
+    let lua = sandbox.lua().clone();
+    let (owner, names) = (Owner::new(), Arc::new(CardNames::new(&lua).map_err(setup)?));
+    let env = CtxEnv { owner, names: Arc::clone(&names) };
+    let ctx = fill(&lua, CTX, &env).map_err(setup)?;
+    sandbox.freeze(&ctx)?;
+    let math = fill(&lua, MATH, &env).map_err(setup)?;
+    let args = Arc::new(HandlerArgs::new(&lua, &names, &ctx).map_err(setup)?);
+    let shared = Arc::new(Shared { sandbox, owner, names, args });
+    let env = DivingEnv { rules, shared: &shared, building };
+    let diving = fill(&lua, DIVING, &env).map_err(setup)?;
+    shared.sandbox.expose("diving", diving)?;
+    shared.sandbox.freeze(&math)?;
+    shared.sandbox.expose("math", math)?;
+    Ok(shared)
+}
+
+/// A new table with the functions of `areas`.
+fn fill<E>(lua: &Lua, areas: &[Area<E>], env: &E) -> mlua::Result<Table> {
+    let table = lua.create_table()?;
+    for register in areas {
+        register(lua, &table, env)?;
+    }
+    Ok(table)
+}
+
+/// The shared state of a `diving` function, gone once the registry it built is dropped.
+fn upgrade(lua: &Lua, shared: &Weak<Shared>) -> mlua::Result<Arc<Shared>> {
+    shared.upgrade().ok_or_else(|| Sandbox::raise(lua, "the mods are unloaded"))
+}
+
+/// The caller of ctx function `name` of `owner`, called on `this`; an error when it was not
+/// called with a colon (`ctx:depth(1)`, not `ctx.depth(1)`).
+fn caller<'a>(lua: &Lua, owner: Owner, this: &'a Value, name: &str) -> mlua::Result<Caller<'a>> {
+    match this {
+        Value::Table(t) => Ok(Caller { owner, ctx: Some(t) }),
+        _ => Err(Sandbox::raise(lua, format!("call ctx functions with a colon: ctx:{name}(…)"))),
+    }
+}
+
+/// The ctx functions and the arguments made from them in a bare sandbox, for tests of the slot.
+#[cfg(test)]
+pub(crate) fn ctx_for_tests(lua: &Lua) -> mlua::Result<(Owner, HandlerArgs)> {
+    let (owner, names) = (Owner::new(), CardNames::new(lua)?);
+    let functions = fill(lua, CTX, &CtxEnv { owner, names: Arc::new(CardNames::new(lua)?) })?;
+    Ok((owner, HandlerArgs::new(lua, &names, &functions)?))
+}
