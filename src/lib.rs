@@ -7,69 +7,93 @@
 //! ## Bird's-eye view
 //!
 //! ```text
-//!            main.rs ── cli ──┬── repl (REPL, scripts, JSON, save/load)
-//!                             ├── sim (parallel bot games, statistics, reports, plots)
-//!                             └── ruleset::check
-//!   repl, sim ──► bots ──► core::View          ruleset ──► script (Lua sandbox, mods)
+//!   main.rs ── cli ──┬── repl (shell, scripts, JSON, save files)
+//!                    ├── sim (bot games in parallel, statistics, reports, plots)
+//!                    └── ruleset::check
+//!   repl, sim ──► bots ──► core::View           ruleset ──► script (Lua sandbox, mods)
 //!        │                                          │               │
 //!        └──────────────► core ◄────────────────────┴───────────────┘
 //! ```
 //!
 //! Dependencies point inward only: everything depends on [`core`]; `core` depends on nothing
-//! of this crate and names no edge crate (checked by `tests/architecture.rs`).
+//! of this crate and names no edge crate; `repl` and `sim` take plain options and know
+//! nothing of the command line (checked by `tests/architecture.rs`).
+//!
+//! ## The core in one paragraph
+//!
+//! A [`core::Game`] is a [`core::State`] (plain data: divers, piles, table, turn, the seeded
+//! RNG and the per-ruleset [`core::Tables`]) and a [`core::Registry`] (what each rank does and
+//! every rule marked *(hook)* in the decisions). [`core::Game::moves`] lists what the current
+//! seat may do ([`core::Moves`], the single source of legality: `legal_actions`, counts, the
+//! random bot's pick and greedy's scan are folds over it, and [`core::Game::check`] asks the
+//! same function what a card offers). [`core::Game::apply`] is the one way to change a game: it
+//! checks, resolves through the registry and sends [`core::Event`]s to an
+//! [`core::EventSink`] (`Vec<Event>`, `()`, or the simulator's counter). Effects and hooks
+//! change the state only through [`core::Ctx`], which borrows the state and the registry
+//! apart. [`core::Viewer`] is the one place that decides what a seat (or a spectator) may see
+//! of an event; [`core::View`] is what a bot may see of the state.
 //!
 //! ## Code map
 //!
-//! - [`core`] — the rules. [`core::Game`] holds the state; [`core::Game::legal_actions`] and
-//!   [`core::Game::check`] are the single source of legality; [`core::Game::apply`] is the only
-//!   way to change a game and returns [`core::Event`]s (its siblings `apply_into`,
-//!   `apply_counted` and the `apply_legal_*` fast paths for the simulator resolve through the
-//!   same code and differ only in where the events go and whether a bot's listed action is
-//!   checked again). Card behaviour and every *(hook)* of the decisions live in the
-//!   [`core::Registry`] ([`core::effects`]); the built-in behaviour is just its default entries. [`core::Rules`] holds every number, `Default` = the standard
-//!   ruleset. [`core::View`] is what one seat may see. **Start reading here**, at
-//!   `core/game.rs`, then `core/effects.rs`.
+//! - [`core`] — the rules. **Start reading here**: `core/game.rs` (`apply`), then
+//!   `core/legal.rs` (`Moves`, `check`), `core/effects.rs` (the registry and the built-in
+//!   cards, written once), `core/ctx.rs`, `core/state.rs`. [`core::Rules`] holds every number;
+//!   `Default` is the standard ruleset.
 //! - [`ruleset`] — TOML files (and the shipped rulesets embedded in the binary) → validated
 //!   [`core::Rules`] plus a list of mods; every error names file, line, column and key.
 //!   `diving check` lives here.
 //! - [`script`] — Lua (Luau through mlua): the [`script::Sandbox`] all untrusted Lua runs in,
-//!   and the mod layer that turns Lua registrations into registry entries.
+//!   one module per Lua API area, and the mod layer that turns Lua registrations into
+//!   registry entries. A handler reaches the game through [`core::Ctx::lend`], never a raw
+//!   pointer.
 //! - [`bots`] — computer players over a [`core::View`]: `random`, `greedy`, `mcts`, and Lua
 //!   bots from `scripts/`.
 //! - [`sim`] — `diving sim`: seeded games in parallel, streamed statistics, text/JSON/CSV
 //!   reports, SVG plots, paired baseline comparisons.
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
-//!   contract, hot-seat secrecy, undo and reload; [`repl::save`] — versioned save files.
+//!   contract (the wire forms of core types live in `repl::json`), hot-seat secrecy, undo and
+//!   reload; [`repl::save`] — versioned save files.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
 //!   client that serves each command; `main.rs` maps errors to exit status 2.
 //!
 //! ## Architecture invariants
 //!
-//! - **The core is pure.** It does no I/O, reads no clock or environment, and knows nothing of
-//!   terminals, files, TOML, clap or Lua. A Lua handler reaches it only as an implementation of
-//!   [`core::Effect`] or a hook closure, and changes a game only through [`core::Ctx`]'s checked
-//!   methods.
+//! Each is checked by the test named after it.
+//!
+//! - **The core is pure.** It does no I/O, reads no clock or environment, names no edge crate
+//!   (terminal, TOML, clap, Lua, serde) and has no `unsafe` code (`#![forbid(unsafe_code)]`).
+//!   *`tests/architecture.rs`.*
 //! - **Determinism.** A game owns its seeded ChaCha RNG; every shuffle, reshuffle and mod's
-//!   randomness comes from it. Same rules, mods, seed and actions ⇒ same events and state on
-//!   every machine. Bots are seeded too and never read the clock; the simulator seeds game `i`
-//!   from the run's seed, so its totals do not depend on `--jobs`.
-//! - **Refusal changes nothing.** An illegal action, or a mod that fails or breaks a sandbox
-//!   limit, comes back as a typed [`core::ActionError`] and the game is exactly as before
-//!   (`Game` implements `PartialEq`; the tests compare).
+//!   `math.random` comes from it. Same rules, registry, seed and actions ⇒ same events and
+//!   state. Bots are seeded and never read the clock; the simulator seeds game `i` from the
+//!   run's seed, so built-in bots' totals do not depend on `--jobs`. *`tests/determinism.rs`,
+//!   `tests/sim_cli.rs`.*
+//! - **Refusal changes nothing.** An illegal action, or a replaced entry or hook that fails
+//!   half-way, comes back as a typed [`core::ActionError`]; the game is exactly as before and
+//!   the sink received nothing. The registry, not its caller, knows which code is built in.
+//!   *`tests/registry.rs`, `tests/rules.rs` (every refusal), `tests/hostile_mods.rs`.*
+//! - **One listing.** Every fold of [`core::Moves`] (the list, counts, `nth`, each play)
+//!   agrees with the others and every listed action checks. *`tests/determinism.rs`
+//!   (`every_sink_sees_the_same_game`), `tests/properties.rs`.*
 //! - **Conservation and bounds.** Hands + table + discard + deck + cards in front always hold
 //!   52 × decks cards; depth stays in `0..=max_depth`, oxygen in `0..=max_oxygen`; nobody has
-//!   two cards of one rank in front (D17). The property tests check this after every action.
-//! - **No rules outside the core.** The REPL, bots and simulator ask the core what is legal;
-//!   the REPL only turns text into [`core::Action`]s and events into text.
-//! - **Bots cannot peek.** A bot receives a [`core::View`], which has no accessor for other
-//!   hands or the deck order; a test permutes the hidden cards and checks choices do not move.
+//!   two cards of one rank in front (D17). *`tests/properties.rs`, after every action.*
+//! - **Card behaviour lives in the registry.** The built-in cards, hooks, the recovery with
+//!   its Knot half, target refusals and target questions are the registry's; bots read oxygen
+//!   costs and gains from [`core::Tables`], never from the rules. *`tests/registry.rs`,
+//!   `tests/architecture.rs`.*
+//! - **Nobody sees a hidden card.** No event as a seat or spectator sees it names a card in
+//!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting
+//!   the hidden cards does not move a bot's choice. *`tests/visibility.rs`,
+//!   `tests/bots_view.rs`.*
 //!
 //! ## Where things are documented
 //!
 //! - `rulesets/RULES.md` — the rules for players, decisions D1–D24 numbered.
 //! - `rulesets/MODDING.md` — the Lua mod API and sandbox, for mod writers.
 //! - `scripts/README.md` — Lua bots.
-//! - `README.md` — playing, house rules, scripting contract, simulator, measured speed.
+//! - `README.md` — playing, house rules, scripting contract, simulator, speed ratios;
+//!   `PERF.md` — the history of speed work.
 
 pub mod bots;
 pub mod cli;

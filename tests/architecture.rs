@@ -206,3 +206,25 @@ fn the_bots_read_costs_and_gains_from_the_core_tables() {
     }
     assert!(found.is_empty(), "read core::Tables instead:\n{}", found.join("\n"));
 }
+
+/// The modules of this crate the core must not know: they are its clients.
+const CLIENTS: [&str; 7] = ["bots", "cli", "repl", "ruleset", "script", "sim", "main"];
+
+fn names_a_client(line: &str) -> bool {
+    let code = code(line);
+    CLIENTS.iter().any(|m| code.contains(&format!("crate::{m}")) || code.contains(&format!("diving::{m}")))
+}
+
+#[test]
+fn the_core_knows_none_of_its_clients() {
+    let found = breaches(&sources_under("src/core"), names_a_client);
+    assert!(found.is_empty(), "dependencies point inward: the core names no client:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_client_check_catches_a_use_of_a_client() {
+    assert!(names_a_client("use crate::repl::json;"));
+    assert!(names_a_client("let x = crate::sim::EventCounts::default();"));
+    assert!(!names_a_client("use crate::core::Card;"));
+    assert!(!names_a_client("//! the repl narrates events (crate::repl in a comment)"));
+}

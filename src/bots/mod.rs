@@ -46,7 +46,7 @@ pub trait Bot: Send {
 /// Uniform over the legal actions.
 ///
 /// It draws an index into the list [`View::legal_actions`] would return, and builds only the
-/// chosen action ([`Moves::nth`]). A lone `pass` is taken without a draw.
+/// chosen action ([`Moves::nth`](crate::core::Moves::nth)). A lone `pass` is taken without a draw.
 pub struct RandomBot {
     rng: ChaCha8Rng,
 }

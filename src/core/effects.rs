@@ -10,7 +10,7 @@
 //!
 //! The registry alone decides what is built in: its fields are private, every change goes
 //! through a setter, and the engine asks it whether an action runs only built-in code. The
-//! built-in cards ([`Builtin`]) and hooks are written once, here; the engine runs that code
+//! built-in cards (`Builtin`) and hooks are written once, here; the engine runs that code
 //! directly while an entry is in place, and the [`Effect`] a mod gets to wrap runs the same.
 //!
 //! Entries are fallible: a scripted entry may fail, and then [`Game::apply`](super::Game::apply)

@@ -1,7 +1,7 @@
 //! A whole game ([`Game`]): the [`State`] and the [`Registry`] it runs with, and the one way
 //! to change it, [`Game::apply`].
 //!
-//! `apply` checks the action ([`legal::check`](super::legal::check)), then resolves it: the
+//! `apply` checks the action ([`legal::check`]), then resolves it: the
 //! card's entry (or the recovery, or a pass), the replacement draw (D6), the end of the turn
 //! and the next turn's start hooks. When the action runs anything but built-in code, the
 //! state is copied first and put back if that code fails, and the events go to the caller's

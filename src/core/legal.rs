@@ -1,9 +1,9 @@
 //! The single source of legality: [`Moves`], what the current seat may do now, and
 //! [`check`], whether one action is legal.
 //!
-//! Both ask one function what a card offers ([`Aims::aim`]): a built-in card answers from one
-//! pass over the divers ([`Reach`]), any other entry is asked through the registry (once per
-//! listing when its answer does not depend on the card). Everything else — the list of legal
+//! Both read what a card offers from the same place: a built-in card answers from one pass
+//! over the divers (`Reach`, shared with the built-in entries' own `aim`), any other entry is
+//! asked through the registry (once per listing when its answer does not depend on the card). Everything else — the list of legal
 //! actions, counts, the random bot's pick, greedy's scan, `View` — is a fold over `Moves`.
 
 use smallvec::SmallVec;

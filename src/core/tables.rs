@@ -91,8 +91,9 @@ impl Tables {
         self.rules.recovery_gain(cards)
     }
 
-    /// The gain of a discard given by its [`Tables::gain_index`], when the ruleset has a gain
-    /// table and the discard is small enough for it (`None` otherwise: ask [`Tables::gain`]).
+    /// The gain of a discard given by its index (the sum of [`Tables::gain_step`] over its
+    /// cards), when the ruleset has a gain table and the discard is small enough for it
+    /// (`None` otherwise: ask [`Tables::gain`]).
     /// For bots that add up the index of many subsets of one hand.
     #[inline(always)]
     pub fn gain_at(&self, index: usize) -> Option<Gain> {

@@ -15,7 +15,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::core::{Card, Event, Gain, Game, Outcome, Rules, Seat, Source};
+use crate::core::{Card, Event, Gain, Game, Outcome, Rules, Seat, Seen, Source, Viewer};
 
 /// A card as JSON: its D1 text (`"10H"`); read back with the card parser's own message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -277,7 +277,17 @@ impl<'de> Deserialize<'de> for Object {
 }
 
 /// One event as a JSON object, players by name, fields in the core's order.
-pub fn event(game: &Game, event: &Event) -> Object {
+///
+/// The event is shown as `viewer` may see it ([`Viewer::sees`]): a card drawn into a hand it
+/// cannot see is left out (`{"event":"drew","player":"bob"}`). A script on the pipe sees
+/// everything ([`Viewer::Everyone`]).
+pub fn event(game: &Game, event: &Event, viewer: Viewer) -> Object {
+    let event = match viewer.sees(event) {
+        Seen::Whole(event) => event,
+        Seen::HiddenDraw { player } => {
+            return Object::one("event", json!("drew")).with("player", json!(game.name(player)));
+        }
+    };
     let text = serde_json::to_string(&EventJson::from(event)).expect("events serialise");
     let mut object: Object = serde_json::from_str(&text).expect("an event is an object");
     for (key, value) in &mut object.0 {
@@ -368,9 +378,29 @@ mod tests {
     fn events_name_players_and_write_d1_cards() {
         let g = Game::standard(&["alice", "bob"], 1).unwrap();
         let e = Event::Played { player: 1, card: "10H".parse().unwrap(), from: Source::Hand };
-        assert_eq!(event(&g, &e).to_string(), r#"{"event":"played","player":"bob","card":"10H","from":"hand"}"#);
+        assert_eq!(
+            event(&g, &e, Viewer::Everyone).to_string(),
+            r#"{"event":"played","player":"bob","card":"10H","from":"hand"}"#
+        );
         let e = Event::Pushed { player: 0, target: 1, by: 4 };
-        assert_eq!(event(&g, &e).to_value(), json!({"event": "pushed", "player": "alice", "target": "bob", "by": 4}));
+        assert_eq!(
+            event(&g, &e, Viewer::Everyone).to_value(),
+            json!({"event": "pushed", "player": "alice", "target": "bob", "by": 4})
+        );
+    }
+
+    /// A draw is shown whole to its drawer and to everyone, and without the card to the
+    /// other seats and spectators.
+    #[test]
+    fn a_draw_names_its_card_only_to_whom_may_see_it() {
+        let g = Game::standard(&["alice", "bob"], 1).unwrap();
+        let e = Event::Drew { player: 1, card: "10H".parse().unwrap() };
+        let whole = r#"{"event":"drew","player":"bob","card":"10H"}"#;
+        assert_eq!(event(&g, &e, Viewer::Everyone).to_string(), whole);
+        assert_eq!(event(&g, &e, Viewer::Seat(1)).to_string(), whole);
+        for viewer in [Viewer::Seat(0), Viewer::Spectator] {
+            assert_eq!(event(&g, &e, viewer).to_string(), r#"{"event":"drew","player":"bob"}"#, "{viewer:?}");
+        }
     }
 
     /// Every event, in the form the scripting contract fixes: tag first, then the fields in
@@ -430,7 +460,7 @@ mod tests {
             (Event::Draw { turns: 200 }, r#"{"event":"draw","turns":200}"#),
         ];
         for (e, expected) in cases {
-            assert_eq!(event(&g, &e).to_string(), expected);
+            assert_eq!(event(&g, &e, Viewer::Everyone).to_string(), expected);
         }
     }
 

@@ -149,8 +149,9 @@ impl<W: Write> Shell<W> {
     /// Narrates events (text) or prints one object per event (JSON).
     pub fn events(&mut self, events: &[Event]) {
         if self.json {
+            let reader = self.reader();
             for e in events {
-                let value = js::event(self.session.game(), e);
+                let value = js::event(self.session.game(), e, reader);
                 self.say_json(value);
             }
         } else {
@@ -400,7 +401,7 @@ impl<W: Write> Shell<W> {
         }
         if self.json {
             let game = self.session.game();
-            let list: Vec<Object> = all.iter().map(|e| js::event(game, e)).collect();
+            let list: Vec<Object> = all.iter().map(|e| js::event(game, e, self.reader())).collect();
             self.say_json(Object::one("log", list));
         } else {
             for line in self.narrate(&all, true) {
@@ -465,8 +466,8 @@ impl<W: Write> Shell<W> {
                         let before = &self.session.entries()[index].before;
                         let text = render::command_for(before, &action);
                         if self.json {
-                            let old: Vec<Object> = old.iter().map(|e| js::event(&game, e)).collect();
-                            let new: Vec<Object> = new.iter().map(|e| js::event(&game, e)).collect();
+                            let old: Vec<Object> = old.iter().map(|e| js::event(&game, e, Viewer::Everyone)).collect();
+                            let new: Vec<Object> = new.iter().map(|e| js::event(&game, e, Viewer::Everyone)).collect();
                             let report = Object::new()
                                 .with("ruleset", json!(spec))
                                 .with("identical", json!(false))
