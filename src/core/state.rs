@@ -118,18 +118,11 @@ pub struct State {
 impl Clone for State {
     fn clone(&self) -> State {
         State {
-            tables: Arc::clone(&self.tables),
-            names: Arc::clone(&self.names),
             players: self.players.clone(),
             table: self.table.clone(),
             discard: self.discard.clone(),
             deck: self.deck.clone(),
-            current: self.current,
-            turn: self.turn,
-            outcome: self.outcome,
-            decks: self.decks,
-            seed: self.seed,
-            rng: self.rng.clone(),
+            ..self.stand_in()
         }
     }
 
