@@ -165,3 +165,63 @@ fn replaced_hooks_run_and_built_in_ones_can_be_wrapped() {
     wrapped.set_oxygen_cost(Arc::new(move |ctx, p, d| cost(ctx, p, d)));
     assert_eq!(first_move(wrapped), first_move(Registry::standard()));
 }
+
+/// Plays `games` random three-player games under `registry`; every action either goes through
+/// with the invariants kept, or is refused with the game exactly as before and no event sent.
+/// Returns how many actions were refused.
+fn random_games(registry: Registry, games: u64) -> usize {
+    let registry = Arc::new(registry);
+    let mut refused = 0;
+    for seed in 0..games {
+        let setup = Setup { names: vec!["a".into(), "b".into(), "c".into()], seed, deck: None };
+        let mut game = Game::new(Arc::new(Rules::default()), Arc::clone(&registry), setup).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        'game: while !game.is_over() && game.turn() < 200 {
+            let mut legal = game.legal_actions();
+            while !legal.is_empty() {
+                let action = legal.swap_remove(rng.random_range(0..legal.len()));
+                let before = game.clone();
+                let mut events = Vec::new();
+                match game.apply(&action, &mut events) {
+                    Ok(()) => {
+                        common::assert_invariants(&game, &format!("seed {seed} after '{action}'"));
+                        continue 'game;
+                    }
+                    Err(e) => {
+                        assert!(game == before, "seed {seed}: the refused '{action}' ({e}) changed the game");
+                        assert!(events.is_empty(), "seed {seed}: the refused '{action}' sent {events:?}");
+                        refused += 1;
+                    }
+                }
+            }
+            break;
+        }
+    }
+    refused
+}
+
+/// A rank given another rank's built-in card runs built-in code that can still fail (a Q that
+/// aims like a Jolt cannot know two Qs do not stack, D17): the engine keeps its undo copy for
+/// it, and the refusal changes nothing.
+#[test]
+fn a_built_in_card_under_another_rank_is_refused_cleanly() {
+    for (rank, lent) in [(Rank::QUEEN, Rank::JACK), (Rank::KING, Rank::QUEEN)] {
+        let mut registry = Registry::standard();
+        registry.set_effect(rank, registry.effect(lent));
+        assert!(random_games(registry, 40) > 0, "{rank} as {lent}: no play was refused");
+    }
+}
+
+/// A hook may take away the Q a Quick play would discard at the end (D14): the play goes on
+/// without it, and nothing panics.
+#[test]
+fn a_hook_that_takes_the_queen_away_does_not_break_the_quick() {
+    let mut registry = Registry::standard();
+    registry.add_after_move(Arc::new(|ctx, player, _, _| {
+        if let Some(queen) = ctx.take_front(player, Rank::QUEEN) {
+            ctx.discard(queen);
+        }
+        Ok(())
+    }));
+    assert_eq!(random_games(registry, 40), 0, "a legal action was refused");
+}

@@ -305,16 +305,18 @@ impl Registry {
         Rank::all().all(|rank| matches!(self.entry(rank).aim, AimBy::Builtin(b) if b == Builtin::of(rank)))
     }
 
-    /// Whether resolving `action` (once checked) runs only built-in code, which cannot fail:
-    /// the card's own entry and its aim (for a play) and every hook. The engine then needs no
-    /// copy of the state to go back to.
+    /// Whether resolving `action` (once checked) runs only built-in code that cannot fail:
+    /// for a play, the rank's own built-in card answering both `aim` and the play (a built-in
+    /// card under another rank can fail: a Jolt's aim does not know a Q cannot stack), and
+    /// every hook. The engine then needs no copy of the state to go back to.
     #[inline]
     pub(crate) fn resolves_natively(&self, action: &Action) -> bool {
         self.hooks_are_builtin()
             && match action {
                 Action::Play { card, .. } => {
+                    let own = Some(Builtin::of(card.rank));
                     let entry = self.entry(card.rank);
-                    entry.builtin.is_some() && matches!(entry.aim, AimBy::Builtin(_))
+                    entry.builtin == own && self.aim_kinds[card.rank.number() as usize - 1] == own
                 }
                 Action::Recover { .. } | Action::Pass => true,
             }
@@ -663,8 +665,10 @@ fn number_card<S: EventSink + ?Sized>(ctx: &mut Ctx<'_, S>, play: Play) -> Resul
             // D20: a win ends the game at once; the Q stays where it lies.
             return Ok(());
         }
-        let queen = ctx.take_front(player, Rank::QUEEN).expect("checked: Q in front");
-        ctx.discard(queen);
+        // The hooks the dives ran may have taken the Q away themselves.
+        if let Some(queen) = ctx.take_front(player, Rank::QUEEN) {
+            ctx.discard(queen);
+        }
         Ok(())
     } else {
         ctx.discard(card);

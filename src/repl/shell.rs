@@ -466,8 +466,9 @@ impl<W: Write> Shell<W> {
                         let before = &self.session.entries()[index].before;
                         let text = render::command_for(before, &action);
                         if self.json {
-                            let old: Vec<Object> = old.iter().map(|e| js::event(&game, e, Viewer::Everyone)).collect();
-                            let new: Vec<Object> = new.iter().map(|e| js::event(&game, e, Viewer::Everyone)).collect();
+                            let reader = self.reader();
+                            let old: Vec<Object> = old.iter().map(|e| js::event(&game, e, reader)).collect();
+                            let new: Vec<Object> = new.iter().map(|e| js::event(&game, e, reader)).collect();
                             let report = Object::new()
                                 .with("ruleset", json!(spec))
                                 .with("identical", json!(false))
