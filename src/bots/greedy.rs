@@ -519,7 +519,7 @@ impl Turn<'_, '_> {
         let mut best = Best { score: NONE, at: (usize::MAX, 0), avoid_i: usize::MAX, avoid: 0 };
         for (i, p) in playable.iter().enumerate() {
             let class = usize::from(p.card.rank.number().saturating_sub(10));
-            let offer = Offer { targets: p.targets, order_choice: p.order_choice };
+            let offer = Offer { targets: p.targets(), order_choice: p.order_choice() };
             let s = match shared[class] {
                 Some(s) if s.offer == offer => s,
                 _ => *shared[class].insert(self.shared(class, offer)),
@@ -568,7 +568,7 @@ impl Turn<'_, '_> {
     #[inline(always)]
     fn take_card(&self, best: &mut Best, i: usize, p: &Playable, s: &Shared) {
         // Taking a table card denies it to the next player; break ties that way.
-        let table_bonus = i64::from(matches!(p.from, Source::Table(_)));
+        let table_bonus = i64::from(matches!(p.from(), Source::Table(_)));
         let value = p.card.value_on(self.top);
         // A number card's best play and its first play to avoid, by play index.
         let (number, number_play, number_avoid) = if self.jolted {
@@ -993,7 +993,7 @@ mod tests {
                             "{name}, {players} players, seed {seed}, turn {turn}"
                         );
                         let classes =
-                            |p: &Playable| (p.card.rank.number().saturating_sub(10), p.targets, p.order_choice);
+                            |p: &Playable| (p.card.rank.number().saturating_sub(10), p.targets(), p.order_choice());
                         let offers: Vec<_> = moves.playable().iter().map(classes).collect();
                         let differ = offers.iter().any(|a| offers.iter().any(|b| a.0 == b.0 && a != b));
                         let found = [fallback.is_some(), scan.jolted, scan.quick, view.hand_has_repeats(), differ];

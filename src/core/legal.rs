@@ -13,23 +13,57 @@ use super::card::Card;
 use super::effects::{Aim, Builtin, Effect, Reach, Registry, Seats};
 use super::state::State;
 
-/// A card the current player can play now, and what playing it offers.
+/// A card the current player can play now, and what playing it offers. Sixteen bytes: a
+/// listing copies a handful of these every turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Playable {
     pub card: Card,
-    pub from: Source,
-    /// The seats it can target, one of which a play must name (`None`: it takes no target).
-    pub targets: Option<Seats>,
+    /// The table slot it lies in, or [`IN_HAND`] (`table_size` is at most 16).
+    slot: u8,
     /// Whether the player chooses the discard order: each play is then listed twice, the
     /// plain order first and then with the card on top.
-    pub order_choice: bool,
+    order_choice: bool,
+    /// Whether a play must name one of `seats` as its target.
+    targeted: bool,
+    seats: Seats,
 }
 
+/// `Playable::slot` of a hand card.
+const IN_HAND: u8 = u8::MAX;
+
 impl Playable {
+    /// `card` from `from`, offering `targets` (one of which a play must name; `None`: it
+    /// takes no target) and, if `order_choice`, the discard order.
+    pub fn new(card: Card, from: Source, targets: Option<Seats>, order_choice: bool) -> Playable {
+        let slot = match from {
+            Source::Hand => IN_HAND,
+            Source::Table(slot) => u8::try_from(slot).expect("table slots are at most 16"),
+        };
+        Playable { card, slot, order_choice, targeted: targets.is_some(), seats: targets.unwrap_or_default() }
+    }
+
+    /// Where the card is.
+    #[inline]
+    pub fn from(self) -> Source {
+        if self.slot == IN_HAND { Source::Hand } else { Source::Table(self.slot as usize) }
+    }
+
+    /// The seats it can target, one of which a play must name (`None`: it takes no target).
+    #[inline]
+    pub fn targets(self) -> Option<Seats> {
+        self.targeted.then_some(self.seats)
+    }
+
+    /// Whether the player chooses the discard order (each play is listed twice).
+    #[inline]
+    pub fn order_choice(self) -> bool {
+        self.order_choice
+    }
+
     /// How many plays this card offers.
     #[inline]
     pub fn play_count(self) -> usize {
-        play_count(self.targets, self.order_choice)
+        play_count(self.targets(), self.order_choice)
     }
 
     /// Play `i` of this card's plays (`i < self.play_count()`), in listing order: targets in
@@ -37,14 +71,14 @@ impl Playable {
     pub fn play(self, i: usize) -> Action {
         debug_assert!(i < self.play_count(), "play {i} of {self:?}");
         let face_on_top = self.order_choice && i & 1 == 1;
-        let target = self.targets.map(|seats| {
+        let target = self.targets().map(|seats| {
             let mut bits = seats.0;
             for _ in 0..i >> usize::from(self.order_choice) {
                 bits &= bits - 1;
             }
             bits.trailing_zeros() as Seat
         });
-        Action::Play { card: self.card, from: self.from, target, face_on_top }
+        Action::Play { card: self.card, from: self.from(), target, face_on_top }
     }
 
     /// Calls `each(target, face_on_top)` for every play of this card, in listing order.
@@ -56,7 +90,7 @@ impl Playable {
                 each(target, true);
             }
         };
-        match self.targets {
+        match self.targets() {
             None => one(None),
             Some(seats) => seats.iter().for_each(|t| one(Some(t))),
         }
@@ -202,7 +236,7 @@ impl<'a> Moves<'a> {
         if offer != BLOCKED {
             let Offer { targets, order_choice, plays } = *listing.offers.get(offer);
             self.play_count += plays;
-            self.plays.push(Playable { card, from, targets, order_choice });
+            self.plays.push(Playable::new(card, from, targets, order_choice));
         }
     }
 
@@ -221,7 +255,7 @@ impl<'a> Moves<'a> {
     #[inline]
     pub fn each_play(&self, mut each: impl FnMut(Card, Source, Option<Seat>, bool)) {
         for p in &self.plays {
-            p.each_play(|target, face_on_top| each(p.card, p.from, target, face_on_top));
+            p.each_play(|target, face_on_top| each(p.card, p.from(), target, face_on_top));
         }
     }
 
