@@ -268,7 +268,7 @@ impl Registry {
     }
     /// The recovery-gain hook now in force, to wrap it.
     pub fn recovery_gain(&self) -> RecoveryGain {
-        self.recovery_gain.clone().unwrap_or_else(|| Arc::new(|ctx, _, cards| Ok(ctx.state().tables().gain(cards))))
+        self.recovery_gain.clone().unwrap_or_else(|| Arc::new(|ctx, _, cards| Ok(builtin_gain(ctx.state(), cards))))
     }
     pub fn set_recovery_gain(&mut self, hook: RecoveryGain) {
         self.recovery_gain = Some(hook);
@@ -430,7 +430,7 @@ impl Registry {
         cards: &[Card],
     ) -> Result<Gain, EffectError> {
         match &self.recovery_gain {
-            None => Ok(ctx.state().tables().gain(cards)),
+            None => Ok(builtin_gain(ctx.state(), cards)),
             Some(hook) => hook(&mut ctx.reborrow(), player, cards),
         }
     }
@@ -480,6 +480,11 @@ impl fmt::Debug for Registry {
 /// The built-in hook D10: the band cost of the new depth.
 fn builtin_cost(state: &State, depth: u32) -> u32 {
     state.tables().cost(depth)
+}
+
+/// The built-in hook D19: the gain of the discard's suit pattern.
+fn builtin_gain(state: &State, cards: &[Card]) -> Gain {
+    state.tables().gain(cards)
 }
 
 /// The built-in hook D11/D20: the bottom wins.

@@ -372,7 +372,8 @@ fn first_mask_for_cards(hand: &[Card], mask: u32) -> bool {
     true
 }
 
-/// What cards offer the current player: the one function listing and checking both ask.
+/// What cards offer the current player while a listing is made: the built-in cards' answers
+/// (from `Reach`, as `check` reads them) and the entries' answers, asked once where they can.
 struct Aims<'a> {
     state: &'a State,
     registry: &'a Registry,

@@ -178,9 +178,6 @@ fn progress_bar(len: u64) -> indicatif::ProgressBar {
     bar
 }
 
-/// One ruleset's table: a game whose buffers are reused and the bots (one per player). Games
-/// are played on the engine's quiet path, which only counts the events the statistics need. Each worker thread builds its own (a Lua registry is not shared). Public for
-/// the benchmarks, which time exactly what the simulator runs.
 /// What the simulator counts of a game's events: cards played by rank, rescues and
 /// recoveries. It is the sink the games are applied with, so no event is kept.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -205,6 +202,10 @@ impl EventSink for EventCounts {
     }
 }
 
+/// One ruleset's table: a game whose buffers are reused and the bots (one per player). Games
+/// are applied with [`EventCounts`] as the sink, so no event is kept. Each worker thread
+/// builds its own (a Lua registry is not shared). Public for the benchmarks, which time
+/// exactly what the simulator runs.
 pub struct Arena {
     game: Game,
     bots: Vec<Box<dyn Bot>>,
