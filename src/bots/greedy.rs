@@ -28,7 +28,7 @@ use std::hint::select_unpredictable;
 use std::sync::Arc;
 
 use crate::core::{
-    Action, Card, Diver, Gain, Moves, Playable, Rank, Rules, Seat, Seats, Source, Suit, Tables, View, cards_in_mask,
+    Action, Card, Diver, Gain, Playable, Rank, Rules, Seat, Seats, Source, Suit, Tables, View, cards_in_mask,
 };
 
 use super::{Bot, BotError};
@@ -219,7 +219,8 @@ impl GreedyBot {
     pub fn pick(&mut self, view: &View<'_>) -> Action {
         self.refresh(view);
         let moves = view.moves();
-        let turn = self.turn(view, &moves);
+        let playable = moves.playable();
+        let turn = self.turn(view, playable);
         let (w, model, me) = (turn.w, turn.model, view.diver(view.seat()));
 
         // Only the chosen play becomes an `Action`. A winning play scores `WIN`, above every
@@ -228,7 +229,7 @@ impl GreedyBot {
         if best == WIN
             && let Some(play) = best_play
         {
-            return play_action(&moves, play);
+            return play_action(playable, play);
         }
 
         // A recovery can only win when its best possible score beats the best play.
@@ -244,13 +245,13 @@ impl GreedyBot {
             }
         }
         match best_play.or(fallback) {
-            Some(play) => play_action(&moves, play),
+            Some(play) => play_action(playable, play),
             None => Action::Pass,
         }
     }
 
     /// What this move's plays are scored against (after [`GreedyBot::refresh`]).
-    fn turn<'a, 'v>(&'a self, view: &'a View<'v>, moves: &'a Moves<'v>) -> Turn<'a, 'v> {
+    fn turn<'a, 'v>(&'a self, view: &'a View<'v>, playable: &'a [Playable]) -> Turn<'a, 'v> {
         let model = self.model.as_ref().expect("refreshed");
         let rules = model.rules();
         let me = view.diver(view.seat());
@@ -258,7 +259,7 @@ impl GreedyBot {
             w: &self.weights,
             model,
             view,
-            moves,
+            playable,
             depth: me.depth,
             oxygen: me.oxygen,
             jolted: me.has_front(Rank::JACK),
@@ -465,8 +466,8 @@ impl Best {
 }
 
 /// The action of a listed play.
-fn play_action(moves: &Moves<'_>, (i, play): PlayAt) -> Action {
-    moves.playable()[i].play(play)
+fn play_action(playable: &[Playable], (i, play): PlayAt) -> Action {
+    playable[i].play(play)
 }
 
 impl Bot for GreedyBot {
@@ -489,8 +490,8 @@ struct Turn<'a, 'v> {
     w: &'a Weights,
     model: &'a Model,
     view: &'a View<'v>,
-    /// What the engine says this diver may do now.
-    moves: &'a Moves<'v>,
+    /// The playable cards the engine lists now.
+    playable: &'a [Playable],
     depth: u32,
     oxygen: u32,
     jolted: bool,
@@ -513,11 +514,10 @@ impl Turn<'_, '_> {
     /// card. The tests compare every choice with a scan of the listing, play by play
     /// (`Turn::best_play_listed`).
     fn best_play(&self) -> Plays {
-        let playable = self.moves.playable();
         // By class: number cards, J, Q, K.
         let mut shared: [Option<Shared>; 4] = [None; 4];
         let mut best = Best { score: NONE, at: (usize::MAX, 0), avoid_i: usize::MAX, avoid: 0 };
-        for (i, p) in playable.iter().enumerate() {
+        for (i, p) in self.playable.iter().enumerate() {
             let class = usize::from(p.card.rank.number().saturating_sub(10));
             let offer = Offer { targets: p.targets(), order_choice: p.order_choice() };
             let s = match shared[class] {
@@ -597,11 +597,11 @@ impl Turn<'_, '_> {
     /// Scores every listed play one by one, in the engine's listing order: the test oracle
     /// of [`Turn::best_play`], which must choose the same.
     #[cfg(test)]
-    fn best_play_listed(&self) -> (i64, Option<Action>, Option<Action>) {
+    fn best_play_listed(&self, moves: &crate::core::Moves<'_>) -> (i64, Option<Action>, Option<Action>) {
         let mut best = NONE;
         let mut best_play = None;
         let mut fallback = None;
-        self.moves.each_play(|card, from, target, face_on_top| {
+        moves.each_play(|card, from, target, face_on_top| {
             let play = Action::Play { card, from, target, face_on_top };
             match self.score_play(card, &from, target, face_on_top) {
                 Some(s) if s > best => {
@@ -983,13 +983,17 @@ mod tests {
                         let view = View::new(&game, game.current());
                         bot.refresh(&view);
                         let moves = view.moves();
-                        let scan = bot.turn(&view, &moves);
+                        let playable = moves.playable();
+                        let scan = bot.turn(&view, playable);
                         let Plays { best, play, fallback } = scan.best_play();
-                        let chosen =
-                            (best, play.map(|at| play_action(&moves, at)), fallback.map(|at| play_action(&moves, at)));
+                        let chosen = (
+                            best,
+                            play.map(|at| play_action(playable, at)),
+                            fallback.map(|at| play_action(playable, at)),
+                        );
                         assert_eq!(
                             chosen,
-                            scan.best_play_listed(),
+                            scan.best_play_listed(&moves),
                             "{name}, {players} players, seed {seed}, turn {turn}"
                         );
                         let classes =

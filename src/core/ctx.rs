@@ -236,6 +236,7 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
         let front = &mut self.state.players[target];
         front.front.push(card);
         front.front_ranks |= 1 << card.rank.number();
+        self.state.front_seats[usize::from(card.rank.number())] |= 1 << target;
         self.emit(Event::Placed { player, target, card });
         Ok(())
     }
@@ -248,7 +249,9 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
         }
         let i = p.front.iter().position(|c| c.rank == rank)?;
         p.front_ranks &= !(1 << rank.number());
-        Some(p.front.remove(i))
+        let card = p.front.remove(i);
+        self.state.front_seats[usize::from(rank.number())] &= !(1 << player);
+        Some(card)
     }
 
     /// Draws a card for `player`'s hand (reshuffling if needed, D7); false if none is left.

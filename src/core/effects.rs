@@ -156,9 +156,10 @@ pub type AfterMove = Arc<dyn Fn(&mut Ctx<'_>, Seat, u32, u32) -> Result<(), Effe
 #[derive(Clone)]
 pub struct Registry {
     cards: [Entry; 13],
-    /// Per rank, the built-in card answering its `aim` (`None`: an entry answers): what
-    /// `cards[r].aim` says, kept beside it by `set_effect` for the listing to read per rank.
-    aim_kinds: [Option<Builtin>; 13],
+    /// Per rank, the built-in card answering its `aim` as its [`Builtin`] index (`ASK`: an
+    /// entry answers): what `cards[r].aim` says, kept beside it by `set_effect` for the
+    /// listing to read per rank.
+    aim_slots: [u16; 16],
     /// `None`: the built-in hook.
     oxygen_cost: Option<OxygenCost>,
     win_check: Option<WinCheck>,
@@ -200,7 +201,10 @@ impl Registry {
             }
         });
         Registry {
-            aim_kinds: std::array::from_fn(|i| Some(Builtin::of(Rank::new(i as u8 + 1).expect("13 ranks")))),
+            aim_slots: std::array::from_fn(|i| match Rank::new(i as u8) {
+                Some(rank) => Builtin::of(rank) as u16,
+                None => super::legal::ASK,
+            }),
             cards,
             oxygen_cost: None,
             win_check: None,
@@ -233,9 +237,9 @@ impl Registry {
         };
         let builtin = self.builtins.iter().position(|b| Arc::ptr_eq(b, &effect)).map(|i| Builtin::ALL[i]);
         let i = rank.number() as usize - 1;
-        self.aim_kinds[i] = match aim {
-            AimBy::Builtin(b) => Some(b),
-            AimBy::Entry(_) => None,
+        self.aim_slots[usize::from(rank.number())] = match aim {
+            AimBy::Builtin(b) => b as u16,
+            AimBy::Entry(_) => super::legal::ASK,
         };
         self.cards[i] = Entry { effect, builtin, aim };
     }
@@ -314,9 +318,9 @@ impl Registry {
         self.hooks_are_builtin()
             && match action {
                 Action::Play { card, .. } => {
-                    let own = Some(Builtin::of(card.rank));
+                    let own = Builtin::of(card.rank);
                     let entry = self.entry(card.rank);
-                    entry.builtin == own && self.aim_kinds[card.rank.number() as usize - 1] == own
+                    entry.builtin == Some(own) && self.aim_slots[usize::from(card.rank.number())] == own as u16
                 }
                 Action::Recover { .. } | Action::Pass => true,
             }
@@ -324,11 +328,12 @@ impl Registry {
 
     // ----- what the engine asks -----
 
-    /// Per rank (by number − 1), the built-in card answering its `aim`, or `None` where an
-    /// entry answers ([`Registry::aim_of`] for every rank at once).
+    /// Per rank (by number, in 16 slots), the [`Builtin`] index of the built-in card
+    /// answering its `aim`, or the listing's `ASK` where an entry answers
+    /// ([`Registry::aim_of`] for every rank at once).
     #[inline(always)]
-    pub(crate) fn aim_kinds(&self) -> &[Option<Builtin>; 13] {
-        &self.aim_kinds
+    pub(crate) fn aim_slots(&self) -> &[u16; 16] {
+        &self.aim_slots
     }
 
     /// The built-in card answering `aim` for `rank`, or the entry to ask.
@@ -519,31 +524,44 @@ impl Builtin {
         }
     }
 
-    /// What a card of this kind offers, given what the player can reach.
+    /// What a card of this kind offers `player` now.
     #[inline(always)]
-    pub(crate) fn aim(self, reach: &Reach) -> Aim {
-        match self.offer(reach) {
+    pub(crate) fn aim(self, state: &State, player: Seat) -> Aim {
+        match self.offer(state, player) {
             Ok((targets, order_choice)) => Aim::Open { targets, order_choice },
             Err(reason) => Aim::Blocked(reason.into()),
         }
     }
 
-    /// [`Builtin::aim`] as its parts: the targets and the order choice, or why not.
+    /// [`Builtin::aim`] as its parts: the targets and the order choice, or why not. Each kind
+    /// looks only at what it needs: the Jolt at every diver's depth, the others at who has
+    /// which card in front.
     #[inline(always)]
-    pub(crate) fn offer(self, reach: &Reach) -> Result<(Option<Seats>, bool), &'static str> {
-        let some = |targets: Seats| Ok((Some(targets), false));
+    pub(crate) fn offer(self, state: &State, player: Seat) -> Result<(Option<Seats>, bool), &'static str> {
+        let me = state.player(player);
         match self {
-            Builtin::Jolt if reach.joltable.is_empty() => {
-                Err("a Jolt needs another diver deeper than you with no J in front")
-            }
-            Builtin::Jolt => some(reach.joltable),
-            Builtin::Quick if reach.quick => Err("you already have a Q in front of you"),
-            Builtin::Quick => Ok((None, false)),
-            Builtin::Knot if reach.knottable.is_empty() => Err("a Knot needs another diver with no K in front"),
-            Builtin::Knot => some(reach.knottable),
-            Builtin::Number if reach.jolted => Ok((None, true)),
-            Builtin::Number if reach.quick => some(reach.others),
+            Builtin::Number if me.has_front(Rank::JACK) => Ok((None, true)),
+            Builtin::Number if me.has_front(Rank::QUEEN) => Ok((Some(state.others(player)), false)),
             Builtin::Number => Ok((None, false)),
+            Builtin::Quick if me.has_front(Rank::QUEEN) => Err("you already have a Q in front of you"),
+            Builtin::Quick => Ok((None, false)),
+            Builtin::Jolt => {
+                let deeper = seats_where(state, player, |p| p.depth > me.depth);
+                let targets = Seats(deeper.0 & !state.seats_with_front(Rank::JACK).0);
+                if targets.is_empty() {
+                    Err("a Jolt needs another diver deeper than you with no J in front")
+                } else {
+                    Ok((Some(targets), false))
+                }
+            }
+            Builtin::Knot => {
+                let targets = Seats(state.others(player).0 & !state.seats_with_front(Rank::KING).0);
+                if targets.is_empty() {
+                    Err("a Knot needs another diver with no K in front")
+                } else {
+                    Ok((Some(targets), false))
+                }
+            }
         }
     }
 
@@ -580,41 +598,14 @@ impl Builtin {
     }
 }
 
-/// What the current player can reach: the divers a Jolt, Knot or Quick push may name, and
-/// the cards in front of the player. Worked out in one pass over the divers, once per
-/// listing, and read by every built-in card's `aim`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Reach {
-    jolted: bool,
-    quick: bool,
-    others: Seats,
-    /// Others deeper than the player with no J in front (Jolt targets).
-    joltable: Seats,
-    /// Others with no K in front (Knot targets).
-    knottable: Seats,
-}
-
-impl Reach {
-    #[inline(always)]
-    pub(crate) fn new(state: &State, player: Seat) -> Reach {
-        let me = state.player(player);
-        // Every seat is tested, the player's own too, and taken out of the sets at the end:
-        // a branch per seat to skip it mispredicted.
-        let (mut joltable, mut knottable) = (0u64, 0u64);
-        for (seat, p) in state.players().iter().enumerate() {
-            let bit = 1 << seat;
-            joltable |= bit * u64::from(p.depth > me.depth && !p.has_front(Rank::JACK));
-            knottable |= bit * u64::from(!p.has_front(Rank::KING));
-        }
-        let others = state.others(player);
-        Reach {
-            jolted: me.has_front(Rank::JACK),
-            quick: me.has_front(Rank::QUEEN),
-            others,
-            joltable: Seats(joltable & others.0),
-            knottable: Seats(knottable & others.0),
-        }
+/// The other seats than `player` whose diver passes `test`.
+#[inline(always)]
+fn seats_where(state: &State, player: Seat, test: impl Fn(&super::state::Player) -> bool) -> Seats {
+    let mut seats = 0u64;
+    for (seat, p) in state.players().iter().enumerate() {
+        seats |= u64::from(test(p)) << seat;
     }
+    Seats(seats & state.others(player).0)
 }
 
 /// A built-in card as a registry entry: what [`Registry::effect`] returns for a rank that
@@ -623,7 +614,7 @@ struct BuiltinCard(Builtin);
 
 impl Effect for BuiltinCard {
     fn aim(&self, state: &State, player: Seat, _card: Card) -> Result<Aim, EffectError> {
-        Ok(self.0.aim(&Reach::new(state, player)))
+        Ok(self.0.aim(state, player))
     }
 
     fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {

@@ -1,8 +1,8 @@
 //! The single source of legality: [`Moves`], what the current seat may do now, and
 //! [`check`], whether one action is legal.
 //!
-//! Both read what a card offers from the same place: a built-in card answers from one pass
-//! over the divers (`Reach`, shared with the built-in entries' own `aim`), any other entry is
+//! Both read what a card offers from the same place: a built-in card answers with
+//! `Builtin::offer`, the code the built-in entries' own `aim` runs; any other entry is
 //! asked through the registry (once per listing when its answer does not depend on the card). Everything else — the list of legal
 //! actions, counts, the random bot's pick, greedy's scan, `View` — is a fold over `Moves`.
 
@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 
 use super::action::{Action, ActionError, Seat, Source, cards_in_mask};
 use super::card::Card;
-use super::effects::{Aim, Builtin, Effect, Reach, Registry, Seats};
+use super::effects::{Aim, Builtin, Effect, Registry, Seats};
 use super::state::State;
 
 /// A card the current player can play now, and what playing it offers. Sixteen bytes: a
@@ -25,6 +25,8 @@ pub struct Playable {
     order_choice: bool,
     /// Whether a play must name one of `seats` as its target.
     targeted: bool,
+    /// How many plays the card offers (at most 63 targets, twice each).
+    plays: u8,
     seats: Seats,
 }
 
@@ -39,7 +41,21 @@ impl Playable {
             Source::Hand => IN_HAND,
             Source::Table(slot) => u8::try_from(slot).expect("table slots are at most 16"),
         };
-        Playable { card, slot, order_choice, targeted: targets.is_some(), seats: targets.unwrap_or_default() }
+        let plays = targets.map_or(1, |seats| seats.len()) << usize::from(order_choice);
+        Playable {
+            card,
+            slot,
+            order_choice,
+            targeted: targets.is_some(),
+            plays: u8::try_from(plays).expect("at most 63 targets"),
+            seats: targets.unwrap_or_default(),
+        }
+    }
+
+    /// This offer for `card` at `slot` (a table slot or [`IN_HAND`]).
+    #[inline(always)]
+    fn placed(self, card: Card, slot: u8) -> Playable {
+        Playable { card, slot, ..self }
     }
 
     /// Where the card is.
@@ -63,7 +79,7 @@ impl Playable {
     /// How many plays this card offers.
     #[inline]
     pub fn play_count(self) -> usize {
-        play_count(self.targets(), self.order_choice)
+        usize::from(self.plays)
     }
 
     /// Play `i` of this card's plays (`i < self.play_count()`), in listing order: targets in
@@ -103,11 +119,22 @@ impl Playable {
 /// cards in mask order (K on top first when the player may choose); `pass` only when nothing
 /// else is legal (D22). Empty when the game is over or it is not the asking seat's turn.
 ///
-/// Cards whose entries answer alike share one answer: with the built-in cards a listing
-/// works out at most four offers (number, J, Q, K), and a card costs a table read.
+/// A listing is what each card's rank offers, not a list of actions: with the built-in
+/// cards it works out four offers (number, J, Q, K) in one pass over the divers, and a card
+/// then costs a table read, when it is counted and when it is visited. Entries are asked
+/// while the listing is made, once per listing when their answer does not depend on the
+/// card, and never again.
 #[derive(Debug, Clone)]
 pub struct Moves<'a> {
     hand: &'a [Card],
+    table: &'a [Option<Card>],
+    /// What the built-in cards offer (by `Builtin` order; `None`: blocked): offers 0 to 3.
+    builtin: [Option<Playable>; 4],
+    /// The entries' answers: offers 4 and on.
+    other: Vec<Option<Playable>>,
+    /// Per rank (by number), the index of its cards' offer, [`PER_CARD`] where each card
+    /// has its own, or [`ASK`] for a rank no card of which was seen yet.
+    slots: [u16; 16],
     /// The playable cards in listing order, each with what it offers.
     plays: SmallVec<[Playable; 8]>,
     /// How many plays `plays` expand to.
@@ -123,47 +150,20 @@ pub struct Moves<'a> {
     pass: bool,
 }
 
-/// What the cards of a rank offer while a listing is made: an index into its [`Offers`], or
-/// one of these.
-const BLOCKED: u16 = u16::MAX;
-/// Each card of the rank has its own answer (its entry's aim looks at the card).
+/// `Moves::slots`: the rank's entry was not asked yet.
+pub(crate) const ASK: u16 = u16::MAX;
+/// `Moves::slots`: the rank's entry answers card by card (its aim looks at the card).
 const PER_CARD: u16 = u16::MAX - 1;
-/// No card of the rank was seen yet.
-const UNSEEN: u16 = u16::MAX - 2;
-
-/// What a listing being made knows: what each rank offers so far.
-struct Listing<'l, 'a> {
-    aims: &'l mut Aims<'a>,
-    offers: &'l mut Offers,
-    by_rank: &'l mut [u16; 13],
-}
-
-/// What a card offers, and how many plays that makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Offer {
-    targets: Option<Seats>,
-    order_choice: bool,
-    plays: usize,
-}
-
-impl Offer {
-    fn new(targets: Option<Seats>, order_choice: bool) -> Offer {
-        Offer { targets, order_choice, plays: play_count(targets, order_choice) }
-    }
-}
-
-/// How many plays a card with these choices offers: one per target (or one without), twice
-/// with the order choice.
-#[inline(always)]
-fn play_count(targets: Option<Seats>, order_choice: bool) -> usize {
-    targets.map_or(1, |seats| seats.len()) << usize::from(order_choice)
-}
 
 impl<'a> Moves<'a> {
     /// Nothing is legal (the game is over, or it is another seat's turn).
     pub fn none() -> Moves<'a> {
         Moves {
             hand: &[],
+            table: &[],
+            builtin: [None; 4],
+            other: Vec::new(),
+            slots: [ASK; 16],
             plays: SmallVec::new(),
             play_count: 0,
             recover: false,
@@ -174,69 +174,68 @@ impl<'a> Moves<'a> {
     }
 
     /// What the current player of `state` may do under `registry`.
-    pub fn of(state: &'a State, registry: &Registry) -> Moves<'a> {
+    pub fn of(state: &'a State, registry: &'a Registry) -> Moves<'a> {
         if state.is_over() {
             return Moves::none();
         }
         let me = state.current();
         let hand = &state.player(me).hand[..];
         let recover = !hand.is_empty();
-        // Filled in place: the list is the bulk of a `Moves`, and building it apart moved it.
+        // The built-in cards' offers are worked out at once; an entry is asked when a card of
+        // its rank is first seen, as `Asked::ask` says.
         let mut moves = Moves {
             hand,
+            table: state.table(),
+            builtin: Builtin::ALL.map(|b| {
+                b.offer(state, me).ok().map(|(targets, order)| Playable::new(NO_CARD, Source::Hand, targets, order))
+            }),
+            slots: *registry.aim_slots(),
             recover,
             repeats: state.hand_has_repeats(me),
             order_choice: recover && registry.recovery_order_choice(state, me),
             ..Moves::none()
         };
-        let mut aims = Aims::new(state, registry);
-        // The built-in cards' offers are worked out at once for every rank they serve; other
-        // entries are asked when a card of theirs is seen.
-        let mut offers = Offers::default();
-        let kinds = Builtin::ALL.map(|b| match aims.builtin[b as usize] {
-            Ok((targets, order_choice)) => {
-                offers.builtin[b as usize] = Offer::new(targets, order_choice);
-                b as u16
+        let mut asked = Asked { state, registry, by_entry: SmallVec::new() };
+        if moves.repeats {
+            for (i, &card) in hand.iter().enumerate() {
+                // A repeated card is listed once, at its first copy.
+                if !hand[..i].contains(&card) {
+                    moves.list(&mut asked, card, IN_HAND);
+                }
             }
-            Err(_) => BLOCKED,
-        });
-        let mut by_rank = [UNSEEN; 13];
-        for (offer, kind) in by_rank.iter_mut().zip(registry.aim_kinds()) {
-            if let Some(kind) = kind {
-                *offer = kinds[*kind as usize];
+        } else {
+            for &card in hand {
+                moves.list(&mut asked, card, IN_HAND);
             }
         }
-        let mut listing = Listing { aims: &mut aims, offers: &mut offers, by_rank: &mut by_rank };
-        for (i, &card) in hand.iter().enumerate() {
-            // A repeated card is listed once, at its first copy.
-            if !moves.repeats || !hand[..i].contains(&card) {
-                moves.list(&mut listing, card, Source::Hand);
-            }
-        }
-        for (slot, card) in state.table().iter().enumerate() {
+        for (slot, card) in moves.table.iter().enumerate() {
             if let Some(card) = *card {
-                moves.list(&mut listing, card, Source::Table(slot));
+                moves.list(&mut asked, card, slot as u8);
             }
         }
         moves.pass = moves.plays.is_empty() && !recover;
         moves
     }
 
-    /// Lists `card` when it can be played now.
+    /// Lists `card`, lying at `slot`, when it can be played now.
     #[inline(always)]
-    fn list(&mut self, listing: &mut Listing<'_, '_>, card: Card, from: Source) {
-        let rank = card.rank.number() as usize - 1;
-        if listing.by_rank[rank] == UNSEEN {
-            listing.by_rank[rank] = listing.aims.rank_offer(card, listing.offers);
+    fn list(&mut self, asked: &mut Asked<'_>, card: Card, slot: u8) {
+        let mut offer = self.slots[rank_slot(card)];
+        if offer >= PER_CARD {
+            offer = asked.ask(self, card);
         }
-        let mut offer = listing.by_rank[rank];
-        if offer == PER_CARD {
-            offer = listing.aims.card_offer(card, listing.offers);
+        if let Some(p) = self.offer(offer) {
+            self.play_count += p.play_count();
+            self.plays.push(p.placed(card, slot));
         }
-        if offer != BLOCKED {
-            let Offer { targets, order_choice, plays } = *listing.offers.get(offer);
-            self.play_count += plays;
-            self.plays.push(Playable::new(card, from, targets, order_choice));
+    }
+
+    /// Offer `i`.
+    #[inline(always)]
+    fn offer(&self, i: u16) -> Option<Playable> {
+        match self.builtin.get(usize::from(i)) {
+            Some(offer) => *offer,
+            None => self.other[usize::from(i) - 4],
         }
     }
 
@@ -323,12 +322,15 @@ impl<'a> Moves<'a> {
             return (i == 0).then_some(Action::Pass);
         }
         let mut rest = i;
-        for &p in &self.plays {
-            match rest.checked_sub(p.play_count()) {
-                Some(after) => rest = after,
-                None => return Some(p.play(rest)),
+        if rest < self.play_count {
+            for p in &self.plays {
+                match rest.checked_sub(p.play_count()) {
+                    Some(after) => rest = after,
+                    None => return Some(p.play(rest)),
+                }
             }
         }
+        rest -= self.play_count;
         let knotted = self.order_choice;
         // Two actions per mask with the order choice (K on top first); a shift, not a division.
         let m = rest >> usize::from(knotted);
@@ -356,6 +358,15 @@ impl<'a> Moves<'a> {
     }
 }
 
+/// The index of `card`'s rank in per-rank tables of 16 (its number).
+#[inline(always)]
+fn rank_slot(card: Card) -> usize {
+    usize::from(card.rank.number()) & 15
+}
+
+/// The card an offer carries before it is placed (never listed).
+const NO_CARD: Card = Card { rank: super::card::Rank::ACE, suit: super::card::Suit::Clubs };
+
 /// Whether `mask` is the first subset (in mask order) of `hand` holding exactly its cards:
 /// with repeated cards, a later mask that swaps one copy for another names the same cards.
 fn first_mask_for_cards(hand: &[Card], mask: u32) -> bool {
@@ -372,94 +383,58 @@ fn first_mask_for_cards(hand: &[Card], mask: u32) -> bool {
     true
 }
 
-/// What cards offer the current player while a listing is made: the built-in cards' answers
-/// (from `Reach`, as `check` reads them) and the entries' answers, asked once where they can.
-struct Aims<'a> {
+/// The entries a listing being made has asked.
+struct Asked<'a> {
     state: &'a State,
     registry: &'a Registry,
-    /// What each built-in card offers now (by [`Builtin`] order), worked out once.
-    builtin: [Result<(Option<Seats>, bool), &'static str>; 4],
     /// The offers of entries whose aim ignores the card, by entry address.
-    by_entry: Vec<(usize, u16)>,
+    by_entry: SmallVec<[(usize, u16); 2]>,
 }
 
-impl<'a> Aims<'a> {
-    #[inline(always)]
-    fn new(state: &'a State, registry: &'a Registry) -> Aims<'a> {
-        let reach = Reach::new(state, state.current());
-        Aims { state, registry, builtin: Builtin::ALL.map(|b| b.offer(&reach)), by_entry: Vec::new() }
-    }
-
-    /// What every card of `card`'s rank offers, as an index into `offers` (added if new), or
-    /// [`BLOCKED`]; [`PER_CARD`] when the rank's entry answers card by card. For the ranks a
-    /// built-in card does not answer (those are worked out up front).
+impl Asked<'_> {
+    /// Where in `moves`' offers the answer for `card` is, the first time a card of its rank
+    /// is seen (or each time, for an entry that answers card by card): an entry is asked once
+    /// per listing when its aim ignores the card (and then for every rank it serves), else
+    /// for this card. For the ranks no built-in card answers.
     #[inline(never)]
-    fn rank_offer(&mut self, card: Card, offers: &mut Offers) -> u16 {
-        match self.registry.aim_of(card.rank) {
-            Ok(builtin) => self.builtin_offer(builtin),
-            Err(entry) if entry.aim_ignores_card() => self.entry_offer(entry, card, offers),
-            Err(_) => PER_CARD,
-        }
-    }
-
-    /// What `card` offers, asked of its rank's entry (one that failed to answer offers
-    /// nothing).
-    fn card_offer(&mut self, card: Card, offers: &mut Offers) -> u16 {
+    fn ask(&mut self, moves: &mut Moves<'_>, card: Card) -> u16 {
+        let rank = rank_slot(card);
         let entry = match self.registry.aim_of(card.rank) {
-            Ok(builtin) => return self.builtin_offer(builtin),
+            Ok(builtin) => return builtin as u16,
             Err(entry) => entry,
         };
-        match entry.aim(self.state, self.state.current(), card) {
-            Ok(Aim::Open { targets, order_choice }) => offers.add(Offer::new(targets, order_choice)),
-            _ => BLOCKED,
+        if !entry.aim_ignores_card() {
+            moves.slots[rank] = PER_CARD;
+            return self.answer(moves, entry, card);
         }
-    }
-
-    /// Where a built-in card's offer stands in a listing's offers (its own slot), or
-    /// [`BLOCKED`].
-    fn builtin_offer(&self, builtin: Builtin) -> u16 {
-        if self.builtin[builtin as usize].is_ok() { builtin as u16 } else { BLOCKED }
-    }
-
-    /// What an entry whose aim ignores the card offers, asked once per listing.
-    #[inline(never)]
-    fn entry_offer(&mut self, entry: &dyn Effect, card: Card, offers: &mut Offers) -> u16 {
         let key = (entry as *const dyn Effect).cast::<()>() as usize;
-        if let Some(&(_, offer)) = self.by_entry.iter().find(|(k, _)| *k == key) {
-            return offer;
-        }
-        let offer = self.card_offer(card, offers);
-        self.by_entry.push((key, offer));
+        let offer = match self.by_entry.iter().find(|(k, _)| *k == key) {
+            Some(&(_, offer)) => offer,
+            None => {
+                let offer = self.answer(moves, entry, card);
+                self.by_entry.push((key, offer));
+                offer
+            }
+        };
+        moves.slots[rank] = offer;
         offer
     }
-}
 
-/// What the cards of a listing offer: one slot per built-in card (by [`Builtin`] order),
-/// then the distinct answers of other entries.
-#[derive(Debug, Clone, Default)]
-struct Offers {
-    builtin: [Offer; 4],
-    /// Index `i` here is offer `4 + i`.
-    other: Vec<Offer>,
-}
-
-impl Offers {
-    #[inline(always)]
-    fn get(&self, offer: u16) -> &Offer {
-        match self.builtin.get(offer as usize) {
-            Some(offer) => offer,
-            None => &self.other[offer as usize - 4],
-        }
-    }
-
-    /// The index of `offer` among the other entries' offers, added if it is not there.
-    fn add(&mut self, offer: Offer) -> u16 {
-        let at = self.other.iter().position(|o| *o == offer).unwrap_or_else(|| {
-            self.other.push(offer);
-            self.other.len() - 1
+    /// Where `entry`'s answer for `card` is in `moves`' offers, added if new (an entry that
+    /// failed to answer offers nothing).
+    fn answer(&self, moves: &mut Moves<'_>, entry: &dyn Effect, card: Card) -> u16 {
+        let offer = match entry.aim(self.state, self.state.current(), card) {
+            Ok(Aim::Open { targets, order_choice }) => {
+                Some(Playable::new(NO_CARD, Source::Hand, targets, order_choice))
+            }
+            _ => None,
+        };
+        let at = 4 + moves.other.iter().position(|o| *o == offer).unwrap_or_else(|| {
+            moves.other.push(offer);
+            moves.other.len() - 1
         });
-        // At most one offer per visible card, and there are at most 52 × 16 cards (`decks`).
-        u16::try_from(at + 4).expect("fewer offers than cards")
+        // At most one offer per listed card, and there are at most 52 × 16 cards (`decks`).
+        u16::try_from(at).expect("fewer offers than cards")
     }
 }
 
@@ -487,7 +462,7 @@ pub fn check(state: &State, registry: &Registry, action: &Action) -> Result<(), 
             }
             // The same answer the listing reads, for this one card.
             let aim = match registry.aim_of(card.rank) {
-                Ok(builtin) => builtin.aim(&Reach::new(state, state.current())),
+                Ok(builtin) => builtin.aim(state, state.current()),
                 Err(entry) => entry.aim(state, state.current(), card).map_err(|e| ActionError::Script(e.0))?,
             };
             let (targets, order_choice) = match aim {

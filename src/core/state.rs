@@ -55,6 +55,17 @@ impl Player {
     }
 }
 
+/// Per rank, the seats of `players` with a card of that rank in front.
+fn front_seats_of(players: &[Player]) -> [u64; 16] {
+    let mut seats = [0u64; 16];
+    for (seat, p) in players.iter().enumerate() {
+        for c in &p.front {
+            seats[usize::from(c.rank.number())] |= 1 << seat;
+        }
+    }
+    seats
+}
+
 /// The rank set of `cards`.
 fn ranks_of(cards: &[Card]) -> u16 {
     cards.iter().fold(0, |set, c| set | 1 << c.rank.number())
@@ -102,6 +113,10 @@ pub struct State {
     pub(super) tables: Arc<Tables>,
     pub(super) names: Arc<[String]>,
     pub(super) players: Vec<Player>,
+    /// Per rank (by number), the seats with a card of that rank in front: every diver's
+    /// `front_ranks` read the other way, kept by the engine beside them, so that "who can be
+    /// Jolted or Knotted" is a mask and not a pass over the divers.
+    pub(super) front_seats: [u64; 16],
     pub(super) table: Vec<Option<Card>>,
     /// Bottom first: the last card is the top.
     pub(super) discard: Vec<Card>,
@@ -205,6 +220,7 @@ impl State {
             tables: Arc::new(Tables::new(rules)),
             names: setup.names.into(),
             players,
+            front_seats: [0; 16],
             table,
             discard,
             deck,
@@ -236,6 +252,7 @@ impl State {
             p.oxygen = max_oxygen;
             p.front.clear();
             p.front_ranks = 0;
+            self.front_seats = [0; 16];
             p.hand.clear();
             for _ in 0..hand_size {
                 p.hand.push(self.deck.pop().expect("validated: enough cards"));
@@ -260,6 +277,7 @@ impl State {
             tables: Arc::clone(&self.tables),
             names: Arc::clone(&self.names),
             players: Vec::new(),
+            front_seats: self.front_seats,
             table: Vec::new(),
             discard: Vec::new(),
             deck: Vec::new(),
@@ -275,7 +293,21 @@ impl State {
     /// Makes this state equal to `other`, reusing this state's buffers.
     fn copy_from(&mut self, other: &State) {
         // Destructured, so that a new field cannot be forgotten here.
-        let State { tables, names, players, table, discard, deck, current, turn, outcome, decks, seed, rng } = other;
+        let State {
+            tables,
+            names,
+            players,
+            front_seats,
+            table,
+            discard,
+            deck,
+            current,
+            turn,
+            outcome,
+            decks,
+            seed,
+            rng,
+        } = other;
         if !Arc::ptr_eq(&self.tables, tables) {
             self.tables = Arc::clone(tables);
         }
@@ -295,6 +327,7 @@ impl State {
                 None => self.players.push(p.clone()),
             }
         }
+        self.front_seats = *front_seats;
         self.table.clone_from(table);
         self.discard.clone_from(discard);
         self.deck.clone_from(deck);
@@ -309,13 +342,27 @@ impl State {
     /// A state like `template` with other players and deck (for
     /// [`View::sample`](super::View::sample)): the caller is responsible for conservation.
     pub(super) fn from_parts(template: &State, players: Vec<Player>, deck_top_last: Vec<Card>, seed: u64) -> State {
-        State { players, deck: deck_top_last, rng: ChaCha8Rng::seed_from_u64(seed), seed, ..template.clone() }
+        let front_seats = front_seats_of(&players);
+        State {
+            players,
+            front_seats,
+            deck: deck_top_last,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            seed,
+            ..template.clone()
+        }
     }
 
     // ----- reading -----
 
     pub fn rules(&self) -> &Rules {
         self.tables.rules()
+    }
+    /// The seats with a card of `rank` in front of them.
+    #[inline]
+    pub fn seats_with_front(&self, rank: Rank) -> Seats {
+        debug_assert_eq!(self.front_seats, front_seats_of(&self.players), "front seats out of step");
+        Seats(self.front_seats[usize::from(rank.number())])
     }
     /// The shared rules, for clients that cache what they derive from them (compare with
     /// [`Arc::ptr_eq`]).
