@@ -6,6 +6,7 @@
 //! meant for the player.
 
 use crate::core::Card;
+use crate::limits;
 
 /// Every command word, in the order `help` lists them, with a one-line summary.
 pub const COMMANDS: &[(&str, &str)] = &[
@@ -138,6 +139,12 @@ pub fn command_word(word: &str) -> Option<&'static str> {
 }
 
 fn unknown_command(word: &str) -> String {
+    let shown = limits::quoted(word);
+    if word.chars().count() > limits::MAX_SUGGESTION_CHARS {
+        // No command word is near a word this long: do not compare them.
+        return format!("unknown command '{shown}' (type 'help' for the list)");
+    }
+    let word = shown.as_str();
     let lower = word.to_lowercase();
     let best = COMMANDS.iter().map(|(w, _)| (*w, edit_distance(&lower, w))).min_by_key(|&(_, d)| d);
     match best {
