@@ -86,9 +86,14 @@ impl LuaBot {
                 }
                 _ => {
                     let shipped: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
+                    let hint = if e.is_not_found() {
+                        format!(" (shipped bots: {})", shipped.join(", "))
+                    } else {
+                        String::new()
+                    };
                     return Err(BotError::Failed {
                         name: path.to_string(),
-                        message: format!("cannot read the script: {e} (shipped bots: {})", shipped.join(", ")),
+                        message: format!("cannot read the script: {e}{hint}"),
                     });
                 }
             },

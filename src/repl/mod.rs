@@ -26,7 +26,7 @@ use crate::core::{Card, parse_cards};
 use crate::limits::{self, FileKind, Line, Lines};
 use crate::ruleset::Ruleset;
 use render::Style;
-use save::{SaveError, SavedPlayer};
+use save::SavedPlayer;
 use session::{Seating, Session};
 use shell::{NoPrompter, Shell};
 
@@ -68,10 +68,7 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
                 bail!("--load resumes a saved game as it was: it cannot be combined with --players, --seed or --deck");
             }
             loaded = Some(path.display().to_string());
-            let file = save::read(path)?;
-            // Everything `--players` checks, checked again: the file may have been edited.
-            check_saved_players(&file.players).map_err(|e| SaveError::new(path, format!("damaged save file: {e}")))?;
-            Session::from_save(file, path, ruleset)?
+            Session::from_save(save::read(path)?, path, ruleset)?
         }
         None => {
             let spec = ruleset.unwrap_or("standard");
@@ -250,16 +247,14 @@ pub fn check_name(name: &str) -> Result<(), String> {
 }
 
 /// The players of a save file, checked as `--players` checks them: their number, every name
-/// (bots' too), names told apart, and every bot spec (a Lua bot's file is read).
+/// (bots' too) and every bot spec (a Lua bot's file is read). Names told apart are the
+/// core's check, as for `--players`.
 pub fn check_saved_players(players: &[SavedPlayer]) -> Result<(), String> {
     if players.len() > limits::MAX_PLAYERS {
         return Err(format!("{} players; no ruleset seats more than {}", players.len(), limits::MAX_PLAYERS));
     }
     for (i, player) in players.iter().enumerate() {
         check_name(&player.name).map_err(|e| format!("player {}: {e}", i + 1))?;
-        if players[..i].iter().any(|p| p.name.eq_ignore_ascii_case(&player.name)) {
-            return Err(format!("player {}: the name '{}' is taken twice", i + 1, player.name));
-        }
         if let Some(spec) = &player.bot {
             bots::from_spec(spec, 0).map_err(|e| format!("player {} ({}): {e}", i + 1, player.name))?;
         }
@@ -292,6 +287,11 @@ pub fn read_deck(value: &str) -> anyhow::Result<Vec<Card>> {
 pub fn print_rules(ruleset: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
     let spec = ruleset.unwrap_or("standard");
     let rs = Ruleset::load(spec).map_err(|e| anyhow::anyhow!("cannot load ruleset '{spec}': {e}"))?;
+    write_rules(&rs, json).context("cannot write the rules")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
     let mut out = io::stdout().lock();
     let mods: Vec<&str> = rs.mods.iter().map(|m| m.name.as_str()).collect();
     if json {
@@ -319,8 +319,7 @@ pub fn print_rules(ruleset: Option<&str>, json: bool) -> anyhow::Result<ExitCode
             writeln!(out, "mods           {}", mods.join(", "))?;
         }
     }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    out.flush()
 }
 
 #[cfg(test)]

@@ -382,6 +382,27 @@ mod tests {
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
     }
 
+    #[test]
+    fn signals_are_held_only_while_saving() {
+        assert!(!signals::sigterm_blocked());
+        {
+            let _held = signals::Held::new();
+            assert!(signals::sigterm_blocked());
+        }
+        assert!(!signals::sigterm_blocked());
+    }
+
+    #[test]
+    fn a_game_longer_than_a_save_holds_is_refused_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.json");
+        let mut save = sample();
+        save.actions = vec![Action::Pass; limits::MAX_SAVED_MOVES + 1];
+        let err = write(&path, &save).unwrap_err().to_string();
+        assert!(err.ends_with("cannot save: the game has 50001 moves, more than the 50000 a save holds"), "{err}");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
     /// Actions and cards keep the form save files have always had: cards as D1 text, actions
     /// tagged `"action"`, choices left out when they are the default.
     #[test]

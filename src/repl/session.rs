@@ -318,7 +318,11 @@ impl Session {
 
     /// Resumes a saved game: replays its actions from its setup and checks that the replay
     /// reaches the saved state. `ruleset` overrides the ruleset named in the file.
+    /// The players are checked first, as `--players` checks them (the file may have been
+    /// edited): see [`check_saved_players`](super::check_saved_players).
     pub fn from_save(file: SaveFile, path: &Path, ruleset: Option<&str>) -> Result<Session, SaveError> {
+        super::check_saved_players(&file.players)
+            .map_err(|e| SaveError::new(path, format!("damaged save file: {e}")))?;
         let spec = ruleset.unwrap_or(&file.ruleset).to_string();
         let seating = file.players.iter().map(|p| Seating { name: p.name.clone(), bot: p.bot.clone() }).collect();
         let mut session =

@@ -12,6 +12,7 @@ use std::path::Path;
 use serde_json::json;
 
 use crate::core::{Action, ActionError, Card, Event, Seat, Source, Viewer};
+use crate::limits;
 use crate::repl::json::{self as js, Object};
 use crate::repl::parse::{self, COMMANDS, Command, Place, Who};
 use crate::repl::render::{self, Narrator, Style};
@@ -323,9 +324,9 @@ impl<W: Write> Shell<W> {
     fn seat_of(&self, who: &Who) -> Result<Seat, String> {
         let game = self.session.game();
         match who {
-            Who::Name(name) => game
-                .seat_of(name)
-                .ok_or_else(|| format!("there is no player called '{name}' (players: {})", game.names().join(", "))),
+            Who::Name(name) => game.seat_of(name).ok_or_else(|| {
+                format!("there is no player called '{}' (players: {})", limits::quoted(name), game.names().join(", "))
+            }),
             Who::Seat(seat) if *seat < game.player_count() => Ok(*seat),
             Who::Seat(seat) => {
                 Err(format!("there is no seat {} (seats are 1 to {})", seat.wrapping_add(1), game.player_count()))
@@ -524,7 +525,8 @@ impl<W: Write> Shell<W> {
                 Some(word) => command_help(word, self.session.game().rules()),
                 None => {
                     self.error(&format!(
-                        "no help for '{t}' (commands: {})",
+                        "no help for '{}' (commands: {})",
+                        limits::quoted(t),
                         COMMANDS.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(", ")
                     ));
                     return;

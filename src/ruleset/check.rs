@@ -4,6 +4,8 @@
 //! after every action.
 
 use std::io::Write;
+
+use anyhow::Context;
 use std::process::ExitCode;
 
 use rand::{RngExt, SeedableRng};
@@ -127,13 +129,14 @@ pub fn check_command(file: &str, json: bool) -> anyhow::Result<ExitCode> {
     let ruleset = match Ruleset::load(file) {
         Ok(r) => r,
         Err(e) => {
-            report_error(&e, None, json)?;
+            report_error(&e, None, json).context("cannot write the check's report")?;
             return Ok(ExitCode::from(2));
         }
     };
     match smoke(&ruleset, 1) {
         Ok(report) => {
             let mut out = std::io::stdout().lock();
+            let cannot = "cannot write the check's report";
             let rules = &ruleset.rules;
             let mods = ruleset.mods.len();
             if json {
@@ -149,7 +152,7 @@ pub fn check_command(file: &str, json: bool) -> anyhow::Result<ExitCode> {
                     "stopped": report.stopped,
                     "actions": report.actions,
                 });
-                writeln!(out, "{line}")?;
+                writeln!(out, "{line}").context(cannot)?;
             } else {
                 writeln!(
                     out,
@@ -164,13 +167,14 @@ pub fn check_command(file: &str, json: bool) -> anyhow::Result<ExitCode> {
                     report.won,
                     report.drawn,
                     report.stopped,
-                )?;
+                )
+                .context(cannot)?;
             }
-            out.flush()?;
+            out.flush().context(cannot)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(failure) => {
-            report_error(&failure.error, Some(&failure.context), json)?;
+            report_error(&failure.error, Some(&failure.context), json).context("cannot write the check's report")?;
             Ok(ExitCode::from(2))
         }
     }
