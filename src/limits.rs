@@ -204,7 +204,10 @@ pub enum Line {
     TooLong { bytes: u64 },
     /// A line that is not UTF-8 text (a save name in it would be mangled): skipped.
     NotText,
-    /// A NUL byte: this is not a text script. Nothing after it is read.
+    /// A line of at most [`MAX_LINE_BYTES`] that holds a NUL byte: skipped.
+    Nul,
+    /// More than [`MAX_LINE_BYTES`] without an end of line, with NUL bytes among them
+    /// (`/dev/zero`): this is not text, and nothing more is read.
     Binary,
 }
 
@@ -217,7 +220,10 @@ impl Line {
                 "line {number} is too long ({bytes} bytes; a command may have at most {MAX_LINE_BYTES}): ignored"
             )),
             Line::NotText => Some(format!("line {number} is not UTF-8 text: ignored")),
-            Line::Binary => Some(format!("line {number} holds a NUL byte: the input is not text, so it is not read")),
+            Line::Nul => Some(format!("line {number} holds a NUL byte: ignored")),
+            Line::Binary => Some(format!(
+                "line {number} runs past {MAX_LINE_BYTES} bytes with NUL bytes in it: the input is not text, so it is not read further"
+            )),
         }
     }
 }
@@ -240,7 +246,8 @@ impl<R: BufRead> Lines<R> {
         self.number
     }
 
-    /// The next line, or `None` at the end of the input (and after a [`Line::Binary`]).
+    /// The next line, or `None` at the end of the input (and after a [`Line::Binary`]). An
+    /// overlong line of text is read to its end however long it is, in constant memory.
     pub fn next_line(&mut self) -> io::Result<Option<Line>> {
         if self.done {
             return Ok(None);
@@ -248,6 +255,7 @@ impl<R: BufRead> Lines<R> {
         let mut kept: Vec<u8> = Vec::new();
         let mut total: u64 = 0;
         let mut ended = false;
+        let mut nul = false;
         loop {
             let chunk = match self.input.fill_buf() {
                 Ok(chunk) => chunk,
@@ -261,15 +269,16 @@ impl<R: BufRead> Lines<R> {
                 Some(i) => (&chunk[..i], i + 1, true),
                 None => (chunk, chunk.len(), false),
             };
-            if part.contains(&0) {
-                self.done = true;
-                self.number += 1;
-                return Ok(Some(Line::Binary));
-            }
+            nul |= part.contains(&0);
             let room = (MAX_LINE_BYTES + 1).saturating_sub(kept.len());
             kept.extend_from_slice(&part[..part.len().min(room)]);
             total += part.len() as u64;
             self.input.consume(used);
+            if nul && total > MAX_LINE_BYTES as u64 {
+                self.done = true;
+                self.number += 1;
+                return Ok(Some(Line::Binary));
+            }
             if newline {
                 ended = true;
                 break;
@@ -286,6 +295,9 @@ impl<R: BufRead> Lines<R> {
         }
         if total > MAX_LINE_BYTES as u64 {
             return Ok(Some(Line::TooLong { bytes: total }));
+        }
+        if nul {
+            return Ok(Some(Line::Nul));
         }
         Ok(Some(String::from_utf8(kept).map_or(Line::NotText, Line::Text)))
     }
@@ -442,7 +454,11 @@ mod tests {
     #[test]
     fn bad_bytes_are_named() {
         assert_eq!(lines(b"save \xff.json\npass\n"), [Line::NotText, Line::Text("pass".into())]);
-        assert_eq!(lines(b"pass\n\0\0\0\npass\n"), [Line::Text("pass".into()), Line::Binary]);
+        assert_eq!(lines(b"pass\n\0\0\0\npass\n"), [Line::Text("pass".into()), Line::Nul, Line::Text("pass".into())]);
+        let mut zeros = b"pass\n".to_vec();
+        zeros.extend(vec![0; MAX_LINE_BYTES + 1]);
+        zeros.extend(b"\npass\n");
+        assert_eq!(lines(&zeros), [Line::Text("pass".into()), Line::Binary]);
         assert_eq!(lines(b""), []);
         assert_eq!(lines(b"\n"), [Line::Text(String::new())]);
     }

@@ -169,10 +169,31 @@ fn a_100_mb_line_is_refused_and_the_game_goes_on() {
 
 #[test]
 fn input_that_is_not_text_stops_with_exit_2() {
-    let r = run(&GAME, b"state\n\0\0\0\0state\n".to_vec());
+    let stop = "runs past 8192 bytes with NUL bytes in it: the input is not text, so it is not read further";
+    let mut input = b"state\n".to_vec();
+    input.extend(vec![0u8; 20_000]);
+    input.extend(b"\nstate\n");
+    let r = run(&GAME, input);
     assert_eq!(r.code, Some(2), "{}", r.stderr);
-    assert!(r.stderr.contains("line 2 holds a NUL byte: the input is not text"), "{}", r.stderr);
+    assert!(r.stderr.contains(&format!("line 2 {stop}")), "{}", r.stderr);
     assert_eq!(states(&json_lines(r.stdout.as_bytes())).len(), 1, "nothing after it is read");
+    // /dev/zero itself on stdin: an endless line of NUL bytes, refused after the limit.
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let output = Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(GAME)
+        .stdin(zero)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("line 1 {stop}")), "{stderr}");
+    // A short line with a NUL byte is refused like a bad command, and the game goes on.
+    let r = run(&GAME, b"\0\nstate\n".to_vec());
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let lines = json_lines(r.stdout.as_bytes());
+    assert_eq!(errors(&lines), ["line 1 holds a NUL byte: ignored"]);
+    assert_eq!(states(&lines).len(), 1);
 }
 
 #[test]
@@ -442,7 +463,7 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -123,7 +123,8 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
 
 /// Feeds every line of `input` to the shell until it ends or a `quit`, through the bounded
 /// line reader: an overlong or non-UTF-8 line is refused like a bad command and the game goes
-/// on; input that is not text (a NUL byte) or cannot be read stops with an error.
+/// on; input that is not text (NUL bytes past the line limit) or cannot be read stops with
+/// an error.
 pub fn run_lines<W: Write>(shell: &mut Shell<W>, input: impl BufRead) -> anyhow::Result<()> {
     let mut lines = Lines::new(input);
     loop {
