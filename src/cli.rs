@@ -1,9 +1,11 @@
 //! The command line: every option and subcommand of `diving`, parsed with clap, and the
 //! dispatch to the client that serves each one. No rules here.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::repl::{self, PlayOptions};
@@ -80,7 +82,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play.into()),
         Some(Command::Rules) => repl::print_rules(ruleset, cli.json),
         Some(Command::Completions { shell }) => {
-            clap_complete::generate(*shell, &mut Cli::command(), "diving", &mut std::io::stdout());
+            // Into memory first: `generate` panics on a failed write.
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "diving", &mut script);
+            let mut out = std::io::stdout().lock();
+            out.write_all(&script).and_then(|()| out.flush()).context("cannot write the completions")?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Check { file }) => ruleset::check_command(check_target(file.as_deref(), ruleset)?, cli.json),
@@ -162,7 +168,7 @@ pub struct SimArgs {
     /// First seed; game i (from 0) uses seed + i
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Worker threads (default: all cores)
+    /// Worker threads (default: all cores; at most 256, and no more than the games)
     #[arg(long, value_parser = at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// Write one CSV row per statistic instead of the report

@@ -53,6 +53,9 @@
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
 //!   contract (the wire forms of core types live in `repl::json`), hot-seat secrecy, undo and
 //!   reload; [`repl::save`] — versioned save files.
+//! - [`limits`] — every limit on outside input as a named constant, and the bounded readers
+//!   every edge reads through: command lines, files (regular files only, a size per kind),
+//!   player names, bot specs, `--jobs`. The README's *Limits* section lists them.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
 //!   client that serves each command; `main.rs` maps errors to exit status 2.
 //!
@@ -87,6 +90,11 @@
 //!   the hidden cards does not move a bot's choice. *`tests/visibility.rs`,
 //!   `tests/bots_view.rs`.*
 //!
+//! - **Input is bounded.** Every line, file, name and bot spec from outside is read through
+//!   [`limits`], so no input can make `diving` hold more than its limits say, and every refusal
+//!   names the file or line. A failed write is an error (exit 2), except a closed pipe.
+//!   *`tests/limits.rs`.*
+//!
 //! ## Where things are documented
 //!
 //! - `rulesets/RULES.md` — the rules for players, decisions D1–D24 numbered.
@@ -98,6 +106,7 @@
 pub mod bots;
 pub mod cli;
 pub mod core;
+pub mod limits;
 pub mod repl;
 pub mod ruleset;
 pub mod script;

@@ -1,6 +1,7 @@
 //! The `diving` binary: parse the command line, run the client it names, map failure to an
 //! exit status (2 for bad arguments, an unreadable ruleset or save).
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -12,7 +13,8 @@ fn main() -> ExitCode {
         // The reader of our output went away (`diving rules | head`): nothing to report.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("diving: {e:#}");
+            // Not `eprintln!`, which panics when stderr cannot be written.
+            let _ = writeln!(std::io::stderr(), "diving: {e:#}");
             ExitCode::from(2)
         }
     }

@@ -36,6 +36,13 @@ fn line(rng: &mut ChaCha8Rng, game: &diving::core::Game) -> String {
             };
         }
     }
+    if roll >= 98 {
+        // A long word, alone or after a command: under the line limit, so the parser sees it.
+        let len = rng.random_range(100..6000);
+        let word = long_word(rng, len);
+        let first = ["", "play ", "recover ", "help ", "play 7h "].choose(rng).unwrap();
+        return format!("{first}{word}");
+    }
     let start = ["play", "recover", "play", "recover", "pass", "moves", "state", "help", "x"];
     let word = if roll < 48 { "undo" } else { start.choose(rng).unwrap() };
     parts.push(word.to_string());
@@ -54,6 +61,12 @@ fn line(rng: &mut ChaCha8Rng, game: &diving::core::Game) -> String {
         parts.push(part);
     }
     parts.join(" ")
+}
+
+/// A word of `len` characters that looks like a command, a card or a name.
+fn long_word(rng: &mut ChaCha8Rng, len: usize) -> String {
+    let alphabet: Vec<char> = "playrecoverundoPLAYtT0123456789@♠♥é7hqs".chars().collect();
+    (0..len).map(|_| *alphabet.choose(rng).unwrap()).collect()
 }
 
 fn humans(names: &[&str]) -> Vec<Seating> {
@@ -138,4 +151,60 @@ fn text_mode_survives_random_lines_too() {
         shell.line(&text, &mut NoPrompter);
     }
     assert!(!shell.out().is_empty());
+}
+
+/// Whole input streams through the bounded line reader: lines longer than the limit (up to
+/// 300 KB), long words, bytes that are not UTF-8 and CRLF ends, between ordinary lines. Every
+/// refused line is reported once, and the game is the one the ordinary lines alone make.
+#[test]
+fn overlong_lines_and_words_through_the_line_reader() {
+    use diving::limits::MAX_LINE_BYTES;
+    for seed in 0..4 {
+        let mut rng = ChaCha8Rng::seed_from_u64(1000 + seed);
+        let new_shell = || {
+            let session = Session::new("standard", humans(&["alice", "bob"]), seed, None).unwrap();
+            let mut shell = Shell::script(session, Vec::<u8>::new(), true);
+            shell.start();
+            shell
+        };
+        let (mut fed, mut plain) = (new_shell(), new_shell());
+        let mut input: Vec<u8> = Vec::new();
+        let (mut too_long, mut not_text) = (0, 0);
+        for _ in 0..300 {
+            match rng.random_range(0..20) {
+                0 => {
+                    let len = rng.random_range(MAX_LINE_BYTES + 1..300_000);
+                    input.extend(long_word(&mut rng, len).bytes().take(len));
+                    too_long += 1;
+                }
+                1 => {
+                    input.extend(b"save \xff\xfe.json");
+                    not_text += 1;
+                }
+                _ => {
+                    // The line as the plain shell gets it, tracked on its own game.
+                    let text = line(&mut rng, plain.session.game());
+                    plain.line(&text, &mut NoPrompter);
+                    input.extend(text.as_bytes());
+                    if rng.random_range(0..4) == 0 {
+                        input.push(b'\r');
+                    }
+                }
+            }
+            input.push(b'\n');
+        }
+        diving::repl::run_lines(&mut fed, &input[..]).unwrap();
+        let out = String::from_utf8(fed.out().clone()).unwrap();
+        let errors: Vec<String> = out
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter_map(|v| v.get("error").and_then(|e| e.as_str()).map(String::from))
+            .collect();
+        assert_eq!(errors.iter().filter(|e| e.contains("is too long")).count(), too_long);
+        assert_eq!(errors.iter().filter(|e| e.contains("is not UTF-8 text")).count(), not_text);
+        let long: Vec<String> =
+            errors.iter().filter(|e| e.len() >= 400).map(|e| e.chars().take(70).collect()).collect();
+        assert!(long.is_empty(), "every message is short: {long:?}");
+        assert_eq!(fed.session.game(), plain.session.game(), "seed {seed}: refused lines changed nothing");
+    }
 }

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use mlua::{Function, Lua, Table, Value};
 
 use crate::core::{Action, Gain, Rank, Source, Tables, View};
+use crate::limits::{self, FileKind};
 use crate::script::{Sandbox, ScriptError};
 
 use super::{Bot, BotError};
@@ -75,15 +76,24 @@ impl LuaBot {
     /// is found even when no such file exists here.
     pub fn load(path: &str, seed: u64) -> Result<LuaBot, BotError> {
         let file_name = Path::new(path).file_name().map_or(path.to_string(), |f| f.to_string_lossy().into_owned());
-        let code = match std::fs::read_to_string(path) {
+        let code = match limits::read_text(Path::new(path), FileKind::LuaBot) {
             Ok(code) => code,
             Err(e) => match SHIPPED.iter().find(|(name, _)| *name == file_name) {
-                Some((_, code)) if !path.contains(['/', '\\']) || path.starts_with("scripts/") => code.to_string(),
+                Some((_, code))
+                    if e.is_not_found() && (!path.contains(['/', '\\']) || path.starts_with("scripts/")) =>
+                {
+                    code.to_string()
+                }
                 _ => {
                     let shipped: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
+                    let hint = if e.is_not_found() {
+                        format!(" (shipped bots: {})", shipped.join(", "))
+                    } else {
+                        String::new()
+                    };
                     return Err(BotError::Failed {
                         name: path.to_string(),
-                        message: format!("cannot read the script: {e} (shipped bots: {})", shipped.join(", ")),
+                        message: format!("cannot read the script: {e}{hint}"),
                     });
                 }
             },

@@ -17,6 +17,7 @@ use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
 use crate::core::{Action, View};
+use crate::limits::{self, BotSpec, BotSpecError};
 
 pub use greedy::{GreedyBot, Weights};
 pub use lua::LuaBot;
@@ -83,28 +84,16 @@ impl Bot for RandomBot {
 pub const DEFAULT_MCTS_ITERATIONS: u32 = 200;
 
 /// Builds a bot from its name as players write it after `bot:`: `random`, `greedy`, `mcts`,
-/// `mcts:ITERATIONS`, or a path to a Lua bot ending in `.lua`.
+/// `mcts:ITERATIONS`, or a path to a Lua bot ending in `.lua`, read by
+/// [`limits::parse_bot_spec`] (the same reader `--players` and saves go through).
 pub fn from_spec(spec: &str, seed: u64) -> Result<Box<dyn Bot>, BotError> {
-    let spec = spec.trim();
-    if spec.ends_with(".lua") {
-        return Ok(Box::new(LuaBot::load(spec, seed)?));
-    }
-    let (kind, arg) = match spec.split_once(':') {
-        Some((kind, arg)) => (kind, Some(arg)),
-        None => (spec, None),
-    };
-    match (kind.to_ascii_lowercase().as_str(), arg) {
-        ("random", None) => Ok(Box::new(RandomBot::new(seed))),
-        ("greedy", None) => Ok(Box::new(GreedyBot::new())),
-        ("mcts", None) => Ok(Box::new(MctsBot::new(DEFAULT_MCTS_ITERATIONS, seed))),
-        ("mcts", Some(n)) => match n.trim().parse::<u32>() {
-            Ok(n) if n >= 1 => Ok(Box::new(MctsBot::new(n, seed))),
-            _ => Err(BotError::Failed {
-                name: spec.to_string(),
-                message: format!("'{n}' is not a number of iterations (write mcts:200)"),
-            }),
-        },
-        _ => Err(BotError::Unknown(spec.to_string())),
+    match limits::parse_bot_spec(spec) {
+        Ok(BotSpec::Lua(path)) => Ok(Box::new(LuaBot::load(&path, seed)?)),
+        Ok(BotSpec::Random) => Ok(Box::new(RandomBot::new(seed))),
+        Ok(BotSpec::Greedy) => Ok(Box::new(GreedyBot::new())),
+        Ok(BotSpec::Mcts(n)) => Ok(Box::new(MctsBot::new(n.unwrap_or(DEFAULT_MCTS_ITERATIONS), seed))),
+        Err(BotSpecError::Unknown(spec)) => Err(BotError::Unknown(spec)),
+        Err(BotSpecError::Bad(name, message)) => Err(BotError::Failed { name, message }),
     }
 }
 

@@ -15,7 +15,6 @@ pub mod session;
 pub mod shell;
 pub mod terminal;
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -24,8 +23,10 @@ use anyhow::{Context, bail};
 
 use crate::bots;
 use crate::core::{Card, parse_cards};
+use crate::limits::{self, FileKind, Line, Lines};
 use crate::ruleset::Ruleset;
 use render::Style;
+use save::SavedPlayer;
 use session::{Seating, Session};
 use shell::{NoPrompter, Shell};
 
@@ -54,7 +55,7 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
     // Everything that can fail for bad input fails here, before any output.
     let script: Option<Box<dyn BufRead>> = match &args.script {
         Some(path) => {
-            let file = File::open(path).with_context(|| format!("cannot read script {}", path.display()))?;
+            let file = limits::open_regular(path).with_context(|| format!("cannot read script {}", path.display()))?;
             Some(Box::new(BufReader::new(file)))
         }
         None => None,
@@ -91,7 +92,7 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
         let style = terminal_style(args.no_color);
         let mut shell = Shell::interactive(session, io::stdout(), style);
         terminal::run(&mut shell, seed_note, loaded.as_deref());
-        return Ok(ExitCode::SUCCESS);
+        return shell.finish().map(|()| ExitCode::SUCCESS);
     }
 
     let mut shell = Shell::script(session, io::stdout().lock(), json);
@@ -114,28 +115,43 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
         Some(s) => s,
         None => Box::new(io::stdin().lock()),
     };
-    run_lines(&mut shell, input);
-    Ok(ExitCode::SUCCESS)
+    let read = run_lines(&mut shell, input);
+    // A failed write is the first thing to report: it is why the input stopped being read.
+    shell.finish()?;
+    read.map(|()| ExitCode::SUCCESS)
 }
 
-/// Feeds every line of `input` to the shell until it ends or a `quit`.
-pub fn run_lines<W: Write>(shell: &mut Shell<W>, mut input: impl BufRead) {
-    let mut buf = Vec::new();
+/// Feeds every line of `input` to the shell until it ends or a `quit`, through the bounded
+/// line reader: an overlong or non-UTF-8 line is refused like a bad command and the game goes
+/// on; input that is not text (NUL bytes past the line limit) or cannot be read stops with
+/// an error.
+pub fn run_lines<W: Write>(shell: &mut Shell<W>, input: impl BufRead) -> anyhow::Result<()> {
+    let mut lines = Lines::new(input);
     loop {
-        buf.clear();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) => return,
-            Ok(_) => {
-                let line = String::from_utf8_lossy(&buf);
-                if shell.line(&line, &mut NoPrompter) == shell::Flow::Quit || shell.output_closed() {
-                    return;
+        let line = match lines.next_line() {
+            Ok(None) => return Ok(()),
+            Ok(Some(Line::Text(line))) => line,
+            Ok(Some(refused)) => {
+                let message = refused.refusal(lines.number()).unwrap_or_default();
+                shell.error(&message);
+                shell.flush();
+                if refused == Line::Binary {
+                    bail!("{message}");
                 }
+                if shell.output_closed() {
+                    return Ok(());
+                }
+                continue;
             }
             Err(e) => {
-                shell.error(&format!("cannot read input: {e}"));
+                let message = format!("cannot read input after line {}: {e}", lines.number());
+                shell.error(&message);
                 shell.flush();
-                return;
+                bail!("{message}");
             }
+        };
+        if shell.line(&line, &mut NoPrompter) == shell::Flow::Quit || shell.output_closed() {
+            return Ok(());
         }
     }
 }
@@ -158,6 +174,9 @@ fn terminal_style(no_color: bool) -> Style {
 /// The seats from `--players` (or the default): names, and bots as `bot:SPEC`.
 pub fn seating(players: Option<&[String]>) -> anyhow::Result<Vec<Seating>> {
     let given: Vec<String> = match players {
+        Some(list) if list.len() > limits::MAX_PLAYERS => {
+            bail!("--players: {} players listed; no ruleset seats more than {}", list.len(), limits::MAX_PLAYERS)
+        }
         Some(list) => list.iter().map(|s| s.trim().to_string()).collect(),
         None => {
             // Until the greedy bot exists, the default opponent is the strongest one that does.
@@ -185,7 +204,7 @@ pub fn seating(players: Option<&[String]>) -> anyhow::Result<Vec<Seating>> {
                 Seating { name, bot: Some(spec.to_string()) }
             }
             None => {
-                check_name(entry)?;
+                check_name(entry).map_err(|e| anyhow::anyhow!("--players: {e}"))?;
                 Seating { name: entry.clone(), bot: None }
             }
         };
@@ -202,25 +221,44 @@ fn bot_name(spec: &str) -> String {
     } else {
         spec.split(':').next().unwrap_or(spec)
     };
-    let cleaned: String = stem.chars().filter(|c| !c.is_whitespace() && *c != '@').collect();
+    let cleaned: String = stem
+        .chars()
+        .filter(|c| !c.is_whitespace() && !c.is_control() && *c != '@')
+        .take(limits::MAX_NAME_CHARS - 4)
+        .collect();
     if cleaned.is_empty() || parse::is_keyword(&cleaned) { format!("{cleaned}bot") } else { cleaned }
 }
 
-fn check_name(name: &str) -> anyhow::Result<()> {
-    if name.is_empty() {
-        bail!("--players: a player name is empty");
-    }
-    if name.chars().any(char::is_whitespace) {
-        bail!("--players: '{name}' has a space; names must be one word so commands can name them");
-    }
+/// Whether `name` can name a seat: the limits of every name ([`limits::check_name_text`]) and
+/// nothing a command would read as something else.
+pub fn check_name(name: &str) -> Result<(), String> {
+    limits::check_name_text(name)?;
     if name.chars().all(|c| c.is_ascii_digit()) {
-        bail!("--players: '{name}' is a number; numbers name seats, so a name needs a letter");
+        return Err(format!("'{name}' is a number; numbers name seats, so a name needs a letter"));
     }
     if name.contains('@') {
-        bail!("--players: '{name}' has an '@', which commands use to mark a player");
+        return Err(format!("'{name}' has an '@', which commands use to mark a player"));
     }
     if parse::is_keyword(name) {
-        bail!("--players: '{name}' is a word of the play command (table, tN, hand, over), so it cannot name a player");
+        return Err(format!(
+            "'{name}' is a word of the play command (table, tN, hand, over), so it cannot name a player"
+        ));
+    }
+    Ok(())
+}
+
+/// The players of a save file, checked as `--players` checks them: their number, every name
+/// (bots' too) and every bot spec (a Lua bot's file is read). Names told apart are the
+/// core's check, as for `--players`.
+pub fn check_saved_players(players: &[SavedPlayer]) -> Result<(), String> {
+    if players.len() > limits::MAX_PLAYERS {
+        return Err(format!("{} players; no ruleset seats more than {}", players.len(), limits::MAX_PLAYERS));
+    }
+    for (i, player) in players.iter().enumerate() {
+        check_name(&player.name).map_err(|e| format!("player {}: {e}", i + 1))?;
+        if let Some(spec) = &player.bot {
+            bots::from_spec(spec, 0).map_err(|e| format!("player {} ({}): {e}", i + 1, player.name))?;
+        }
     }
     Ok(())
 }
@@ -228,15 +266,14 @@ fn check_name(name: &str) -> anyhow::Result<()> {
 /// The `--deck` value: the cards themselves, or `@FILE` / a path to a file holding them
 /// (whitespace- or comma-separated; `#` starts a comment).
 pub fn read_deck(value: &str) -> anyhow::Result<Vec<Card>> {
+    let read = |path: &str| {
+        limits::read_text(Path::new(path), FileKind::Deck).with_context(|| format!("--deck: cannot read {path}"))
+    };
     let (text, source) = match value.strip_prefix('@') {
-        Some(path) => (
-            std::fs::read_to_string(path).with_context(|| format!("--deck: cannot read {path}"))?,
-            format!("--deck {path}"),
-        ),
-        None if Path::new(value).is_file() => (
-            std::fs::read_to_string(value).with_context(|| format!("--deck: cannot read {value}"))?,
-            format!("--deck {value}"),
-        ),
+        Some(path) => (read(path)?, format!("--deck {path}")),
+        None if Path::new(value).exists() && !value.contains(char::is_whitespace) => {
+            (read(value)?, format!("--deck {value}"))
+        }
         None if !value.contains(char::is_whitespace) && value.contains(['/', '.']) => {
             bail!("--deck: there is no file {value} (and it is not a list of cards)")
         }
@@ -251,6 +288,11 @@ pub fn read_deck(value: &str) -> anyhow::Result<Vec<Card>> {
 pub fn print_rules(ruleset: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
     let spec = ruleset.unwrap_or("standard");
     let rs = Ruleset::load(spec).map_err(|e| anyhow::anyhow!("cannot load ruleset '{spec}': {e}"))?;
+    write_rules(&rs, json).context("cannot write the rules")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
     let mut out = io::stdout().lock();
     let mods: Vec<&str> = rs.mods.iter().map(|m| m.name.as_str()).collect();
     if json {
@@ -278,7 +320,7 @@ pub fn print_rules(ruleset: Option<&str>, json: bool) -> anyhow::Result<ExitCode
             writeln!(out, "mods           {}", mods.join(", "))?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    out.flush()
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! meant for the player.
 
 use crate::core::Card;
+use crate::limits;
 
 /// Every command word, in the order `help` lists them, with a one-line summary.
 pub const COMMANDS: &[(&str, &str)] = &[
@@ -138,6 +139,12 @@ pub fn command_word(word: &str) -> Option<&'static str> {
 }
 
 fn unknown_command(word: &str) -> String {
+    let shown = limits::quoted(word);
+    if word.chars().count() > limits::MAX_SUGGESTION_CHARS {
+        // No command word is near a word this long: do not compare them.
+        return format!("unknown command '{shown}' (type 'help' for the list)");
+    }
+    let word = shown.as_str();
     let lower = word.to_lowercase();
     let best = COMMANDS.iter().map(|(w, _)| (*w, edit_distance(&lower, w))).min_by_key(|&(_, d)| d);
     match best {
@@ -153,7 +160,7 @@ fn parse_play(words: &[&str]) -> Result<Command, String> {
     let Some((card_text, rest)) = words.split_first() else {
         return Err("play needs a card: play CARD [table|tN] [PLAYER] [over]".into());
     };
-    let card: Card = card_text.parse().map_err(|e: crate::core::CardParseError| e.to_string())?;
+    let card = parse_card(card_text)?;
     let mut place = Place::Auto;
     let mut target = None;
     let mut over = false;
@@ -208,13 +215,18 @@ fn parse_recover(words: &[&str]) -> Result<Command, String> {
             }
             over = true;
         } else {
-            cards.push(w.parse::<Card>().map_err(|e| e.to_string())?);
+            cards.push(parse_card(w)?);
         }
     }
     if cards.is_empty() {
         return Err("recover needs at least one card from your hand: recover CARD…".into());
     }
     Ok(Command::Recover { cards, over })
+}
+
+/// A card as typed; the error quotes at most the start of a long word.
+fn parse_card(text: &str) -> Result<Card, String> {
+    text.parse::<Card>().map_err(|e| e.to_string().replacen(text, &limits::quoted(text), 1))
 }
 
 /// Whether `word` means something in a `play` command (`table`, `t2`, `hand`, `over` …), so a
@@ -247,7 +259,7 @@ pub fn who(text: &str) -> Result<Who, String> {
     if bare.chars().all(|c| c.is_ascii_digit()) {
         return match bare.parse::<usize>() {
             Ok(n) if n >= 1 => Ok(Who::Seat(n - 1)),
-            _ => Err(format!("'{text}' is not a seat number (seats are numbered from 1)")),
+            _ => Err(format!("'{}' is not a seat number (seats are numbered from 1)", limits::quoted(text))),
         };
     }
     Ok(Who::Name(bare.to_string()))

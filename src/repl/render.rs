@@ -311,7 +311,7 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer)
     let oxygen_cells = if rules.max_oxygen <= 20 { rules.max_oxygen as usize } else { 10 };
     for (seat, p) in game.players().iter().enumerate() {
         let mark = if seat == game.current() && !game.is_over() { if s.unicode { "▶" } else { ">" } } else { " " };
-        let name = format!("{:<name_width$}", game.name(seat));
+        let name = pad_right(game.name(seat), name_width);
         let name = if seat == game.current() { s.name(&name) } else { name };
         let gauge = s.bar(cells(p.depth, rules.max_depth, 20), 20, BLUE);
         let ratio = p.oxygen as f64 / rules.max_oxygen as f64;
@@ -357,6 +357,14 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer)
             out += &format!("  {} hand: {}\n", possessive(game.name(seat)), s.cards(&p.hand));
         }
     }
+    out
+}
+
+/// `text` padded with spaces to `width` characters. Not `format!("{:<width$}")`: a width
+/// from outside (a name's length) may be more than `format!` takes, and that panics.
+fn pad_right(text: &str, width: usize) -> String {
+    let mut out = text.to_string();
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(text.chars().count())));
     out
 }
 

@@ -9,14 +9,17 @@
 //! The format is fixed here, not by the core, which knows no serde: cards are written as the
 //! JSON layer writes them ([`CardJson`]) and actions through their mirror [`ActionJson`].
 
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::json::{CardJson, SourceJson, card_list};
 use crate::core::{Action, Card, Cards, Seat};
+use crate::limits::{self, FileKind};
 
 /// The format version this program writes and reads.
 pub const VERSION: u32 = 1;
@@ -110,8 +113,29 @@ mod action_list {
         s.collect_seq(actions.iter().map(ActionJson::from))
     }
 
+    /// Stops at the first action past [`limits::MAX_SAVED_MOVES`], before reading the rest.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Action>, D::Error> {
-        Ok(Vec::<ActionJson>::deserialize(d)?.into_iter().map(Action::from).collect())
+        struct Bounded;
+        impl<'de> serde::de::Visitor<'de> for Bounded {
+            type Value = Vec<Action>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Action>, A::Error> {
+                let mut actions = Vec::new();
+                while let Some(action) = seq.next_element::<ActionJson>()? {
+                    if actions.len() == limits::MAX_SAVED_MOVES {
+                        return Err(serde::de::Error::custom(format_args!(
+                            "more than {} moves (a save holds at most that many)",
+                            limits::MAX_SAVED_MOVES
+                        )));
+                    }
+                    actions.push(Action::from(action));
+                }
+                Ok(actions)
+            }
+        }
+        d.deserialize_seq(Bounded)
     }
 }
 
@@ -129,44 +153,186 @@ impl SaveError {
     }
 }
 
-/// Writes `save` to `path` atomically: a temporary file in the same directory, flushed to
-/// disk, then renamed over the target. A failure leaves any earlier file untouched.
+/// Writes `save` to `path` atomically: a temporary file `.NAME.PID.tmp` in the target's
+/// directory, flushed to disk, then renamed over the target. A failure leaves any earlier
+/// file untouched and removes the temporary file.
+///
+/// - A symlink is written through: the file it points to is replaced (keeping its
+///   permissions), the link stays. A link to nothing is refused.
+/// - A target that is not a regular file (a directory, a FIFO, a device) is refused.
+/// - SIGINT, SIGTERM, SIGHUP and SIGQUIT are held while the temporary file exists and act
+///   once it is gone, so a caught signal never leaves it behind.
+/// - Temporary files of this name left by a save that was killed (SIGKILL, a crash, a power
+///   cut) are removed, when no process with their PID is running.
+/// - A game of more than [`limits::MAX_SAVED_MOVES`] moves is refused.
 pub fn write(path: &Path, save: &SaveFile) -> Result<(), SaveError> {
+    if save.actions.len() > limits::MAX_SAVED_MOVES {
+        return Err(SaveError::new(
+            path,
+            format!(
+                "cannot save: the game has {} moves, more than the {} a save holds",
+                save.actions.len(),
+                limits::MAX_SAVED_MOVES
+            ),
+        ));
+    }
+    let target = target_of(path)?;
     let err = |e: std::io::Error| SaveError::new(path, format!("cannot save: {e}"));
-    let mut text = serde_json::to_string_pretty(save).expect("save files serialise");
+    let mut text = serde_json::to_string_pretty(save).map_err(|e| SaveError::new(path, format!("cannot save: {e}")))?;
     text.push('\n');
-    let dir = match path.parent() {
+    let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let file_name = path.file_name().ok_or_else(|| SaveError::new(path, "cannot save: not a file name"))?;
-    let tmp = dir.join(format!(".{}.{}.tmp", file_name.to_string_lossy(), std::process::id()));
+    let file_name = target.file_name().ok_or_else(|| SaveError::new(path, "cannot save: not a file name"))?;
+    remove_stale_temporaries(&dir, file_name);
+    let tmp = dir.join(temporary_name(file_name, std::process::id()));
+    let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
+    let _held = signals::Held::new();
     let result = (|| {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
+        let mut file = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let written = (|| {
+            file.write_all(text.as_bytes())?;
+            if let Some(permissions) = permissions {
+                file.set_permissions(permissions)?;
+            }
+            file.sync_all()?;
+            fs::rename(&tmp, &target)
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        written
     })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
     result.map_err(err)
 }
 
-/// Reads and checks the envelope of a save file (not yet the game in it).
+/// Where a save to `path` goes: `path`, or the file a symlink there points to. Refused: a
+/// link to nothing, and anything that is not a regular file.
+fn target_of(path: &Path) -> Result<PathBuf, SaveError> {
+    let refuse = |why: String| Err(SaveError::new(path, format!("cannot save: {why}")));
+    let target = match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(path.to_path_buf()),
+        Err(e) => return refuse(e.to_string()),
+        Ok(meta) if meta.file_type().is_symlink() => match fs::canonicalize(path) {
+            Ok(target) => target,
+            Err(_) => return refuse("it is a symlink to a file that does not exist".into()),
+        },
+        Ok(_) => path.to_path_buf(),
+    };
+    match limits::check_regular(&target) {
+        Ok(_) => Ok(target),
+        Err(e) => refuse(e.to_string()),
+    }
+}
+
+/// `.NAME.PID.tmp`, made of the name's bytes as they are (a name that is not UTF-8 is kept).
+fn temporary_name(file_name: &OsStr, pid: u32) -> OsString {
+    let mut name = OsString::from(".");
+    name.push(file_name);
+    name.push(format!(".{pid}.tmp"));
+    name
+}
+
+/// Removes `.NAME.PID.tmp` files in `dir` whose PID is not a running process (checked in
+/// `/proc`; without `/proc` nothing is removed) or is ours (no save of ours is under way).
+/// A file whose PID was reused by another process stays until that one ends. Best effort:
+/// errors are ignored.
+fn remove_stale_temporaries(dir: &Path, file_name: &OsStr) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    let prefix = temporary_name(file_name, 0);
+    let prefix = &prefix.as_bytes()[..prefix.len() - "0.tmp".len()];
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.as_bytes().strip_prefix(prefix).and_then(|rest| rest.strip_suffix(b".tmp")) else {
+            continue;
+        };
+        let Some(pid) = std::str::from_utf8(pid).ok().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        // One of our own PID is left from a killed process that had it before us.
+        let alive = pid != std::process::id() && Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Holding the signals that would end the program while a save's temporary file exists.
+mod signals {
+    /// While it lives, SIGINT, SIGTERM, SIGHUP and SIGQUIT wait (on this thread, the one that
+    /// saves); dropping it restores the mask, and a waiting signal acts then.
+    pub struct Held {
+        old: Option<libc::sigset_t>,
+    }
+
+    const SIGNALS: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+    impl Held {
+        pub fn new() -> Held {
+            // SAFETY: `sigset_t` is plain data that `sigemptyset` initialises; the calls only
+            // read and write the two sets on this stack frame and this thread's signal mask.
+            unsafe {
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                let mut old: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                for signal in SIGNALS {
+                    libc::sigaddset(&mut set, signal);
+                }
+                let ok = libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old) == 0;
+                Held { old: ok.then_some(old) }
+            }
+        }
+    }
+
+    impl Drop for Held {
+        fn drop(&mut self) {
+            if let Some(old) = &self.old {
+                // SAFETY: restores the mask saved by `new` on this thread.
+                unsafe {
+                    libc::pthread_sigmask(libc::SIG_SETMASK, old, std::ptr::null_mut());
+                }
+            }
+        }
+    }
+
+    #[cfg(test)]
+    /// Whether SIGTERM is blocked on this thread now.
+    pub fn sigterm_blocked() -> bool {
+        // SAFETY: reads this thread's mask into a set on the stack.
+        unsafe {
+            let mut now: libc::sigset_t = std::mem::zeroed();
+            libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut now);
+            libc::sigismember(&now, libc::SIGTERM) == 1
+        }
+    }
+}
+
+/// Reads and checks the envelope of a save file (not yet the game in it). The file must be a
+/// regular file of at most [`FileKind::Save`]'s size.
 pub fn read(path: &Path) -> Result<SaveFile, SaveError> {
-    let text = fs::read_to_string(path).map_err(|e| SaveError::new(path, format!("cannot read the save file: {e}")))?;
+    let text = limits::read_text(path, FileKind::Save)
+        .map_err(|e| SaveError::new(path, format!("cannot read the save file: {e}")))?;
     parse(path, &text)
 }
 
-/// [`read`] on text already in memory; `path` is for messages.
+/// The first fields of a save, read before the rest so an unknown file is named as such.
+#[derive(Deserialize)]
+struct Envelope {
+    kind: Option<serde_json::Value>,
+    version: Option<serde_json::Value>,
+}
+
+/// [`read`] on text already in memory; `path` is for messages. The text is read straight into
+/// a [`SaveFile`] (no tree of the whole file is built), and the actions stop at the limit.
 pub fn parse(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
-    let value: serde_json::Value = serde_json::from_str(text)
+    let envelope: Envelope = serde_json::from_str(text)
         .map_err(|e| SaveError::new(path, format!("not a readable save file (corrupt or truncated: {e})")))?;
-    if value.get("kind").and_then(|k| k.as_str()) != Some(KIND) {
+    if envelope.kind.as_ref().and_then(|k| k.as_str()) != Some(KIND) {
         return Err(SaveError::new(path, "not a Diving Suits save file"));
     }
-    match value.get("version").and_then(|v| v.as_u64()) {
+    match envelope.version.as_ref().and_then(|v| v.as_u64()) {
         Some(v) if v == VERSION as u64 => {}
         Some(v) => {
             return Err(SaveError::new(
@@ -176,7 +342,13 @@ pub fn parse(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
         }
         None => return Err(SaveError::new(path, "the save file has no format version")),
     }
-    serde_json::from_value(value).map_err(|e| SaveError::new(path, format!("damaged save file: {e}")))
+    serde_json::from_str(text).map_err(|e| {
+        // serde_json ends its message with the place; say it the way the rest of ours do.
+        let message = e.to_string();
+        let place = format!(" at line {} column {}", e.line(), e.column());
+        let message = message.strip_suffix(&place).unwrap_or(&message);
+        SaveError::new(path, format!("damaged save file: {message} (line {}, column {})", e.line(), e.column()))
+    })
 }
 
 #[cfg(test)]
@@ -208,6 +380,27 @@ mod tests {
         assert_eq!(read(&path).unwrap(), sample());
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn signals_are_held_only_while_saving() {
+        assert!(!signals::sigterm_blocked());
+        {
+            let _held = signals::Held::new();
+            assert!(signals::sigterm_blocked());
+        }
+        assert!(!signals::sigterm_blocked());
+    }
+
+    #[test]
+    fn a_game_longer_than_a_save_holds_is_refused_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.json");
+        let mut save = sample();
+        save.actions = vec![Action::Pass; limits::MAX_SAVED_MOVES + 1];
+        let err = write(&path, &save).unwrap_err().to_string();
+        assert!(err.ends_with("cannot save: the game has 50001 moves, more than the 50000 a save holds"), "{err}");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     /// Actions and cards keep the form save files have always had: cards as D1 text, actions
@@ -272,7 +465,8 @@ mod tests {
         ];
         for (text, expected) in cases {
             let err = parse(Path::new("x.json"), &text).unwrap_err().to_string();
-            assert_eq!(err, format!("x.json: damaged save file: {expected}"));
+            let start = format!("x.json: damaged save file: {expected} (line 1, column ");
+            assert!(err.starts_with(&start), "{err}");
         }
     }
 

@@ -9,6 +9,7 @@
 //! reloaded or resumed game as it did the first time.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -20,13 +21,22 @@ use crate::repl::save::{self, SaveError, SaveFile, SavedPlayer};
 use crate::repl::{json, render};
 use crate::ruleset::Ruleset;
 
-/// One action taken, with who took it, what it caused, and the game just before it.
+/// One action taken, with who took it and what it caused. The game before it is not kept:
+/// the game is deterministic, so undo rebuilds it by replaying the actions from the setup
+/// (a move costs its action and events, a few hundred bytes, not a copy of the game).
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub seat: Seat,
     pub action: Action,
     pub events: Vec<Event>,
-    pub before: Game,
+}
+
+/// A move that `undo` took back, as the shell shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undone {
+    pub seat: Seat,
+    /// The command that played it (`play 7H`), written for the game it was played in.
+    pub command: String,
 }
 
 /// A player as the shell starts the game with: a name, and the bot spec for a computer player.
@@ -51,8 +61,9 @@ pub struct BotMove {
 pub enum Reload {
     /// Every action gave the same events.
     Identical { moves: usize },
-    /// Action `index` (0-based) gave other events; the replay went on to the end.
-    Changed { index: usize, seat: Seat, action: Action, old: Vec<Event>, new: Vec<Event> },
+    /// Action `index` (0-based), written `command`, gave other events; the replay went on to
+    /// the end.
+    Changed { index: usize, seat: Seat, command: String, old: Vec<Event>, new: Vec<Event> },
     /// Action `index` is no longer legal; the game now stands just before it.
     Illegal { index: usize, seat: Seat, action: Action, reason: String },
 }
@@ -64,6 +75,8 @@ pub struct Session {
     bots: Vec<Option<String>>,
     setup: Setup,
     game: Game,
+    /// The seat and turn the game opened with (before any action).
+    opening: (Seat, u32),
     entries: Vec<Entry>,
     /// Counts changes to the game, to tell whether it was saved since.
     version: u64,
@@ -88,6 +101,7 @@ impl Session {
             ruleset,
             bots: seating.into_iter().map(|s| s.bot).collect(),
             setup,
+            opening: (game.current(), game.turn()),
             game,
             entries: Vec::new(),
             version: 0,
@@ -137,8 +151,8 @@ impl Session {
 
     /// The events of the game's start (the first turn beginning).
     pub fn start_events(&self) -> Vec<Event> {
-        let first = self.entries.first().map_or(&self.game, |e| &e.before);
-        vec![Event::TurnStarted { player: first.current(), turn: first.turn() }]
+        let (player, turn) = self.opening;
+        vec![Event::TurnStarted { player, turn }]
     }
 
     /// Whether the game changed since it was last saved (or started).
@@ -152,11 +166,10 @@ impl Session {
 
     /// Plays `action` for the current player; a refused action changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<&[Event], ActionError> {
-        let before = self.game.clone();
         let seat = self.game.current();
         let mut events = Vec::new();
         self.game.apply(&action, &mut events)?;
-        self.entries.push(Entry { seat, action, events, before });
+        self.entries.push(Entry { seat, action, events });
         self.version += 1;
         Ok(&self.entries.last().expect("just pushed").events)
     }
@@ -209,7 +222,7 @@ impl Session {
 
     /// Takes back the last move of a person, and every bot move after it. In a hot-seat game
     /// (`hot_seat`), refused once the moves to take back drew a card from the deck.
-    pub fn undo(&mut self, hot_seat: bool) -> Result<Vec<Entry>, String> {
+    pub fn undo(&mut self, hot_seat: bool) -> Result<Vec<Undone>, String> {
         let Some(from) = self.entries.iter().rposition(|e| !self.is_bot(e.seat)) else {
             return Err("nothing to undo".into());
         };
@@ -219,9 +232,25 @@ impl Session {
         if hot_seat && drew {
             return Err("cannot undo in a hot-seat game once a card has been drawn from the deck".into());
         }
-        self.game = self.entries[from].before.clone();
+        // Replay the moves that stay, from the setup, with this game's rules and registry.
+        let replay_failed = |e: String| format!("cannot undo: the game does not replay ({e})");
+        let mut game =
+            Game::new(Arc::clone(self.game.rules_arc()), Arc::clone(self.game.registry()), self.setup.clone())
+                .map_err(|e| replay_failed(e.to_string()))?;
+        for entry in &self.entries[..from] {
+            game.apply(&entry.action, &mut ()).map_err(|e| replay_failed(e.to_string()))?;
+        }
+        // The moves taken back, written for the game each was played in.
+        let mut after = game.clone();
+        let mut undone = Vec::new();
+        for entry in &self.entries[from..] {
+            undone.push(Undone { seat: entry.seat, command: render::command_for(&after, &entry.action) });
+            after.apply(&entry.action, &mut ()).map_err(|e| replay_failed(e.to_string()))?;
+        }
+        self.game = game;
+        self.entries.truncate(from);
         self.version += 1;
-        Ok(self.entries.split_off(from))
+        Ok(undone)
     }
 
     /// Re-reads the ruleset (same spec) and replays every action under it; keeps the new game.
@@ -233,22 +262,18 @@ impl Session {
             .map_err(|e| format!("the reloaded ruleset cannot start this game: {e}"))?;
         let mut entries = Vec::with_capacity(self.entries.len());
         let mut report = Reload::Identical { moves: self.entries.len() };
+        let opening = (game.current(), game.turn());
         for (index, old) in self.entries.iter().enumerate() {
-            let before = game.clone();
             let seat = game.current();
+            let unchanged_so_far = matches!(report, Reload::Identical { .. });
+            let command = if unchanged_so_far { render::command_for(&game, &old.action) } else { String::new() };
             let mut events = Vec::new();
             match game.apply(&old.action, &mut events) {
                 Ok(()) => {
-                    if matches!(report, Reload::Identical { .. }) && (events != old.events || seat != old.seat) {
-                        report = Reload::Changed {
-                            index,
-                            seat,
-                            action: old.action.clone(),
-                            old: old.events.clone(),
-                            new: events.clone(),
-                        };
+                    if unchanged_so_far && (events != old.events || seat != old.seat) {
+                        report = Reload::Changed { index, seat, command, old: old.events.clone(), new: events.clone() };
                     }
-                    entries.push(Entry { seat, action: old.action.clone(), events, before });
+                    entries.push(Entry { seat, action: old.action.clone(), events });
                 }
                 Err(e) => {
                     let reason = render::action_error(&game, &e);
@@ -259,6 +284,7 @@ impl Session {
         }
         self.ruleset = ruleset;
         self.game = game;
+        self.opening = opening;
         self.entries = entries;
         self.version += 1;
         Ok(report)
@@ -292,7 +318,11 @@ impl Session {
 
     /// Resumes a saved game: replays its actions from its setup and checks that the replay
     /// reaches the saved state. `ruleset` overrides the ruleset named in the file.
+    /// The players are checked first, as `--players` checks them (the file may have been
+    /// edited): see [`check_saved_players`](super::check_saved_players).
     pub fn from_save(file: SaveFile, path: &Path, ruleset: Option<&str>) -> Result<Session, SaveError> {
+        super::check_saved_players(&file.players)
+            .map_err(|e| SaveError::new(path, format!("damaged save file: {e}")))?;
         let spec = ruleset.unwrap_or(&file.ruleset).to_string();
         let seating = file.players.iter().map(|p| Seating { name: p.name.clone(), bot: p.bot.clone() }).collect();
         let mut session =

@@ -12,6 +12,7 @@ use std::path::Path;
 use serde_json::json;
 
 use crate::core::{Action, ActionError, Card, Event, Seat, Source, Viewer};
+use crate::limits;
 use crate::repl::json::{self as js, Object};
 use crate::repl::parse::{self, COMMANDS, Command, Place, Who};
 use crate::repl::render::{self, Narrator, Style};
@@ -53,15 +54,15 @@ pub struct Shell<W: Write> {
     interactive: bool,
     /// The seat whose hand may be shown; `None`: every hand (scripts).
     pub viewer: Option<Seat>,
-    /// A write failed (the reader went away, e.g. a closed pipe): nobody is listening, so the
-    /// caller should stop feeding lines.
-    output_closed: bool,
+    /// The first write that failed (the reader went away, the disk is full …): nobody is
+    /// listening, so the caller should stop feeding lines, and [`Shell::finish`] reports it.
+    write_error: Option<std::io::Error>,
 }
 
 impl<W: Write> Shell<W> {
     /// A shell for a script or pipe: every hand visible, no questions.
     pub fn script(session: Session, out: W, json: bool) -> Shell<W> {
-        Shell { session, out, json, style: Style::PLAIN, interactive: false, viewer: None, output_closed: false }
+        Shell { session, out, json, style: Style::PLAIN, interactive: false, viewer: None, write_error: None }
     }
 
     /// A shell for a person at a terminal: the hand shown is the current player's, or the
@@ -73,7 +74,7 @@ impl<W: Write> Shell<W> {
         } else {
             Some(current)
         };
-        Shell { session, out, json: false, style, interactive: true, viewer, output_closed: false }
+        Shell { session, out, json: false, style, interactive: true, viewer, write_error: None }
     }
 
     pub fn style(&self) -> Style {
@@ -102,18 +103,30 @@ impl<W: Write> Shell<W> {
         &mut self.out
     }
 
-    /// Writes a line of text (text mode) — ignored in JSON mode.
     /// Whether a write has failed: the reader is gone, so there is no one to answer.
     pub fn output_closed(&self) -> bool {
-        self.output_closed
+        self.write_error.is_some()
     }
 
-    fn note(&mut self, written: std::io::Result<()>) {
-        if written.is_err() {
-            self.output_closed = true;
+    /// Flushes, then reports the first write that failed, if one did: a failed write is an
+    /// error (a closed pipe too; `main` keeps that one silent).
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        self.flush();
+        match self.write_error.take() {
+            Some(e) => Err(anyhow::Error::new(e).context("cannot write the game's output")),
+            None => Ok(()),
         }
     }
 
+    fn note(&mut self, written: std::io::Result<()>) {
+        if let Err(e) = written
+            && self.write_error.is_none()
+        {
+            self.write_error = Some(e);
+        }
+    }
+
+    /// Writes a line of text (text mode) — ignored in JSON mode.
     pub fn say(&mut self, text: &str) {
         if !self.json {
             let written = writeln!(self.out, "{text}");
@@ -311,9 +324,9 @@ impl<W: Write> Shell<W> {
     fn seat_of(&self, who: &Who) -> Result<Seat, String> {
         let game = self.session.game();
         match who {
-            Who::Name(name) => game
-                .seat_of(name)
-                .ok_or_else(|| format!("there is no player called '{name}' (players: {})", game.names().join(", "))),
+            Who::Name(name) => game.seat_of(name).ok_or_else(|| {
+                format!("there is no player called '{}' (players: {})", limits::quoted(name), game.names().join(", "))
+            }),
             Who::Seat(seat) if *seat < game.player_count() => Ok(*seat),
             Who::Seat(seat) => {
                 Err(format!("there is no seat {} (seats are 1 to {})", seat.wrapping_add(1), game.player_count()))
@@ -415,10 +428,8 @@ impl<W: Write> Shell<W> {
         match self.session.undo(hot_seat) {
             Ok(undone) => {
                 let game = self.session.game();
-                let moves: Vec<String> = undone
-                    .iter()
-                    .map(|e| format!("{} {}", game.name(e.seat), render::command_for(&e.before, &e.action)))
-                    .collect();
+                let moves: Vec<String> =
+                    undone.iter().map(|u| format!("{} {}", game.name(u.seat), u.command)).collect();
                 if self.json {
                     self.say_json(
                         json!({ "undone": moves, "turn": game.turn(), "current": game.name(game.current()) }),
@@ -462,9 +473,7 @@ impl<W: Write> Shell<W> {
                         self.say_json(json!({ "reload": { "ruleset": spec, "identical": true, "moves": moves } }));
                         self.say(&format!("reloaded {spec}: all {moves} moves replay identically"));
                     }
-                    Reload::Changed { index, seat, action, old, new } => {
-                        let before = &self.session.entries()[index].before;
-                        let text = render::command_for(before, &action);
+                    Reload::Changed { index, seat, command: text, old, new } => {
                         if self.json {
                             let reader = self.reader();
                             let old: Vec<Object> = old.iter().map(|e| js::event(&game, e, reader)).collect();
@@ -516,7 +525,8 @@ impl<W: Write> Shell<W> {
                 Some(word) => command_help(word, self.session.game().rules()),
                 None => {
                     self.error(&format!(
-                        "no help for '{t}' (commands: {})",
+                        "no help for '{}' (commands: {})",
+                        limits::quoted(t),
                         COMMANDS.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(", ")
                     ));
                     return;

@@ -17,6 +17,7 @@ use rustyline::history::FileHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 
+use crate::limits::{self, FileKind, Line, Lines, MAX_LINE_BYTES};
 use crate::repl::parse::{COMMANDS, Command, command_word};
 use crate::repl::shell::{Flow, Prompter, Shell};
 
@@ -120,6 +121,18 @@ impl Terminal {
         });
         let history = history_path();
         let mut term = Terminal { editor, history, clear: std::io::stdout().is_terminal() };
+        // The history is a convenience: one that is not a regular file or is too large is
+        // not loaded (and not overwritten), never an error.
+        if let Some(path) = &term.history
+            && limits::check_regular(path).is_ok_and(|m| m.len() > FileKind::History.max_bytes().unwrap_or(0))
+        {
+            term.history = None;
+        }
+        if let Some(path) = &term.history
+            && let Err(limits::ReadError::NotRegular(_)) = limits::check_regular(path)
+        {
+            term.history = None;
+        }
         if let (Some(editor), Some(path)) = (&mut term.editor, &term.history) {
             let _ = editor.load_history(path);
         }
@@ -130,13 +143,15 @@ impl Terminal {
         match &mut self.editor {
             Some(editor) => editor.readline(prompt),
             None => {
-                // No line editor (an odd terminal): plain reading.
-                print!("{prompt}");
-                let _ = std::io::stdout().flush();
-                let mut line = String::new();
-                match std::io::stdin().read_line(&mut line) {
-                    Ok(0) => Err(ReadlineError::Eof),
-                    Ok(_) => Ok(line.trim_end_matches(['\n', '\r']).to_string()),
+                // No line editor (an odd terminal): plain reading, through the bounded reader.
+                let mut out = std::io::stdout();
+                let _ = write!(out, "{prompt}").and_then(|()| out.flush());
+                match Lines::new(std::io::stdin().lock()).next_line() {
+                    Ok(None) => Err(ReadlineError::Eof),
+                    Ok(Some(Line::Text(line))) => Ok(line),
+                    Ok(Some(Line::Binary)) => Err(ReadlineError::Eof),
+                    // Refused by the shell like any overlong line.
+                    Ok(Some(_)) => Ok("\0".repeat(MAX_LINE_BYTES + 1)),
                     Err(e) => Err(ReadlineError::Io(e)),
                 }
             }
@@ -164,8 +179,8 @@ impl Terminal {
     fn clear_screen(&self) {
         if self.clear {
             // Clear the screen and the scrollback, so a hand cannot be scrolled back to.
-            print!("\x1b[2J\x1b[3J\x1b[H");
-            let _ = std::io::stdout().flush();
+            let mut out = std::io::stdout();
+            let _ = write!(out, "\x1b[2J\x1b[3J\x1b[H").and_then(|()| out.flush());
         }
     }
 
@@ -269,6 +284,10 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
         });
         let prompt = if game.is_over() { "game over> ".to_string() } else { format!("{}> ", game.name(current)) };
         match term.read(&prompt) {
+            Ok(line) if line.len() > MAX_LINE_BYTES => {
+                let refused = Line::TooLong { bytes: line.len() as u64 };
+                shell.error(&refused.refusal(1).unwrap_or_default().replacen("line 1", "the line", 1));
+            }
             Ok(line) => {
                 term.remember(&line);
                 if shell.line(&line, &mut term) == Flow::Quit {

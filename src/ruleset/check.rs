@@ -3,6 +3,9 @@
 //! games with random legal actions for each player count, checking the core's invariants
 //! after every action.
 
+use std::io::Write;
+
+use anyhow::Context;
 use std::process::ExitCode;
 
 use rand::{RngExt, SeedableRng};
@@ -126,12 +129,14 @@ pub fn check_command(file: &str, json: bool) -> anyhow::Result<ExitCode> {
     let ruleset = match Ruleset::load(file) {
         Ok(r) => r,
         Err(e) => {
-            report_error(&e, None, json);
+            report_error(&e, None, json).context("cannot write the check's report")?;
             return Ok(ExitCode::from(2));
         }
     };
     match smoke(&ruleset, 1) {
         Ok(report) => {
+            let mut out = std::io::stdout().lock();
+            let cannot = "cannot write the check's report";
             let rules = &ruleset.rules;
             let mods = ruleset.mods.len();
             if json {
@@ -147,9 +152,10 @@ pub fn check_command(file: &str, json: bool) -> anyhow::Result<ExitCode> {
                     "stopped": report.stopped,
                     "actions": report.actions,
                 });
-                println!("{line}");
+                writeln!(out, "{line}").context(cannot)?;
             } else {
-                println!(
+                writeln!(
+                    out,
                     "ok: {} ({} mod{}, {}–{} players): {} smoke games, {} actions, {} won, {} drawn, {} stopped at {TURNS} turns",
                     ruleset.file.as_deref().unwrap_or(file),
                     mods,
@@ -161,18 +167,21 @@ pub fn check_command(file: &str, json: bool) -> anyhow::Result<ExitCode> {
                     report.won,
                     report.drawn,
                     report.stopped,
-                );
+                )
+                .context(cannot)?;
             }
+            out.flush().context(cannot)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(failure) => {
-            report_error(&failure.error, Some(&failure.context), json);
+            report_error(&failure.error, Some(&failure.context), json).context("cannot write the check's report")?;
             Ok(ExitCode::from(2))
         }
     }
 }
 
-fn report_error(e: &RulesetError, context: Option<&str>, json: bool) {
+/// Writes the error: JSON on stdout, or the compiler-style line on stderr.
+fn report_error(e: &RulesetError, context: Option<&str>, json: bool) -> std::io::Result<()> {
     if json {
         let (file, line, col) = match &e.kind {
             ErrorKind::Toml { file, line, col } => (Some(file.clone()), Some(*line as u64), Some(*col as u64)),
@@ -190,11 +199,16 @@ fn report_error(e: &RulesetError, context: Option<&str>, json: bool) {
                 "context": context,
             }
         });
-        println!("{line}");
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{line}")?;
+        out.flush()
     } else {
-        eprintln!("{}", e.compiler_line());
+        // A closed or full stderr leaves the exit status to tell.
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{}", e.compiler_line());
         if let Some(context) = context.filter(|c| !c.is_empty()) {
-            eprintln!("  note: in {context}");
+            let _ = writeln!(err, "  note: in {context}");
         }
+        Ok(())
     }
 }

@@ -21,6 +21,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use crate::core::{Registry, Rules};
+use crate::limits::{self, FileKind};
 use crate::script::{ModError, ModSource, load_mods};
 
 pub use check::check_command;
@@ -160,9 +161,10 @@ impl Origin {
         }
     }
 
-    fn read(&self) -> Result<String, String> {
+    /// The file's text, read as `kind` (with its size limit).
+    fn read(&self, kind: FileKind) -> Result<String, String> {
         match self {
-            Origin::Disk(path) => std::fs::read_to_string(path).map_err(|e| io_message(&e)),
+            Origin::Disk(path) => limits::read_text(path, kind).map_err(|e| e.to_string()),
             Origin::Shipped(path) => {
                 embedded_file(path).map(str::to_string).ok_or_else(|| "no such shipped file".to_string())
             }
@@ -181,14 +183,6 @@ impl Origin {
                 Origin::Shipped(normalize(&dir.join(relative)))
             }
         }
-    }
-}
-
-fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string().to_lowercase(),
     }
 }
 
@@ -244,7 +238,7 @@ impl Ruleset {
         let origin = Ruleset::find(spec)?;
         let mut chain = vec![origin.identity()];
         let text = origin
-            .read()
+            .read(FileKind::Ruleset)
             .map_err(|e| RulesetError::unplaced(format!("cannot read ruleset '{}': {e}", origin.display())))?;
         let merged = read_merged(&origin, &text, &mut chain)?;
         let top = origin.display();
@@ -282,14 +276,14 @@ impl Ruleset {
 
     fn find(spec: &str) -> Result<Origin, RulesetError> {
         let path = Path::new(spec);
-        if path.is_file() {
-            return Ok(Origin::Disk(path.to_path_buf()));
-        }
+        let why = match limits::check_regular(path) {
+            Ok(_) => return Ok(Origin::Disk(path.to_path_buf())),
+            Err(e) => e.to_string(),
+        };
         let bare = !spec.contains(['/', '\\']);
         if bare && let Some(origin) = shipped(spec.strip_suffix(".toml").unwrap_or(spec)) {
             return Ok(origin);
         }
-        let why = if path.exists() { "not a file" } else { "no such file" };
         Err(RulesetError::unplaced(format!(
             "cannot read ruleset '{spec}': {why}, and no shipped ruleset has that name (shipped: {})",
             shipped_list()
@@ -304,7 +298,7 @@ impl Ruleset {
     /// The text of the ruleset file (for `diving rules`), when it came from one.
     pub fn source_text(&self) -> Option<String> {
         let file = self.file.as_deref()?;
-        embedded_file(file).map(str::to_string).or_else(|| std::fs::read_to_string(file).ok())
+        embedded_file(file).map(str::to_string).or_else(|| limits::read_text(Path::new(file), FileKind::Ruleset).ok())
     }
 }
 
@@ -340,7 +334,13 @@ fn read_merged(origin: &Origin, text: &str, chain: &mut Vec<String>) -> Result<M
                 names.push(id);
                 return Err(source.error(span.clone(), format!("`extends` makes a cycle: {}", cycle_names(&names))));
             }
-            let base_text = base_origin.read().map_err(|e| {
+            if chain.len() >= limits::MAX_EXTENDS_DEPTH {
+                return Err(source.error(
+                    span.clone(),
+                    format!("`extends`: more than {} rulesets extend one another", limits::MAX_EXTENDS_DEPTH),
+                ));
+            }
+            let base_text = base_origin.read(FileKind::Ruleset).map_err(|e| {
                 source.error(span.clone(), format!("`extends`: cannot read '{}': {e}", base_origin.display()))
             })?;
             chain.push(id);
@@ -351,8 +351,11 @@ fn read_merged(origin: &Origin, text: &str, chain: &mut Vec<String>) -> Result<M
     };
     file::apply(&source, &raw, &mut merged.rules, &mut merged.origins)?;
     for (path, span) in &meta.mods {
+        if merged.mods.len() >= limits::MAX_MODS {
+            return Err(source.error(span.clone(), format!("`mods`: more than {} mods in all", limits::MAX_MODS)));
+        }
         let mod_origin = origin.join(path);
-        let code = mod_origin.read().map_err(|e| {
+        let code = mod_origin.read(FileKind::Mod).map_err(|e| {
             source.error(span.clone(), format!("`mods`: cannot read mod '{}': {e}", mod_origin.display()))
         })?;
         merged.mods.push(ModSource { name: mod_origin.display(), code: Arc::from(code) });

@@ -18,7 +18,7 @@ pub mod plot;
 pub mod report;
 pub mod stats;
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -30,6 +30,7 @@ use anyhow::Context;
 
 use crate::bots::{self, Bot, derive_seed};
 use crate::core::{ActionError, Event, EventSink, Game, Outcome, Rules, Setup, View};
+use crate::limits;
 use crate::ruleset::Ruleset;
 
 pub use stats::{GameRecord, Paired, Tally};
@@ -115,7 +116,7 @@ pub fn run(ruleset: Option<&str>, json: bool, args: &SimOptions) -> anyhow::Resu
         Some(spec) => Some(Ruleset::load(spec).with_context(|| format!("cannot load baseline ruleset '{spec}'"))?),
         None => None,
     };
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let jobs = limits::jobs(args.jobs, args.games).map_err(anyhow::Error::msg)?;
     let config = SimConfig {
         games: args.games,
         players: args.players.iter().map(|p| p.trim().to_string()).collect(),
@@ -130,6 +131,11 @@ pub fn run(ruleset: Option<&str>, json: bool, args: &SimOptions) -> anyhow::Resu
         if !dir.is_dir() {
             anyhow::bail!("--plot: cannot write the chart to {}: there is no folder {}", path.display(), dir.display());
         }
+        if path.exists()
+            && let Err(e) = limits::check_regular(path)
+        {
+            anyhow::bail!("--plot: cannot write the chart to {}: {e}", path.display());
+        }
     }
     let bar = progress_bar(config.games * if baseline.is_some() { 2 } else { 1 });
     let result = simulate(&config, &ruleset, baseline.as_ref(), &|n| bar.inc(n));
@@ -138,7 +144,7 @@ pub fn run(ruleset: Option<&str>, json: bool, args: &SimOptions) -> anyhow::Resu
         Ok(result) => result,
         Err(SimError::Setup(message)) => anyhow::bail!(message),
         Err(e @ SimError::Game { .. }) => {
-            eprintln!("diving: {e}");
+            let _ = writeln!(std::io::stderr(), "diving: {e}");
             return Ok(ExitCode::from(1));
         }
     };
@@ -150,11 +156,14 @@ pub fn run(ruleset: Option<&str>, json: bool, args: &SimOptions) -> anyhow::Resu
     } else {
         report.text()
     };
-    print!("{text}");
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).context("cannot write the report")?;
     if let Some(path) = &args.plot {
         plot::write_svg(path, &report).with_context(|| format!("cannot write the chart to {}", path.display()))?;
         if !json && !args.csv {
-            println!("chart written to {}", path.display());
+            writeln!(out, "chart written to {}", path.display())
+                .and_then(|()| out.flush())
+                .context("cannot write the report")?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -1,0 +1,499 @@
+//! Every limit on what `diving` reads from outside, and the bounded readers that apply them.
+//!
+//! This is the one place where outside input is read: command lines (from a script, a pipe or
+//! the terminal), files (rulesets, mods, Lua bots, decks, saves, scripts, the history), player
+//! names, bot specs and `--jobs`. Each limit is a named constant here and is listed in the
+//! README's `# Limits` section; a test in `tests/limits.rs` shows each one holding.
+//!
+//! Architecture invariant: the readers here never hold more than their limit in memory, and
+//! what they refuse comes back as an error naming the problem (the caller adds the file or
+//! line). Nothing here knows the game: the core never sees unbounded input because nothing
+//! reaches it except through these readers.
+
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, BufRead, Read};
+use std::path::Path;
+
+/// The longest command line read, in bytes (a longer line is reported and skipped).
+pub const MAX_LINE_BYTES: usize = 8 * 1024;
+/// The longest word "did you mean" compares with the command words, in characters.
+pub const MAX_SUGGESTION_CHARS: usize = 32;
+/// How much of an offending word an error message quotes, in characters.
+pub const MAX_QUOTED_CHARS: usize = 40;
+/// The longest player name, in characters.
+pub const MAX_NAME_CHARS: usize = 32;
+/// The most entries `--players` (or a save) may list: the most players any ruleset allows.
+pub const MAX_PLAYERS: usize = 64;
+/// The longest bot spec (`bot:SPEC`, a Lua bot's path), in bytes.
+pub const MAX_BOT_SPEC_BYTES: usize = 4096;
+/// The most iterations `mcts:N` may search per move.
+pub const MAX_MCTS_ITERATIONS: u32 = 100_000;
+/// The most worker threads `sim --jobs` may start.
+pub const MAX_JOBS: usize = 256;
+/// The most moves a save file may hold (a longer game cannot be saved, and such a file is
+/// refused as soon as the count is passed).
+pub const MAX_SAVED_MOVES: usize = 50_000;
+/// The longest chain of rulesets that `extends` one another.
+pub const MAX_EXTENDS_DEPTH: usize = 16;
+/// The most mods a ruleset may load (with the ones of the rulesets it extends).
+pub const MAX_MODS: usize = 64;
+
+/// What a file is read as; each kind has its own size limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A ruleset (`--ruleset`, `extends`, `--baseline`, a save's ruleset).
+    Ruleset,
+    /// A Lua mod a ruleset lists.
+    Mod,
+    /// A Lua bot (`bot:FILE.lua`).
+    LuaBot,
+    /// A stacked deck (`--deck @FILE`).
+    Deck,
+    /// A save file (`--load`).
+    Save,
+    /// A script of commands (`--script`), read line by line: no size limit, each line is
+    /// limited to [`MAX_LINE_BYTES`].
+    Script,
+    /// The shell's command history (skipped, not refused, when it breaks the limit).
+    History,
+}
+
+impl FileKind {
+    /// Every kind, in the order the README lists them.
+    pub const ALL: [FileKind; 7] = [
+        FileKind::Ruleset,
+        FileKind::Mod,
+        FileKind::LuaBot,
+        FileKind::Deck,
+        FileKind::Save,
+        FileKind::Script,
+        FileKind::History,
+    ];
+
+    /// The largest file of this kind, in bytes (`None`: read line by line, no total limit).
+    pub const fn max_bytes(self) -> Option<u64> {
+        const KIB: u64 = 1024;
+        match self {
+            FileKind::Ruleset => Some(256 * KIB),
+            FileKind::Mod | FileKind::LuaBot => Some(1024 * KIB),
+            FileKind::Deck => Some(64 * KIB),
+            FileKind::Save => Some(8 * 1024 * KIB),
+            FileKind::History => Some(1024 * KIB),
+            FileKind::Script => None,
+        }
+    }
+
+    /// What the file is, for messages (`a ruleset`).
+    pub const fn what(self) -> &'static str {
+        match self {
+            FileKind::Ruleset => "a ruleset",
+            FileKind::Mod => "a mod",
+            FileKind::LuaBot => "a Lua bot",
+            FileKind::Deck => "a deck file",
+            FileKind::Save => "a save file",
+            FileKind::Script => "a script",
+            FileKind::History => "the history",
+        }
+    }
+}
+
+/// Why a file was not read. Its text names the problem, not the file: callers say which file.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file could not be opened or read.
+    Io(io::Error),
+    /// Not a regular file: what it is instead (`a directory`, `a FIFO` …).
+    NotRegular(&'static str),
+    /// Larger than its kind may be.
+    TooLarge { kind: FileKind, bytes: u64, max: u64 },
+    /// Not UTF-8 text.
+    NotText,
+}
+
+impl ReadError {
+    /// The file does not exist (a caller may look elsewhere, e.g. among the shipped files).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, ReadError::Io(e) if e.kind() == io::ErrorKind::NotFound)
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Io(e) => match e.kind() {
+                io::ErrorKind::NotFound => write!(f, "no such file"),
+                io::ErrorKind::PermissionDenied => write!(f, "permission denied"),
+                _ => write!(f, "{}", e.to_string().to_lowercase()),
+            },
+            ReadError::NotRegular(what) => write!(f, "not a regular file (it is {what})"),
+            ReadError::TooLarge { kind, bytes, max } => {
+                write!(f, "too large for {}: {bytes} bytes or more, the limit is {max}", kind.what())
+            }
+            ReadError::NotText => write!(f, "not UTF-8 text"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// What a file system object is, when it is not a regular file.
+fn not_regular(meta: &fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO")
+    } else if t.is_char_device() || t.is_block_device() {
+        Some("a device")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a file")
+    }
+}
+
+/// Checks that `path` (through symlinks) is a regular file, without opening it (opening a
+/// FIFO would wait for a writer).
+pub fn check_regular(path: &Path) -> Result<fs::Metadata, ReadError> {
+    let meta = fs::metadata(path).map_err(ReadError::Io)?;
+    match not_regular(&meta) {
+        Some(what) => Err(ReadError::NotRegular(what)),
+        None => Ok(meta),
+    }
+}
+
+/// Opens a regular file for reading (a script, read line by line afterwards).
+pub fn open_regular(path: &Path) -> Result<File, ReadError> {
+    check_regular(path)?;
+    let file = File::open(path).map_err(ReadError::Io)?;
+    // It could have been swapped between the check and the open.
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    match not_regular(&meta) {
+        Some(what) => Err(ReadError::NotRegular(what)),
+        None => Ok(file),
+    }
+}
+
+/// Reads a whole regular file of `kind` as text, never more than its limit (a file that grows
+/// while it is read is cut at the limit and refused).
+pub fn read_text(path: &Path, kind: FileKind) -> Result<String, ReadError> {
+    let file = open_regular(path)?;
+    let max = kind.max_bytes().unwrap_or(u64::MAX - 1);
+    let len = file.metadata().map_err(ReadError::Io)?.len();
+    if len > max {
+        return Err(ReadError::TooLarge { kind, bytes: len, max });
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(max + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::TooLarge { kind, bytes: bytes.len() as u64, max });
+    }
+    String::from_utf8(bytes).map_err(|_| ReadError::NotText)
+}
+
+/// One line of input as [`Lines`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    /// A line (without its end of line), at most [`MAX_LINE_BYTES`] long.
+    Text(String),
+    /// A line longer than [`MAX_LINE_BYTES`]: skipped to its end without keeping it.
+    TooLong { bytes: u64 },
+    /// A line that is not UTF-8 text (a save name in it would be mangled): skipped.
+    NotText,
+    /// A line of at most [`MAX_LINE_BYTES`] that holds a NUL byte: skipped.
+    Nul,
+    /// More than [`MAX_LINE_BYTES`] without an end of line, with NUL bytes among them
+    /// (`/dev/zero`): this is not text, and nothing more is read.
+    Binary,
+}
+
+impl Line {
+    /// The message for a line that is not read as a command, naming it by number.
+    pub fn refusal(&self, number: u64) -> Option<String> {
+        match self {
+            Line::Text(_) => None,
+            Line::TooLong { bytes } => Some(format!(
+                "line {number} is too long ({bytes} bytes; a command may have at most {MAX_LINE_BYTES}): ignored"
+            )),
+            Line::NotText => Some(format!("line {number} is not UTF-8 text: ignored")),
+            Line::Nul => Some(format!("line {number} holds a NUL byte: ignored")),
+            Line::Binary => Some(format!(
+                "line {number} runs past {MAX_LINE_BYTES} bytes with NUL bytes in it: the input is not text, so it is not read further"
+            )),
+        }
+    }
+}
+
+/// Command lines from a stream, each at most [`MAX_LINE_BYTES`] in memory however long it is.
+pub struct Lines<R> {
+    input: R,
+    /// The number of the last line returned (from 1).
+    number: u64,
+    done: bool,
+}
+
+impl<R: BufRead> Lines<R> {
+    pub fn new(input: R) -> Lines<R> {
+        Lines { input, number: 0, done: false }
+    }
+
+    /// The number of the line last returned.
+    pub fn number(&self) -> u64 {
+        self.number
+    }
+
+    /// The next line, or `None` at the end of the input (and after a [`Line::Binary`]). An
+    /// overlong line of text is read to its end however long it is, in constant memory.
+    pub fn next_line(&mut self) -> io::Result<Option<Line>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut kept: Vec<u8> = Vec::new();
+        let mut total: u64 = 0;
+        let mut ended = false;
+        let mut nul = false;
+        loop {
+            let chunk = match self.input.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            let (part, used, newline) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (&chunk[..i], i + 1, true),
+                None => (chunk, chunk.len(), false),
+            };
+            nul |= part.contains(&0);
+            let room = (MAX_LINE_BYTES + 1).saturating_sub(kept.len());
+            kept.extend_from_slice(&part[..part.len().min(room)]);
+            total += part.len() as u64;
+            self.input.consume(used);
+            if nul && total > MAX_LINE_BYTES as u64 {
+                self.done = true;
+                self.number += 1;
+                return Ok(Some(Line::Binary));
+            }
+            if newline {
+                ended = true;
+                break;
+            }
+        }
+        if !ended && total == 0 {
+            self.done = true;
+            return Ok(None);
+        }
+        self.number += 1;
+        if kept.last() == Some(&b'\r') && total as usize == kept.len() {
+            kept.pop();
+            total -= 1;
+        }
+        if total > MAX_LINE_BYTES as u64 {
+            return Ok(Some(Line::TooLong { bytes: total }));
+        }
+        if nul {
+            return Ok(Some(Line::Nul));
+        }
+        Ok(Some(String::from_utf8(kept).map_or(Line::NotText, Line::Text)))
+    }
+}
+
+/// `text` as an error message quotes it: at most [`MAX_QUOTED_CHARS`] characters, control
+/// characters escaped, so a message is one short readable line whatever was typed.
+pub fn quoted(text: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == MAX_QUOTED_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A character no name may hold: control characters (escape sequences, new lines) and the
+/// invisible ones that reorder or hide text.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// The limits every player name keeps (the REPL adds the words its commands use): not empty,
+/// at most [`MAX_NAME_CHARS`], no space, no control or invisible character.
+pub fn check_name_text(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("a player name is empty".into());
+    }
+    let shown = quoted(name);
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        return Err(format!("'{shown}' is {chars} characters long; a name may have at most {MAX_NAME_CHARS}"));
+    }
+    if name.chars().any(hidden) {
+        return Err(format!("'{shown}' holds a control or invisible character, which a name cannot have"));
+    }
+    if name.chars().any(char::is_whitespace) {
+        return Err(format!("'{shown}' has a space; names must be one word so commands can name them"));
+    }
+    Ok(())
+}
+
+/// A bot as players write it after `bot:`, checked against the limits (but not built: a Lua
+/// bot's file is read when the bot is made).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BotSpec {
+    Random,
+    Greedy,
+    /// `mcts` or `mcts:N` (`None`: the default strength).
+    Mcts(Option<u32>),
+    /// A path to a Lua bot, ending in `.lua`.
+    Lua(String),
+}
+
+/// Why a bot spec is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BotSpecError {
+    /// No bot has that name.
+    Unknown(String),
+    /// A known bot with a bad argument or an overlong spec: the spec and the reason.
+    Bad(String, String),
+}
+
+/// Reads a bot spec: `random`, `greedy`, `mcts`, `mcts:N` (1 to [`MAX_MCTS_ITERATIONS`]), or a
+/// path ending in `.lua` (at most [`MAX_BOT_SPEC_BYTES`], no control character).
+pub fn parse_bot_spec(spec: &str) -> Result<BotSpec, BotSpecError> {
+    let spec = spec.trim();
+    let shown = quoted(spec);
+    if spec.len() > MAX_BOT_SPEC_BYTES {
+        return Err(BotSpecError::Bad(
+            shown,
+            format!("{} bytes long; a bot spec may have at most {MAX_BOT_SPEC_BYTES}", spec.len()),
+        ));
+    }
+    if spec.chars().any(hidden) {
+        return Err(BotSpecError::Bad(shown, "a bot spec cannot hold a control or invisible character".into()));
+    }
+    if spec.ends_with(".lua") {
+        return Ok(BotSpec::Lua(spec.to_string()));
+    }
+    let (kind, arg) = match spec.split_once(':') {
+        Some((kind, arg)) => (kind, Some(arg)),
+        None => (spec, None),
+    };
+    match (kind.to_ascii_lowercase().as_str(), arg) {
+        ("random", None) => Ok(BotSpec::Random),
+        ("greedy", None) => Ok(BotSpec::Greedy),
+        ("mcts", None) => Ok(BotSpec::Mcts(None)),
+        ("mcts", Some(n)) => match n.trim().parse::<u64>() {
+            Ok(n) if (1..=MAX_MCTS_ITERATIONS as u64).contains(&n) => Ok(BotSpec::Mcts(Some(n as u32))),
+            Ok(n) if n > MAX_MCTS_ITERATIONS as u64 => Err(BotSpecError::Bad(
+                shown,
+                format!("{n} iterations is more than the {MAX_MCTS_ITERATIONS} mcts may search a move"),
+            )),
+            _ => {
+                Err(BotSpecError::Bad(shown, format!("'{}' is not a number of iterations (write mcts:200)", quoted(n))))
+            }
+        },
+        _ => Err(BotSpecError::Unknown(shown)),
+    }
+}
+
+/// The worker threads for `sim`: the request (default: the cores), refused above
+/// [`MAX_JOBS`], and never more than there are games.
+pub fn jobs(requested: Option<usize>, games: u64) -> Result<usize, String> {
+    let jobs = match requested {
+        Some(n) if n > MAX_JOBS => {
+            return Err(format!("--jobs {n} is more than the {MAX_JOBS} worker threads a simulation may start"));
+        }
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_JOBS),
+    };
+    Ok(jobs.clamp(1, games.clamp(1, MAX_JOBS as u64) as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8]) -> Vec<Line> {
+        let mut reader = Lines::new(input);
+        let mut out = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            out.push(line);
+        }
+        out
+    }
+
+    #[test]
+    fn lines_are_split_and_the_overlong_one_is_skipped() {
+        let mut input = b"state\r\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 5));
+        input.extend(b"\nmoves");
+        assert_eq!(
+            lines(&input),
+            [
+                Line::Text("state".into()),
+                Line::TooLong { bytes: MAX_LINE_BYTES as u64 + 5 },
+                Line::Text("moves".into())
+            ]
+        );
+        let exact = vec![b'y'; MAX_LINE_BYTES];
+        assert_eq!(lines(&exact), [Line::Text(String::from_utf8(exact.clone()).unwrap())]);
+    }
+
+    #[test]
+    fn bad_bytes_are_named() {
+        assert_eq!(lines(b"save \xff.json\npass\n"), [Line::NotText, Line::Text("pass".into())]);
+        assert_eq!(lines(b"pass\n\0\0\0\npass\n"), [Line::Text("pass".into()), Line::Nul, Line::Text("pass".into())]);
+        let mut zeros = b"pass\n".to_vec();
+        zeros.extend(vec![0; MAX_LINE_BYTES + 1]);
+        zeros.extend(b"\npass\n");
+        assert_eq!(lines(&zeros), [Line::Text("pass".into()), Line::Binary]);
+        assert_eq!(lines(b""), []);
+        assert_eq!(lines(b"\n"), [Line::Text(String::new())]);
+    }
+
+    #[test]
+    fn quoting_is_short_and_escapes_control_characters() {
+        assert_eq!(quoted("a\nb\u{1b}[31m"), "a\\nb\\u{1b}[31m");
+        assert_eq!(quoted(&"z".repeat(100)).chars().count(), MAX_QUOTED_CHARS + 1);
+    }
+
+    #[test]
+    fn names_keep_their_limits() {
+        assert!(check_name_text("alice").is_ok());
+        assert!(check_name_text(&"é".repeat(MAX_NAME_CHARS)).is_ok());
+        for bad in ["", "a b", "a\nb", "\u{1b}[2J", "ab\u{202e}c", &"a".repeat(MAX_NAME_CHARS + 1)] {
+            assert!(check_name_text(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn bot_specs_keep_their_limits() {
+        assert_eq!(parse_bot_spec("MCTS:100000"), Ok(BotSpec::Mcts(Some(MAX_MCTS_ITERATIONS))));
+        assert_eq!(parse_bot_spec(" greedy "), Ok(BotSpec::Greedy));
+        assert!(matches!(parse_bot_spec("mcts:100001"), Err(BotSpecError::Bad(_, m)) if m.contains("more than")));
+        assert!(matches!(parse_bot_spec("mcts:0"), Err(BotSpecError::Bad(..))));
+        assert!(matches!(parse_bot_spec("nope"), Err(BotSpecError::Unknown(_))));
+        assert!(matches!(parse_bot_spec(&format!("{}.lua", "d/".repeat(3000))), Err(BotSpecError::Bad(..))));
+    }
+
+    #[test]
+    fn jobs_are_bounded_and_never_more_than_the_games() {
+        assert_eq!(jobs(Some(8), 3), Ok(3));
+        assert_eq!(jobs(Some(2), 1000), Ok(2));
+        assert_eq!(jobs(Some(MAX_JOBS), 1_000_000), Ok(MAX_JOBS));
+        assert!(jobs(Some(MAX_JOBS + 1), 1_000_000).unwrap_err().contains("more than"));
+        assert!(jobs(None, 1).unwrap() == 1);
+    }
+}
