@@ -63,7 +63,7 @@ use mlua::chunk::ChunkMode;
 use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
 
 /// Bytes a library function may touch for one step of the budget.
-pub const BYTES_PER_STEP: u64 = 16;
+pub const BYTES_PER_STEP: u64 = 64;
 /// Steps a caught error costs (an error is far dearer than a step: ~100 per call's budget).
 pub const ERROR_STEPS: u64 = 10_000;
 /// Longest error message kept, in characters (the rest is cut off with "…").
@@ -161,14 +161,14 @@ thread_local! {
 pub(crate) mod pool {
     use super::METER;
 
-    /// Opens a pool of `steps` (replacing any open one).
-    pub(crate) fn open(steps: u64) {
-        METER.with(|m| m.pool.set(Some((steps, steps))));
+    /// Opens a pool with `left` of its `size` steps still to spend (replacing any open one).
+    pub(crate) fn open(left: u64, size: u64) {
+        METER.with(|m| m.pool.set(Some((left, size))));
     }
 
-    /// Closes the pool: calls are limited by their own budget only.
-    pub(crate) fn close() {
-        METER.with(|m| m.pool.set(None));
+    /// Closes the pool and returns the steps it had left.
+    pub(crate) fn close() -> Option<u64> {
+        METER.with(|m| m.pool.take().map(|(left, _)| left))
     }
 }
 
@@ -342,7 +342,7 @@ for _, name in { "find", "match", "gmatch", "lower", "upper", "reverse", "byte",
   local f = string[name]
   if f then s[name] = function(a, b, ...) charge((bytes(a) + bytes(b)) / B) return f(a, b, ...) end end
 end
-for _, name in { "sub", "rep" } do
+for _, name in { "sub" } do
   local f = string[name]
   s[name] = function(...) return out(f(...)) end
 end
@@ -652,17 +652,6 @@ impl Sandbox {
         file: &str,
     ) -> Result<R, ScriptError> {
         self.call_then(function, args, file, |values| R::from_lua_multi(values, &self.lua))
-    }
-
-    /// Calls `function` within the budget and reads what it returned with `read`, still
-    /// within the budget (so a metamethod reading runs into is counted and stopped too).
-    pub(crate) fn call_reading<R>(
-        &self,
-        function: &Function,
-        args: impl IntoLuaMulti,
-        read: impl FnOnce(MultiValue) -> mlua::Result<R>,
-    ) -> Result<R, ScriptError> {
-        self.call_then(function, args, &self.name, read)
     }
 
     fn call_then<R>(
