@@ -651,15 +651,15 @@ impl Sandbox {
         args: impl IntoLuaMulti,
         file: &str,
     ) -> Result<R, ScriptError> {
-        self.call_then(function, args, file, |values| R::from_lua_multi(values, &self.lua))
+        self.call_then(function, file, |f| f.call::<R>(args))
     }
 
+    /// Runs `call` (which calls `function` and converts what it returned) within the budget.
     fn call_then<R>(
         &self,
         function: &Function,
-        args: impl IntoLuaMulti,
         file: &str,
-        read: impl FnOnce(MultiValue) -> mlua::Result<R>,
+        call: impl FnOnce(&Function) -> mlua::Result<R>,
     ) -> Result<R, ScriptError> {
         let outer = METER.with(|m| {
             let outer = m.depth.get() == 0;
@@ -684,7 +684,7 @@ impl Sandbox {
         if outer && self.lua.used_memory() > self.limits.memory / 2 {
             let _ = self.lua.gc_collect();
         }
-        let result = function.call::<MultiValue>(args).and_then(read);
+        let result = call(function);
         let trip = METER.with(|m| {
             m.depth.set(m.depth.get() - 1);
             if !outer {
