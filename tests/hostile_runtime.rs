@@ -286,6 +286,18 @@ fn a_failing_targets_function_is_reported_by_the_listing() {
     assert!(game == before);
 }
 
+// ----- the other limits -----
+
+#[test]
+fn too_many_changes_in_one_turn() {
+    misbehaves(&["changes.lua"], "changes.lua", Some(5), "more than 10000 changes in one turn");
+}
+
+#[test]
+fn handlers_nested_too_deep() {
+    misbehaves(&["nest.lua"], "nest.lua", Some(2), "handlers nested more than 24 deep");
+}
+
 // ----- the turn's budget -----
 
 #[test]
