@@ -423,3 +423,24 @@ fn the_reproduce_command_reproduces_a_counting_mod_failure() {
     assert!(again_err.contains("the 400th five"), "{command}: {again_err}");
     drop(dir);
 }
+
+#[test]
+fn the_shells_moves_reports_a_failing_playable_function() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("rules.toml"), "extends = \"standard\"\nmods = [\"broken.lua\"]\n").unwrap();
+    std::fs::write(
+        dir.path().join("broken.lua"),
+        "diving.effect(5, {\n  playable = function(ctx, player, card)\n    error('cannot tell')\n  end,\n  resolve = function(ctx, play) ctx:discard(play.card) end,\n})\n",
+    )
+    .unwrap();
+    let rules = dir.path().join("rules.toml");
+    let output = cli_support::diving()
+        .args(["--json", "--ruleset", rules.to_str().unwrap(), "play", "--seed", "1", "--players", "ann,bob"])
+        .args(["--deck", &cli_support::stacked("5H 9C 9D KS QH 4C 8D 2S 6C 7C 10D JD 2C")])
+        .write_stdin("moves\n")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let errors = cli_support::errors(&cli_support::json_lines(&output.stdout));
+    assert!(errors.iter().any(|e| e.contains("broken.lua:3: ") && e.contains("cannot tell")), "{errors:?}");
+}
