@@ -858,6 +858,7 @@ pub(crate) fn flatten(e: &mlua::Error) -> (bool, String) {
         mlua::Error::CallbackError { cause, .. } => flatten(cause),
         mlua::Error::WithContext { cause, .. } => flatten(cause),
         mlua::Error::ExternalError(inner) => match inner.downcast_ref::<Passthrough>() {
+            Some(p) if p.0.file.is_empty() => (true, p.0.message.clone()),
             Some(p) => (true, p.0.to_string()),
             None => (false, inner.to_string()),
         },
