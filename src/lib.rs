@@ -69,8 +69,16 @@
 //! - **Determinism.** A game owns its seeded ChaCha RNG; every shuffle, reshuffle and mod's
 //!   `math.random` comes from it. Same rules, registry, seed and actions ⇒ same events and
 //!   state. Bots are seeded and never read the clock; the simulator seeds game `i` from the
-//!   run's seed, so built-in bots' totals do not depend on `--jobs`. *`tests/determinism.rs`,
-//!   `tests/sim_cli.rs`.*
+//!   run's seed, so built-in bots' totals do not depend on `--jobs`. Lua keeps no state the
+//!   game does not: a Lua bot is loaded afresh for every call, the shell loads a game's mods
+//!   afresh and `undo` replays with fresh ones, and the simulator reloads mods for every
+//!   fixed block of games. *`tests/determinism.rs`, `tests/sim_cli.rs`,
+//!   `tests/hostile_runtime.rs`.*
+//! - **Every call into Lua is budgeted.** One step budget per call (per thread, shared by
+//!   nested calls, charging library work and caught errors), a pool per turn, a memory limit
+//!   per mod and a total; nothing a script does can catch them, and a failure is located
+//!   from the Lua stack, never from its message. *`tests/hostile_mods.rs` (load time),
+//!   `tests/hostile_runtime.rs` (run time).*
 //! - **Refusal changes nothing.** An illegal action, or a replaced entry or hook that fails
 //!   half-way, comes back as a typed [`core::ActionError`]; the game is exactly as before and
 //!   the sink received nothing. The registry, not its caller, knows which code is built in.

@@ -123,8 +123,8 @@ fn failures_are_contained_with_a_clear_message() {
 fn a_failing_bot_stops_the_sim_with_the_seed_that_reproduces_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("grumpy.lua");
-    // Fails only on its fifth turn of a game, deep in a run.
-    std::fs::write(&path, "local n = 0\nreturn { choose = function(view, moves)\n  n = n + 1\n  if n == 5 and view.turn > 8 then error('grumpy') end\n  return 1\nend }\n").unwrap();
+    // Fails only on its fifth turn of a game (the ninth of the game), deep in a run.
+    std::fs::write(&path, "local n = 0\nreturn { choose = function(view, moves)\n  n = n + 1\n  if view.turn == 9 then error('grumpy') end\n  return 1\nend }\n").unwrap();
     let config = SimConfig {
         games: 50,
         players: vec![path.to_string_lossy().into_owned(), "greedy".into()],

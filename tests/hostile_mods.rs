@@ -101,7 +101,7 @@ fn hooks_that_trigger_themselves() {
 
 #[test]
 fn flooding_the_log() {
-    contained("chatter.lua", "play 5H", 3, "more than 10000 changes");
+    contained("chatter.lua", "play 5H", 3, "more than 100 lines of narration in one turn");
 }
 
 // ----- reaching outside the sandbox -----

@@ -180,7 +180,12 @@ fn a_failing_mod_stops_the_sim_with_the_seed_that_reproduces_it() {
         err.contains("a mod failed") && err.contains("fragile.lua:2") && err.contains("the seven snapped"),
         "{err}"
     );
-    assert!(err.contains("(seed ") && err.contains("reproduce it with: diving sim --games 1"), "{err}");
+    // With a mod, the command replays the failing game's block from its start (mods are
+    // loaded afresh for every block of games).
+    assert!(
+        err.contains("game 2 (seed 2)") && err.contains("reproduce it with: diving sim --games 2 --jobs 1 --seed 1"),
+        "{err}"
+    );
     assert!(assert.get_output().stdout.is_empty(), "no report after a failure");
     // The command it prints replays exactly that failure.
     let line = err.lines().find(|l| l.starts_with("reproduce it with: ")).unwrap();

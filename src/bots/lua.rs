@@ -10,8 +10,12 @@
 //! [`BotError`] naming the file and line; the bot never sees the game itself, so it cannot peek
 //! or cheat.
 //!
-//! Every game starts from a freshly loaded script with `math.random` seeded from the bot's
-//! seed, so a Lua bot is reproducible and keeps nothing from one game to the next.
+//! Every `choose` call starts from a freshly loaded script (its bytecode, compiled once from
+//! the text that loaded) with `math.random` seeded from the game's seed for the bot and the
+//! turn, so a Lua bot is reproducible and keeps nothing from one call to the next: the shell,
+//! which builds a bot for every move, and the simulator, which keeps it for a game, play it
+//! alike. Everything read back from the script (its `choose`, the answer) is read within the
+//! call's budget, and an answer that is not a move is described in a few words.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -20,9 +24,9 @@ use mlua::{Function, Lua, Table, Value};
 
 use crate::core::{Action, Gain, Rank, Source, Tables, View};
 use crate::limits::{self, FileKind};
-use crate::script::{Sandbox, ScriptError};
+use crate::script::{Loaded, Sandbox, ScriptError};
 
-use super::{Bot, BotError};
+use super::{Bot, BotError, derive_seed};
 
 /// The shipped bot scripts, built into the binary: `bot:cautious.lua` works from any directory.
 const SHIPPED: &[(&str, &str)] = &[
@@ -56,9 +60,13 @@ return diving
 pub struct LuaBot {
     name: String,
     file: String,
-    code: String,
+    /// The script, compiled once; loaded afresh for every call.
+    bytecode: Vec<u8>,
     sandbox: Sandbox,
-    choose: Function,
+    /// `function(value, env)`: the `choose` of what a script returned, or its global one.
+    find_choose: Function,
+    /// The seed of the game being played.
+    seed: u64,
     actions: Vec<Action>,
     /// `view.rules.cost` for the tables of the rules last played (made again when they
     /// change).
@@ -108,18 +116,26 @@ impl LuaBot {
         let sandbox = Sandbox::new(path).map_err(fail)?;
         let prelude = sandbox.load("diving prelude", PRELUDE).map_err(fail)?;
         sandbox.expose("diving", prelude.value).map_err(fail)?;
-        let choose = load_choose(&sandbox, path, code).map_err(fail)?;
-        let bot = LuaBot {
+        let find_choose: Function = sandbox
+            .load("diving prelude", FIND_CHOOSE)
+            .map_err(fail)?
+            .value
+            .as_function()
+            .cloned()
+            .ok_or_else(|| fail(ScriptError::new(path, None, "cannot set up the bot")))?;
+        let loaded = sandbox.load(path, code).map_err(fail)?;
+        find(&sandbox, &find_choose, path, loaded).map_err(fail)?;
+        let bytecode = Sandbox::compile(path, code).map_err(fail)?;
+        Ok(LuaBot {
             name: name.clone(),
             file: path.to_string(),
-            code: code.to_string(),
+            bytecode,
             sandbox,
-            choose,
+            find_choose,
+            seed,
             actions: Vec::new(),
             cost: None,
-        };
-        bot.seed_random(seed).map_err(fail)?;
-        Ok(bot)
+        })
     }
 
     fn failed(&self, message: impl Into<String>) -> BotError {
@@ -171,20 +187,23 @@ impl LuaBot {
     }
 }
 
-/// Runs the script and finds its `choose` function.
-fn load_choose(sandbox: &Sandbox, path: &str, code: &str) -> Result<Function, ScriptError> {
-    let loaded = sandbox.load(path, code)?;
-    let from_table = match &loaded.value {
-        Value::Table(t) => t.get::<Value>("choose").ok(),
-        _ => None,
-    };
-    let found = match from_table {
-        Some(Value::Function(f)) => Some(f),
-        _ => match loaded.env.get::<Value>("choose") {
-            Ok(Value::Function(f)) => Some(f),
-            _ => None,
-        },
-    };
+/// Finds the `choose` function of what a script returned, or its global one, with Lua's own
+/// reads (a metamethod of the returned table runs within the budget of the call).
+const FIND_CHOOSE: &str = r#"
+return function(value, env)
+  if type(value) == "table" then
+    local choose = value.choose
+    if type(choose) == "function" then return choose end
+  end
+  local choose = env.choose
+  if type(choose) == "function" then return choose end
+  return nil
+end
+"#;
+
+/// The `choose` function of a loaded script.
+fn find(sandbox: &Sandbox, find_choose: &Function, path: &str, loaded: Loaded) -> Result<Function, ScriptError> {
+    let found: Option<Function> = sandbox.call(find_choose, (loaded.value, loaded.env))?;
     found.ok_or_else(|| {
         ScriptError::new(
             path,
@@ -338,21 +357,7 @@ impl Bot for LuaBot {
     }
 
     fn start_game(&mut self, seed: u64) {
-        // A fresh copy of the script, so nothing carries over from the last game. The script
-        // loaded once already, so this only fails if it behaves differently now; the next
-        // `choose` reports that.
-        match load_choose(&self.sandbox, &self.file, &self.code) {
-            Ok(choose) => self.choose = choose,
-            Err(e) => {
-                let message = e.to_string();
-                if let Ok(f) = self.sandbox.lua().create_function(move |_, ()| -> mlua::Result<()> {
-                    Err(mlua::Error::RuntimeError(message.clone()))
-                }) {
-                    self.choose = f;
-                }
-            }
-        }
-        let _ = self.seed_random(seed);
+        self.seed = seed;
     }
 
     fn choose(&mut self, view: &View<'_>) -> Result<Action, BotError> {
@@ -362,8 +367,12 @@ impl Bot for LuaBot {
         }
         let (view_table, list, moves) =
             self.tables(view).map_err(|e| self.failed(format!("cannot build the view: {e}")))?;
-        let answer: Value =
-            self.sandbox.call(&self.choose, (view_table, list)).map_err(|e| self.failed(e.to_string()))?;
+        // A fresh copy of the script for every call, so nothing carries over.
+        self.seed_random(derive_seed(self.seed, u64::from(view.turn()))).map_err(|e| self.failed(e.to_string()))?;
+        let loaded = self.sandbox.load_compiled(&self.file, &self.bytecode).map_err(|e| self.failed(e.to_string()))?;
+        let choose =
+            find(&self.sandbox, &self.find_choose, &self.file, loaded).map_err(|e| self.failed(e.to_string()))?;
+        let answer: Value = self.sandbox.call(&choose, (view_table, list)).map_err(|e| self.failed(e.to_string()))?;
         let n = self.actions.len();
         let index = match &answer {
             Value::Integer(i) => Some(*i),
@@ -387,7 +396,12 @@ fn describe(value: &Value) -> String {
         Value::Boolean(b) => b.to_string(),
         Value::Integer(i) => i.to_string(),
         Value::Number(x) => x.to_string(),
-        Value::String(s) => format!("\"{}\"", s.to_string_lossy()),
+        Value::String(s) => {
+            let bytes = s.as_bytes();
+            let text: String =
+                String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).chars().filter(|c| !c.is_control()).collect();
+            if bytes.len() > 40 { format!("\"{text}…\" ({} bytes)", bytes.len()) } else { format!("\"{text}\"") }
+        }
         other => format!("a {}", other.type_name()),
     }
 }

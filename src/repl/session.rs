@@ -9,7 +9,6 @@
 //! reloaded or resumed game as it did the first time.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -20,6 +19,14 @@ use crate::core::{Action, ActionError, Card, Event, Game, Seat, Setup, View, ful
 use crate::repl::save::{self, SaveError, SaveFile, SavedPlayer};
 use crate::repl::{json, render};
 use crate::ruleset::Ruleset;
+
+/// Turns after which a game in which every seat is a bot ends in a draw, when the ruleset has
+/// no turn limit of its own (D23): such a game has nobody to stop it.
+pub const BOT_GAME_TURNS: u32 = 1000;
+/// Lines of mod narration (`ctx:say`) one game keeps; later lines are left out of the log.
+pub const MAX_GAME_SAID_LINES: usize = 5000;
+/// Bytes of mod narration one game keeps.
+pub const MAX_GAME_SAID_BYTES: usize = 512 * 1024;
 
 /// One action taken, with who took it and what it caused. The game before it is not kept:
 /// the game is deterministic, so undo rebuilds it by replaying the actions from the setup
@@ -95,11 +102,12 @@ impl Session {
             deck
         });
         let setup = Setup { names: seating.iter().map(|s| s.name.clone()).collect(), seed, deck: Some(deck) };
-        let game = Game::new(ruleset.rules.clone(), registry, setup.clone()).map_err(|e| e.to_string())?;
+        let bots: Vec<Option<String>> = seating.into_iter().map(|s| s.bot).collect();
+        let game = Game::new(rules_for(&ruleset, &bots), registry, setup.clone()).map_err(|e| e.to_string())?;
         Ok(Session {
             spec: spec.to_string(),
             ruleset,
-            bots: seating.into_iter().map(|s| s.bot).collect(),
+            bots,
             setup,
             opening: (game.current(), game.turn()),
             game,
@@ -169,6 +177,7 @@ impl Session {
         let seat = self.game.current();
         let mut events = Vec::new();
         self.game.apply(&action, &mut events)?;
+        let events = keep_narration(&self.entries, events);
         self.entries.push(Entry { seat, action, events });
         self.version += 1;
         Ok(&self.entries.last().expect("just pushed").events)
@@ -232,25 +241,43 @@ impl Session {
         if hot_seat && drew {
             return Err("cannot undo in a hot-seat game once a card has been drawn from the deck".into());
         }
-        // Replay the moves that stay, from the setup, with this game's rules and registry.
-        let replay_failed = |e: String| format!("cannot undo: the game does not replay ({e})");
-        let mut game =
-            Game::new(Arc::clone(self.game.rules_arc()), Arc::clone(self.game.registry()), self.setup.clone())
-                .map_err(|e| replay_failed(e.to_string()))?;
-        for entry in &self.entries[..from] {
-            game.apply(&entry.action, &mut ()).map_err(|e| replay_failed(e.to_string()))?;
-        }
+        // Replayed from the setup with freshly loaded mods, not copied from before the move:
+        // the game is deterministic, so only the actions are kept, and a mod's Lua variables
+        // went on counting after the move; the game must be what a save file of it replays to.
+        let (game, entries) = self.replay(&self.entries[..from])?;
         // The moves taken back, written for the game each was played in.
         let mut after = game.clone();
         let mut undone = Vec::new();
         for entry in &self.entries[from..] {
             undone.push(Undone { seat: entry.seat, command: render::command_for(&after, &entry.action) });
-            after.apply(&entry.action, &mut ()).map_err(|e| replay_failed(e.to_string()))?;
+            if after.apply(&entry.action, &mut ()).is_err() {
+                break;
+            }
         }
         self.game = game;
-        self.entries.truncate(from);
+        self.entries = entries;
         self.version += 1;
         Ok(undone)
+    }
+
+    /// The game `entries` make from the setup, with freshly loaded mods.
+    fn replay(&self, entries: &[Entry]) -> Result<(Game, Vec<Entry>), String> {
+        let replay_failed = |e: String| format!("cannot undo: the game does not replay ({e})");
+        let registry =
+            self.ruleset.registry().map_err(|e| replay_failed(format!("cannot load the ruleset again: {e}")))?;
+        let mut game = Game::new(rules_for(&self.ruleset, &self.bots), registry, self.setup.clone())
+            .map_err(|e| replay_failed(e.to_string()))?;
+        let mut replayed = Vec::with_capacity(entries.len());
+        for (i, old) in entries.iter().enumerate() {
+            let seat = game.current();
+            let mut events = Vec::new();
+            game.apply(&old.action, &mut events).map_err(|e| {
+                replay_failed(format!("move {} cannot be played again: {}", i + 1, render::action_error(&game, &e)))
+            })?;
+            let events = keep_narration(&replayed, events);
+            replayed.push(Entry { seat, action: old.action.clone(), events });
+        }
+        Ok((game, replayed))
     }
 
     /// Re-reads the ruleset (same spec) and replays every action under it; keeps the new game.
@@ -258,7 +285,7 @@ impl Session {
         let spec = self.spec.clone();
         let ruleset = Ruleset::load(&spec).map_err(|e| format!("cannot reload ruleset '{spec}': {e}"))?;
         let registry = ruleset.registry().map_err(|e| format!("cannot reload ruleset '{spec}': {e}"))?;
-        let mut game = Game::new(ruleset.rules.clone(), registry, self.setup.clone())
+        let mut game = Game::new(rules_for(&ruleset, &self.bots), registry, self.setup.clone())
             .map_err(|e| format!("the reloaded ruleset cannot start this game: {e}"))?;
         let mut entries = Vec::with_capacity(self.entries.len());
         let mut report = Reload::Identical { moves: self.entries.len() };
@@ -270,6 +297,7 @@ impl Session {
             let mut events = Vec::new();
             match game.apply(&old.action, &mut events) {
                 Ok(()) => {
+                    let events = keep_narration(&entries, events);
                     if unchanged_so_far && (events != old.events || seat != old.seat) {
                         report = Reload::Changed { index, seat, command, old: old.events.clone(), new: events.clone() };
                     }
@@ -337,12 +365,55 @@ impl Session {
         if json::state(&session.game, &session.bots).to_value() != file.state {
             return Err(SaveError::new(
                 path,
-                "the saved state does not match the replayed game (the file was edited, or the ruleset changed)",
+                "the saved state does not match the replayed game (the file was edited, the ruleset changed, or a mod keeps game state in Lua variables)",
             ));
         }
         session.mark_saved();
         Ok(session)
     }
+}
+
+/// The rules a game with these seats runs with: the ruleset's, with a turn limit of
+/// [`BOT_GAME_TURNS`] when every seat is a bot and the ruleset sets none.
+fn rules_for(ruleset: &Ruleset, bots: &[Option<String>]) -> std::sync::Arc<crate::core::Rules> {
+    if ruleset.rules.max_turns == 0 && !bots.is_empty() && bots.iter().all(Option::is_some) {
+        std::sync::Arc::new(crate::core::Rules { max_turns: BOT_GAME_TURNS, ..(*ruleset.rules).clone() })
+    } else {
+        ruleset.rules.clone()
+    }
+}
+
+/// `events` with the mod narration past the game's limits ([`MAX_GAME_SAID_LINES`],
+/// [`MAX_GAME_SAID_BYTES`]) left out, given the entries before them; the first line left
+/// out is replaced by a note.
+fn keep_narration(entries: &[Entry], mut events: Vec<Event>) -> Vec<Event> {
+    const NOTE: &str = "(the mods' narration is over its limit for this game: the rest is left out)";
+    if !events.iter().any(|e| matches!(e, Event::Said { .. })) {
+        return events;
+    }
+    let (mut lines, mut bytes) = (0, 0);
+    for e in entries.iter().flat_map(|e| &e.events) {
+        if let Event::Said { text } = e {
+            lines += 1;
+            bytes += text.len();
+        }
+    }
+    let mut noted = lines > MAX_GAME_SAID_LINES || bytes > MAX_GAME_SAID_BYTES;
+    events.retain_mut(|e| {
+        let Event::Said { text } = e else { return true };
+        lines += 1;
+        bytes += text.len();
+        if lines <= MAX_GAME_SAID_LINES && bytes <= MAX_GAME_SAID_BYTES {
+            return true;
+        }
+        if noted {
+            return false;
+        }
+        noted = true;
+        *text = NOTE.to_string();
+        true
+    });
+    events
 }
 
 /// The seed a bot gets for one move: a mix of the game's seed, the turn and the seat.

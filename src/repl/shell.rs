@@ -335,8 +335,13 @@ impl<W: Write> Shell<W> {
     }
 
     fn moves(&mut self) {
+        crate::script::take_aim_failure();
+        let actions = self.session.game().legal_actions();
+        if let Some(failure) = crate::script::take_aim_failure() {
+            // A card whose mod cannot say whether it is playable is not silently hidden.
+            self.error(&format!("a mod failed while listing the moves: {failure}"));
+        }
         let game = self.session.game();
-        let actions = game.legal_actions();
         if self.json {
             let list: Vec<String> = actions.iter().map(|a| render::command_for(game, a)).collect();
             self.say_json(json!({ "moves": list }));

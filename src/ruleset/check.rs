@@ -13,6 +13,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::core::{Game, Rank, Setup};
 use crate::script::sandbox::split_location;
+use crate::script::take_aim_failure;
 
 use super::{ErrorKind, Ruleset, RulesetError};
 
@@ -71,6 +72,7 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
     let rules = &ruleset.rules;
     let registry = ruleset.registry().map_err(|error| SmokeFailure { error, context: String::new() })?;
     let top = rules.max_players.min(4).max(rules.min_players);
+    take_aim_failure();
     let mut report = SmokeReport::default();
     for players in rules.min_players..=top {
         for g in 0..GAMES {
@@ -84,6 +86,12 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
             let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
             while !game.is_over() && game.turn() <= TURNS {
                 let actions = game.legal_actions();
+                if let Some(failure) = take_aim_failure() {
+                    return Err(SmokeFailure {
+                        error: located(ruleset, &failure),
+                        context: context(game.turn(), ": listing the moves"),
+                    });
+                }
                 let action = actions[rng.random_range(0..actions.len())].clone();
                 let before = game.clone();
                 if let Err(e) = game.apply(&action, &mut ()) {

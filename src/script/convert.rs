@@ -10,7 +10,7 @@ use mlua::{Function, Lua, Value};
 
 use crate::core::{Card, EffectError, Rank, Seat};
 
-use super::sandbox::{Passthrough, Sandbox};
+use super::sandbox::{Passthrough, Sandbox, ScriptError, split_location};
 
 /// A whole number; `what` names it in the error (`the depth`, `play.slot`).
 pub(crate) fn whole(lua: &Lua, value: &Value, what: &str) -> mlua::Result<i64> {
@@ -119,7 +119,14 @@ pub(crate) fn show(value: &Value) -> String {
 /// goes through unchanged, anything else is located at the calling line.
 pub(crate) fn effect_to_lua(lua: &Lua, e: EffectError) -> mlua::Error {
     match e.0.strip_prefix("mod ") {
-        Some(located) => mlua::Error::external(Passthrough(located.to_string())),
+        // The nested handler's failure, located by the program when it failed.
+        Some(located) => {
+            let error = split_location(located).unwrap_or_else(|| match located.split_once(": ") {
+                Some((file, message)) => ScriptError::new(file, None, message),
+                None => ScriptError::new("", None, located),
+            });
+            mlua::Error::external(Passthrough(error))
+        }
         None => Sandbox::raise(lua, e.0),
     }
 }

@@ -24,6 +24,7 @@ mod convert;
 pub mod mods;
 mod names;
 mod open;
+pub use open::take_aim_failure;
 pub mod sandbox;
 
 pub use mods::{ModError, ModSource, load_mods};

@@ -1,7 +1,8 @@
 //! Mods: Lua files that change the game by registering entries in the core's
 //! [`Registry`] through the `diving` table (the API reference is `rulesets/MODDING.md`).
 //!
-//! [`load_mods`] builds one [`Sandbox`] per registry, sets up the Lua API in it
+//! [`load_mods`] builds one [`Sandbox`] per mod file (so the memory a mod holds is charged to
+//! it, and the mods share a [`MemoryGroup`] total), sets up the Lua API in each
 //! (`script::api`), loads the files in order and hands back the registry they registered
 //! into: a Lua effect entry for `diving.effect` / `diving.wrap`, a hook closure for the
 //! others. Each entry keeps the previous entry it replaced (Rust side), and hands it to the Lua
@@ -18,7 +19,11 @@ use mlua::Lua;
 use crate::core::{Registry, Rules};
 
 use super::api;
-use super::sandbox::{Sandbox, ScriptError};
+use super::sandbox::{Limits, MemoryGroup, Sandbox, ScriptError};
+
+/// Bytes all the mods of a game may hold together (each has its own Lua state, with the
+/// memory limit of [`Limits::default`]).
+pub const TOTAL_MEMORY: usize = 64 << 20;
 
 /// One mod file: the name errors use and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,10 +44,11 @@ pub fn load_mods(rules: &Rules, mods: &[ModSource]) -> Result<Registry, ModError
     if mods.is_empty() {
         return Ok(Registry::standard());
     }
-    let sandbox = Sandbox::new("mods").map_err(ModError)?;
     let building = Building(Arc::new(Mutex::new(Some(Registry::standard()))));
-    let shared = api::install(sandbox, rules, &building).map_err(ModError)?;
+    let group = MemoryGroup::new(TOTAL_MEMORY);
     for source in mods {
+        let sandbox = Sandbox::in_group(&source.name, Limits::default(), Some(&group)).map_err(ModError)?;
+        let shared = api::install(sandbox, rules, &building).map_err(ModError)?;
         shared.sandbox.load(&source.name, &source.code).map_err(ModError)?;
     }
     let registry = building.0.lock().expect("registry lock").take().expect("registry present until here");

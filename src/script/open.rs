@@ -33,13 +33,14 @@
 //! cards in the game, fails.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mlua::{Function, Lua, Table};
 
 use crate::core::{Card, Ctx, EffectError, Lent, State};
 
-use super::sandbox::Sandbox;
+use super::sandbox::{self, Sandbox};
 
 /// What the running handler on this thread may touch, and the `ctx` object it was given.
 enum Open {
@@ -87,9 +88,45 @@ impl CtxObject {
 }
 
 /// Most handlers nested inside one another (a hook that dives, running hooks that dive …).
-const MAX_NESTING: usize = 24;
-/// Most changes (`ctx:say`, `ctx:dive` …) the handlers of one action may make.
-const MAX_WRITES: u32 = 10_000;
+pub(crate) const MAX_NESTING: usize = 24;
+/// Most changes (`ctx:say`, `ctx:dive` …) the handlers of one turn may make.
+pub(crate) const MAX_WRITES: u32 = 10_000;
+/// Steps all the handlers of one turn may run together (each call also has its own budget).
+pub(crate) const TURN_STEPS: u64 = 4_000_000;
+/// Lines of narration (`ctx:say`) the handlers of one turn may add.
+pub(crate) const MAX_SAID_LINES: u32 = 100;
+/// Bytes of narration the handlers of one turn may add.
+pub(crate) const MAX_SAID_BYTES: usize = 8 * 1024;
+/// Cards the handlers of one turn may draw with `ctx:draw`.
+pub(crate) const MAX_DRAWS: u32 = 16;
+
+/// Which turn of which game the handlers that run now belong to: the turn number, the seat
+/// and the game's tables. The handlers of one turn are its start hooks and those of the
+/// action played in it (the game cannot tell the script layer where an action starts, but
+/// every action ends its turn).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TurnKey {
+    turn: u32,
+    seat: usize,
+    tables: usize,
+}
+
+impl TurnKey {
+    fn of(state: &State) -> TurnKey {
+        TurnKey { turn: state.turn(), seat: state.current(), tables: Arc::as_ptr(state.tables()) as usize }
+    }
+}
+
+/// What the handlers of one turn have used.
+#[derive(Debug, Clone, Copy, Default)]
+struct TurnUse {
+    key: Option<TurnKey>,
+    steps_left: u64,
+    writes: u32,
+    said_lines: u32,
+    said_bytes: usize,
+    draws: u32,
+}
 
 /// The current thread's handlers: what is open to the innermost one, and what they share.
 struct Slot {
@@ -98,16 +135,43 @@ struct Slot {
     loose: Vec<Card>,
     /// How many handlers are running, nested in one another.
     depth: usize,
-    /// Changes made by the handlers of the action running now.
-    writes: u32,
+    /// What the handlers of the turn running now have used.
+    turn: TurnUse,
     /// The last read copy, kept so the next one reuses its buffers.
     spare: Option<State>,
 }
 
 thread_local! {
+    /// The first failure of a `targets` or `playable` function since it was last taken.
+    static AIM_FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
     static SLOT: RefCell<Slot> = const {
-        RefCell::new(Slot { open: Open::Closed, loose: Vec::new(), depth: 0, writes: 0, spare: None })
+        RefCell::new(Slot {
+            open: Open::Closed,
+            loose: Vec::new(),
+            depth: 0,
+            turn: TurnUse { key: None, steps_left: 0, writes: 0, said_lines: 0, said_bytes: 0, draws: 0 },
+            spare: None,
+        })
     };
+}
+
+/// Keeps `message` as the failure of a `targets` or `playable` function, unless an earlier
+/// one is still kept.
+pub(crate) fn record_aim_failure(message: &str) {
+    AIM_FAILURE.with_borrow_mut(|f| {
+        if f.is_none() {
+            *f = Some(message.to_string());
+        }
+    });
+}
+
+/// The first failure of a mod's `targets` or `playable` function on this thread since the
+/// last call (`mod <file>:<line>: …`). The core's listing of moves takes a card whose entry
+/// fails to answer as unplayable; a client that lists moves (the shell's `moves`, the
+/// simulator, `diving check`) calls this afterwards to report the failure instead of hiding
+/// the card.
+pub fn take_aim_failure() -> Option<String> {
+    AIM_FAILURE.with_borrow_mut(Option::take)
 }
 
 /// One more handler in the nesting, for as long as it runs.
@@ -117,7 +181,6 @@ impl Nesting {
     fn enter() -> Result<Nesting, EffectError> {
         let depth = SLOT.with_borrow_mut(|s| {
             if s.depth == 0 {
-                s.writes = 0;
                 s.loose.clear();
             }
             s.depth += 1;
@@ -176,8 +239,8 @@ impl Taken {
     /// Takes the open loan for `caller`'s change named `what`.
     fn take(lua: &Lua, caller: Caller<'_>, what: &str) -> mlua::Result<Taken> {
         let taken = SLOT.with_borrow_mut(|s| match std::mem::replace(&mut s.open, Open::Busy) {
-            Open::Write(lent, object) if object.admits(caller) && s.writes < MAX_WRITES => {
-                s.writes += 1;
+            Open::Write(lent, object) if object.admits(caller) && s.turn.writes < MAX_WRITES => {
+                s.turn.writes += 1;
                 Ok((lent, object))
             }
             other => {
@@ -242,7 +305,7 @@ impl Refusal {
                 format!("ctx:{what} cannot be used here: target and playable functions only read the game"),
             ),
             Refusal::Busy => Sandbox::raise(lua, "ctx cannot be used from inside another ctx function"),
-            Refusal::TooMany => Sandbox::raise(lua, format!("more than {MAX_WRITES} changes in one action")),
+            Refusal::TooMany => Sandbox::raise(lua, format!("more than {MAX_WRITES} changes in one turn")),
         }
     }
 }
@@ -266,7 +329,77 @@ pub(crate) fn run_write<R>(
     object: CtxObject,
     call: impl FnOnce(Table) -> Result<R, EffectError>,
 ) -> Result<R, EffectError> {
-    let nesting = Nesting::enter().map_err(|e| located(handler, e))?;
+    let top = SLOT.with_borrow(|s| s.depth == 0);
+    if top {
+        begin_turn(ctx.state());
+    }
+    let nesting = Nesting::enter().map_err(|e| located(handler, e));
+    let result = nesting.and_then(|nesting| run_nested(ctx, handler, played, object, call, nesting));
+    if top {
+        end_turn(result.is_err());
+    }
+    result
+}
+
+/// Opens the step pool of the turn `state` is in, counting afresh if it is another turn than
+/// the last handler's.
+fn begin_turn(state: &State) {
+    let key = TurnKey::of(state);
+    let left = SLOT.with_borrow_mut(|s| {
+        if s.turn.key != Some(key) {
+            s.turn = TurnUse { key: Some(key), steps_left: TURN_STEPS, ..TurnUse::default() };
+        }
+        s.turn.steps_left
+    });
+    sandbox::pool::open(left, TURN_STEPS);
+}
+
+/// Closes the turn's pool after a handler. A failed handler cancels its action, so the
+/// turn's count starts again with the next handler.
+fn end_turn(failed: bool) {
+    let left = sandbox::pool::close().unwrap_or(0);
+    SLOT.with_borrow_mut(|s| {
+        s.turn.steps_left = left;
+        if failed {
+            s.turn.key = None;
+        }
+    });
+}
+
+/// Counts `n` more cards drawn by handlers this turn; an error past [`MAX_DRAWS`].
+pub(crate) fn count_draw() -> Result<(), EffectError> {
+    SLOT.with_borrow_mut(|s| {
+        if s.turn.draws >= MAX_DRAWS {
+            return Err(EffectError(format!("more than {MAX_DRAWS} cards drawn by handlers in one turn")));
+        }
+        s.turn.draws += 1;
+        Ok(())
+    })
+}
+
+/// Counts a line of narration of `bytes` bytes; an error past the turn's narration limits.
+pub(crate) fn count_said(bytes: usize) -> Result<(), EffectError> {
+    SLOT.with_borrow_mut(|s| {
+        if s.turn.said_lines >= MAX_SAID_LINES {
+            return Err(EffectError(format!("more than {MAX_SAID_LINES} lines of narration in one turn")));
+        }
+        if s.turn.said_bytes + bytes > MAX_SAID_BYTES {
+            return Err(EffectError(format!("more than {MAX_SAID_BYTES} bytes of narration in one turn")));
+        }
+        s.turn.said_lines += 1;
+        s.turn.said_bytes += bytes;
+        Ok(())
+    })
+}
+
+fn run_nested<R>(
+    ctx: &mut Ctx<'_>,
+    handler: &Function,
+    played: Option<Card>,
+    object: CtxObject,
+    call: impl FnOnce(Table) -> Result<R, EffectError>,
+    nesting: Nesting,
+) -> Result<R, EffectError> {
     let base = loose_len();
     let total = ctx.state().card_count() + base + usize::from(played.is_some());
     if let Some(card) = played {
@@ -372,6 +505,31 @@ pub(crate) fn with_ctx<R>(
         Some(mut ctx) => f(&mut ctx),
         None => Err(Refusal::Busy.raise(lua, what)),
     }
+}
+
+/// Runs `f` on the open context like [`with_ctx`], for a change that moves divers, oxygen or
+/// cards into hands: refused once the game is over (a handler that made someone win cannot
+/// go on changing the game, so the winner stays at the bottom and nobody is left at 0
+/// oxygen unrescued).
+pub(crate) fn with_live_ctx<R>(
+    lua: &Lua,
+    caller: Caller<'_>,
+    what: &str,
+    f: impl FnOnce(&mut Ctx<'_>) -> mlua::Result<R>,
+) -> mlua::Result<R> {
+    with_ctx(lua, caller, what, |ctx| {
+        if ctx.state().is_over() {
+            let who = match ctx.state().winner() {
+                Some(p) => format!("{} has won", ctx.state().name(p)),
+                None => "it ended in a draw".to_string(),
+            };
+            return Err(Sandbox::raise(
+                lua,
+                format!("{what} cannot change the game: it is over ({who}); check ctx:is_over() after a move"),
+            ));
+        }
+        f(ctx)
+    })
 }
 
 /// Removes the latest loose copy of `card`; false if it is not loose.

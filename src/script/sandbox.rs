@@ -13,16 +13,28 @@
 //!   Each [`Sandbox::load`] gets its own environment table for its globals, so two files loaded
 //!   into one sandbox cannot see or overwrite each other's globals. Values you
 //!   [`expose`](Sandbox::expose) are frozen too.
-//! - **A step budget per call** that `pcall` cannot swallow: [`Sandbox::call`] counts the VM's
-//!   interrupts (every loop iteration, function call and pattern-matching step). Once the
-//!   budget is spent, *every* further interrupt raises an error until the outermost call
-//!   returns, and that call then fails with the budget error even if the script caught the
-//!   error and returned normally.
-//! - **A memory limit** for the whole state: an allocation past it fails, and a call that ends
-//!   up near the limit fails the same sticky way as the step budget, as does a `string.rep`
-//!   asking for more than a quarter of the limit in one go. The garbage of a failed call is
-//!   collected before the next one.
-//!
+//! - **One step budget per call into Lua, per thread**: [`Sandbox::call`] counts the VM's
+//!   interrupts (every loop iteration, function call and pattern-matching step) *and* the work
+//!   done inside the library: every string and table function whose work grows with its input
+//!   is wrapped so that it is charged first, one step per [`BYTES_PER_STEP`] bytes or per
+//!   element it touches (a `table.move` over a billion slots is refused before it starts). A
+//!   caught error costs [`ERROR_STEPS`]. Calls made while another budgeted call runs on the
+//!   same thread (a hook of another sandbox run by a `ctx` function) share its budget. The
+//!   script layer can also put a *pool* over several calls ([`Pool`]), the cap of one turn.
+//! - **Nothing can catch a limit**: once the budget is spent, *every* further interrupt,
+//!   charge and `pcall` return raises the error again until the outermost call returns, and
+//!   that call fails with the budget error even if the script caught it. `pcall` and `xpcall`
+//!   are wrapped: a memory error they catch trips the call the same way.
+//! - **A memory limit** for the state, and optionally a total for a [`MemoryGroup`] of
+//!   sandboxes (one per mod): a call that ends up near its own limit fails in its own name; a
+//!   call that takes the group past its total fails naming the sandbox that holds the most.
+//!   `string.rep` asking for more than a quarter of the limit in one go fails up front. The
+//!   garbage of a failed call is collected before the next one.
+//! - **Attribution from the stack**: a failure is located from the Lua call stack (Luau's
+//!   traceback of the failing call, or the debug info of the calling line for errors raised
+//!   by Rust functions), never from the text of the message; an error value that is not a
+//!   string is described (`error value: a table`).
+
 //! # How to use it (for a Lua bot, say)
 //! ```
 //! use diving::script::Sandbox;
@@ -43,20 +55,28 @@
 //! A `Sandbox` is `Send + Sync`, but its budget assumes one caller at a time: give each
 //! thread its own sandbox (they are cheap: well under a millisecond to build).
 
-use std::sync::Arc;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use mlua::chunk::ChunkMode;
-use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, LuaOptions, StdLib, Table, Value, VmState};
+use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
+
+/// Bytes a library function may touch for one step of the budget.
+pub const BYTES_PER_STEP: u64 = 64;
+/// Steps a caught error costs (an error is far dearer than a step: ~100 per call's budget).
+pub const ERROR_STEPS: u64 = 10_000;
+/// Longest error message kept, in characters (the rest is cut off with "…").
+pub const MAX_MESSAGE: usize = 400;
 
 /// How much a sandboxed call may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// VM interrupts (loop iterations, calls, pattern-matching steps) per outermost
-    /// [`Sandbox::call`], nested calls included.
+    /// Steps (VM interrupts: loop iterations, calls, pattern-matching steps; plus the charged
+    /// work of library functions and caught errors) per outermost [`Sandbox::call`], nested
+    /// calls included.
     pub steps: u64,
-    /// Bytes the whole Lua state may hold.
+    /// Bytes the Lua state may hold.
     pub memory: usize,
 }
 
@@ -85,11 +105,12 @@ impl ScriptError {
     }
 }
 
-/// A failure that already carries its own complete message (for example an error from a
-/// nested handler); it travels through Lua unchanged and is not located again.
+/// A failure located where it was raised (from the stack, by [`Sandbox::raise`]) or a nested
+/// handler's complete failure; it travels through Lua unchanged and is not located again. An
+/// empty `file` means "where the call failed" (filled in by the call that reports it).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct Passthrough(pub String);
+pub struct Passthrough(pub ScriptError);
 
 /// What [`Sandbox::load`] produced.
 #[derive(Debug)]
@@ -104,18 +125,102 @@ pub struct Loaded {
 /// Where a call was stopped (file, line) and why.
 type Trip = (Option<String>, Option<u32>, String);
 
-/// The shared counters the interrupt reads.
-#[derive(Default)]
+/// The budget of the calls running on this thread (shared by every sandbox on it, so a call
+/// nested in another sandbox's call spends the same budget).
 struct Meter {
     /// Nesting of budgeted calls; the budget only runs while this is above 0.
-    depth: AtomicU32,
-    steps: AtomicU64,
-    limit: AtomicU64,
-    memory: AtomicU64,
+    depth: Cell<u32>,
+    steps: Cell<u64>,
+    limit: Cell<u64>,
+    /// Whether the running call's limit is what was left of the pool.
+    pooled: Cell<bool>,
     /// Set once the budget or the memory is exhausted; stays set until the outermost call ends.
-    tripped: AtomicBool,
+    tripped: Cell<bool>,
     /// Where and why it tripped.
-    reason: Mutex<Option<Trip>>,
+    reason: RefCell<Option<Trip>>,
+    /// Steps left for the outermost calls to come (and its size), while a pool is open.
+    pool: Cell<Option<(u64, u64)>>,
+}
+
+thread_local! {
+    static METER: Meter = const {
+        Meter {
+            depth: Cell::new(0),
+            steps: Cell::new(0),
+            limit: Cell::new(0),
+            pooled: Cell::new(false),
+            tripped: Cell::new(false),
+            reason: RefCell::new(None),
+            pool: Cell::new(None),
+        }
+    };
+}
+
+/// A cap on the steps of several outermost calls on this thread: the script layer opens one
+/// for the handlers of one turn. Each outermost call may use at most what is left.
+pub(crate) mod pool {
+    use super::METER;
+
+    /// Opens a pool with `left` of its `size` steps still to spend (replacing any open one).
+    pub(crate) fn open(left: u64, size: u64) {
+        METER.with(|m| m.pool.set(Some((left, size))));
+    }
+
+    /// Closes the pool and returns the steps it had left.
+    pub(crate) fn close() -> Option<u64> {
+        METER.with(|m| m.pool.take().map(|(left, _)| left))
+    }
+}
+
+/// The memory of several sandboxes (one per mod of a game) together: each holds what its own
+/// state holds, as of the end of its last call, and the running one what it holds now.
+#[derive(Debug)]
+pub struct MemoryGroup {
+    total: u64,
+    held: AtomicU64,
+    members: Mutex<Vec<Arc<Holding>>>,
+}
+
+impl MemoryGroup {
+    /// A group whose sandboxes may hold `total` bytes together.
+    pub fn new(total: usize) -> Arc<MemoryGroup> {
+        Arc::new(MemoryGroup { total: total as u64, held: AtomicU64::new(0), members: Mutex::new(Vec::new()) })
+    }
+
+    /// The member that holds the most, counting `running` at `used` bytes.
+    fn biggest(&self, running: &Holding, used: u64) -> (String, u64) {
+        let members = self.members.lock().unwrap_or_else(|p| p.into_inner());
+        let mut best = (running.name.clone(), used);
+        for m in members.iter() {
+            let held = m.held.load(Ordering::Relaxed);
+            if !std::ptr::eq(&**m, running) && held > best.1 {
+                best = (m.name.clone(), held);
+            }
+        }
+        best
+    }
+}
+
+/// What one sandbox holds, for its group.
+#[derive(Debug)]
+struct Holding {
+    name: String,
+    held: AtomicU64,
+    group: Option<Arc<MemoryGroup>>,
+}
+
+impl Holding {
+    /// Records that the state now holds `used` bytes.
+    fn record(&self, used: u64) {
+        let old = self.held.swap(used, Ordering::Relaxed);
+        if let Some(group) = &self.group {
+            if used >= old {
+                group.held.fetch_add(used - old, Ordering::Relaxed);
+            } else {
+                group.held.fetch_sub(old - used, Ordering::Relaxed);
+            }
+        }
+    }
 }
 
 /// A sandboxed Luau state. See the module documentation for the guarantees.
@@ -123,7 +228,7 @@ pub struct Sandbox {
     lua: Lua,
     name: String,
     limits: Limits,
-    meter: Arc<Meter>,
+    holding: Arc<Holding>,
     /// Between each loaded chunk's environment and the safe globals: what [`Sandbox::expose`] added.
     exposed: Table,
 }
@@ -197,6 +302,94 @@ fn refusal(lua: &Lua, name: &'static str) -> mlua::Result<Function> {
     })
 }
 
+/// The name of the sandbox's own chunks (library wrappers): frames of it are skipped when a
+/// failure is located, so it lands on the script's line.
+const OWN_CHUNK: &str = "[sandbox]";
+
+/// Wraps `pcall` and `xpcall` so that a limit they catch is raised again (`after`), and every
+/// string, table and utf8 function whose work grows with its input so that the work is
+/// charged first (`charge`, in steps). Work the function's result shows (a string built) is
+/// charged after. Arguments of the wrong type are passed on unchanged, so the library's own
+/// error messages are kept.
+const WRAPPERS: &str = r##"
+local charge, after, string, table, utf8, pcall, xpcall, rawlen, type, select, log =
+  charge, after, string, table, utf8, pcall, xpcall, rawlen, type, select, math.log
+local B = BYTES
+local function bytes(v) if type(v) == "string" then return #v end return 0 end
+local function size(t) if type(t) == "table" then return rawlen(t) end return 0 end
+local function num(v, d) if type(v) == "number" then return v end return d end
+local function span(i, j, n)
+  local from, to = num(i, 1), num(j, n)
+  if from < 0 then from = n + from + 1 end
+  if to < 0 then to = n + to + 1 end
+  if to < from then return 0 end
+  return to - from + 1
+end
+local function args(...)
+  local n, total = select("#", ...), 0
+  charge(n)
+  local all = { ... }
+  for i = 1, n do total += bytes(all[i]) end
+  return total
+end
+local function out(result, ...) charge(bytes(result) / B) return result, ... end
+
+pcall_wrapped = function(f, ...) return after(pcall(f, ...)) end
+xpcall_wrapped = function(f, h, ...) return after(xpcall(f, h, ...)) end
+
+local s = {}
+for _, name in { "find", "match", "gmatch", "lower", "upper", "reverse", "byte", "len", "unpack", "split" } do
+  local f = string[name]
+  if f then s[name] = function(a, b, ...) charge((bytes(a) + bytes(b)) / B) return f(a, b, ...) end end
+end
+for _, name in { "sub" } do
+  local f = string[name]
+  s[name] = function(...) return out(f(...)) end
+end
+for _, name in { "format", "pack", "char" } do
+  local f = string[name]
+  if f then s[name] = function(...) charge(args(...) / B) return out(f(...)) end end
+end
+local gsub = string.gsub
+s.gsub = function(a, p, r, ...) charge((bytes(a) + bytes(p) + bytes(r)) / B) return out(gsub(a, p, r, ...)) end
+local split = string.split
+if split then
+  s.split = function(a, sep) charge((bytes(a) + bytes(sep)) / B) local t = split(a, sep) charge(size(t)) return t end
+end
+for name, f in s do string[name] = f end
+
+local t = {}
+local concat, insert, remove, move, sort, unpack_, create, clone, find, clear, maxn, pack =
+  table.concat, table.insert, table.remove, table.move, table.sort, table.unpack, table.create, table.clone,
+  table.find, table.clear, table.maxn, table.pack
+t.concat = function(l, sep, i, j) charge(span(i, j, size(l))) return out(concat(l, sep, i, j)) end
+t.insert = function(l, ...) if select("#", ...) >= 2 then charge(size(l)) end return insert(l, ...) end
+t.remove = function(l, ...) if select("#", ...) >= 1 then charge(size(l)) end return remove(l, ...) end
+t.move = function(a1, f, e, d, a2)
+  if type(f) == "number" and type(e) == "number" and e >= f then charge(e - f + 1) end
+  return move(a1, f, e, d, a2)
+end
+t.sort = function(l, ...) local n = size(l) charge(n + n * log(n + 1, 2)) return sort(l, ...) end
+t.unpack = function(l, i, j) charge(span(i, j, size(l))) return unpack_(l, i, j) end
+t.create = function(n, ...) charge(num(n, 0)) return create(n, ...) end
+t.clone = function(l) charge(size(l)) return clone(l) end
+t.find = function(l, ...) charge(size(l)) return find(l, ...) end
+t.clear = function(l) charge(size(l)) return clear(l) end
+if maxn then t.maxn = function(l) charge(size(l)) return maxn(l) end end
+t.pack = function(...) charge(select("#", ...)) return pack(...) end
+for name, f in t do table[name] = f end
+unpack_wrapped = t.unpack
+
+local u = {}
+for _, name in { "codepoint", "len", "offset", "codes" } do
+  local f = utf8[name]
+  u[name] = function(a, ...) charge(bytes(a) / B) return f(a, ...) end
+end
+local char = utf8.char
+u.char = function(...) charge(select("#", ...)) return char(...) end
+for name, f in u do utf8[name] = f end
+"##;
+
 impl Sandbox {
     /// A fresh sandbox with the default [`Limits`]. `name` is used in errors that belong to no
     /// loaded file.
@@ -206,6 +399,11 @@ impl Sandbox {
 
     /// A fresh sandbox with these limits.
     pub fn with_limits(name: &str, limits: Limits) -> Result<Sandbox, ScriptError> {
+        Sandbox::in_group(name, limits, None)
+    }
+
+    /// A fresh sandbox with these limits, whose memory also counts towards `group`'s total.
+    pub fn in_group(name: &str, limits: Limits, group: Option<&Arc<MemoryGroup>>) -> Result<Sandbox, ScriptError> {
         let fail = |e: mlua::Error| ScriptError::new(name, None, format!("cannot set up the sandbox: {e}"));
         let libs = StdLib::STRING | StdLib::TABLE | StdLib::MATH | StdLib::UTF8;
         let lua = Lua::new_with(libs, LuaOptions::default()).map_err(fail)?;
@@ -221,14 +419,11 @@ impl Sandbox {
         for key in remove {
             globals.raw_set(key, Value::Nil).map_err(fail)?;
         }
-        let meter = Arc::new(Meter::default());
-        meter.limit.store(limits.steps, Ordering::Relaxed);
-        meter.memory.store(limits.memory as u64, Ordering::Relaxed);
+        let string: Table = globals.get("string").map_err(fail)?;
         // `string.rep` can ask for gigabytes in one call, which the memory limit refuses
         // but `pcall` could catch: refuse it up front, in a way `pcall` cannot swallow.
-        let string: Table = globals.get("string").map_err(fail)?;
         let rep: Function = string.get("rep").map_err(fail)?;
-        let (m, cap) = (meter.clone(), limits.memory / 4);
+        let cap = limits.memory / 4;
         let guarded = lua
             .create_function(move |lua, (s, n, sep): (mlua::LuaString, i64, Option<mlua::LuaString>)| {
                 let (len, sep_len) =
@@ -236,18 +431,23 @@ impl Sandbox {
                 let n128 = n.max(0) as u128;
                 let total = len * n128 + sep_len * n128.saturating_sub(1);
                 if total > cap as u128 {
-                    return Err(trip(
-                        lua,
-                        &m,
-                        format!("string.rep would build {total} bytes, more than the memory limit allows"),
-                    ));
+                    return Err(METER.with(|m| {
+                        trip(
+                            lua,
+                            m,
+                            None,
+                            format!("string.rep would build {total} bytes, more than the memory limit allows"),
+                        )
+                    }));
                 }
+                charge(lua, (total / BYTES_PER_STEP as u128) as u64)?;
                 rep.call::<mlua::LuaString>((s, n, sep))
             })
             .map_err(fail)?;
         string.raw_set("rep", guarded).map_err(fail)?;
         // `string.dump` would turn functions into bytecode: refuse it by name.
         string.raw_set("dump", refusal(&lua, "string.dump").map_err(fail)?).map_err(fail)?;
+        Sandbox::wrap_library(&lua).map_err(fail)?;
         // Hide the string metatable (it is also made read-only by the sandbox below).
         let string_meta: Option<Table> = lua.load("return getmetatable('')").eval().map_err(fail)?;
         if let Some(meta) = string_meta {
@@ -285,9 +485,59 @@ impl Sandbox {
         exposed.set_readonly(true);
 
         lua.set_memory_limit(limits.memory).map_err(fail)?;
-        let m = meter.clone();
-        lua.set_interrupt(move |lua| interrupt(lua, &m));
-        Ok(Sandbox { lua, name: name.to_string(), limits, meter, exposed })
+        let holding = Arc::new(Holding { name: name.to_string(), held: AtomicU64::new(0), group: group.cloned() });
+        if let Some(group) = group {
+            group.members.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::clone(&holding));
+        }
+        holding.record(lua.used_memory() as u64);
+        let (h, memory) = (Arc::clone(&holding), limits.memory as u64);
+        lua.set_interrupt(move |lua| interrupt(lua, &h, memory));
+        Ok(Sandbox { lua, name: name.to_string(), limits, holding, exposed })
+    }
+
+    /// Replaces `pcall`, `xpcall`, `unpack` and the library functions that do unbounded work
+    /// with the charged versions of [`WRAPPERS`].
+    fn wrap_library(lua: &Lua) -> mlua::Result<()> {
+        let globals = lua.globals();
+        let charge_fn = lua.create_function(|lua, steps: f64| charge(lua, steps.max(0.0).ceil() as u64))?;
+        let after = lua.create_function(|lua, values: MultiValue| {
+            METER.with(|m| {
+                if m.tripped.get() {
+                    return Err(stopped());
+                }
+                if matches!(values.front(), Some(Value::Boolean(false))) {
+                    let memory = match values.get(1) {
+                        Some(Value::String(s)) => s.as_bytes().as_ref() == b"not enough memory",
+                        Some(Value::Error(e)) => matches!(flatten_error(e), mlua::Error::MemoryError(_)),
+                        _ => false,
+                    };
+                    if memory {
+                        return Err(trip(
+                            lua,
+                            m,
+                            None,
+                            "ran out of memory (the sandbox's memory limit), inside pcall".into(),
+                        ));
+                    }
+                    charge_in(lua, m, ERROR_STEPS)?;
+                }
+                Ok(values)
+            })
+        })?;
+        globals.raw_set("charge", charge_fn)?;
+        globals.raw_set("after", after)?;
+        globals.raw_set("BYTES", BYTES_PER_STEP as i64)?;
+        lua.load(WRAPPERS).set_name(format!("={OWN_CHUNK}")).exec()?;
+        for (wrapped, name) in [("pcall_wrapped", "pcall"), ("xpcall_wrapped", "xpcall"), ("unpack_wrapped", "unpack")]
+        {
+            let f: Value = globals.raw_get(wrapped)?;
+            globals.raw_set(name, f)?;
+            globals.raw_set(wrapped, Value::Nil)?;
+        }
+        for name in ["charge", "after", "BYTES"] {
+            globals.raw_set(name, Value::Nil)?;
+        }
+        Ok(())
     }
 
     /// The Lua state, to create tables and Rust functions for the script. Do not turn the
@@ -340,12 +590,7 @@ impl Sandbox {
     /// `file_name`.
     pub fn load(&self, file_name: &str, code: &str) -> Result<Loaded, ScriptError> {
         let setup = |e: mlua::Error| ScriptError::new(file_name, None, flatten(&e).1);
-        let env = self.lua.create_table().map_err(setup)?;
-        let meta = self.lua.create_table().map_err(setup)?;
-        meta.raw_set("__index", self.exposed.clone()).map_err(setup)?;
-        meta.raw_set("__metatable", false).map_err(setup)?;
-        meta.set_readonly(true);
-        env.set_metatable(Some(meta)).map_err(setup)?;
+        let env = self.environment().map_err(setup)?;
         let function = self
             .lua
             .load(code)
@@ -358,10 +603,44 @@ impl Sandbox {
         Ok(Loaded { value, env })
     }
 
+    /// Compiles `code` for [`Sandbox::load_compiled`]: the bytecode of text the program has
+    /// already loaded once with [`Sandbox::load`] (never bytecode from outside).
+    pub(crate) fn compile(file_name: &str, code: &str) -> Result<Vec<u8>, ScriptError> {
+        mlua::chunk::Compiler::new().compile(code).map_err(|e| locate(&e, file_name, None))
+    }
+
+    /// Runs bytecode made by [`Sandbox::compile`] like [`Sandbox::load`] runs text: a fresh
+    /// environment, within the budget.
+    pub(crate) fn load_compiled(&self, file_name: &str, bytecode: &[u8]) -> Result<Loaded, ScriptError> {
+        let setup = |e: mlua::Error| ScriptError::new(file_name, None, flatten(&e).1);
+        let env = self.environment().map_err(setup)?;
+        let function = self
+            .lua
+            .load(bytecode)
+            .set_name(format!("={file_name}"))
+            .set_mode(ChunkMode::Binary)
+            .set_environment(env.clone())
+            .into_function()
+            .map_err(|e| locate(&e, file_name, None))?;
+        let value: Value = self.call_in(&function, (), file_name)?;
+        Ok(Loaded { value, env })
+    }
+
+    /// A new environment for a chunk: its own globals over the exposed values.
+    fn environment(&self) -> mlua::Result<Table> {
+        let env = self.lua.create_table()?;
+        let meta = self.lua.create_table()?;
+        meta.raw_set("__index", self.exposed.clone())?;
+        meta.raw_set("__metatable", false)?;
+        meta.set_readonly(true);
+        env.set_metatable(Some(meta))?;
+        Ok(env)
+    }
+
     /// Calls `function` within the budget and converts its result. Calls made while another
-    /// budgeted call is running (a script calling Rust calling a script) share the outer
-    /// call's budget. Errors are located at the line that failed, or else at the function's
-    /// definition.
+    /// budgeted call is running on this thread (a script calling Rust calling a script, in
+    /// this sandbox or another) share the outer call's budget. Errors are located from the
+    /// stack at the line that failed, or else at the function's definition.
     pub fn call<R: FromLuaMulti>(&self, function: &Function, args: impl IntoLuaMulti) -> Result<R, ScriptError> {
         self.call_in(function, args, &self.name)
     }
@@ -372,31 +651,67 @@ impl Sandbox {
         args: impl IntoLuaMulti,
         file: &str,
     ) -> Result<R, ScriptError> {
-        let meter = &self.meter;
-        let outer = meter.depth.fetch_add(1, Ordering::Relaxed) == 0;
-        if outer {
-            meter.steps.store(0, Ordering::Relaxed);
-            meter.tripped.store(false, Ordering::Relaxed);
-            if self.lua.used_memory() as u64 > meter.memory.load(Ordering::Relaxed) / 2 {
-                let _ = self.lua.gc_collect();
+        self.call_then(function, file, |f| f.call::<R>(args))
+    }
+
+    /// Runs `call` (which calls `function` and converts what it returned) within the budget.
+    fn call_then<R>(
+        &self,
+        function: &Function,
+        file: &str,
+        call: impl FnOnce(&Function) -> mlua::Result<R>,
+    ) -> Result<R, ScriptError> {
+        let outer = METER.with(|m| {
+            let outer = m.depth.get() == 0;
+            if outer {
+                m.steps.set(0);
+                m.tripped.set(false);
+                m.reason.replace(None);
+                match m.pool.get() {
+                    Some((left, _)) if left < self.limits.steps => {
+                        m.limit.set(left);
+                        m.pooled.set(true);
+                    }
+                    _ => {
+                        m.limit.set(self.limits.steps);
+                        m.pooled.set(false);
+                    }
+                }
             }
-        }
-        let result = function.call::<R>(args);
-        meter.depth.fetch_sub(1, Ordering::Relaxed);
-        let tripped = outer && meter.tripped.load(Ordering::Relaxed);
-        if tripped {
-            meter.tripped.store(false, Ordering::Relaxed);
-            let (tfile, tline, why) = meter.reason.lock().expect("meter lock").take().unwrap_or_default();
+            m.depth.set(m.depth.get() + 1);
+            outer
+        });
+        if outer && self.lua.used_memory() > self.limits.memory / 2 {
             let _ = self.lua.gc_collect();
+        }
+        let result = call(function);
+        let trip = METER.with(|m| {
+            m.depth.set(m.depth.get() - 1);
+            if !outer {
+                return None;
+            }
+            if let Some((left, size)) = m.pool.get() {
+                m.pool.set(Some((left.saturating_sub(m.steps.get()), size)));
+            }
+            if m.tripped.replace(false) { Some(m.reason.take().unwrap_or_default()) } else { None }
+        });
+        if outer {
+            self.holding.record(self.lua.used_memory() as u64);
+        }
+        if let Some((tfile, tline, why)) = trip {
+            let _ = self.lua.gc_collect();
+            self.holding.record(self.lua.used_memory() as u64);
             let (dfile, dline) = definition(function);
+            let located = tfile.is_some();
             let file = tfile.or(dfile).unwrap_or_else(|| file.to_string());
-            return Err(ScriptError::new(file, tline.or(dline), why));
+            return Err(ScriptError::new(file, if located { tline } else { dline }, why));
         }
         match result {
             Ok(r) => Ok(r),
             Err(e) => {
                 if matches!(e, mlua::Error::MemoryError(_)) && outer {
                     let _ = self.lua.gc_collect();
+                    self.holding.record(self.lua.used_memory() as u64);
                 }
                 let (dfile, dline) = definition(function);
                 Err(locate(&e, dfile.as_deref().unwrap_or(file), dline))
@@ -405,13 +720,11 @@ impl Sandbox {
     }
 
     /// An error for a Rust function called by the script: `message`, located at the script
-    /// line that made the call. Return it as the function's `Err`.
+    /// line that made the call (from the stack). Return it as the function's `Err`.
     pub fn raise(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
-        match caller(lua, 1) {
-            (Some(file), Some(line)) => mlua::Error::external(Passthrough(format!("{file}:{line}: {message}"))),
-            (Some(file), None) => mlua::Error::external(Passthrough(format!("{file}: {message}"))),
-            _ => mlua::Error::external(Passthrough(message.to_string())),
-        }
+        let (file, line) = caller(lua, 1);
+        let message = truncate(&message.to_string());
+        mlua::Error::external(Passthrough(ScriptError { file: file.unwrap_or_default(), line, message }))
     }
 
     /// Bytes the state holds now.
@@ -420,13 +733,46 @@ impl Sandbox {
     }
 }
 
+/// Charges `steps` to the running call's budget (nothing when no budgeted call runs): an
+/// error that trips the call once the budget is spent.
+pub(crate) fn charge(lua: &Lua, steps: u64) -> mlua::Result<()> {
+    METER.with(|m| charge_in(lua, m, steps))
+}
+
+fn charge_in(lua: &Lua, m: &Meter, steps: u64) -> mlua::Result<()> {
+    if m.depth.get() == 0 {
+        return Ok(());
+    }
+    if m.tripped.get() {
+        return Err(stopped());
+    }
+    let total = m.steps.get().saturating_add(steps);
+    m.steps.set(total);
+    if total > m.limit.get() { Err(trip(lua, m, None, budget_message(m))) } else { Ok(()) }
+}
+
+fn budget_message(m: &Meter) -> String {
+    match m.pool.get() {
+        Some((_, size)) if m.pooled.get() => {
+            format!("used up the turn's budget of {size} steps (all the handlers of one turn together)")
+        }
+        _ => format!("used up its budget of {} steps (an endless loop?)", m.limit.get()),
+    }
+}
+
+/// The error every interrupt raises once the call is stopped (the reason is reported by the
+/// outermost call).
+fn stopped() -> mlua::Error {
+    mlua::Error::runtime("the script was stopped")
+}
+
 /// The file and line of the Lua function `level` frames up from the running Rust function
-/// (1 = the script function that called it).
+/// (1 = the script function that called it), skipping the sandbox's own wrappers.
 fn caller(lua: &Lua, level: usize) -> (Option<String>, Option<u32>) {
-    for level in level..level + 8 {
+    for level in level..level + 12 {
         let found = lua.inspect_stack(level, |d| {
             let source = d.source();
-            if source.what == "C" {
+            if source.what == "C" || source.short_src.as_deref() == Some(OWN_CHUNK) {
                 return None;
             }
             let file = source.short_src.as_deref().map(str::to_string);
@@ -450,34 +796,59 @@ fn definition(function: &Function) -> (Option<String>, Option<u32>) {
     (info.short_src, info.line_defined.map(|l| l as u32))
 }
 
-fn interrupt(lua: &Lua, meter: &Meter) -> mlua::Result<VmState> {
-    if meter.depth.load(Ordering::Relaxed) == 0 {
-        return Ok(VmState::Continue);
-    }
-    if meter.tripped.load(Ordering::Relaxed) {
-        return Err(mlua::Error::runtime("the script was stopped"));
-    }
-    let steps = meter.steps.fetch_add(1, Ordering::Relaxed) + 1;
-    let limit = meter.limit.load(Ordering::Relaxed);
-    let memory = meter.memory.load(Ordering::Relaxed);
-    let why = if steps > limit {
-        format!("used up its budget of {limit} steps (an endless loop?)")
-    } else if lua.used_memory() as u64 >= memory - memory / 16 {
-        format!("used more than the memory limit of {} KiB", memory / 1024)
-    } else {
-        return Ok(VmState::Continue);
-    };
-    Err(trip(lua, meter, why))
+fn interrupt(lua: &Lua, own: &Holding, memory: u64) -> mlua::Result<VmState> {
+    METER.with(|m| {
+        if m.depth.get() == 0 {
+            return Ok(VmState::Continue);
+        }
+        if m.tripped.get() {
+            return Err(stopped());
+        }
+        let steps = m.steps.get() + 1;
+        m.steps.set(steps);
+        if steps > m.limit.get() {
+            return Err(trip(lua, m, None, budget_message(m)));
+        }
+        let used = lua.used_memory() as u64;
+        if used >= memory - memory / 16 {
+            return Err(trip(lua, m, None, format!("used more than the memory limit of {} KiB", memory / 1024)));
+        }
+        if let Some(group) = &own.group {
+            let others = group.held.load(Ordering::Relaxed).saturating_sub(own.held.load(Ordering::Relaxed));
+            if others + used > group.total {
+                let (holder, held) = group.biggest(own, used);
+                let why = format!(
+                    "holds {} KiB, the most of all the mods, which together hold more than their limit of {} KiB",
+                    held / 1024,
+                    group.total / 1024
+                );
+                let at = if holder == own.name { None } else { Some(holder) };
+                return Err(trip(lua, m, at, why));
+            }
+        }
+        Ok(VmState::Continue)
+    })
 }
 
 /// Stops the running call for good: every interrupt fails from now until the outermost
-/// call returns, and that call reports `why` at the current line.
-fn trip(lua: &Lua, meter: &Meter, why: String) -> mlua::Error {
-    if meter.depth.load(Ordering::Relaxed) > 0 && !meter.tripped.swap(true, Ordering::Relaxed) {
-        let (file, line) = caller(lua, 0);
-        *meter.reason.lock().expect("meter lock") = Some((file, line, why.clone()));
+/// call returns, and that call reports `why` at the current line (or in the file `at`).
+fn trip(lua: &Lua, m: &Meter, at: Option<String>, why: String) -> mlua::Error {
+    if m.depth.get() > 0 && !m.tripped.replace(true) {
+        let (file, line) = match at {
+            Some(file) => (Some(file), None),
+            None => caller(lua, 0),
+        };
+        m.reason.replace(Some((file, line, why.clone())));
     }
     mlua::Error::runtime(why)
+}
+
+/// The innermost error of a chain of callback and context errors.
+fn flatten_error(e: &mlua::Error) -> &mlua::Error {
+    match e {
+        mlua::Error::CallbackError { cause, .. } | mlua::Error::WithContext { cause, .. } => flatten_error(cause),
+        other => other,
+    }
 }
 
 /// The innermost message of an mlua error and whether it already carries a complete,
@@ -487,10 +858,13 @@ pub(crate) fn flatten(e: &mlua::Error) -> (bool, String) {
         mlua::Error::CallbackError { cause, .. } => flatten(cause),
         mlua::Error::WithContext { cause, .. } => flatten(cause),
         mlua::Error::ExternalError(inner) => match inner.downcast_ref::<Passthrough>() {
-            Some(p) => (true, p.0.clone()),
+            Some(p) if p.0.file.is_empty() => (true, p.0.message.clone()),
+            Some(p) => (true, p.0.to_string()),
             None => (false, inner.to_string()),
         },
-        mlua::Error::RuntimeError(m) => (false, m.split("\nstack traceback:").next().unwrap_or(m).to_string()),
+        mlua::Error::RuntimeError(m) => {
+            (false, m.rsplit_once("\nstack traceback:").map_or(m.as_str(), |(m, _)| m).to_string())
+        }
         mlua::Error::SyntaxError { message, .. } => (false, message.clone()),
         mlua::Error::MemoryError(_) => (false, "ran out of memory (the sandbox's memory limit)".into()),
         mlua::Error::BadArgument { to, pos, name, cause } => {
@@ -510,16 +884,71 @@ pub(crate) fn flatten(e: &mlua::Error) -> (bool, String) {
     }
 }
 
-/// Turns an mlua error into a located [`ScriptError`]: Lua's own `file:line: message`
-/// prefix is split off when present; otherwise `file`/`line` are used.
+/// The [`Passthrough`] an error carries, if any.
+fn passthrough(e: &mlua::Error) -> Option<&ScriptError> {
+    match flatten_error(e) {
+        mlua::Error::ExternalError(inner) => inner.downcast_ref::<Passthrough>().map(|p| &p.0),
+        _ => None,
+    }
+}
+
+/// Turns an mlua error into a [`ScriptError`] located from the stack: the place a Rust
+/// function raised it ([`Passthrough`]), or the innermost script frame of the traceback Luau
+/// wrote when the error was thrown, else `file`/`line` (the failing function's definition).
+/// The message is never read for a location: a prefix Luau's `error` added is dropped only
+/// when it is the place the stack gives; a forged one stays part of the message.
 fn locate(e: &mlua::Error, file: &str, line: Option<u32>) -> ScriptError {
+    if let Some(p) = passthrough(e) {
+        let mut p = p.clone();
+        if p.file.is_empty() {
+            p.file = file.to_string();
+            p.line = p.line.or(line);
+        }
+        return p;
+    }
+    if let mlua::Error::SyntaxError { message, .. } = flatten_error(e) {
+        // The compiler's own prefix, from the chunk name the sandbox gave.
+        let mut e = split_location(message).unwrap_or_else(|| ScriptError::new(file, None, message.clone()));
+        e.message = lower_first(&truncate(&e.message));
+        return e;
+    }
     let (_, message) = flatten(e);
-    let mut e = split_location(&message).unwrap_or_else(|| match traceback_location(e) {
-        Some((file, line)) => ScriptError::new(file, Some(line), message),
-        None => ScriptError::new(file, line, message),
-    });
-    e.message = lower_first(&e.message);
-    e
+    let (file, line) = match traceback_location(e) {
+        Some((file, line)) => (file, Some(line)),
+        None => (file.to_string(), line),
+    };
+    let own = match line {
+        Some(l) => format!("{file}:{l}: "),
+        None => format!("{file}: "),
+    };
+    let message = message.strip_prefix(&own).unwrap_or(&message);
+    ScriptError::new(file, line, lower_first(&truncate(&describe_error_value(message))))
+}
+
+/// What Luau's `tostring` wrote for an error value that is not a string, in words:
+/// `table: 0x55d…` → `error value: a table`.
+fn describe_error_value(message: &str) -> String {
+    if message == "nil" {
+        return "error value: nil".into();
+    }
+    for kind in ["table", "function", "userdata", "thread", "buffer", "vector"] {
+        if let Some(address) = message.strip_prefix(kind).and_then(|r| r.strip_prefix(": 0x"))
+            && !address.is_empty()
+            && address.bytes().all(|b| b.is_ascii_hexdigit())
+        {
+            return format!("error value: a {kind}");
+        }
+    }
+    message.to_string()
+}
+
+/// `message` cut to [`MAX_MESSAGE`] characters, without control characters.
+pub(crate) fn truncate(message: &str) -> String {
+    let mut out: String = message.chars().filter(|c| !c.is_control() || *c == '\n').take(MAX_MESSAGE).collect();
+    if message.chars().count() > MAX_MESSAGE {
+        out.push('…');
+    }
+    out
 }
 
 /// `Expected identifier` → `expected identifier` (the project's messages are lower case),
@@ -534,8 +963,8 @@ fn lower_first(message: &str) -> String {
     }
 }
 
-/// The innermost script line of the traceback Luau attached to a runtime error (for errors
-/// raised by a library function, whose message carries no location).
+/// The innermost script frame of the traceback Luau wrote when the error was thrown (the
+/// last one in the text: a message cannot forge it), skipping library and sandbox frames.
 fn traceback_location(e: &mlua::Error) -> Option<(String, u32)> {
     let text = match e {
         mlua::Error::CallbackError { cause, .. } | mlua::Error::WithContext { cause, .. } => {
@@ -544,14 +973,16 @@ fn traceback_location(e: &mlua::Error) -> Option<(String, u32)> {
         mlua::Error::RuntimeError(m) => m,
         _ => return None,
     };
-    let (_, trace) = text.split_once("\nstack traceback:")?;
-    trace.lines().map(str::trim).filter(|l| !l.starts_with("[C]")).find_map(|l| {
+    let (_, trace) = text.rsplit_once("\nstack traceback:")?;
+    trace.lines().map(str::trim).filter(|l| !l.starts_with("[C]") && !l.starts_with(OWN_CHUNK)).find_map(|l| {
         let e = split_location(l)?;
         Some((e.file, e.line?))
     })
 }
 
-/// Splits `file:line: message` (the last `:digits: ` found before the message).
+/// Splits `file:line: message` (the first `:digits: ` found). Use it only on text the program
+/// wrote itself (a compiler message, a nested handler's located error), never to locate a
+/// script's own message.
 pub(crate) fn split_location(message: &str) -> Option<ScriptError> {
     let bytes = message.as_bytes();
     let mut i = 0;
@@ -717,5 +1148,78 @@ mod tests {
         assert!(sandbox.load("a.lua", "while true do end").is_err());
         assert!(sandbox.load("a.lua", "local t = {} while true do t[#t + 1] = {} end").is_err());
         assert_eq!(sandbox.load("a.lua", "return 7").unwrap().value, Value::Integer(7));
+    }
+
+    #[test]
+    fn work_inside_the_library_is_charged() {
+        for code in [
+            "table.move({}, 1, 2^40, 2)",
+            "local s = string.rep('x', 1e6) for i = 1, 1e6 do string.find(s, 'y', 1, true) end",
+            "local s = string.rep('x', 1e6) for i = 1, 1e6 do local t = s:sub(2) end",
+            "local t = table.create(1e5, 0) for i = 1, 1e6 do table.insert(t, 1, i) table.remove(t, 1) end",
+            "local t = table.create(1e5, 'x') for i = 1, 1e6 do local s = table.concat(t) end",
+            "local t = table.create(1e5, 1) for i = 1, 1e6 do pcall(table.unpack, t) end",
+        ] {
+            let e = run(code).unwrap_err();
+            assert!(e.message.contains("budget"), "{code}: {e}");
+            assert_eq!(e.line, Some(1), "{code}: {e}");
+        }
+        let joined = run("return table.concat({'a', 'b'}, '-') .. ('abc'):sub(2) == 'a-bbc'").unwrap();
+        assert_eq!(joined, Value::Boolean(true));
+    }
+
+    #[test]
+    fn a_caught_error_costs_many_steps() {
+        let e = run("for i = 1, 1e7 do pcall(error, 'x') end").unwrap_err();
+        assert!(e.message.contains("budget"), "{e}");
+    }
+
+    #[test]
+    fn pcall_cannot_catch_the_memory_limit() {
+        let sandbox = Sandbox::with_limits("test", Limits { steps: 1 << 40, memory: 8 << 20 }).unwrap();
+        let run = |code: &str| sandbox.load("t.lua", code).map(|l| l.value);
+        let e =
+            run("local ok = pcall(function() local t = {} for i = 1, 1e8 do t[i] = i end end)\nreturn 1").unwrap_err();
+        assert!(e.message.contains("memory"), "{e}");
+        let e = run("local ok = pcall(table.create, 1e7, 0)\nreturn 1").unwrap_err();
+        assert!(e.message.contains("memory"), "{e}");
+        assert_eq!(e.line, Some(1), "{e}");
+        assert_eq!(run("return select(2, pcall(error, {code = 7})).code").unwrap(), Value::Integer(7));
+    }
+
+    #[test]
+    fn a_location_in_the_message_is_not_believed() {
+        let e = run("local x = 1\nerror('mod other.lua:1: it was them', 0)").unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("t.lua", Some(2)), "{e}");
+        assert_eq!(e.message, "mod other.lua:1: it was them");
+        let e = run("error('x\\nstack traceback:\\n\\tother.lua:1: in function f', 0)").unwrap_err();
+        assert_eq!(e.file, "t.lua", "{e}");
+    }
+
+    #[test]
+    fn error_values_that_are_not_strings_are_described() {
+        let e = run("\nerror({})").unwrap_err();
+        assert_eq!(e.to_string(), "t.lua:2: error value: a table");
+        let e = run("error(nil)").unwrap_err();
+        assert_eq!(e.to_string(), "t.lua:1: error value: nil");
+    }
+
+    #[test]
+    fn long_messages_are_cut() {
+        let e = run("error(string.rep('x', 1e6))").unwrap_err();
+        assert!(e.message.chars().count() <= MAX_MESSAGE + 1, "{}", e.message.len());
+    }
+
+    #[test]
+    fn memory_is_charged_to_the_sandbox_that_holds_it() {
+        let group = MemoryGroup::new(12 << 20);
+        let limits = Limits { steps: 10_000_000, memory: 8 << 20 };
+        let hoarder = Sandbox::in_group("hoard.lua", limits, Some(&group)).unwrap();
+        let innocent = Sandbox::in_group("innocent.lua", limits, Some(&group)).unwrap();
+        hoarder.load("hoard.lua", "keep = {} for i = 1, 6 do keep[i] = string.rep(tostring(i), 1e6) end").unwrap();
+        innocent.load("innocent.lua", "local t = {} for i = 1, 1e4 do t[i] = i end").unwrap();
+        let e = innocent.load("innocent.lua", "local t = {} for i = 1, 1e6 do t[i] = {} end").unwrap_err();
+        assert!(e.message.contains("most of all the mods"), "{e}");
+        assert_eq!(e.file, "hoard.lua", "{e}");
     }
 }

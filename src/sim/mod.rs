@@ -217,6 +217,8 @@ impl EventSink for EventCounts {
 /// exactly what the simulator runs.
 pub struct Arena {
     game: Game,
+    /// Whether the registry runs Lua mods (and is loaded afresh for every block of games).
+    mods: bool,
     bots: Vec<Box<dyn Bot>>,
     /// Per seat, in the game being played: the bot that takes it.
     bot_at: Vec<usize>,
@@ -239,7 +241,17 @@ impl Arena {
             .iter()
             .map(|spec| bots::from_spec(spec, 0).map_err(|e| SimError::Setup(e.to_string())))
             .collect::<Result<Vec<Box<dyn Bot>>, _>>()?;
-        Ok(Arena { game, bots, bot_at: Vec::new() })
+        Ok(Arena { game, mods: !ruleset.mods.is_empty(), bots, bot_at: Vec::new() })
+    }
+
+    /// Loads the ruleset's mods afresh (a new Lua state), so nothing a mod kept in its Lua
+    /// variables carries over from the games played before. Nothing to do without mods.
+    pub fn reload_mods(&mut self, ruleset: &Ruleset) -> Result<(), SimError> {
+        if self.mods {
+            let registry = ruleset.registry().map_err(|e| SimError::Setup(format!("ruleset {}: {e}", ruleset.name)))?;
+            self.game = self.game.with_registry(registry);
+        }
+        Ok(())
     }
 
     /// Plays one game with `seed`, seat `s` taken by player `(s + rotation) % n`.
@@ -271,6 +283,9 @@ impl Arena {
             // The action is used where `choose` left it: moving it out of the `Result` read
             // back freshly written bytes at an odd offset and stalled every turn.
             let chosen = bot.choose(&View::new(&self.game, seat));
+            if let Some(failure) = crate::script::take_aim_failure() {
+                return Err(format!("a mod failed while {} listed the moves: {failure}", bot.name()));
+            }
             let action = match &chosen {
                 Ok(action) => action,
                 Err(e) => return Err(e.to_string()),
@@ -323,7 +338,11 @@ pub fn simulate(
     }
 
     let jobs = config.jobs.max(1);
-    let chunk = (config.games / (jobs as u64 * 32)).clamp(1, 512);
+    // With Lua mods, games are played in fixed blocks, each from freshly loaded mods: what a
+    // mod keeps in its variables can only reach the later games of its block, whatever
+    // `--jobs` is, and a failure is reproduced by replaying its block from the start.
+    let stateful = has_mods(ruleset, baseline);
+    let chunk = if stateful { block_size(n) } else { (config.games / (jobs as u64 * 32)).clamp(1, 512) };
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<(u64, String)>> = Mutex::new(None);
@@ -343,6 +362,12 @@ pub fn simulate(
                 break;
             }
             let last = (first + chunk).min(config.games);
+            if stateful {
+                arena.reload_mods(ruleset)?;
+                if let (Some(base), Some(b)) = (base_arena.as_mut(), baseline) {
+                    base.reload_mods(b)?;
+                }
+            }
             for i in first..last {
                 let seed = config.seed.wrapping_add(i);
                 let rotation = if config.rotate { (i % n as u64) as usize } else { 0 };
@@ -382,13 +407,14 @@ pub fn simulate(
 
     if let Some((game, message)) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         let seed = config.seed.wrapping_add(game);
-        let rotation = if config.rotate { (game % n as u64) as usize } else { 0 };
-        return Err(SimError::Game {
-            game,
-            seed,
-            message,
-            reproduce: reproduce_command(config, ruleset, baseline, seed, rotation),
-        });
+        let reproduce = if stateful {
+            let start = game - game % block_size(n);
+            block_command(config, ruleset, baseline, config.seed.wrapping_add(start), game - start + 1)
+        } else {
+            let rotation = if config.rotate { (game % n as u64) as usize } else { 0 };
+            reproduce_command(config, ruleset, baseline, seed, rotation)
+        };
+        return Err(SimError::Game { game, seed, message, reproduce });
     }
     let mut tally = Tally::new(n);
     let mut base = baseline.map(|_| (Tally::new(n), Paired::new(n)));
@@ -401,6 +427,35 @@ pub fn simulate(
         }
     }
     Ok(SimResult { tally, baseline: base, elapsed })
+}
+
+/// Whether either ruleset runs Lua mods.
+fn has_mods(ruleset: &Ruleset, baseline: Option<&Ruleset>) -> bool {
+    std::iter::once(ruleset).chain(baseline).any(|r| !r.mods.is_empty())
+}
+
+/// Games per block of a simulation with Lua mods: about 256, a multiple of the number of
+/// players so that a block starts with the same seat rotation as the run.
+pub fn block_size(players: usize) -> u64 {
+    let n = players.max(1) as u64;
+    n * (256 / n).max(1)
+}
+
+/// The `diving sim` command line that replays a block from its start (seed `seed`) up to
+/// and including its `games`-th game.
+fn block_command(config: &SimConfig, ruleset: &Ruleset, baseline: Option<&Ruleset>, seed: u64, games: u64) -> String {
+    let mut cmd = format!("diving sim --games {games} --jobs 1 --seed {seed} --players {}", config.players.join(","));
+    if config.rotate {
+        cmd.push_str(" --rotate");
+    }
+    if ruleset.name != "standard" {
+        cmd.push_str(&format!(" --ruleset {}", ruleset.name));
+    }
+    if let Some(b) = baseline {
+        cmd.push_str(&format!(" --baseline {}", b.name));
+    }
+    cmd.push_str(&format!(" --max-turns {}", config.max_turns));
+    cmd
 }
 
 /// The `diving sim` command line that replays just this game.

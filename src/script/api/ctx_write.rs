@@ -6,7 +6,9 @@
 use mlua::{Lua, Table, Value};
 
 use super::super::convert::{InLua, card, rank, seat, show, whole};
-use super::super::open::{take_back, take_loose, with_ctx};
+use crate::core::rules::MAX_HAND_SIZE;
+
+use super::super::open::{count_draw, count_said, take_back, take_loose, with_ctx, with_live_ctx};
 use super::super::sandbox::Sandbox;
 use super::{CtxEnv, caller};
 
@@ -27,25 +29,25 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
         };
     }
     write!("set_depth", |lua, caller, a: (Value, Value)| {
-        with_ctx(lua, caller, "set_depth", |ctx| {
+        with_live_ctx(lua, caller, "ctx:set_depth", |ctx| {
             let p = seat(lua, ctx.state().player_count(), &a.0)?;
             ctx.set_depth(p, whole(lua, &a.1, "the depth")?).in_lua(lua)
         })
     });
     write!("set_oxygen", |lua, caller, a: (Value, Value)| {
-        with_ctx(lua, caller, "set_oxygen", |ctx| {
+        with_live_ctx(lua, caller, "ctx:set_oxygen", |ctx| {
             let p = seat(lua, ctx.state().player_count(), &a.0)?;
             ctx.set_oxygen(p, whole(lua, &a.1, "the oxygen")?).in_lua(lua)
         })
     });
     write!("dive", |lua, caller, a: (Value, Value)| {
-        with_ctx(lua, caller, "dive", |ctx| {
+        with_live_ctx(lua, caller, "ctx:dive", |ctx| {
             let p = seat(lua, ctx.state().player_count(), &a.0)?;
             ctx.dive(p, whole(lua, &a.1, "the distance")?).in_lua(lua)
         })
     });
     write!("breathe", |lua, caller, p: Value| {
-        with_ctx(lua, caller, "breathe", |ctx| {
+        with_live_ctx(lua, caller, "ctx:breathe", |ctx| {
             let p = seat(lua, ctx.state().player_count(), &p)?;
             ctx.breathe(p).in_lua(lua)
         })
@@ -86,8 +88,12 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
         }))
     });
     write!("draw", |lua, caller, p: Value| {
-        with_ctx(lua, caller, "draw", |ctx| {
+        with_live_ctx(lua, caller, "ctx:draw", |ctx| {
             let p = seat(lua, ctx.state().player_count(), &p)?;
+            if ctx.state().player(p).hand.len() >= MAX_HAND_SIZE {
+                return Err(Sandbox::raise(lua, format!("a hand holds at most {MAX_HAND_SIZE} cards")));
+            }
+            count_draw().in_lua(lua)?;
             ctx.draw_to_hand(p).in_lua(lua)
         })
     });
@@ -100,6 +106,7 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
         let mut text: String = text.chars().take(MAX_SAY).collect();
         text.retain(|c| !c.is_control() || c == '\t');
         with_ctx(lua, caller, "say", |ctx| {
+            count_said(text.len()).in_lua(lua)?;
             ctx.say(text);
             Ok(())
         })

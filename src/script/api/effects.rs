@@ -143,7 +143,7 @@ impl LuaEffect {
             let players = open::with_game(lua, caller, |game| Ok(game.player_count()))?;
             let play = args.read_play(lua, players, &play)?;
             open::hand_over(lua, play.card)?;
-            open::with_ctx(lua, caller, "previous", |ctx| prev.resolve(ctx, play).in_lua(lua))
+            open::with_live_ctx(lua, caller, "previous", |ctx| prev.resolve(ctx, play).in_lua(lua))
                 .inspect_err(|_| open::take_back(play.card))
         })?;
         Ok(LuaEffect { shared: shared.clone(), targets, playable, resolve, previous, previous_fn })
@@ -168,7 +168,38 @@ impl Effect for LuaEffect {
         }
     }
 
+    /// A failure is also recorded ([`open::record_aim_failure`]): the core's listing takes a
+    /// card whose entry fails to answer as unplayable, and the clients report it from there.
     fn aim(&self, game: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
+        let aim = self.aim_of(game, player, card);
+        if let Err(e) = &aim {
+            open::record_aim_failure(&e.0);
+        }
+        aim
+    }
+
+    fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+        let shared = &self.shared;
+        let (object, table) = shared.play(&play)?;
+        run_write(ctx, &self.resolve, Some(play.card), object, |c| {
+            shared.call::<()>(&self.resolve, (c, table, &self.previous_fn))
+        })
+    }
+}
+
+/// Most player numbers a targets function may return.
+const MAX_TARGETS: usize = 64;
+
+/// A reason a mod gives (why a card cannot be played), cut to a line.
+fn reason_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.to_string_lossy().chars().filter(|c| !c.is_control()).take(200).collect()),
+        _ => None,
+    }
+}
+
+impl LuaEffect {
+    fn aim_of(&self, game: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
         let shared = &self.shared;
         if let Some(playable) = &self.playable {
             let (ok, reason): (Value, Value) = run_read(game, playable, shared.ctx()?, |c| {
@@ -177,10 +208,7 @@ impl Effect for LuaEffect {
             match ok {
                 Value::Boolean(true) => {}
                 Value::Boolean(false) | Value::Nil => {
-                    let reason = match reason {
-                        Value::String(s) => s.to_string_lossy(),
-                        _ => format!("the mod does not allow {card} now"),
-                    };
+                    let reason = reason_text(&reason).unwrap_or_else(|| format!("the mod does not allow {card} now"));
                     return Ok(Aim::Blocked(reason.into()));
                 }
                 other => {
@@ -215,6 +243,9 @@ impl Effect for LuaEffect {
                 };
                 let mut seats = Seats::default();
                 match list {
+                    Value::Table(t) if t.raw_len() > MAX_TARGETS => {
+                        return Err(bad(format!("got a list of {} (at most {MAX_TARGETS})", t.raw_len())));
+                    }
                     Value::Table(t) => {
                         for v in t.sequence_values::<Value>() {
                             let v = v.map_err(|e| shared.lua_error(e))?;
@@ -230,23 +261,12 @@ impl Effect for LuaEffect {
                     other => return Err(bad(format!("got {}", convert::show(&other)))),
                 }
                 Ok(if seats.is_empty() {
-                    let reason = match reason {
-                        Value::String(s) => s.to_string_lossy(),
-                        _ => format!("{card} has no target now"),
-                    };
+                    let reason = reason_text(&reason).unwrap_or_else(|| format!("{card} has no target now"));
                     Aim::Blocked(reason.into())
                 } else {
                     Aim::Open { targets: Some(seats), order_choice: false }
                 })
             }
         }
-    }
-
-    fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
-        let shared = &self.shared;
-        let (object, table) = shared.play(&play)?;
-        run_write(ctx, &self.resolve, Some(play.card), object, |c| {
-            shared.call::<()>(&self.resolve, (c, table, &self.previous_fn))
-        })
     }
 }
