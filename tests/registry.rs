@@ -204,3 +204,38 @@ fn a_hook_that_takes_the_queen_away_does_not_break_the_quick() {
     }));
     assert_eq!(random_games(registry, 40), [], "a legal action was refused");
 }
+
+/// A hand never grows past `MAX_HAND_SIZE` through an entry: a number card that draws twenty
+/// cards is refused (the game as before), so a listing's recoveries stay below 2¹³.
+#[test]
+fn an_entry_cannot_draw_a_hand_past_its_size() {
+    struct Hoard;
+    impl Effect for Hoard {
+        fn aim(&self, _: &State, _: Seat, _: Card) -> Result<Aim, EffectError> {
+            Ok(Aim::Open { targets: None, order_choice: false })
+        }
+        fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
+            for _ in 0..20 {
+                ctx.draw_to_hand(play.player)?;
+            }
+            Ok(())
+        }
+    }
+    let mut registry = Registry::standard();
+    for rank in 1..=10 {
+        registry.set_effect(Rank::new(rank).unwrap(), Arc::new(Hoard));
+    }
+    let mut game = Game::new(
+        Arc::new(Rules::default()),
+        Arc::new(registry),
+        Setup { names: vec!["a".into(), "b".into()], seed: 5, deck: None },
+    )
+    .unwrap();
+    let play =
+        game.legal_actions().into_iter().find(|a| matches!(a, Action::Play { card, .. } if card.rank.is_number()));
+    let play = play.expect("a number card to play");
+    let before = game.clone();
+    let err = game.apply(&play, &mut ()).unwrap_err();
+    assert!(err.to_string().contains("a hand holds at most 12 cards"), "{err}");
+    assert_eq!(game, before, "the refused action changed the game");
+}

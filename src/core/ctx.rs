@@ -19,7 +19,7 @@ use super::action::{Cards, Seat};
 use super::card::{Card, Rank};
 use super::effects::{EffectError, Registry};
 use super::event::{Event, EventSink};
-use super::rules::Gain;
+use super::rules::{Gain, MAX_HAND_SIZE};
 use super::state::{Outcome, State};
 
 /// The mutation API of effects and hooks.
@@ -255,8 +255,14 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
     }
 
     /// Draws a card for `player`'s hand (reshuffling if needed, D7); false if none is left.
+    ///
+    /// Refused when the hand already holds [`MAX_HAND_SIZE`] cards: the rules never draw a hand
+    /// past its size, and what is legal (a recovery per set of hand cards) grows as 2ⁿ with it.
     pub fn draw_to_hand(&mut self, player: Seat) -> Result<bool, EffectError> {
         self.check_seat(player)?;
+        if self.state.players[player].hand.len() >= MAX_HAND_SIZE {
+            return Err(EffectError(format!("a hand holds at most {MAX_HAND_SIZE} cards")));
+        }
         match self.state.draw(self.events) {
             Some(card) => {
                 self.state.players[player].hand.push(card);

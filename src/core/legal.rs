@@ -266,7 +266,8 @@ impl<'a> Moves<'a> {
     /// The listed recoveries as masks over [`Moves::hand`], in listing order (each stands for
     /// [`Moves::per_recovery`] actions).
     pub fn recovery_masks(&self) -> impl Iterator<Item = u32> + '_ {
-        // A recovery names at most 31 cards here (hands hold at most 12, MAX_HAND_SIZE).
+        // A hand holds at most 13 cards (an entry draws it up to MAX_HAND_SIZE, then the played
+        // card is replaced, D6), so there are at most 2¹³ − 1 masks; 31 bounds the shift.
         let n = if self.recover { self.hand.len().min(31) } else { 0 };
         (1u32..(1 << n)).filter(move |&mask| !self.repeats || first_mask_for_cards(self.hand, mask))
     }

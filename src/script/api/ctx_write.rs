@@ -6,7 +6,6 @@
 use mlua::{Lua, Table, Value};
 
 use super::super::convert::{InLua, card, rank, seat, show, whole};
-use crate::core::rules::MAX_HAND_SIZE;
 
 use super::super::open::{count_draw, count_said, take_back, take_loose, with_ctx, with_live_ctx};
 use super::super::sandbox::Sandbox;
@@ -90,9 +89,6 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
     write!("draw", |lua, caller, p: Value| {
         with_live_ctx(lua, caller, "ctx:draw", |ctx| {
             let p = seat(lua, ctx.state().player_count(), &p)?;
-            if ctx.state().player(p).hand.len() >= MAX_HAND_SIZE {
-                return Err(Sandbox::raise(lua, format!("a hand holds at most {MAX_HAND_SIZE} cards")));
-            }
             count_draw().in_lua(lua)?;
             ctx.draw_to_hand(p).in_lua(lua)
         })
