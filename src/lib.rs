@@ -88,7 +88,9 @@
 //!   (`every_sink_sees_the_same_game`), `tests/properties.rs`.*
 //! - **Conservation and bounds.** Hands + table + discard + deck + cards in front always hold
 //!   52 × decks cards; depth stays in `0..=max_depth`, oxygen in `0..=max_oxygen`; nobody has
-//!   two cards of one rank in front (D17). *`tests/properties.rs`, after every action.*
+//!   two cards of one rank in front (D17); no entry draws a hand past `MAX_HAND_SIZE`, so a
+//!   listing names at most 2¹³ recoveries. *`tests/properties.rs`, after every action;
+//!   `tests/registry.rs` (`an_entry_cannot_draw_a_hand_past_its_size`).*
 //! - **Card behaviour lives in the registry.** The built-in cards, hooks, the recovery with
 //!   its Knot half, target refusals and target questions are the registry's; bots read oxygen
 //!   costs and gains from [`core::Tables`], never from the rules. *`tests/registry.rs`,
@@ -97,7 +99,6 @@
 //!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting
 //!   the hidden cards does not move a bot's choice. *`tests/visibility.rs`,
 //!   `tests/bots_view.rs`.*
-//!
 //! - **Input is bounded.** Every line, file, name and bot spec from outside is read through
 //!   [`limits`], so no input can make `diving` hold more than its limits say, and every refusal
 //!   names the file or line. A failed write is an error (exit 2), except a closed pipe.
