@@ -101,4 +101,5 @@ pub mod core;
 pub mod repl;
 pub mod ruleset;
 pub mod script;
+pub mod server;
 pub mod sim;
