@@ -96,11 +96,7 @@ async fn run(options: &JoinOptions) -> anyhow::Result<ExitCode> {
                         }
                         show_hello(&mut out, &value, options.json)?;
                     }
-                    Some("output") => {
-                        if show_output(&mut out, &value, options.json)? {
-                            over = true;
-                        }
-                    }
+                    Some("output") => over |= show_output(&mut out, &value, options.json)?,
                     Some("error") => {
                         let message = value["message"].as_str().unwrap_or("error");
                         let code = value["code"].as_str().unwrap_or("");
