@@ -10,6 +10,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::repl::{self, PlayOptions};
 use crate::ruleset;
+use crate::server::{self, HostOptions, client::JoinOptions, protocol::RulesetId};
 use crate::sim::{self, SimOptions};
 
 /// Diving Suits: a card race to the bottom of the ocean.
@@ -91,6 +92,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Check { file }) => ruleset::check_command(check_target(file.as_deref(), ruleset)?, cli.json),
         Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
+        Some(Command::Host(args)) => server::host(&host_options(args, ruleset)?),
+        Some(Command::Join(args)) => {
+            let expect = match ruleset {
+                Some(spec) => Some(RulesetId::of(
+                    &ruleset::Ruleset::load(spec).map_err(|e| anyhow::anyhow!("cannot load ruleset '{spec}': {e}"))?,
+                )),
+                None => None,
+            };
+            let JoinArgs { target, seat, token } = args.clone();
+            server::client::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect })
+        }
     }
 }
 
@@ -123,6 +135,81 @@ pub enum Command {
     },
     /// Let bots play many games and report the balance
     Sim(SimArgs),
+    /// Host games for players elsewhere: prints an invite per open seat
+    Host(HostArgs),
+    /// Join a hosted game with an invite (or watch it without --seat and --token)
+    Join(JoinArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HostArgs {
+    /// Player names in seat order, comma-separated; `bot:NAME` for a computer player
+    #[arg(long, value_delimiter = ',', value_name = "NAMES", conflicts_with = "seats")]
+    pub players: Option<Vec<String>>,
+    /// Number of seats (people get player1, player2 …; the last seats go to --bots)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=8))]
+    pub seats: Option<u32>,
+    /// Bots in the last seats, comma-separated (with --seats): greedy, random, mcts …
+    #[arg(long, value_delimiter = ',', value_name = "BOTS")]
+    pub bots: Vec<String>,
+    /// Seed of the first room's shuffle (room i uses seed + i - 1; default: random, never sent to players)
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// A stacked deck for every room, top first (as for play)
+    #[arg(long, value_name = "CARDS|@FILE")]
+    pub deck: Option<String>,
+    /// How many games (rooms) to hold
+    #[arg(long, default_value_t = 1, value_parser = at_least_one::<usize>)]
+    pub rooms: usize,
+    /// Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface)
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: String,
+    /// Port to listen on (0: any free port)
+    #[arg(long, default_value_t = 7878)]
+    pub port: u16,
+    /// Directory every game is saved in after every move
+    #[arg(long, default_value = "diving-games", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Bring back the games saved in DIR (their tokens still work)
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
+    /// Let a bot play for a seat that is away (bot:greedy) …
+    #[arg(long, value_name = "bot:NAME")]
+    pub away: Option<String>,
+    /// … after it has been away this long (60s, 2m)
+    #[arg(long, default_value = "60s", value_parser = server::parse_duration)]
+    pub away_after: std::time::Duration,
+}
+
+fn host_options(args: &HostArgs, ruleset: Option<&str>) -> anyhow::Result<HostOptions> {
+    let HostArgs { players, seats, bots, seed, deck, rooms, bind, port, dir, resume, away, away_after } = args.clone();
+    Ok(HostOptions {
+        ruleset: ruleset.map(String::from),
+        players,
+        seats: seats.map(|s| s as usize),
+        bots,
+        seed,
+        deck,
+        rooms,
+        bind,
+        port,
+        dir,
+        resume,
+        away,
+        away_after,
+    })
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct JoinArgs {
+    /// Where the game is: HOST:PORT/ROOM, as the invite prints it
+    pub target: String,
+    /// Your seat (from the invite)
+    #[arg(long, requires = "token")]
+    pub seat: Option<usize>,
+    /// Your seat's secret token (from the invite)
+    #[arg(long, requires = "seat")]
+    pub token: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Args)]

@@ -8,6 +8,7 @@
 //!
 //! ```text
 //!   main.rs ── cli ──┬── repl (shell, scripts, JSON, save files)
+//!                    ├── server (diving host / join: rooms, WebSocket, per-seat messages) ──► repl
 //!                    ├── sim (bot games in parallel, statistics, reports, plots)
 //!                    └── ruleset::check
 //!   repl, sim ──► bots ──► core::View           ruleset ──► script (Lua sandbox, mods)
@@ -17,7 +18,8 @@
 //!
 //! Dependencies point inward only: everything depends on [`core`]; `core` depends on nothing
 //! of this crate and names no edge crate; `repl` and `sim` take plain options and know
-//! nothing of the command line (checked by `tests/architecture.rs`).
+//! nothing of the command line; only `cli` names `server`, and only `server` names the
+//! network stack (tokio, axum, tungstenite) (checked by `tests/architecture.rs`).
 //!
 //! ## The core in one paragraph
 //!
@@ -31,7 +33,8 @@
 //! [`core::EventSink`] (`Vec<Event>`, `()`, or the simulator's counter). Effects and hooks
 //! change the state only through [`core::Ctx`], which borrows the state and the registry
 //! apart. [`core::Viewer`] is the one place that decides what a seat (or a spectator) may see
-//! of an event; [`core::View`] is what a bot may see of the state.
+//! of an event and whose hand; [`core::View`] is what a bot may see of the state. The shell,
+//! the JSON layer and the server all show the game through them.
 //!
 //! ## Code map
 //!
@@ -56,6 +59,12 @@
 //! - [`limits`] — every limit on outside input as a named constant, and the bounded readers
 //!   every edge reads through: command lines, files (regular files only, a size per kind),
 //!   player names, bot specs, `--jobs`. The README's *Limits* section lists them.
+//! - [`server`] — `diving host` and `diving join`: the authoritative game server. A
+//!   [`server::room::Room`] is one game as a state machine without I/O (seats, secret tokens,
+//!   spectators, target questions, away bots, chat) that makes every message for its reader
+//!   through `Viewer`, `repl::json::state_for` and the narrator; `server::net` is the axum
+//!   WebSocket edge (limits, away timer, saving after every move); `server::store` the games
+//!   directory (`--resume`); `server::client` the `join` shell. `PROTOCOL.md` is the wire.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
 //!   client that serves each command; `main.rs` maps errors to exit status 2.
 //!
@@ -103,12 +112,19 @@
 //!   [`limits`], so no input can make `diving` hold more than its limits say, and every refusal
 //!   names the file or line. A failed write is an error (exit 2), except a closed pipe.
 //!   *`tests/limits.rs`.*
+//! - **The server is the only authority, and tells each reader only what it may see.** The
+//!   game, ruleset and mods run only in the host; a client sends lines and prints what it is
+//!   sent. No message to a seat or spectator names a card it could not have seen when the
+//!   message was made, nor the seed; bot warnings (which can name a bot's cards) go to the
+//!   host's log only. The room does no I/O. *`tests/server_leaks.rs`, `tests/server_net.rs`,
+//!   `tests/architecture.rs`.*
 //!
 //! ## Where things are documented
 //!
 //! - `rulesets/RULES.md` — the rules for players, decisions D1–D24 numbered.
 //! - `rulesets/MODDING.md` — the Lua mod API and sandbox, for mod writers.
 //! - `scripts/README.md` — Lua bots.
+//! - `PROTOCOL.md` — the network protocol of `diving host` / `diving join`, every message.
 //! - `README.md` — playing, house rules, scripting contract, simulator, speed ratios;
 //!   `PERF.md` — the history of speed work.
 
@@ -119,4 +135,5 @@ pub mod limits;
 pub mod repl;
 pub mod ruleset;
 pub mod script;
+pub mod server;
 pub mod sim;

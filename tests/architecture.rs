@@ -208,7 +208,7 @@ fn the_bots_read_costs_and_gains_from_the_core_tables() {
 }
 
 /// The modules of this crate the core must not know: they are its clients.
-const CLIENTS: [&str; 7] = ["bots", "cli", "repl", "ruleset", "script", "sim", "main"];
+const CLIENTS: [&str; 8] = ["bots", "cli", "repl", "ruleset", "script", "server", "sim", "main"];
 
 fn names_a_client(line: &str) -> bool {
     let code = code(line);
@@ -227,4 +227,47 @@ fn the_client_check_catches_a_use_of_a_client() {
     assert!(names_a_client("let x = crate::sim::EventCounts::default();"));
     assert!(!names_a_client("use crate::core::Card;"));
     assert!(!names_a_client("//! the repl narrates events (crate::repl in a comment)"));
+}
+
+fn names_the_server(line: &str) -> bool {
+    let code = code(line);
+    code.contains("crate::server")
+        || code.contains("diving::server")
+        || has_word(code, "axum")
+        || code.contains("tokio")
+}
+
+/// The server is an outer client: it depends on the core, the JSON layer and the save files;
+/// nothing but the command line depends on it, and no other part names the network stack.
+#[test]
+fn nothing_but_the_cli_depends_on_the_server() {
+    let mut files = Vec::new();
+    for dir in ["src/core", "src/repl", "src/sim", "src/bots", "src/ruleset", "src/script"] {
+        files.extend(sources_under(dir));
+    }
+    let found = breaches(&files, names_the_server);
+    assert!(found.is_empty(), "dependencies point inward: only cli names the server:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_server_check_catches_a_use_of_it() {
+    assert!(names_the_server("use crate::server::room::Room;"));
+    assert!(names_the_server("use axum::Router;"));
+    assert!(names_the_server("let rt = tokio::runtime::Builder::new_current_thread();"));
+    assert!(!names_the_server("//! the server (crate::server) shows events through this"));
+}
+
+/// The server's room, where every message is made, does no I/O of its own: no socket, file,
+/// clock or printing (the edge, `server/net.rs`, passes the time in and saves).
+#[test]
+fn the_room_does_no_io() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/server/room.rs");
+    let room = [(path.display().to_string(), fs::read_to_string(&path).unwrap())];
+    let found = breaches(&room, |line| {
+        let code = code(line);
+        ["std::fs", "std::io", "println!", "eprintln!", "tokio", "axum", "Instant::now"]
+            .iter()
+            .any(|w| code.contains(w))
+    });
+    assert!(found.is_empty(), "the room is a state machine without I/O:\n{}", found.join("\n"));
 }

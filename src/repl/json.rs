@@ -338,6 +338,46 @@ pub fn state(game: &Game, bots: &[Option<String>]) -> Object {
         .with("players", players)
 }
 
+/// The `state` object as `viewer` may see it ([`Viewer::sees_hand`]): the same keys as
+/// [`state`], with every player's `hand_size`; a hand this viewer may not see has no `hand`,
+/// and only [`Viewer::Everyone`] gets the `deck` (its order is hidden from every seat). What a
+/// network seat or spectator receives.
+pub fn state_for(game: &Game, bots: &[Option<String>], viewer: Viewer) -> Object {
+    let players: Vec<Object> = game
+        .players()
+        .iter()
+        .enumerate()
+        .map(|(seat, p)| {
+            let mut o = Object::new()
+                .with("name", json!(game.name(seat)))
+                .with("seat", json!(seat + 1))
+                .with("depth", json!(p.depth))
+                .with("oxygen", json!(p.oxygen))
+                .with("hand_size", json!(p.hand.len()));
+            if viewer.sees_hand(seat) {
+                o = o.with("hand", cards(&p.hand));
+            }
+            o.with("front", cards(&p.front)).with("bot", json!(bots.get(seat).cloned().flatten()))
+        })
+        .collect();
+    let mut o = Object::new()
+        .with("turn", json!(game.turn()))
+        .with("current", json!(game.name(game.current())))
+        .with("winner", json!(game.winner().map(|w| game.name(w).to_string())))
+        .with("draw", json!(game.outcome() == Outcome::Draw))
+        .with("over", json!(game.is_over()))
+        .with("deck_size", json!(game.deck_size()));
+    if viewer == Viewer::Everyone {
+        let deck: Vec<Card> = game.deck().collect();
+        o = o.with("deck", cards(&deck));
+    }
+    o.with("discard_size", json!(game.discard_pile().len()))
+        .with("discard_top", json!(game.discard_top().map(|c| c.to_string())))
+        .with("discard", cards(game.discard_pile()))
+        .with("table", json!(game.table().iter().map(|c| c.map(|c| c.to_string())).collect::<Vec<_>>()))
+        .with("players", players)
+}
+
 /// The rules in force, for `diving rules --json`.
 pub fn rules(name: &str, rules: &Rules) -> Object {
     let mut start = 0;
@@ -462,6 +502,22 @@ mod tests {
         for (e, expected) in cases {
             assert_eq!(event(&g, &e, Viewer::Everyone).to_string(), expected);
         }
+    }
+
+    /// A seat's state names its own hand and no other, and no viewer but everyone gets the
+    /// deck.
+    #[test]
+    fn a_seats_state_hides_the_other_hands_and_the_deck() {
+        let g = Game::standard(&["alice", "bob"], 1).unwrap();
+        let s = state_for(&g, &[None, None], Viewer::Seat(1)).to_value();
+        assert!(s["players"][0].get("hand").is_none());
+        assert_eq!(s["players"][0]["hand_size"], 4);
+        assert_eq!(s["players"][1]["hand"].as_array().unwrap().len(), 4);
+        assert!(s.get("deck").is_none());
+        let spectator = state_for(&g, &[None, None], Viewer::Spectator).to_value();
+        assert!(spectator["players"].as_array().unwrap().iter().all(|p| p.get("hand").is_none()));
+        let all = state_for(&g, &[None, None], Viewer::Everyone).to_value();
+        assert_eq!(all["deck"].as_array().unwrap().len(), 52 - 8 - 4 - 1);
     }
 
     #[test]

@@ -157,6 +157,23 @@ impl Session {
         &self.entries
     }
 
+    /// The game just before each move, in order, rebuilt by replaying the moves from the setup
+    /// with this game's rules and registry (the history keeps actions, not games).
+    pub fn games_before_moves(&self) -> Result<Vec<Game>, String> {
+        let mut game = Game::new(
+            std::sync::Arc::clone(self.game.rules_arc()),
+            std::sync::Arc::clone(self.game.registry()),
+            self.setup.clone(),
+        )
+        .map_err(|e| format!("the game does not replay: {e}"))?;
+        let mut before = Vec::with_capacity(self.entries.len());
+        for (i, entry) in self.entries.iter().enumerate() {
+            before.push(game.clone());
+            game.apply(&entry.action, &mut ()).map_err(|e| format!("move {} does not replay: {e}", i + 1))?;
+        }
+        Ok(before)
+    }
+
     /// The events of the game's start (the first turn beginning).
     pub fn start_events(&self) -> Vec<Event> {
         let (player, turn) = self.opening;

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::core::{Action, ActionError, Card, Event, Seat, Source, Viewer};
+use crate::core::{Action, ActionError, Card, Event, Game, Seat, Source, Viewer};
 use crate::limits;
 use crate::repl::json::{self as js, Object};
 use crate::repl::parse::{self, COMMANDS, Command, Place, Who};
@@ -276,60 +276,18 @@ impl<W: Write> Shell<W> {
         prompter: &mut dyn Prompter,
     ) -> Result<Action, String> {
         let game = self.session.game();
-        if game.is_over() {
-            return Err(ActionError::GameOver.to_string());
-        }
-        let in_hand = game.player(game.current()).hand.contains(&card);
-        let slot = game.table().iter().position(|c| *c == Some(card));
-        let from = match place {
-            Place::Hand => Source::Hand,
-            Place::Table(Some(slot)) => Source::Table(slot),
-            Place::Table(None) => Source::Table(slot.ok_or_else(|| format!("{card} is not on the table"))?),
-            Place::Auto if in_hand => Source::Hand,
-            Place::Auto => {
-                Source::Table(slot.ok_or_else(|| format!("{card} is neither in your hand nor on the table"))?)
-            }
-        };
-        let target = target.map(|who| self.seat_of(&who)).transpose()?;
-        let mut action = Action::Play { card, from, target, face_on_top: over };
-        if target.is_none()
-            && let Err(ActionError::TargetNeeded { options, .. }) = self.session.game().check(&action)
-        {
-            let chosen = if options.len() == 1 {
-                options[0]
-            } else {
-                let game = self.session.game();
-                let names: Vec<String> = options.iter().map(|&s| game.name(s).to_string()).collect();
-                // The card's entry words the question (a mod's card asks its own).
-                let role = self.session.game().registry().target_question(card.rank);
-                let question = format!("{card}: {role}? ({}) ", render::or_list(&names));
-                let Some(answer) = prompter.ask(&question) else {
+        match play_action(game, card, place, target, over)? {
+            Play::Ready(action) => Ok(action),
+            Play::Ask { mut action, options, question } => {
+                let Some(answer) = prompter.ask(&format!("{question} ")) else {
                     let e = ActionError::TargetNeeded { card, options };
                     return Err(render::action_error(game, &e));
                 };
-                let answer = answer.trim();
-                if answer.is_empty() {
-                    return Err("cancelled".into());
+                let chosen = answer_target(game, &answer)?;
+                if let Action::Play { target, .. } = &mut action {
+                    *target = Some(chosen);
                 }
-                self.seat_of(&parse::who(answer)?)?
-            };
-            if let Action::Play { target, .. } = &mut action {
-                *target = Some(chosen);
-            }
-        }
-        Ok(action)
-    }
-
-    /// A player named in a command: by name (any case) or seat number.
-    fn seat_of(&self, who: &Who) -> Result<Seat, String> {
-        let game = self.session.game();
-        match who {
-            Who::Name(name) => game.seat_of(name).ok_or_else(|| {
-                format!("there is no player called '{}' (players: {})", limits::quoted(name), game.names().join(", "))
-            }),
-            Who::Seat(seat) if *seat < game.player_count() => Ok(*seat),
-            Who::Seat(seat) => {
-                Err(format!("there is no seat {} (seats are 1 to {})", seat.wrapping_add(1), game.player_count()))
+                Ok(action)
             }
         }
     }
@@ -524,19 +482,12 @@ impl<W: Write> Shell<W> {
     }
 
     fn help(&mut self, topic: Option<&str>) {
-        let text = match topic {
-            None => general_help(),
-            Some(t) => match parse::command_word(t) {
-                Some(word) => command_help(word, self.session.game().rules()),
-                None => {
-                    self.error(&format!(
-                        "no help for '{}' (commands: {})",
-                        limits::quoted(t),
-                        COMMANDS.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(", ")
-                    ));
-                    return;
-                }
-            },
+        let text = match help_text(topic, self.session.game().rules()) {
+            Ok(text) => text,
+            Err(message) => {
+                self.error(&message);
+                return;
+            }
         };
         if self.json {
             self.say_json(json!({ "help": text }));
@@ -572,6 +523,88 @@ impl<W: Write> Shell<W> {
                 self.say(&format!("  {line}"));
             }
         }
+    }
+}
+
+/// A `play` command made into an action for the current player: ready, or waiting for the
+/// player to name a target among `options` (the card's own `question`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Play {
+    Ready(Action),
+    Ask { action: Action, options: Vec<Seat>, question: String },
+}
+
+/// The pieces of a `play` command as an action for the current player of `game`: the source
+/// found (hand first, then the table), the target named, made when there is one choice, or
+/// asked for. Shared by the shell and the game server, so both read a command alike.
+pub fn play_action(game: &Game, card: Card, place: Place, target: Option<Who>, over: bool) -> Result<Play, String> {
+    if game.is_over() {
+        return Err(ActionError::GameOver.to_string());
+    }
+    let in_hand = game.player(game.current()).hand.contains(&card);
+    let slot = game.table().iter().position(|c| *c == Some(card));
+    let from = match place {
+        Place::Hand => Source::Hand,
+        Place::Table(Some(slot)) => Source::Table(slot),
+        Place::Table(None) => Source::Table(slot.ok_or_else(|| format!("{card} is not on the table"))?),
+        Place::Auto if in_hand => Source::Hand,
+        Place::Auto => Source::Table(slot.ok_or_else(|| format!("{card} is neither in your hand nor on the table"))?),
+    };
+    let target = target.map(|who| seat_of(game, &who)).transpose()?;
+    let mut action = Action::Play { card, from, target, face_on_top: over };
+    if target.is_none()
+        && let Err(ActionError::TargetNeeded { options, .. }) = game.check(&action)
+    {
+        if options.len() == 1 {
+            if let Action::Play { target, .. } = &mut action {
+                *target = Some(options[0]);
+            }
+            return Ok(Play::Ready(action));
+        }
+        let names: Vec<String> = options.iter().map(|&s| game.name(s).to_string()).collect();
+        // The card's entry words the question (a mod's card asks its own).
+        let role = game.registry().target_question(card.rank);
+        let question = format!("{card}: {role}? ({})", render::or_list(&names));
+        return Ok(Play::Ask { action, options, question });
+    }
+    Ok(Play::Ready(action))
+}
+
+/// The answer to a target question: a player by name or seat number (empty: cancelled).
+pub fn answer_target(game: &Game, answer: &str) -> Result<Seat, String> {
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Err("cancelled".into());
+    }
+    seat_of(game, &parse::who(answer)?)
+}
+
+/// A player named in a command: by name (any case) or seat number.
+pub fn seat_of(game: &Game, who: &Who) -> Result<Seat, String> {
+    match who {
+        Who::Name(name) => game.seat_of(name).ok_or_else(|| {
+            format!("there is no player called '{}' (players: {})", limits::quoted(name), game.names().join(", "))
+        }),
+        Who::Seat(seat) if *seat < game.player_count() => Ok(*seat),
+        Who::Seat(seat) => {
+            Err(format!("there is no seat {} (seats are 1 to {})", seat.wrapping_add(1), game.player_count()))
+        }
+    }
+}
+
+/// The text of `help` (no topic) or `help TOPIC`; `Err` names the commands when there is no
+/// such topic.
+pub fn help_text(topic: Option<&str>, rules: &crate::core::Rules) -> Result<String, String> {
+    match topic {
+        None => Ok(general_help()),
+        Some(t) => match parse::command_word(t) {
+            Some(word) => Ok(command_help(word, rules)),
+            None => Err(format!(
+                "no help for '{}' (commands: {})",
+                limits::quoted(t),
+                COMMANDS.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(", ")
+            )),
+        },
     }
 }
 

@@ -1,0 +1,109 @@
+//! Load test for `diving host`, on loopback, stopping by itself: ROOMS rooms (default 200),
+//! each a person over the protocol against a greedy bot; every person plays as fast as the
+//! server answers (asks `moves`, plays the first) until its game ends. Prints the action
+//! latency (command sent → its output received) percentiles and the wall time.
+//!
+//! `cargo run --example load -- 1000` (add `--release` for the figure the README quotes).
+
+use std::time::Instant;
+
+use diving::repl::session::{Seating, Session};
+use diving::server::net::{Server, ServerConfig};
+use diving::server::protocol::{Limits, PROTOCOL};
+use diving::server::room::{Room, RoomOptions, new_token};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+async fn player(addr: std::net::SocketAddr, room: String, token: String) -> Vec<f64> {
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/{room}")).await.unwrap();
+    let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token});
+    ws.send(Message::text(join.to_string())).await.unwrap();
+    let mut latencies = Vec::new();
+    let mut sent_at: Option<Instant> = None;
+    let mut mine = false;
+    let mut waiting = false;
+    while let Some(Ok(m)) = ws.next().await {
+        let Message::Text(text) = m else { continue };
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert!(v["type"] != "error" && v["json"][0].get("error").is_none(), "room {room}: {v}");
+        if let Some(t) = sent_at.take() {
+            latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        let mut over = false;
+        let mut moves = None;
+        for l in v["json"].as_array().into_iter().flatten() {
+            if l["event"] == "turn_started" {
+                mine = l["player"] == "alice";
+                waiting = false;
+            }
+            over |= l["event"] == "won" || l["event"] == "draw";
+            if let Some(m) = l["moves"].as_array() {
+                moves = m.first().and_then(Value::as_str).map(String::from);
+            }
+        }
+        if over {
+            break;
+        }
+        let line = match moves {
+            Some(first) if mine => first,
+            _ if mine && !waiting => "moves".to_string(),
+            _ => continue,
+        };
+        waiting = true;
+        sent_at = Some(Instant::now());
+        ws.send(Message::text(json!({"type": "command", "line": line}).to_string())).await.unwrap();
+    }
+    latencies
+}
+
+fn main() {
+    let rooms: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(200);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        // The players here are as fast as the server: lift the per-connection rate limit.
+        let limits = Limits { connections: rooms + 16, per_second: 1_000_000, burst: 1_000_000, ..Limits::default() };
+        let mut list = Vec::new();
+        let mut tokens = Vec::new();
+        for i in 0..rooms {
+            let seating = vec![
+                Seating { name: "alice".into(), bot: None },
+                Seating { name: "greedy".into(), bot: Some("greedy".into()) },
+            ];
+            let session = Session::new("standard", seating, 1000 + i as u64, None).unwrap();
+            let token = new_token();
+            tokens.push(token.clone());
+            let options = RoomOptions { limits, ..RoomOptions::default() };
+            list.push(Room::new(&(i + 1).to_string(), session, vec![Some(token), None], options));
+        }
+        let dir = std::env::temp_dir().join(format!("diving-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let config = ServerConfig { dir: Some(dir.clone()), limits, stop_when_done: true, tick: None };
+        let server = Server::start(listener, list, config).unwrap();
+        let start = Instant::now();
+        let tasks: Vec<_> = tokens
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| tokio::spawn(player(server.addr, (i + 1).to_string(), t)))
+            .collect();
+        let mut all = Vec::new();
+        for t in tasks {
+            all.extend(t.await.unwrap());
+        }
+        let wall = start.elapsed();
+        server.wait().await.unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        all.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let pct = |p: f64| all[((all.len() as f64 * p) as usize).min(all.len() - 1)];
+        println!(
+            "{rooms} concurrent rooms (saving every move), {} actions in {:.1}s: {:.0} actions/s; latency ms p50 {:.1} p99 {:.1} max {:.1}",
+            all.len(),
+            wall.as_secs_f64(),
+            all.len() as f64 / wall.as_secs_f64(),
+            pct(0.5),
+            pct(0.99),
+            all[all.len() - 1]
+        );
+    });
+}

@@ -1,0 +1,237 @@
+//! The game server (`diving host`) and its client (`diving join`): play with friends
+//! elsewhere. The server is the only authority: games, rulesets and mods run only here, and
+//! each connection receives what its seat (or a spectator) may see, made by the core's
+//! [`Viewer`](crate::core::Viewer) through the JSON layer and the narrator. Clients send lines
+//! of the game shell and print what comes back.
+//!
+//! Code map: [`protocol`] the messages, version, limits and ruleset identity (documented in
+//! `PROTOCOL.md`); [`room`] one game as a state machine without I/O (seats, tokens, watchers,
+//! questions, away bots, chat); [`net`] the axum WebSocket edge (limits, away timer, saving);
+//! [`store`] the games directory; [`client`] `diving join`. This module turns the host's
+//! options into rooms and prints the invites.
+//!
+//! Nothing else in the crate depends on this module (checked by `tests/architecture.rs`).
+
+pub mod client;
+pub mod net;
+pub mod protocol;
+pub mod room;
+pub mod store;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+
+use crate::bots;
+use crate::repl::session::Session;
+use crate::repl::{self, read_deck};
+use net::{Server, ServerConfig};
+use protocol::Limits;
+use room::{Room, RoomOptions, new_token};
+
+/// What `diving host` was asked, as plain values.
+#[derive(Debug, Clone, Default)]
+pub struct HostOptions {
+    pub ruleset: Option<String>,
+    /// Seats as `play --players` gives them (names, `bot:SPEC`).
+    pub players: Option<Vec<String>>,
+    /// Or: this many seats, the last ones played by `bots`.
+    pub seats: Option<usize>,
+    pub bots: Vec<String>,
+    pub seed: Option<u64>,
+    pub deck: Option<String>,
+    /// How many games to hold (each with the same options; room `i` uses seed + i).
+    pub rooms: usize,
+    pub bind: String,
+    pub port: u16,
+    /// Where every game is saved.
+    pub dir: PathBuf,
+    /// Bring back the games saved in this directory.
+    pub resume: Option<PathBuf>,
+    /// `bot:SPEC`: plays for a seat that is away for `away_after`.
+    pub away: Option<String>,
+    pub away_after: Duration,
+}
+
+/// The seats of a hosted game: `--players`, or `--seats N` with `--bots` in the last seats.
+pub fn seat_list(players: Option<&[String]>, seats: Option<usize>, bots: &[String]) -> anyhow::Result<Vec<String>> {
+    match (players, seats) {
+        (Some(_), Some(_)) => bail!("give either --players or --seats (with --bots), not both"),
+        (Some(_), None) if !bots.is_empty() => bail!("--bots goes with --seats; in --players write bot:NAME"),
+        (Some(list), None) => Ok(list.to_vec()),
+        (None, seats) => {
+            let seats = seats.unwrap_or(bots.len() + 2);
+            if bots.len() >= seats {
+                bail!("--seats {seats} with {} bots leaves no seat for a person", bots.len());
+            }
+            let people = seats - bots.len();
+            let mut list: Vec<String> = (1..=people).map(|i| format!("player{i}")).collect();
+            list.extend(bots.iter().map(|b| format!("bot:{}", b.strip_prefix("bot:").unwrap_or(b))));
+            Ok(list)
+        }
+    }
+}
+
+/// Parses `60s`, `2m`, `1h` or plain seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => text.split_at(i),
+        None => (text, "s"),
+    };
+    let n: u64 = number.parse().map_err(|_| format!("'{text}' is not a duration (like 60s, 2m or 1h)"))?;
+    let secs = match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => return Err(format!("'{text}' is not a duration (like 60s, 2m or 1h)")),
+    };
+    Ok(Duration::from_secs(secs))
+}
+
+/// `diving host`: makes (or resumes) the rooms, prints the invites, serves until every game
+/// is over and every player has left.
+pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
+    let away_bot = match &options.away {
+        None => None,
+        Some(spec) => {
+            let Some(bot) = spec.strip_prefix("bot:") else {
+                bail!("--away takes bot:NAME (like bot:greedy), not '{spec}'");
+            };
+            bots::from_spec(bot, 0).map_err(|e| anyhow::anyhow!("--away: {e}"))?;
+            Some(bot.to_string())
+        }
+    };
+    let room_options = RoomOptions { away_bot, away_after: options.away_after, limits: Limits::default() };
+    let (dir, rooms) = match &options.resume {
+        Some(dir) => {
+            if options.players.is_some() || options.seats.is_some() || options.seed.is_some() || options.deck.is_some()
+            {
+                bail!(
+                    "--resume brings back the saved games as they were: it cannot be combined with --players, --seats, --seed or --deck"
+                );
+            }
+            let rooms = store::load_all(dir)?
+                .into_iter()
+                .map(|(seats, session)| Room::new(&seats.room, session, seats.tokens, room_options.clone()))
+                .collect();
+            (dir.clone(), rooms)
+        }
+        None => (options.dir.clone(), new_rooms(options, &room_options)?),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind((options.bind.as_str(), options.port))
+            .await
+            .with_context(|| format!("cannot listen on {}:{}", options.bind, options.port))?;
+        let config = ServerConfig {
+            dir: Some(dir.clone()),
+            limits: Limits::default(),
+            stop_when_done: true,
+            tick: Some(Duration::from_secs(1)),
+        };
+        let server = Server::start(listener, rooms, config)?;
+        print_invites(&server, &ids(&server), &dir)?;
+        server.wait().await?;
+        anyhow::Ok(())
+    })?;
+    writeln!(std::io::stdout(), "every game is over and everyone has left; the games are in {}", dir.display())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ids(server: &Server) -> Vec<String> {
+    let mut ids = Vec::new();
+    for i in 1.. {
+        let id = i.to_string();
+        if server.with_room(&id, |_| ()).is_none() {
+            break;
+        }
+        ids.push(id);
+    }
+    ids
+}
+
+fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Result<Vec<Room>> {
+    let list = seat_list(options.players.as_deref(), options.seats, &options.bots)?;
+    let seating = repl::seating(Some(&list))?;
+    if seating.iter().all(|s| s.bot.is_some()) {
+        bail!("every seat is a bot: host a game with at least one person (or use diving sim)");
+    }
+    let spec = options.ruleset.as_deref().unwrap_or("standard");
+    let deck = options.deck.as_deref().map(read_deck).transpose()?;
+    // 52 bits, like `play`; from the OS, never shown to a client.
+    let base = options.seed.unwrap_or_else(|| rand::random::<u64>() >> 12);
+    std::fs::create_dir_all(&options.dir)
+        .with_context(|| format!("cannot make the games directory {}", options.dir.display()))?;
+    let mut rooms = Vec::new();
+    for i in 0..options.rooms.max(1) {
+        let id = (i + 1).to_string();
+        if store::save_path(&options.dir, &id).exists() {
+            bail!(
+                "{} already holds a game of room {id}: resume it with --resume {0}, or host in another --dir",
+                options.dir.display()
+            );
+        }
+        let session = Session::new(spec, seating.clone(), base.wrapping_add(i as u64), deck.clone())
+            .map_err(anyhow::Error::msg)?;
+        let tokens: Vec<Option<String>> = seating.iter().map(|s| s.bot.is_none().then(new_token)).collect();
+        store::save_seats(&options.dir, &store::Seats { room: id.clone(), tokens: tokens.clone() })?;
+        store::save_game(&options.dir, &id, &session)?;
+        rooms.push(Room::new(&id, session, tokens, room_options.clone()));
+    }
+    Ok(rooms)
+}
+
+fn print_invites(server: &Server, ids: &[String], dir: &std::path::Path) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    let addr = server.addr;
+    writeln!(out, "diving host: listening on ws://{addr}; games saved in {}", dir.display())?;
+    if addr.ip().is_unspecified() {
+        writeln!(out, "(bound to every interface: give friends this machine's address instead of {})", addr.ip())?;
+    }
+    for id in ids {
+        server
+            .with_room(id, |room| -> std::io::Result<()> {
+                let game = room.session().game();
+                writeln!(out, "room {id} ({}, ruleset {}):", game.names().join(", "), room.ruleset().name)?;
+                for (seat, token) in room.tokens().iter().enumerate() {
+                    if let Some(token) = token {
+                        writeln!(
+                            out,
+                            "  {}: diving join {addr}/{id} --seat {} --token {token}",
+                            game.name(seat),
+                            seat + 1
+                        )?;
+                    }
+                }
+                writeln!(out, "  watch: diving join {addr}/{id}")
+            })
+            .transpose()?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seats_and_bots_make_the_player_list() {
+        let list = seat_list(None, Some(3), &["greedy".into()]).unwrap();
+        assert_eq!(list, ["player1", "player2", "bot:greedy"]);
+        assert!(seat_list(None, Some(1), &["greedy".into()]).is_err());
+        assert!(seat_list(Some(&["a".into()]), Some(2), &[]).is_err());
+    }
+
+    #[test]
+    fn durations_read_like_people_write_them() {
+        assert_eq!(parse_duration("60s"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("5"), Ok(Duration::from_secs(5)));
+        assert!(parse_duration("soon").is_err());
+    }
+}

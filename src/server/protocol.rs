@@ -1,0 +1,209 @@
+//! The wire: the messages a client sends (parsed into [`ClientMessage`] with precise errors)
+//! and the server's messages (built here as JSON text), the protocol version, the limits,
+//! and the ruleset's identity a `hello` states. `PROTOCOL.md` documents each message; a
+//! change to one of them changes [`PROTOCOL`].
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::repl::json::{self as js, Object};
+use crate::ruleset::Ruleset;
+
+/// The protocol version this program speaks (both ends must speak the same).
+pub const PROTOCOL: u32 = 1;
+
+/// The limits every connection is held to (documented in README.md and PROTOCOL.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest client message, in bytes; a longer one is refused with an error.
+    pub max_message: usize,
+    /// A frame or message past this many bytes closes the connection at the WebSocket layer.
+    pub hard_max_message: usize,
+    /// Messages a connection may send in a burst …
+    pub burst: u32,
+    /// … and per second after it.
+    pub per_second: u32,
+    /// Refused messages in a row (too fast, malformed) before the connection is dropped.
+    pub max_strikes: u32,
+    /// Watchers a room holds besides its seats.
+    pub spectators: usize,
+    /// Open connections the whole server holds (joined or not).
+    pub connections: usize,
+    /// Seconds a new connection has to send its `join` or `watch`.
+    pub join_within_secs: u64,
+    /// The longest `say` text, in characters (after control characters are removed).
+    pub chat: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_message: 4096,
+            hard_max_message: 65_536,
+            burst: 40,
+            per_second: 20,
+            max_strikes: 50,
+            spectators: 16,
+            connections: 4096,
+            join_within_secs: 10,
+            chat: 200,
+        }
+    }
+}
+
+impl Limits {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "max_message": self.max_message,
+            "per_second": self.per_second,
+            "burst": self.burst,
+            "spectators": self.spectators,
+            "connections": self.connections,
+            "chat": self.chat,
+        })
+    }
+}
+
+/// What names a ruleset across machines: how it was named, a hash of its content (every rule
+/// and every mod's code), and its mods.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct RulesetId {
+    pub name: String,
+    pub hash: String,
+    #[serde(default)]
+    pub mods: Vec<String>,
+}
+
+impl RulesetId {
+    pub fn of(ruleset: &Ruleset) -> RulesetId {
+        let mut text = js::rules("", &ruleset.rules).to_string();
+        for m in ruleset.mods.iter() {
+            text.push('\0');
+            text.push_str(&m.name);
+            text.push('\0');
+            text.push_str(&m.code);
+        }
+        RulesetId {
+            name: ruleset.name.clone(),
+            hash: format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes())),
+            mods: ruleset.mods.iter().map(|m| m.name.clone()).collect(),
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({ "name": self.name, "hash": self.hash, "mods": self.mods })
+    }
+}
+
+/// FNV-1a, 64 bits: stable across machines and builds (unlike `std`'s hasher).
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// A message from a client.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMessage {
+    /// Take (or take back) a seat: 1-based `seat` and its secret token; `ruleset`, when
+    /// given, must be the room's.
+    Join {
+        protocol: u32,
+        seat: usize,
+        token: String,
+        #[serde(default)]
+        ruleset: Option<RulesetId>,
+    },
+    /// Watch the room's public view.
+    Watch {
+        protocol: u32,
+        #[serde(default)]
+        ruleset: Option<RulesetId>,
+    },
+    /// One line of the game shell (`play 7h`, `moves`, `state`, the answer to a question …).
+    /// `seat`, when given, must be the connection's own.
+    Command {
+        line: String,
+        #[serde(default)]
+        seat: Option<usize>,
+    },
+    /// Chat to the table.
+    Say { text: String },
+}
+
+impl ClientMessage {
+    /// Reads one message, or says plainly what is wrong with it.
+    pub fn parse(text: &str) -> Result<ClientMessage, String> {
+        let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        let Some(kind) = value.get("type").and_then(Value::as_str) else {
+            return Err("a message needs a \"type\" (join, watch, command or say)".into());
+        };
+        if !matches!(kind, "join" | "watch" | "command" | "say") {
+            return Err(format!("unknown message type '{kind}' (join, watch, command or say)"));
+        }
+        let kind = kind.to_string();
+        serde_json::from_value(value).map_err(|e| format!("bad '{kind}' message: {e}"))
+    }
+}
+
+/// A protocol error: `{"type":"error","code":…,"message":…}`.
+pub fn error(code: &str, message: &str) -> String {
+    json!({ "type": "error", "code": code, "message": message }).to_string()
+}
+
+/// Game output for one reader: the JSON Lines objects local `--json` play would print, the
+/// same as narrated text, and `at`, the number of moves played so far.
+pub fn output(at: usize, lines: &[Object], text: &[String]) -> String {
+    Object::one("type", json!("output"))
+        .with("at", json!(at))
+        .with("json", lines.to_vec())
+        .with("text", json!(text))
+        .to_string()
+}
+
+/// Removes control characters and surrounding space from chat; `Err` when nothing is left
+/// or it is longer than `max` characters.
+pub fn clean_chat(text: &str, max: usize) -> Result<String, String> {
+    let cleaned: String = text.chars().filter(|c| !c.is_control()).collect();
+    let cleaned = cleaned.trim();
+    if cleaned.is_empty() {
+        return Err("say what? (say TEXT)".into());
+    }
+    let count = cleaned.chars().count();
+    if count > max {
+        return Err(format!("that is {count} characters; say at most {max}"));
+    }
+    Ok(cleaned.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_read_with_plain_errors() {
+        assert_eq!(
+            ClientMessage::parse(r#"{"type":"command","line":"moves"}"#).unwrap(),
+            ClientMessage::Command { line: "moves".into(), seat: None }
+        );
+        assert!(ClientMessage::parse("{").unwrap_err().starts_with("not JSON"));
+        assert!(ClientMessage::parse(r#"{"line":"x"}"#).unwrap_err().contains("needs a \"type\""));
+        assert!(ClientMessage::parse(r#"{"type":"dance"}"#).unwrap_err().contains("unknown message type 'dance'"));
+        assert!(ClientMessage::parse(r#"{"type":"join","seat":1}"#).unwrap_err().contains("bad 'join' message"));
+    }
+
+    #[test]
+    fn chat_loses_control_characters_and_is_limited() {
+        assert_eq!(clean_chat(" hi\u{1b}[31m there\n", 200).unwrap(), "hi[31m there");
+        assert!(clean_chat("\u{7}\n", 200).is_err());
+        assert!(clean_chat(&"x".repeat(201), 200).unwrap_err().contains("at most 200"));
+        assert_eq!(clean_chat(&"é".repeat(200), 200).unwrap().chars().count(), 200);
+    }
+
+    #[test]
+    fn the_ruleset_hash_follows_the_rules() {
+        let standard = RulesetId::of(&Ruleset::load("standard").unwrap());
+        assert_eq!(standard, RulesetId::of(&Ruleset::load("standard").unwrap()));
+        let house = RulesetId::of(&Ruleset::load("house").unwrap());
+        assert_ne!(standard.hash, house.hash);
+    }
+}

@@ -1,0 +1,708 @@
+//! One game on the server, as a state machine without I/O: connections join seats or watch,
+//! send lines, leave; the room answers with the messages to send ([`Outbox`]). It knows no
+//! socket, no clock (the caller passes `now`) and no file (it says when the game changed, and
+//! the caller saves it), so tests drive it directly, away timers included.
+//!
+//! Everything a connection receives about the game is made here for its reader: events through
+//! the JSON layer's [`js::event`] and the shell's [`Narrator`] with the reader's [`Viewer`],
+//! the state through [`js::state_for`], moves through the seat's [`View`]. No message carries
+//! the seed, the deck or a hand its reader may not see; bot warnings (which can name a bot's
+//! cards) go to the host's log only.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::protocol::{self, ClientMessage, Limits, PROTOCOL, RulesetId};
+use crate::bots;
+use crate::core::{Action, Event, Seat, View, Viewer};
+use crate::repl::json::{self as js, Object};
+use crate::repl::parse::{self, Command};
+use crate::repl::render::{self, Narrator, Style};
+use crate::repl::session::Session;
+use crate::repl::shell::{self, Play};
+
+/// A connection, numbered by the server.
+pub type Conn = u64;
+
+/// Bot moves in a row after which the room stops and waits (a runaway mod).
+const BOT_MOVES_LIMIT: usize = 100_000;
+
+/// What the room wants done after a call.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    /// Text messages to send, in order.
+    pub sent: Vec<(Conn, String)>,
+    /// Connections to close after their messages.
+    pub close: Vec<Conn>,
+    /// The game changed: save it.
+    pub changed: bool,
+    /// Lines for the host's log (never sent to a client).
+    pub log: Vec<String>,
+}
+
+impl Outbox {
+    fn send(&mut self, to: Conn, text: String) {
+        self.sent.push((to, text));
+    }
+}
+
+/// How a room runs.
+#[derive(Debug, Clone)]
+pub struct RoomOptions {
+    /// The bot that plays for a seat away longer than `away_after` (`None`: the game waits).
+    pub away_bot: Option<String>,
+    pub away_after: Duration,
+    pub limits: Limits,
+}
+
+impl Default for RoomOptions {
+    fn default() -> RoomOptions {
+        RoomOptions { away_bot: None, away_after: Duration::from_secs(60), limits: Limits::default() }
+    }
+}
+
+/// One seat's connection and absence.
+#[derive(Debug, Clone, Default)]
+struct SeatState {
+    conn: Option<Conn>,
+    /// Since when the seat is away (set when its connection drops).
+    away_since: Option<Instant>,
+    /// The away bot plays for it.
+    bot_playing: bool,
+    /// How many moves this seat has been told of (`None`: never joined).
+    told: Option<usize>,
+}
+
+/// A target question waiting for its seat's answer.
+#[derive(Debug, Clone)]
+struct Pending {
+    seat: Seat,
+    action: Action,
+    question: String,
+    options: Vec<Seat>,
+}
+
+/// Who a connection is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Seat(Seat),
+    Spectator,
+}
+
+/// A game with its seats, tokens and watchers.
+pub struct Room {
+    id: String,
+    session: Session,
+    ruleset: RulesetId,
+    /// The secret token of each seat people play (`None` for bot seats).
+    tokens: Vec<Option<String>>,
+    seats: Vec<SeatState>,
+    /// Joined connections, in join order.
+    conns: Vec<(Conn, Role)>,
+    pending: Option<Pending>,
+    options: RoomOptions,
+}
+
+impl Room {
+    /// A room for `session`; `tokens[seat]` is the token of each seat a person plays.
+    pub fn new(id: &str, session: Session, tokens: Vec<Option<String>>, options: RoomOptions) -> Room {
+        let seats = vec![SeatState::default(); session.game().player_count()];
+        let ruleset = RulesetId::of(session.ruleset());
+        let mut room =
+            Room { id: id.to_string(), session, ruleset, tokens, seats, conns: Vec::new(), pending: None, options };
+        // Bots that move first (or a resumed game waiting on a bot) play now.
+        let mut out = Outbox::default();
+        room.run_bots(&mut out);
+        room
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    pub fn tokens(&self) -> &[Option<String>] {
+        &self.tokens
+    }
+
+    pub fn ruleset(&self) -> &RulesetId {
+        &self.ruleset
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.session.game().is_over()
+    }
+
+    /// How many connections have joined.
+    pub fn joined(&self) -> usize {
+        self.conns.len()
+    }
+
+    /// Whether `conn` has joined (a seat or to watch).
+    pub fn has(&self, conn: Conn) -> bool {
+        self.role(conn).is_some()
+    }
+
+    fn role(&self, conn: Conn) -> Option<Role> {
+        self.conns.iter().find(|(c, _)| *c == conn).map(|&(_, r)| r)
+    }
+
+    fn viewer(role: Role) -> Viewer {
+        match role {
+            Role::Seat(s) => Viewer::Seat(s),
+            Role::Spectator => Viewer::Spectator,
+        }
+    }
+
+    fn at(&self) -> usize {
+        self.session.entries().len()
+    }
+
+    /// One message from `conn` (already within the size and rate limits).
+    pub fn receive(&mut self, conn: Conn, text: &str, now: Instant) -> Outbox {
+        let mut out = Outbox::default();
+        let message = match ClientMessage::parse(text) {
+            Ok(m) => m,
+            Err(e) => {
+                out.send(conn, protocol::error("malformed", &e));
+                return out;
+            }
+        };
+        match (message, self.role(conn)) {
+            (ClientMessage::Join { protocol, seat, token, ruleset }, None) => {
+                self.join(conn, protocol, seat, &token, ruleset.as_ref(), now, &mut out)
+            }
+            (ClientMessage::Watch { protocol, ruleset }, None) => {
+                self.watch(conn, protocol, ruleset.as_ref(), &mut out)
+            }
+            (ClientMessage::Join { .. } | ClientMessage::Watch { .. }, Some(_)) => {
+                out.send(conn, protocol::error("joined", "this connection has already joined; open another one"))
+            }
+            (_, None) => out.send(conn, protocol::error("not_joined", "send 'join' or 'watch' first")),
+            (ClientMessage::Command { line, seat }, Some(role)) => match (role, seat) {
+                (Role::Seat(mine), Some(asked)) if asked != mine + 1 => {
+                    let message = format!("this connection plays seat {}, not seat {asked}", mine + 1);
+                    self.reply_error(conn, role, &message, &mut out);
+                }
+                (Role::Spectator, _) if !is_read_only(&line) => {
+                    self.reply_error(conn, role, "spectators can only look (state, log, help)", &mut out);
+                }
+                (Role::Seat(mine), _) => self.command(conn, mine, &line, &mut out),
+                (Role::Spectator, _) => self.look(conn, role, &line, &mut out),
+            },
+            (ClientMessage::Say { text }, Some(role)) => self.say(conn, role, &text, &mut out),
+        }
+        out
+    }
+
+    /// `conn` is gone (closed, dropped, replaced).
+    pub fn leave(&mut self, conn: Conn, now: Instant) -> Outbox {
+        let mut out = Outbox::default();
+        let Some(role) = self.role(conn) else { return out };
+        self.conns.retain(|(c, _)| *c != conn);
+        if let Role::Seat(seat) = role
+            && self.seats[seat].conn == Some(conn)
+        {
+            self.seats[seat].conn = None;
+            if !self.is_over() {
+                self.seats[seat].away_since = Some(now);
+                let name = self.session.game().name(seat).to_string();
+                let after = match &self.options.away_bot {
+                    Some(bot) => format!(" (bot {bot} plays for them after {}s)", self.options.away_after.as_secs()),
+                    None => String::new(),
+                };
+                let line = Object::one("away", Object::one("player", json!(name)));
+                self.tell_all(&[line], &[format!("{name} is away{after}")], &mut out);
+            }
+        }
+        out
+    }
+
+    /// Lets the away bot take over the seats away for long enough.
+    pub fn tick(&mut self, now: Instant) -> Outbox {
+        let mut out = Outbox::default();
+        let Some(bot) = self.options.away_bot.clone() else { return out };
+        if self.is_over() {
+            return out;
+        }
+        let mut took_over = false;
+        for seat in 0..self.seats.len() {
+            let s = &self.seats[seat];
+            if s.bot_playing || s.conn.is_some() {
+                continue;
+            }
+            if let Some(since) = s.away_since
+                && now.saturating_duration_since(since) >= self.options.away_after
+            {
+                self.seats[seat].bot_playing = true;
+                took_over = true;
+                if self.pending.as_ref().is_some_and(|p| p.seat == seat) {
+                    self.pending = None;
+                }
+                let name = self.session.game().name(seat).to_string();
+                let line = Object::one("away_bot", Object::one("player", json!(name)).with("bot", json!(bot)));
+                self.tell_all(&[line], &[format!("bot {bot} plays for {name} until they return")], &mut out);
+            }
+        }
+        if took_over {
+            let from = self.at();
+            self.run_bots(&mut out);
+            self.tell_moves(from, &mut out);
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn join(
+        &mut self,
+        conn: Conn,
+        version: u32,
+        seat: usize,
+        token: &str,
+        ruleset: Option<&RulesetId>,
+        now: Instant,
+        out: &mut Outbox,
+    ) {
+        if let Err(e) = self.check_hello(version, ruleset) {
+            out.send(conn, e);
+            out.close.push(conn);
+            return;
+        }
+        let n = self.seats.len();
+        let refuse = |out: &mut Outbox, code: &str, message: String| {
+            out.send(conn, protocol::error(code, &message));
+            out.close.push(conn);
+        };
+        if seat == 0 || seat > n {
+            return refuse(out, "seat", format!("there is no seat {seat} in room {} (seats are 1 to {n})", self.id));
+        }
+        let s = seat - 1;
+        let Some(expected) = &self.tokens[s] else {
+            return refuse(out, "seat", format!("seat {seat} is played by a bot"));
+        };
+        if !same_secret(expected.as_bytes(), token.as_bytes()) {
+            return refuse(out, "token", format!("wrong token for seat {seat} of room {}", self.id));
+        }
+        let _ = now;
+        if let Some(old) = self.seats[s].conn.take() {
+            self.conns.retain(|(c, _)| *c != old);
+            out.send(old, protocol::error("replaced", &format!("seat {seat} was taken by a new connection")));
+            out.close.push(old);
+        }
+        self.conns.push((conn, Role::Seat(s)));
+        let was_away = self.seats[s].away_since.take().is_some();
+        let bot_was_playing = std::mem::take(&mut self.seats[s].bot_playing);
+        self.seats[s].conn = Some(conn);
+        out.send(conn, self.hello(Some(s)));
+        let name = self.session.game().name(s).to_string();
+        if was_away {
+            let line = Object::one("back", Object::one("player", json!(name)));
+            let text =
+                if bot_was_playing { format!("{name} is back (the bot stops)") } else { format!("{name} is back") };
+            self.tell_others(conn, &[line], &[text], out);
+        }
+        self.catch_up(conn, Role::Seat(s), out);
+    }
+
+    fn watch(&mut self, conn: Conn, version: u32, ruleset: Option<&RulesetId>, out: &mut Outbox) {
+        if let Err(e) = self.check_hello(version, ruleset) {
+            out.send(conn, e);
+            out.close.push(conn);
+            return;
+        }
+        let watching = self.conns.iter().filter(|(_, r)| *r == Role::Spectator).count();
+        if watching >= self.options.limits.spectators {
+            let message = format!("room {} has {watching} spectators already (the most it holds)", self.id);
+            out.send(conn, protocol::error("full", &message));
+            out.close.push(conn);
+            return;
+        }
+        self.conns.push((conn, Role::Spectator));
+        out.send(conn, self.hello(None));
+        self.catch_up(conn, Role::Spectator, out);
+    }
+
+    fn check_hello(&self, version: u32, ruleset: Option<&RulesetId>) -> Result<(), String> {
+        if version != PROTOCOL {
+            return Err(protocol::error(
+                "protocol",
+                &format!(
+                    "this server speaks protocol {PROTOCOL}, the client speaks protocol {version}: use the same version of diving"
+                ),
+            ));
+        }
+        if let Some(asked) = ruleset {
+            let mine = &self.ruleset;
+            let name_differs = !asked.name.is_empty() && asked.name != mine.name;
+            let hash_differs = !asked.hash.is_empty() && asked.hash != mine.hash;
+            if name_differs || hash_differs {
+                return Err(protocol::error(
+                    "ruleset",
+                    &format!(
+                        "room {} plays ruleset '{}' ({}, mods: {}), not '{}' ({}): join without --ruleset, or get the host's ruleset",
+                        self.id,
+                        mine.name,
+                        mine.hash,
+                        if mine.mods.is_empty() { "none".to_string() } else { mine.mods.join(", ") },
+                        asked.name,
+                        asked.hash
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn hello(&self, seat: Option<Seat>) -> String {
+        let game = self.session.game();
+        json!({
+            "type": "hello",
+            "protocol": PROTOCOL,
+            "room": self.id,
+            "seat": seat.map(|s| s + 1),
+            "player": seat.map(|s| game.name(s)),
+            "players": game.names(),
+            "bots": self.session.bots(),
+            "ruleset": self.ruleset.to_json(),
+            "limits": self.options.limits.to_json(),
+        })
+        .to_string()
+    }
+
+    /// What a joining reader needs: what happened since it was last told (everything, the
+    /// first time), and, on a return, the current state and the pending question.
+    fn catch_up(&mut self, conn: Conn, role: Role, out: &mut Outbox) {
+        let viewer = Self::viewer(role);
+        let told = match role {
+            Role::Seat(s) => self.seats[s].told,
+            Role::Spectator => None,
+        };
+        let mut events = Vec::new();
+        let from = match told {
+            None => {
+                events = self.session.start_events();
+                0
+            }
+            Some(k) => k,
+        };
+        for e in &self.session.entries()[from.min(self.at())..] {
+            events.extend(e.events.iter().cloned());
+        }
+        let (mut lines, mut text) = self.render(&events, viewer);
+        if told.is_some() {
+            let name = match role {
+                Role::Seat(s) => self.session.game().name(s).to_string(),
+                Role::Spectator => String::new(),
+            };
+            let missed = self.at() - from;
+            lines.insert(0, Object::one("rejoined", Object::one("player", json!(name)).with("missed", json!(missed))));
+            text.insert(0, format!("welcome back, {name}: {missed} moves since you left"));
+            lines.push(Object::one("state", self.state(viewer)));
+            text.push(self.board(viewer));
+        }
+        if let (Role::Seat(s), Some(p)) = (role, &self.pending)
+            && p.seat == s
+        {
+            lines.push(self.question_object(p));
+            text.push(p.question.clone());
+        }
+        if let Role::Seat(s) = role {
+            self.seats[s].told = Some(self.at());
+        }
+        out.send(conn, protocol::output(self.at(), &lines, &text));
+    }
+
+    fn state(&self, viewer: Viewer) -> Object {
+        js::state_for(self.session.game(), self.session.bots(), viewer)
+    }
+
+    fn board(&self, viewer: Viewer) -> String {
+        render::board(self.session.game(), Style::PLAIN, self.session.bots(), viewer).trim_end().to_string()
+    }
+
+    fn question_object(&self, p: &Pending) -> Object {
+        let game = self.session.game();
+        let names: Vec<&str> = p.options.iter().map(|&s| game.name(s)).collect();
+        Object::one("question", Object::one("text", json!(p.question)).with("options", json!(names)))
+    }
+
+    /// Events as `viewer` sees them: JSON Lines objects and narration.
+    fn render(&self, events: &[Event], viewer: Viewer) -> (Vec<Object>, Vec<String>) {
+        let game = self.session.game();
+        let lines = events.iter().map(|e| js::event(game, e, viewer)).collect();
+        let text = Narrator { names: game.names(), rules: game.rules(), style: Style::PLAIN, viewer, turn_lines: true }
+            .lines(events);
+        (lines, text)
+    }
+
+    fn reply(&self, conn: Conn, lines: Vec<Object>, text: Vec<String>, out: &mut Outbox) {
+        out.send(conn, protocol::output(self.at(), &lines, &text));
+    }
+
+    fn reply_error(&self, conn: Conn, _role: Role, message: &str, out: &mut Outbox) {
+        self.reply(conn, vec![Object::one("error", json!(message))], vec![format!("error: {message}")], out);
+    }
+
+    fn tell_all(&self, lines: &[Object], text: &[String], out: &mut Outbox) {
+        for &(c, _) in &self.conns {
+            out.send(c, protocol::output(self.at(), lines, text));
+        }
+    }
+
+    fn tell_others(&self, me: Conn, lines: &[Object], text: &[String], out: &mut Outbox) {
+        for &(c, _) in self.conns.iter().filter(|(c, _)| *c != me) {
+            out.send(c, protocol::output(self.at(), lines, text));
+        }
+    }
+
+    /// Tells every reader the moves from `from` on, each as it may see them.
+    fn tell_moves(&mut self, from: usize, out: &mut Outbox) {
+        if from >= self.at() {
+            return;
+        }
+        out.changed = true;
+        let events: Vec<Event> = self.session.entries()[from..].iter().flat_map(|e| e.events.iter().cloned()).collect();
+        let mut told = Vec::new();
+        for &(c, role) in &self.conns {
+            let (lines, text) = self.render(&events, Self::viewer(role));
+            out.send(c, protocol::output(self.at(), &lines, &text));
+            if let Role::Seat(s) = role {
+                told.push(s);
+            }
+        }
+        let at = self.at();
+        for s in told {
+            self.seats[s].told = Some(at);
+        }
+    }
+
+    /// One line from the player in `seat`.
+    fn command(&mut self, conn: Conn, seat: Seat, line: &str, out: &mut Outbox) {
+        let role = Role::Seat(seat);
+        if let Some(text) = say_text(line) {
+            return self.say(conn, role, text, out);
+        }
+        if let Some(p) = self.pending.clone().filter(|p| p.seat == seat) {
+            self.pending = None;
+            match shell::answer_target(self.session.game(), line) {
+                Ok(target) => {
+                    let mut action = p.action;
+                    if let Action::Play { target: t, .. } = &mut action {
+                        *t = Some(target);
+                    }
+                    return self.play(conn, seat, action, out);
+                }
+                // Another command instead of an answer drops the question and runs.
+                Err(_) if matches!(parse::parse(line), Ok(Some(_))) => {}
+                Err(message) => {
+                    let message = format!("{message} (the question is dropped; play the card again)");
+                    return self.reply_error(conn, role, &message, out);
+                }
+            }
+        }
+        let command = match parse::parse(line) {
+            Ok(Some(c)) => c,
+            Ok(None) => return,
+            Err(message) => return self.reply_error(conn, role, &message, out),
+        };
+        let action = match command {
+            Command::Play { card, place, target, over } => {
+                if let Err(message) = self.check_turn(seat) {
+                    return self.reply_error(conn, role, &message, out);
+                }
+                match shell::play_action(self.session.game(), card, place, target, over) {
+                    Ok(Play::Ready(action)) => action,
+                    Ok(Play::Ask { action, options, question }) => {
+                        let p = Pending { seat, action, question, options };
+                        self.reply(conn, vec![self.question_object(&p)], vec![p.question.clone()], out);
+                        self.pending = Some(p);
+                        return;
+                    }
+                    Err(message) => return self.reply_error(conn, role, &message, out),
+                }
+            }
+            Command::Recover { cards, over } => Action::Recover { cards: cards.into(), face_on_top: over },
+            Command::Pass => Action::Pass,
+            Command::Moves => return self.moves(conn, seat, out),
+            Command::Hand => {
+                let game = self.session.game();
+                let name = game.name(seat).to_string();
+                let cards = game.player(seat).hand.clone();
+                let list: Vec<String> = cards.iter().map(ToString::to_string).collect();
+                let text = format!("{} hand: {}", render::possessive(&name), Style::PLAIN.cards(&cards));
+                let line = Object::one("hand", Object::one("player", json!(name)).with("cards", json!(list)));
+                return self.reply(conn, vec![line], vec![text], out);
+            }
+            Command::Undo | Command::Save(_) | Command::Reload => {
+                let word = line.split_whitespace().next().unwrap_or("").to_lowercase();
+                let message = format!("'{word}' is not available in a network game (the host saves every move)");
+                return self.reply_error(conn, role, &message, out);
+            }
+            Command::State | Command::Log | Command::Help(_) | Command::Quit => {
+                return self.look(conn, role, line, out);
+            }
+        };
+        if let Err(message) = self.check_turn(seat) {
+            return self.reply_error(conn, role, &message, out);
+        }
+        self.play(conn, seat, action, out);
+    }
+
+    fn check_turn(&self, seat: Seat) -> Result<(), String> {
+        let game = self.session.game();
+        if game.is_over() {
+            return Err("the game is over".into());
+        }
+        if game.current() != seat {
+            return Err(format!("it is {}'s turn, not yours", game.name(game.current())));
+        }
+        Ok(())
+    }
+
+    fn play(&mut self, conn: Conn, seat: Seat, action: Action, out: &mut Outbox) {
+        let from = self.at();
+        if let Err(e) = self.session.apply(action) {
+            let message = render::action_error(self.session.game(), &e);
+            return self.reply_error(conn, Role::Seat(seat), &message, out);
+        }
+        self.run_bots(out);
+        self.tell_moves(from, out);
+    }
+
+    /// The commands that only look: state, log, help, quit.
+    fn look(&mut self, conn: Conn, role: Role, line: &str, out: &mut Outbox) {
+        let viewer = Self::viewer(role);
+        match parse::parse(line) {
+            Ok(Some(Command::State)) => {
+                self.reply(conn, vec![Object::one("state", self.state(viewer))], vec![self.board(viewer)], out)
+            }
+            Ok(Some(Command::Log)) => {
+                let mut all = self.session.start_events();
+                for e in self.session.entries() {
+                    all.extend(e.events.iter().cloned());
+                }
+                let (lines, text) = self.render(&all, viewer);
+                self.reply(conn, vec![Object::one("log", lines)], text, out);
+            }
+            Ok(Some(Command::Help(topic))) => match shell::help_text(topic.as_deref(), self.session.game().rules()) {
+                Ok(mut text) => {
+                    text += "  say      say TEXT: chat to the table\n";
+                    let lines = vec![Object::one("help", json!(text))];
+                    self.reply(conn, lines, text.lines().map(String::from).collect(), out);
+                }
+                Err(message) => self.reply_error(conn, role, &message, out),
+            },
+            Ok(Some(Command::Quit)) => {
+                self.reply(conn, vec![Object::one("bye", json!(true))], vec!["bye".into()], out);
+                out.close.push(conn);
+            }
+            Ok(None) => {}
+            Ok(Some(_)) => self.reply_error(conn, role, "spectators can only look (state, log, help)", out),
+            Err(message) => self.reply_error(conn, role, &message, out),
+        }
+    }
+
+    fn moves(&self, conn: Conn, seat: Seat, out: &mut Outbox) {
+        let game = self.session.game();
+        let actions = View::new(game, seat).legal_actions();
+        let list: Vec<String> = actions.iter().map(|a| render::command_for(game, a)).collect();
+        let mut text = Vec::new();
+        if game.is_over() {
+            text.push("no moves: the game is over".to_string());
+        } else if game.current() != seat {
+            text.push(format!("no moves: it is {}'s turn", game.name(game.current())));
+        } else {
+            text.push(format!("legal moves for {}:", game.name(seat)));
+            text.extend(list.iter().map(|l| format!("  {l}")));
+        }
+        self.reply(conn, vec![Object::one("moves", json!(list))], text, out);
+    }
+
+    fn say(&mut self, conn: Conn, role: Role, text: &str, out: &mut Outbox) {
+        let Role::Seat(seat) = role else {
+            return self.reply_error(conn, role, "spectators cannot chat", out);
+        };
+        match protocol::clean_chat(text, self.options.limits.chat) {
+            Ok(text) => {
+                let name = self.session.game().name(seat).to_string();
+                let line = Object::one("chat", Object::one("player", json!(name)).with("text", json!(text)));
+                self.tell_all(&[line], &[format!("{name} says: {text}")], out);
+            }
+            Err(message) => self.reply_error(conn, role, &message, out),
+        }
+    }
+
+    /// Lets bot seats, and the away bot for seats it plays, move until a person is to move.
+    fn run_bots(&mut self, out: &mut Outbox) {
+        for _ in 0..BOT_MOVES_LIMIT {
+            let game = self.session.game();
+            if game.is_over() {
+                return;
+            }
+            let seat = game.current();
+            if self.session.is_bot(seat) {
+                match self.session.bot_move() {
+                    Some(Ok(m)) => out.log.extend(m.warning.map(|w| format!("room {}: {w}", self.id))),
+                    Some(Err(message)) => return out.log.push(format!("room {}: {message}", self.id)),
+                    None => return,
+                }
+            } else if self.seats[seat].bot_playing
+                && let Some(spec) = self.options.away_bot.clone()
+            {
+                if let Err(message) = self.away_move(seat, &spec) {
+                    return out.log.push(format!("room {}: {message}", self.id));
+                }
+            } else {
+                return;
+            }
+        }
+        out.log.push(format!("room {}: the bots stopped after many moves in a row", self.id));
+    }
+
+    /// The away bot's move for `seat`: its choice, or the first legal action that applies.
+    fn away_move(&mut self, seat: Seat, spec: &str) -> Result<(), String> {
+        let game = self.session.game();
+        let seed =
+            (self.session.seed() ^ ((game.turn() as u64) << 8) ^ seat as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let choice = bots::from_spec(spec, seed).and_then(|mut b| b.choose(&View::new(game, seat)));
+        if let Ok(action) = choice
+            && self.session.apply(action).is_ok()
+        {
+            return Ok(());
+        }
+        for action in self.session.game().legal_actions() {
+            if self.session.apply(action).is_ok() {
+                return Ok(());
+            }
+        }
+        Err(format!("{} cannot move: no legal action applies", self.session.game().name(seat)))
+    }
+}
+
+/// The text of a `say` line, if it is one.
+fn say_text(line: &str) -> Option<&str> {
+    let trimmed = line.trim_start();
+    let word = trimmed.split_whitespace().next()?;
+    word.eq_ignore_ascii_case("say").then(|| &trimmed[word.len()..])
+}
+
+/// Whether a spectator may send this line.
+fn is_read_only(line: &str) -> bool {
+    matches!(parse::parse(line), Ok(None | Some(Command::State | Command::Log | Command::Help(_) | Command::Quit)))
+}
+
+/// Compares two secrets in time that does not depend on where they differ.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A new secret token: 128 bits from the operating system's RNG, as hex.
+pub fn new_token() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the operating system's RNG works");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

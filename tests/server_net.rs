@@ -1,0 +1,357 @@
+//! The server on loopback: a whole game of two people over the protocol and a bot seat,
+//! the same as the same seed played locally; a seat dropped in the middle of a question and
+//! back; a server stopped and resumed from its directory with the tokens still good; the away
+//! bot on an injected clock; and each hostile client. Servers stop by themselves.
+
+mod server_support;
+
+use std::time::{Duration, Instant};
+
+use diving::core::{Seat, View};
+use diving::repl::render;
+use diving::repl::session::Session;
+use diving::repl::shell::{self, NoPrompter, Play, Shell};
+use diving::server::net::ServerConfig;
+use diving::server::protocol::{Limits, PROTOCOL};
+use diving::server::room::RoomOptions;
+use diving::server::store;
+use serde_json::{Value, json};
+use server_support::*;
+use tokio_tungstenite::tungstenite::Message;
+
+const SEED: u64 = 424_242_424_242;
+
+/// Plays a seat to the end: on its turn, asks for `moves` and plays the first.
+async fn play_first_moves(mut c: Client, me: String) -> Client {
+    let mut asked = false;
+    let mut mine = false;
+    loop {
+        let Some(m) = c.recv().await else { panic!("{me}: the server closed") };
+        let mut over = false;
+        for l in lines(&m) {
+            if l["event"] == "turn_started" {
+                mine = l["player"] == me.as_str();
+                asked = false;
+            }
+            over |= l["event"] == "won" || l["event"] == "draw";
+            if let Some(moves) = l["moves"].as_array()
+                && mine
+            {
+                let first = moves[0].as_str().unwrap().to_string();
+                c.command(&first).await;
+            }
+            assert!(l.get("error").is_none(), "{me}: {l}");
+        }
+        if over {
+            return c;
+        }
+        if mine && !asked {
+            asked = true;
+            c.command("moves").await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_game_over_the_protocol_is_the_game_played_locally() {
+    let players = ["alice", "bob", "bot:greedy"];
+    let server = serve(vec![room("1", &players, SEED, RoomOptions::default())], ServerConfig::default()).await;
+    let (alice, hello) = Client::join(&server, "1", 0).await;
+    assert_eq!(hello["player"], "alice");
+    assert_eq!(hello["protocol"], PROTOCOL);
+    assert!(hello["ruleset"]["hash"].as_str().unwrap().starts_with("fnv1a64:"));
+    let (bob, _) = Client::join(&server, "1", 1).await;
+    let alice = tokio::spawn(play_first_moves(alice, "alice".into()));
+    let bob = tokio::spawn(play_first_moves(bob, "bob".into()));
+    let (alice, bob) = (alice.await.unwrap(), bob.await.unwrap());
+    let remote = server.with_room("1", |r| r.session().to_save()).unwrap();
+    let remote_session = Session::from_save(remote.clone(), std::path::Path::new("remote"), None).unwrap();
+    assert!(remote_session.game().winner().is_some() || remote_session.game().is_over());
+
+    // The same seed at one terminal: the same people's commands through the local shell.
+    let local = Session::new("standard", seating(&players), SEED, None).unwrap();
+    let mut shell = Shell::script(local, Vec::new(), true);
+    shell.start();
+    let before = remote_session.games_before_moves().unwrap();
+    for (e, before) in remote_session.entries().iter().zip(&before).filter(|(e, _)| e.seat != 2) {
+        let line = render::command_for(before, &e.action);
+        shell.line(&line, &mut NoPrompter);
+    }
+    assert_eq!(shell.session.to_save().actions, remote.actions, "the same moves");
+    assert_eq!(shell.session.game(), remote_session.game(), "the same game");
+    let local_lines: Vec<Value> =
+        String::from_utf8(shell.out().clone()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // Each client received exactly the local JSON Lines events, with others' draws hidden.
+    for (seat, client) in [(0, &alice), (1, &bob)] {
+        let name = ["alice", "bob"][seat];
+        let expected: Vec<Value> = local_lines
+            .iter()
+            .filter(|l| l.get("event").is_some())
+            .map(|l| {
+                let mut l = l.clone();
+                if l["event"] == "drew" && l["player"] != name {
+                    l.as_object_mut().unwrap().remove("card");
+                }
+                l
+            })
+            .collect();
+        let got: Vec<Value> = client
+            .received
+            .iter()
+            .flat_map(|t| lines(&serde_json::from_str(t).unwrap()))
+            .filter(|l| l.get("event").is_some())
+            .collect();
+        assert_eq!(got, expected, "{name}'s events");
+        let sent: Vec<String> = remote_session
+            .entries()
+            .iter()
+            .zip(&before)
+            .filter(|(e, _)| e.seat == seat)
+            .map(|(e, before)| render::command_for(before, &e.action))
+            .collect();
+        assert_no_leak(&remote_session, Some(seat), &client.received, &sent);
+    }
+    drop((alice, bob));
+    server.stop().await.unwrap();
+}
+
+/// A seed whose first player can play a card that asks for a target among several players.
+fn question_seed(players: &[&str]) -> (u64, String) {
+    for seed in 1.. {
+        let s = Session::new("standard", seating(players), seed, None).unwrap();
+        let game = s.game();
+        for card in game.player(game.current()).hand.iter() {
+            if let Ok(Play::Ask { .. }) = shell::play_action(game, *card, diving::repl::parse::Place::Hand, None, false)
+            {
+                return (seed, format!("play {card}"));
+            }
+        }
+    }
+    unreachable!()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_dropped_in_a_question_gets_the_view_the_news_and_the_question_back() {
+    let players = ["alice", "bob", "carol"];
+    let (seed, play) = question_seed(&players);
+    let server = serve(vec![room("1", &players, seed, RoomOptions::default())], ServerConfig::default()).await;
+    let (mut alice, _) = Client::join(&server, "1", 0).await;
+    alice.recv().await.unwrap();
+    let (mut bob, _) = Client::join(&server, "1", 1).await;
+    bob.recv().await.unwrap();
+    alice.command(&play).await;
+    let q = alice.until(|m| has(m, "question")).await;
+    let question = lines(&q).into_iter().find(|l| l.get("question").is_some()).unwrap();
+    let options = question["question"]["options"].as_array().unwrap().clone();
+    assert!(options.len() >= 2, "{question}");
+    drop(alice);
+    let away = bob.until(|m| has(m, "away")).await;
+    assert_eq!(lines(&away)[0]["away"]["player"], "alice");
+    // Back with the token: the view, the news and the question.
+    let (mut alice, _) = Client::join(&server, "1", 0).await;
+    let back = alice.recv().await.unwrap();
+    let l = lines(&back);
+    assert_eq!(l[0]["rejoined"]["player"], "alice");
+    let state = l.iter().find_map(|l| l.get("state")).expect("the state");
+    assert!(state["players"][0]["hand"].is_array());
+    assert!(state["players"][1].get("hand").is_none());
+    assert!(state.get("deck").is_none());
+    assert_eq!(l.last().unwrap()["question"], question["question"]);
+    assert!(has(&bob.until(|m| has(m, "back")).await, "back"));
+    // The answer plays the card.
+    let before = server.with_room("1", |r| r.session().entries().len()).unwrap();
+    alice.command(options[1].as_str().unwrap()).await;
+    alice.until(|m| lines(m).iter().any(|l| l["event"] == "played")).await;
+    assert_eq!(server.with_room("1", |r| r.session().entries().len()).unwrap(), before + 1);
+    server.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_server_resumes_its_games_and_the_tokens_still_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let players = ["alice", "bot:greedy"];
+    let r = room("1", &players, SEED, RoomOptions::default());
+    let tokens = r.tokens().to_vec();
+    store::save_seats(dir.path(), &store::Seats { room: "1".into(), tokens: tokens.clone() }).unwrap();
+    store::save_game(dir.path(), "1", r.session()).unwrap();
+    let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
+    let server = serve(vec![r], config.clone()).await;
+    let (alice, _) = Client::join(&server, "1", 0).await;
+    // A few moves, then the server goes away.
+    let mut alice = alice;
+    for _ in 0..3 {
+        alice.command("moves").await;
+        let m = alice.until(|m| has(m, "moves")).await;
+        let first = lines(&m)[0]["moves"][0].as_str().unwrap().to_string();
+        alice.command(&first).await;
+        alice.until(|m| lines(m).iter().any(|l| l["event"] == "turn_started")).await;
+    }
+    let game = server.with_room("1", |r| r.session().game().clone()).unwrap();
+    assert_eq!(server.with_room("1", |r| r.session().entries().len()).unwrap() % 2, 0);
+    server.stop().await.unwrap();
+    assert!(alice.recv().await.is_none(), "the connection closes with the server");
+
+    let rooms = store::load_all(dir.path()).unwrap();
+    assert_eq!(rooms.len(), 1);
+    let (seats, session) = rooms.into_iter().next().unwrap();
+    assert_eq!(seats.tokens, tokens);
+    assert_eq!(session.game(), &game, "the game intact");
+    let resumed = diving::server::room::Room::new("1", session, seats.tokens, RoomOptions::default());
+    let server = serve(vec![resumed], config).await;
+    let (mut alice, _) = Client::join(&server, "1", 0).await;
+    let back = alice.recv().await.unwrap();
+    assert!(lines(&back).iter().any(|l| l.get("event").is_some()), "what happened, from the start");
+    alice.command("moves").await;
+    let m = alice.until(|m| has(m, "moves")).await;
+    assert!(!lines(&m)[0]["moves"].as_array().unwrap().is_empty());
+    server.stop().await.unwrap();
+}
+
+#[test]
+fn the_away_bot_plays_for_an_absent_seat_after_the_timeout_until_it_returns() {
+    let options =
+        RoomOptions { away_bot: Some("greedy".into()), away_after: Duration::from_secs(60), ..RoomOptions::default() };
+    let mut room = room("1", &["alice", "bob"], SEED, options);
+    let t0 = Instant::now();
+    let join = |seat: usize, room: &diving::server::room::Room| {
+        json!({"type": "join", "protocol": PROTOCOL, "seat": seat + 1, "token": room.tokens()[seat].clone().unwrap()})
+            .to_string()
+    };
+    let first: Seat = room.session().game().current();
+    let other = 1 - first;
+    room.receive(1, &join(first, &room), t0);
+    room.receive(2, &join(other, &room), t0);
+    let out = room.leave(1, t0);
+    assert!(out.sent.iter().any(|(to, t)| *to == 2 && t.contains(r#""away":"#)));
+    assert!(room.tick(t0 + Duration::from_secs(59)).sent.is_empty(), "not yet");
+    assert_eq!(room.session().entries().len(), 0);
+    let out = room.tick(t0 + Duration::from_secs(60));
+    assert!(out.sent.iter().any(|(_, t)| t.contains("away_bot")));
+    assert!(out.changed);
+    assert!(!room.session().entries().is_empty(), "the bot moved for the absent seat");
+    assert_ne!(room.session().game().current(), first);
+    // Back: the bot stops; the seat's turn waits for its player again.
+    room.receive(3, &join(first, &room), t0 + Duration::from_secs(61));
+    let moves = room.session().entries().len();
+    let game = room.session().game();
+    let action = View::new(game, other).legal_actions()[0].clone();
+    let line = render::command_for(game, &action);
+    room.receive(2, &json!({"type": "command", "line": line}).to_string(), t0 + Duration::from_secs(62));
+    if !room.is_over() && room.session().game().current() == first {
+        room.tick(t0 + Duration::from_secs(600));
+        assert_eq!(room.session().entries().len(), moves + 1, "no bot move for a seat that is back");
+    }
+}
+
+fn error_code(m: &Value) -> Option<&str> {
+    (m["type"] == "error").then(|| m["code"].as_str().unwrap())
+}
+
+fn command_error(m: &Value) -> Option<String> {
+    lines(m).iter().find_map(|l| l["error"].as_str().map(String::from))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_clients_get_clear_errors_and_the_game_goes_on() {
+    let limits = Limits { connections: 8, burst: 10, per_second: 5, max_strikes: 30, ..Limits::default() };
+    let options = RoomOptions { limits, ..RoomOptions::default() };
+    let players = ["alice", "bob"];
+    let config = ServerConfig { limits, ..ServerConfig::default() };
+    let server = serve(vec![room("1", &players, SEED, options)], config).await;
+    let current = server.with_room("1", |r| r.session().game().current()).unwrap();
+    let (mut mover, _) = Client::join(&server, "1", current).await;
+    mover.recv().await.unwrap();
+    let (mut other, _) = Client::join(&server, "1", 1 - current).await;
+    other.recv().await.unwrap();
+
+    // Not joined, malformed, wrong type, binary.
+    let mut stranger = Client::connect(&server, "1").await;
+    stranger.command("moves").await;
+    assert_eq!(error_code(&stranger.recv().await.unwrap()), Some("not_joined"));
+    stranger.send_raw(Message::text("{not json")).await.unwrap();
+    assert_eq!(error_code(&stranger.recv().await.unwrap()), Some("malformed"));
+    stranger.send(json!({"type": "teleport"})).await;
+    assert!(stranger.recv().await.unwrap()["message"].as_str().unwrap().contains("unknown message type"));
+    stranger.send_raw(Message::binary(vec![0u8, 1, 2])).await.unwrap();
+    assert_eq!(error_code(&stranger.recv().await.unwrap()), Some("malformed"));
+    // Oversized: refused; far past the hard limit: dropped.
+    stranger.command(&"x".repeat(5000)).await;
+    assert_eq!(error_code(&stranger.recv().await.unwrap()), Some("too_big"));
+    // A wrong token, a bot's or missing seat, another protocol: refused and closed.
+    for (seat, token, protocol, code) in
+        [(1, "0".repeat(32), PROTOCOL, "token"), (9, "x".into(), PROTOCOL, "seat"), (1, "x".into(), 99, "protocol")]
+    {
+        let mut c = Client::connect(&server, "1").await;
+        c.send(json!({"type": "join", "protocol": protocol, "seat": seat, "token": token})).await;
+        let m = c.recv().await.unwrap();
+        assert_eq!(error_code(&m), Some(code), "{m}");
+        assert!(c.recv().await.is_none(), "closed after {code}");
+    }
+    let mut c = Client::connect(&server, "1").await;
+    let wrong = json!({"name": "house", "hash": "fnv1a64:0"});
+    c.send(json!({"type": "watch", "protocol": PROTOCOL, "ruleset": wrong})).await;
+    let m = c.recv().await.unwrap();
+    assert_eq!(error_code(&m), Some("ruleset"));
+    assert!(m["message"].as_str().unwrap().contains("plays ruleset 'standard'"), "{m}");
+    let mut huge = Client::connect(&server, "1").await;
+    let _ = huge.send_raw(Message::text("y".repeat(100_000))).await;
+    assert!(huge.recv().await.is_none(), "dropped");
+
+    // Out of turn, and for another seat.
+    other.command("pass").await;
+    assert!(command_error(&other.recv().await.unwrap()).unwrap().contains("turn, not yours"));
+    other.send(json!({"type": "command", "line": "moves", "seat": current + 1})).await;
+    assert!(command_error(&other.recv().await.unwrap()).unwrap().contains("not seat"));
+    other.command("undo").await;
+    assert!(command_error(&other.recv().await.unwrap()).unwrap().contains("not available in a network game"));
+
+    // Chat: control characters removed, length limited.
+    other.send(json!({"type": "say", "text": "hi\u{1b}[2J\u{7} all"})).await;
+    let m = mover.until(|m| has(m, "chat")).await;
+    assert_eq!(lines(&m)[0]["chat"]["text"], "hi[2J all");
+    other.command(&format!("say {}", "z".repeat(300))).await;
+    let m = other.until(|m| command_error(m).is_some()).await;
+    assert!(command_error(&m).unwrap().contains("at most 200"));
+
+    // A flood: refused past the rate, then dropped.
+    let mut flood = Client::connect(&server, "1").await;
+    for _ in 0..200 {
+        if flood.send_raw(Message::text(r#"{"type":"command","line":"state"}"#)).await.is_err() {
+            break;
+        }
+    }
+    let mut codes = Vec::new();
+    while let Some(m) = flood.recv().await {
+        codes.push(error_code(&m).unwrap_or("").to_string());
+    }
+    assert!(codes.iter().any(|c| c == "rate"), "{codes:?}");
+    assert!(codes.iter().any(|c| c == "dropped"), "{codes:?}");
+
+    // Too many connections: the server refuses the upgrade.
+    let mut held = Vec::new();
+    let mut refused = false;
+    for _ in 0..10 {
+        match tokio_tungstenite::connect_async(format!("ws://{}/1", server.addr)).await {
+            Ok((ws, _)) => held.push(ws),
+            Err(e) => {
+                assert!(e.to_string().contains("503"), "{e}");
+                refused = true;
+                break;
+            }
+        }
+    }
+    assert!(refused, "connections past the limit are refused");
+    drop(held);
+    let mut nowhere = tokio_tungstenite::connect_async(format!("ws://{}/nope", server.addr)).await;
+    assert!(nowhere.as_mut().unwrap_err().to_string().contains("404"));
+
+    // Through all of it the game went on for the players.
+    mover.command("moves").await;
+    let m = mover.until(|m| has(m, "moves")).await;
+    let first = lines(&m)[0]["moves"][0].as_str().unwrap().to_string();
+    mover.command(&first).await;
+    let m = other.until(|m| lines(m).iter().any(|l| l["event"] == "turn_started")).await;
+    assert!(lines(&m).iter().all(|l| l.get("error").is_none()));
+    assert_eq!(server.with_room("1", |r| r.session().entries().len()).unwrap(), 1);
+    server.stop().await.unwrap();
+}
