@@ -4,10 +4,11 @@
 //! only moves its messages.
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -22,6 +23,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use super::protocol::{self, Limits};
 use super::room::{Conn, Outbox, Room};
 use super::store;
+use crate::repl::save::SaveFile;
 
 /// What a connection's writer is asked to do.
 enum Out {
@@ -56,6 +58,8 @@ struct Hub {
     open: AtomicUsize,
     done: Notify,
     stop: watch::Sender<bool>,
+    /// Writes the saves, when the server keeps a games directory.
+    saver: Option<Arc<Saver>>,
 }
 
 fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
@@ -63,15 +67,88 @@ fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
     slot.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Writes the rooms' saves on a thread of its own, away from the rooms' locks and the async
+/// workers: writing a save ends with an fsync, which took a millisecond or more and held up
+/// every room behind it. A room's newest save replaces one still waiting to be written, so a
+/// room that moves faster than the disk writes its latest game, and after a crash at most the
+/// moves of the last write are lost (the save format holds every action up to it).
+struct Saver {
+    state: Mutex<Saving>,
+    /// Wakes the writer (work or stop) and those waiting for it to be idle.
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct Saving {
+    pending: HashMap<String, SaveFile>,
+    writing: bool,
+    stop: bool,
+}
+
+impl Saver {
+    fn start(dir: PathBuf) -> Arc<Saver> {
+        let saver = Arc::new(Saver { state: Mutex::new(Saving::default()), changed: Condvar::new() });
+        let writer = Arc::clone(&saver);
+        std::thread::spawn(move || writer.run(&dir));
+        saver
+    }
+
+    /// Queues `save` as room `room`'s newest.
+    fn save(&self, room: &str, save: SaveFile) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.pending.insert(room.to_string(), save);
+        self.changed.notify_all();
+    }
+
+    /// Returns once every queued save is written.
+    fn flush(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while !state.pending.is_empty() || state.writing {
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Writes what is queued, then stops the writer thread.
+    fn stop(&self) {
+        self.flush();
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).stop = true;
+        self.changed.notify_all();
+    }
+
+    fn run(&self, dir: &std::path::Path) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if !state.pending.is_empty() {
+                let batch = std::mem::take(&mut state.pending);
+                state.writing = true;
+                drop(state);
+                for (room, save) in batch {
+                    if let Err(e) = store::write_game(dir, &room, &save) {
+                        let _ = writeln!(std::io::stderr(), "diving host: room {room}: {e:#}");
+                    }
+                }
+                state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                state.writing = false;
+                self.changed.notify_all();
+                continue;
+            }
+            if state.stop {
+                return;
+            }
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
 impl Hub {
     /// Saves, logs and sends what a room call produced. Called with the room locked, so
-    /// messages leave in the order the room made them.
+    /// messages leave in the order the room made them; the save is made here (in order too)
+    /// and written by the [`Saver`].
     fn deliver(&self, slot: &mut Slot, out: Outbox) {
         if out.changed
-            && let Some(dir) = &self.config.dir
-            && let Err(e) = store::save_game(dir, slot.room.id(), slot.room.session())
+            && let Some(saver) = &self.saver
         {
-            eprintln!("diving host: room {}: {e:#}", slot.room.id());
+            saver.save(slot.room.id(), slot.room.session().to_save());
         }
         for line in out.log {
             eprintln!("diving host: {line}");
@@ -117,6 +194,7 @@ impl Server {
             .map(|room| (room.id().to_string(), Arc::new(Mutex::new(Slot { room, senders: HashMap::new() }))))
             .collect();
         let (stop, _) = watch::channel(false);
+        let saver = config.dir.clone().map(Saver::start);
         let hub = Arc::new(Hub {
             rooms,
             permits: Arc::new(Semaphore::new(config.limits.connections)),
@@ -125,6 +203,7 @@ impl Server {
             open: AtomicUsize::new(0),
             done: Notify::new(),
             stop,
+            saver,
         });
         if let Some(every) = hub.config.tick {
             let hub = hub.clone();
@@ -186,9 +265,14 @@ impl Server {
         self.wait().await
     }
 
-    /// Waits until the server stops (every game over and every client gone, if so configured).
+    /// Waits until the server stops (every game over and every client gone, if so configured),
+    /// and every save is written.
     pub async fn wait(self) -> std::io::Result<()> {
-        self.task.await.unwrap_or_else(|e| Err(std::io::Error::other(e)))
+        let served = self.task.await.unwrap_or_else(|e| Err(std::io::Error::other(e)));
+        if let Some(saver) = self.hub.saver.clone() {
+            tokio::task::spawn_blocking(move || saver.stop()).await.map_err(std::io::Error::other)?;
+        }
+        served
     }
 }
 

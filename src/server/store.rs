@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::repl::save;
+use crate::repl::save::{self, SaveFile};
 use crate::repl::session::Session;
 
 /// The seat file of a room.
@@ -30,7 +30,12 @@ fn seats_path(dir: &Path, room: &str) -> PathBuf {
 
 /// Saves the game of `room` (atomically).
 pub fn save_game(dir: &Path, room: &str, session: &Session) -> anyhow::Result<()> {
-    save::write(&save_path(dir, room), &session.to_save())?;
+    write_game(dir, room, &session.to_save())
+}
+
+/// Writes `save` as room `room`'s game file (atomically).
+pub fn write_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()> {
+    save::write(&save_path(dir, room), save)?;
     Ok(())
 }
 
