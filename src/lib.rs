@@ -63,7 +63,7 @@
 //!   [`server::room::Room`] is one game as a state machine without I/O (seats, secret tokens,
 //!   spectators, target questions, away bots, chat) that makes every message for its reader
 //!   through `Viewer`, `repl::json::state_for` and the narrator; `server::net` is the axum
-//!   WebSocket edge (limits, away timer, saving after every move); `server::store` the games
+//!   WebSocket edge (limits, away timer, a writer thread saving every room's newest move); `server::store` the games
 //!   directory (`--resume`); `server::client` the `join` shell. `PROTOCOL.md` is the wire.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
 //!   client that serves each command; `main.rs` maps errors to exit status 2.
