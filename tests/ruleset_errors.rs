@@ -249,15 +249,17 @@ fn check_finds_a_mod_failing_in_the_smoke_games() {
 #[test]
 fn check_passes_every_shipped_ruleset() {
     for name in diving::ruleset::shipped_names() {
-        diving().args(["check", name]).assert().success().stdout(contains("ok: ")).stdout(contains("smoke games"));
+        // A short stress here: the full one is slow in a debug build (tests/modkit.rs runs it).
+        let run = diving().args(["check", name, "--games", "3"]).assert().success();
+        run.stdout(contains("ok: ")).stdout(contains("smoke games")).stdout(contains("stress: "));
     }
 }
 
 #[test]
 fn check_reads_the_ruleset_named_once() {
     // Given with --ruleset alone, or the same one twice, it is checked.
-    diving().args(["--ruleset", "house", "check"]).assert().success().stdout(contains("ok: "));
-    diving().args(["--ruleset", "house", "check", "house"]).assert().success().stdout(contains("ok: "));
+    diving().args(["--ruleset", "house", "check", "--games", "0"]).assert().success().stdout(contains("ok: "));
+    diving().args(["--ruleset", "house", "check", "house", "--games", "0"]).assert().success().stdout(contains("ok: "));
     // Two different ones, or none, is an error that says what to do.
     diving()
         .args(["--ruleset", "meters", "check", "house"])
@@ -278,10 +280,11 @@ fn check_in_json() {
         .stdout(contains("\"ok\":false"))
         .stdout(contains("\"line\":2"));
     diving()
-        .args(["--json", "check", "house"])
+        .args(["--json", "check", "house", "--games", "1"])
         .assert()
         .success()
         .stdout(contains("\"ok\":true"))
+        .stdout(contains("\"stress\":{\"drawn\""))
         .stdout(contains("\"mods\":3"));
 }
 

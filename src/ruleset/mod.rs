@@ -13,7 +13,7 @@
 //! can be dealt) and the text of the mods; [`Ruleset::registry`] turns the mods into a fresh
 //! [`Registry`] (a new Lua state each call, so each thread can have its own).
 
-mod check;
+pub mod check;
 mod file;
 
 use std::fmt;
@@ -24,7 +24,7 @@ use crate::core::{Registry, Rules};
 use crate::limits::{self, FileKind};
 use crate::script::{ModError, ModSource, load_mods};
 
-pub use check::check_command;
+pub use check::{SmokeFailure, SmokeReport, smoke};
 
 use file::{Origins, Place, Source};
 
