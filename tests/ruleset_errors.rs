@@ -297,3 +297,25 @@ fn an_error_about_an_inherited_value_points_at_the_users_change() {
         "r.toml:2:13: the recovery table has no entry for suit pattern `2+2+2`, which a discard of up to 6 cards can have"
     );
 }
+
+/// Regression (issue 20): `diving rules` showed `sub/./../mods/a.lua` as written joined, and
+/// a house ruleset showed the standard rules' description as its own.
+#[test]
+fn rules_shows_tidy_mod_paths_and_only_the_rulesets_own_description() {
+    let files = Files::new(&[
+        ("sub/r.toml", "extends = \"standard\"\nname = \"Mine\"\nmods = [\"./../mods/./a.lua\"]\n"),
+        ("sub/d.toml", "extends = \"r.toml\"\ndescription = \"Mine, described.\"\n"),
+        ("mods/a.lua", "diving.on_turn_start(function(ctx, player) end)\n"),
+    ]);
+    let out = diving().current_dir(files.dir.path()).args(["--ruleset", "sub/r.toml", "rules"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("mods           mods/a.lua\n"), "{text}");
+    assert!(!text.contains("The rules as decided"), "{text}");
+    let json = diving().current_dir(files.dir.path()).args(["--json", "--ruleset", "sub/d.toml", "rules"]).output();
+    let json = String::from_utf8(json.unwrap().stdout).unwrap();
+    assert!(json.contains("\"description\":\"Mine, described.\""), "{json}");
+    assert!(json.contains("\"mods\":[\"mods/a.lua\"]"), "{json}");
+    // The standard rules keep theirs.
+    diving().args(["rules"]).assert().success().stdout(contains("The rules as decided (D1–D24)."));
+}
