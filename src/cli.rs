@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
+use crate::modkit;
 use crate::repl::{self, PlayOptions};
 use crate::ruleset;
 use crate::server::{self, HostOptions, client::JoinOptions, protocol::RulesetId};
@@ -90,7 +91,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             out.write_all(&script).and_then(|()| out.flush()).context("cannot write the completions")?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Check { file }) => ruleset::check_command(check_target(file.as_deref(), ruleset)?, cli.json),
+        Some(Command::Check { file, games, seed }) => {
+            let options = modkit::CheckOptions { json: cli.json, games: *games, seed: *seed };
+            modkit::check_command(check_target(file.as_deref(), ruleset)?, options)
+        }
         Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
         Some(Command::Host(args)) => server::host(&host_options(args, ruleset)?),
         Some(Command::Join(args)) => {
@@ -128,10 +132,16 @@ pub enum Command {
         /// bash, zsh, fish, elvish or powershell
         shell: clap_complete::Shell,
     },
-    /// Check a ruleset and its mods, then play a short seeded smoke game with them
+    /// Check a ruleset and its mods, then play seeded smoke games and a random-play stress
     Check {
         /// The ruleset file (or shipped name); without it, the one given with --ruleset
         file: Option<String>,
+        /// Stress games per player count and bot mix (0: smoke games only)
+        #[arg(long, default_value_t = modkit::check::GAMES)]
+        games: u64,
+        /// First seed of the stress games
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Let bots play many games and report the balance
     Sim(SimArgs),

@@ -10,7 +10,7 @@
 //!   main.rs ── cli ──┬── repl (shell, scripts, JSON, save files)
 //!                    ├── server (diving host / join: rooms, WebSocket, per-seat messages) ──► repl
 //!                    ├── sim (bot games in parallel, statistics, reports, plots)
-//!                    └── ruleset::check
+//!                    └── modkit (check: smoke games, then a stress through sim)
 //!   repl, sim ──► bots ──► core::View           ruleset ──► script (Lua sandbox, mods)
 //!        │                                          │               │
 //!        └──────────────► core ◄────────────────────┴───────────────┘
@@ -44,13 +44,16 @@
 //!   `Default` is the standard ruleset.
 //! - [`ruleset`] — TOML files (and the shipped rulesets embedded in the binary) → validated
 //!   [`core::Rules`] plus a list of mods; every error names file, line, column and key.
-//!   `diving check` lives here.
+//!   The smoke games of `diving check` live here.
 //! - [`script`] — Lua (Luau through mlua): the [`script::Sandbox`] all untrusted Lua runs in,
 //!   one module per Lua API area, and the mod layer that turns Lua registrations into
 //!   registry entries. A handler reaches the game through [`core::Ctx::lend`], never a raw
 //!   pointer.
 //! - [`bots`] — computer players over a [`core::View`]: `random`, `greedy`, `mcts`, and Lua
 //!   bots from `scripts/`.
+//! - [`modkit`] — the mod writer's tools: `diving check` (the ruleset read like a compiler
+//!   would, smoke games, then a random-play stress with random and greedy bots at every
+//!   player count, reporting the first failure with the `diving sim` command that replays it).
 //! - [`sim`] — `diving sim`: seeded games in parallel, streamed statistics, text/JSON/CSV
 //!   reports, SVG plots, paired baseline comparisons.
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
@@ -132,6 +135,7 @@ pub mod bots;
 pub mod cli;
 pub mod core;
 pub mod limits;
+pub mod modkit;
 pub mod repl;
 pub mod ruleset;
 pub mod script;

@@ -208,7 +208,7 @@ fn the_bots_read_costs_and_gains_from_the_core_tables() {
 }
 
 /// The modules of this crate the core must not know: they are its clients.
-const CLIENTS: [&str; 8] = ["bots", "cli", "repl", "ruleset", "script", "server", "sim", "main"];
+const CLIENTS: [&str; 10] = ["bots", "cli", "limits", "main", "modkit", "repl", "ruleset", "script", "server", "sim"];
 
 fn names_a_client(line: &str) -> bool {
     let code = code(line);

@@ -356,3 +356,77 @@ fn math_randomseed_is_refused() {
     let e = Game::new(Arc::new(Rules::default()), registry, setup).expect_err("the first turn start reseeds");
     assert!(e.to_string().contains("luau-randomseed.lua:3") && e.to_string().contains("math.randomseed"), "{e}");
 }
+
+/// The message of the mod that fails to load.
+fn load_error(file: &str) -> String {
+    load_mods(&Rules::default(), &[source(&format!("tests/mods/{file}"))]).unwrap_err().to_string()
+}
+
+#[test]
+fn a_typo_in_a_diving_name_names_the_closest_one_and_the_line() {
+    assert_eq!(
+        load_error("typo-diving.lua"),
+        "mod tests/mods/typo-diving.lua:2: no function diving.wrap_effect; did you mean diving.wrap?"
+    );
+    // Existing names still read as before, and rawget asks without failing.
+    let sources = [ModSource {
+        name: "t.lua".into(),
+        code: "assert(diving.version == 1) assert(rawget(diving, 'nope') == nil) \
+               local ok, e = pcall(function() return diving.efect end) \
+               assert(not ok and tostring(e):find('did you mean diving.effect%?'), tostring(e))"
+            .into(),
+    }];
+    load_mods(&Rules::default(), &sources).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn a_typo_in_a_ctx_name_fails_the_action_at_its_line() {
+    let mut game = two().game_with(mods(&["typo-ctx.lua"]));
+    let e = common::refuse(&mut game, "play 9C");
+    assert!(
+        e.to_string().contains("mod tests/mods/typo-ctx.lua:3: no function ctx:depht; did you mean ctx:depth?"),
+        "{e}"
+    );
+}
+
+#[test]
+fn math_random_at_the_top_level_says_to_draw_inside_a_handler() {
+    let e = load_error("random-at-load.lua");
+    assert!(
+        e.starts_with("mod tests/mods/random-at-load.lua:3: math.random can only be used while a handler runs"),
+        "{e}"
+    );
+    assert!(e.contains("draw inside a handler, with ctx:random(n) or math.random"), "{e}");
+}
+
+/// `ctx:rescue` runs the registry's rescue hook: the built-in one alone, another mod's when
+/// one is loaded (before or after the mod that rescues).
+#[test]
+fn ctx_rescue_runs_the_rescue_hook_of_every_mod() {
+    let deal = two().at("Ann", 40, 10);
+    let run = common::run(deal.game_with(mods(&["rescue-by-hand.lua"])), "play 7C table2");
+    assert_state(&run.game, "Ann: depth 0, oxygen 10");
+    assert!(run.last().iter().any(|e| matches!(e, Event::Rescued { player: 0, .. })), "{:?}", run.last());
+    for order in [["rescue-by-hand.lua", "second-wind.lua"], ["second-wind.lua", "rescue-by-hand.lua"]] {
+        let run = common::run(deal.game_with(mods(&order)), "play 7C table2");
+        assert_eq!(said(run.last()), ["Ann gets a second wind at 23"], "{order:?}");
+        assert_state(&run.game, "Ann: depth 23, oxygen 10");
+    }
+}
+
+/// A number card's handler can ask what waits in front of its player: a Quick, a Jolt, a
+/// Knot, as the built-in number card reads them.
+#[test]
+fn a_number_card_knows_whether_it_is_under_a_quick() {
+    let deal = Deal::new(3)
+        .hand("Ann", "QH 5H 9C 9D")
+        .hand("Bob", "2C 3C 4C 6C")
+        .hand("Cat", "2D 3D 4D 6D")
+        .table("7S 8S 10S JD")
+        .discard("KS");
+    let run = common::run(deal.game_with(mods(&["pending.lua"])), "play QH; play 2C; play 2D; play 9C @Bob");
+    assert_eq!(said(run.last()), ["quick=true jolt=false q=true knot=false"]);
+    assert!(run.last().iter().any(|e| matches!(e, Event::Quickened { .. })));
+    let run = common::run(deal.game_with(mods(&["pending.lua"])), "play 9C");
+    assert_eq!(said(run.last()), ["quick=false jolt=false q=false knot=false"]);
+}

@@ -138,9 +138,16 @@ fn documented(prefix: &str) -> BTreeSet<String> {
     names
 }
 
+/// Names the guide writes only as typos, in the error messages it shows.
+const TYPOS: [&str; 2] = ["wrap_effect", "depht"];
+
 #[test]
 fn the_reference_names_every_function_and_nothing_else() {
     let (ctx, diving) = api_names();
-    assert_eq!(documented("ctx:"), ctx, "ctx functions");
-    assert_eq!(documented("diving."), diving, "diving fields");
+    let real = |mut names: BTreeSet<String>| {
+        names.retain(|n| !TYPOS.contains(&n.as_str()));
+        names
+    };
+    assert_eq!(real(documented("ctx:")), ctx, "ctx functions");
+    assert_eq!(real(documented("diving.")), diving, "diving fields");
 }

@@ -249,15 +249,17 @@ fn check_finds_a_mod_failing_in_the_smoke_games() {
 #[test]
 fn check_passes_every_shipped_ruleset() {
     for name in diving::ruleset::shipped_names() {
-        diving().args(["check", name]).assert().success().stdout(contains("ok: ")).stdout(contains("smoke games"));
+        // A short stress here: the full one is slow in a debug build (tests/modkit.rs runs it).
+        let run = diving().args(["check", name, "--games", "3"]).assert().success();
+        run.stdout(contains("ok: ")).stdout(contains("smoke games")).stdout(contains("stress: "));
     }
 }
 
 #[test]
 fn check_reads_the_ruleset_named_once() {
     // Given with --ruleset alone, or the same one twice, it is checked.
-    diving().args(["--ruleset", "house", "check"]).assert().success().stdout(contains("ok: "));
-    diving().args(["--ruleset", "house", "check", "house"]).assert().success().stdout(contains("ok: "));
+    diving().args(["--ruleset", "house", "check", "--games", "0"]).assert().success().stdout(contains("ok: "));
+    diving().args(["--ruleset", "house", "check", "house", "--games", "0"]).assert().success().stdout(contains("ok: "));
     // Two different ones, or none, is an error that says what to do.
     diving()
         .args(["--ruleset", "meters", "check", "house"])
@@ -278,10 +280,11 @@ fn check_in_json() {
         .stdout(contains("\"ok\":false"))
         .stdout(contains("\"line\":2"));
     diving()
-        .args(["--json", "check", "house"])
+        .args(["--json", "check", "house", "--games", "1"])
         .assert()
         .success()
         .stdout(contains("\"ok\":true"))
+        .stdout(contains("\"stress\":{\"drawn\""))
         .stdout(contains("\"mods\":3"));
 }
 
@@ -293,4 +296,26 @@ fn an_error_about_an_inherited_value_points_at_the_users_change() {
         one("extends = \"standard\"\nhand_size = 6\n"),
         "r.toml:2:13: the recovery table has no entry for suit pattern `2+2+2`, which a discard of up to 6 cards can have"
     );
+}
+
+/// Regression (issue 20): `diving rules` showed `sub/./../mods/a.lua` as written joined, and
+/// a house ruleset showed the standard rules' description as its own.
+#[test]
+fn rules_shows_tidy_mod_paths_and_only_the_rulesets_own_description() {
+    let files = Files::new(&[
+        ("sub/r.toml", "extends = \"standard\"\nname = \"Mine\"\nmods = [\"./../mods/./a.lua\"]\n"),
+        ("sub/d.toml", "extends = \"r.toml\"\ndescription = \"Mine, described.\"\n"),
+        ("mods/a.lua", "diving.on_turn_start(function(ctx, player) end)\n"),
+    ]);
+    let out = diving().current_dir(files.dir.path()).args(["--ruleset", "sub/r.toml", "rules"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("mods           mods/a.lua\n"), "{text}");
+    assert!(!text.contains("The rules as decided"), "{text}");
+    let json = diving().current_dir(files.dir.path()).args(["--json", "--ruleset", "sub/d.toml", "rules"]).output();
+    let json = String::from_utf8(json.unwrap().stdout).unwrap();
+    assert!(json.contains("\"description\":\"Mine, described.\""), "{json}");
+    assert!(json.contains("\"mods\":[\"mods/a.lua\"]"), "{json}");
+    // The standard rules keep theirs.
+    diving().args(["rules"]).assert().success().stdout(contains("The rules as decided (D1–D24)."));
 }

@@ -168,6 +168,14 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
         Ok(())
     }
 
+    /// Rescues `player` through the registry's rescue hook (D12, or what a mod made of it),
+    /// as a diver whose oxygen reaches 0 is.
+    pub fn rescue(&mut self, player: Seat) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        let registry = self.registry;
+        registry.run_rescue(self, player)
+    }
+
     /// The standard rescue (D12): depth 0, oxygen back to max; cards in front stay.
     pub fn rescue_standard(&mut self, player: Seat) {
         let max = self.state.rules().max_oxygen;

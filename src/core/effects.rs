@@ -98,6 +98,31 @@ impl Aim {
     pub const FREE: Aim = Aim::Open { targets: None, order_choice: false };
 }
 
+/// The tricks waiting in front of a diver (D13–D16), as the built-in rules read them: what
+/// their next number card or recovery will do. The built-in number card and its offer read
+/// them here, and so do mods (`ctx:pending`), so the two cannot disagree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pending {
+    /// A J lies in front: the next number card moves the diver up, and they choose the
+    /// discard order (D13).
+    pub jolt: bool,
+    /// A Q lies in front and no J: the next number card is a Quick, adding the Quick extra and
+    /// pushing another diver down (D14, D15). A J comes first, so `jolt` and `quick` are
+    /// never both true.
+    pub quick: bool,
+    /// A K lies in front: the next recovery gains nothing (D16).
+    pub knot: bool,
+}
+
+impl Pending {
+    /// What lies in wait in front of `player`.
+    #[inline(always)]
+    pub fn of(player: &super::state::Player) -> Pending {
+        let jolt = player.has_front(Rank::JACK);
+        Pending { jolt, quick: !jolt && player.has_front(Rank::QUEEN), knot: player.has_front(Rank::KING) }
+    }
+}
+
 /// A card being played, as the effect sees it: already out of the hand or slot, not yet
 /// anywhere else. The effect must put it somewhere (discard or someone's front).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -540,8 +565,8 @@ impl Builtin {
     pub(crate) fn offer(self, state: &State, player: Seat) -> Result<(Option<Seats>, bool), &'static str> {
         let me = state.player(player);
         match self {
-            Builtin::Number if me.has_front(Rank::JACK) => Ok((None, true)),
-            Builtin::Number if me.has_front(Rank::QUEEN) => Ok((Some(state.others(player)), false)),
+            Builtin::Number if Pending::of(me).jolt => Ok((None, true)),
+            Builtin::Number if Pending::of(me).quick => Ok((Some(state.others(player)), false)),
             Builtin::Number => Ok((None, false)),
             Builtin::Quick if me.has_front(Rank::QUEEN) => Err("you already have a Q in front of you"),
             Builtin::Quick => Ok((None, false)),
@@ -635,8 +660,8 @@ impl Effect for BuiltinCard {
 fn number_card<S: EventSink + ?Sized>(ctx: &mut Ctx<'_, S>, play: Play) -> Result<(), EffectError> {
     let Play { player, card, target, face_on_top, .. } = play;
     let value = ctx.number_value(player, card);
-    let me = ctx.state().player(player);
-    if me.has_front(Rank::JACK) {
+    let pending = Pending::of(ctx.state().player(player));
+    if pending.jolt {
         let jack = ctx.take_front(player, Rank::JACK).expect("checked: J in front");
         ctx.emit(Event::Jolted { player });
         if face_on_top {
@@ -647,7 +672,7 @@ fn number_card<S: EventSink + ?Sized>(ctx: &mut Ctx<'_, S>, play: Play) -> Resul
             ctx.discard(card);
         }
         ctx.dive(player, -(value as i64))
-    } else if me.has_front(Rank::QUEEN) {
+    } else if pending.quick {
         let (extra, push) = (ctx.state().rules().quick_extra, ctx.state().rules().quick_push);
         let target = target.ok_or_else(|| EffectError("a Quick needs a push target".into()))?;
         ctx.emit(Event::Quickened { player, extra });

@@ -1,12 +1,6 @@
-//! `diving check FILE`: reads a ruleset and its mods like a compiler would (the first problem
-//! as `file:line:col: error: message`, exit status 2), then plays a few short seeded smoke
-//! games with random legal actions for each player count, checking the core's invariants
-//! after every action.
-
-use std::io::Write;
-
-use anyhow::Context;
-use std::process::ExitCode;
+//! The smoke games of `diving check` (the command itself is `modkit::check`): a few short
+//! seeded games with random legal actions for each player count, checking the core's
+//! invariants after every action.
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -20,7 +14,7 @@ use super::{ErrorKind, Ruleset, RulesetError};
 /// Smoke games per player count.
 const GAMES: u64 = 3;
 /// Turns after which a smoke game is stopped (it has shown what it can).
-const TURNS: u32 = 300;
+pub const TURNS: u32 = 300;
 
 /// What the smoke games did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -120,7 +114,7 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
 }
 
 /// A failure message from a game, located in the mod it names, or else in the ruleset file.
-fn located(ruleset: &Ruleset, message: &str) -> RulesetError {
+pub(crate) fn located(ruleset: &Ruleset, message: &str) -> RulesetError {
     if let Some(rest) = message.strip_prefix("mod ")
         && let Some(e) = split_location(rest)
     {
@@ -129,94 +123,5 @@ fn located(ruleset: &Ruleset, message: &str) -> RulesetError {
     match &ruleset.file {
         Some(file) => RulesetError::at(file, 1, 1, message),
         None => RulesetError { kind: ErrorKind::Unplaced, message: message.to_string() },
-    }
-}
-
-/// `diving check FILE`.
-pub fn check_command(file: &str, json: bool) -> anyhow::Result<ExitCode> {
-    let ruleset = match Ruleset::load(file) {
-        Ok(r) => r,
-        Err(e) => {
-            report_error(&e, None, json).context("cannot write the check's report")?;
-            return Ok(ExitCode::from(2));
-        }
-    };
-    match smoke(&ruleset, 1) {
-        Ok(report) => {
-            let mut out = std::io::stdout().lock();
-            let cannot = "cannot write the check's report";
-            let rules = &ruleset.rules;
-            let mods = ruleset.mods.len();
-            if json {
-                let line = serde_json::json!({
-                    "ok": true,
-                    "ruleset": ruleset.file.as_deref().unwrap_or(file),
-                    "mods": mods,
-                    "min_players": rules.min_players,
-                    "max_players": rules.max_players,
-                    "games": report.games,
-                    "won": report.won,
-                    "drawn": report.drawn,
-                    "stopped": report.stopped,
-                    "actions": report.actions,
-                });
-                writeln!(out, "{line}").context(cannot)?;
-            } else {
-                writeln!(
-                    out,
-                    "ok: {} ({} mod{}, {}–{} players): {} smoke games, {} actions, {} won, {} drawn, {} stopped at {TURNS} turns",
-                    ruleset.file.as_deref().unwrap_or(file),
-                    mods,
-                    if mods == 1 { "" } else { "s" },
-                    rules.min_players,
-                    rules.max_players,
-                    report.games,
-                    report.actions,
-                    report.won,
-                    report.drawn,
-                    report.stopped,
-                )
-                .context(cannot)?;
-            }
-            out.flush().context(cannot)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(failure) => {
-            report_error(&failure.error, Some(&failure.context), json).context("cannot write the check's report")?;
-            Ok(ExitCode::from(2))
-        }
-    }
-}
-
-/// Writes the error: JSON on stdout, or the compiler-style line on stderr.
-fn report_error(e: &RulesetError, context: Option<&str>, json: bool) -> std::io::Result<()> {
-    if json {
-        let (file, line, col) = match &e.kind {
-            ErrorKind::Toml { file, line, col } => (Some(file.clone()), Some(*line as u64), Some(*col as u64)),
-            ErrorKind::Mod { file, line } => (Some(file.clone()), line.map(u64::from), None),
-            ErrorKind::Unplaced => (None, None, None),
-        };
-        let line = serde_json::json!({
-            "ok": false,
-            "error": {
-                "file": file,
-                "line": line,
-                "col": col,
-                "in_mod": matches!(e.kind, ErrorKind::Mod { .. }),
-                "message": e.message,
-                "context": context,
-            }
-        });
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{line}")?;
-        out.flush()
-    } else {
-        // A closed or full stderr leaves the exit status to tell.
-        let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "{}", e.compiler_line());
-        if let Some(context) = context.filter(|c| !c.is_empty()) {
-            let _ = writeln!(err, "  note: in {context}");
-        }
-        Ok(())
     }
 }

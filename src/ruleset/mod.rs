@@ -13,7 +13,7 @@
 //! can be dealt) and the text of the mods; [`Ruleset::registry`] turns the mods into a fresh
 //! [`Registry`] (a new Lua state each call, so each thread can have its own).
 
-mod check;
+pub mod check;
 mod file;
 
 use std::fmt;
@@ -24,7 +24,7 @@ use crate::core::{Registry, Rules};
 use crate::limits::{self, FileKind};
 use crate::script::{ModError, ModSource, load_mods};
 
-pub use check::check_command;
+pub use check::{SmokeFailure, SmokeReport, smoke};
 
 use file::{Origins, Place, Source};
 
@@ -148,7 +148,7 @@ impl Origin {
     /// The name errors use.
     fn display(&self) -> String {
         match self {
-            Origin::Disk(path) => path.display().to_string(),
+            Origin::Disk(path) => tidy(path),
             Origin::Shipped(path) => path.clone(),
         }
     }
@@ -184,6 +184,26 @@ impl Origin {
             }
         }
     }
+}
+
+/// A path on disk as a user reads it: `./` and `dir/..` left out (`rules/./mods/../x.lua` →
+/// `rules/x.lua`), a leading `..` and the root kept. For showing only: the file is read
+/// through the path as written, which is the same file unless a directory is a link.
+fn tidy(path: &Path) -> String {
+    let mut parts: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(parts.last(), Some(Component::Normal(_))) => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    if parts.is_empty() {
+        return ".".to_string();
+    }
+    parts.iter().collect::<PathBuf>().display().to_string()
 }
 
 /// `a/b/../c` → `a/c`, with forward slashes.
@@ -363,9 +383,9 @@ fn read_merged(origin: &Origin, text: &str, chain: &mut Vec<String>) -> Result<M
     if meta.name.is_some() {
         merged.title = meta.name;
     }
-    if meta.description.is_some() {
-        merged.description = meta.description;
-    }
+    // A description says what one file is: a ruleset that extends another has its own or
+    // none (it used to show the standard rules' "The rules as decided" for any house rules).
+    merged.description = meta.description;
     Ok(merged)
 }
 

@@ -293,16 +293,32 @@ impl Refusal {
         }
     }
 
+    /// The refusal of `what`: a ctx function's name (`dive` or `ctx:dive`) or
+    /// `math.random`.
     fn raise(self, lua: &Lua, what: &str) -> mlua::Error {
+        let shown = if what.contains([':', '.']) { what.to_string() } else { format!("ctx:{what}") };
         match self {
-            Refusal::Closed => Sandbox::raise(lua, "ctx can only be used while a handler runs"),
+            Refusal::Closed if what.starts_with("math.") => Sandbox::raise(
+                lua,
+                format!(
+                    "{what} can only be used while a handler runs, not at the top level of the mod file (it runs \
+                     once, when the ruleset loads, before any game has random numbers): draw inside a handler, \
+                     with ctx:random(n) or {what}, and compute constants without randomness"
+                ),
+            ),
+            Refusal::Closed => Sandbox::raise(
+                lua,
+                "ctx can only be used while a handler runs: call ctx functions inside the functions you register \
+                 with diving.effect, diving.wrap or a hook, not at the top level of the mod file or from a ctx \
+                 kept in a variable",
+            ),
             Refusal::Stale => Sandbox::raise(
                 lua,
                 "this ctx belongs to another handler call (a ctx is good only during the call it is given to)",
             ),
             Refusal::ReadOnly => Sandbox::raise(
                 lua,
-                format!("ctx:{what} cannot be used here: target and playable functions only read the game"),
+                format!("{shown} cannot be used here: target and playable functions only read the game"),
             ),
             Refusal::Busy => Sandbox::raise(lua, "ctx cannot be used from inside another ctx function"),
             Refusal::TooMany => Sandbox::raise(lua, format!("more than {MAX_WRITES} changes in one turn")),
@@ -625,7 +641,9 @@ mod tests {
         }
     }
 
-    const CLOSED: &str = "t.lua:2: ctx can only be used while a handler runs";
+    const CLOSED: &str = "t.lua:2: ctx can only be used while a handler runs: call ctx functions inside the \
+                          functions you register with diving.effect, diving.wrap or a hook, not at the top \
+                          level of the mod file or from a ctx kept in a variable";
 
     #[test]
     fn a_ctx_used_after_its_handler_call_is_an_error() {

@@ -1,7 +1,11 @@
 //! `ctx` reading: `ctx:players()` … `ctx:winner()`, allowed in every handler (targets and
-//! playable functions included). Each reads the open game ([`with_game`]) and nothing else.
+//! playable functions included). Each reads the open game ([`with_game`]) and nothing else;
+//! the pending tricks (`ctx:pending`, `ctx:under_quick`) are the core's [`Pending`], the same
+//! reading the built-in number card makes.
 
 use mlua::{Lua, Table, Value};
+
+use crate::core::Pending;
 
 use super::super::convert::{rank, seat};
 use super::super::open::with_game;
@@ -55,6 +59,19 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
     read!("max_depth", |lua, game, _a: ()| Ok(game.rules().max_depth as i64));
     read!("max_oxygen", |lua, game, _a: ()| Ok(game.rules().max_oxygen as i64));
     read!("is_over", |lua, game, _a: ()| Ok(game.is_over()));
+    read!("pending", |lua, game, p: Value| {
+        let p = seat(lua, game.player_count(), &p)?;
+        let pending = Pending::of(game.player(p));
+        let t = lua.create_table()?;
+        t.raw_set("jolt", pending.jolt)?;
+        t.raw_set("quick", pending.quick)?;
+        t.raw_set("knot", pending.knot)?;
+        Ok(t)
+    });
+    read!("under_quick", |lua, game, p: Value| {
+        let p = seat(lua, game.player_count(), &p)?;
+        Ok(Pending::of(game.player(p)).quick)
+    });
     read!("winner", |lua, game, _a: ()| Ok(game.winner().map(|s| s as i64 + 1)));
     Ok(())
 }

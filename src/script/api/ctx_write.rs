@@ -51,6 +51,12 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
             ctx.breathe(p).in_lua(lua)
         })
     });
+    write!("rescue", |lua, caller, p: Value| {
+        with_live_ctx(lua, caller, "ctx:rescue", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &p)?;
+            ctx.rescue(p).in_lua(lua)
+        })
+    });
     write!("check_win", |lua, caller, p: Value| {
         with_ctx(lua, caller, "check_win", |ctx| {
             let p = seat(lua, ctx.state().player_count(), &p)?;

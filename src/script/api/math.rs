@@ -22,7 +22,7 @@ pub(super) fn register(lua: &Lua, math: &Table, env: &CtxEnv) -> mlua::Result<()
         const SPAN: i64 = 1_000_000_000;
         let (low, high) = match args.len() {
             0 => {
-                let n = with_ctx(lua, caller, "random", |ctx| Ok(ctx.random(SPAN as u32)))?;
+                let n = with_ctx(lua, caller, "math.random", |ctx| Ok(ctx.random(SPAN as u32)))?;
                 return Ok(Value::Number(n as f64 / SPAN as f64));
             }
             1 => (1, whole(lua, &args[0], "math.random's bound")?),
@@ -32,7 +32,7 @@ pub(super) fn register(lua: &Lua, math: &Table, env: &CtxEnv) -> mlua::Result<()
         if !(1..=SPAN).contains(&span) {
             return Err(Sandbox::raise(lua, format!("math.random({low}, {high}) needs 1 to {SPAN} possible values")));
         }
-        let n = with_ctx(lua, caller, "random", |ctx| Ok(ctx.random(span as u32)))?;
+        let n = with_ctx(lua, caller, "math.random", |ctx| Ok(ctx.random(span as u32)))?;
         Ok(Value::Integer(low + n as i64))
     })?;
     math.raw_set("random", random)?;

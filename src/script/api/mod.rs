@@ -9,6 +9,8 @@
 //!   `rules`), [`cards`] (`rank`, `suit`, `value`), [`effects`] (`effect`, `wrap`) and
 //!   [`hooks`] (`on_turn_start` … `win_check`).
 //!
+//! A name none of them holds is refused with the closest real one ([`unknown`]).
+//!
 //! Areas convert Lua values with [`super::convert`] and reach the game only through
 //! [`super::open`].
 
@@ -19,6 +21,7 @@ mod effects;
 mod hooks;
 mod math;
 mod rules;
+mod unknown;
 
 use std::sync::{Arc, Weak};
 
@@ -100,12 +103,15 @@ pub(crate) fn install(sandbox: Sandbox, rules: &Rules, building: &Building) -> R
     let (owner, names) = (Owner::new(), Arc::new(CardNames::new(&lua).map_err(setup)?));
     let env = CtxEnv { owner, names: Arc::clone(&names) };
     let ctx = fill(&lua, CTX, &env).map_err(setup)?;
-    sandbox.freeze(&ctx)?;
+    // Every handler's ctx is a `table.clone` of this table, metatable included.
+    unknown::refuse_unknown(&lua, &ctx, "ctx:", false).map_err(setup)?;
+    ctx.set_readonly(true);
     let math = fill(&lua, MATH, &env).map_err(setup)?;
     let args = Arc::new(HandlerArgs::new(&lua, &names, &ctx).map_err(setup)?);
     let shared = Arc::new(Shared { sandbox, owner, names, args });
     let env = DivingEnv { rules, shared: &shared, building };
     let diving = fill(&lua, DIVING, &env).map_err(setup)?;
+    unknown::refuse_unknown(&lua, &diving, "diving.", true).map_err(setup)?;
     shared.sandbox.expose("diving", diving)?;
     shared.sandbox.freeze(&math)?;
     shared.sandbox.expose("math", math)?;

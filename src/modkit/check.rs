@@ -1,0 +1,163 @@
+//! `diving check FILE`: reads a ruleset and its mods like a compiler would (the first problem
+//! as `file:line:col: error: message`, exit status 2), plays the smoke games (short, checking
+//! the core's invariants after every action), then the random-play [`stress`](super::stress)
+//! for every player count. A failure names the mod's file and line, the game it happened in
+//! and the `diving sim` command that replays it.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::ruleset::check::{TURNS, located};
+use crate::ruleset::{ErrorKind, Ruleset, RulesetError, smoke};
+
+use super::stress::{self, stress};
+
+/// What `diving check` was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckOptions {
+    pub json: bool,
+    /// Stress games per player count and bot mix (0: the smoke games only).
+    pub games: u64,
+    /// The first seed of the stress.
+    pub seed: u64,
+}
+
+/// Stress games per player count and bot mix by default: with the two mixes and the seven
+/// player counts of the standard rules, 420 games, enough to find the guide's `lucky.lua`
+/// without `math.min` many times over (its first failure is in the second game).
+pub const GAMES: u64 = 30;
+
+/// `diving check FILE`.
+pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCode> {
+    let json = options.json;
+    let ruleset = match Ruleset::load(file) {
+        Ok(r) => r,
+        Err(e) => {
+            report_error(&e, None, None, json).context("cannot write the check's report")?;
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let found = smoke(&ruleset, 1).map_err(|f| (f.error, f.context, None)).and_then(|report| {
+        match stress(&ruleset, options.games, options.seed) {
+            Ok(stressed) => Ok((report, stressed)),
+            Err(f) => {
+                let context = match f.message.find(": mod ") {
+                    Some(i) => format!("{}: {}", f.context, &f.message[..i]),
+                    None => f.context,
+                };
+                Err((located_in_message(&ruleset, &f.message), context, Some(f.reproduce)))
+            }
+        }
+    });
+    match found {
+        Ok((report, stressed)) => {
+            let mut out = std::io::stdout().lock();
+            let cannot = "cannot write the check's report";
+            let rules = &ruleset.rules;
+            let mods = ruleset.mods.len();
+            if json {
+                let line = serde_json::json!({
+                    "ok": true,
+                    "ruleset": ruleset.file.as_deref().unwrap_or(file),
+                    "mods": mods,
+                    "min_players": rules.min_players,
+                    "max_players": rules.max_players,
+                    "games": report.games,
+                    "won": report.won,
+                    "drawn": report.drawn,
+                    "stopped": report.stopped,
+                    "actions": report.actions,
+                    "stress": {
+                        "games": stressed.games,
+                        "won": stressed.won,
+                        "drawn": stressed.drawn,
+                        "max_turns": stress::MAX_TURNS,
+                    },
+                });
+                writeln!(out, "{line}").context(cannot)?;
+            } else {
+                writeln!(
+                    out,
+                    "ok: {} ({} mod{}, {}–{} players): {} smoke games, {} actions, {} won, {} drawn, {} stopped at {TURNS} turns; stress: {} games (random, random and greedy), {} won, {} drawn at {} turns",
+                    ruleset.file.as_deref().unwrap_or(file),
+                    mods,
+                    if mods == 1 { "" } else { "s" },
+                    rules.min_players,
+                    rules.max_players,
+                    report.games,
+                    report.actions,
+                    report.won,
+                    report.drawn,
+                    report.stopped,
+                    stressed.games,
+                    stressed.won,
+                    stressed.drawn,
+                    stress::MAX_TURNS,
+                )
+                .context(cannot)?;
+            }
+            out.flush().context(cannot)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err((error, context, reproduce)) => {
+            report_error(&error, Some(&context), reproduce.as_deref(), json)
+                .context("cannot write the check's report")?;
+            Ok(ExitCode::from(2))
+        }
+    }
+}
+
+/// Writes the error: JSON on stdout, or the compiler-style line on stderr.
+fn report_error(e: &RulesetError, context: Option<&str>, reproduce: Option<&str>, json: bool) -> std::io::Result<()> {
+    if json {
+        let (file, line, col) = match &e.kind {
+            ErrorKind::Toml { file, line, col } => (Some(file.clone()), Some(*line as u64), Some(*col as u64)),
+            ErrorKind::Mod { file, line } => (Some(file.clone()), line.map(u64::from), None),
+            ErrorKind::Unplaced => (None, None, None),
+        };
+        let line = serde_json::json!({
+            "ok": false,
+            "error": {
+                "file": file,
+                "line": line,
+                "col": col,
+                "in_mod": matches!(e.kind, ErrorKind::Mod { .. }),
+                "message": e.message,
+                "context": context,
+                "reproduce": reproduce,
+            }
+        });
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{line}")?;
+        out.flush()
+    } else {
+        // A closed or full stderr leaves the exit status to tell.
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{}", e.compiler_line());
+        if let Some(context) = context.filter(|c| !c.is_empty()) {
+            let _ = writeln!(err, "  note: in {context}");
+        }
+        if let Some(reproduce) = reproduce.filter(|r| !r.is_empty()) {
+            let _ = writeln!(err, "  note: replay it with: {reproduce}");
+        }
+        Ok(())
+    }
+}
+
+/// A simulator's failure message (`a mod failed on 'play 7D' by random: mod lucky.lua:5: …`),
+/// located in the mod it names, with what happened before the mod's words kept in front.
+fn located_in_message(ruleset: &Ruleset, message: &str) -> RulesetError {
+    match message.find(": mod ") {
+        Some(i) => {
+            let mut error = located(ruleset, &message[i + 2..]);
+            if matches!(error.kind, ErrorKind::Mod { .. }) {
+                return error;
+            }
+            error.message = message.to_string();
+            error
+        }
+        None => located(ruleset, message),
+    }
+}
