@@ -314,6 +314,12 @@ fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
         if let Some(description) = &rs.description {
             writeln!(out, "{description}")?;
         }
+        // The rules in words first (a newcomer's reading), then every number.
+        if let Ok(registry) = rs.registry() {
+            writeln!(out)?;
+            write!(out, "{}", render::rules_guide(&rs.rules, &registry))?;
+            writeln!(out)?;
+        }
         let text = render::rules_text(&rs.rules);
         write!(out, "{text}")?;
         if !mods.is_empty() {
