@@ -183,11 +183,14 @@ fn hot_seat_history_is_per_seat_and_never_written() {
     p.send_line("").unwrap();
     p.exp_string("bob> ").unwrap();
     // ↑ twice, then Enter: with alice's history this would run `play qh zed` or `play 10h`.
+    // (Each line waits for the prompt: the line editor drops keys typed before it.)
     p.send("\x1b[A\x1b[A").unwrap();
     p.send_line("").unwrap();
+    let after_up = p.exp_string("bob> ").unwrap();
     // (Ctrl-R searches this same editor history: `each_seat_has_its_own_history` in
     // src/repl/terminal.rs checks that it holds bob's lines only.)
     p.send_line("hand").unwrap();
+    assert!(!after_up.to_lowercase().contains("qh"), "alice's typing reached bob: {after_up}");
     let seen = p.exp_string("bob's hand: 2C 3C KS 5D").unwrap();
     assert!(!seen.to_lowercase().contains("qh"), "alice's typing reached bob: {seen}");
     assert!(!seen.contains("zed") && !seen.contains("10h"), "alice's typing reached bob: {seen}");

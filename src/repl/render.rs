@@ -239,6 +239,7 @@ impl Narrator<'_> {
         let arrow = s.arrow();
         let dash = s.dash();
         let mut used = 0;
+        let mut discarded = Vec::new();
         for ev in events {
             match ev {
                 Event::Doubled { player: p, on, value, .. } if *p == player => {
@@ -273,14 +274,18 @@ impl Narrator<'_> {
                         ))
                     );
                 }
-                // A used J or Q lands on the pile, and the top card decides doubling.
-                Event::Discarded { card } if !card.rank.is_number() => {
-                    *line += &format!(" ({} goes to the discard pile)", s.card(*card));
-                }
-                Event::Discarded { .. } => {}
+                Event::Discarded { card } => discarded.push(*card),
                 _ => break,
             }
             used += 1;
+        }
+        // A used J or Q lands on the pile too, and the top card decides doubling: say where.
+        if let Some(face) = discarded.iter().find(|c| !c.rank.is_number()) {
+            if discarded.last() == Some(face) {
+                *line += &format!(" ({} now tops the discard pile)", s.card(*face));
+            } else {
+                *line += &format!(" ({} discarded under it)", s.card(*face));
+            }
         }
         used
     }
