@@ -226,8 +226,14 @@ fn the_board_fits_40_80_and_120_columns() {
         assert!(board.contains("front: Q = quick"), "{board}");
         assert!(board.contains("discard top"), "{board}");
     }
-    // A wide name is measured by the columns it takes.
+    // A wide name is measured by the columns it takes, and the rows still line up.
     assert_eq!(display_width("潜水員"), 6);
+    let mut wide = shell("standard", &["潜水員", "bob"], short_game_deck());
+    wide.width = Some(80);
+    let board = wide.board();
+    let rows: Vec<&str> = board.lines().skip(1).take(2).collect();
+    let at = |row: &str| display_width(&row[..row.find("depth").unwrap()]);
+    assert_eq!(at(rows[0]), at(rows[1]), "{board}");
     assert_eq!(diving::repl::render::wrap("aaa bbb ccc", 20), "aaa bbb ccc");
     let wrapped = diving::repl::render::wrap("  alice plays 10H on 10S - doubled to 20: depth 0 -> 20", 24);
     assert!(wrapped.lines().all(|l| display_width(l) <= 24), "{wrapped}");
@@ -247,4 +253,23 @@ fn support_stacked(top: &str) -> String {
         }
     }
     deck.join(" ")
+}
+
+#[test]
+fn the_metres_ruleset_speaks_metres_throughout() {
+    let rs = diving::ruleset::Ruleset::load("meters").unwrap();
+    let text = diving::repl::render::rules_text(&rs.rules);
+    assert!(text.contains("2500 m") && text.contains("goes 800 m further"), "{text}");
+    let mut p = Person::default();
+    let mut script = Shell::script(
+        Session::new("meters", seats(&["alice", "bob"]), 1, Some(short_game_deck())).unwrap(),
+        Vec::new(),
+        false,
+    );
+    let mut out = String::new();
+    for line in &SHORT_GAME[..5] {
+        out += &run(&mut script, line, &mut p);
+    }
+    assert!(out.contains("quick, +800 m: depth 2000 m -> 4800 m"), "{out}");
+    assert!(out.contains("pushes bob down 400 m"), "{out}");
 }

@@ -138,8 +138,12 @@ impl Narrator<'_> {
                     out.push(line);
                 }
                 Event::Pushed { player, target, by } => {
-                    let mut line =
-                        format!("{} Quick pushes {} down {by}", self.possessive(*player), self.name(*target));
+                    let mut line = format!(
+                        "{} Quick pushes {} down {}",
+                        self.possessive(*player),
+                        self.name(*target),
+                        self.depth(*by)
+                    );
                     i += self.follow(*target, &events[i..], &mut line);
                     out.push(line);
                 }
@@ -212,7 +216,9 @@ impl Narrator<'_> {
                     s.card(*on)
                 )),
                 Event::Jolted { player } => out.push(format!("{} jolted", self.act(*player, "is"))),
-                Event::Quickened { player, extra } => out.push(format!("{} quick: +{extra}", self.act(*player, "is"))),
+                Event::Quickened { player, extra } => {
+                    out.push(format!("{} quick: +{}", self.act(*player, "is"), self.depth(*extra)))
+                }
                 Event::Discarded { .. } => {}
             }
         }
@@ -246,7 +252,9 @@ impl Narrator<'_> {
                     *line += &format!(" on {} {dash} doubled to {value}", s.card(*on));
                 }
                 Event::Jolted { player: p } if *p == player => *line += &format!(" {dash} jolted, goes up"),
-                Event::Quickened { player: p, extra } if *p == player => *line += &format!(" {dash} quick, +{extra}"),
+                Event::Quickened { player: p, extra } if *p == player => {
+                    *line += &format!(" {dash} quick, +{}", self.depth(*extra));
+                }
                 Event::Moved { player: p, from, to } if *p == player => {
                     *line += &format!(": depth {} {arrow} {}", self.depth(*from), self.depth(*to));
                 }
@@ -320,7 +328,7 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer,
     };
     out += &s.bold(&header);
     out.push('\n');
-    let name_width = game.names().iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let name_width = game.names().iter().map(|n| display_width(n)).max().unwrap_or(0);
     let depth_width = rules.show_depth(rules.max_depth).chars().count();
     let oxygen_width = rules.max_oxygen.to_string().len();
     let oxygen_cells = if rules.max_oxygen <= 20 { rules.max_oxygen as usize } else { 10 };
@@ -443,11 +451,12 @@ fn lay_out(parts: &[String], width: usize, lead: &str, gap: &str, indent: &str) 
     out
 }
 
-/// `text` padded with spaces to `width` characters. Not `format!("{:<width$}")`: a width
-/// from outside (a name's length) may be more than `format!` takes, and that panics.
+/// `text` padded with spaces to `width` columns (a wide character takes two). Not
+/// `format!("{:<width$}")`: a width from outside (a name's length) may be more than
+/// `format!` takes, and that panics, and it counts characters, not columns.
 fn pad_right(text: &str, width: usize) -> String {
     let mut out = text.to_string();
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(text.chars().count())));
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(display_width(text))));
     out
 }
 
@@ -567,7 +576,9 @@ pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
             Event::Recovered { player, to, .. } if *player == me => oxygen = *to,
             Event::Doubled { player, value, .. } if *player == me => notes.push(format!("doubled to {value}")),
             Event::Jolted { player } if *player == me => notes.push("jolted: goes up".into()),
-            Event::Quickened { player, extra } if *player == me => notes.push(format!("quick +{extra}")),
+            Event::Quickened { player, extra } if *player == me => {
+                notes.push(format!("quick +{}", rules.show_depth(*extra)))
+            }
             Event::Rescued { player, depth: d, oxygen: o } if *player == me => {
                 rescued = true;
                 depth = *d;
@@ -776,13 +787,16 @@ pub fn rules_text(rules: &Rules) -> String {
     }
     line("oxygen spent after a move, by the new depth:".into());
     let mut start = 0;
+    // In the depth's display units (D24), as the board shows depth.
+    let w = rules.show_depth(rules.max_depth).chars().count().max(5);
     for band in &rules.oxygen_bands {
-        line(format!("  {:>5}–{:<5} {}", start, band.to, band.cost));
+        line(format!("  {:>w$}–{:<w$} {}", rules.show_depth(start), rules.show_depth(band.to), band.cost));
         start = band.to + 1;
     }
     line(format!(
         "quick          the next number card goes {} further; another diver is pushed down {}",
-        rules.quick_extra, rules.quick_push
+        rules.show_depth(rules.quick_extra),
+        rules.show_depth(rules.quick_push)
     ));
     line("recovery, by the suits of the discarded cards:".into());
     let labels: Vec<String> = rules.recovery.keys().map(|p| format!("{} ({p})", pattern_words(p))).collect();

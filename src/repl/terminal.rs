@@ -220,7 +220,6 @@ impl Terminal {
     /// What the line editor would show another seat: its history (for tests).
     #[cfg(test)]
     fn history_lines(&self) -> Vec<String> {
-        use rustyline::history::History;
         self.editor.as_ref().map(|e| e.history().iter().cloned().collect()).unwrap_or_default()
     }
 
