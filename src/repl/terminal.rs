@@ -348,6 +348,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
     // A hot-seat game starts with a hand-over, a new one as a resumed one: nobody's hand is
     // shown before its player has the terminal.
     let mut hand_over = shell.hot_seat();
+    let mut opening = loaded.is_none();
     let mut quitting = false;
     loop {
         shell.width = Some(columns());
@@ -365,8 +366,12 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
                     break;
                 }
             }
+            // Before the very first hand-over no hand has been shown: the title stays.
+            if !opening {
+                term.clear_screen();
+            }
             hand_over = false;
-            term.clear_screen();
+            opening = false;
             if !gate(&mut term, shell, &format!("pass the terminal to {next}. {next}, press Enter when ready ")) {
                 quitting = true;
                 break;
@@ -425,6 +430,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
                 if shell.take_restarted() {
                     // `again` or `new`: a new game, with its own first hand-over.
                     hand_over = shell.hot_seat();
+                    opening = false;
                     shown = None;
                     if let Some(seats) = &mut term.seat_histories {
                         seats.iter_mut().for_each(Vec::clear);
