@@ -224,14 +224,17 @@ pub struct JoinArgs {
 
 #[derive(Debug, Clone, Default, Args)]
 pub struct PlayArgs {
-    /// Player names in seat order, 2–8, comma-separated; `bot:NAME` for a computer player
-    /// (default: you,bot:greedy)
+    /// Player names in seat order, 2–8, comma-separated; `bot:NAME` for a computer player:
+    /// bot:random (or bot:easy), bot:greedy (bot:normal), bot:mcts (bot:hard), bot:mcts:N
+    /// (N playouts) or bot:FILE.lua (default: you,bot:greedy)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub players: Option<Vec<String>>,
     /// Seed for the shuffle and reshuffles (default: random, printed so the game can be replayed)
     #[arg(long)]
     pub seed: Option<u64>,
-    /// A stacked deck, top first, dealt as in D3: all the ruleset's cards, given as "AS 2H …"
+    /// A stacked deck, top first: seat 1 takes the top cards (4 in the standard rules), then
+    /// seat 2 …, then the table slots and the first discard (rule D3); all the ruleset's
+    /// cards, given as "AS 2H …"
     /// or as @FILE (a file holding them)
     #[arg(long, value_name = "CARDS|@FILE")]
     pub deck: Option<String>,

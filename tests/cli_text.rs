@@ -11,7 +11,12 @@ fn jolt_narration() {
         text_game("alice,bob", "10H 5C JD 2S  JS 2D 3D 4D  AS 6H 7H 8H  10S", "play 10h\nplay js\nplay 5c over\n");
     assert!(out.contains("alice plays 10H on 10S - doubled to 20: depth 0 -> 20, oxygen 10 -> 9\n"), "{out}");
     assert!(out.contains("bob plays JS in front of alice\n"), "{out}");
-    assert!(out.contains("alice plays 5C - jolted, goes up: depth 20 -> 15, oxygen 9 -> 8\n"), "{out}");
+    assert!(
+        out.contains(
+            "alice plays 5C - jolted, goes up: depth 20 -> 15, oxygen 9 -> 8 (JS now tops the discard pile)\n"
+        ),
+        "{out}"
+    );
 }
 
 #[test]
@@ -21,7 +26,10 @@ fn quick_narration_and_the_missing_choice() {
     assert!(out.contains("alice plays QH and keeps it in front\n"), "{out}");
     assert!(out.contains("error: 5C needs a player: bob or carol (e.g. play 5C bob)\n"), "{out}");
     assert!(out.contains("alice plays 5C - quick, +8: depth 0 -> 13, oxygen 10 -> 9\n"), "{out}");
-    assert!(out.contains("alice's Quick pushes carol down 4: depth 3 -> 7, oxygen 9 -> 8\n"), "{out}");
+    assert!(
+        out.contains("alice's Quick pushes carol down 4: depth 3 -> 7, oxygen 9 -> 8 (QH now tops the discard pile)\n"),
+        "{out}"
+    );
 }
 
 #[test]

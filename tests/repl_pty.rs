@@ -32,6 +32,10 @@ fn a_hot_seat_turn_with_help_completion_and_hidden_hands() {
     let home = tempfile::tempdir().unwrap();
     let mut p = start(&["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
     p.exp_string("Diving Suits - alice vs bob").unwrap();
+    // Even the first hand waits for its player.
+    let opening = p.exp_string("pass the terminal to alice. alice, press Enter when ready").unwrap();
+    assert!(!opening.contains("hand"), "a hand is shown before the first hand-over: {opening}");
+    p.send_line("").unwrap();
     let board = p.exp_string("alice> ").unwrap();
     assert!(board.contains("turn 1 - alice to play"), "{board}");
     assert!(board.contains("alice's hand: 10H QH 10C QD"), "{board}");
@@ -104,13 +108,9 @@ fn a_bot_moves_by_itself_and_its_hand_stays_hidden() {
     assert!(after.contains("random "), "the bot's move is narrated: {after}");
     assert!(after.contains("turn 3 - alice to play"), "{after}");
     assert!(!after.contains("random's hand"), "{after}");
-    // Undo takes back the bot's move and alice's.
+    // Undo would let alice play another card and draw the 10D she has seen: refused.
     p.send_line("undo").unwrap();
-    p.exp_string("took back: alice play 10H; random").unwrap();
-    p.exp_string("turn 1 - alice to play").unwrap();
-    p.exp_string("alice> ").unwrap();
-    p.send_line("play 10h").unwrap();
-    p.exp_string("alice plays 10H").unwrap();
+    p.exp_string("cannot undo: a card was drawn from the deck since").unwrap();
     p.exp_string("alice> ").unwrap();
     // End of input (Ctrl-D) on an unsaved game asks too; the end of input again quits.
     p.send_control('d').unwrap();
@@ -132,7 +132,7 @@ fn a_missing_choice_is_asked_for() {
     p.exp_string("alice plays QH and keeps it in front").unwrap();
     p.exp_string("alice> ").unwrap();
     p.send_line("play 5c").unwrap();
-    p.exp_string("5C: whom does your Quick push down? (random or random2) ").unwrap();
+    p.exp_string("5C: whom does your Quick push down? (random or random2; Enter: cancel) ").unwrap();
     p.send_line("random2").unwrap();
     p.exp_string("alice's Quick pushes random2 down 4").unwrap();
     p.exp_string("alice> ").unwrap();
@@ -162,4 +162,80 @@ fn a_resumed_hot_seat_game_hands_the_terminal_to_the_player_to_move() {
     // Nothing changed since the save: quitting does not ask.
     p.send_line("quit").unwrap();
     p.exp_eof().unwrap();
+}
+
+/// Issue 15, secrecy 1: after the hand-over, neither ↑ nor Ctrl-R shows bob what alice typed
+/// (`play qh zed` names a card in her hand), and nothing is written to the history file.
+#[test]
+fn hot_seat_history_is_per_seat_and_never_written() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = start(&["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    p.exp_string("press Enter when ready").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play qh zed").unwrap();
+    p.exp_string("there is no player called 'zed'").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("pass the terminal to bob").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("bob> ").unwrap();
+    // ↑ twice, then Enter: with alice's history this would run `play qh zed` or `play 10h`.
+    // (Each line waits for the prompt: the line editor drops keys typed before it.)
+    p.send("\x1b[A\x1b[A").unwrap();
+    p.send_line("").unwrap();
+    let after_up = p.exp_string("bob> ").unwrap();
+    // (Ctrl-R searches this same editor history: `each_seat_has_its_own_history` in
+    // src/repl/terminal.rs checks that it holds bob's lines only.)
+    p.send_line("hand").unwrap();
+    assert!(!after_up.to_lowercase().contains("qh"), "alice's typing reached bob: {after_up}");
+    let seen = p.exp_string("bob's hand: 2C 3C KS 5D").unwrap();
+    assert!(!seen.to_lowercase().contains("qh"), "alice's typing reached bob: {seen}");
+    assert!(!seen.contains("zed") && !seen.contains("10h"), "alice's typing reached bob: {seen}");
+    p.exp_string("bob> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+    assert!(!home.path().join("data/diving/history").exists(), "a hot-seat game wrote the history file");
+}
+
+/// Issue 15, secrecy 2: Ctrl-C or Ctrl-D at a hand-over prompt clears the screen (the hand is
+/// on it) and asks like `quit`, offering to save; answering no goes back to the hand-over.
+#[test]
+fn ctrl_c_and_ctrl_d_at_a_hand_over_clear_the_screen_and_ask() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("diving"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"])
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .env("LANG", "C")
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"));
+    // Escape codes kept: the screen clearing is what is checked.
+    let mut p = spawn_with_options(cmd, Options::new().timeout_ms(Some(TIMEOUT_MS))).unwrap();
+    p.exp_string("press Enter when ready").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_control('c').unwrap();
+    let before =
+        p.exp_string("the game is not saved; quit anyway? [y/N] (or type a file name to save and quit)").unwrap();
+    let cleared = before.rfind("\x1b[2J\x1b[3J").expect("the screen is cleared before the question");
+    assert!(!before[cleared..].contains("hand"), "{before:?}");
+    p.send_line("n").unwrap();
+    p.exp_string("not quitting").unwrap();
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    let save = home.path().join("kept game.json");
+    p.send_line(save.to_str().unwrap()).unwrap();
+    let saved = p.exp_string("kept game.json')").unwrap();
+    assert!(saved.contains("(resume with: diving --load"), "{saved}");
+    p.exp_eof().unwrap();
+    assert!(save.exists());
 }

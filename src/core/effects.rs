@@ -379,6 +379,12 @@ impl Registry {
         }
     }
 
+    /// Whether cards of `rank` do what the standard rules say (no mod replaced their entry):
+    /// the shell explains such cards by the rules' text.
+    pub fn is_builtin_card(&self, rank: Rank) -> bool {
+        self.entry(rank).builtin == Some(Builtin::of(rank))
+    }
+
     /// The question asked for a target of `rank` (`whom do you Jolt`).
     pub fn target_question(&self, rank: Rank) -> &str {
         match &self.entry(rank).aim {

@@ -191,6 +191,13 @@ pub fn seating(players: Option<&[String]>) -> anyhow::Result<Vec<Seating>> {
                 if spec.is_empty() {
                     bail!("'bot:' needs a bot name, like bot:greedy");
                 }
+                // Difficulty words for a newcomer.
+                let spec = match spec.to_lowercase().as_str() {
+                    "easy" => "random",
+                    "normal" => "greedy",
+                    "hard" => "mcts",
+                    _ => spec,
+                };
                 bots::from_spec(spec, 0).map_err(|e| anyhow::anyhow!("--players: {e}"))?;
                 let base = bot_name(spec);
                 let mut name = base.clone();
@@ -205,6 +212,16 @@ pub fn seating(players: Option<&[String]>) -> anyhow::Result<Vec<Seating>> {
             }
             None => {
                 check_name(entry).map_err(|e| anyhow::anyhow!("--players: {e}"))?;
+                // `mcts` alone is a slip for `bot:mcts` far more often than a person's name.
+                let bare = entry.to_lowercase();
+                if ["random", "greedy", "mcts", "easy", "normal", "hard"]
+                    .contains(&bare.split(':').next().unwrap_or(""))
+                {
+                    bail!(
+                        "--players: '{entry}' is the name of a bot; write bot:{entry} for a computer player, \
+                         or give the person another name"
+                    );
+                }
                 Seating { name: entry.clone(), bot: None }
             }
         };
@@ -314,6 +331,13 @@ fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
         if let Some(description) = &rs.description {
             writeln!(out, "{description}")?;
         }
+        // The rules in words first (a newcomer's reading), then every number.
+        if let Ok(registry) = rs.registry() {
+            writeln!(out)?;
+            let width = if io::stdout().is_terminal() { terminal::columns() } else { 80 };
+            write!(out, "{}", render::wrap(&render::rules_guide(&rs.rules, &registry), width))?;
+            writeln!(out)?;
+        }
         let text = render::rules_text(&rs.rules);
         write!(out, "{text}")?;
         if !mods.is_empty() {
@@ -333,11 +357,14 @@ mod tests {
         let names: Vec<String> = seating(Some(&players)).unwrap().into_iter().map(|s| s.name).collect();
         assert_eq!(names, ["alice", "random", "random2"]);
         assert_eq!(bot_name("scripts/cautious.lua"), "cautious");
+        let players: Vec<String> = ["alice", "bot:easy", "bot:hard"].iter().map(|s| s.to_string()).collect();
+        let bots: Vec<Option<String>> = seating(Some(&players)).unwrap().into_iter().map(|s| s.bot).collect();
+        assert_eq!(bots, [None, Some("random".into()), Some("mcts".into())]);
     }
 
     #[test]
     fn bad_names_are_refused() {
-        for bad in ["", "al ice", "12", "a@b", "bot:"] {
+        for bad in ["", "al ice", "12", "a@b", "bot:", "mcts", "Greedy"] {
             assert!(seating(Some(&[bad.to_string(), "bob".to_string()])).is_err(), "{bad}");
         }
     }

@@ -20,7 +20,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("undo", "take back your last move"),
     ("save", "save the game: save FILE"),
     ("reload", "re-read the ruleset and replay the game under it"),
-    ("help", "show help: help [COMMAND]"),
+    ("help", "show help: help [COMMAND], help rules, help J"),
+    ("again", "start a new game with the same players: again [PLAYER,PLAYER…]"),
     ("quit", "leave the game"),
 ];
 
@@ -35,6 +36,7 @@ const ALIASES: &[(&str, &str)] = &[
     ("?", "help"),
     ("exit", "quit"),
     ("q", "quit"),
+    ("new", "again"),
 ];
 
 /// Where the player wants a card to come from.
@@ -57,8 +59,16 @@ pub enum Who {
 /// One line of input, understood.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    Play { card: Card, place: Place, target: Option<Who>, over: bool },
-    Recover { cards: Vec<Card>, over: bool },
+    Play {
+        card: Card,
+        place: Place,
+        target: Option<Who>,
+        over: bool,
+    },
+    Recover {
+        cards: Vec<Card>,
+        over: bool,
+    },
     Pass,
     Moves,
     State,
@@ -68,6 +78,8 @@ pub enum Command {
     Save(String),
     Reload,
     Help(Option<String>),
+    /// A new game; with players (as `--players` takes them), those, else the same ones.
+    Again(Option<Vec<String>>),
     Quit,
 }
 
@@ -111,6 +123,12 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         "undo" => none(Command::Undo),
         "reload" => none(Command::Reload),
         "quit" => none(Command::Quit),
+        "again" => match rest {
+            [] => Ok(Some(Command::Again(None))),
+            words => Ok(Some(Command::Again(Some(
+                words.join(",").split(',').filter(|w| !w.is_empty()).map(str::to_string).collect(),
+            )))),
+        },
         "save" => {
             // The file name is the rest of the line as typed (it may hold spaces).
             let after = line[words[0].len()..].trim();

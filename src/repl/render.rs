@@ -5,7 +5,9 @@
 //! visible. Colour and suit symbols are switched by a [`Style`]; with [`Style::PLAIN`] the
 //! output is plain ASCII with D1 cards (`10H`).
 
-use crate::core::{Action, ActionError, Card, Event, Game, Outcome, Rules, Seat, Seen, Source, SuitPattern, Viewer};
+use crate::core::{
+    Action, ActionError, Card, Event, Game, Outcome, Rank, Registry, Rules, Seat, Seen, Source, SuitPattern, Viewer,
+};
 
 /// How to draw text: colours (ANSI) and Unicode (suit symbols, bars) on or off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,8 +138,12 @@ impl Narrator<'_> {
                     out.push(line);
                 }
                 Event::Pushed { player, target, by } => {
-                    let mut line =
-                        format!("{} Quick pushes {} down {by}", self.possessive(*player), self.name(*target));
+                    let mut line = format!(
+                        "{} Quick pushes {} down {}",
+                        self.possessive(*player),
+                        self.name(*target),
+                        self.depth(*by)
+                    );
                     i += self.follow(*target, &events[i..], &mut line);
                     out.push(line);
                 }
@@ -210,7 +216,9 @@ impl Narrator<'_> {
                     s.card(*on)
                 )),
                 Event::Jolted { player } => out.push(format!("{} jolted", self.act(*player, "is"))),
-                Event::Quickened { player, extra } => out.push(format!("{} quick: +{extra}", self.act(*player, "is"))),
+                Event::Quickened { player, extra } => {
+                    out.push(format!("{} quick: +{}", self.act(*player, "is"), self.depth(*extra)))
+                }
                 Event::Discarded { .. } => {}
             }
         }
@@ -237,13 +245,16 @@ impl Narrator<'_> {
         let arrow = s.arrow();
         let dash = s.dash();
         let mut used = 0;
+        let mut discarded = Vec::new();
         for ev in events {
             match ev {
                 Event::Doubled { player: p, on, value, .. } if *p == player => {
                     *line += &format!(" on {} {dash} doubled to {value}", s.card(*on));
                 }
                 Event::Jolted { player: p } if *p == player => *line += &format!(" {dash} jolted, goes up"),
-                Event::Quickened { player: p, extra } if *p == player => *line += &format!(" {dash} quick, +{extra}"),
+                Event::Quickened { player: p, extra } if *p == player => {
+                    *line += &format!(" {dash} quick, +{}", self.depth(*extra));
+                }
                 Event::Moved { player: p, from, to } if *p == player => {
                     *line += &format!(": depth {} {arrow} {}", self.depth(*from), self.depth(*to));
                 }
@@ -271,10 +282,18 @@ impl Narrator<'_> {
                         ))
                     );
                 }
-                Event::Discarded { .. } => {}
+                Event::Discarded { card } => discarded.push(*card),
                 _ => break,
             }
             used += 1;
+        }
+        // A used J or Q lands on the pile too, and the top card decides doubling: say where.
+        if let Some(face) = discarded.iter().find(|c| !c.rank.is_number()) {
+            if discarded.last() == Some(face) {
+                *line += &format!(" ({} now tops the discard pile)", s.card(*face));
+            } else {
+                *line += &format!(" ({} discarded under it)", s.card(*face));
+            }
         }
         used
     }
@@ -293,7 +312,11 @@ fn pattern_words(p: &SuitPattern) -> String {
 }
 
 /// The board: every diver, the table, the discard top, the deck, and the visible hands.
-pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer) -> String {
+///
+/// `width`: the terminal's columns. With it, each diver's row is laid out to fit (shorter
+/// bars, then the row's parts on continuation lines), the cards in front are explained and
+/// the discard top says what doubles on it. Without it (scripts): one fixed layout.
+pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer, width: Option<usize>) -> String {
     let s = &style;
     let rules = game.rules();
     let mut out = String::new();
@@ -305,15 +328,23 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer)
     };
     out += &s.bold(&header);
     out.push('\n');
-    let name_width = game.names().iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let name_width = game.names().iter().map(|n| display_width(n)).max().unwrap_or(0);
     let depth_width = rules.show_depth(rules.max_depth).chars().count();
     let oxygen_width = rules.max_oxygen.to_string().len();
     let oxygen_cells = if rules.max_oxygen <= 20 { rules.max_oxygen as usize } else { 10 };
+    let gauge_cells = match width {
+        None => 20,
+        Some(w) if w >= 100 => 20,
+        Some(w) if w >= 72 => 10,
+        Some(_) => 0,
+    };
+    let oxygen_cells = if width.is_some_and(|w| w < 60) { 0 } else { oxygen_cells };
+    let mut fronts = Vec::new();
     for (seat, p) in game.players().iter().enumerate() {
         let mark = if seat == game.current() && !game.is_over() { if s.unicode { "▶" } else { ">" } } else { " " };
         let name = pad_right(game.name(seat), name_width);
         let name = if seat == game.current() { s.name(&name) } else { name };
-        let gauge = s.bar(cells(p.depth, rules.max_depth, 20), 20, BLUE);
+        let gauge = s.bar(cells(p.depth, rules.max_depth, gauge_cells), gauge_cells, BLUE);
         let ratio = p.oxygen as f64 / rules.max_oxygen as f64;
         let colour = if ratio > 0.5 {
             GREEN
@@ -323,19 +354,22 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer)
             RED
         };
         let oxygen = s.bar(cells(p.oxygen, rules.max_oxygen, oxygen_cells), oxygen_cells, colour);
-        let mut line = format!(
-            "{mark} {seat_no} {name}  depth {depth:>depth_width$} {gauge}  oxygen {ox:>oxygen_width$} {oxygen}",
-            seat_no = seat + 1,
-            depth = rules.show_depth(p.depth),
-            ox = p.oxygen,
-        );
+        let mut parts = vec![
+            format!("{mark} {seat_no} {name}", seat_no = seat + 1),
+            format!("depth {depth:>depth_width$} {gauge}", depth = rules.show_depth(p.depth)).trim_end().to_string(),
+            format!("oxygen {ox:>oxygen_width$} {oxygen}", ox = p.oxygen).trim_end().to_string(),
+        ];
         if !p.front.is_empty() {
-            line += &format!("  front: {}", s.cards(&p.front));
+            parts.push(format!("front: {}", s.cards(&p.front)));
+            fronts.extend(p.front.iter().map(|c| c.rank));
         }
         if let Some(Some(bot)) = bots.get(seat) {
-            line += &s.dim(&format!("  (bot: {bot})"));
+            parts.push(s.dim(&format!("(bot: {bot})")));
         }
-        out += line.trim_end();
+        match width {
+            None => out += parts.join("  ").trim_end(),
+            Some(w) => out += &lay_out(&parts, w, "", "  ", "      "),
+        }
         out.push('\n');
     }
     let slots: Vec<String> = game
@@ -346,12 +380,44 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer)
         .collect();
     let top = game.discard_top().map_or_else(|| dash.to_string(), |c| s.card(c));
     let discarded = game.discard_pile().len();
-    out += &format!(
-        "  table {}   discard {top} ({discarded} card{})   deck {}\n",
-        slots.join("  "),
-        if discarded == 1 { "" } else { "s" },
-        game.deck_size()
-    );
+    let table_parts = [
+        format!("table {}", slots.join("  ")),
+        format!("discard {top} ({discarded} card{})", if discarded == 1 { "" } else { "s" }),
+        format!("deck {}", game.deck_size()),
+    ];
+    match width {
+        None => out += &format!("  {}\n", table_parts.join("   ")),
+        Some(w) => {
+            out += &lay_out(&table_parts, w, "  ", "   ", "  ");
+            out.push('\n');
+        }
+    }
+    if let (Some(w), Some(top)) = (width, game.discard_top()) {
+        // D8 in words, from the top card: what would double on it.
+        let shown = if s.unicode { top.symbolic() } else { top.to_string() };
+        let suit = shown[top.rank.to_string().len()..].to_string();
+        let doubles = if top.rank.is_number() {
+            format!("a card of rank {} or of suit {suit} played now is doubled", top.rank)
+        } else {
+            format!("a card of suit {suit} played now is doubled (a face card on top matches by suit only)")
+        };
+        out += &wrap(&format!("  discard top {}: {doubles}", s.card(top)), w);
+        out.push('\n');
+    }
+    if let Some(w) = width {
+        fronts.sort_by_key(|r| r.number());
+        fronts.dedup();
+        for rank in fronts {
+            let said = match rank.to_string().as_str() {
+                "J" => "front: J = jolted: that diver's next number card moves them UP",
+                "Q" => "front: Q = quick: that diver's next number card goes further down and pushes another",
+                "K" => "front: K = knotted: that diver's next recovery gains no oxygen",
+                _ => continue,
+            };
+            out += &wrap(&format!("  {}", s.dim(said)), w);
+            out.push('\n');
+        }
+    }
     for (seat, p) in game.players().iter().enumerate() {
         if viewer.sees_hand(seat) {
             out += &format!("  {} hand: {}\n", possessive(game.name(seat)), s.cards(&p.hand));
@@ -360,11 +426,37 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer)
     out
 }
 
-/// `text` padded with spaces to `width` characters. Not `format!("{:<width$}")`: a width
-/// from outside (a name's length) may be more than `format!` takes, and that panics.
+/// `lead` and `parts` on one line while they fit in `width` columns (joined by `gap`), the
+/// rest on continuation lines that start with `indent`.
+fn lay_out(parts: &[String], width: usize, lead: &str, gap: &str, indent: &str) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for (i, part) in parts.iter().enumerate() {
+        let pw = display_width(part);
+        if i == 0 {
+            out += lead;
+            out += part;
+            used = display_width(&out);
+        } else if used + gap.len() + pw > width {
+            out.push('\n');
+            out += indent;
+            out += part;
+            used = indent.len() + pw;
+        } else {
+            out += gap;
+            out += part;
+            used += gap.len() + pw;
+        }
+    }
+    out
+}
+
+/// `text` padded with spaces to `width` columns (a wide character takes two). Not
+/// `format!("{:<width$}")`: a width from outside (a name's length) may be more than
+/// `format!` takes, and that panics, and it counts characters, not columns.
 fn pad_right(text: &str, width: usize) -> String {
     let mut out = text.to_string();
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(text.chars().count())));
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(display_width(text))));
     out
 }
 
@@ -456,6 +548,214 @@ pub fn or_list(items: &[String]) -> String {
     }
 }
 
+/// What a move would do, read from the events the engine gave for it on a copy of the game
+/// (see `Session::preview`): the mover's depth and oxygen after it, whether the card
+/// doubles, a rescue, a win, a push. Only events `viewer` may see are read (a preview of a
+/// play from the hand must not tell the card it draws).
+pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
+    let rules = game.rules();
+    let me = game.current();
+    let (mut depth, mut oxygen) = (game.player(me).depth, game.player(me).oxygen);
+    let mut notes: Vec<String> = Vec::new();
+    let mut moved = false;
+    let mut rescued = false;
+    let mut winner = None;
+    let mut pushed: Vec<(Seat, u32)> = Vec::new();
+    for ev in events {
+        let Seen::Whole(ev) = viewer.sees(ev) else { continue };
+        match ev {
+            Event::Moved { player, to, .. } if *player == me => {
+                depth = *to;
+                moved = true;
+            }
+            Event::Moved { player, to, .. } => {
+                pushed.retain(|(p, _)| p != player);
+                pushed.push((*player, *to));
+            }
+            Event::Breathed { player, to, .. } if *player == me => oxygen = *to,
+            Event::Recovered { player, to, .. } if *player == me => oxygen = *to,
+            Event::Doubled { player, value, .. } if *player == me => notes.push(format!("doubled to {value}")),
+            Event::Jolted { player } if *player == me => notes.push("jolted: goes up".into()),
+            Event::Quickened { player, extra } if *player == me => {
+                notes.push(format!("quick +{}", rules.show_depth(*extra)))
+            }
+            Event::Rescued { player, depth: d, oxygen: o } if *player == me => {
+                rescued = true;
+                depth = *d;
+                oxygen = *o;
+            }
+            Event::Placed { player, target, .. } if *player == me => {
+                if *target == me {
+                    notes.push("kept in front".into());
+                } else {
+                    notes.push(format!("in front of {}", game.name(*target)));
+                }
+            }
+            Event::Won { player } => winner = Some(*player),
+            _ => {}
+        }
+    }
+    let mut parts = Vec::new();
+    if moved || rescued {
+        parts.push(format!("depth {}", rules.show_depth(depth)));
+    }
+    if oxygen != game.player(me).oxygen || moved {
+        parts.push(format!("oxygen {oxygen}"));
+    }
+    parts.extend(notes);
+    for (seat, to) in pushed {
+        parts.push(format!("{} to {}", game.name(seat), rules.show_depth(to)));
+    }
+    if rescued {
+        parts.push("out of oxygen: RESCUED to the surface".into());
+    }
+    match winner {
+        Some(w) if w == me => parts.push("reaches the bottom: WINS".into()),
+        Some(w) => parts.push(format!("{} reaches the bottom and wins", game.name(w))),
+        None => {}
+    }
+    parts.join(", ")
+}
+
+/// How many columns `text` takes on a terminal: colour codes take none, wide characters
+/// (CJK, most emoji) two.
+pub fn display_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // An ANSI sequence: ESC [ … letter.
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+            continue;
+        }
+        width += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+    }
+    width
+}
+
+/// `text` wrapped at word boundaries to `width` columns; the lines it continues onto are
+/// indented as the first one is, plus two spaces. A word longer than a line is left whole
+/// (the terminal breaks it). Lines already in `text` are kept.
+pub fn wrap(text: &str, width: usize) -> String {
+    let width = width.max(20);
+    let mut out = String::new();
+    for (n, line) in text.split('\n').enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        if display_width(line) <= width {
+            out += line;
+            continue;
+        }
+        let indent_len = line.len() - line.trim_start().len();
+        let indent = format!("{}  ", &line[..indent_len]);
+        let mut used = 0;
+        let mut first = true;
+        // An arrow stays with the numbers on either side of it (`depth 20 -> 40`).
+        let mut words: Vec<String> = Vec::new();
+        let mut glue = false;
+        for word in line.trim_start().split(' ') {
+            let arrow = matches!(word, "->" | "→");
+            match words.last_mut() {
+                Some(last) if arrow || glue => {
+                    last.push(' ');
+                    last.push_str(word);
+                }
+                _ => words.push(word.to_string()),
+            }
+            glue = arrow;
+        }
+        for word in words.iter().map(String::as_str) {
+            let w = display_width(word);
+            if first {
+                out += &line[..indent_len];
+                out += word;
+                used = indent_len + w;
+                first = false;
+            } else if used + 1 + w > width {
+                out.push('\n');
+                out += &indent;
+                out += word;
+                used = indent.len() + w;
+            } else {
+                out.push(' ');
+                out += word;
+                used += 1 + w;
+            }
+        }
+    }
+    out
+}
+
+/// What a card of `rank` does, for `help J` and the rules guide: the standard rules' words
+/// with this ruleset's numbers, or a note that a mod changed it.
+pub fn card_help(rank: Rank, rules: &Rules, registry: &Registry) -> String {
+    let text = match rank.to_string().as_str() {
+        _ if !registry.is_builtin_card(rank) => {
+            format!("{rank}: a mod of this ruleset changes what this card does ('diving rules' names the mods).")
+        }
+        "J" => "J (Jolt): put it in front of a diver deeper than you who has no J in front. Their next \
+             number card moves them UP instead of down (then they spend oxygen for the new depth); \
+             then the J goes to the discard pile. On the board: 'front: J' means that diver's next \
+             number card goes up."
+            .to_string(),
+        "Q" => format!(
+            "Q (Quick): keep it in front of yourself (one Q at a time). Your next number card takes you \
+             {} further down (not doubled), and you push another diver down {}; both spend oxygen. Then \
+             the Q goes to the discard pile. With a J and a Q in front, the J goes first. On the board: \
+             'front: Q' means that diver's next number card goes {} further.",
+            rules.quick_extra, rules.quick_push, rules.quick_extra
+        ),
+        "K" => "K (Knot): put it in front of another diver who has no K in front. Their next recovery \
+             gains no oxygen (they still discard and draw); then the K goes to the discard pile. On \
+             the board: 'front: K' means that diver's next recovery gains nothing."
+            .to_string(),
+        _ => "A to 10 (number cards): go down by the card's value (A = 1). It is doubled when it has the \
+             rank or the suit of the discard pile's top card (a face card on top matches by suit only). \
+             After moving you spend oxygen by your new depth; at 0 oxygen you are rescued: back to the \
+             surface with full oxygen."
+            .to_string(),
+    };
+    text + "\n"
+}
+
+/// The game explained for a newcomer, with this ruleset's numbers: `help rules` and the top
+/// of `diving rules`.
+pub fn rules_guide(rules: &Rules, registry: &Registry) -> String {
+    let bottom = rules.show_depth(rules.max_depth);
+    let mut bands = Vec::new();
+    let mut start = 0;
+    for band in &rules.oxygen_bands {
+        bands.push(format!("{}-{}: {}", rules.show_depth(start), rules.show_depth(band.to), band.cost));
+        start = band.to + 1;
+    }
+    let mut out = format!(
+        "How to play: race to depth {bottom}, the bottom of the ocean; the first diver there wins.\n\
+         Each turn, do one thing: play a card from your hand (then draw one) or from the table (the \
+         slot is refilled), or recover oxygen.\n\
+         Oxygen is the danger. Everyone starts with {max}. After every move down you spend oxygen \
+         by your new depth ({bands}), so the deeper you are, the faster it goes. At 0 oxygen you are \
+         rescued: back to the surface (depth 0) with full oxygen, and all your depth is lost. \
+         'moves' shows what each move would leave you with, and the game asks before a move that \
+         gets you rescued.\n\
+         Recover: discard 1 or more cards from your hand and draw as many; more cards of one suit \
+         give more oxygen ('help recover').\n",
+        max = rules.max_oxygen,
+        bands = bands.join(", "),
+    );
+    for rank in ["A", "J", "Q", "K"] {
+        let rank: Rank = format!("{rank}S").parse::<Card>().expect("a card").rank;
+        out += &card_help(rank, rules, registry);
+    }
+    out += "'state' shows the board: depth and oxygen bars, the cards in front of each diver, the table \
+            slots, the discard pile's top card (it decides doubling) and your hand.\n";
+    out
+}
+
 /// The rules in force, for `diving rules`.
 pub fn rules_text(rules: &Rules) -> String {
     let mut out = String::new();
@@ -487,13 +787,16 @@ pub fn rules_text(rules: &Rules) -> String {
     }
     line("oxygen spent after a move, by the new depth:".into());
     let mut start = 0;
+    // In the depth's display units (D24), as the board shows depth.
+    let w = rules.show_depth(rules.max_depth).chars().count().max(5);
     for band in &rules.oxygen_bands {
-        line(format!("  {:>5}–{:<5} {}", start, band.to, band.cost));
+        line(format!("  {:>w$}–{:<w$} {}", rules.show_depth(start), rules.show_depth(band.to), band.cost));
         start = band.to + 1;
     }
     line(format!(
         "quick          the next number card goes {} further; another diver is pushed down {}",
-        rules.quick_extra, rules.quick_push
+        rules.show_depth(rules.quick_extra),
+        rules.show_depth(rules.quick_push)
     ));
     line("recovery, by the suits of the discarded cards:".into());
     let labels: Vec<String> = rules.recovery.keys().map(|p| format!("{} ({p})", pattern_words(p))).collect();
@@ -643,7 +946,7 @@ mod tests {
     #[test]
     fn the_board_hides_hands_it_is_told_to() {
         let g = game();
-        let text = board(&g, Style::PLAIN, &[None, None], Viewer::Seat(0));
+        let text = board(&g, Style::PLAIN, &[None, None], Viewer::Seat(0), None);
         assert!(text.contains("alice's hand"));
         assert!(!text.contains("bob's hand"));
     }

@@ -200,6 +200,21 @@ impl Session {
         Ok(&self.entries.last().expect("just pushed").events)
     }
 
+    /// What `action` would cause if the current player took it now, without taking it: the
+    /// engine applies it to a copy of the game. With mods, the copy runs with freshly loaded
+    /// ones, so a mod's Lua variables do not move on for a move nobody made. `None` when the
+    /// action is refused or the mods cannot be loaded again.
+    pub fn preview(&self, action: &Action) -> Option<Vec<Event>> {
+        let mut copy = if self.ruleset.mods.is_empty() {
+            self.game.clone()
+        } else {
+            self.game.with_registry(self.ruleset.registry().ok()?)
+        };
+        let mut events = Vec::new();
+        copy.apply(action, &mut events).ok()?;
+        Some(events)
+    }
+
     /// If a bot is to move, lets it move. A bot that fails or picks an illegal action is
     /// replaced for this move by the first legal action that applies (with a warning). `Err`
     /// only when no legal action can be applied at all (a broken mod).
@@ -246,17 +261,25 @@ impl Session {
         Some(Err(format!("{name} cannot move: no legal action can be played ({last_error})")))
     }
 
-    /// Takes back the last move of a person, and every bot move after it. In a hot-seat game
-    /// (`hot_seat`), refused once the moves to take back drew a card from the deck.
-    pub fn undo(&mut self, hot_seat: bool) -> Result<Vec<Undone>, String> {
+    /// Takes back the last move of a person, and every bot move after it.
+    ///
+    /// With `secret` (a person at a terminal, who must not see hidden cards), undo is refused
+    /// when it would let someone choose again knowing a card they could not have known: once
+    /// the game is over (every hand was shown), and once the moves to take back turned up a
+    /// card from the deck (a draw or a table refill: playing again would draw the same card)
+    /// or showed a card from a bot's hand (a bot's play or recovery from its hand). Scripts,
+    /// which see every card anyway, undo freely.
+    pub fn undo(&mut self, secret: bool) -> Result<Vec<Undone>, String> {
+        if secret && self.game.is_over() {
+            return Err("the game is over and every hand has been shown: undo cannot reopen it \
+                 (type 'again' for a new game)"
+                .into());
+        }
         let Some(from) = self.entries.iter().rposition(|e| !self.is_bot(e.seat)) else {
             return Err("nothing to undo".into());
         };
-        let drew = self.entries[from..]
-            .iter()
-            .any(|e| e.events.iter().any(|ev| matches!(ev, Event::Drew { .. } | Event::Refilled { .. })));
-        if hot_seat && drew {
-            return Err("cannot undo in a hot-seat game once a card has been drawn from the deck".into());
+        if secret && let Some(reason) = self.entries[from..].iter().find_map(|e| self.revealed(e)) {
+            return Err(format!("cannot undo: {reason}, so you would choose again knowing it (see 'help undo')"));
         }
         // Replayed from the setup with freshly loaded mods, not copied from before the move:
         // the game is deterministic, so only the actions are kept, and a mod's Lua variables
@@ -275,6 +298,23 @@ impl Session {
         self.entries = entries;
         self.version += 1;
         Ok(undone)
+    }
+
+    /// What a move showed that was hidden before it, if anything: why it cannot be taken
+    /// back in front of people.
+    fn revealed(&self, entry: &Entry) -> Option<String> {
+        let bot = self.is_bot(entry.seat);
+        entry.events.iter().find_map(|ev| match ev {
+            Event::Drew { .. } => Some("a card was drawn from the deck since".to_string()),
+            Event::Refilled { .. } => Some("a table slot was refilled from the deck since".to_string()),
+            Event::Played { card, from: crate::core::Source::Hand, .. } if bot => {
+                Some(format!("{} played {card} from its hand since", self.game.name(entry.seat)))
+            }
+            Event::Recovered { .. } if bot => {
+                Some(format!("{} showed cards from its hand since", self.game.name(entry.seat)))
+            }
+            _ => None,
+        })
     }
 
     /// The game `entries` make from the setup, with freshly loaded mods.
@@ -476,11 +516,11 @@ mod tests {
     }
 
     #[test]
-    fn hot_seat_undo_is_refused_after_a_draw() {
+    fn secret_undo_is_refused_after_a_draw() {
         let mut s = session();
         let action = s.game().legal_actions()[0].clone();
         s.apply(action).unwrap();
-        assert!(s.undo(true).unwrap_err().contains("hot-seat"));
+        assert!(s.undo(true).unwrap_err().contains("a card was drawn from the deck"));
     }
 
     #[test]

@@ -30,6 +30,12 @@ pub enum Flow {
 pub trait Prompter {
     /// The answer, or `None` when nobody can answer (a script) or they gave up.
     fn ask(&mut self, question: &str) -> Option<String>;
+
+    /// Asks for one of `options` (player names): a terminal completes them with Tab.
+    fn choose(&mut self, question: &str, options: &[String]) -> Option<String> {
+        let _ = options;
+        self.ask(question)
+    }
 }
 
 /// For scripts: nobody to ask.
@@ -54,6 +60,11 @@ pub struct Shell<W: Write> {
     interactive: bool,
     /// The seat whose hand may be shown; `None`: every hand (scripts).
     pub viewer: Option<Seat>,
+    /// The terminal's width in columns: narration and help are wrapped at word boundaries
+    /// and the board is laid out for it. `None` (scripts): nothing is wrapped.
+    pub width: Option<usize>,
+    /// Set when `again` started a new game (the terminal then hands over afresh).
+    restarted: bool,
     /// The first write that failed (the reader went away, the disk is full …): nobody is
     /// listening, so the caller should stop feeding lines, and [`Shell::finish`] reports it.
     write_error: Option<std::io::Error>,
@@ -62,7 +73,17 @@ pub struct Shell<W: Write> {
 impl<W: Write> Shell<W> {
     /// A shell for a script or pipe: every hand visible, no questions.
     pub fn script(session: Session, out: W, json: bool) -> Shell<W> {
-        Shell { session, out, json, style: Style::PLAIN, interactive: false, viewer: None, write_error: None }
+        Shell {
+            session,
+            out,
+            json,
+            style: Style::PLAIN,
+            interactive: false,
+            viewer: None,
+            width: None,
+            restarted: false,
+            write_error: None,
+        }
     }
 
     /// A shell for a person at a terminal: the hand shown is the current player's, or the
@@ -74,7 +95,17 @@ impl<W: Write> Shell<W> {
         } else {
             Some(current)
         };
-        Shell { session, out, json: false, style, interactive: true, viewer, write_error: None }
+        Shell {
+            session,
+            out,
+            json: false,
+            style,
+            interactive: true,
+            viewer,
+            width: Some(80),
+            restarted: false,
+            write_error: None,
+        }
     }
 
     pub fn style(&self) -> Style {
@@ -129,6 +160,10 @@ impl<W: Write> Shell<W> {
     /// Writes a line of text (text mode) — ignored in JSON mode.
     pub fn say(&mut self, text: &str) {
         if !self.json {
+            let text = match self.width {
+                Some(width) => render::wrap(text, width),
+                None => text.to_string(),
+            };
             let written = writeln!(self.out, "{text}");
             self.note(written);
         }
@@ -169,8 +204,7 @@ impl<W: Write> Shell<W> {
             }
         } else {
             for line in self.narrate(events, !self.interactive) {
-                let written = writeln!(self.out, "{line}");
-                self.note(written);
+                self.say(&line);
             }
         }
     }
@@ -208,7 +242,8 @@ impl<W: Write> Shell<W> {
         match command {
             Command::Play { card, place, target, over } => {
                 match self.play_action(card, place, target, over, prompter) {
-                    Ok(action) => self.apply(action),
+                    Ok(Some(action)) if self.confirmed(&action, prompter) => self.apply(action),
+                    Ok(_) => self.say("(not played)"),
                     Err(message) => self.error(&message),
                 }
             }
@@ -219,12 +254,39 @@ impl<W: Write> Shell<W> {
             Command::Hand => self.hand(),
             Command::Log => self.log(),
             Command::Undo => self.undo(),
-            Command::Save(file) => self.save(Path::new(&file)),
+            Command::Save(file) => self.save(&file, prompter),
             Command::Reload => self.reload(),
             Command::Help(topic) => self.help(topic.as_deref()),
+            Command::Again(players) => self.again(players.as_deref(), prompter),
             Command::Quit => return self.quit(prompter),
         }
         Flow::Continue
+    }
+
+    /// Before a move that would get the player rescued (back to the surface), a person at a
+    /// terminal is told and asked; what the move does comes from the engine, played on a
+    /// copy of the game. Scripts are never asked.
+    fn confirmed(&mut self, action: &Action, prompter: &mut dyn Prompter) -> bool {
+        if !self.interactive {
+            return true;
+        }
+        let game = self.session.game();
+        let me = game.current();
+        let Some(events) = self.session.preview(action) else { return true };
+        if !events.iter().any(|e| matches!(e, Event::Rescued { player, .. } if *player == me)) {
+            return true;
+        }
+        let preview = render::preview(game, &events, self.reader());
+        let question = format!(
+            "{}: {preview}. you would lose your depth {}. play it anyway? [y/N] ",
+            render::command_for(game, action),
+            game.rules().show_depth(game.player(me).depth)
+        );
+        let question = match self.width {
+            Some(width) => render::wrap(&question, width),
+            None => question,
+        };
+        prompter.ask(&question).is_some_and(|a| matches!(a.trim().to_lowercase().as_str(), "y" | "yes"))
     }
 
     /// Lets bots move until a person is to move or the game ends.
@@ -274,20 +336,43 @@ impl<W: Write> Shell<W> {
         target: Option<Who>,
         over: bool,
         prompter: &mut dyn Prompter,
-    ) -> Result<Action, String> {
+    ) -> Result<Option<Action>, String> {
         let game = self.session.game();
         match play_action(game, card, place, target, over)? {
-            Play::Ready(action) => Ok(action),
-            Play::Ask { mut action, options, question } => {
-                let Some(answer) = prompter.ask(&format!("{question} ")) else {
-                    let e = ActionError::TargetNeeded { card, options };
-                    return Err(render::action_error(game, &e));
+            Play::Ready(action) => Ok(Some(action)),
+            Play::Ask { mut action, options, .. } => {
+                let names: Vec<String> = options.iter().map(|&s| game.name(s).to_string()).collect();
+                // The card's entry words the question (a mod's card asks its own).
+                let role = game.registry().target_question(card.rank);
+                let mut asked = format!("{card}: {role}? ({}; Enter: cancel) ", render::or_list(&names));
+                let chosen = loop {
+                    let Some(answer) = prompter.choose(&asked, &names) else {
+                        let e = ActionError::TargetNeeded { card, options };
+                        return Err(render::action_error(self.session.game(), &e));
+                    };
+                    if answer.trim().is_empty() {
+                        return Ok(None);
+                    }
+                    // A wrong answer asks again rather than dropping the whole move.
+                    let game = self.session.game();
+                    match answer_target(game, &answer) {
+                        Ok(seat) if options.contains(&seat) => break seat,
+                        Ok(seat) => {
+                            asked = format!(
+                                "{} cannot be chosen; {role}? ({}; Enter: cancel) ",
+                                game.name(seat),
+                                render::or_list(&names)
+                            );
+                        }
+                        Err(message) => {
+                            asked = format!("{message}; {role}? ({}; Enter: cancel) ", render::or_list(&names));
+                        }
+                    }
                 };
-                let chosen = answer_target(game, &answer)?;
                 if let Action::Play { target, .. } = &mut action {
                     *target = Some(chosen);
                 }
-                Ok(action)
+                Ok(Some(action))
             }
         }
     }
@@ -309,24 +394,54 @@ impl<W: Write> Shell<W> {
             self.say("no moves: the game is over");
             return;
         }
-        let mut lines = Vec::new();
+        let mut plays: Vec<(String, String)> = Vec::new();
         let mut recoveries = 0;
         let mut knotted = false;
+        let mut over_too = false;
         for a in &actions {
             match a {
                 Action::Recover { face_on_top, .. } => {
                     recoveries += 1;
                     knotted |= *face_on_top;
                 }
-                _ => lines.push(format!("  {}", render::command_for(game, a))),
+                // The same play with the used J on top of the pile: one line, with a note.
+                Action::Play { face_on_top: true, card, from, target }
+                    if actions.contains(&Action::Play {
+                        card: *card,
+                        from: *from,
+                        target: *target,
+                        face_on_top: false,
+                    }) =>
+                {
+                    over_too = true;
+                }
+                _ => {
+                    let outcome = self.session.preview(a).map(|ev| render::preview(game, &ev, self.reader()));
+                    plays.push((render::command_for(game, a), outcome.unwrap_or_default()));
+                }
             }
         }
+        let (arrow, dash) = if self.style.unicode { ("→", "—") } else { ("->", "-") };
+        let width = plays.iter().map(|(c, _)| c.chars().count()).max().unwrap_or(0);
+        let mut lines: Vec<String> = plays
+            .into_iter()
+            .map(|(command, outcome)| {
+                if outcome.is_empty() {
+                    format!("  {command}")
+                } else {
+                    let pad = " ".repeat(width - command.chars().count());
+                    format!("  {command}{pad}  {arrow} {outcome}")
+                }
+            })
+            .collect();
         if recoveries > 0 {
             let hand = &game.player(game.current()).hand;
-            let (cards, dash) = if self.style.unicode { ("CARD…", "—") } else { ("CARD...", "-") };
+            let cards = if self.style.unicode { "CARD…" } else { "CARD..." };
             let mut line = format!("  recover {cards} {dash} any 1 to {} of {}", hand.len(), Style::PLAIN.cards(hand));
             if knotted {
                 line += " (knotted: 'over' puts the K on top)";
+            } else {
+                line += " (more of one suit, more oxygen: 'help recover')";
             }
             lines.push(line);
         }
@@ -334,6 +449,9 @@ impl<W: Write> Shell<W> {
         self.say(&header);
         for l in lines {
             self.say(&l);
+        }
+        if over_too {
+            self.say("  (a number card uses up the J in front of you: add 'over' to put the J on top of it)");
         }
     }
 
@@ -350,7 +468,7 @@ impl<W: Write> Shell<W> {
 
     /// The board as text, with the hands this reader may see.
     pub fn board(&self) -> String {
-        render::board(self.session.game(), self.style, self.session.bots(), self.reader())
+        render::board(self.session.game(), self.style, self.session.bots(), self.reader(), self.width)
     }
 
     fn hand(&mut self) {
@@ -387,8 +505,7 @@ impl<W: Write> Shell<W> {
     }
 
     fn undo(&mut self) {
-        let hot_seat = self.hot_seat();
-        match self.session.undo(hot_seat) {
+        match self.session.undo(self.interactive) {
             Ok(undone) => {
                 let game = self.session.game();
                 let moves: Vec<String> =
@@ -414,13 +531,21 @@ impl<W: Write> Shell<W> {
         }
     }
 
-    fn save(&mut self, path: &Path) {
-        match save::write(path, &self.session.to_save()) {
+    fn save(&mut self, file: &str, prompter: &mut dyn Prompter) {
+        let path = expand_home(file);
+        if self.interactive && path.exists() {
+            let question = format!("{} exists; overwrite it? [y/N] ", path.display());
+            if !prompter.ask(&question).is_some_and(|a| matches!(a.trim().to_lowercase().as_str(), "y" | "yes")) {
+                self.say("(not saved)");
+                return;
+            }
+        }
+        match save::write(&path, &self.session.to_save()) {
             Ok(()) => {
                 self.session.mark_saved();
                 let shown = path.display().to_string();
                 self.say_json(json!({ "saved": shown }));
-                self.say(&format!("saved to {shown} (resume with: diving --load {shown})"));
+                self.say(&format!("saved to {shown} (resume with: diving --load {})", shell_quoted(&shown)));
             }
             Err(e) => self.error(&e.to_string()),
         }
@@ -482,12 +607,16 @@ impl<W: Write> Shell<W> {
     }
 
     fn help(&mut self, topic: Option<&str>) {
-        let text = match help_text(topic, self.session.game().rules()) {
+        let text = match help_text(topic, self.session.game()) {
             Ok(text) => text,
             Err(message) => {
                 self.error(&message);
                 return;
             }
+        };
+        let text = match self.width {
+            Some(width) => render::wrap(&text, width),
+            None => text,
         };
         if self.json {
             self.say_json(json!({ "help": text }));
@@ -499,15 +628,133 @@ impl<W: Write> Shell<W> {
 
     fn quit(&mut self, prompter: &mut dyn Prompter) -> Flow {
         if self.interactive && self.session.is_dirty() && !self.session.game().is_over() {
-            let answer = prompter.ask("the game is not saved; quit anyway? [y/N] ");
+            let answer =
+                prompter.ask("the game is not saved; quit anyway? [y/N] (or type a file name to save and quit) ");
             // Nobody to answer (end of input): quit.
-            let yes = answer.is_none_or(|a| matches!(a.trim().to_lowercase().as_str(), "y" | "yes"));
-            if !yes {
-                self.say("(not quitting; 'save FILE' keeps the game)");
-                return Flow::Continue;
+            let Some(answer) = answer else { return Flow::Quit };
+            let answer = answer.trim();
+            match answer.to_lowercase().as_str() {
+                "y" | "yes" => return Flow::Quit,
+                "" | "n" | "no" => {}
+                _ => {
+                    self.save(answer, prompter);
+                    if !self.session.is_dirty() {
+                        return Flow::Quit;
+                    }
+                }
             }
+            self.say("(not quitting; 'save FILE' keeps the game)");
+            return Flow::Continue;
         }
         Flow::Quit
+    }
+
+    /// Whether `again` started a new game since the last call.
+    pub fn take_restarted(&mut self) -> bool {
+        std::mem::take(&mut self.restarted)
+    }
+
+    /// `again`: a new game with a new seed, with the same players or the ones named.
+    fn again(&mut self, players: Option<&[String]>, prompter: &mut dyn Prompter) {
+        if self.interactive && !self.session.game().is_over() && self.session.is_dirty() {
+            let answer = prompter.ask("this game is not over; leave it and start a new one? [y/N] ");
+            if !answer.is_some_and(|a| matches!(a.trim().to_lowercase().as_str(), "y" | "yes")) {
+                self.say("(the game goes on)");
+                return;
+            }
+        }
+        let seating = match players {
+            Some(list) => match super::seating(Some(list)) {
+                Ok(seating) => seating,
+                Err(e) => return self.error(&e.to_string().replacen("--players: ", "", 1)),
+            },
+            None => {
+                let game = self.session.game();
+                game.names()
+                    .iter()
+                    .zip(self.session.bots())
+                    .map(|(name, bot)| super::session::Seating { name: name.clone(), bot: bot.clone() })
+                    .collect()
+            }
+        };
+        // 52 bits, as for a new game from the command line.
+        let seed = rand::random::<u64>() >> 12;
+        let spec = self.session.spec().to_string();
+        match Session::new(&spec, seating, seed, None) {
+            Ok(session) => {
+                self.session = session;
+                let current = self.session.game().current();
+                self.viewer = if self.session.is_bot(current) {
+                    (0..self.session.game().player_count()).find(|&s| !self.session.is_bot(s))
+                } else {
+                    Some(current)
+                };
+                if !self.interactive {
+                    self.viewer = None;
+                }
+                self.restarted = true;
+                self.say_json(json!({ "event": "seeded", "seed": seed }));
+                let names = self.session.game().names().join(", ");
+                self.say(&format!("a new game: {names}; seed {seed} (replay with --seed {seed})"));
+                self.start();
+            }
+            Err(e) => self.error(&e),
+        }
+    }
+
+    /// The end of a game in a few lines: who won and in how many turns, and for each diver
+    /// their rescues (where the oxygen ran out) and their longest dive.
+    pub fn summary(&mut self) {
+        let game = self.session.game();
+        let rules = game.rules();
+        let head = match game.outcome() {
+            crate::core::Outcome::Won(w) => format!("{} won in {} turns.", game.name(w), game.turn()),
+            _ => format!("a draw after {} turns.", game.turn()),
+        };
+        let mut lines = vec![head];
+        for seat in 0..game.player_count() {
+            let mut rescues = Vec::new();
+            let mut best: Option<(u32, String)> = None;
+            let mut replay_depth = None;
+            for entry in self.session.entries() {
+                for ev in &entry.events {
+                    match ev {
+                        Event::Moved { player, from, to } if *player == seat => {
+                            replay_depth = Some(*to);
+                            if entry.seat == seat && to > from && best.as_ref().is_none_or(|(d, _)| to - from > *d) {
+                                let command = match &entry.action {
+                                    Action::Play { card, .. } => format!("{card}"),
+                                    _ => String::new(),
+                                };
+                                best = Some((to - from, command));
+                            }
+                        }
+                        Event::Rescued { player, .. } if *player == seat => {
+                            rescues.push(rules.show_depth(replay_depth.unwrap_or(0)));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            let mut line = format!("  {}: depth {}", game.name(seat), rules.show_depth(game.player(seat).depth));
+            line += &match rescues.len() {
+                0 => ", never rescued".to_string(),
+                1 => format!(", rescued once (out of oxygen at depth {})", rescues[0]),
+                n => format!(", rescued {n} times (out of oxygen at depth {})", rescues.join(", ")),
+            };
+            if let Some((gain, card)) = best {
+                line += &format!(", longest dive {gain} with {card}");
+            }
+            lines.push(line);
+        }
+        if game.players().iter().enumerate().any(|(s, _)| lines[s + 1].contains("rescued "))
+            && matches!(game.outcome(), crate::core::Outcome::Won(_))
+        {
+            lines.push("(a rescue sends a diver back to depth 0: watch the oxygen column of 'moves')".into());
+        }
+        for line in lines {
+            self.say(&line);
+        }
     }
 
     /// Narration of what happened since `seat` last moved (for a hot-seat hand-over).
@@ -594,18 +841,55 @@ pub fn seat_of(game: &Game, who: &Who) -> Result<Seat, String> {
 
 /// The text of `help` (no topic) or `help TOPIC`; `Err` names the commands when there is no
 /// such topic.
-pub fn help_text(topic: Option<&str>, rules: &crate::core::Rules) -> Result<String, String> {
+pub fn help_text(topic: Option<&str>, game: &Game) -> Result<String, String> {
     match topic {
         None => Ok(general_help()),
-        Some(t) => match parse::command_word(t) {
-            Some(word) => Ok(command_help(word, rules)),
-            None => Err(format!(
-                "no help for '{}' (commands: {})",
+        Some(t) if t.eq_ignore_ascii_case("rules") => Ok(render::rules_guide(game.rules(), game.registry())),
+        Some(t) => match (parse::command_word(t), card_topic(t)) {
+            (Some(word), _) => Ok(command_help(word, game.rules())),
+            (None, Some(rank)) => Ok(render::card_help(rank, game.rules(), game.registry())),
+            (None, None) => Err(format!(
+                "no help for '{}' (help rules, help J, help Q, help K, or a command: {})",
                 limits::quoted(t),
                 COMMANDS.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(", ")
             )),
         },
     }
+}
+
+/// `~/x` as a path in the home directory (the shell would have done it had it seen the name).
+fn expand_home(file: &str) -> std::path::PathBuf {
+    match (file.strip_prefix("~/"), std::env::var_os("HOME").filter(|h| !h.is_empty())) {
+        (Some(rest), Some(home)) => Path::new(&home).join(rest),
+        _ if file == "~" => std::path::PathBuf::from(file),
+        _ => std::path::PathBuf::from(file),
+    }
+}
+
+/// `text` as a shell word: as it is when it holds nothing a shell reads, else in single quotes.
+fn shell_quoted(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c)) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// A card or rank named as a help topic: `J`, `jolt`, `QH`, `7`, `number`.
+fn card_topic(topic: &str) -> Option<crate::core::Rank> {
+    let t = topic.to_lowercase();
+    let word = match t.as_str() {
+        "jolt" | "j" => "J",
+        "quick" | "q" => "Q",
+        "knot" | "k" => "K",
+        "number" | "numbers" | "a" | "ace" => "A",
+        other => other,
+    };
+    if let Ok(card) = word.parse::<Card>() {
+        return Some(card.rank);
+    }
+    // A rank alone: try it with a suit.
+    format!("{word}s").parse::<Card>().ok().map(|c| c.rank)
 }
 
 fn general_help() -> String {
@@ -614,7 +898,7 @@ fn general_help() -> String {
         out += &format!("  {word:<8} {summary}\n");
     }
     out += "cards are rank then suit: 7H, 10S or TS, QC, A♠. players by name or seat number.\n";
-    out += "'help COMMAND' tells more, e.g. 'help play'.\n";
+    out += "'help COMMAND' tells more, e.g. 'help play'; 'help rules' explains the game, 'help J' a card.\n";
     out
 }
 
@@ -664,8 +948,17 @@ recover CARD… [over]
         "log" => "log\n  Show everything that happened in this game so far.\n".into(),
         "undo" => "\
 undo
-  Take back your last move (and the bots' moves after it). With several people at one
-  terminal, undo is refused once a card has been drawn from the deck.
+  Take back your last move (and the bots' moves after it).
+  At a terminal, undo never lets anyone choose again knowing a card they could not have
+  known, so it is refused:
+  - once the moves to take back drew a card from the deck or refilled a table slot (playing
+    again would draw the very same card): that is almost every move, so undo mostly takes
+    back a pass or a move made when the deck is empty;
+  - once a bot played or recovered with cards from its hand since (you saw them);
+  - once the game is over (every hand has been shown): type 'again' for a new game.
+  This holds with several people at one terminal and against bots alike. Before a move that
+  would get you rescued, the game asks first. Scripts (--script, a pipe, --json) see every
+  card anyway and undo freely.
 "
         .into(),
         "save" => "save FILE\n  Save the game to FILE; resume it with: diving --load FILE\n".into(),

@@ -26,8 +26,11 @@ use crate::repl::shell::{Flow, Prompter, Shell};
 struct Words {
     hand: Vec<String>,
     table: Vec<String>,
-    names: Vec<String>,
-    slots: usize,
+    /// Every legal play, as the command that plays it (`play 7H t2 bob over`): after a card,
+    /// completion offers the words that can follow it, as the core's listing has them.
+    plays: Vec<String>,
+    /// While a question asks for one of these (a player), completion offers only them.
+    choices: Option<Vec<String>>,
 }
 
 /// The rustyline helper: completion of commands, cards, places, players and file names.
@@ -41,7 +44,10 @@ impl Completion {
         let earlier: Vec<&str> = before.split_whitespace().collect();
         let mut out: Vec<String> = Vec::new();
         let w = &self.words;
+        let first_is_card = earlier.first().is_some_and(|f| f.parse::<crate::core::Card>().is_ok());
         match earlier.first().map(|f| f.to_lowercase()) {
+            _ if w.choices.is_some() => out.extend(w.choices.iter().flatten().cloned()),
+            Some(_) if first_is_card => out.extend(following(&w.plays, earlier[0], &earlier[1..])),
             None => {
                 out.extend(COMMANDS.iter().map(|(c, _)| c.to_string()));
             }
@@ -50,12 +56,7 @@ impl Completion {
                     out.extend(w.hand.iter().cloned());
                     out.extend(w.table.iter().filter(|c| !w.hand.contains(c)).cloned());
                 }
-                Some("play") => {
-                    out.push("table".into());
-                    out.extend((1..=w.slots).map(|n| format!("t{n}")));
-                    out.push("over".into());
-                    out.extend(w.names.iter().cloned());
-                }
+                Some("play") => out.extend(following(&w.plays, earlier[1], &earlier[2..])),
                 Some("recover") => {
                     let typed: Vec<String> = earlier[1..].iter().map(|t| t.to_uppercase()).collect();
                     out.extend(w.hand.iter().filter(|c| !typed.contains(c)).cloned());
@@ -73,6 +74,30 @@ impl Completion {
         out.dedup();
         Some(out)
     }
+}
+
+/// The words that may follow `card` and the words `typed` after it, in the legal plays
+/// `plays` (`play 7H t2 bob over`), in their order.
+fn following(plays: &[String], card: &str, typed: &[&str]) -> Vec<String> {
+    let Ok(card) = card.parse::<crate::core::Card>() else { return Vec::new() };
+    let typed: Vec<String> = typed.iter().map(|t| t.to_lowercase()).collect();
+    let mut out: Vec<String> = Vec::new();
+    for play in plays {
+        let words: Vec<&str> = play.split_whitespace().skip(1).collect();
+        if words.first().and_then(|c| c.parse::<crate::core::Card>().ok()) != Some(card) {
+            continue;
+        }
+        let rest: Vec<String> = words[1..].iter().map(|w| w.to_lowercase()).collect();
+        if !typed.iter().all(|t| rest.contains(t)) {
+            continue;
+        }
+        for (word, lower) in words[1..].iter().zip(&rest) {
+            if !typed.contains(lower) && !out.iter().any(|o| o.eq_ignore_ascii_case(word)) {
+                out.push(word.to_string());
+            }
+        }
+    }
+    out
 }
 
 impl Completer for Completion {
@@ -110,17 +135,29 @@ pub struct Terminal {
     editor: Option<Editor<Completion, FileHistory>>,
     history: Option<PathBuf>,
     clear: bool,
+    /// Hot-seat play: one history per seat, never read from or written to disk, so neither
+    /// ↑ nor Ctrl-R shows one player what another typed (a card they hold).
+    seat_histories: Option<Vec<Vec<String>>>,
+    /// The seat whose history the editor holds now.
+    seat: usize,
 }
 
 impl Terminal {
-    fn new() -> Terminal {
+    fn new(hot_seat: Option<usize>) -> Terminal {
         let config = Config::builder().completion_type(CompletionType::List).auto_add_history(false).build();
         let editor = Editor::with_config(config).ok().map(|mut e| {
             e.set_helper(Some(Completion { words: Words::default(), files: FilenameCompleter::new() }));
             e
         });
-        let history = history_path();
-        let mut term = Terminal { editor, history, clear: std::io::stdout().is_terminal() };
+        // In hot-seat play the history file is neither read nor written.
+        let history = if hot_seat.is_some() { None } else { history_path() };
+        let mut term = Terminal {
+            editor,
+            history,
+            clear: std::io::stdout().is_terminal(),
+            seat_histories: hot_seat.map(|seats| vec![Vec::new(); seats]),
+            seat: 0,
+        };
         // The history is a convenience: one that is not a regular file or is too large is
         // not loaded (and not overwritten), never an error.
         if let Some(path) = &term.history
@@ -159,11 +196,31 @@ impl Terminal {
     }
 
     fn remember(&mut self, line: &str) {
-        if let Some(editor) = &mut self.editor
-            && !line.trim().is_empty()
-        {
+        if line.trim().is_empty() {
+            return;
+        }
+        if let Some(editor) = &mut self.editor {
             let _ = editor.add_history_entry(line);
         }
+        if let Some(list) = self.seat_histories.as_mut().and_then(|h| h.get_mut(self.seat)) {
+            list.push(line.to_string());
+        }
+    }
+
+    /// Gives the line editor `seat`'s own history (hot-seat play; otherwise nothing changes).
+    fn switch_to(&mut self, seat: usize) {
+        self.seat = seat;
+        let (Some(editor), Some(histories)) = (&mut self.editor, &self.seat_histories) else { return };
+        let _ = editor.clear_history();
+        for line in histories.get(seat).into_iter().flatten() {
+            let _ = editor.add_history_entry(line.as_str());
+        }
+    }
+
+    /// What the line editor would show another seat: its history (for tests).
+    #[cfg(test)]
+    fn history_lines(&self) -> Vec<String> {
+        self.editor.as_ref().map(|e| e.history().iter().cloned().collect()).unwrap_or_default()
     }
 
     fn save_history(&mut self) {
@@ -195,6 +252,34 @@ impl Prompter for Terminal {
     fn ask(&mut self, question: &str) -> Option<String> {
         self.read(question).ok()
     }
+
+    fn choose(&mut self, question: &str, options: &[String]) -> Option<String> {
+        let set = |term: &mut Terminal, choices| {
+            if let Some(helper) = term.editor.as_mut().and_then(|e| e.helper_mut()) {
+                helper.words.choices = choices;
+            }
+        };
+        set(self, Some(options.to_vec()));
+        let answer = self.read(question).ok();
+        set(self, None);
+        answer
+    }
+}
+
+/// The terminal's width in columns: asked of the terminal, else `$COLUMNS`, else 80.
+pub fn columns() -> usize {
+    #[cfg(unix)]
+    {
+        // SAFETY: TIOCGWINSZ only writes a `winsize` into the struct it is given.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        for fd in [libc::STDOUT_FILENO, libc::STDIN_FILENO] {
+            // SAFETY: as above; `fd` is a standard stream and `size` lives across the call.
+            if unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) } == 0 && size.ws_col > 0 {
+                return size.ws_col as usize;
+            }
+        }
+    }
+    std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|&c| c > 0).unwrap_or(80)
 }
 
 /// `$XDG_DATA_HOME/diving/history`, else `~/.local/share/diving/history`.
@@ -206,9 +291,35 @@ fn history_path() -> Option<PathBuf> {
     Some(base.join("diving").join("history"))
 }
 
+/// A hand-over prompt: Enter goes on (`true`). Ctrl-C or Ctrl-D there is a `quit`: the
+/// screen is cleared first (a hand may be on it), then the shell asks, offering to save;
+/// `false` when the player quits.
+fn gate<W: Write>(term: &mut Terminal, shell: &mut Shell<W>, prompt: &str) -> bool {
+    loop {
+        shell.flush();
+        match term.read(prompt) {
+            Ok(_) => return true,
+            Err(ReadlineError::Interrupted | ReadlineError::Eof) => {
+                term.clear_screen();
+                if shell.execute(Command::Quit, term) == Flow::Quit {
+                    return false;
+                }
+                shell.flush();
+            }
+            Err(e) => {
+                term.clear_screen();
+                shell.error(&format!("the terminal failed: {e}"));
+                return false;
+            }
+        }
+    }
+}
+
 /// Plays the game at the terminal until `quit` or end of input.
 pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&str>) {
-    let mut term = Terminal::new();
+    let hot_seat = shell.hot_seat().then(|| shell.session.game().player_count());
+    let mut term = Terminal::new(hot_seat);
+    shell.width = Some(columns());
     let style = shell.style();
     let game = shell.session.game();
     let names: Vec<String> = (0..game.player_count())
@@ -220,7 +331,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
     let dash = if style.unicode { "—" } else { "-" };
     shell.say(&style.bold(&format!("Diving Suits {dash} {}", names.join(" vs "))));
     shell.say(&style.dim(&format!(
-        "ruleset {}. type 'help' for the commands, 'moves' for what you can do, 'quit' to leave.",
+        "ruleset {}. type 'help' for the commands, 'help rules' for how to play, 'moves' for what you can do, 'quit' to leave.",
         shell.session.spec()
     )));
     if let Some(seed) = seed {
@@ -234,31 +345,40 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
         None => shell.start(),
     }
     let mut shown = None;
-    // A resumed hot-seat game starts with a hand-over: whoever started it may not be the
-    // player to move.
-    let mut hand_over = loaded.is_some() && shell.hot_seat();
+    // A hot-seat game starts with a hand-over, a new one as a resumed one: nobody's hand is
+    // shown before its player has the terminal.
+    let mut hand_over = shell.hot_seat();
+    let mut opening = loaded.is_none();
+    let mut quitting = false;
     loop {
+        shell.width = Some(columns());
         let game = shell.session.game();
         let current = game.current();
         let someone_else = shell.viewer != Some(current) || hand_over;
         if !game.is_over() && shell.hot_seat() && someone_else && !shell.session.is_bot(current) {
-            hand_over = false;
             let next = game.name(current).to_string();
             let last_mover =
                 shell.session.entries().iter().rev().find(|e| !shell.session.is_bot(e.seat)).map(|e| e.seat);
-            if let Some(prev) = shell.viewer.filter(|&v| Some(v) == last_mover) {
+            if let Some(prev) = shell.viewer.filter(|&v| Some(v) == last_mover && !hand_over) {
                 let prev = shell.session.game().name(prev).to_string();
-                shell.flush();
-                if term.read(&format!("{prev}: press Enter to end your turn and hide your hand ")).is_err() {
+                if !gate(&mut term, shell, &format!("{prev}: press Enter to end your turn and hide your hand ")) {
+                    quitting = true;
                     break;
                 }
             }
-            term.clear_screen();
-            if term.read(&format!("pass the terminal to {next}. {next}, press Enter when ready ")).is_err() {
+            // Before the very first hand-over no hand has been shown: the title stays.
+            if !opening {
+                term.clear_screen();
+            }
+            hand_over = false;
+            opening = false;
+            if !gate(&mut term, shell, &format!("pass the terminal to {next}. {next}, press Enter when ready ")) {
+                quitting = true;
                 break;
             }
             term.clear_screen();
             shell.viewer = Some(current);
+            term.switch_to(current);
             shell.recap(current);
             shown = None;
         }
@@ -270,17 +390,30 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
             shell.say("");
             let _ = write!(shell.out(), "{board}");
             if shell.session.game().is_over() {
-                shell.say(&style.dim("the game is over: 'log' shows it all, 'undo' takes back, 'quit' leaves."));
+                shell.summary();
+                shell.say(&style.dim("the game is over: 'log' shows it all, 'again' plays again, 'quit' leaves."));
             }
             shell.flush();
         }
         let game = shell.session.game();
         let seat = shell.viewer.unwrap_or(current);
+        let hand: Vec<String> = game.player(seat).hand.iter().map(|c| c.to_string()).collect();
+        // The plays the completion offers are the listing's own; they name only this seat's
+        // hand and the table (every hand once the game is over: nothing is listed then).
+        let plays = if shell.viewer.is_none_or(|v| v == current) {
+            game.legal_actions()
+                .iter()
+                .filter(|a| matches!(a, crate::core::Action::Play { .. }))
+                .map(|a| crate::repl::render::command_for(game, a))
+                .collect()
+        } else {
+            Vec::new()
+        };
         term.set_words(Words {
-            hand: game.player(seat).hand.iter().map(|c| c.to_string()).collect(),
+            hand,
             table: game.table().iter().flatten().map(|c| c.to_string()).collect(),
-            names: game.names().to_vec(),
-            slots: game.table().len(),
+            plays,
+            choices: None,
         });
         let prompt = if game.is_over() { "game over> ".to_string() } else { format!("{}> ", game.name(current)) };
         match term.read(&prompt) {
@@ -291,13 +424,24 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
             Ok(line) => {
                 term.remember(&line);
                 if shell.line(&line, &mut term) == Flow::Quit {
+                    quitting = true;
                     break;
+                }
+                if shell.take_restarted() {
+                    // `again` or `new`: a new game, with its own first hand-over.
+                    hand_over = shell.hot_seat();
+                    opening = false;
+                    shown = None;
+                    if let Some(seats) = &mut term.seat_histories {
+                        seats.iter_mut().for_each(Vec::clear);
+                    }
                 }
             }
             Err(ReadlineError::Interrupted) => shell.say("(type 'quit' to leave)"),
             Err(ReadlineError::Eof) => {
                 shell.say("");
                 if shell.execute(Command::Quit, &mut term) == Flow::Quit {
+                    quitting = true;
                     break;
                 }
             }
@@ -307,6 +451,36 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
             }
         }
     }
+    // Whoever takes the terminal next must not find a hand on the screen or in the scrollback.
+    if quitting && shell.hot_seat() && !shell.session.game().is_over() {
+        term.clear_screen();
+    }
     shell.flush();
     term.save_history();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_seat_has_its_own_history() {
+        let mut term = Terminal::new(Some(2));
+        assert!(term.history.is_none(), "a hot-seat game never touches the history file");
+        term.switch_to(0);
+        term.remember("play js zed");
+        term.switch_to(1);
+        assert!(term.history_lines().is_empty(), "{:?}", term.history_lines());
+        term.remember("moves");
+        term.switch_to(0);
+        assert_eq!(term.history_lines(), ["play js zed"]);
+    }
+
+    #[test]
+    fn completion_after_a_card_offers_only_what_the_listing_has() {
+        let plays = vec!["play KC bob".to_string(), "play KC t2 bob".to_string(), "play 7H".to_string()];
+        assert_eq!(following(&plays, "kc", &[]), ["bob", "t2"]);
+        assert_eq!(following(&plays, "7h", &[]), Vec::<String>::new());
+        assert_eq!(following(&plays, "kc", &["t2"]), ["bob"]);
+    }
 }

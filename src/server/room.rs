@@ -421,7 +421,7 @@ impl Room {
     }
 
     fn board(&self, viewer: Viewer) -> String {
-        render::board(self.session.game(), Style::PLAIN, self.session.bots(), viewer).trim_end().to_string()
+        render::board(self.session.game(), Style::PLAIN, self.session.bots(), viewer, None).trim_end().to_string()
     }
 
     fn question_object(&self, p: &Pending) -> Object {
@@ -537,7 +537,7 @@ impl Room {
                 let line = Object::one("hand", Object::one("player", json!(name)).with("cards", json!(list)));
                 return self.reply(conn, vec![line], vec![text], out);
             }
-            Command::Undo | Command::Save(_) | Command::Reload => {
+            Command::Undo | Command::Save(_) | Command::Reload | Command::Again(_) => {
                 let word = line.split_whitespace().next().unwrap_or("").to_lowercase();
                 let message = format!("'{word}' is not available in a network game (the host saves every move)");
                 return self.reply_error(conn, role, &message, out);
@@ -588,7 +588,7 @@ impl Room {
                 let (lines, text) = self.render(&all, viewer);
                 self.reply(conn, vec![Object::one("log", lines)], text, out);
             }
-            Ok(Some(Command::Help(topic))) => match shell::help_text(topic.as_deref(), self.session.game().rules()) {
+            Ok(Some(Command::Help(topic))) => match shell::help_text(topic.as_deref(), self.session.game()) {
                 Ok(mut text) => {
                     text += "  say      say TEXT: chat to the table\n";
                     let lines = vec![Object::one("help", json!(text))];
