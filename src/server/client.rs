@@ -3,7 +3,7 @@
 //! as text, or with `--json` the same JSON Lines objects local `--json` play prints. It holds
 //! no game: the commands are parsed and checked on the server.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
@@ -64,12 +64,21 @@ async fn run(options: &JoinOptions) -> anyhow::Result<ExitCode> {
     let (mut sink, mut stream) = socket.split();
     sink.send(Message::text(hello.to_string())).await?;
 
-    let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+    // Lines are read with the shell's limits, and at most a few wait to be sent: a pipe that
+    // pours lines faster than the server answers waits instead of filling memory.
+    let (lines_tx, mut lines) = tokio::sync::mpsc::channel::<String>(16);
     std::thread::spawn(move || {
-        let stdin = io::stdin();
-        for line in stdin.lock().lines() {
-            let Ok(line) = line else { break };
-            if lines_tx.send(line).is_err() {
+        let mut input = crate::limits::Lines::new(io::stdin().lock());
+        while let Ok(Some(line)) = input.next_line() {
+            let line = match line {
+                crate::limits::Line::Text(text) => text,
+                refused => {
+                    let message = refused.refusal(input.number()).unwrap_or_default();
+                    let _ = writeln!(io::stderr(), "diving join: {message}");
+                    continue;
+                }
+            };
+            if lines_tx.blocking_send(line).is_err() {
                 break;
             }
         }
