@@ -4,6 +4,8 @@
 //! again, the rules in the game, the end-of-game summary and `again`, and the board laid out
 //! for 40, 80 and 120 columns. Stacked decks, no clock.
 
+mod cli_support;
+
 use std::collections::VecDeque;
 
 use diving::core::parse_cards;
@@ -131,7 +133,8 @@ fn moves_preview_each_result_from_the_engine() {
 fn moves_list_a_play_once_when_a_jolt_offers_an_order() {
     // alice (JS) jolts bob after bob dives; bob then holds number cards with a J in front.
     let deck =
-        diving::core::parse_cards(&support_stacked("JS 2C 3C 4C  9H 8H 7D 6D  AS 2D 3H 4D  10S  KH KD KC QC")).unwrap();
+        diving::core::parse_cards(&cli_support::stacked("JS 2C 3C 4C  9H 8H 7D 6D  AS 2D 3H 4D  10S  KH KD KC QC"))
+            .unwrap();
     let mut s = shell("standard", &["alice", "bob"], deck);
     let mut p = Person::default();
     run(&mut s, "play 2c", &mut p);
@@ -167,7 +170,7 @@ fn a_move_that_gets_you_rescued_is_asked_about_first() {
 
 #[test]
 fn a_wrong_name_asks_again_and_an_empty_answer_cancels_quietly() {
-    let deck = parse_cards(&support_stacked("QH 5C 6C 7C  2D 8D 9D 10D  3S 8S 9S 10S  AS 2S 4S 5S  9H")).unwrap();
+    let deck = parse_cards(&cli_support::stacked("QH 5C 6C 7C  2D 8D 9D 10D  3S 8S 9S 10S  AS 2S 4S 5S  9H")).unwrap();
     let mut s = shell("standard", &["alice", "bot:random", "bot:greedy"], deck);
     let mut p = Person { answers: ["zed", "greedy"].into(), ..Person::default() };
     run(&mut s, "play qh", &mut p);
@@ -238,21 +241,6 @@ fn the_board_fits_40_80_and_120_columns() {
     let wrapped = diving::repl::render::wrap("  alice plays 10H on 10S - doubled to 20: depth 0 -> 20", 24);
     assert!(wrapped.lines().all(|l| display_width(l) <= 24), "{wrapped}");
     assert!(wrapped.contains("depth 0 -> 20"), "numbers stay whole: {wrapped}");
-}
-
-/// `cli_support::stacked` without the module (it needs assert_cmd's binary).
-fn support_stacked(top: &str) -> String {
-    let top: Vec<String> = top.split_whitespace().map(|c| c.to_uppercase()).collect();
-    let mut deck = top.clone();
-    for suit in ["S", "H", "D", "C"] {
-        for rank in ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"] {
-            let card = format!("{rank}{suit}");
-            if !top.contains(&card) {
-                deck.push(card);
-            }
-        }
-    }
-    deck.join(" ")
 }
 
 #[test]

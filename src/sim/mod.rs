@@ -448,6 +448,11 @@ fn block_command(config: &SimConfig, ruleset: &Ruleset, baseline: Option<&Rulese
     if config.rotate {
         cmd.push_str(" --rotate");
     }
+    with_rules(cmd, config, ruleset, baseline)
+}
+
+/// `cmd` with the options naming the rules it ran with.
+fn with_rules(mut cmd: String, config: &SimConfig, ruleset: &Ruleset, baseline: Option<&Ruleset>) -> String {
     if ruleset.name != "standard" {
         cmd.push_str(&format!(" --ruleset {}", ruleset.name));
     }
@@ -468,13 +473,6 @@ fn reproduce_command(
 ) -> String {
     let n = config.players.len();
     let players: Vec<&str> = (0..n).map(|s| config.players[(s + rotation) % n].as_str()).collect();
-    let mut cmd = format!("diving sim --games 1 --jobs 1 --seed {seed} --players {}", players.join(","));
-    if ruleset.name != "standard" {
-        cmd.push_str(&format!(" --ruleset {}", ruleset.name));
-    }
-    if let Some(b) = baseline {
-        cmd.push_str(&format!(" --baseline {}", b.name));
-    }
-    cmd.push_str(&format!(" --max-turns {}", config.max_turns));
-    cmd
+    let cmd = format!("diving sim --games 1 --jobs 1 --seed {seed} --players {}", players.join(","));
+    with_rules(cmd, config, ruleset, baseline)
 }
