@@ -72,6 +72,12 @@ fn plain_find_over_a_big_string() {
     misbehaves(&["lib-find.lua"], "lib-find.lua", Some(6), BUDGET);
 }
 
+/// `..` copies in the VM, where no library function is charged: the memory it allocates is.
+#[test]
+fn concatenating_a_big_string() {
+    misbehaves(&["vm-concat.lua"], "vm-concat.lua", Some(7), BUDGET);
+}
+
 #[test]
 fn copying_substrings() {
     misbehaves(&["lib-sub.lua"], "lib-sub.lua", Some(6), BUDGET);

@@ -64,6 +64,10 @@ use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, LuaOptions, MultiValue, St
 
 /// Bytes a library function may touch for one step of the budget.
 pub const BYTES_PER_STEP: u64 = 64;
+/// Bytes a state grows by between two interrupts that cost a step: what the VM itself
+/// copies (`..` builds a new string) is charged this way, more lightly than library work,
+/// which is charged again here for what it allocates.
+pub const GROWN_BYTES_PER_STEP: u64 = 256;
 /// Steps a caught error costs (an error is far dearer than a step: ~100 per call's budget).
 pub const ERROR_STEPS: u64 = 10_000;
 /// Longest error message kept, in characters (the rest is cut off with "…").
@@ -207,6 +211,9 @@ struct Holding {
     name: String,
     held: AtomicU64,
     group: Option<Arc<MemoryGroup>>,
+    /// What the state held at the last interrupt: memory it grew by since is charged as
+    /// work (a string built by `..` is copied by the VM, where no library function counts it).
+    seen: AtomicU64,
 }
 
 impl Holding {
@@ -485,7 +492,12 @@ impl Sandbox {
         exposed.set_readonly(true);
 
         lua.set_memory_limit(limits.memory).map_err(fail)?;
-        let holding = Arc::new(Holding { name: name.to_string(), held: AtomicU64::new(0), group: group.cloned() });
+        let holding = Arc::new(Holding {
+            name: name.to_string(),
+            held: AtomicU64::new(0),
+            group: group.cloned(),
+            seen: AtomicU64::new(0),
+        });
         if let Some(group) = group {
             group.members.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::clone(&holding));
         }
@@ -804,12 +816,14 @@ fn interrupt(lua: &Lua, own: &Holding, memory: u64) -> mlua::Result<VmState> {
         if m.tripped.get() {
             return Err(stopped());
         }
-        let steps = m.steps.get() + 1;
+        let used = lua.used_memory() as u64;
+        // One step for the interrupt, and the memory the state grew by since the last one.
+        let grown = used.saturating_sub(own.seen.swap(used, Ordering::Relaxed));
+        let steps = m.steps.get() + 1 + grown / GROWN_BYTES_PER_STEP;
         m.steps.set(steps);
         if steps > m.limit.get() {
             return Err(trip(lua, m, None, budget_message(m)));
         }
-        let used = lua.used_memory() as u64;
         if used >= memory - memory / 16 {
             return Err(trip(lua, m, None, format!("used more than the memory limit of {} KiB", memory / 1024)));
         }
