@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Deal, action, assert_invariants};
+use common::{Deal, action, assert_invariants, refused_twice_then};
 use diving::core::{Game, Registry, Rules};
 use diving::ruleset::Ruleset;
 use diving::script::{ModSource, load_mods};
@@ -27,18 +27,7 @@ fn hostile(file: &str) -> Result<Registry, String> {
 /// `fragment`, twice, without changing the game; then `next` must apply.
 fn contained_with(registry: Registry, file: &str, trigger: &str, line: u32, fragment: &str, next: &str) -> Game {
     let mut game = deal().game_with(registry);
-    let before = game.clone();
-    let act = action(&game, trigger);
-    let message = game.apply(&act, &mut ()).expect_err("the hostile action must fail").to_string();
-    let prefix = format!("mod {file}:{line}: ");
-    assert!(message.starts_with(&prefix), "expected '{prefix}…', got '{message}'");
-    assert!(message.contains(fragment), "expected '{fragment}' in '{message}'");
-    assert!(game == before, "the failed action changed the game");
-    let again = game.apply(&act, &mut ()).expect_err("the hostile action must fail again").to_string();
-    assert_eq!(again, message);
-    assert!(game == before, "the failed action changed the game");
-    game.apply(&action(&game, next), &mut ()).unwrap_or_else(|e| panic!("the next action failed: {e}"));
-    assert_invariants(&game, "after the next action");
+    refused_twice_then(&mut game, trigger, &format!("mod {file}:{line}: "), fragment, next);
     game
 }
 

@@ -7,7 +7,7 @@
 mod cli_support;
 mod common;
 
-use common::{Deal, action, assert_invariants, run};
+use common::{Deal, action, assert_invariants, refused_twice_then, run};
 use diving::bots::{Bot, LuaBot};
 use diving::core::{Game, Registry, Rules, View};
 use diving::repl::session::{BOT_GAME_TURNS, MAX_GAME_SAID_LINES, Seating, Session};
@@ -45,22 +45,11 @@ fn two_turns(files: &[&str]) -> Game {
 /// leaving the game as it was; then `recover 9D` applies.
 fn misbehaves(files: &[&str], file: &str, line: Option<u32>, fragment: &str) -> String {
     let mut game = two_turns(files);
-    let before = game.clone();
-    let act = action(&game, "play 5H");
-    let message = game.apply(&act, &mut ()).expect_err("the hostile action must fail").to_string();
     let prefix = match line {
         Some(line) => format!("mod {}:{line}: ", path(file)),
         None => format!("mod {}: ", path(file)),
     };
-    assert!(message.starts_with(&prefix), "expected '{prefix}…', got '{message}'");
-    assert!(message.contains(fragment), "expected '{fragment}' in '{message}'");
-    assert!(game == before, "the failed action changed the game");
-    let again = game.apply(&act, &mut ()).expect_err("the hostile action must fail again").to_string();
-    assert_eq!(again, message);
-    assert!(game == before, "the failed action changed the game");
-    game.apply(&action(&game, "recover 9D"), &mut ()).unwrap_or_else(|e| panic!("the next action failed: {e}"));
-    assert_invariants(&game, "after the next action");
-    message
+    refused_twice_then(&mut game, "play 5H", &prefix, fragment, "recover 9D")
 }
 
 const BUDGET: &str = "used up its budget of 1000000 steps";

@@ -377,3 +377,21 @@ pub fn refuse_action(game: &mut Game, act: &Action) -> ActionError {
     }
     err
 }
+
+/// `trigger` must be refused with a message that starts with `prefix` and holds `fragment`,
+/// the same way a second time, leaving `game` as it was; then `next` must apply (and the
+/// invariants hold). Returns the message. How the hostile-mod suites check a contained mod.
+pub fn refused_twice_then(game: &mut Game, trigger: &str, prefix: &str, fragment: &str, next: &str) -> String {
+    let before = game.clone();
+    let act = action(game, trigger);
+    let message = game.apply(&act, &mut ()).expect_err("the hostile action must fail").to_string();
+    assert!(message.starts_with(prefix), "expected '{prefix}…', got '{message}'");
+    assert!(message.contains(fragment), "expected '{fragment}' in '{message}'");
+    assert!(*game == before, "the failed action changed the game");
+    let again = game.apply(&act, &mut ()).expect_err("the hostile action must fail again").to_string();
+    assert_eq!(again, message);
+    assert!(*game == before, "the failed action changed the game");
+    game.apply(&action(game, next), &mut ()).unwrap_or_else(|e| panic!("the next action failed: {e}"));
+    assert_invariants(game, "after the next action");
+    message
+}
