@@ -601,18 +601,7 @@ impl Sandbox {
     /// budget, in an environment of its own. Syntax and run-time errors are located in
     /// `file_name`.
     pub fn load(&self, file_name: &str, code: &str) -> Result<Loaded, ScriptError> {
-        let setup = |e: mlua::Error| ScriptError::new(file_name, None, flatten(&e).1);
-        let env = self.environment().map_err(setup)?;
-        let function = self
-            .lua
-            .load(code)
-            .set_name(format!("={file_name}"))
-            .set_mode(ChunkMode::Text)
-            .set_environment(env.clone())
-            .into_function()
-            .map_err(|e| locate(&e, file_name, None))?;
-        let value: Value = self.call_in(&function, (), file_name)?;
-        Ok(Loaded { value, env })
+        self.run_chunk(file_name, code, ChunkMode::Text)
     }
 
     /// Compiles `code` for [`Sandbox::load_compiled`]: the bytecode of text the program has
@@ -624,13 +613,24 @@ impl Sandbox {
     /// Runs bytecode made by [`Sandbox::compile`] like [`Sandbox::load`] runs text: a fresh
     /// environment, within the budget.
     pub(crate) fn load_compiled(&self, file_name: &str, bytecode: &[u8]) -> Result<Loaded, ScriptError> {
+        self.run_chunk(file_name, bytecode, ChunkMode::Binary)
+    }
+
+    /// Runs `chunk` (of `mode`) as the file `file_name` once, within the budget, in an
+    /// environment of its own.
+    fn run_chunk(
+        &self,
+        file_name: &str,
+        chunk: impl mlua::chunk::AsChunk,
+        mode: ChunkMode,
+    ) -> Result<Loaded, ScriptError> {
         let setup = |e: mlua::Error| ScriptError::new(file_name, None, flatten(&e).1);
         let env = self.environment().map_err(setup)?;
         let function = self
             .lua
-            .load(bytecode)
+            .load(chunk)
             .set_name(format!("={file_name}"))
-            .set_mode(ChunkMode::Binary)
+            .set_mode(mode)
             .set_environment(env.clone())
             .into_function()
             .map_err(|e| locate(&e, file_name, None))?;
