@@ -47,6 +47,7 @@ impl Cli {
             ("--script", top.script.is_some()),
             ("--load", top.load.is_some()),
             ("--no-color", top.no_color),
+            ("--no-hints", top.no_hints),
         ]
         .into_iter()
         .filter_map(|(flag, set)| set.then_some(flag))
@@ -72,6 +73,7 @@ impl Cli {
             script: pick("--script", &top.script, &sub.script)?,
             load: pick("--load", &top.load, &sub.load)?,
             no_color: top.no_color || sub.no_color,
+            no_hints: top.no_hints || sub.no_hints,
         })
     }
 }
@@ -83,6 +85,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play.into()),
         Some(Command::Rules) => repl::print_rules(ruleset, cli.json),
+        Some(Command::Replay(args)) => repl::replay::run(ruleset, cli.json, &args.clone().into()),
         Some(Command::Completions { shell }) => {
             // Into memory first: `generate` panics on a failed write.
             let mut script = Vec::new();
@@ -127,6 +130,8 @@ pub enum Command {
     Play(PlayArgs),
     /// Print the rules in force
     Rules,
+    /// Step through a saved or finished game (any save file), or write it as an HTML page
+    Replay(ReplayArgs),
     /// Print shell completions
     Completions {
         /// bash, zsh, fish, elvish or powershell
@@ -211,6 +216,35 @@ fn host_options(args: &HostArgs, ruleset: Option<&str>) -> anyhow::Result<HostOp
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct ReplayArgs {
+    /// The game: a file written by `save` (every save is a replay)
+    pub file: PathBuf,
+    /// See the game as this seat did (a name or seat number): its own hand only
+    #[arg(long = "as", value_name = "SEAT", conflicts_with = "all")]
+    pub seat: Option<String>,
+    /// See every hand (a finished game only); without --as or --all, the public view
+    #[arg(long)]
+    pub all: bool,
+    /// Write the game as one self-contained HTML page instead, from the chosen viewpoint
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Read the viewer's commands from this file instead of the terminal
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// Never use colour (also: the NO_COLOR environment variable)
+    #[arg(long)]
+    pub no_color: bool,
+}
+
+/// Destructured, so an option added here cannot be forgotten on the way to the viewer.
+impl From<ReplayArgs> for repl::replay::ReplayOptions {
+    fn from(args: ReplayArgs) -> repl::replay::ReplayOptions {
+        let ReplayArgs { file, seat, all, html, script, no_color } = args;
+        repl::replay::ReplayOptions { file, seat, all, html, script, no_color }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct JoinArgs {
     /// Where the game is: HOST:PORT/ROOM, as the invite prints it
     pub target: String,
@@ -247,13 +281,16 @@ pub struct PlayArgs {
     /// Never use colour (also: the NO_COLOR environment variable)
     #[arg(long)]
     pub no_color: bool,
+    /// Turn `hint` off for this game (a save keeps it off)
+    #[arg(long)]
+    pub no_hints: bool,
 }
 
 /// Destructured, so an option added here cannot be forgotten on the way to the shell.
 impl From<PlayArgs> for PlayOptions {
     fn from(args: PlayArgs) -> PlayOptions {
-        let PlayArgs { players, seed, deck, script, load, no_color } = args;
-        PlayOptions { players, seed, deck, script, load, no_color }
+        let PlayArgs { players, seed, deck, script, load, no_color, no_hints } = args;
+        PlayOptions { players, seed, deck, script, load, no_color, no_hints }
     }
 }
 

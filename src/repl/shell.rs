@@ -116,6 +116,11 @@ impl<W: Write> Shell<W> {
         self.json
     }
 
+    /// A person at a terminal (not a script).
+    pub fn is_interactive(&self) -> bool {
+        self.interactive
+    }
+
     /// More than one person shares this terminal.
     pub fn hot_seat(&self) -> bool {
         self.interactive && self.session.humans() > 1
@@ -254,6 +259,8 @@ impl<W: Write> Shell<W> {
             Command::Hand => self.hand(),
             Command::Log => self.log(),
             Command::Undo => self.undo(),
+            Command::Hint => super::hint::hint_command(self),
+            Command::Review => super::hint::review_command(self),
             Command::Save(file) => self.save(&file, prompter),
             Command::Reload => self.reload(),
             Command::Help(topic) => self.help(topic.as_deref()),
@@ -752,6 +759,7 @@ impl<W: Write> Shell<W> {
         {
             lines.push("(a rescue sends a diver back to depth 0: watch the oxygen column of 'moves')".into());
         }
+        lines.push(super::replay::AFTER_GAME.into());
         for line in lines {
             self.say(&line);
         }
@@ -968,6 +976,7 @@ reload
   whose outcome changed. The game goes on under the reloaded ruleset.
 "
         .into(),
+        "hint" | "review" => super::hint::help(word),
         "help" => "help [COMMAND]\n  List the commands, or explain one.\n".into(),
         "quit" => "quit\n  Leave the game (asks first when it is not saved).\n".into(),
         _ => format!("{word}\n"),

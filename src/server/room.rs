@@ -537,6 +537,10 @@ impl Room {
                 let line = Object::one("hand", Object::one("player", json!(name)).with("cards", json!(list)));
                 return self.reply(conn, vec![line], vec![text], out);
             }
+            Command::Hint | Command::Review => {
+                let message = "hints and reviews are off in a network game: each seat plays on its own judgement";
+                return self.reply_error(conn, role, message, out);
+            }
             Command::Undo | Command::Save(_) | Command::Reload | Command::Again(_) => {
                 let word = line.split_whitespace().next().unwrap_or("").to_lowercase();
                 let message = format!("'{word}' is not available in a network game (the host saves every move)");
