@@ -149,11 +149,11 @@ fn hidden_cards_never_change_a_hint() {
     let mut compared = 0;
     for spec in ["standard", "house"] {
         let ruleset = Ruleset::load(spec).unwrap();
-        for seed in 0..3 {
+        for seed in 0..2 {
             let (_, _, games) = bot_game(spec, seed, 40);
             for game in games.iter().step_by(7).filter(|g| !g.is_over()) {
                 let me = game.current();
-                let hint = hint::suggestions(game, &ruleset, 60).unwrap();
+                let hint = hint::suggestions(game, &ruleset, 40).unwrap();
                 assert!(!hint.is_empty() && hint.len() <= hint::HINT_MOVES);
                 for k in 0..2 {
                     // The same view, the other hands and the deck dealt another way.
@@ -161,13 +161,13 @@ fn hidden_cards_never_change_a_hint() {
                     if hidden(&other, me) == hidden(game, me) {
                         continue;
                     }
-                    assert_eq!(hint::suggestions(&other, &ruleset, 60).unwrap(), hint, "{spec}, seed {seed}");
+                    assert_eq!(hint::suggestions(&other, &ruleset, 40).unwrap(), hint, "{spec}, seed {seed}");
                     compared += 1;
                 }
             }
         }
     }
-    assert!(compared >= 20, "only {compared} comparisons");
+    assert!(compared >= 12, "only {compared} comparisons");
 }
 
 #[test]
@@ -232,8 +232,7 @@ fn planted_blunder(after: usize) -> Option<(Session, usize)> {
 fn a_review_finds_a_planted_blunder() {
     let (session, blunder) = planted_blunder(4).expect("a game with a rescue to plant");
     let before = session.games_before_moves().unwrap();
-    let (found, looked) =
-        hint::review(&before, session.entries(), &[0], session.ruleset(), hint::REVIEW_PLAYOUTS).unwrap();
+    let (found, looked) = hint::review(&before, session.entries(), &[0], session.ruleset(), 60).unwrap();
     assert!(looked > 0);
     let finding = found.iter().find(|f| f.index == blunder).unwrap_or_else(|| panic!("not found: {found:?}"));
     assert_eq!(finding.seat, 0);

@@ -969,7 +969,12 @@ undo
   card anyway and undo freely.
 "
         .into(),
-        "save" => "save FILE\n  Save the game to FILE; resume it with: diving --load FILE\n".into(),
+        "save" => "\
+save FILE
+  Save the game to FILE; resume it with: diving --load FILE. Every save is a replay too
+  (also after the game is over): watch it with diving replay FILE [--as SEAT | --all].
+"
+        .into(),
         "reload" => "\
 reload
   Read the ruleset (and its mods) again and replay this game under it; tells the first move
