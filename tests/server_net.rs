@@ -306,6 +306,15 @@ async fn hostile_clients_get_clear_errors_and_the_game_goes_on() {
     assert!(command_error(&other.recv().await.unwrap()).unwrap().contains("not seat"));
     other.command("undo").await;
     assert!(command_error(&other.recv().await.unwrap()).unwrap().contains("not available in a network game"));
+    // Hints would be a bot playing for the seat: refused in a network game.
+    for word in ["hint", "review"] {
+        mover.command(word).await;
+        assert!(
+            command_error(&mover.recv().await.unwrap())
+                .unwrap()
+                .contains("hints and reviews are off in a network game")
+        );
+    }
 
     // Chat: control characters removed, length limited.
     other.send(json!({"type": "say", "text": "hi\u{1b}[2J\u{7} all"})).await;
