@@ -194,10 +194,14 @@ pub struct HostArgs {
     /// … after it has been away this long (60s, 2m)
     #[arg(long, default_value = "60s", value_parser = server::parse_duration)]
     pub away_after: std::time::Duration,
+    /// Let every seat ask for `hint` on its turn and `review` after the game (off by default)
+    #[arg(long)]
+    pub allow_hints: bool,
 }
 
 fn host_options(args: &HostArgs, ruleset: Option<&str>) -> anyhow::Result<HostOptions> {
-    let HostArgs { players, seats, bots, seed, deck, rooms, bind, port, dir, resume, away, away_after } = args.clone();
+    let HostArgs { players, seats, bots, seed, deck, rooms, bind, port, dir, resume, away, away_after, allow_hints } =
+        args.clone();
     Ok(HostOptions {
         ruleset: ruleset.map(String::from),
         players,
@@ -212,6 +216,7 @@ fn host_options(args: &HostArgs, ruleset: Option<&str>) -> anyhow::Result<HostOp
         resume,
         away,
         away_after,
+        allow_hints,
     })
 }
 

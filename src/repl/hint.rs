@@ -259,7 +259,7 @@ hint
   chance (the share of {HINT_PLAYOUTS} playouts won, a playout cut short counted by how far
   ahead it leaves you). The search sees only what you see: your hand, the table, the pile
   and the divers; the other hands and the deck are dealt at random for it. Off in a game
-  started with --no-hints, and in network games.
+  started with --no-hints, and in network games unless the host allows them.
 "
         ),
         _ => format!(

@@ -54,6 +54,8 @@ pub struct HostOptions {
     /// `bot:SPEC`: plays for a seat that is away for `away_after`.
     pub away: Option<String>,
     pub away_after: Duration,
+    /// Let seats ask for `hint` and `review` (off by default).
+    pub allow_hints: bool,
 }
 
 /// The seats of a hosted game: `--players`, or `--seats N` with `--bots` in the last seats.
@@ -105,7 +107,12 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             Some(bot.to_string())
         }
     };
-    let room_options = RoomOptions { away_bot, away_after: options.away_after, limits: Limits::default() };
+    let room_options = RoomOptions {
+        away_bot,
+        away_after: options.away_after,
+        limits: Limits::default(),
+        allow_hints: options.allow_hints,
+    };
     let (dir, rooms) = match &options.resume {
         Some(dir) => {
             if options.players.is_some() || options.seats.is_some() || options.seed.is_some() || options.deck.is_some()

@@ -16,6 +16,7 @@ use serde_json::json;
 use super::protocol::{self, ClientMessage, Limits, PROTOCOL, RulesetId};
 use crate::bots;
 use crate::core::{Action, Event, Seat, View, Viewer};
+use crate::repl::hint;
 use crate::repl::json::{self as js, Object};
 use crate::repl::parse::{self, Command};
 use crate::repl::render::{self, Narrator, Style};
@@ -54,11 +55,19 @@ pub struct RoomOptions {
     pub away_bot: Option<String>,
     pub away_after: Duration,
     pub limits: Limits,
+    /// Whether a seat may ask for `hint` (on its turn) and `review` (once the game is over):
+    /// `diving host --allow-hints`. Off by default.
+    pub allow_hints: bool,
 }
 
 impl Default for RoomOptions {
     fn default() -> RoomOptions {
-        RoomOptions { away_bot: None, away_after: Duration::from_secs(60), limits: Limits::default() }
+        RoomOptions {
+            away_bot: None,
+            away_after: Duration::from_secs(60),
+            limits: Limits::default(),
+            allow_hints: false,
+        }
     }
 }
 
@@ -537,10 +546,12 @@ impl Room {
                 let line = Object::one("hand", Object::one("player", json!(name)).with("cards", json!(list)));
                 return self.reply(conn, vec![line], vec![text], out);
             }
-            Command::Hint | Command::Review => {
-                let message = "hints and reviews are off in a network game: each seat plays on its own judgement";
+            Command::Hint | Command::Review if !self.options.allow_hints => {
+                let message = "hints and reviews are off in this network game (the host can allow them: diving host --allow-hints)";
                 return self.reply_error(conn, role, message, out);
             }
+            Command::Hint => return self.hint(conn, seat, out),
+            Command::Review => return self.review(conn, seat, out),
             Command::Undo | Command::Save(_) | Command::Reload | Command::Again(_) => {
                 let word = line.split_whitespace().next().unwrap_or("").to_lowercase();
                 let message = format!("'{word}' is not available in a network game (the host saves every move)");
@@ -554,6 +565,45 @@ impl Room {
             return self.reply_error(conn, role, &message, out);
         }
         self.play(conn, seat, action, out);
+    }
+
+    /// `hint` for `seat`, on its turn, from its view only ([`hint::suggestions`]).
+    fn hint(&self, conn: Conn, seat: Seat, out: &mut Outbox) {
+        if let Err(message) = self.check_turn(seat) {
+            return self.reply_error(conn, Role::Seat(seat), &format!("no hint: {message}"), out);
+        }
+        let game = self.session.game();
+        match hint::suggestions(game, self.session.ruleset(), hint::HINT_PLAYOUTS) {
+            Ok(list) => {
+                let moves: Vec<serde_json::Value> =
+                    list.iter().map(|s| json!({ "move": s.command, "win": s.win, "playouts": s.playouts })).collect();
+                let name = game.name(seat).to_string();
+                let line =
+                    Object::one("hint", json!({ "player": name, "playouts": hint::HINT_PLAYOUTS, "moves": moves }));
+                self.reply(conn, vec![line], hint::hint_lines(&name, &list, hint::HINT_PLAYOUTS), out);
+            }
+            Err(e) => self.reply_error(conn, Role::Seat(seat), &format!("no hint: {e}"), out),
+        }
+    }
+
+    /// `review` of `seat`'s own moves, once the game is over.
+    fn review(&self, conn: Conn, seat: Seat, out: &mut Outbox) {
+        let game = self.session.game();
+        if !game.is_over() {
+            return self.reply_error(conn, Role::Seat(seat), "review is for a finished game (try 'hint')", out);
+        }
+        let result = self.session.games_before_moves().and_then(|before| {
+            hint::review(&before, self.session.entries(), &[seat], self.session.ruleset(), hint::REVIEW_PLAYOUTS)
+        });
+        match result {
+            Ok((found, looked)) => {
+                let list: Vec<serde_json::Value> = found.iter().map(|f| hint::finding_json(game, f)).collect();
+                let line =
+                    Object::one("review", json!({ "moves": looked, "playouts": hint::REVIEW_PLAYOUTS, "worse": list }));
+                self.reply(conn, vec![line], hint::review_lines(game, &found, looked, &[seat]), out);
+            }
+            Err(e) => self.reply_error(conn, Role::Seat(seat), &format!("cannot review: {e}"), out),
+        }
     }
 
     fn check_turn(&self, seat: Seat) -> Result<(), String> {
