@@ -58,7 +58,10 @@
 //!   reports, SVG plots, paired baseline comparisons.
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
 //!   contract (the wire forms of core types live in `repl::json`), hot-seat secrecy, undo and
-//!   reload; [`repl::save`] — versioned save files.
+//!   reload; [`repl::save`] — versioned save files, every one a replay ([`repl::record`]: the
+//!   hashes of rules, mods and every step); [`repl::replay`] — `diving replay`, the viewer,
+//!   its `branch` and its HTML page; [`repl::hint`] — `hint` and `review`, the search bot
+//!   asked from the mover's view.
 //! - [`limits`] — every limit on outside input as a named constant, and the bounded readers
 //!   every edge reads through: command lines, files (regular files only, a size per kind),
 //!   player names, bot specs, `--jobs`. The README's *Limits* section lists them.
@@ -109,8 +112,9 @@
 //!   `tests/architecture.rs`.*
 //! - **Nobody sees a hidden card.** No event as a seat or spectator sees it names a card in
 //!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting
-//!   the hidden cards does not move a bot's choice. *`tests/visibility.rs`,
-//!   `tests/bots_view.rs`.*
+//!   the hidden cards does not move a bot's choice, nor a hint; a replay, its page and a
+//!   review show only what their viewpoint may see. *`tests/visibility.rs`,
+//!   `tests/bots_view.rs`, `tests/replay.rs`.*
 //! - **Input is bounded.** Every line, file, name and bot spec from outside is read through
 //!   [`limits`], so no input can make `diving` hold more than its limits say, and every refusal
 //!   names the file or line. A failed write is an error (exit 2), except a closed pipe.

@@ -2,9 +2,11 @@
 //! core: it parses text into actions, renders events and state into text, and holds no rules.
 //!
 //! Code map: [`parse`] text → command; [`render`] state and events → text; [`json`] the JSON
-//! contract; [`save`] the versioned save files on disk; [`session`] a game with its log, bots,
-//! undo, reload and save data; [`shell`] the command loop shared by every input; [`terminal`]
-//! the rustyline front end. This module turns the command line into a session and picks the
+//! contract; [`save`] the versioned save files on disk (every save is a replay); [`record`]
+//! what a replay records of rules, mods and steps; [`session`] a game with its log, bots,
+//! undo, reload, branch and save data; [`shell`] the command loop shared by every input;
+//! [`terminal`] the rustyline front end; [`hint`] `hint` and `review`; [`replay`] the replay
+//! viewer and [`html`] its page. This module turns the command line into a session and picks the
 //! front end.
 
 pub mod hint;
