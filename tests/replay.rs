@@ -430,3 +430,34 @@ fn review_in_the_viewer_judges_only_seats_whose_hand_it_shows() {
     assert_eq!(open(file, Some("ben"), false).reviewed_seats().unwrap(), vec![1]);
     let _ = Viewer::Everyone;
 }
+
+#[test]
+fn the_json_viewer_shows_each_viewpoint_s_state() {
+    let (session, _, _) = bot_game("standard", 14, usize::MAX);
+    assert!(session.game().is_over());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.json");
+    save::write(&file, &session.to_save()).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--json", "replay", file.to_str().unwrap()];
+        args.extend(extra);
+        let output = diving().args(&args).write_stdin("end\n").output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        cli_support::json_lines(&output.stdout)
+    };
+    let all = run(&["--all"]);
+    assert_eq!(all[0]["viewpoint"], "all");
+    let last = all.last().unwrap();
+    assert_eq!(last["position"], session.entries().len());
+    assert!(last["state"]["players"][1]["hand"].is_array() && last["state"]["deck"].is_array(), "{last}");
+    let public = run(&[]);
+    assert_eq!(public[0]["viewpoint"], "public");
+    for line in &public[1..] {
+        let state = &line["state"];
+        assert!(state["deck"].is_null(), "{line}");
+        assert!(state["players"].as_array().unwrap().iter().all(|p| p["hand"].is_null()), "{line}");
+        let drew: Vec<&serde_json::Value> =
+            line["events"].as_array().unwrap().iter().filter(|e| e["event"] == "drew").collect();
+        assert!(drew.iter().all(|e| e["card"].is_null()), "{line}");
+    }
+}
