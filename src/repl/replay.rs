@@ -148,7 +148,7 @@ impl Replay {
     pub fn viewpoint(&self) -> String {
         match self.viewer {
             Viewer::Seat(s) => format!("as {} sees it", self.game().name(s)),
-            Viewer::Spectator => "as the public sees it (no hand is shown)".into(),
+            Viewer::Spectator => "as the public sees it, no hand shown".into(),
             Viewer::Everyone => "with every hand open".into(),
         }
     }
@@ -189,7 +189,14 @@ pub fn run(ruleset: Option<&str>, json: bool, options: &ReplayOptions) -> anyhow
         let title = options.file.file_name().map_or("game".into(), |n| n.to_string_lossy().into_owned());
         let page = super::html::page(&replay, &title);
         std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
-        let _ = writeln!(io::stdout(), "wrote {} ({} moves, {})", out.display(), replay.moves(), replay.viewpoint());
+        let line = if json {
+            json!({ "wrote": out.display().to_string(), "moves": replay.moves(),
+                "viewpoint": viewpoint_word(replay.viewer, replay.game()) })
+            .to_string()
+        } else {
+            format!("wrote {} ({} moves, seen {})", out.display(), replay.moves(), replay.viewpoint())
+        };
+        writeln!(io::stdout(), "{line}").context("cannot write to standard output")?;
         return Ok(ExitCode::SUCCESS);
     }
     let input: Box<dyn BufRead> = match &options.script {
