@@ -276,12 +276,32 @@ impl<W: Write> Shell<W> {
         if !events.iter().any(|e| matches!(e, Event::Rescued { player, .. } if *player == me)) {
             return true;
         }
-        let preview = render::preview(game, &events, self.reader());
-        let question = format!(
-            "{}: {preview}. you would lose your depth {}. play it anyway? [y/N] ",
-            render::command_for(game, action),
-            game.rules().show_depth(game.player(me).depth)
-        );
+        let rules = game.rules();
+        // Where the move takes the player before the air runs out, and what the rescue gives.
+        let reached = events.iter().take_while(|e| !matches!(e, Event::Rescued { player, .. } if *player == me));
+        let reached = reached.filter_map(|e| match e {
+            Event::Moved { player, to, .. } if *player == me => Some(*to),
+            _ => None,
+        });
+        let rescue = events.iter().find_map(|e| match e {
+            Event::Rescued { player, depth, oxygen } if *player == me => Some((*depth, *oxygen)),
+            _ => None,
+        });
+        let mut question = render::command_for(game, action);
+        match reached.last() {
+            Some(to) => {
+                question += &format!(" takes you to depth {}, where you run out of oxygen", rules.show_depth(to))
+            }
+            None => question += " leaves you out of oxygen",
+        }
+        if let Some((depth, oxygen)) = rescue {
+            question += &format!(": you would be RESCUED back to depth {} (oxygen {oxygen})", rules.show_depth(depth));
+            let now = game.player(me).depth;
+            if now > depth {
+                question += &format!(", losing your depth {}", rules.show_depth(now));
+            }
+        }
+        question += ". play it anyway? [y/N] ";
         let question = match self.width {
             Some(width) => render::wrap(&question, width),
             None => question,
@@ -608,6 +628,15 @@ impl<W: Write> Shell<W> {
 
     fn help(&mut self, topic: Option<&str>) {
         let text = match help_text(topic, self.session.game()) {
+            // The rules, or a card a mod changed: what the ruleset's mods say they change.
+            Ok(text)
+                if topic.is_some_and(|t| t.eq_ignore_ascii_case("rules"))
+                    || topic
+                        .and_then(card_topic)
+                        .is_some_and(|r| !self.session.game().registry().is_builtin_card(r)) =>
+            {
+                text + &render::mods_guide(&self.session.ruleset().mods)
+            }
             Ok(text) => text,
             Err(message) => {
                 self.error(&message);
@@ -846,6 +875,11 @@ pub fn help_text(topic: Option<&str>, game: &Game) -> Result<String, String> {
         None => Ok(general_help()),
         Some(t) if t.eq_ignore_ascii_case("rules") => Ok(render::rules_guide(game.rules(), game.registry())),
         Some(t) => match (parse::command_word(t), card_topic(t)) {
+            // `help q`: the Quick card (as `help Q`), and what the one-letter command is.
+            (Some(word), Some(rank)) if t.chars().count() == 1 => Ok(format!(
+                "{}('{t}' typed alone, as a command, is short for '{word}': 'help {word}')\n",
+                render::card_help(rank, game.rules(), game.registry())
+            )),
             (Some(word), _) => Ok(command_help(word, game.rules())),
             (None, Some(rank)) => Ok(render::card_help(rank, game.rules(), game.registry())),
             (None, None) => Err(format!(
