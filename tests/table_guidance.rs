@@ -313,3 +313,16 @@ fn house_rules_are_named_in_the_narration() {
     assert!(guide.contains("7: a mod of this ruleset changes what this card does"), "{guide}");
     assert!(guide.contains("A to 10 (number cards) but 7:"), "{guide}");
 }
+
+/// A K in front: `moves` says the recovery gains nothing, as the engine plays it.
+#[test]
+fn moves_say_a_knotted_recovery_gains_nothing() {
+    let deck = parse_cards(&cli_support::stacked("KH 9C 8D 2S  2C 3C 4C 5C  AS 6D 3H 4D  10S")).unwrap();
+    let mut s = shell("standard", &["alice", "bob"], deck);
+    let mut p = Person::default();
+    let out = run(&mut s, "moves", &mut p);
+    assert!(out.contains("(more of one suit, more oxygen"), "{out}");
+    run(&mut s, "play kh", &mut p);
+    let out = run(&mut s, "moves", &mut p);
+    assert!(out.contains("(knotted: gains no oxygen, uses up the K; 'over' puts the K on top)"), "{out}");
+}

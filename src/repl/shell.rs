@@ -417,10 +417,18 @@ impl<W: Write> Shell<W> {
         let mut plays: Vec<(String, String)> = Vec::new();
         let mut recoveries = 0;
         let mut knotted = false;
+        // Whether a recovery now gains nothing (a K in front), as the engine plays one.
+        let mut gains_nothing = false;
         let mut over_too = false;
         for a in &actions {
             match a {
                 Action::Recover { face_on_top, .. } => {
+                    if recoveries == 0 {
+                        let me = game.current();
+                        gains_nothing = self.session.preview(a).is_some_and(|events| {
+                            events.iter().any(|e| matches!(e, Event::Knotted { player } if *player == me))
+                        });
+                    }
                     recoveries += 1;
                     knotted |= *face_on_top;
                 }
@@ -458,8 +466,10 @@ impl<W: Write> Shell<W> {
             let hand = &game.player(game.current()).hand;
             let cards = if self.style.unicode { "CARD…" } else { "CARD..." };
             let mut line = format!("  recover {cards} {dash} any 1 to {} of {}", hand.len(), Style::PLAIN.cards(hand));
-            if knotted {
-                line += " (knotted: 'over' puts the K on top)";
+            if gains_nothing {
+                line += " (knotted: gains no oxygen, uses up the K; 'over' puts the K on top)";
+            } else if knotted {
+                line += " ('over' puts the K on top)";
             } else {
                 line += " (more of one suit, more oxygen: 'help recover')";
             }
