@@ -184,7 +184,12 @@ impl<W: Write> Shell<W> {
             self.say_json(json!({ "error": message }));
         } else {
             let label = self.style.error_label();
-            let written = writeln!(self.out, "{label} {message}");
+            // Laid out for the terminal like the narration (at word boundaries, indented).
+            let text = match self.width {
+                Some(width) => render::wrap(&format!("{label} {message}"), width),
+                None => format!("{label} {message}"),
+            };
+            let written = writeln!(self.out, "{text}");
             self.note(written);
         }
     }

@@ -257,9 +257,28 @@ impl Terminal {
     }
 }
 
+impl Terminal {
+    /// Asks `question` laid out for the terminal's width, at word boundaries (a long file name
+    /// in `… exists; overwrite it? [y/N]` would otherwise break wherever the terminal breaks
+    /// it). Only its last line is the editor's prompt: the editor redraws a prompt of several
+    /// lines over the list Tab shows.
+    fn read_question(&mut self, question: &str) -> Result<String, ReadlineError> {
+        let text = question.trim_end();
+        let fitted = crate::repl::render::wrap(text, columns()) + &question[text.len()..];
+        match fitted.rsplit_once('\n') {
+            Some((head, last)) => {
+                let mut out = std::io::stdout();
+                let _ = writeln!(out, "{head}").and_then(|()| out.flush());
+                self.read(last)
+            }
+            None => self.read(&fitted),
+        }
+    }
+}
+
 impl Prompter for Terminal {
     fn ask(&mut self, question: &str) -> Option<String> {
-        self.read(question).ok()
+        self.read_question(question).ok()
     }
 
     fn choose(&mut self, question: &str, options: &[String]) -> Option<String> {
@@ -269,7 +288,7 @@ impl Prompter for Terminal {
             }
         };
         set(self, Some(options.to_vec()));
-        let answer = self.read(question).ok();
+        let answer = self.read_question(question).ok();
         set(self, None);
         answer
     }
@@ -315,7 +334,7 @@ fn history_path() -> Option<PathBuf> {
 fn gate<W: Write>(term: &mut Terminal, shell: &mut Shell<W>, prompt: &str) -> bool {
     loop {
         shell.flush();
-        match term.read(prompt) {
+        match term.read_question(prompt) {
             Ok(_) => return true,
             Err(ReadlineError::Interrupted | ReadlineError::Eof) => {
                 term.clear_screen();
