@@ -249,7 +249,18 @@ fn the_board_fits_40_80_and_120_columns() {
         assert!(board.contains("front: QH"), "{board}");
         assert!(board.contains("front: Q = quick"), "{board}");
         assert!(board.contains("discard top"), "{board}");
+        // `moves` too; a long outcome goes on under itself, not under the command.
+        let moves = run(&mut s, "moves", &mut p);
+        for line in moves.lines() {
+            assert!(display_width(line) <= width, "{width} columns: {line:?}\n{moves}");
+        }
     }
+    let mut fresh = shell("standard", &["alice", "bot:greedy"], short_game_deck());
+    fresh.width = Some(40);
+    let moves = run(&mut fresh, "moves", &mut p);
+    let column = moves.lines().find(|l| l.contains("->")).map(|l| l.find("-> ").unwrap() + 3).unwrap();
+    let goes_on = moves.lines().find(|l| !l.contains("->") && l.starts_with("    ") && !l.contains("help"));
+    assert!(goes_on.is_some_and(|l| l.len() - l.trim_start().len() == column), "{moves}");
     // A wide name is measured by the columns it takes, and the rows still line up.
     assert_eq!(display_width("潜水員"), 6);
     let mut wide = shell("standard", &["潜水員", "bob"], short_game_deck());

@@ -463,7 +463,22 @@ impl<W: Write> Shell<W> {
                     format!("  {command}")
                 } else {
                     let pad = " ".repeat(width - command.chars().count());
-                    format!("  {command}{pad}  {arrow} {outcome}")
+                    let lead = format!("  {command}{pad}  {arrow} ");
+                    // On a narrow terminal the outcome continues under itself, not under the
+                    // command (when that leaves it room).
+                    let lead_width = render::display_width(&lead);
+                    match self.width {
+                        Some(w) if lead_width + render::display_width(&outcome) > w && lead_width + 20 <= w => {
+                            let wrapped = render::wrap(&outcome, w - lead_width);
+                            let mut lines = wrapped.lines();
+                            let mut text = format!("{lead}{}", lines.next().unwrap_or_default());
+                            for more in lines {
+                                text += &format!("\n{}{}", " ".repeat(lead_width), more.trim_start());
+                            }
+                            text
+                        }
+                        _ => format!("{lead}{outcome}"),
+                    }
                 }
             })
             .collect();
