@@ -715,21 +715,23 @@ pub fn wrap(text: &str, width: usize) -> String {
         // A reading stays whole: an arrow with the numbers on either side of it, `depth` or
         // `oxygen` with the number after it, a unit with its number (`depth 2000 m -> 4000 m`).
         let mut words: Vec<String> = Vec::new();
-        let mut glue = false;
+        let (mut glue, mut label) = (false, false);
         for word in line.trim_start().split(' ') {
             let arrow = matches!(word, "->" | "→");
+            let reading = label && word.starts_with(|c: char| c.is_ascii_digit());
             let unit = !word.is_empty()
                 && word.chars().count() <= 3
                 && word.chars().all(|c| c.is_alphabetic() || ",;:.)".contains(c))
                 && words.last().is_some_and(|w| w.ends_with(|c: char| c.is_ascii_digit()));
             match words.last_mut() {
-                Some(last) if arrow || glue || unit => {
+                Some(last) if arrow || glue || unit || reading => {
                     last.push(' ');
                     last.push_str(word);
                 }
                 _ => words.push(word.to_string()),
             }
-            glue = arrow || matches!(word, "depth" | "oxygen");
+            glue = arrow;
+            label = matches!(word, "depth" | "oxygen");
         }
         for word in words.iter().map(String::as_str) {
             let w = display_width(word);
