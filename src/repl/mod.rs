@@ -389,7 +389,8 @@ fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
         if let Ok(registry) = rs.registry() {
             writeln!(out)?;
             let width = if io::stdout().is_terminal() { terminal::columns() } else { 80 };
-            write!(out, "{}", render::wrap(&render::rules_guide(&rs.rules, &registry), width))?;
+            let guide = render::rules_guide(&rs.rules, &registry) + &render::mods_guide(&rs.mods);
+            write!(out, "{}", render::wrap(&guide, width))?;
             writeln!(out)?;
         }
         let text = render::rules_text(&rs.rules);

@@ -189,7 +189,12 @@ impl<W: Write> Shell<W> {
             self.say_json(json!({ "error": message }));
         } else {
             let label = self.style.error_label();
-            let written = writeln!(self.out, "{label} {message}");
+            // Laid out for the terminal like the narration (at word boundaries, indented).
+            let text = match self.width {
+                Some(width) => render::wrap(&format!("{label} {message}"), width),
+                None => format!("{label} {message}"),
+            };
+            let written = writeln!(self.out, "{text}");
             self.note(written);
         }
     }
@@ -283,12 +288,32 @@ impl<W: Write> Shell<W> {
         if !events.iter().any(|e| matches!(e, Event::Rescued { player, .. } if *player == me)) {
             return true;
         }
-        let preview = render::preview(game, &events, self.reader());
-        let question = format!(
-            "{}: {preview}. you would lose your depth {}. play it anyway? [y/N] ",
-            render::command_for(game, action),
-            game.rules().show_depth(game.player(me).depth)
-        );
+        let rules = game.rules();
+        // Where the move takes the player before the air runs out, and what the rescue gives.
+        let reached = events.iter().take_while(|e| !matches!(e, Event::Rescued { player, .. } if *player == me));
+        let reached = reached.filter_map(|e| match e {
+            Event::Moved { player, to, .. } if *player == me => Some(*to),
+            _ => None,
+        });
+        let rescue = events.iter().find_map(|e| match e {
+            Event::Rescued { player, depth, oxygen } if *player == me => Some((*depth, *oxygen)),
+            _ => None,
+        });
+        let mut question = render::command_for(game, action);
+        match reached.last() {
+            Some(to) => {
+                question += &format!(" takes you to depth {}, where you run out of oxygen", rules.show_depth(to))
+            }
+            None => question += " leaves you out of oxygen",
+        }
+        if let Some((depth, oxygen)) = rescue {
+            question += &format!(": you would be RESCUED back to depth {} (oxygen {oxygen})", rules.show_depth(depth));
+            let now = game.player(me).depth;
+            if now > depth {
+                question += &format!(", losing your depth {}", rules.show_depth(now));
+            }
+        }
+        question += ". play it anyway? [y/N] ";
         let question = match self.width {
             Some(width) => render::wrap(&question, width),
             None => question,
@@ -404,10 +429,18 @@ impl<W: Write> Shell<W> {
         let mut plays: Vec<(String, String)> = Vec::new();
         let mut recoveries = 0;
         let mut knotted = false;
+        // Whether a recovery now gains nothing (a K in front), as the engine plays one.
+        let mut gains_nothing = false;
         let mut over_too = false;
         for a in &actions {
             match a {
                 Action::Recover { face_on_top, .. } => {
+                    if recoveries == 0 {
+                        let me = game.current();
+                        gains_nothing = self.session.preview(a).is_some_and(|events| {
+                            events.iter().any(|e| matches!(e, Event::Knotted { player } if *player == me))
+                        });
+                    }
                     recoveries += 1;
                     knotted |= *face_on_top;
                 }
@@ -437,7 +470,22 @@ impl<W: Write> Shell<W> {
                     format!("  {command}")
                 } else {
                     let pad = " ".repeat(width - command.chars().count());
-                    format!("  {command}{pad}  {arrow} {outcome}")
+                    let lead = format!("  {command}{pad}  {arrow} ");
+                    // On a narrow terminal the outcome continues under itself, not under the
+                    // command (when that leaves it room).
+                    let lead_width = render::display_width(&lead);
+                    match self.width {
+                        Some(w) if lead_width + render::display_width(&outcome) > w && lead_width + 20 <= w => {
+                            let wrapped = render::wrap(&outcome, w - lead_width);
+                            let mut lines = wrapped.lines();
+                            let mut text = format!("{lead}{}", lines.next().unwrap_or_default());
+                            for more in lines {
+                                text += &format!("\n{}{}", " ".repeat(lead_width), more.trim_start());
+                            }
+                            text
+                        }
+                        _ => format!("{lead}{outcome}"),
+                    }
                 }
             })
             .collect();
@@ -445,8 +493,10 @@ impl<W: Write> Shell<W> {
             let hand = &game.player(game.current()).hand;
             let cards = if self.style.unicode { "CARD…" } else { "CARD..." };
             let mut line = format!("  recover {cards} {dash} any 1 to {} of {}", hand.len(), Style::PLAIN.cards(hand));
-            if knotted {
-                line += " (knotted: 'over' puts the K on top)";
+            if gains_nothing {
+                line += " (knotted: gains no oxygen, uses up the K; 'over' puts the K on top)";
+            } else if knotted {
+                line += " ('over' puts the K on top)";
             } else {
                 line += " (more of one suit, more oxygen: 'help recover')";
             }
@@ -615,6 +665,15 @@ impl<W: Write> Shell<W> {
 
     fn help(&mut self, topic: Option<&str>) {
         let text = match help_text(topic, self.session.game()) {
+            // The rules, or a card a mod changed: what the ruleset's mods say they change.
+            Ok(text)
+                if topic.is_some_and(|t| t.eq_ignore_ascii_case("rules"))
+                    || topic
+                        .and_then(card_topic)
+                        .is_some_and(|r| !self.session.game().registry().is_builtin_card(r)) =>
+            {
+                text + &render::mods_guide(&self.session.ruleset().mods)
+            }
             Ok(text) => text,
             Err(message) => {
                 self.error(&message);
@@ -854,6 +913,11 @@ pub fn help_text(topic: Option<&str>, game: &Game) -> Result<String, String> {
         None => Ok(general_help()),
         Some(t) if t.eq_ignore_ascii_case("rules") => Ok(render::rules_guide(game.rules(), game.registry())),
         Some(t) => match (parse::command_word(t), card_topic(t)) {
+            // `help q`: the Quick card (as `help Q`), and what the one-letter command is.
+            (Some(word), Some(rank)) if t.chars().count() == 1 => Ok(format!(
+                "{}('{t}' typed alone, as a command, is short for '{word}': 'help {word}')\n",
+                render::card_help(rank, game.rules(), game.registry())
+            )),
             (Some(word), _) => Ok(command_help(word, game.rules())),
             (None, Some(rank)) => Ok(render::card_help(rank, game.rules(), game.registry())),
             (None, None) => Err(format!(
