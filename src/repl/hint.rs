@@ -162,7 +162,7 @@ pub fn review_lines(game: &Game, found: &[Finding], looked: usize, seats: &[Seat
     }
     for f in found {
         lines.push(format!(
-            "  turn {}, {}: {} ({}); the search bot would have played {} ({})",
+            "  turn {}, {}: `{}` ({}); the search bot would have chosen `{}` ({})",
             f.turn,
             game.name(f.seat),
             f.played.command,
