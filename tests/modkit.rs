@@ -97,6 +97,18 @@ fn mod_new_writes_a_mod_that_passes_check_and_mod_test_as_it_is() {
         .success()
         .stdout(contains("ok   tests/lucky-7.toml:6: a 7 moves as usual and gives back the breath it cost\n"))
         .stdout(contains("ok: 3 scenarios passed, 0 failed; stress: 28 games"));
+    let out = cli_support::diving()
+        .current_dir(&root)
+        .args(["--json", "check", "ruleset.toml", "--games", "0"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let set = &report["mod_set"][0];
+    assert_eq!(
+        (set["name"].as_str(), set["version"].as_str(), set["path"].as_str()),
+        (Some("lucky-7"), Some("0.1.0"), Some("lucky-7.lua"))
+    );
+    assert!(set["hash"].as_str().unwrap().starts_with("fnv1a64:"), "{report}");
 }
 
 #[test]
@@ -170,4 +182,29 @@ fn mod_test_stresses_the_mod_after_its_scenarios() {
     assert!(stderr.contains("lucky.lua:19: error: oxygen 11 is outside 0…10\n"), "{stderr}");
     assert!(stderr.contains("note: replay it with: diving sim "), "{stderr}");
     assert!(String::from_utf8(out.stdout).unwrap().contains("3 scenarios passed, 0 failed; stress: failed"));
+}
+
+#[test]
+fn a_scenario_file_without_a_ruleset_takes_the_one_given_with_dash_dash_ruleset() {
+    let text =
+        std::fs::read_to_string("tests/scenarios/standard.toml").unwrap().replace("ruleset = \"standard\"\n", "");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cases.toml"), text).unwrap();
+    cli_support::diving()
+        .current_dir(dir.path())
+        .args(["mod", "test", "cases.toml", "--games", "0"])
+        .assert()
+        .code(2)
+        .stderr(contains("cases.toml:1: error: name the ruleset that loads the mod: ruleset = \"…\" at the top of the file, or --ruleset"));
+    let out = cli_support::diving()
+        .current_dir(dir.path())
+        .args(["--json", "--ruleset", "standard", "mod", "test", "cases.toml", "--games", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let lines = cli_support::json_lines(&out.stdout);
+    assert_eq!(lines.len(), 6);
+    assert_eq!(lines[0]["scenario"], "cases.toml:4: d5: play from the hand, then draw one");
+    assert_eq!(lines[5]["passed"], 5);
+    assert_eq!(lines[5]["ok"], true);
 }

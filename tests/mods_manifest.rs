@@ -131,3 +131,44 @@ fn the_shipped_house_rules_load_their_mods_without_manifests() {
     assert!(set.iter().all(|m| m.version == "0.0.0" && m.path.starts_with("rulesets/mods/")), "{set:?}");
     assert!(set.iter().any(|m| m.name == "shark"), "{set:?}");
 }
+
+/// MODDING.md's manifest example, and the messages it shows for sets that do not fit, are
+/// what the program does.
+#[test]
+fn the_guides_manifest_example_and_its_messages_are_real() {
+    let guide = include_str!("../rulesets/MODDING.md");
+    let start = guide.find("```lua\ndiving.manifest{").expect("the guide's manifest example") + 7;
+    let example = &guide[start..start + guide[start..].find("```").unwrap()];
+    let after = &guide[start..];
+    let shown = &after[after.find("```text\n").unwrap() + 8..];
+    let shown: Vec<&str> = shown[..shown.find("```").unwrap()].lines().collect();
+    assert_eq!(shown.len(), 3);
+    let manifest = |name: &str, version: &str| {
+        format!("diving.manifest{{ name = \"{name}\", version = \"{version}\", api = 1 }}\n")
+    };
+    let cases: [(&[(&str, String)], &str); 3] = [
+        (&[("deep.lua", manifest("deep-water", "2.0.4")), ("lucky.lua", example.to_string())], shown[0]),
+        (
+            &[
+                ("deep.lua", manifest("deep-water", "2.5.0")),
+                ("dry.lua", manifest("dry-suit", "0.3.0")),
+                ("lucky.lua", example.to_string()),
+            ],
+            shown[1],
+        ),
+        (&[("lucky.lua", example.replace("api = 1,", "api = 2,"))], shown[2]),
+    ];
+    for (files, message) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = dir.path().join("my-rules");
+        std::fs::create_dir(&rules).unwrap();
+        for (name, code) in files {
+            std::fs::write(rules.join(name), code).unwrap();
+        }
+        let list: Vec<String> = files.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+        let path = rules.join("rules.toml");
+        std::fs::write(&path, format!("mods = [{}]\n", list.join(", "))).unwrap();
+        let err = Ruleset::load(path.to_str().unwrap()).unwrap_err().compiler_line();
+        assert_eq!(err.replace(&format!("{}/", dir.path().display()), ""), message);
+    }
+}

@@ -59,6 +59,7 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
                     "ok": true,
                     "ruleset": ruleset.file.as_deref().unwrap_or(file),
                     "mods": mods,
+                    "mod_set": ruleset.mod_set(),
                     "min_players": rules.min_players,
                     "max_players": rules.max_players,
                     "games": report.games,
