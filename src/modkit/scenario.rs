@@ -543,9 +543,57 @@ mod tests {
         assert_eq!(text[4], "QS");
         assert_eq!(text[9], "9D");
         assert_eq!(text[12], "2C");
-        assert_eq!(text[13..15], ["KH", "KS"]);
+        assert_eq!(text[13..15], ["KH", "JS"]);
         let twice = deal(&Rules::default(), &[vec![c("AS")], vec![c("AS")]], &[], None, &[]);
         assert_eq!(twice.unwrap_err(), "AS is dealt more often than it exists");
+    }
+
+    /// The failure of the first scenario of `text`, run on the standard rules, as printed.
+    fn failure(text: &str) -> String {
+        let file = match ScenarioFile::parse("s.toml", text, None) {
+            Ok(file) => file,
+            Err(e) => return e.to_string(),
+        };
+        let outcomes = file.run(&Ruleset::standard());
+        outcomes[0].failure.as_ref().map_or("passed".into(), ScenarioError::to_string)
+    }
+
+    #[test]
+    fn every_kind_of_mistake_is_placed_on_its_line() {
+        let head = "[[scenario]]\nname = \"x\"\nhands.Ann = \"5S 2H 3D 4C\"\ndiscard = \"9H\"\n";
+        assert_eq!(failure(&format!("{head}actions = \"play 5S\"\nexpect = \"Ann: depth 5, oxygen 9\"\n")), "passed");
+        assert_eq!(
+            failure(&format!("{head}colour = 1\n")),
+            "s.toml:5: unknown field `colour`, expected one of `name`, `players`, `seed`, `hands`, `table`, `discard`, `deck`, `start`, `actions`, `expect`, `events`, `refused`"
+        );
+        assert_eq!(
+            failure("[[scenario]]\nname = \"x\"\nhands.Zed = \"5S\"\n"),
+            "s.toml:3: no player called 'Zed' (the players are Ann, Bob)"
+        );
+        assert_eq!(
+            failure("[[scenario]]\nname = \"x\"\nhands.Ann = \"5S ZZ\"\n"),
+            "s.toml:3: 'ZZ': not a card: 'ZZ'"
+                .replace("not a card: 'ZZ'", &"ZZ".parse::<Card>().unwrap_err().to_string())
+        );
+        assert_eq!(
+            failure(&format!("{head}actions = \"\"\"\nplay 5S\nplay 7C @Ann\n\"\"\"\n")),
+            "s.toml:7: 'play 7C @Ann' was refused: 7C is not in your hand"
+        );
+        assert_eq!(
+            failure(&format!("{head}expect = \"\"\"\nturn: 1 Ann\nwho: Ann\n\"\"\"\n")),
+            format!("s.toml:7: no state key 'who' (keys: {})", KEYS.join(", "))
+        );
+        let missing =
+            failure(&format!("{head}actions = \"play 5S\"\nevents = [\n  {{ event = \"moved\", to = 6 }},\n]\n"));
+        assert!(missing.starts_with("s.toml:7: no event {\"event\":\"moved\",\"to\":6}"), "{missing}");
+        assert_eq!(
+            failure(&format!("{head}actions = \"play 5S\"\nrefused = \"no\"\n")),
+            "s.toml:5: 'play 5S' was accepted, and `refused` expects it refused"
+        );
+        assert_eq!(
+            failure("ruleset = \"x\"\n"),
+            "s.toml:1: no scenarios: add a [[scenario]] table (MODDING.md, Testing your mod)"
+        );
     }
 
     #[test]
