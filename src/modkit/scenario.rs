@@ -105,7 +105,7 @@ pub struct ScenarioFile {
 
 /// What one scenario did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcomes {
+pub struct ScenarioRun {
     pub name: String,
     /// The scenario's line.
     pub line: usize,
@@ -160,12 +160,12 @@ impl ScenarioFile {
     }
 
     /// Runs every scenario against `ruleset`, in order.
-    pub fn run(&self, ruleset: &Ruleset) -> Vec<Outcomes> {
+    pub fn run(&self, ruleset: &Ruleset) -> Vec<ScenarioRun> {
         self.scenarios
             .iter()
             .map(|s| {
                 let line = line_of(&self.text, s.span().start);
-                Outcomes {
+                ScenarioRun {
                     name: s.get_ref().name.get_ref().clone(),
                     line,
                     failure: self.run_one(s.get_ref(), ruleset).err(),

@@ -120,6 +120,9 @@ impl Building {
 
     /// Records the file's `diving.manifest`: once, before any registration.
     pub(crate) fn declare(&self, lua: &Lua, manifest: Manifest) -> mlua::Result<()> {
+        if self.registry.lock().expect("registry lock").is_none() {
+            return Err(Sandbox::raise(lua, "diving.manifest can only be called while the mod file loads"));
+        }
         let mut head = self.head.lock().expect("manifest lock");
         if let Some(first) = &head.first_registration {
             return Err(Sandbox::raise(
