@@ -208,3 +208,21 @@ fn a_scenario_file_without_a_ruleset_takes_the_one_given_with_dash_dash_ruleset(
     assert_eq!(lines[5]["passed"], 5);
     assert_eq!(lines[5]["ok"], true);
 }
+
+/// MODDING.md's scenario example passes against the starter mod it is written for.
+#[test]
+fn the_guides_scenario_example_passes_against_the_starter_mod() {
+    let start = GUIDE.find("### Scenario files").unwrap();
+    let block = &GUIDE[start..];
+    let block = &block[block.find("```toml\n").unwrap() + 8..];
+    let block = &block[..block.find("```").unwrap()];
+    let dir = scaffold("lucky");
+    let root = dir.path().join("lucky");
+    std::fs::write(root.join("tests/guide.toml"), block).unwrap();
+    cli_support::diving()
+        .current_dir(&root)
+        .args(["mod", "test", "tests/guide.toml", "--games", "0"])
+        .assert()
+        .success()
+        .stdout(contains("ok: 1 scenario passed, 0 failed"));
+}
