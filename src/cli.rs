@@ -98,6 +98,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let options = modkit::CheckOptions { json: cli.json, games: *games, seed: *seed };
             modkit::check_command(check_target(file.as_deref(), ruleset)?, options)
         }
+        Some(Command::Mod { command: ModCommand::New { name } }) => modkit::new_command(name, std::path::Path::new("")),
+        Some(Command::Mod { command: ModCommand::Test { files, games, seed } }) => {
+            let options = modkit::TestOptions {
+                files: files.clone(),
+                ruleset: ruleset.map(String::from),
+                games: *games,
+                seed: *seed,
+                json: cli.json,
+            };
+            modkit::test_command(&options)
+        }
         Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
         Some(Command::Host(args)) => server::host(&host_options(args, ruleset)?),
         Some(Command::Join(args)) => {
@@ -148,12 +159,37 @@ pub enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Tools for mod writers: a starter mod, scenario tests
+    Mod {
+        #[command(subcommand)]
+        command: ModCommand,
+    },
     /// Let bots play many games and report the balance
     Sim(SimArgs),
     /// Host games for players elsewhere: prints an invite per open seat
     Host(HostArgs),
     /// Join a hosted game with an invite (or watch it without --seat and --token)
     Join(JoinArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModCommand {
+    /// Write a starter mod NAME/NAME.lua with its manifest, a ruleset loading it and a scenario file
+    New {
+        /// The mod's name: lower-case letters, digits, - and _
+        name: String,
+    },
+    /// Run scenario files against a mod, then a random-play stress
+    Test {
+        /// Scenario files (default: tests/*.toml); each names its ruleset, or give --ruleset
+        files: Vec<PathBuf>,
+        /// Stress games per player count and bot mix (0: the scenarios only)
+        #[arg(long, default_value_t = modkit::test::GAMES)]
+        games: u64,
+        /// First seed of the stress games
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 #[derive(Debug, Clone, Args)]

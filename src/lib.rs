@@ -10,7 +10,7 @@
 //!   main.rs ── cli ──┬── repl (shell, scripts, JSON, save files)
 //!                    ├── server (diving host / join: rooms, WebSocket, per-seat messages) ──► repl
 //!                    ├── sim (bot games in parallel, statistics, reports, plots)
-//!                    └── modkit (check: smoke games, then a stress through sim)
+//!                    └── modkit (check, mod new, mod test: scenarios, then a stress through sim)
 //!   repl, sim ──► bots ──► core::View           ruleset ──► script (Lua sandbox, mods)
 //!        │                                          │               │
 //!        └──────────────► core ◄────────────────────┴───────────────┘
@@ -53,7 +53,9 @@
 //!   bots from `scripts/`.
 //! - [`modkit`] — the mod writer's tools: `diving check` (the ruleset read like a compiler
 //!   would, smoke games, then a random-play stress with random and greedy bots at every
-//!   player count, reporting the first failure with the `diving sim` command that replays it).
+//!   player count, reporting the first failure with the `diving sim` command that replays it),
+//!   `diving mod new` (a starter mod, its ruleset and scenarios) and `diving mod test`
+//!   (TOML scenario files on stacked deals, then the same stress).
 //! - [`sim`] — `diving sim`: seeded games in parallel, streamed statistics, text/JSON/CSV
 //!   reports, SVG plots, paired baseline comparisons.
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
