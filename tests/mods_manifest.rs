@@ -117,7 +117,7 @@ fn the_mod_set_records_names_versions_paths_and_hashes_with_defaults_for_mods_wi
     let changed = load(&[("a.lua", &ALPHA.replace("1.2.0", "1.3.0")), ("Plain Mod.lua", plain)]).unwrap();
     let diff = differences(&set, &changed.mod_set());
     assert_eq!(diff.len(), 1, "{diff:?}");
-    assert!(diff[0].starts_with("alpha was version 1.2.0 ("), "{diff:?}");
+    assert!(diff[0].starts_with("mod alpha was version 1.2.0 ("), "{diff:?}");
     let same: Vec<ModRecord> = load(&[("a.lua", ALPHA), ("Plain Mod.lua", plain)]).unwrap().mod_set();
     let strip = |s: &[ModRecord]| s.iter().map(|m| (m.name.clone(), m.hash.clone())).collect::<Vec<_>>();
     assert_eq!(strip(&same), strip(&set));

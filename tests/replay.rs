@@ -113,7 +113,7 @@ fn a_replay_under_a_changed_mod_names_the_first_move_that_differs() {
     let start = format!("game.json: move {} (", first_shark + 1);
     assert!(err.starts_with(&start), "{err}");
     assert!(err.contains("is the first that does not replay as recorded"), "{err}");
-    assert!(err.contains(&format!("mod {mod_path} changed: recorded with hash {old_hash}, now {new_hash}")), "{err}");
+    assert!(err.contains(&format!("({mod_path}) changed: recorded with hash {old_hash}, now {new_hash}")), "{err}");
 
     // The replay viewer says the same.
     let err = Replay::open(file, Path::new("game.json"), None, None, false).err().unwrap();
@@ -133,7 +133,7 @@ fn a_comment_in_a_mod_is_noted_but_the_game_replays() {
     assert_eq!(loaded.session.game(), session.game());
     assert_eq!(loaded.notes.len(), 1);
     assert!(loaded.notes[0].contains("every move replays as recorded"), "{:?}", loaded.notes);
-    assert!(loaded.notes[0].contains("shark.lua changed"), "{:?}", loaded.notes);
+    assert!(loaded.notes[0].contains("shark.lua) changed"), "{:?}", loaded.notes);
 }
 
 /// The cards `seat` cannot see: other hands, then the deck.

@@ -6,25 +6,15 @@
 //! builds, which `std`'s hasher is not. They detect a changed file or a game that replays
 //! differently; they are not a defence against someone forging a file.
 
-use serde::{Deserialize, Serialize};
-
 use crate::core::{Event, Game, Viewer};
 use crate::repl::json;
 use crate::ruleset::Ruleset;
 
-/// One mod of the ruleset a game was played under. A struct of its own so that it can gain
-/// fields (a manifest's name and version) without another format version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ModRecord {
-    /// The mod's file as the ruleset names it (`rulesets/mods/shark.lua`).
-    pub path: String,
-    /// [`text_hash`] of the mod's code.
-    pub hash: String,
-}
+pub use crate::ruleset::ModRecord;
 
-/// A hash of some text: `fnv1a64:` and 16 hex digits.
+/// A hash of some text: `fnv1a64:` and 16 hex digits ([`crate::ruleset::content_hash`]).
 pub fn text_hash(text: &str) -> String {
-    format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes()))
+    crate::ruleset::content_hash(text)
 }
 
 /// The content hash of a ruleset's rules: every number in force, as `diving rules --json`
@@ -35,9 +25,10 @@ pub fn rules_hash(ruleset: &Ruleset) -> String {
     text_hash(&json::rules("", &ruleset.rules).to_string())
 }
 
-/// Every mod of `ruleset`, in load order, with the hash of its code.
+/// Every mod of `ruleset`, in load order: its manifest's name and version, its file and the
+/// hash of its code ([`Ruleset::mod_set`]).
 pub fn mod_records(ruleset: &Ruleset) -> Vec<ModRecord> {
-    ruleset.mods.iter().map(|m| ModRecord { path: m.name.clone(), hash: text_hash(&m.code) }).collect()
+    ruleset.mod_set()
 }
 
 /// What is different between the ruleset a game was recorded under (`name`, `hash`, `mods`)
@@ -52,24 +43,7 @@ pub fn differences(name: &str, hash: &str, mods: &[ModRecord], ruleset: &Ruleset
             ruleset.name
         ));
     }
-    let current = mod_records(ruleset);
-    for (i, recorded) in mods.iter().enumerate() {
-        match current.iter().find(|m| m.path == recorded.path) {
-            None => out.push(format!("mod {} (hash {}) was loaded then, and is not now", recorded.path, recorded.hash)),
-            Some(m) if m.hash != recorded.hash => {
-                out.push(format!("mod {} changed: recorded with hash {}, now {}", recorded.path, recorded.hash, m.hash))
-            }
-            Some(_) if current.get(i).map(|m| &m.path) != Some(&recorded.path) => {
-                out.push(format!("mod {} is loaded in another order now", recorded.path))
-            }
-            Some(_) => {}
-        }
-    }
-    for m in &current {
-        if !mods.iter().any(|r| r.path == m.path) {
-            out.push(format!("mod {} (hash {}) is loaded now, and was not then", m.path, m.hash));
-        }
-    }
+    out.extend(crate::ruleset::differences(mods, &ruleset.mod_set()));
     out
 }
 
@@ -82,16 +56,12 @@ pub fn step_hash(game: &Game, bots: &[Option<String>], events: &[Event]) -> u64 
         text.push('\n');
         text.push_str(&json::event(game, e, Viewer::Everyone).to_string());
     }
-    fnv1a64(text.as_bytes())
+    crate::ruleset::fnv1a64(text.as_bytes())
 }
 
 /// [`step_hash`] as it is written in a file.
 pub fn step_text(hash: u64) -> String {
     format!("{hash:016x}")
-}
-
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 #[cfg(test)]
@@ -110,14 +80,22 @@ mod tests {
         let mut mods = mod_records(&house);
         let path = mods[0].path.clone();
         mods[0].hash = "fnv1a64:0000000000000000".into();
-        mods.push(ModRecord { path: "gone.lua".into(), hash: "fnv1a64:1111111111111111".into() });
+        mods.push(ModRecord {
+            name: "gone".into(),
+            version: "1.0.0".into(),
+            path: "gone.lua".into(),
+            hash: "fnv1a64:1111111111111111".into(),
+        });
         let found = differences("house", "fnv1a64:2222222222222222", &mods, &house);
         assert_eq!(found.len(), 3, "{found:?}");
         assert!(found[0].contains("recorded under 'house' with rules hash fnv1a64:2222222222222222"), "{found:?}");
-        assert!(found[1].starts_with(&format!("mod {path} changed: recorded with hash fnv1a64:0000000000000000")));
-        assert_eq!(found[2], "mod gone.lua (hash fnv1a64:1111111111111111) was loaded then, and is not now");
+        assert!(
+            found[1].contains(&format!("({path}) changed: recorded with hash fnv1a64:0000000000000000, now")),
+            "{found:?}"
+        );
+        assert_eq!(found[2], "mod gone 1.0.0 (gone.lua) was loaded then and is not now");
         let standard = Ruleset::standard();
         let found = differences("house", &rules_hash(&house), &mod_records(&house), &standard);
-        assert!(found.iter().any(|d| d.ends_with("was loaded then, and is not now")), "{found:?}");
+        assert!(found.iter().any(|d| d.ends_with("was loaded then and is not now")), "{found:?}");
     }
 }

@@ -399,7 +399,12 @@ mod tests {
             kind: KIND.into(),
             ruleset: "standard".into(),
             rules_hash: Some("fnv1a64:0123456789abcdef".into()),
-            mods: Some(vec![ModRecord { path: "mods/x.lua".into(), hash: "fnv1a64:0000000000000001".into() }]),
+            mods: Some(vec![ModRecord {
+                name: "x".into(),
+                version: "0.0.0".into(),
+                path: "mods/x.lua".into(),
+                hash: "fnv1a64:0000000000000001".into(),
+            }]),
             seed: 9,
             players: vec![
                 SavedPlayer { name: "alice".into(), bot: None },

@@ -41,8 +41,13 @@ impl ModRecord {
 /// every machine and build (unlike `std`'s hasher). It tells a changed file from the same
 /// one; it is no protection against a file made to collide on purpose.
 pub fn content_hash(text: &str) -> String {
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-    format!("fnv1a64:{hash:016x}")
+    format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes()))
+}
+
+/// FNV-1a over `bytes`, 64 bits: the one hash saves, replays and the server's ruleset check
+/// use ([`content_hash`] is its written form).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// What differs between the mods a save recorded and the mods loaded now, one sentence each,
@@ -52,21 +57,21 @@ pub fn differences(saved: &[ModRecord], now: &[ModRecord]) -> Vec<String> {
     let mut out = Vec::new();
     for old in saved {
         match now.iter().find(|m| m.name == old.name) {
-            None => out.push(format!("{} {} ({}) was loaded then and is not now", old.name, old.version, old.path)),
+            None => out.push(format!("mod {} {} ({}) was loaded then and is not now", old.name, old.version, old.path)),
             Some(new) if new.version != old.version => out.push(format!(
-                "{} was version {} ({}) and is {} now ({})",
+                "mod {} was version {} ({}) and is {} now ({})",
                 old.name, old.version, old.path, new.version, new.path
             )),
             Some(new) if new.hash != old.hash => out.push(format!(
-                "{} {}: the file has changed since ({} then, {} now; {})",
-                new.name, new.version, old.hash, new.hash, new.path
+                "mod {} {} ({}) changed: recorded with hash {}, now {}",
+                new.name, new.version, new.path, old.hash, new.hash
             )),
             Some(_) => {}
         }
     }
     for new in now {
         if !saved.iter().any(|m| m.name == new.name) {
-            out.push(format!("{} {} ({}) is loaded now and was not then", new.name, new.version, new.path));
+            out.push(format!("mod {} {} ({}) is loaded now and was not then", new.name, new.version, new.path));
         }
     }
     let order = |set: &[ModRecord]| -> Vec<String> {
@@ -185,10 +190,10 @@ mod tests {
         assert_eq!(
             differences(&saved, &now),
             [
-                "a was version 1.0.0 (a.lua) and is 1.1.0 now (a.lua)",
-                "b 1.0.0 (b.lua) was loaded then and is not now",
-                "c 2.0.0: the file has changed since (h3 then, h4 now; c.lua)",
-                "d 0.0.0 (d.lua) is loaded now and was not then",
+                "mod a was version 1.0.0 (a.lua) and is 1.1.0 now (a.lua)",
+                "mod b 1.0.0 (b.lua) was loaded then and is not now",
+                "mod c 2.0.0 (c.lua) changed: recorded with hash h3, now h4",
+                "mod d 0.0.0 (d.lua) is loaded now and was not then",
             ]
         );
         let swapped = [saved[1].clone(), saved[0].clone(), saved[2].clone()];

@@ -85,7 +85,7 @@ impl RulesetId {
         }
         RulesetId {
             name: ruleset.name.clone(),
-            hash: format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes())),
+            hash: crate::ruleset::content_hash(&text),
             mods: ruleset.mods.iter().map(|m| m.name.clone()).collect(),
         }
     }
@@ -93,11 +93,6 @@ impl RulesetId {
     pub fn to_json(&self) -> Value {
         json!({ "name": self.name, "hash": self.hash, "mods": self.mods })
     }
-}
-
-/// FNV-1a, 64 bits: stable across machines and builds (unlike `std`'s hasher).
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// A message from a client.
