@@ -408,13 +408,9 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer,
         fronts.sort_by_key(|r| r.number());
         fronts.dedup();
         for rank in fronts {
-            let said = match rank.to_string().as_str() {
-                "J" => "front: J = jolted: that diver's next number card moves them UP",
-                "Q" => "front: Q = quick: that diver's next number card goes further down and pushes another",
-                "K" => "front: K = knotted: that diver's next recovery gains no oxygen",
-                _ => continue,
-            };
-            out += &wrap(&format!("  {}", s.dim(said)), w);
+            let Some(meaning) = front_meaning(rank) else { continue };
+            let said = format!("front: {rank} = {meaning}");
+            out += &wrap(&format!("  {}", s.dim(&said)), w);
             out.push('\n');
         }
     }
@@ -424,6 +420,17 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer,
         }
     }
     out
+}
+
+/// What a card of `rank` in front of a diver means, as the board explains it (`None`: a card
+/// that is never kept in front).
+pub fn front_meaning(rank: Rank) -> Option<&'static str> {
+    match rank.to_string().as_str() {
+        "J" => Some("jolted: that diver's next number card moves them UP"),
+        "Q" => Some("quick: that diver's next number card goes further down and pushes another"),
+        "K" => Some("knotted: that diver's next recovery gains no oxygen"),
+        _ => None,
+    }
 }
 
 /// `lead` and `parts` on one line while they fit in `width` columns (joined by `gap`), the

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::protocol::{self, ClientMessage, Limits, PROTOCOL, RulesetId};
+use super::web;
 use crate::bots;
 use crate::core::{Action, Event, Seat, View, Viewer};
 use crate::repl::json::{self as js, Object};
@@ -195,8 +196,23 @@ impl Room {
                 (Role::Spectator, _) => self.look(conn, role, &line, &mut out),
             },
             (ClientMessage::Say { text }, Some(role)) => self.say(conn, role, &text, &mut out),
+            (ClientMessage::SeatView, Some(role)) => self.seat_view(conn, role, &mut out),
         }
         out
+    }
+
+    /// The browser seat's snapshot for `conn` ([`web::seat_view`]), with its pending question.
+    fn seat_view(&self, conn: Conn, role: Role, out: &mut Outbox) {
+        let game = self.session.game();
+        let question = match (role, &self.pending) {
+            (Role::Seat(s), Some(p)) if p.seat == s => {
+                let names: Vec<&str> = p.options.iter().map(|&s| game.name(s)).collect();
+                Some(Object::one("text", json!(p.question)).with("options", json!(names)))
+            }
+            _ => None,
+        };
+        let view = web::seat_view(&self.session, Self::viewer(role), question);
+        self.reply(conn, vec![Object::one("seat_view", view)], Vec::new(), out);
     }
 
     /// `conn` is gone (closed, dropped, replaced).
