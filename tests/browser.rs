@@ -302,7 +302,12 @@ async fn play_a_game(chromium: &Path, chromedriver: &Path) {
 }
 
 /// The game itself; a failure is carried out so the browser and the driver are closed first.
-async fn drive(page: &Client, server: &Server, proxy: &Proxy, token: &str) -> Result<(), Box<dyn std::any::Any + Send>> {
+async fn drive(
+    page: &Client,
+    server: &Server,
+    proxy: &Proxy,
+    token: &str,
+) -> Result<(), Box<dyn std::any::Any + Send>> {
     use futures_util::FutureExt;
     std::panic::AssertUnwindSafe(async {
         let invite = format!("http://{}/1#seat=1&token={token}", proxy.addr);

@@ -190,7 +190,11 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Resul
 fn print_invites(server: &Server, ids: &[String], dir: &std::path::Path) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let addr = server.addr;
-    writeln!(out, "diving host: listening on ws://{addr} (browser seat: http://{addr}/); games saved in {}", dir.display())?;
+    writeln!(
+        out,
+        "diving host: listening on ws://{addr} (browser seat: http://{addr}/); games saved in {}",
+        dir.display()
+    )?;
     if addr.ip().is_unspecified() {
         writeln!(out, "(bound to every interface: give friends this machine's address instead of {})", addr.ip())?;
     }

@@ -99,14 +99,10 @@ pub fn seat_view(session: &Session, viewer: Viewer, question: Option<Object>) ->
     fronts.sort_by_key(|r| r.number());
     fronts.dedup();
     let registry = game.registry();
-    let help: serde_json::Map<String, Value> = ranks
-        .iter()
-        .map(|&r| (r.to_string(), json!(render::card_help(r, rules, registry).trim_end())))
-        .collect();
-    let front: serde_json::Map<String, Value> = fronts
-        .iter()
-        .filter_map(|&r| render::front_meaning(r).map(|m| (r.to_string(), json!(m))))
-        .collect();
+    let help: serde_json::Map<String, Value> =
+        ranks.iter().map(|&r| (r.to_string(), json!(render::card_help(r, rules, registry).trim_end()))).collect();
+    let front: serde_json::Map<String, Value> =
+        fronts.iter().filter_map(|&r| render::front_meaning(r).map(|m| (r.to_string(), json!(m)))).collect();
     Object::new()
         .with("seat", json!(seat.map(|s| s + 1)))
         .with("state", crate::repl::json::state_for(game, session.bots(), viewer))
@@ -158,10 +154,13 @@ fn moves(session: &Session, seat: usize) -> Vec<Object> {
                 Action::Play { card, from, target, face_on_top } => o
                     .with("kind", json!("play"))
                     .with("card", json!(card.to_string()))
-                    .with("slot", json!(match from {
-                        Source::Hand => None,
-                        Source::Table(slot) => Some(slot + 1),
-                    }))
+                    .with(
+                        "slot",
+                        json!(match from {
+                            Source::Hand => None,
+                            Source::Table(slot) => Some(slot + 1),
+                        }),
+                    )
                     .with("target", json!(target.map(|t| game.name(t))))
                     .with("over", json!(face_on_top)),
                 Action::Recover { cards, face_on_top } => o
