@@ -263,10 +263,9 @@ fn a_whole_game_in_the_browser_against_a_bot_with_a_reconnect() {
         }
         Err(why) => {
             // Straight to stderr, past the test harness's capture: this must be seen.
-            let _ = writeln!(
-                std::io::stderr(),
-                "\nbrowser tests NOT RUN: {why} (install them: apt-get install chromium chromium-driver)\n"
-            );
+            let note =
+                format!("\nbrowser tests NOT RUN: {why} (install them: apt-get install chromium chromium-driver)\n");
+            let _ = std::io::stderr().lock().write_all(note.as_bytes());
             return;
         }
     };

@@ -5,7 +5,8 @@
 //!
 //! Everything a connection receives about the game is made here for its reader: events through
 //! the JSON layer's [`js::event`] and the shell's [`Narrator`] with the reader's [`Viewer`],
-//! the state through [`js::state_for`], moves through the seat's [`View`]. No message carries
+//! the state through [`js::state_for`], moves through the seat's [`View`], the browser seat's
+//! snapshot through [`web::seat_view`] (a pure function of the game and the reader). No message carries
 //! the seed, the deck or a hand its reader may not see; bot warnings (which can name a bot's
 //! cards) go to the host's log only.
 

@@ -403,7 +403,12 @@
   function drawHelp(v) {
     // Ranks that do the same (the number cards) share one entry.
     const byText = new Map();
-    for (const [rank, text] of Object.entries(v.card_help)) byText.set(text, [...(byText.get(text) || []), rank]);
+    const order = (rank) => ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"].indexOf(rank);
+    const ranks = Object.keys(v.card_help).sort((a, b) => order(a) - order(b));
+    for (const rank of ranks) {
+      const text = v.card_help[rank];
+      byText.set(text, [...(byText.get(text) || []), rank]);
+    }
     const items = [...byText].flatMap(([text, ranks]) => [el("dt", {}, ranks.join(", ")), el("dd", {}, text)]);
     $("help").replaceChildren(...items);
   }
