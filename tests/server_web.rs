@@ -11,9 +11,10 @@ use std::time::Instant;
 
 use diving::core::{View, Viewer};
 use diving::repl::render;
+use diving::repl::session::Session;
 use diving::server::net::ServerConfig;
 use diving::server::protocol::PROTOCOL;
-use diving::server::room::{Outbox, RoomOptions};
+use diving::server::room::{Outbox, Room, RoomOptions, new_token};
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -126,7 +127,8 @@ fn views(received: &[String]) -> Vec<Value> {
 /// Random games through rooms; after every move each seat and a spectator ask for their
 /// `seat_view`. No message names a card its reader could not have seen by then (the leak
 /// oracle of `server_support`), and each view lists exactly the seat's legal moves with the
-/// preview the game itself gives (`Session::preview` on the real game, read for the seat).
+/// preview the game itself gives (`Session::preview` on the real game, read for the seat),
+/// and, with mods, still names no hidden card.
 #[test]
 fn seat_views_show_only_what_the_seat_may_see_and_preview_its_moves() {
     let now = Instant::now();
@@ -135,7 +137,12 @@ fn seat_views_show_only_what_the_seat_may_see_and_preview_its_moves() {
         let seed = 424_242_000 + g;
         let players: &[&str] = if g % 2 == 0 { &["alice", "bob", "bot:greedy"] } else { &["alice", "bob"] };
         let humans = players.iter().filter(|p| !p.starts_with("bot:")).count();
-        let mut room = room("1", players, seed, RoomOptions::default());
+        // The last game runs the house rules, whose Lua mods may look at hidden cards: there
+        // the previews (made on the seat's sample) may differ from the real game's.
+        let ruleset = if g == 5 { "house" } else { "standard" };
+        let tokens = players.iter().map(|p| (!p.starts_with("bot:")).then(new_token)).collect();
+        let session = Session::new(ruleset, seating(players), seed, None).unwrap();
+        let mut room = Room::new("1", session, tokens, RoomOptions::default());
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let spectator = humans as u64 + 1;
         let mut received = vec![Vec::new(); humans + 2];
@@ -148,7 +155,8 @@ fn seat_views_show_only_what_the_seat_may_see_and_preview_its_moves() {
         let watch = json!({"type": "watch", "protocol": PROTOCOL}).to_string();
         record(&mut received, room.receive(spectator, &watch, now));
         let ask = json!({"type": "seat_view"}).to_string();
-        for _ in 0..600 {
+        let most = if ruleset == "standard" { 600 } else { 12 };
+        for _ in 0..most {
             for conn in 1..=spectator {
                 let before = received[conn as usize].len();
                 record(&mut received, room.receive(conn, &ask, now));
@@ -163,8 +171,16 @@ fn seat_views_show_only_what_the_seat_may_see_and_preview_its_moves() {
                         .legal_actions()
                         .iter()
                         .map(|a| {
-                            let events = room.session().preview(a).unwrap();
-                            (render::command_for(game, a), render::preview(game, &events, Viewer::Seat(s)))
+                            // With mods every preview loads them afresh (slow in a debug build):
+                            // the house game checks the moves and the leaks, not the previews.
+                            let preview = match ruleset {
+                                "standard" => {
+                                    let events = room.session().preview(a).unwrap();
+                                    render::preview(game, &events, Viewer::Seat(s))
+                                }
+                                _ => String::new(),
+                            };
+                            (render::command_for(game, a), preview)
                         })
                         .collect(),
                     _ => Vec::new(),
@@ -175,7 +191,12 @@ fn seat_views_show_only_what_the_seat_may_see_and_preview_its_moves() {
                     .iter()
                     .map(|m| (m["command"].as_str().unwrap().to_string(), m["preview"].as_str().unwrap().to_string()))
                     .collect();
-                assert_eq!(got, expected, "seed {seed}, turn {}", game.turn());
+                if ruleset == "standard" {
+                    assert_eq!(got, expected, "seed {seed}, turn {}", game.turn());
+                } else {
+                    let commands = |list: &[(String, String)]| list.iter().map(|(c, _)| c.clone()).collect::<Vec<_>>();
+                    assert_eq!(commands(&got), commands(&expected), "seed {seed}, turn {}", game.turn());
+                }
                 for (i, p) in view["state"]["players"].as_array().unwrap().iter().enumerate() {
                     assert_eq!(p.get("hand").is_some(), seat == Some(i), "only the seat's own hand");
                 }
@@ -202,5 +223,5 @@ fn seat_views_show_only_what_the_seat_may_see_and_preview_its_moves() {
             assert_no_leak(room.session(), seat, &received[conn], &sent[conn]);
         }
     }
-    assert!(checked > 300, "only {checked} views were checked");
+    assert!(checked > 250, "only {checked} views were checked");
 }

@@ -127,19 +127,15 @@ fn moves(session: &Session, seat: usize) -> Vec<Object> {
     let view = View::new(game, seat);
     // What the seat can see, the rest dealt at random: the same for every move of this turn.
     let sample = view.sample(0x5EA7_u64 ^ u64::from(game.turn()));
-    let fresh = if session.ruleset().mods.is_empty() {
-        None
-    } else {
-        // Mods run on a fresh copy, so their Lua state does not move on for a preview.
-        session.ruleset().registry().ok()
-    };
     view.legal_actions()
         .into_iter()
         .map(|action| {
             let copy = if session.ruleset().mods.is_empty() {
                 Some(sample.clone())
             } else {
-                fresh.as_ref().map(|registry| sample.with_registry(registry.clone()))
+                // With mods, each preview runs on freshly loaded ones (as `Session::preview`
+                // does), so no mod's Lua state moves on for a move nobody made.
+                session.ruleset().registry().ok().map(|registry| sample.with_registry(registry))
             };
             let preview = copy
                 .and_then(|mut copy| {
