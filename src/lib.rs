@@ -72,7 +72,9 @@
 //!   spectators, target questions, away bots, chat) that makes every message for its reader
 //!   through `Viewer`, `repl::json::state_for` and the narrator; `server::net` is the axum
 //!   WebSocket edge (limits, away timer, a writer thread saving every room's newest move); `server::store` the games
-//!   directory (`--resume`); `server::client` the `join` shell. `PROTOCOL.md` is the wire.
+//!   directory (`--resume`); `server::client` the `join` shell; `server::web` the browser
+//!   seat (a plain HTML/CSS/JS page embedded in the binary, and the `seat_view` it draws, whose
+//!   previews are worked out on the seat's `View::sample`). `PROTOCOL.md` is the wire.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
 //!   client that serves each command; `main.rs` maps errors to exit status 2.
 //!

@@ -447,21 +447,8 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer,
         fronts.sort_by_key(|r| r.number());
         fronts.dedup();
         for rank in fronts {
-            // What the built-in cards do; a card a mod changed is explained by `help`.
-            let said = match rank.to_string().as_str() {
-                _ if !game.registry().is_builtin_card(rank) => {
-                    format!("front: {rank} = a mod's card: 'help {rank}' says what it does")
-                }
-                "J" => "front: J = jolted: that diver's next number card moves them UP".to_string(),
-                "Q" => format!(
-                    "front: Q = quick: that diver's next number card goes {} further down and pushes \
-                     another diver down {}",
-                    rules.show_depth(rules.quick_extra),
-                    rules.show_depth(rules.quick_push)
-                ),
-                "K" => "front: K = knotted: that diver's next recovery gains no oxygen".to_string(),
-                _ => continue,
-            };
+            let Some(meaning) = front_meaning(game, rank) else { continue };
+            let said = format!("front: {rank} = {meaning}");
             out += &wrap(&format!("  {}", s.dim(&said)), w);
             out.push('\n');
         }
@@ -472,6 +459,25 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer,
         }
     }
     out
+}
+
+/// What a card of `rank` in front of a diver means, as the board explains it (`None`: a card
+/// that is never kept in front). The built-in cards are explained with the ruleset's numbers;
+/// a card a mod changed points to `help`.
+pub fn front_meaning(game: &Game, rank: Rank) -> Option<String> {
+    let rules = game.rules();
+    let said = match rank.to_string().as_str() {
+        _ if !game.registry().is_builtin_card(rank) => format!("a mod's card: 'help {rank}' says what it does"),
+        "J" => "jolted: that diver's next number card moves them UP".to_string(),
+        "Q" => format!(
+            "quick: that diver's next number card goes {} further down and pushes another diver down {}",
+            rules.show_depth(rules.quick_extra),
+            rules.show_depth(rules.quick_push)
+        ),
+        "K" => "knotted: that diver's next recovery gains no oxygen".to_string(),
+        _ => return None,
+    };
+    Some(said)
 }
 
 /// `lead` and `parts` on one line while they fit in `width` columns (joined by `gap`), the

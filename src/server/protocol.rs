@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 use crate::repl::json::{self as js, Object};
 use crate::ruleset::Ruleset;
 
-/// The protocol version this program speaks (both ends must speak the same).
-pub const PROTOCOL: u32 = 1;
+/// The protocol version this program speaks (both ends must speak the same). Version 2 added
+/// the `seat_view` message (the browser seat's snapshot).
+pub const PROTOCOL: u32 = 2;
 
 /// The limits every connection is held to (documented in README.md and PROTOCOL.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +124,9 @@ pub enum ClientMessage {
     },
     /// Chat to the table.
     Say { text: String },
+    /// Ask for the reader's snapshot: its state, the legal moves with their previews, the
+    /// pending question and what the cards on the board mean (what the browser seat draws).
+    SeatView,
 }
 
 impl ClientMessage {
@@ -130,10 +134,10 @@ impl ClientMessage {
     pub fn parse(text: &str) -> Result<ClientMessage, String> {
         let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         let Some(kind) = value.get("type").and_then(Value::as_str) else {
-            return Err("a message needs a \"type\" (join, watch, command or say)".into());
+            return Err("a message needs a \"type\" (join, watch, command, say or seat_view)".into());
         };
-        if !matches!(kind, "join" | "watch" | "command" | "say") {
-            return Err(format!("unknown message type '{kind}' (join, watch, command or say)"));
+        if !matches!(kind, "join" | "watch" | "command" | "say" | "seat_view") {
+            return Err(format!("unknown message type '{kind}' (join, watch, command, say or seat_view)"));
         }
         let kind = kind.to_string();
         serde_json::from_value(value).map_err(|e| format!("bad '{kind}' message: {e}"))
@@ -184,6 +188,7 @@ mod tests {
         assert!(ClientMessage::parse(r#"{"line":"x"}"#).unwrap_err().contains("needs a \"type\""));
         assert!(ClientMessage::parse(r#"{"type":"dance"}"#).unwrap_err().contains("unknown message type 'dance'"));
         assert!(ClientMessage::parse(r#"{"type":"join","seat":1}"#).unwrap_err().contains("bad 'join' message"));
+        assert_eq!(ClientMessage::parse(r#"{"type":"seat_view"}"#).unwrap(), ClientMessage::SeatView);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //!
 //! Everything a connection receives about the game is made here for its reader: events through
 //! the JSON layer's [`js::event`] and the shell's [`Narrator`] with the reader's [`Viewer`],
-//! the state through [`js::state_for`], moves through the seat's [`View`]. No message carries
+//! the state through [`js::state_for`], moves through the seat's [`View`], the browser seat's
+//! snapshot through [`web::seat_view`] (a pure function of the game and the reader). No message carries
 //! the seed, the deck or a hand its reader may not see; bot warnings (which can name a bot's
 //! cards) go to the host's log only.
 
@@ -14,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::protocol::{self, ClientMessage, Limits, PROTOCOL, RulesetId};
+use super::web;
 use crate::bots;
 use crate::core::{Action, Event, Seat, View, Viewer};
 use crate::repl::hint;
@@ -204,8 +206,23 @@ impl Room {
                 (Role::Spectator, _) => self.look(conn, role, &line, &mut out),
             },
             (ClientMessage::Say { text }, Some(role)) => self.say(conn, role, &text, &mut out),
+            (ClientMessage::SeatView, Some(role)) => self.seat_view(conn, role, &mut out),
         }
         out
+    }
+
+    /// The browser seat's snapshot for `conn` ([`web::seat_view`]), with its pending question.
+    fn seat_view(&self, conn: Conn, role: Role, out: &mut Outbox) {
+        let game = self.session.game();
+        let question = match (role, &self.pending) {
+            (Role::Seat(s), Some(p)) if p.seat == s => {
+                let names: Vec<&str> = p.options.iter().map(|&s| game.name(s)).collect();
+                Some(Object::one("text", json!(p.question)).with("options", json!(names)))
+            }
+            _ => None,
+        };
+        let view = web::seat_view(&self.session, Self::viewer(role), question);
+        self.reply(conn, vec![Object::one("seat_view", view)], Vec::new(), out);
     }
 
     /// `conn` is gone (closed, dropped, replaced).
