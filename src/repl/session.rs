@@ -158,14 +158,11 @@ impl Session {
     }
 
     /// The game just before each move, in order, rebuilt by replaying the moves from the setup
-    /// with this game's rules and registry (the history keeps actions, not games).
+    /// with this game's rules and freshly loaded mods (the history keeps actions, not games).
     pub fn games_before_moves(&self) -> Result<Vec<Game>, String> {
-        let mut game = Game::new(
-            std::sync::Arc::clone(self.game.rules_arc()),
-            std::sync::Arc::clone(self.game.registry()),
-            self.setup.clone(),
-        )
-        .map_err(|e| format!("the game does not replay: {e}"))?;
+        let registry = self.ruleset.registry().map_err(|e| format!("the game does not replay: {e}"))?;
+        let mut game = Game::new(std::sync::Arc::clone(self.game.rules_arc()), registry, self.setup.clone())
+            .map_err(|e| format!("the game does not replay: {e}"))?;
         let mut before = Vec::with_capacity(self.entries.len());
         for (i, entry) in self.entries.iter().enumerate() {
             before.push(game.clone());
@@ -201,15 +198,12 @@ impl Session {
     }
 
     /// What `action` would cause if the current player took it now, without taking it: the
-    /// engine applies it to a copy of the game. With mods, the copy runs with freshly loaded
-    /// ones, so a mod's Lua variables do not move on for a move nobody made. `None` when the
-    /// action is refused or the mods cannot be loaded again.
+    /// engine applies it to a copy of the game. With mods, the copy runs on Lua states of its
+    /// own with a copy of the mods' globals, so the preview shows what the move would do
+    /// and a mod's variables do not move on for a move nobody made. `None` when the action
+    /// is refused.
     pub fn preview(&self, action: &Action) -> Option<Vec<Event>> {
-        let mut copy = if self.ruleset.mods.is_empty() {
-            self.game.clone()
-        } else {
-            self.game.with_registry(self.ruleset.registry().ok()?)
-        };
+        let mut copy = self.game.clone();
         let mut events = Vec::new();
         copy.apply(action, &mut events).ok()?;
         Some(events)
