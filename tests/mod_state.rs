@@ -212,3 +212,23 @@ fn sim_with_search_bots_never_lets_a_copy_reach_the_game() {
     };
     assert_eq!(run("1"), run("2"));
 }
+
+/// An action a mod refuses half-way changes nothing in the shell, the mod's globals
+/// included: the count it made before failing is not kept, so the save replays.
+#[test]
+fn a_refused_action_does_not_keep_what_the_mod_counted() {
+    let (_dir, rules) = ruleset_dir("count-then-fail.lua");
+    let seating = ["Ann", "Bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
+    let mut session = Session::new(&rules, seating, 11, Some(deal().order())).unwrap();
+    for text in ["play 5H", "play 5D"] {
+        session.apply(action(session.game(), text)).unwrap();
+    }
+    let refused = session.apply(action(session.game(), "play 5C")).unwrap_err();
+    assert!(refused.to_string().contains("5C is refused after counting it"), "{refused}");
+    session.apply(action(session.game(), "play 9D")).unwrap();
+    let third = session.apply(action(session.game(), "play 5S")).unwrap().to_vec();
+    assert!(third.iter().any(|e| matches!(e, Event::Said { .. })), "5S is the third five counted: {third:?}");
+    let loaded = Session::from_save(session.to_save(), std::path::Path::new("game.json"), None)
+        .unwrap_or_else(|e| panic!("the save must load: {e}"));
+    assert!(loaded.game() == session.game());
+}

@@ -186,11 +186,22 @@ impl Session {
         self.saved_version = Some(self.version);
     }
 
-    /// Plays `action` for the current player; a refused action changes nothing.
+    /// Plays `action` for the current player; a refused action changes nothing, the mods'
+    /// Lua variables included: an action that runs a mod is played after keeping a copy of
+    /// the game (which copies the mods' globals, see [`Game::clone`]), and when a mod fails
+    /// half-way the game goes on from that copy, so what the handler changed before it failed
+    /// is not kept (a replay of the saved moves never runs it).
     pub fn apply(&mut self, action: Action) -> Result<&[Event], ActionError> {
         let seat = self.game.current();
         let mut events = Vec::new();
-        self.game.apply(&action, &mut events)?;
+        self.game.check(&action)?;
+        let before = (!self.game.registry().resolves_natively(&action)).then(|| self.game.clone());
+        if let Err(e) = self.game.apply(&action, &mut events) {
+            if let Some(before) = before {
+                self.game = before;
+            }
+            return Err(e);
+        }
         let events = keep_narration(&self.entries, events);
         self.entries.push(Entry { seat, action, events });
         self.version += 1;
