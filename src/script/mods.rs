@@ -9,6 +9,11 @@
 //! handler as a `previous` function, so mods chain. Handlers run through
 //! `script::open`, which opens the game to them for the duration of the call.
 //!
+//! The registry also gets a [`Copier`]: a copy of a game (a bot's look-ahead, a preview)
+//! runs with the same mods loaded into Lua states of its own, with the globals of this
+//! registry's mods copied in, so what the copy plays never reaches this game's Lua states
+//! (`rulesets/MODDING.md`, *What a mod may keep*).
+//!
 //! Architecture invariant: the Lua state never holds a strong reference to anything that owns
 //! it (previous entries are reached through `Weak`), so dropping the registry frees the state.
 
@@ -42,7 +47,7 @@ pub struct ModError(pub ScriptError);
 
 /// Builds the registry for `rules` with `mods` loaded in order. With no mods, this is the
 /// native standard registry (no Lua at all). A copy of a game running with it gets its own
-/// Lua states, with a copy of the mods' globals ([`Copies`]).
+/// Lua states, with a copy of the mods' globals.
 pub fn load_mods(rules: &Rules, mods: &[ModSource]) -> Result<Registry, ModError> {
     if mods.is_empty() {
         return Ok(Registry::standard());
