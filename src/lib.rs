@@ -89,10 +89,13 @@
 //!   `math.random` comes from it. Same rules, registry, seed and actions ⇒ same events and
 //!   state. Bots are seeded and never read the clock; the simulator seeds game `i` from the
 //!   run's seed, so built-in bots' totals do not depend on `--jobs`. Lua keeps no state the
-//!   game does not: a Lua bot is loaded afresh for every call, the shell loads a game's mods
-//!   afresh and `undo` replays with fresh ones, and the simulator reloads mods for every
-//!   fixed block of games. *`tests/determinism.rs`, `tests/sim_cli.rs`,
-//!   `tests/hostile_runtime.rs`.*
+//!   game does not: a Lua bot is loaded afresh for every call; a mod's globals belong to its
+//!   game — a copy of a game ([`core::Game::clone`], a bot's sample) runs on Lua states of its
+//!   own that start with a copy of them (the registry's [`core::Copier`]), listing moves
+//!   cannot change them, and the shell goes back to a copy when a mod fails half-way; the
+//!   shell loads a game's mods afresh and `undo`, load and reload replay with fresh ones, and
+//!   the simulator reloads mods for every fixed block of games. *`tests/determinism.rs`,
+//!   `tests/sim_cli.rs`, `tests/hostile_runtime.rs`, `tests/mod_state.rs`.*
 //! - **Every call into Lua is budgeted.** One step budget per call (per thread, shared by
 //!   nested calls, charging library work and caught errors), a pool per turn, a memory limit
 //!   per mod and a total; nothing a script does can catch them, and a failure is located

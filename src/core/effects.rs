@@ -194,6 +194,18 @@ pub struct Registry {
     after_move: Vec<AfterMove>,
     /// The built-in card entries, to recognise where an `aim` delegation ends.
     builtins: [Arc<dyn Effect>; 4],
+    /// For entries that keep state outside the game (a mod's Lua variables): how a copy of a
+    /// game gets its own copy of that state. `None`: nothing to copy.
+    copier: Option<Arc<dyn Copier>>,
+}
+
+/// How a registry whose entries keep state of their own, outside the [`State`] (a mod's Lua
+/// variables), gives each copy of a game its own copy of that state, so that what a copy
+/// does (a bot's look-ahead, a preview) never reaches the game it was copied from.
+pub trait Copier: Send + Sync {
+    /// A registry with the same entries, running on state of its own that starts as a copy of
+    /// this registry's state as it is now. It is used by no other game.
+    fn copy(&self) -> Arc<Registry>;
 }
 
 /// One rank's entry.
@@ -238,6 +250,22 @@ impl Registry {
             turn_start: Vec::new(),
             after_move: Vec::new(),
             builtins,
+            copier: None,
+        }
+    }
+
+    /// Sets how a copy of a game gets its own copy of the state these entries keep (see
+    /// [`Copier`]).
+    pub fn set_copier(&mut self, copier: Arc<dyn Copier>) {
+        self.copier = Some(copier);
+    }
+
+    /// The registry a copy of a game running with `registry` runs with: the same one, or,
+    /// when the entries keep state of their own, one with a copy of that state.
+    pub fn for_copy(registry: &Arc<Registry>) -> Arc<Registry> {
+        match &registry.copier {
+            None => Arc::clone(registry),
+            Some(copier) => copier.copy(),
         }
     }
 

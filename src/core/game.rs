@@ -34,9 +34,12 @@ pub struct Game {
     pending: Vec<Event>,
 }
 
+/// A copy is a game of its own: when the registry's entries keep state outside the game (a
+/// mod's Lua variables), the copy runs with a copy of that state ([`Registry::for_copy`]), so
+/// nothing played on the copy changes what the original will do.
 impl Clone for Game {
     fn clone(&self) -> Game {
-        Game { state: self.state.clone(), registry: Arc::clone(&self.registry), undo: None, pending: Vec::new() }
+        self.with_state(self.state.clone())
     }
 }
 
@@ -103,12 +106,13 @@ impl Game {
 
     /// A copy of this game that runs with another registry (used by `reload` and tests).
     pub fn with_registry(&self, registry: Arc<Registry>) -> Game {
-        Game { registry, ..self.clone() }
+        Game { state: self.state.clone(), registry, undo: None, pending: Vec::new() }
     }
 
-    /// A game with this one's registry and another state (a sample of what a seat cannot see).
+    /// A copy of this game with another state (a sample of what a seat cannot see), running
+    /// with a copy of the registry's own state like [`Game::clone`].
     pub(super) fn with_state(&self, state: State) -> Game {
-        Game { state, registry: Arc::clone(&self.registry), undo: None, pending: Vec::new() }
+        Game { state, registry: Registry::for_copy(&self.registry), undo: None, pending: Vec::new() }
     }
 
     /// This game with the cards not yet drawn (the deck) shuffled with `seed`, and later

@@ -23,7 +23,7 @@ pub mod visibility;
 pub use action::{Action, ActionError, Cards, Seat, Source, cards_in_mask};
 pub use card::{Card, CardParseError, Rank, Suit, full_deck, parse_cards};
 pub use ctx::{Ctx, Lent};
-pub use effects::{Aim, Effect, EffectError, Pending, Play, Registry, Seats};
+pub use effects::{Aim, Copier, Effect, EffectError, Pending, Play, Registry, Seats};
 pub use event::{Event, EventSink};
 pub use game::Game;
 pub use legal::{Moves, Playable};

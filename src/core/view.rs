@@ -123,7 +123,9 @@ impl<'a> View<'a> {
     }
 
     /// A full game consistent with this view: the cards this seat cannot see (other hands and
-    /// the deck) are shuffled with `seed` and dealt back into the same places.
+    /// the deck) are shuffled with `seed` and dealt back into the same places. Like any copy
+    /// of a game, it runs on its own copy of what the registry keeps outside the game (a
+    /// mod's Lua globals), so playing on it changes nothing here.
     pub fn sample(&self, seed: u64) -> Game {
         let mut hidden = full_deck(self.game.decks());
         let mut remove = |card: &Card| {

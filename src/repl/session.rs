@@ -246,15 +246,11 @@ impl Session {
     }
 
     /// The game just before each move, in order, rebuilt by replaying the moves from the setup
-    /// with this game's rules and registry (the history keeps actions, not games).
+    /// with this game's rules and freshly loaded mods (the history keeps actions, not games).
     pub fn games_before_moves(&self) -> Result<Vec<Game>, String> {
-        let mut game = open_game(
-            std::sync::Arc::clone(self.game.rules_arc()),
-            std::sync::Arc::clone(self.game.registry()),
-            &self.setup,
-            self.branch.as_ref(),
-        )
-        .map_err(|e| format!("the game does not replay: {e}"))?;
+        let registry = self.ruleset.registry().map_err(|e| format!("the game does not replay: {e}"))?;
+        let mut game = open_game(std::sync::Arc::clone(self.game.rules_arc()), registry, &self.setup, self.branch.as_ref())
+            .map_err(|e| format!("the game does not replay: {e}"))?;
         let mut before = Vec::with_capacity(self.entries.len());
         for (i, entry) in self.entries.iter().enumerate() {
             before.push(game.clone());
@@ -278,11 +274,22 @@ impl Session {
         self.saved_version = Some(self.version);
     }
 
-    /// Plays `action` for the current player; a refused action changes nothing.
+    /// Plays `action` for the current player; a refused action changes nothing, the mods'
+    /// Lua variables included: an action that runs a mod is played after keeping a copy of
+    /// the game (which copies the mods' globals, see [`Game::clone`]), and when a mod fails
+    /// half-way the game goes on from that copy, so what the handler changed before it failed
+    /// is not kept (a replay of the saved moves never runs it).
     pub fn apply(&mut self, action: Action) -> Result<&[Event], ActionError> {
         let seat = self.game.current();
         let mut events = Vec::new();
-        self.game.apply(&action, &mut events)?;
+        self.game.check(&action)?;
+        let before = (!self.game.registry().resolves_natively(&action)).then(|| self.game.clone());
+        if let Err(e) = self.game.apply(&action, &mut events) {
+            if let Some(before) = before {
+                self.game = before;
+            }
+            return Err(e);
+        }
         let events = keep_narration(&self.entries, events);
         let step = record::step_hash(&self.game, &self.bots, &events);
         self.entries.push(Entry { seat, action, events, step });
@@ -291,15 +298,12 @@ impl Session {
     }
 
     /// What `action` would cause if the current player took it now, without taking it: the
-    /// engine applies it to a copy of the game. With mods, the copy runs with freshly loaded
-    /// ones, so a mod's Lua variables do not move on for a move nobody made. `None` when the
-    /// action is refused or the mods cannot be loaded again.
+    /// engine applies it to a copy of the game. With mods, the copy runs on Lua states of its
+    /// own with a copy of the mods' globals, so the preview shows what the move would do
+    /// and a mod's variables do not move on for a move nobody made. `None` when the action
+    /// is refused.
     pub fn preview(&self, action: &Action) -> Option<Vec<Event>> {
-        let mut copy = if self.ruleset.mods.is_empty() {
-            self.game.clone()
-        } else {
-            self.game.with_registry(self.ruleset.registry().ok()?)
-        };
+        let mut copy = self.game.clone();
         let mut events = Vec::new();
         copy.apply(action, &mut events).ok()?;
         Some(events)

@@ -12,6 +12,7 @@
 //!   `diving` table's rules, cards, effects and hooks), listed in one place;
 //! - `open`: which game the running handler may touch (the thread-local slot);
 //! - `convert`: Lua values to typed Rust, with precise errors;
+//! - `copy`: a mod's globals copied into the Lua state of a copy of the game;
 //! - `names` and `args`: cards, the `ctx` object and the `play` table as Lua values.
 //!
 //! No `unsafe` here: a handler reaches the game through an owned loan
@@ -22,6 +23,7 @@
 mod api;
 mod args;
 mod convert;
+mod copy;
 pub mod manifest;
 pub mod mods;
 mod names;

@@ -13,18 +13,25 @@
 //! registration, for a mod without one), registering nothing, so that a ruleset can resolve
 //! its set of mods before loading them.
 //!
+//! The registry also gets a [`Copier`]: a copy of a game (a bot's look-ahead, a preview)
+//! runs with the same mods loaded into Lua states of its own, with the globals of this
+//! registry's mods copied in, so what the copy plays never reaches this game's Lua states
+//! (`rulesets/MODDING.md`, *What a mod may keep*).
+//!
 //! Architecture invariant: the Lua state never holds a strong reference to anything that owns
 //! it (previous entries are reached through `Weak`), so dropping the registry frees the state.
 
 use std::sync::{Arc, Mutex};
 
-use mlua::Lua;
+use mlua::{Lua, Table};
 
-use crate::core::{Registry, Rules};
+use crate::core::{Aim, Card, Copier, Ctx, Effect, EffectError, Play, Rank, Registry, Rules, Seat, State};
 
-use super::api;
+use super::api::{self, Shared};
+use super::copy;
 use super::manifest::Manifest;
-use super::sandbox::{Limits, MemoryGroup, Sandbox, ScriptError};
+use super::open::Script;
+use super::sandbox::{Limits, MemoryGroup, Sandbox, ScriptError, flatten};
 
 /// Bytes all the mods of a game may hold together (each has its own Lua state, with the
 /// memory limit of [`Limits::default`]).
@@ -44,23 +51,137 @@ pub struct ModSource {
 pub struct ModError(pub ScriptError);
 
 /// Builds the registry for `rules` with `mods` loaded in order. With no mods, this is the
-/// native standard registry (no Lua at all).
+/// native standard registry (no Lua at all). A copy of a game running with it gets its own
+/// Lua states, with a copy of the mods' globals.
 pub fn load_mods(rules: &Rules, mods: &[ModSource]) -> Result<Registry, ModError> {
     if mods.is_empty() {
         return Ok(Registry::standard());
     }
-    let building = Building::new(false);
-    let group = MemoryGroup::new(TOTAL_MEMORY);
-    for source in mods {
-        let sandbox = Sandbox::in_group(&source.name, Limits::default(), Some(&group)).map_err(ModError)?;
-        let shared = api::install(sandbox, rules, &building).map_err(ModError)?;
-        building.next_file();
-        shared.sandbox.load(&source.name, &source.code).map_err(ModError)?;
-    }
-    let registry = building.registry.lock().expect("registry lock").take().expect("registry present until here");
-    Ok(registry)
+    Ok(load_copyable(rules, mods)?.0)
 }
 
+/// [`load`], and the copier that gives each copy of a game its own Lua states.
+fn load_copyable(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<LoadedMod>), ModError> {
+    let (mut registry, loaded) = load(rules, mods)?;
+    registry.set_copier(Arc::new(Copies {
+        rules: rules.clone(),
+        sources: mods.to_vec(),
+        mods: loaded.clone(),
+        pool: Mutex::new(Vec::new()),
+    }));
+    Ok((registry, loaded))
+}
+
+/// One loaded mod file: what its handlers share, and its globals.
+#[derive(Clone)]
+struct LoadedMod {
+    shared: Arc<Shared>,
+    env: Table,
+}
+
+/// Loads `mods` into a registry of their own (one sandbox per file, one memory total).
+fn load(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<LoadedMod>), ModError> {
+    let building = Building::new(false);
+    let group = MemoryGroup::new(TOTAL_MEMORY);
+    let script = Arc::new(Script::default());
+    let mut loaded = Vec::with_capacity(mods.len());
+    for source in mods {
+        let sandbox = Sandbox::in_group(&source.name, Limits::default(), Some(&group)).map_err(ModError)?;
+        let shared = api::install(sandbox, rules, &building, &script).map_err(ModError)?;
+        building.next_file();
+        let env = shared.sandbox.load(&source.name, &source.code).map_err(ModError)?.env;
+        let _ = shared.env.set(env.clone());
+        loaded.push(LoadedMod { shared, env });
+    }
+    let registry = building.registry.lock().expect("registry lock").take().expect("registry present until here");
+    Ok((registry, loaded))
+}
+
+/// Copies of a game with mods kept in reserve: the mods loaded again into Lua states of
+/// their own, each used by one copy of the game at a time. A copy gets one no other game
+/// uses, with the globals of this registry's mods copied in ([`super::copy`]) and the turn's
+/// use of the budget as it stands, so the copy plays on as the game would, and nothing it
+/// does reaches this registry's Lua states.
+struct Copies {
+    rules: Rules,
+    sources: Vec<ModSource>,
+    mods: Vec<LoadedMod>,
+    /// Registries loaded for copies, with their mods; one a copy of a game still holds (its
+    /// `Arc` is held elsewhere) is in use.
+    pool: Mutex<Vec<(Arc<Registry>, Vec<LoadedMod>)>>,
+}
+
+/// Most registries kept for copies of one game while no copy uses them.
+const KEPT_COPIES: usize = 4;
+
+impl Copier for Copies {
+    fn copy(&self) -> Arc<Registry> {
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        let mut free = pool.iter().enumerate().filter(|(_, (r, _))| Arc::strong_count(r) == 1).map(|(i, _)| i);
+        let index = match free.next() {
+            Some(i) => {
+                // Keep a few unused ones for the next copies; let the rest go (all after `i`,
+                // so removing them from the back leaves `i` in place).
+                let extra: Vec<usize> = free.skip(KEPT_COPIES - 1).collect();
+                for &j in extra.iter().rev() {
+                    pool.swap_remove(j);
+                }
+                i
+            }
+            None => match load_copyable(&self.rules, &self.sources) {
+                Ok((registry, mods)) => {
+                    pool.push((Arc::new(registry), mods));
+                    pool.len() - 1
+                }
+                Err(e) => return Arc::new(refusing(format!("{e} (loading the mods again for a copy of the game)"))),
+            },
+        };
+        let (registry, mods) = &pool[index];
+        let mut failure = None;
+        for (from, to) in self.mods.iter().zip(mods) {
+            if let Err(e) = copy::copy_globals(to.shared.lua(), &from.env, &to.env) {
+                failure.get_or_insert_with(|| {
+                    format!(
+                        "mod {}: its globals could not be copied into a copy of the game: {}",
+                        from.shared.sandbox.name(),
+                        flatten(&e).1
+                    )
+                });
+            }
+        }
+        if let (Some(from), Some(to)) = (self.mods.first(), mods.first()) {
+            to.shared.script.copy_from(&from.shared.script, failure);
+        }
+        Arc::clone(registry)
+    }
+}
+
+/// A registry on which every card and every turn fails with `why`: what a copy of a game
+/// runs with when the mods cannot be loaded for it (they loaded once, so this is a machine
+/// out of memory, not a mod), so that the copy fails loudly instead of running other rules.
+fn refusing(why: String) -> Registry {
+    let why: Arc<str> = why.into();
+    let mut registry = Registry::standard();
+    let effect: Arc<dyn Effect> = Arc::new(Refused(Arc::clone(&why)));
+    for rank in Rank::all() {
+        registry.set_effect(rank, Arc::clone(&effect));
+    }
+    registry.add_turn_start(Arc::new(move |_: &mut Ctx<'_>, _| Err(EffectError(why.to_string()))));
+    registry
+}
+
+/// The entry of every rank in a [`refusing`] registry.
+struct Refused(Arc<str>);
+
+impl Effect for Refused {
+    fn aim(&self, _: &State, _: Seat, _: Card) -> Result<Aim, EffectError> {
+        Err(EffectError(self.0.to_string()))
+    }
+
+    fn resolve(&self, _: &mut Ctx<'_>, _: Play) -> Result<(), EffectError> {
+        Err(EffectError(self.0.to_string()))
+    }
+}
 /// The manifest of `source`: what its `diving.manifest{ … }` says, or
 /// [`Manifest::default_for`] its file when it declares none. The file runs only until it
 /// declares its manifest or registers its first entry (nothing is registered), in a sandbox of
@@ -69,7 +190,7 @@ pub fn load_mods(rules: &Rules, mods: &[ModSource]) -> Result<Registry, ModError
 pub fn read_manifest(rules: &Rules, source: &ModSource) -> Result<Manifest, ModError> {
     let building = Building::new(true);
     let sandbox = Sandbox::in_group(&source.name, Limits::default(), None).map_err(ModError)?;
-    let shared = api::install(sandbox, rules, &building).map_err(ModError)?;
+    let shared = api::install(sandbox, rules, &building, &Arc::new(Script::default())).map_err(ModError)?;
     let loaded = shared.sandbox.load(&source.name, &source.code);
     let head = building.head.lock().expect("manifest lock");
     match (loaded, head.stopped) {

@@ -33,8 +33,8 @@
 //! cards in the game, fails.
 
 use std::cell::RefCell;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use mlua::{Function, Lua, Table};
 
@@ -69,6 +69,47 @@ impl Owner {
 pub(crate) struct CtxObject {
     pub(crate) owner: Owner,
     pub(crate) table: Table,
+    /// What the mods of the handler's registry share.
+    pub(crate) script: Arc<Script>,
+}
+
+/// What the mods of one registry share while they run: what the handlers of the turn
+/// running now have used of its limits, and, for the registry of a copy of a game, why it
+/// cannot run (its mods' globals could not be copied into it). Kept per registry, not per
+/// thread, so a copy of the game (a bot's look-ahead) counts on its own and never spends or
+/// resets the original's turn.
+#[derive(Default)]
+pub(crate) struct Script {
+    turn: Mutex<TurnUse>,
+    broken: AtomicBool,
+    why: Mutex<Option<String>>,
+}
+
+impl Script {
+    /// Starts as `from` stands now (the registry of a copy of its game), or broken with
+    /// `failure` when the copy could not be made.
+    pub(crate) fn copy_from(&self, from: &Script, failure: Option<String>) {
+        *self.turn.lock().unwrap_or_else(|p| p.into_inner()) = from.turn_use();
+        let failure = failure.or_else(|| from.broken());
+        self.broken.store(failure.is_some(), Ordering::Relaxed);
+        *self.why.lock().unwrap_or_else(|p| p.into_inner()) = failure;
+    }
+
+    /// Why the handlers of this registry cannot run, if they cannot.
+    pub(crate) fn broken(&self) -> Option<String> {
+        if !self.broken.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.why.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn turn_use(&self) -> TurnUse {
+        *self.turn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn set_turn_use(&self, used: TurnUse) {
+        *self.turn.lock().unwrap_or_else(|p| p.into_inner()) = used;
+    }
 }
 
 /// Who asks for the open game: a function of the Lua state `owner`, called on the `ctx`
@@ -346,40 +387,42 @@ pub(crate) fn run_write<R>(
     call: impl FnOnce(Table) -> Result<R, EffectError>,
 ) -> Result<R, EffectError> {
     let top = SLOT.with_borrow(|s| s.depth == 0);
-    if top {
-        begin_turn(ctx.state());
+    let script = top.then(|| Arc::clone(&object.script));
+    if let Some(script) = &script {
+        begin_turn(ctx.state(), script);
     }
     let nesting = Nesting::enter().map_err(|e| located(handler, e));
     let result = nesting.and_then(|nesting| run_nested(ctx, handler, played, object, call, nesting));
-    if top {
-        end_turn(result.is_err());
+    if let Some(script) = &script {
+        end_turn(result.is_err(), script);
     }
     result
 }
 
-/// Opens the step pool of the turn `state` is in, counting afresh if it is another turn than
-/// the last handler's.
-fn begin_turn(state: &State) {
+/// Opens the step pool of the turn `state` is in, with what `script`'s handlers used of it
+/// so far, counting afresh if it is another turn than their last one.
+fn begin_turn(state: &State, script: &Script) {
     let key = TurnKey::of(state);
-    let left = SLOT.with_borrow_mut(|s| {
-        if s.turn.key != Some(key) {
-            s.turn = TurnUse { key: Some(key), steps_left: TURN_STEPS, ..TurnUse::default() };
-        }
-        s.turn.steps_left
-    });
-    sandbox::pool::open(left, TURN_STEPS);
+    let mut used = script.turn_use();
+    if used.key != Some(key) {
+        used = TurnUse { key: Some(key), steps_left: TURN_STEPS, ..TurnUse::default() };
+    }
+    SLOT.with_borrow_mut(|s| s.turn = used);
+    sandbox::pool::open(used.steps_left, TURN_STEPS);
 }
 
-/// Closes the turn's pool after a handler. A failed handler cancels its action, so the
-/// turn's count starts again with the next handler.
-fn end_turn(failed: bool) {
+/// Closes the turn's pool after a handler and keeps what the turn used with `script`. A
+/// failed handler cancels its action, so the turn's count starts again with the next handler.
+fn end_turn(failed: bool, script: &Script) {
     let left = sandbox::pool::close().unwrap_or(0);
-    SLOT.with_borrow_mut(|s| {
+    let used = SLOT.with_borrow_mut(|s| {
         s.turn.steps_left = left;
         if failed {
             s.turn.key = None;
         }
+        s.turn
     });
+    script.set_turn_use(used);
 }
 
 /// Counts `n` more cards drawn by handlers this turn; an error past [`MAX_DRAWS`].
@@ -630,7 +673,7 @@ mod tests {
             let (sandbox, args, owner, start) =
                 (Arc::clone(&self.sandbox), Arc::clone(&self.args), self.owner, self.start.clone());
             registry.add_turn_start(Arc::new(move |ctx: &mut Ctx<'_>, _| {
-                let object = CtxObject { owner, table: args.ctx().unwrap() };
+                let object = CtxObject { owner, table: args.ctx().unwrap(), script: Arc::default() };
                 run_write(ctx, &start, None, object, |c| {
                     sandbox.call::<()>(&start, c).map_err(|e| EffectError(format!("mod {e}")))
                 })

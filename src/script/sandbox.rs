@@ -836,13 +836,28 @@ fn interrupt(lua: &Lua, own: &Holding, memory: u64) -> mlua::Result<VmState> {
             let others = group.held.load(Ordering::Relaxed).saturating_sub(own.held.load(Ordering::Relaxed));
             if others + used > group.total {
                 let (holder, held) = group.biggest(own, used);
-                let why = format!(
+                let mut why = format!(
                     "holds {} KiB, the most of all the mods, which together hold more than their limit of {} KiB",
                     held / 1024,
                     group.total / 1024
                 );
-                let at = if holder == own.name { None } else { Some(holder) };
-                return Err(trip(lua, m, at, why));
+                if holder == own.name {
+                    // The running mod holds the most: the error is at its running line.
+                    return Err(trip(lua, m, None, why));
+                }
+                // Another mod holds the most, but none of its lines is running: it kept the
+                // memory in an earlier call or while its file loaded. Say so, and where the
+                // running mod went over the total.
+                let running = match caller(lua, 0) {
+                    (Some(file), Some(line)) => format!("{file}:{line}"),
+                    (Some(file), None) => file,
+                    _ => own.name.clone(),
+                };
+                why.push_str(&format!(
+                    " (no line: it kept that memory in an earlier call or while its file loaded; the total was \
+                     passed at {running})"
+                ));
+                return Err(trip(lua, m, Some(holder), why));
             }
         }
         Ok(VmState::Continue)

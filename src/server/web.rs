@@ -130,13 +130,9 @@ fn moves(session: &Session, seat: usize) -> Vec<Object> {
     view.legal_actions()
         .into_iter()
         .map(|action| {
-            let copy = if session.ruleset().mods.is_empty() {
-                Some(sample.clone())
-            } else {
-                // With mods, each preview runs on freshly loaded ones (as `Session::preview`
-                // does), so no mod's Lua state moves on for a move nobody made.
-                session.ruleset().registry().ok().map(|registry| sample.with_registry(registry))
-            };
+            // A copy of a game runs on Lua states of its own (`core::Copier`), so no mod's
+            // state moves on for a move nobody made.
+            let copy = Some(sample.clone());
             let preview = copy
                 .and_then(|mut copy| {
                     let mut events = Vec::new();

@@ -203,7 +203,7 @@ impl LuaEffect {
         let shared = &self.shared;
         if let Some(playable) = &self.playable {
             let (ok, reason): (Value, Value) = run_read(game, playable, shared.ctx()?, |c| {
-                shared.call(playable, (c, player as i64 + 1, self.card_value(card)))
+                shared.call_reading(playable, (c, player as i64 + 1, self.card_value(card)))
             })?;
             match ok {
                 Value::Boolean(true) => {}
@@ -233,7 +233,7 @@ impl LuaEffect {
             }
             Targets::Function(f) => {
                 let (list, reason): (Value, Value) = run_read(game, f, shared.ctx()?, |c| {
-                    shared.call(f, (c, player as i64 + 1, self.card_value(card)))
+                    shared.call_reading(f, (c, player as i64 + 1, self.card_value(card)))
                 })?;
                 let bad = |what: String| {
                     EffectError(format!(

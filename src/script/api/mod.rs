@@ -24,7 +24,7 @@ mod math;
 mod rules;
 mod unknown;
 
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, Table, Value};
 
@@ -33,7 +33,7 @@ use crate::core::{EffectError, Play, Rules};
 use super::args::HandlerArgs;
 use super::mods::Building;
 use super::names::CardNames;
-use super::open::{Caller, CtxObject, Owner};
+use super::open::{Caller, CtxObject, Owner, Script};
 use super::sandbox::{Sandbox, ScriptError, flatten};
 
 /// What the areas of `ctx` and `math` build on.
@@ -68,12 +68,46 @@ pub(crate) struct Shared {
     pub(crate) owner: Owner,
     pub(crate) names: Arc<CardNames>,
     pub(crate) args: Arc<HandlerArgs>,
+    /// What the mods of this registry share while they run.
+    pub(crate) script: Arc<Script>,
+    /// The mod file's globals, once it has loaded.
+    pub(crate) env: OnceLock<Table>,
 }
 
 impl Shared {
     /// Calls handler `f` in the sandbox; its error is located (`mod <file>:<line>: …`).
     pub(crate) fn call<R: FromLuaMulti>(&self, f: &Function, args: impl IntoLuaMulti) -> Result<R, EffectError> {
+        if let Some(why) = self.script.broken() {
+            return Err(EffectError(why));
+        }
         self.sandbox.call(f, args).map_err(|e| EffectError(format!("mod {e}")))
+    }
+
+    /// Calls a `targets` or `playable` function like [`Shared::call`], with the mod's globals
+    /// read-only: listing the moves must not change what the mod keeps, or a game would go
+    /// differently depending on how often its moves were listed (a `moves` command, a bot).
+    pub(crate) fn call_reading<R: FromLuaMulti>(
+        &self,
+        f: &Function,
+        args: impl IntoLuaMulti,
+    ) -> Result<R, EffectError> {
+        let Some(env) = self.env.get() else {
+            return self.call(f, args);
+        };
+        let was = env.is_readonly();
+        env.set_readonly(true);
+        let result = self.call(f, args);
+        env.set_readonly(was);
+        result.map_err(|EffectError(message)| {
+            if message.ends_with("attempt to modify a readonly table") {
+                EffectError(format!(
+                    "{message} (targets and playable functions only read: they cannot change the mod's \
+                     globals, see \"What a mod may keep\" in MODDING.md)"
+                ))
+            } else {
+                EffectError(message)
+            }
+        })
     }
 
     pub(crate) fn lua(&self) -> &Lua {
@@ -87,19 +121,25 @@ impl Shared {
     /// A new ctx object, for one call of a hook or of a targets or playable function.
     pub(crate) fn ctx(&self) -> Result<CtxObject, EffectError> {
         let table = self.args.ctx().map_err(|e| self.lua_error(e))?;
-        Ok(CtxObject { owner: self.owner, table })
+        Ok(CtxObject { owner: self.owner, table, script: Arc::clone(&self.script) })
     }
 
     /// A new ctx object and `play` table, for one call of a resolve handler.
     pub(crate) fn play(&self, play: &Play) -> Result<(CtxObject, Table), EffectError> {
         let (table, play) = self.args.play(play).map_err(|e| self.lua_error(e))?;
-        Ok((CtxObject { owner: self.owner, table }, play))
+        Ok((CtxObject { owner: self.owner, table, script: Arc::clone(&self.script) }, play))
     }
 }
 
 /// Sets up the whole API in `sandbox` for mods of a game with `rules`, registering into
-/// `building`: `ctx`, then the globals `math` and `diving`.
-pub(crate) fn install(sandbox: Sandbox, rules: &Rules, building: &Building) -> Result<Arc<Shared>, ScriptError> {
+/// `building`: `ctx`, then the globals `math` and `diving`. `script` is what the mods of the
+/// registry share.
+pub(crate) fn install(
+    sandbox: Sandbox,
+    rules: &Rules,
+    building: &Building,
+    script: &Arc<Script>,
+) -> Result<Arc<Shared>, ScriptError> {
     let setup = |e: mlua::Error| ScriptError::new("mods", None, flatten(&e).1);
     let lua = sandbox.lua().clone();
     let (owner, names) = (Owner::new(), Arc::new(CardNames::new(&lua).map_err(setup)?));
@@ -110,7 +150,7 @@ pub(crate) fn install(sandbox: Sandbox, rules: &Rules, building: &Building) -> R
     ctx.set_readonly(true);
     let math = fill(&lua, MATH, &env).map_err(setup)?;
     let args = Arc::new(HandlerArgs::new(&lua, &names, &ctx).map_err(setup)?);
-    let shared = Arc::new(Shared { sandbox, owner, names, args });
+    let shared = Arc::new(Shared { sandbox, owner, names, args, script: Arc::clone(script), env: OnceLock::new() });
     let env = DivingEnv { rules, shared: &shared, building };
     let diving = fill(&lua, DIVING, &env).map_err(setup)?;
     unknown::refuse_unknown(&lua, &diving, "diving.", true).map_err(setup)?;

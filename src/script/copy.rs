@@ -1,0 +1,163 @@
+//! Copying a mod's globals from one Lua state to another: how a copy of a game (a bot's
+//! look-ahead, a preview, the game before an undone move) gets its own copy of what the mods
+//! keep in their variables ([`super::mods`] calls it).
+//!
+//! What is copied is *data*: `nil`, booleans, numbers, vectors, strings and tables of them, at
+//! any depth, with their metatables, shared and cyclic tables kept shared and cyclic, and
+//! frozen tables frozen. A copy's globals start as the original's; everything else in a
+//! copy is the file as it loaded into the copy's own Lua state:
+//! - a function is not data: where the original holds a function, the copy holds the
+//!   function its own file made at the same place (the same global or field), or `nil` when
+//!   there is none there;
+//! - a frozen table that stands at the same place in both states is the copy's own (frozen
+//!   tables cannot change, so that is the file's table, or the API's);
+//! - `local` variables of the file's top level are not globals and are not copied: each Lua
+//!   state keeps its own.
+//!
+//! Architecture invariant: nothing the copy holds refers to the original's Lua state, and the
+//! original is only read.
+
+use std::collections::HashMap;
+
+use mlua::{Lua, Table, Value};
+
+/// Replaces the globals of `to` (an environment in `lua`) with a copy of those of `from`.
+pub(crate) fn copy_globals(lua: &Lua, from: &Table, to: &Table) -> mlua::Result<()> {
+    let mut copier = Copy { lua, done: HashMap::new() };
+    let old = lua.create_table()?;
+    for (k, v) in raw_pairs(to)? {
+        old.raw_set(k, v)?;
+    }
+    to.clear()?;
+    for (key, value) in raw_pairs(from)? {
+        let key = copier.value(key, &Value::Nil)?;
+        if key.is_nil() {
+            continue;
+        }
+        let there: Value = old.raw_get(&key)?;
+        let value = copier.value(value, &there)?;
+        to.raw_set(key, value)?;
+    }
+    Ok(())
+}
+
+/// The pairs of `t`, without metamethods, collected (so no lock is held while they are copied).
+fn raw_pairs(t: &Table) -> mlua::Result<Vec<(Value, Value)>> {
+    let mut pairs = Vec::new();
+    t.for_each(|k: Value, v: Value| {
+        pairs.push((k, v));
+        Ok(())
+    })?;
+    Ok(pairs)
+}
+
+/// One copy under way: the tables copied so far, by their address in the original.
+struct Copy<'a> {
+    lua: &'a Lua,
+    done: HashMap<usize, Table>,
+}
+
+impl Copy<'_> {
+    /// `value` of the original, in the copy's state; `there` is what the copy held at the same
+    /// place before (for functions and frozen tables).
+    fn value(&mut self, value: Value, there: &Value) -> mlua::Result<Value> {
+        Ok(match value {
+            Value::Nil => Value::Nil,
+            Value::Boolean(b) => Value::Boolean(b),
+            Value::Integer(n) => Value::Integer(n),
+            Value::Number(n) => Value::Number(n),
+            Value::Vector(v) => Value::Vector(v),
+            Value::String(s) => Value::String(self.lua.create_string(s.as_bytes())?),
+            Value::Table(t) => Value::Table(self.table(&t, there)?),
+            // Not data: the copy keeps what its own file made there, if it is of the same kind.
+            Value::Function(_) => match there {
+                Value::Function(f) => Value::Function(f.clone()),
+                _ => Value::Nil,
+            },
+            _ => Value::Nil,
+        })
+    }
+
+    fn table(&mut self, t: &Table, there: &Value) -> mlua::Result<Table> {
+        let address = t.to_pointer() as usize;
+        if let Some(done) = self.done.get(&address) {
+            return Ok(done.clone());
+        }
+        let there = match there {
+            Value::Table(there) => Some(there),
+            _ => None,
+        };
+        if t.is_readonly()
+            && let Some(there) = there.filter(|there| there.is_readonly())
+        {
+            self.done.insert(address, there.clone());
+            return Ok(there.clone());
+        }
+        let copy = self.lua.create_table()?;
+        self.done.insert(address, copy.clone());
+        for (key, value) in raw_pairs(t)? {
+            let key = self.value(key, &Value::Nil)?;
+            if key.is_nil() {
+                continue;
+            }
+            let before = match there {
+                Some(there) => there.raw_get(&key)?,
+                None => Value::Nil,
+            };
+            let value = self.value(value, &before)?;
+            copy.raw_set(key, value)?;
+        }
+        if let Some(meta) = t.metatable() {
+            let before = there.and_then(Table::metatable).map_or(Value::Nil, Value::Table);
+            let meta = self.table(&meta, &before)?;
+            copy.set_metatable(Some(meta))?;
+        }
+        if t.is_readonly() {
+            copy.set_readonly(true);
+        }
+        Ok(copy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(lua: &Lua, code: &str) -> Table {
+        let env = lua.create_table().unwrap();
+        let meta = lua.create_table().unwrap();
+        meta.raw_set("__index", lua.globals()).unwrap();
+        env.set_metatable(Some(meta)).unwrap();
+        lua.load(code).set_environment(env.clone()).exec().unwrap();
+        env
+    }
+
+    const CODE: &str = "n = 0; list = { 1, 2, { 'x' } }; list[4] = list; f = function() return n end; \
+                        frozen = table.freeze({ 1 }); module = { count = 0, bump = function() end }";
+
+    #[test]
+    fn data_is_copied_and_functions_are_the_copys_own() {
+        let (a, b) = (Lua::new(), Lua::new());
+        let (from, to) = (env(&a, CODE), env(&b, CODE));
+        a.load("n = 5; list[3][1] = 'y'; module.count = 2; extra = { n = 1 }; f = nil")
+            .set_environment(from.clone())
+            .exec()
+            .unwrap();
+        let bump: mlua::Function = to.get::<Table>("module").unwrap().get("bump").unwrap();
+        let frozen: Table = to.get("frozen").unwrap();
+        copy_globals(&b, &from, &to).unwrap();
+        assert_eq!(to.get::<i64>("n").unwrap(), 5);
+        let list: Table = to.get("list").unwrap();
+        assert_eq!(list.get::<Table>(3).unwrap().get::<String>(1).unwrap(), "y");
+        assert_eq!(list.get::<Table>(4).unwrap(), list, "a cycle stays a cycle");
+        let module: Table = to.get("module").unwrap();
+        assert_eq!(module.get::<i64>("count").unwrap(), 2);
+        assert_eq!(module.get::<mlua::Function>("bump").unwrap(), bump, "the copy's own function");
+        assert_eq!(to.get::<Table>("frozen").unwrap(), frozen, "the copy's own frozen table");
+        assert_eq!(to.get::<Table>("extra").unwrap().get::<i64>("n").unwrap(), 1);
+        assert!(to.get::<Value>("f").unwrap().is_nil(), "a global the original removed is gone");
+        // The original is untouched, and the copy is separate from it.
+        b.load("list[3][1] = 'z'").set_environment(to).exec().unwrap();
+        assert_eq!(from.get::<Table>("list").unwrap().get::<Table>(3).unwrap().get::<String>(1).unwrap(), "y");
+    }
+}
