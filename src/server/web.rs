@@ -132,14 +132,12 @@ fn moves(session: &Session, seat: usize) -> Vec<Object> {
         .map(|action| {
             // A copy of a game runs on Lua states of its own (`core::Copier`), so no mod's
             // state moves on for a move nobody made.
-            let copy = Some(sample.clone());
-            let preview = copy
-                .and_then(|mut copy| {
-                    let mut events = Vec::new();
-                    copy.apply(&action, &mut events).ok()?;
-                    Some(render::preview(game, &events, Viewer::Seat(seat)))
-                })
-                .unwrap_or_default();
+            let mut copy = sample.clone();
+            let mut events = Vec::new();
+            let preview = match copy.apply(&action, &mut events) {
+                Ok(()) => render::preview(game, &events, Viewer::Seat(seat)),
+                Err(_) => String::new(),
+            };
             let command = render::command_for(game, &action);
             let o = Object::new();
             let o = match &action {
