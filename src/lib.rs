@@ -105,7 +105,8 @@
 //!   `tests/registry.rs` (`an_entry_cannot_draw_a_hand_past_its_size`).*
 //! - **Card behaviour lives in the registry.** The built-in cards, hooks, the recovery with
 //!   its Knot half, target refusals and target questions are the registry's; bots read oxygen
-//!   costs and gains from [`core::Tables`], never from the rules. *`tests/registry.rs`,
+//!   costs and gains from [`core::Tables`], never from the rules, and ask the hooks through a
+//!   [`core::Forecast`] when a mod replaced the cost, gain or win check. *`tests/registry.rs`,
 //!   `tests/architecture.rs`.*
 //! - **Nobody sees a hidden card.** No event as a seat or spectator sees it names a card in
 //!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting
