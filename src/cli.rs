@@ -286,13 +286,23 @@ pub struct SimArgs {
     /// Rotate the seats every game, so each bot plays each seat equally often
     #[arg(long)]
     pub rotate: bool,
+    /// Sweep a number of the rules: NAME=FROM..TO[:STEP] or NAME=V1,V2 (repeat for more axes;
+    /// NAME is quick_extra, quick_push, hand_size, table_size, max_oxygen, max_depth, max_turns
+    /// or decks). Plays every combination paired with the ruleset (or --baseline) on the same
+    /// seeds and reports seat balance, length, draws, rescues, lead changes and decisiveness
+    #[arg(long, value_name = "NAME=VALUES")]
+    pub sweep: Vec<String>,
+    /// Read sweep axes from a file, one NAME = VALUES a line (# comments)
+    #[arg(long, value_name = "FILE")]
+    pub sweep_file: Option<PathBuf>,
 }
 
 /// Destructured, so an option added here cannot be forgotten on the way to the simulator.
 impl From<&SimArgs> for SimOptions {
     fn from(args: &SimArgs) -> SimOptions {
-        let SimArgs { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate } = args.clone();
-        SimOptions { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate }
+        let SimArgs { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate, sweep, sweep_file } =
+            args.clone();
+        SimOptions { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate, sweep, sweep_file }
     }
 }
 
