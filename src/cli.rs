@@ -96,6 +96,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             modkit::check_command(check_target(file.as_deref(), ruleset)?, options)
         }
         Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
+        Some(Command::Tune(args)) => sim::tune::run(cli.json, &tune_options(args, ruleset)?),
         Some(Command::Host(args)) => server::host(&host_options(args, ruleset)?),
         Some(Command::Join(args)) => {
             let expect = match ruleset {
@@ -145,6 +146,8 @@ pub enum Command {
     },
     /// Let bots play many games and report the balance
     Sim(SimArgs),
+    /// Search rules numbers for a target (successive halving on paired seeds) and write the best
+    Tune(TuneArgs),
     /// Host games for players elsewhere: prints an invite per open seat
     Host(HostArgs),
     /// Join a hosted game with an invite (or watch it without --seat and --token)
@@ -304,6 +307,52 @@ impl From<&SimArgs> for SimOptions {
             args.clone();
         SimOptions { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate, sweep, sweep_file }
     }
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "Example: diving tune house.toml --vary quick_extra=0..20 --vary max_oxygen=6..14 \
+--target \"seat-balance, length 30..40\" --budget 20000")]
+pub struct TuneArgs {
+    /// The ruleset to start from (a TOML file or a shipped name); without it, --ruleset or standard
+    pub file: Option<String>,
+    /// A number to tune and its values: NAME=FROM..TO[:STEP] or NAME=V1,V2 (repeat for more)
+    #[arg(long, value_name = "NAME=VALUES", required = true)]
+    pub vary: Vec<String>,
+    /// What to aim for: measures, each alone (as close to 0 as may be) or with a range, e.g.
+    /// "seat-balance, length 30..40"; measures: seat-balance, first-seat, length, draws,
+    /// rescues, lead-changes, decisiveness
+    #[arg(long)]
+    pub target: String,
+    /// Games for the whole search; a fifth is kept to check the best against the start
+    #[arg(long, default_value_t = 20_000, value_parser = at_least_one::<u64>)]
+    pub budget: u64,
+    /// Bots in seat order, comma-separated (seats rotate every game)
+    #[arg(long, value_delimiter = ',', default_value = "greedy,greedy")]
+    pub players: Vec<String>,
+    /// First seed
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores)
+    #[arg(long, value_parser = at_least_one::<usize>)]
+    pub jobs: Option<usize>,
+    /// Turn cap for simulated games
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: u32,
+    /// Where to write the tuned ruleset (default: NAME-tuned.toml here)
+    #[arg(long, value_name = "FILE.toml")]
+    pub out: Option<PathBuf>,
+}
+
+fn tune_options(args: &TuneArgs, ruleset: Option<&str>) -> anyhow::Result<sim::tune::TuneOptions> {
+    let file = match (&args.file, ruleset) {
+        (Some(file), Some(other)) if file != other => {
+            anyhow::bail!("tune was given two rulesets, '{file}' and --ruleset '{other}': name one")
+        }
+        (Some(file), _) => file.clone(),
+        (None, spec) => spec.unwrap_or("standard").to_string(),
+    };
+    let TuneArgs { vary, target, budget, players, seed, jobs, max_turns, out, .. } = args.clone();
+    Ok(sim::tune::TuneOptions { ruleset: file, vary, target, budget, players, seed, jobs, max_turns, out })
 }
 
 /// A whole number of at least 1.

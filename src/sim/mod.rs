@@ -18,6 +18,7 @@ pub mod plot;
 pub mod report;
 pub mod stats;
 pub mod sweep;
+pub mod tune;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
