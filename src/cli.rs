@@ -96,6 +96,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             modkit::check_command(check_target(file.as_deref(), ruleset)?, options)
         }
         Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
+        Some(Command::Tournament(args)) => {
+            let TournamentArgs { bots, seats, games, seed, jobs, max_turns } = args.clone();
+            let options =
+                sim::tournament::TournamentOptions { bots, seats: seats as usize, games, seed, jobs, max_turns };
+            sim::tournament::run(ruleset, cli.json, &options)
+        }
         Some(Command::Tune(args)) => sim::tune::run(cli.json, &tune_options(args, ruleset)?),
         Some(Command::Host(args)) => server::host(&host_options(args, ruleset)?),
         Some(Command::Join(args)) => {
@@ -148,6 +154,8 @@ pub enum Command {
     Sim(SimArgs),
     /// Search rules numbers for a target (successive halving on paired seeds) and write the best
     Tune(TuneArgs),
+    /// Round-robin among bots, rated with Weng-Lin (rating ± uncertainty) and a skill-versus-luck measure
+    Tournament(TournamentArgs),
     /// Host games for players elsewhere: prints an invite per open seat
     Host(HostArgs),
     /// Join a hosted game with an invite (or watch it without --seat and --token)
@@ -341,6 +349,28 @@ pub struct TuneArgs {
     /// Where to write the tuned ruleset (default: NAME-tuned.toml here)
     #[arg(long, value_name = "FILE.toml")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TournamentArgs {
+    /// The bots, comma-separated: random, greedy, mcts, mcts:ITERATIONS, or .lua bots
+    #[arg(long, value_delimiter = ',', default_value = "random,greedy,mcts:50")]
+    pub bots: Vec<String>,
+    /// Players per game: every set of this many bots is a table
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=8))]
+    pub seats: u32,
+    /// Games per table (seats rotate)
+    #[arg(long, default_value_t = 200, value_parser = at_least_one::<u64>)]
+    pub games: u64,
+    /// First seed; game i of every table uses seed + i
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores)
+    #[arg(long, value_parser = at_least_one::<usize>)]
+    pub jobs: Option<usize>,
+    /// Turn cap for the games
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: u32,
 }
 
 fn tune_options(args: &TuneArgs, ruleset: Option<&str>) -> anyhow::Result<sim::tune::TuneOptions> {

@@ -18,6 +18,7 @@ pub mod plot;
 pub mod report;
 pub mod stats;
 pub mod sweep;
+pub mod tournament;
 pub mod tune;
 
 use std::io::{IsTerminal, Write};
@@ -296,6 +297,11 @@ impl Arena {
             .map(|spec| bots::from_spec(spec, 0).map_err(|e| SimError::Setup(e.to_string())))
             .collect::<Result<Vec<Box<dyn Bot>>, _>>()?;
         Ok(Arena { game, mods: !ruleset.mods.is_empty(), bots, bot_at: Vec::new() })
+    }
+
+    /// The game being (or last) played.
+    pub fn game(&self) -> &Game {
+        &self.game
     }
 
     /// Loads the ruleset's mods afresh (a new Lua state), so nothing a mod kept in its Lua
