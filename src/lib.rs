@@ -55,7 +55,9 @@
 //!   would, smoke games, then a random-play stress with random and greedy bots at every
 //!   player count, reporting the first failure with the `diving sim` command that replays it).
 //! - [`sim`] — `diving sim`: seeded games in parallel, streamed statistics, text/JSON/CSV
-//!   reports, SVG plots, paired baseline comparisons.
+//!   reports, SVG plots, paired baseline comparisons; the balance lab: `--sweep`
+//!   ([`sim::sweep`]), `diving tune` ([`sim::tune`]) and `diving tournament`
+//!   ([`sim::tournament`], Weng-Lin ratings).
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
 //!   contract (the wire forms of core types live in `repl::json`), hot-seat secrecy, undo and
 //!   reload; [`repl::save`] — versioned save files.
