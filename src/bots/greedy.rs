@@ -29,7 +29,8 @@ use std::hint::select_unpredictable;
 use std::sync::Arc;
 
 use crate::core::{
-    Action, Card, Diver, Forecast, Gain, Playable, Rank, Rules, Seat, Seats, Source, Suit, Tables, View, cards_in_mask,
+    Action, Card, Diver, Forecast, Gain, Planning, Playable, Rank, Rules, Seat, Seats, Source, Suit, Tables, View,
+    cards_in_mask,
 };
 
 use super::{Bot, BotError};
@@ -187,8 +188,9 @@ impl Model {
 /// ones ([`View::plans_from_tables`]); otherwise the hooks are asked ([`Asked`]). The scorer is
 /// compiled for each, so the tables' answers cost what a table read does.
 trait Air {
-    /// Whether a discard's gain may be read from the gain table by its index.
-    const INDEXED: bool;
+    /// Whether a discard's gain may be read from the gain table by its index (the built-in
+    /// gain hook).
+    fn indexed(&self) -> bool;
     /// The oxygen `seat` spends after a move ending at `depth`.
     fn cost(&self, seat: Seat, depth: u32) -> u32;
     /// Whether `seat` wins on reaching `depth` (`max` is the bottom).
@@ -202,7 +204,10 @@ trait Air {
 }
 
 impl Air for Tables {
-    const INDEXED: bool = true;
+    #[inline(always)]
+    fn indexed(&self) -> bool {
+        true
+    }
     #[inline(always)]
     fn cost(&self, _: Seat, depth: u32) -> u32 {
         Tables::cost(self, depth)
@@ -221,12 +226,15 @@ impl Air for Tables {
     }
 }
 
-/// The hooks in force, asked through a [`Forecast`] for one move, each cost and win answer
+/// The hooks in force for one move: the built-in ones read from the tables, the replaced
+/// ones asked through a [`Forecast`] (made at the first question), each cost and win answer
 /// kept for the rest of the move. A question the hook fails on gets the tables' answer (the
 /// engine refuses a move whose hook fails, so the bot's guess about it matters little).
 struct Asked<'t> {
+    view: View<'t>,
     tables: &'t Tables,
-    forecast: RefCell<Forecast>,
+    builtin: Planning,
+    forecast: RefCell<Option<Forecast>>,
     costs: RefCell<Vec<(Seat, u32, u32)>>,
     wins: RefCell<Vec<(Seat, u32, bool)>>,
 }
@@ -234,34 +242,52 @@ struct Asked<'t> {
 impl<'t> Asked<'t> {
     fn new(view: &View<'t>) -> Asked<'t> {
         Asked {
+            view: *view,
             tables: view.tables(),
-            forecast: RefCell::new(view.forecast()),
+            builtin: view.builtin_planning(),
+            forecast: RefCell::default(),
             costs: RefCell::default(),
             wins: RefCell::default(),
         }
     }
+
+    fn ask<R>(&self, question: impl FnOnce(&mut Forecast) -> R) -> R {
+        let mut forecast = self.forecast.borrow_mut();
+        question(forecast.get_or_insert_with(|| self.view.forecast()))
+    }
 }
 
 impl Air for Asked<'_> {
-    const INDEXED: bool = false;
+    fn indexed(&self) -> bool {
+        self.builtin.gain
+    }
     fn cost(&self, seat: Seat, depth: u32) -> u32 {
+        if self.builtin.cost {
+            return self.tables.cost(depth);
+        }
         if let Some(&(_, _, cost)) = self.costs.borrow().iter().find(|&&(s, d, _)| (s, d) == (seat, depth)) {
             return cost;
         }
-        let cost = self.forecast.borrow_mut().cost(seat, depth).unwrap_or_else(|_| self.tables.cost(depth));
+        let cost = self.ask(|f| f.cost(seat, depth)).unwrap_or_else(|_| self.tables.cost(depth));
         self.costs.borrow_mut().push((seat, depth, cost));
         cost
     }
     fn wins(&self, seat: Seat, depth: u32, max: u32) -> bool {
+        if self.builtin.win {
+            return depth >= max;
+        }
         if let Some(&(_, _, wins)) = self.wins.borrow().iter().find(|&&(s, d, _)| (s, d) == (seat, depth)) {
             return wins;
         }
-        let wins = self.forecast.borrow_mut().wins_at(seat, depth).unwrap_or(depth >= max);
+        let wins = self.ask(|f| f.wins_at(seat, depth)).unwrap_or(depth >= max);
         self.wins.borrow_mut().push((seat, depth, wins));
         wins
     }
     fn gain(&self, seat: Seat, cards: &[Card]) -> Gain {
-        self.forecast.borrow_mut().gain(seat, cards).unwrap_or_else(|_| self.tables.gain(cards))
+        if self.builtin.gain {
+            return self.tables.gain(cards);
+        }
+        self.ask(|f| f.gain(seat, cards)).unwrap_or_else(|_| self.tables.gain(cards))
     }
 }
 
@@ -326,9 +352,9 @@ impl GreedyBot {
         }
 
         // A recovery can only win when its best possible score beats the best play.
-        // (Asked hooks give no bound: every recovery is weighed.)
-        let bound =
-            (!view.hand().is_empty()).then(|| if A::INDEXED { recovery_bound(w, model, view, &me) } else { i64::MAX });
+        // (A gain hook to ask gives no bound: every recovery is weighed.)
+        let bound = (!view.hand().is_empty())
+            .then(|| if air.indexed() { recovery_bound(w, model, view, &me, air) } else { i64::MAX });
         debug_assert!(bound.is_none_or(|b| self.best_recovery(view, air).0 <= b), "a recovery scores above its bound");
         if let Some(bound) = bound
             && (best_play.is_none() || bound > best)
@@ -418,7 +444,7 @@ impl GreedyBot {
             weighing.card_loss[i] = model.loss(c);
         }
         let size = 1usize << n;
-        let Some(steps) = model.indexed_steps(hand).filter(|_| A::INDEXED) else {
+        let Some(steps) = model.indexed_steps(hand).filter(|_| air.indexed()) else {
             // More cards than the gain table indexes (hands of more than 8, or extra cards a
             // mod dealt), or a gain hook to ask: ask for each discard.
             let mut cards = Vec::new();
@@ -837,7 +863,7 @@ fn keep_value(w: &Weights, card: Card) -> i64 {
 
 /// No recovery can score more than this: the most oxygen a part of the hand can bring, and
 /// every card worth discarding gone.
-fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -> i64 {
+fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>, air: &impl Air) -> i64 {
     let rules = model.rules();
     let room = if me.has_front(Rank::KING) { 0 } else { rules.max_oxygen.saturating_sub(me.oxygen) };
     let hand = view.hand();
@@ -849,7 +875,7 @@ fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -
         }
         None => room,
     };
-    i64::from(gain) * model.worth(me.depth) + discards + w.recovery
+    i64::from(gain) * air.worth(model, view.seat(), me.depth) + discards + w.recovery
 }
 
 /// The recovery discarding the hand cards in `mask`, with a face card last (on top of the

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::{Action, Forecast, Gain, Rank, Source, Tables, View};
+use crate::core::{Action, Forecast, Gain, Planning, Rank, Source, Tables, View};
 use crate::limits::{self, FileKind};
 use crate::script::{Loaded, Sandbox, ScriptError};
 
@@ -160,11 +160,13 @@ impl LuaBot {
         let mut air = if view.plans_from_tables() {
             Air::Tables(view.tables())
         } else {
-            Air::Asked(view.tables(), Box::new(view.forecast()))
+            Air::Asked(view.tables(), view.builtin_planning(), Box::new(view.forecast()))
         };
         let cost = match &mut air {
-            Air::Tables(_) => self.cost_function(view)?,
-            Air::Asked(tables, forecast) => asked_cost_function(self.sandbox.lua(), view, tables, forecast)?,
+            Air::Asked(tables, builtin, forecast) if !builtin.cost => {
+                asked_cost_function(self.sandbox.lua(), view, tables, forecast)?
+            }
+            _ => self.cost_function(view)?,
         };
         let lua = self.sandbox.lua();
         let view_table = view_table(lua, view, cost)?;
@@ -200,29 +202,34 @@ impl LuaBot {
 /// Where the hints come from: the tables, or the hooks a mod replaced (see the module doc).
 enum Air<'t> {
     Tables(&'t Tables),
-    Asked(&'t Tables, Box<Forecast>),
+    /// The tables, which hooks are built in (those are read from the tables), and the rest.
+    Asked(&'t Tables, Planning, Box<Forecast>),
 }
 
 impl Air<'_> {
     /// The oxygen the view's seat spends after a move ending at `depth`.
     fn cost(&mut self, seat: usize, depth: u32) -> u32 {
         match self {
-            Air::Tables(tables) => tables.cost(depth),
-            Air::Asked(tables, forecast) => forecast.cost(seat, depth).unwrap_or_else(|_| tables.cost(depth)),
+            Air::Asked(tables, builtin, forecast) if !builtin.cost => {
+                forecast.cost(seat, depth).unwrap_or_else(|_| tables.cost(depth))
+            }
+            Air::Tables(tables) | Air::Asked(tables, ..) => tables.cost(depth),
         }
     }
 
     fn wins(&mut self, seat: usize, depth: u32, max: u32) -> bool {
         match self {
-            Air::Tables(_) => depth >= max,
-            Air::Asked(_, forecast) => forecast.wins_at(seat, depth).unwrap_or(depth >= max),
+            Air::Asked(_, builtin, forecast) if !builtin.win => forecast.wins_at(seat, depth).unwrap_or(depth >= max),
+            Air::Tables(_) | Air::Asked(..) => depth >= max,
         }
     }
 
     fn gain(&mut self, seat: usize, cards: &[crate::core::Card]) -> Gain {
         match self {
-            Air::Tables(tables) => tables.gain(cards),
-            Air::Asked(tables, forecast) => forecast.gain(seat, cards).unwrap_or_else(|_| tables.gain(cards)),
+            Air::Asked(tables, builtin, forecast) if !builtin.gain => {
+                forecast.gain(seat, cards).unwrap_or_else(|_| tables.gain(cards))
+            }
+            Air::Tables(tables) | Air::Asked(tables, ..) => tables.gain(cards),
         }
     }
 }

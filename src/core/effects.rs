@@ -320,6 +320,16 @@ impl Registry {
         self.oxygen_cost.is_none() && self.recovery_gain.is_none() && self.win_check.is_none()
     }
 
+    /// Which of the hooks a planner asks about are still the built-in ones (each of those
+    /// may be read from the tables while the others are asked).
+    pub fn builtin_planning(&self) -> super::forecast::Planning {
+        super::forecast::Planning {
+            cost: self.oxygen_cost.is_none(),
+            gain: self.recovery_gain.is_none(),
+            win: self.win_check.is_none(),
+        }
+    }
+
     /// Whether every hook is the built-in one and none was added.
     fn hooks_are_builtin(&self) -> bool {
         self.oxygen_cost.is_none()

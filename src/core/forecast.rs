@@ -25,6 +25,15 @@ use super::game::Game;
 use super::rules::Gain;
 use super::state::State;
 
+/// Which of the hooks a planner asks about are the built-in ones
+/// ([`Registry::builtin_planning`]): those answer from the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Planning {
+    pub cost: bool,
+    pub gain: bool,
+    pub win: bool,
+}
+
 /// Questions about moves put to the hooks in force, on a copy of one seat's view of a game
 /// (see the module doc). Made by [`View::forecast`](super::View::forecast).
 pub struct Forecast {
@@ -104,6 +113,7 @@ mod tests {
         let before = game.clone();
         let view = View::new(&game, 1);
         assert!(view.plans_from_tables());
+        assert_eq!(view.builtin_planning(), Planning { cost: true, gain: true, win: true });
         let mut forecast = view.forecast();
         let rules = Rules::default();
         for depth in 0..=rules.max_depth {
@@ -132,6 +142,7 @@ mod tests {
         let game = Game::new(Arc::new(Rules::default()), Arc::new(registry), setup).unwrap();
         let view = View::new(&game, 0);
         assert!(!view.plans_from_tables());
+        assert_eq!(view.builtin_planning(), Planning { cost: false, gain: false, win: false });
         let mut forecast = view.forecast();
         assert_eq!(forecast.cost(0, 64), Ok(6 + 64 % 7));
         assert_eq!(forecast.wins_at(1, 49), Ok(false));

@@ -26,7 +26,7 @@ pub use card::{Card, CardParseError, Rank, Suit, full_deck, parse_cards};
 pub use ctx::{Ctx, Lent};
 pub use effects::{Aim, Effect, EffectError, Pending, Play, Registry, Seats};
 pub use event::{Event, EventSink};
-pub use forecast::Forecast;
+pub use forecast::{Forecast, Planning};
 pub use game::Game;
 pub use legal::{Moves, Playable};
 pub use rules::{Band, Gain, Rules, RulesError, SuitPattern};

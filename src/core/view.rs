@@ -129,6 +129,11 @@ impl<'a> View<'a> {
         self.game.registry().plans_from_tables()
     }
 
+    /// Which of those hooks are the built-in ones, each answered by the tables.
+    pub fn builtin_planning(&self) -> super::forecast::Planning {
+        self.game.registry().builtin_planning()
+    }
+
     /// Questions about moves for the hooks in force ([`Forecast`]), asked on a position
     /// consistent with what this seat sees: the hidden cards dealt by a fixed seed, so the
     /// answers depend only on what the seat has seen.
