@@ -110,6 +110,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             modkit::test_command(&options)
         }
         Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
+        Some(Command::Tournament(args)) => {
+            let TournamentArgs { bots, seats, games, seed, jobs, max_turns } = args.clone();
+            let options =
+                sim::tournament::TournamentOptions { bots, seats: seats as usize, games, seed, jobs, max_turns };
+            sim::tournament::run(ruleset, cli.json, &options)
+        }
+        Some(Command::Tune(args)) => sim::tune::run(cli.json, &tune_options(args, ruleset)?),
         Some(Command::Host(args)) => server::host(&host_options(args, ruleset)?),
         Some(Command::Join(args)) => {
             let expect = match ruleset {
@@ -166,6 +173,10 @@ pub enum Command {
     },
     /// Let bots play many games and report the balance
     Sim(SimArgs),
+    /// Search rules numbers for a target (successive halving on paired seeds) and write the best
+    Tune(TuneArgs),
+    /// Round-robin among bots, rated with Weng-Lin (rating ± uncertainty) and a skill-versus-luck measure
+    Tournament(TournamentArgs),
     /// Host games for players elsewhere: prints an invite per open seat
     Host(HostArgs),
     /// Join a hosted game with an invite (or watch it without --seat and --token)
@@ -364,14 +375,92 @@ pub struct SimArgs {
     /// Rotate the seats every game, so each bot plays each seat equally often
     #[arg(long)]
     pub rotate: bool,
+    /// Sweep a number of the rules: NAME=FROM..TO[:STEP] or NAME=V1,V2 (repeat for more axes;
+    /// NAME is quick_extra, quick_push, hand_size, table_size, max_oxygen, max_depth, max_turns
+    /// or decks). Plays every combination paired with the ruleset (or --baseline) on the same
+    /// seeds and reports seat balance, length, draws, rescues, lead changes and decisiveness
+    #[arg(long, value_name = "NAME=VALUES")]
+    pub sweep: Vec<String>,
+    /// Read sweep axes from a file, one NAME = VALUES a line (# comments)
+    #[arg(long, value_name = "FILE")]
+    pub sweep_file: Option<PathBuf>,
 }
 
 /// Destructured, so an option added here cannot be forgotten on the way to the simulator.
 impl From<&SimArgs> for SimOptions {
     fn from(args: &SimArgs) -> SimOptions {
-        let SimArgs { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate } = args.clone();
-        SimOptions { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate }
+        let SimArgs { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate, sweep, sweep_file } =
+            args.clone();
+        SimOptions { games, players, seed, jobs, csv, plot, baseline, max_turns, rotate, sweep, sweep_file }
     }
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "Example: diving tune house.toml --vary quick_extra=0..20 --vary max_oxygen=6..14 \
+--target \"seat-balance, length 30..40\" --budget 20000")]
+pub struct TuneArgs {
+    /// The ruleset to start from (a TOML file or a shipped name); without it, --ruleset or standard
+    pub file: Option<String>,
+    /// A number to tune and its values: NAME=FROM..TO[:STEP] or NAME=V1,V2 (repeat for more)
+    #[arg(long, value_name = "NAME=VALUES", required = true)]
+    pub vary: Vec<String>,
+    /// What to aim for: measures, each alone (as close to 0 as may be) or with a range, e.g.
+    /// "seat-balance, length 30..40"; measures: seat-balance, first-seat, length, draws,
+    /// rescues, lead-changes, decisiveness
+    #[arg(long)]
+    pub target: String,
+    /// Games for the whole search; a fifth is kept to check the best against the start
+    #[arg(long, default_value_t = 20_000, value_parser = at_least_one::<u64>)]
+    pub budget: u64,
+    /// Bots in seat order, comma-separated (seats rotate every game)
+    #[arg(long, value_delimiter = ',', default_value = "greedy,greedy")]
+    pub players: Vec<String>,
+    /// First seed
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores)
+    #[arg(long, value_parser = at_least_one::<usize>)]
+    pub jobs: Option<usize>,
+    /// Turn cap for simulated games
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: u32,
+    /// Where to write the tuned ruleset (default: NAME-tuned.toml here)
+    #[arg(long, value_name = "FILE.toml")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TournamentArgs {
+    /// The bots, comma-separated: random, greedy, mcts, mcts:ITERATIONS, or .lua bots
+    #[arg(long, value_delimiter = ',', default_value = "random,greedy,mcts:50")]
+    pub bots: Vec<String>,
+    /// Players per game: every set of this many bots is a table
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=8))]
+    pub seats: u32,
+    /// Games per table (seats rotate)
+    #[arg(long, default_value_t = 200, value_parser = at_least_one::<u64>)]
+    pub games: u64,
+    /// First seed; game i of every table uses seed + i
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores)
+    #[arg(long, value_parser = at_least_one::<usize>)]
+    pub jobs: Option<usize>,
+    /// Turn cap for the games
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: u32,
+}
+
+fn tune_options(args: &TuneArgs, ruleset: Option<&str>) -> anyhow::Result<sim::tune::TuneOptions> {
+    let file = match (&args.file, ruleset) {
+        (Some(file), Some(other)) if file != other => {
+            anyhow::bail!("tune was given two rulesets, '{file}' and --ruleset '{other}': name one")
+        }
+        (Some(file), _) => file.clone(),
+        (None, spec) => spec.unwrap_or("standard").to_string(),
+    };
+    let TuneArgs { vary, target, budget, players, seed, jobs, max_turns, out, .. } = args.clone();
+    Ok(sim::tune::TuneOptions { ruleset: file, vary, target, budget, players, seed, jobs, max_turns, out })
 }
 
 /// A whole number of at least 1.

@@ -57,7 +57,9 @@
 //!   `diving mod new` (a starter mod, its ruleset and scenarios) and `diving mod test`
 //!   (TOML scenario files on stacked deals, then the same stress).
 //! - [`sim`] — `diving sim`: seeded games in parallel, streamed statistics, text/JSON/CSV
-//!   reports, SVG plots, paired baseline comparisons.
+//!   reports, SVG plots, paired baseline comparisons; the balance lab: `--sweep`
+//!   ([`sim::sweep`]), `diving tune` ([`sim::tune`]) and `diving tournament`
+//!   ([`sim::tournament`], Weng-Lin ratings).
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
 //!   contract (the wire forms of core types live in `repl::json`), hot-seat secrecy, undo and
 //!   reload; [`repl::save`] — versioned save files, every one a replay ([`repl::record`]: the
@@ -115,7 +117,8 @@
 //!   `tests/registry.rs` (`an_entry_cannot_draw_a_hand_past_its_size`).*
 //! - **Card behaviour lives in the registry.** The built-in cards, hooks, the recovery with
 //!   its Knot half, target refusals and target questions are the registry's; bots read oxygen
-//!   costs and gains from [`core::Tables`], never from the rules. *`tests/registry.rs`,
+//!   costs and gains from [`core::Tables`], never from the rules, and ask the hooks through a
+//!   [`core::Forecast`] when a mod replaced the cost, gain or win check. *`tests/registry.rs`,
 //!   `tests/architecture.rs`.*
 //! - **Nobody sees a hidden card.** No event as a seat or spectator sees it names a card in
 //!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting

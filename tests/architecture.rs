@@ -5,7 +5,8 @@
 //! `cli` hands them plain options. `lib.rs` is the architecture page and the module list, with
 //! no code. Each check has a test beside it showing that it catches what it looks for.
 //! The per-ruleset tables are worked out once, in the core (`core::Tables`): the bots read
-//! oxygen costs and recovery gains from them, never from the rules.
+//! oxygen costs and recovery gains from them (or from the hooks, through `core::Forecast`), never
+//! from the rules.
 
 use std::fs;
 use std::path::Path;

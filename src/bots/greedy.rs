@@ -24,11 +24,13 @@
 //! standard effects, and each card's score is selected without a branch. Its test oracle
 //! scores every listed play one by one (`Turn::best_play_listed`, in test builds only).
 
+use std::cell::RefCell;
 use std::hint::select_unpredictable;
 use std::sync::Arc;
 
 use crate::core::{
-    Action, Card, Diver, Gain, Playable, Rank, Rules, Seat, Seats, Source, Suit, Tables, View, cards_in_mask,
+    Action, Card, Diver, Forecast, Gain, Planning, Playable, Rank, Rules, Seat, Seats, Source, Suit, Tables, View,
+    cards_in_mask,
 };
 
 use super::{Bot, BotError};
@@ -181,6 +183,114 @@ impl Model {
     }
 }
 
+/// What the rules in force say about a move being weighed: the oxygen it costs, whether it
+/// wins, what a discard brings. The engine's tables answer while those hooks are the built-in
+/// ones ([`View::plans_from_tables`]); otherwise the hooks are asked ([`Asked`]). The scorer is
+/// compiled for each, so the tables' answers cost what a table read does.
+trait Air {
+    /// Whether a discard's gain may be read from the gain table by its index (the built-in
+    /// gain hook).
+    fn indexed(&self) -> bool;
+    /// The oxygen `seat` spends after a move ending at `depth`.
+    fn cost(&self, seat: Seat, depth: u32) -> u32;
+    /// Whether `seat` wins on reaching `depth` (`max` is the bottom).
+    fn wins(&self, seat: Seat, depth: u32, max: u32) -> bool;
+    /// What discarding `cards` brings `seat` (before a Knot and the maximum).
+    fn gain(&self, seat: Seat, cards: &[Card]) -> Gain;
+    /// What one oxygen is worth to `seat` at `depth`: a move's depth over a move's cost.
+    fn worth(&self, model: &Model, seat: Seat, depth: u32) -> i64 {
+        model.move_depth / i64::from(self.cost(seat, depth).max(1))
+    }
+}
+
+impl Air for Tables {
+    #[inline(always)]
+    fn indexed(&self) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn cost(&self, _: Seat, depth: u32) -> u32 {
+        Tables::cost(self, depth)
+    }
+    #[inline(always)]
+    fn wins(&self, _: Seat, depth: u32, max: u32) -> bool {
+        depth >= max
+    }
+    #[inline(always)]
+    fn gain(&self, _: Seat, cards: &[Card]) -> Gain {
+        Tables::gain(self, cards)
+    }
+    #[inline(always)]
+    fn worth(&self, model: &Model, _: Seat, depth: u32) -> i64 {
+        model.worth(depth)
+    }
+}
+
+/// The hooks in force for one move: the built-in ones read from the tables, the replaced
+/// ones asked through a [`Forecast`] (made at the first question), each cost and win answer
+/// kept for the rest of the move. A question the hook fails on gets the tables' answer (the
+/// engine refuses a move whose hook fails, so the bot's guess about it matters little).
+struct Asked<'t> {
+    view: View<'t>,
+    tables: &'t Tables,
+    builtin: Planning,
+    forecast: RefCell<Option<Forecast>>,
+    costs: RefCell<Vec<(Seat, u32, u32)>>,
+    wins: RefCell<Vec<(Seat, u32, bool)>>,
+}
+
+impl<'t> Asked<'t> {
+    fn new(view: &View<'t>) -> Asked<'t> {
+        Asked {
+            view: *view,
+            tables: view.tables(),
+            builtin: view.builtin_planning(),
+            forecast: RefCell::default(),
+            costs: RefCell::default(),
+            wins: RefCell::default(),
+        }
+    }
+
+    fn ask<R>(&self, question: impl FnOnce(&mut Forecast) -> R) -> R {
+        let mut forecast = self.forecast.borrow_mut();
+        question(forecast.get_or_insert_with(|| self.view.forecast()))
+    }
+}
+
+impl Air for Asked<'_> {
+    fn indexed(&self) -> bool {
+        self.builtin.gain
+    }
+    fn cost(&self, seat: Seat, depth: u32) -> u32 {
+        if self.builtin.cost {
+            return self.tables.cost(depth);
+        }
+        if let Some(&(_, _, cost)) = self.costs.borrow().iter().find(|&&(s, d, _)| (s, d) == (seat, depth)) {
+            return cost;
+        }
+        let cost = self.ask(|f| f.cost(seat, depth)).unwrap_or_else(|_| self.tables.cost(depth));
+        self.costs.borrow_mut().push((seat, depth, cost));
+        cost
+    }
+    fn wins(&self, seat: Seat, depth: u32, max: u32) -> bool {
+        if self.builtin.win {
+            return depth >= max;
+        }
+        if let Some(&(_, _, wins)) = self.wins.borrow().iter().find(|&&(s, d, _)| (s, d) == (seat, depth)) {
+            return wins;
+        }
+        let wins = self.ask(|f| f.wins_at(seat, depth)).unwrap_or(depth >= max);
+        self.wins.borrow_mut().push((seat, depth, wins));
+        wins
+    }
+    fn gain(&self, seat: Seat, cards: &[Card]) -> Gain {
+        if self.builtin.gain {
+            return self.tables.gain(cards);
+        }
+        self.ask(|f| f.gain(seat, cards)).unwrap_or_else(|_| self.tables.gain(cards))
+    }
+}
+
 /// A gain as a number, `Gain::Max` as `u32::MAX`: `gain_number(gain).min(room)` is the oxygen
 /// a diver with `room` below the maximum gets.
 fn gain_number(gain: Gain) -> u32 {
@@ -215,12 +325,21 @@ impl GreedyBot {
         self.model = Some(Model::new(view.tables(), &self.weights));
     }
 
-    /// The greedy choice for the seat of `view` (it must be that seat's turn).
+    /// The greedy choice for the seat of `view` (it must be that seat's turn), weighed with
+    /// the rules in force: the tables while the hooks are built in, else the hooks themselves.
     pub fn pick(&mut self, view: &View<'_>) -> Action {
         self.refresh(view);
+        if view.plans_from_tables() {
+            self.pick_with(view, &**view.tables())
+        } else {
+            self.pick_with(view, &Asked::new(view))
+        }
+    }
+
+    fn pick_with<A: Air>(&mut self, view: &View<'_>, air: &A) -> Action {
         let moves = view.moves();
         let playable = moves.playable();
-        let turn = self.turn(view, playable);
+        let turn = self.turn(view, playable, air);
         let (w, model, me) = (turn.w, turn.model, view.diver(view.seat()));
 
         // Only the chosen play becomes an `Action`. A winning play scores `WIN`, above every
@@ -233,12 +352,14 @@ impl GreedyBot {
         }
 
         // A recovery can only win when its best possible score beats the best play.
-        let bound = (!view.hand().is_empty()).then(|| recovery_bound(w, model, view, &me));
-        debug_assert!(bound.is_none_or(|b| self.best_recovery(view).0 <= b), "a recovery scores above its bound");
+        // (A gain hook to ask gives no bound: every recovery is weighed.)
+        let bound = (!view.hand().is_empty())
+            .then(|| if air.indexed() { recovery_bound(w, model, view, &me, air) } else { i64::MAX });
+        debug_assert!(bound.is_none_or(|b| self.best_recovery(view, air).0 <= b), "a recovery scores above its bound");
         if let Some(bound) = bound
             && (best_play.is_none() || bound > best)
         {
-            let (recovery_score, mask) = self.best_recovery(view);
+            let (recovery_score, mask) = self.best_recovery(view, air);
             if best_play.is_none() || recovery_score > best {
                 // Built only when chosen, straight into the return value.
                 return recovery_action(view, &me, mask);
@@ -251,7 +372,7 @@ impl GreedyBot {
     }
 
     /// What this move's plays are scored against (after [`GreedyBot::refresh`]).
-    fn turn<'a, 'v>(&'a self, view: &'a View<'v>, playable: &'a [Playable]) -> Turn<'a, 'v> {
+    fn turn<'a, 'v, A: Air>(&'a self, view: &'a View<'v>, playable: &'a [Playable], air: &'a A) -> Turn<'a, 'v, A> {
         let model = self.model.as_ref().expect("refreshed");
         let rules = model.rules();
         let me = view.diver(view.seat());
@@ -260,6 +381,7 @@ impl GreedyBot {
             model,
             view,
             playable,
+            seat: view.seat(),
             depth: me.depth,
             oxygen: me.oxygen,
             jolted: me.has_front(Rank::JACK),
@@ -268,14 +390,14 @@ impl GreedyBot {
             max: rules.max_depth,
             extra: if me.has_front(Rank::QUEEN) { rules.quick_extra } else { 0 },
             spare: self.weights.spare_oxygen,
-            tables: &model.tables,
+            air,
         }
     }
 
     /// The score of the best recovery for this diver, and its hand mask.
-    fn best_recovery(&mut self, view: &View<'_>) -> (i64, u32) {
+    fn best_recovery<A: Air>(&mut self, view: &View<'_>, air: &A) -> (i64, u32) {
         let mut best = (NONE, 0u32);
-        self.scored_recoveries(view, |score, mask| {
+        self.scored_recoveries(view, air, |score, mask| {
             if score > best.0 {
                 best = (score, mask);
             }
@@ -290,7 +412,11 @@ impl GreedyBot {
         }
         self.refresh(view);
         let mut all = Vec::new();
-        self.scored_recoveries(view, |score, mask| all.push((score, mask)));
+        if view.plans_from_tables() {
+            self.scored_recoveries(view, &**view.tables(), |score, mask| all.push((score, mask)));
+        } else {
+            self.scored_recoveries(view, &Asked::new(view), |score, mask| all.push((score, mask)));
+        }
         // Ties keep mask order, so the ranking is deterministic.
         all.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let me = view.diver(view.seat());
@@ -299,7 +425,7 @@ impl GreedyBot {
 
     /// Calls `each(score, mask)` for every non-empty subset of the hand (of its first 16
     /// cards), in mask order.
-    fn scored_recoveries(&mut self, view: &View<'_>, mut each: impl FnMut(i64, u32)) {
+    fn scored_recoveries<A: Air>(&mut self, view: &View<'_>, air: &A, mut each: impl FnMut(i64, u32)) {
         let model = self.model.as_ref().expect("refreshed");
         let rules = model.rules();
         let me = view.diver(view.seat());
@@ -311,22 +437,22 @@ impl GreedyBot {
             card_loss: [0; 16],
             card_step: [0; 16],
             room,
-            worth: model.worth(me.depth),
+            worth: air.worth(model, view.seat(), me.depth),
             recovery: self.weights.recovery,
         };
         for (i, &c) in hand[..n].iter().enumerate() {
             weighing.card_loss[i] = model.loss(c);
         }
         let size = 1usize << n;
-        let Some(steps) = model.indexed_steps(hand) else {
+        let Some(steps) = model.indexed_steps(hand).filter(|_| air.indexed()) else {
             // More cards than the gain table indexes (hands of more than 8, or extra cards a
-            // mod dealt): ask the tables for each discard.
+            // mod dealt), or a gain hook to ask: ask for each discard.
             let mut cards = Vec::new();
             for mask in 1..size {
                 cards.clear();
                 cards.extend((0..n).filter(|i| mask & (1 << i) != 0).map(|i| hand[i]));
                 let loss: i64 = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| weighing.card_loss[i]).sum();
-                let gain = gain_number(model.tables.gain(&cards)).min(room);
+                let gain = gain_number(air.gain(view.seat(), &cards)).min(room);
                 each(i64::from(gain) * weighing.worth + loss + weighing.recovery, mask as u32);
             }
             return;
@@ -486,12 +612,13 @@ impl Bot for GreedyBot {
 }
 
 /// What a turn's plays are scored against: read once per move.
-struct Turn<'a, 'v> {
+struct Turn<'a, 'v, A> {
     w: &'a Weights,
     model: &'a Model,
     view: &'a View<'v>,
     /// The playable cards the engine lists now.
     playable: &'a [Playable],
+    seat: Seat,
     depth: u32,
     oxygen: u32,
     jolted: bool,
@@ -503,10 +630,10 @@ struct Turn<'a, 'v> {
     /// The Quick's extra depth when a Q lies in front (D14), else 0.
     extra: u32,
     spare: u32,
-    tables: &'a Tables,
+    air: &'a A,
 }
 
-impl Turn<'_, '_> {
+impl<A: Air> Turn<'_, '_, A> {
     /// The best play, scored card by card over the playable cards the engine lists, each with
     /// its own offer, in one pass. What a play's target adds to its score is the same for
     /// every card of a class with the same offer, so it is worked out once per class and
@@ -538,7 +665,7 @@ impl Turn<'_, '_> {
     #[inline(never)]
     fn shared(&self, class: usize, offer: Offer) -> Shared {
         let part = |target: Option<Seat>| match class {
-            0 if self.quick && !self.jolted => Some(push_score(self.model, self.view, target?)),
+            0 if self.quick && !self.jolted => Some(push_score(self.model, self.view, self.air, target?)),
             0 => Some(0),
             _ => self.face_score([Rank::JACK, Rank::QUEEN, Rank::KING][class - 1], target),
         };
@@ -622,7 +749,7 @@ impl Turn<'_, '_> {
     /// Oxygen this diver has left after a move ending at `depth` (0 means a rescue).
     #[inline(always)]
     fn oxygen_after(&self, depth: u32) -> u32 {
-        self.oxygen.saturating_sub(self.tables.cost(depth))
+        self.oxygen.saturating_sub(self.air.cost(self.seat, depth))
     }
 
     /// The score of one play, or `None` for a play to avoid while anything else is legal
@@ -644,7 +771,7 @@ impl Turn<'_, '_> {
             return match (win, rescue) {
                 (true, _) => Some(WIN),
                 (_, true) => None,
-                _ if self.quick => Some(score + push_score(self.model, self.view, target?)),
+                _ if self.quick => Some(score + push_score(self.model, self.view, self.air, target?)),
                 _ => Some(score),
             };
         }
@@ -659,7 +786,7 @@ impl Turn<'_, '_> {
     fn number_move(&self, value: u32, table_bonus: i64) -> (bool, bool, i64) {
         let to = self.depth.saturating_add(value).saturating_add(self.extra).min(self.max);
         let left = self.oxygen_after(to);
-        let win = to >= self.max;
+        let win = self.air.wins(self.seat, to, self.max);
         // Keeping a little oxygen in hand is worth a tie-break.
         let score = i64::from(to - self.depth) * 10 + table_bonus + i64::from(left.min(self.spare));
         (win, !win & (left == 0), score)
@@ -707,15 +834,15 @@ impl Turn<'_, '_> {
 }
 
 /// What a Quick push (D14) on `target` is worth to the pusher.
-fn push_score(model: &Model, view: &View<'_>, target: Seat) -> i64 {
+fn push_score(model: &Model, view: &View<'_>, air: &impl Air, target: Seat) -> i64 {
     let rules = model.rules();
     let t = view.diver(target);
     let to = t.depth.saturating_add(rules.quick_push).min(rules.max_depth);
-    if to >= rules.max_depth {
+    if air.wins(target, to, rules.max_depth) {
         // D21: they would win.
         return -100_000;
     }
-    let cost = model.tables.cost(to);
+    let cost = air.cost(target, to);
     if t.oxygen <= cost {
         // They would be rescued: all their depth is lost.
         return i64::from(to) * 10;
@@ -736,7 +863,7 @@ fn keep_value(w: &Weights, card: Card) -> i64 {
 
 /// No recovery can score more than this: the most oxygen a part of the hand can bring, and
 /// every card worth discarding gone.
-fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -> i64 {
+fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>, air: &impl Air) -> i64 {
     let rules = model.rules();
     let room = if me.has_front(Rank::KING) { 0 } else { rules.max_oxygen.saturating_sub(me.oxygen) };
     let hand = view.hand();
@@ -748,7 +875,7 @@ fn recovery_bound(w: &Weights, model: &Model, view: &View<'_>, me: &Diver<'_>) -
         }
         None => room,
     };
-    i64::from(gain) * model.worth(me.depth) + discards + w.recovery
+    i64::from(gain) * air.worth(model, view.seat(), me.depth) + discards + w.recovery
 }
 
 /// The recovery discarding the hand cards in `mask`, with a face card last (on top of the
@@ -851,7 +978,7 @@ mod tests {
             let mut bot = GreedyBot::new();
             bot.refresh(&view);
             let mut scored = Vec::new();
-            bot.scored_recoveries(&view, |score, mask| scored.push((mask, score)));
+            bot.scored_recoveries(&view, &**view.tables(), |score, mask| scored.push((mask, score)));
             let w = Weights::default();
             let hand = view.hand();
             let worth = w.move_depth / i64::from(rules.band_cost(60));
@@ -984,7 +1111,7 @@ mod tests {
                         bot.refresh(&view);
                         let moves = view.moves();
                         let playable = moves.playable();
-                        let scan = bot.turn(&view, playable);
+                        let scan = bot.turn(&view, playable, &**view.tables());
                         let Plays { best, play, fallback } = scan.best_play();
                         let chosen = (
                             best,

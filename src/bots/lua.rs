@@ -4,9 +4,11 @@
 //!
 //! The script returns a table with a `choose(view, moves)` function (or defines a global
 //! `choose`); it gets plain read-only data — its seat's view and the list of legal moves, each
-//! with a few precomputed hints — and returns the number of the move it wants. Costs and gains
-//! (the hints, `diving.cost` through `view.rules.cost`) are read from the engine's per-ruleset
-//! tables, never worked out again here. A script that fails, loops or answers nonsense gives a
+//! with a few precomputed hints — and returns the number of the move it wants. Costs, gains and
+//! wins (the hints, `diving.cost` through `view.rules.cost`) are what the rules in force say:
+//! read from the engine's per-ruleset tables while the hooks are the built-in ones, asked of
+//! the hooks ([`Forecast`]) before the call when a mod replaced them — never worked out again
+//! here. A script that fails, loops or answers nonsense gives a
 //! [`BotError`] naming the file and line; the bot never sees the game itself, so it cannot peek
 //! or cheat.
 //!
@@ -22,7 +24,7 @@ use std::sync::Arc;
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::{Action, Gain, Rank, Source, Tables, View};
+use crate::core::{Action, Forecast, Gain, Planning, Rank, Source, Tables, View};
 use crate::limits::{self, FileKind};
 use crate::script::{Loaded, Sandbox, ScriptError};
 
@@ -155,12 +157,22 @@ impl LuaBot {
 
     /// The view and the moves as Lua tables.
     fn tables(&mut self, view: &View<'_>) -> mlua::Result<(Table, Table, Vec<Table>)> {
-        let cost = self.cost_function(view)?;
+        let mut air = if view.plans_from_tables() {
+            Air::Tables(view.tables())
+        } else {
+            Air::Asked(view.tables(), view.builtin_planning(), Box::new(view.forecast()))
+        };
+        let cost = match &mut air {
+            Air::Asked(tables, builtin, forecast) if !builtin.cost => {
+                asked_cost_function(self.sandbox.lua(), view, tables, forecast)?
+            }
+            _ => self.cost_function(view)?,
+        };
         let lua = self.sandbox.lua();
         let view_table = view_table(lua, view, cost)?;
         let mut moves = Vec::with_capacity(self.actions.len());
         for (i, action) in self.actions.iter().enumerate() {
-            moves.push(move_table(lua, view, i + 1, action)?);
+            moves.push(move_table(lua, view, i + 1, action, &mut air)?);
         }
         let list = seq(lua, moves.iter().cloned())?;
         Ok((view_table, list, moves))
@@ -186,6 +198,61 @@ impl LuaBot {
         Ok(cost)
     }
 }
+
+/// Where the hints come from: the tables, or the hooks a mod replaced (see the module doc).
+enum Air<'t> {
+    Tables(&'t Tables),
+    /// The tables, which hooks are built in (those are read from the tables), and the rest.
+    Asked(&'t Tables, Planning, Box<Forecast>),
+}
+
+impl Air<'_> {
+    /// The oxygen the view's seat spends after a move ending at `depth`.
+    fn cost(&mut self, seat: usize, depth: u32) -> u32 {
+        match self {
+            Air::Asked(tables, builtin, forecast) if !builtin.cost => {
+                forecast.cost(seat, depth).unwrap_or_else(|_| tables.cost(depth))
+            }
+            Air::Tables(tables) | Air::Asked(tables, ..) => tables.cost(depth),
+        }
+    }
+
+    fn wins(&mut self, seat: usize, depth: u32, max: u32) -> bool {
+        match self {
+            Air::Asked(_, builtin, forecast) if !builtin.win => forecast.wins_at(seat, depth).unwrap_or(depth >= max),
+            Air::Tables(_) | Air::Asked(..) => depth >= max,
+        }
+    }
+
+    fn gain(&mut self, seat: usize, cards: &[crate::core::Card]) -> Gain {
+        match self {
+            Air::Asked(tables, builtin, forecast) if !builtin.gain => {
+                forecast.gain(seat, cards).unwrap_or_else(|_| tables.gain(cards))
+            }
+            Air::Tables(tables) | Air::Asked(tables, ..) => tables.gain(cards),
+        }
+    }
+}
+
+/// `view.rules.cost(depth)` when a mod replaced the oxygen cost (or another planning hook):
+/// the hook's answer for the view's seat at every depth, asked before the call (a mod's Lua
+/// never runs inside the bot's).
+fn asked_cost_function(lua: &Lua, view: &View<'_>, tables: &Tables, forecast: &mut Forecast) -> mlua::Result<Function> {
+    let max_depth = view.rules().max_depth;
+    let seat = view.seat();
+    let costs: Vec<u32> = (0..=max_depth.min(ASKED_DEPTHS))
+        .map(|depth| forecast.cost(seat, depth).unwrap_or_else(|_| tables.cost(depth)))
+        .collect();
+    let deep = tables.cost(max_depth);
+    lua.create_function(move |_, depth: f64| {
+        let depth = depth.ceil().clamp(0.0, f64::from(max_depth)) as usize;
+        Ok(costs.get(depth).copied().unwrap_or(deep))
+    })
+}
+
+/// How many depths a replaced cost hook is asked about for `view.rules.cost` (deeper ones get
+/// the bottom's band cost).
+const ASKED_DEPTHS: u32 = 1000;
 
 /// Finds the `choose` function of what a script returned, or its global one, with Lua's own
 /// reads (a metamethod of the returned table runs within the budget of the call).
@@ -289,11 +356,11 @@ fn view_table(lua: &Lua, view: &View<'_>, cost: Function) -> mlua::Result<Table>
     Ok(t)
 }
 
-/// One legal move as a read-only table, with hints under the standard effects (costs and
-/// gains from the engine's tables).
-fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua::Result<Table> {
+/// One legal move as a read-only table, with hints under the standard effects (costs, gains
+/// and wins as the rules in force say).
+fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action, air: &mut Air<'_>) -> mlua::Result<Table> {
     let t = lua.create_table()?;
-    let (rules, tables) = (view.rules(), view.tables());
+    let (rules, seat) = (view.rules(), view.seat());
     let me = view.diver(view.seat());
     t.raw_set("index", index as i64)?;
     t.raw_set("text", action.to_string())?;
@@ -320,9 +387,9 @@ fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua
                 } else {
                     let extra = if me.has_front(Rank::QUEEN) { rules.quick_extra } else { 0 };
                     let to = me.depth.saturating_add(value).saturating_add(extra).min(rules.max_depth);
-                    (to, to >= rules.max_depth)
+                    (to, air.wins(seat, to, rules.max_depth))
                 };
-                let oxygen = if wins { me.oxygen } else { me.oxygen.saturating_sub(tables.cost(depth)) };
+                let oxygen = if wins { me.oxygen } else { me.oxygen.saturating_sub(air.cost(seat, depth)) };
                 t.raw_set("depth", i64::from(depth))?;
                 t.raw_set("oxygen", i64::from(oxygen))?;
                 t.raw_set("wins", wins)?;
@@ -337,7 +404,7 @@ fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action) -> mlua
             let gain = if me.has_front(Rank::KING) {
                 0
             } else {
-                match tables.gain(cards) {
+                match air.gain(seat, cards) {
                     Gain::Amount(g) => g.min(room),
                     Gain::Max => room,
                 }

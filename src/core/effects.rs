@@ -339,6 +339,25 @@ impl Registry {
         self.after_move.push(hook);
     }
 
+    /// Whether the oxygen cost, the recovery gain and the win check are the built-in hooks,
+    /// which answer from the [`Tables`](super::Tables) and the depth alone: then a planner
+    /// (a bot) may read the tables, worked out once per ruleset, for what the hooks would say.
+    /// Otherwise it asks them through a [`Forecast`](super::Forecast).
+    #[inline]
+    pub fn plans_from_tables(&self) -> bool {
+        self.oxygen_cost.is_none() && self.recovery_gain.is_none() && self.win_check.is_none()
+    }
+
+    /// Which of the hooks a planner asks about are still the built-in ones (each of those
+    /// may be read from the tables while the others are asked).
+    pub fn builtin_planning(&self) -> super::forecast::Planning {
+        super::forecast::Planning {
+            cost: self.oxygen_cost.is_none(),
+            gain: self.recovery_gain.is_none(),
+            win: self.win_check.is_none(),
+        }
+    }
+
     /// Whether every hook is the built-in one and none was added.
     fn hooks_are_builtin(&self) -> bool {
         self.oxygen_cost.is_none()
@@ -487,7 +506,7 @@ impl Registry {
         }
     }
 
-    fn gain<S: EventSink + ?Sized>(
+    pub(crate) fn gain_of<S: EventSink + ?Sized>(
         &self,
         ctx: &mut Ctx<'_, S>,
         player: Seat,
@@ -760,7 +779,7 @@ fn recover<S: EventSink + ?Sized>(
         Some(_) => Gain::Amount(0),
         None => {
             let registry = ctx.registry();
-            registry.gain(ctx, player, cards)?
+            registry.gain_of(ctx, player, cards)?
         }
     };
     let max = ctx.state().rules().max_oxygen;

@@ -13,11 +13,15 @@ use rand_chacha::ChaCha8Rng;
 
 use super::action::{Action, Seat};
 use super::card::{Card, full_deck};
+use super::forecast::Forecast;
 use super::game::Game;
 use super::legal::Moves;
 use super::rules::Rules;
 use super::state::{Outcome, Player, State};
 use super::tables::Tables;
+
+/// The seed the hidden cards of a [`View::forecast`] are dealt with.
+const FORECAST_SEED: u64 = 0x00F0_CA57;
 
 /// A diver as everyone can see them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +119,26 @@ impl<'a> View<'a> {
     /// The legal actions, when it is this seat's turn ([`View::moves`]).
     pub fn legal_actions(&self) -> Vec<Action> {
         self.moves().to_vec()
+    }
+
+    /// Whether the hooks a planner asks about (oxygen cost, recovery gain, win check) are the
+    /// built-in ones, so that [`View::tables`] answers what they would
+    /// ([`Registry::plans_from_tables`](super::Registry::plans_from_tables)).
+    #[inline]
+    pub fn plans_from_tables(&self) -> bool {
+        self.game.registry().plans_from_tables()
+    }
+
+    /// Which of those hooks are the built-in ones, each answered by the tables.
+    pub fn builtin_planning(&self) -> super::forecast::Planning {
+        self.game.registry().builtin_planning()
+    }
+
+    /// Questions about moves for the hooks in force ([`Forecast`]), asked on a position
+    /// consistent with what this seat sees: the hidden cards dealt by a fixed seed, so the
+    /// answers depend only on what the seat has seen.
+    pub fn forecast(&self) -> Forecast {
+        Forecast::new(self.sample(FORECAST_SEED))
     }
 
     /// Whether this seat's hand holds two copies of one card (several decks only).

@@ -17,6 +17,9 @@
 pub mod plot;
 pub mod report;
 pub mod stats;
+pub mod sweep;
+pub mod tournament;
+pub mod tune;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -56,6 +59,10 @@ pub struct SimOptions {
     pub max_turns: u32,
     /// Rotate the seats every game.
     pub rotate: bool,
+    /// Axes of a sweep (`NAME=VALUES`, see [`sweep`]); with `sweep_file`, a sweep is run
+    /// instead of one report.
+    pub sweep: Vec<String>,
+    pub sweep_file: Option<PathBuf>,
 }
 
 /// What to simulate.
@@ -110,33 +117,17 @@ impl SimResult {
 
 /// `diving sim`.
 pub fn run(ruleset: Option<&str>, json: bool, args: &SimOptions) -> anyhow::Result<ExitCode> {
+    if !args.sweep.is_empty() || args.sweep_file.is_some() {
+        return sweep::run(ruleset, json, args);
+    }
     let rules_spec = ruleset.unwrap_or("standard");
     let ruleset = Ruleset::load(rules_spec).with_context(|| format!("cannot load ruleset '{rules_spec}'"))?;
     let baseline = match &args.baseline {
         Some(spec) => Some(Ruleset::load(spec).with_context(|| format!("cannot load baseline ruleset '{spec}'"))?),
         None => None,
     };
-    let jobs = limits::jobs(args.jobs, args.games).map_err(anyhow::Error::msg)?;
-    let config = SimConfig {
-        games: args.games,
-        players: args.players.iter().map(|p| p.trim().to_string()).collect(),
-        seed: args.seed,
-        jobs,
-        rotate: args.rotate,
-        max_turns: args.max_turns,
-    };
-    if let Some(path) = &args.plot {
-        // Before the run, not after an hour of games.
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-        if !dir.is_dir() {
-            anyhow::bail!("--plot: cannot write the chart to {}: there is no folder {}", path.display(), dir.display());
-        }
-        if path.exists()
-            && let Err(e) = limits::check_regular(path)
-        {
-            anyhow::bail!("--plot: cannot write the chart to {}: {e}", path.display());
-        }
-    }
+    let config = config_of(args)?;
+    check_plot_path(args.plot.as_deref())?;
     let bar = progress_bar(config.games * if baseline.is_some() { 2 } else { 1 });
     let result = simulate(&config, &ruleset, baseline.as_ref(), &|n| bar.inc(n));
     bar.finish_and_clear();
@@ -167,6 +158,36 @@ pub fn run(ruleset: Option<&str>, json: bool, args: &SimOptions) -> anyhow::Resu
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The simulation the options ask for.
+fn config_of(args: &SimOptions) -> anyhow::Result<SimConfig> {
+    let jobs = limits::jobs(args.jobs, args.games).map_err(anyhow::Error::msg)?;
+    Ok(SimConfig {
+        games: args.games,
+        players: args.players.iter().map(|p| p.trim().to_string()).collect(),
+        seed: args.seed,
+        jobs,
+        rotate: args.rotate,
+        max_turns: args.max_turns,
+    })
+}
+
+/// Refuses a `--plot` file that cannot be written, before the run rather than after an hour
+/// of games.
+fn check_plot_path(path: Option<&std::path::Path>) -> anyhow::Result<()> {
+    if let Some(path) = path {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        if !dir.is_dir() {
+            anyhow::bail!("--plot: cannot write the chart to {}: there is no folder {}", path.display(), dir.display());
+        }
+        if path.exists()
+            && let Err(e) = limits::check_regular(path)
+        {
+            anyhow::bail!("--plot: cannot write the chart to {}: {e}", path.display());
+        }
+    }
+    Ok(())
 }
 
 /// A progress bar with rate and ETA on stderr, only when stderr is a terminal.
@@ -211,6 +232,40 @@ impl EventSink for EventCounts {
     }
 }
 
+/// [`EventCounts`] and the leader's story, for the balance measures of a sweep
+/// ([`simulate_balance`]): how often the lead passed to another diver. The plain simulator
+/// does not follow the lead (it would cost a little on every move).
+#[derive(Debug, Clone, Default)]
+struct BalanceCounts {
+    counts: EventCounts,
+    depths: Vec<u32>,
+    /// The diver strictly deepest the last time one was (ties keep the lead where it was).
+    leader: Option<usize>,
+    lead_changes: u32,
+}
+
+impl EventSink for BalanceCounts {
+    fn push(&mut self, event: Event) {
+        if let Event::Moved { player, to, .. } = event
+            && let Some(depth) = self.depths.get_mut(player)
+        {
+            *depth = to;
+            let (mut best, mut deepest) = (0, 0);
+            for (seat, &d) in self.depths.iter().enumerate() {
+                if d > deepest {
+                    (best, deepest) = (seat, d);
+                }
+            }
+            let held = self.leader.map_or(0, |l| self.depths[l]);
+            if deepest > held && self.leader != Some(best) {
+                self.lead_changes += u32::from(self.leader.is_some());
+                self.leader = Some(best);
+            }
+        }
+        self.counts.push(event);
+    }
+}
+
 /// One ruleset's table: a game whose buffers are reused and the bots (one per player). Games
 /// are applied with [`EventCounts`] as the sink, so no event is kept. Each worker thread
 /// builds its own (a Lua registry is not shared). Public for the benchmarks, which time
@@ -244,6 +299,11 @@ impl Arena {
         Ok(Arena { game, mods: !ruleset.mods.is_empty(), bots, bot_at: Vec::new() })
     }
 
+    /// The game being (or last) played.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
     /// Loads the ruleset's mods afresh (a new Lua state), so nothing a mod kept in its Lua
     /// variables carries over from the games played before. Nothing to do without mods.
     pub fn reload_mods(&mut self, ruleset: &Ruleset) -> Result<(), SimError> {
@@ -256,6 +316,38 @@ impl Arena {
 
     /// Plays one game with `seed`, seat `s` taken by player `(s + rotation) % n`.
     pub fn play(&mut self, seed: u64, rotation: usize, record: &mut GameRecord) -> Result<(), String> {
+        let mut counts = EventCounts::default();
+        self.play_with(seed, rotation, record, &mut counts)?;
+        record.plays = counts.plays;
+        record.rescues = counts.rescues;
+        record.recoveries = counts.recoveries;
+        Ok(())
+    }
+
+    /// [`Arena::play`], also measuring the lead changes and the winner's margin.
+    pub fn play_balance(&mut self, seed: u64, rotation: usize, record: &mut GameRecord) -> Result<(), String> {
+        // Every diver starts at the surface (D3).
+        let mut counts = BalanceCounts { depths: vec![0; self.bots.len()], ..BalanceCounts::default() };
+        self.play_with(seed, rotation, record, &mut counts)?;
+        record.plays = counts.counts.plays;
+        record.rescues = counts.counts.rescues;
+        record.recoveries = counts.counts.recoveries;
+        record.lead_changes = counts.lead_changes;
+        if let Some(winner) = record.winner {
+            let depth = |s: usize| self.game.player(s).depth;
+            let runner_up = (0..self.bots.len()).filter(|&s| s != winner).map(depth).max().unwrap_or(0);
+            record.margin = depth(winner).saturating_sub(runner_up);
+        }
+        Ok(())
+    }
+
+    fn play_with<S: EventSink>(
+        &mut self,
+        seed: u64,
+        rotation: usize,
+        record: &mut GameRecord,
+        counts: &mut S,
+    ) -> Result<(), String> {
         record.clear();
         self.game.restart(seed).map_err(|e| e.to_string())?;
         let n = self.bots.len();
@@ -264,7 +356,6 @@ impl Arena {
         for (seat, &b) in self.bot_at.iter().enumerate() {
             self.bots[b].start_game(derive_seed(seed, seat as u64));
         }
-        let mut counts = EventCounts::default();
         loop {
             match self.game.outcome() {
                 Outcome::Running => {}
@@ -290,7 +381,7 @@ impl Arena {
                 Ok(action) => action,
                 Err(e) => return Err(e.to_string()),
             };
-            if let Err(e) = self.game.apply(action, &mut counts) {
+            if let Err(e) = self.game.apply(action, counts) {
                 return Err(match e {
                     ActionError::Script(message) => format!("a mod failed on '{action}' by {}: {message}", bot.name()),
                     other => {
@@ -299,9 +390,6 @@ impl Arena {
                 });
             }
         }
-        record.plays = counts.plays;
-        record.rescues = counts.rescues;
-        record.recoveries = counts.recoveries;
         record.turns = self.game.turn();
         Ok(())
     }
@@ -319,6 +407,27 @@ pub fn simulate(
     config: &SimConfig,
     ruleset: &Ruleset,
     baseline: Option<&Ruleset>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SimResult, SimError> {
+    simulate_measuring(config, ruleset, baseline, false, progress)
+}
+
+/// [`simulate`], also measuring what a sweep reports beyond it: lead changes and the winner's
+/// margin ([`Tally::lead_changes`], [`Tally::margins`]).
+pub fn simulate_balance(
+    config: &SimConfig,
+    ruleset: &Ruleset,
+    baseline: Option<&Ruleset>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SimResult, SimError> {
+    simulate_measuring(config, ruleset, baseline, true, progress)
+}
+
+fn simulate_measuring(
+    config: &SimConfig,
+    ruleset: &Ruleset,
+    baseline: Option<&Ruleset>,
+    balance: bool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SimResult, SimError> {
     let n = config.players.len();
@@ -371,13 +480,26 @@ pub fn simulate(
             for i in first..last {
                 let seed = config.seed.wrapping_add(i);
                 let rotation = if config.rotate { (i % n as u64) as usize } else { 0 };
-                let mut failed = arena.play(seed, rotation, &mut record).err();
+                let played = if balance {
+                    arena.play_balance(seed, rotation, &mut record)
+                } else {
+                    arena.play(seed, rotation, &mut record)
+                };
+                let mut failed = played.err();
                 if failed.is_none()
                     && let (Some(base), Some((tally, paired))) = (base_arena.as_mut(), share.baseline.as_mut())
                 {
-                    match base.play(seed, rotation, &mut base_record) {
+                    let played = if balance {
+                        base.play_balance(seed, rotation, &mut base_record)
+                    } else {
+                        base.play(seed, rotation, &mut base_record)
+                    };
+                    match played {
                         Ok(()) => {
                             tally.observe(&base_record, rotation);
+                            if balance {
+                                tally.observe_balance(&base_record);
+                            }
                             paired.observe(&record, &base_record);
                         }
                         Err(e) => failed = Some(format!("baseline: {e}")),
@@ -392,6 +514,9 @@ pub fn simulate(
                     return Ok(share);
                 }
                 share.tally.observe(&record, rotation);
+                if balance {
+                    share.tally.observe_balance(&record);
+                }
             }
             progress((last - first) * if baseline.is_some() { 2 } else { 1 });
         }

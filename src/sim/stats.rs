@@ -32,6 +32,10 @@ pub struct GameRecord {
     pub recoveries: u32,
     /// Cards played, by rank (index 0 = ace … 12 = king).
     pub plays: [u32; 13],
+    /// Times the lead (the strictly deepest diver) passed to another diver, and how far the
+    /// winner ended ahead of the next diver: measured by a sweep only, else 0.
+    pub lead_changes: u32,
+    pub margin: u32,
 }
 
 impl GameRecord {
@@ -97,6 +101,10 @@ pub struct Tally {
     pub rescues: Moments,
     pub recoveries: u64,
     pub plays: [u64; 13],
+    /// Lead changes per game, and the winner's margin per won game (depth units): measured
+    /// by a sweep ([`Tally::observe_balance`]), else empty.
+    pub lead_changes: Moments,
+    pub margins: Moments,
 }
 
 impl Tally {
@@ -112,6 +120,16 @@ impl Tally {
             rescues: Moments::default(),
             recoveries: 0,
             plays: [0; 13],
+            lead_changes: Moments::default(),
+            margins: Moments::default(),
+        }
+    }
+
+    /// Adds what a sweep measures beyond [`Tally::observe`] of the same game.
+    pub fn observe_balance(&mut self, record: &GameRecord) {
+        self.lead_changes.add(i64::from(record.lead_changes));
+        if record.winner.is_some() {
+            self.margins.add(i64::from(record.margin));
         }
     }
 
@@ -153,6 +171,8 @@ impl Tally {
         for (a, b) in self.plays.iter_mut().zip(&other.plays) {
             *a += b;
         }
+        self.lead_changes.merge(&other.lead_changes);
+        self.margins.merge(&other.margins);
     }
 
     /// The smallest length `t` with at least `q` of the games lasting `t` turns or fewer.
