@@ -158,7 +158,7 @@ pub fn run_lines<W: Write>(shell: &mut Shell<W>, input: impl BufRead) -> anyhow:
 
 /// Colour and Unicode for a terminal: colour unless `--no-color` or `NO_COLOR`; Unicode when
 /// the locale says UTF-8.
-fn terminal_style(no_color: bool) -> Style {
+pub fn terminal_style(no_color: bool) -> Style {
     let stdout_tty = io::stdout().is_terminal();
     let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
