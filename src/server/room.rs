@@ -861,3 +861,64 @@ pub fn new_token() -> String {
     getrandom::fill(&mut bytes).expect("the operating system's RNG works");
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repl::session::Seating;
+    use serde_json::Value;
+
+    fn two_people() -> Room {
+        let seating = ["alice", "bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
+        let session = Session::new("standard", seating, 7, None).unwrap();
+        let tokens = vec![Some("a".repeat(32)), Some("b".repeat(32))];
+        Room::new("1", session, tokens, RoomOptions::default())
+    }
+
+    fn join(room: &mut Room, conn: Conn, seat: usize, version: u32, display: bool) -> Vec<Value> {
+        let display = display.then(|| json!({"color": false, "unicode": false, "width": 80}));
+        let token = room.tokens()[seat - 1].clone().unwrap();
+        let hello = json!({"type": "join", "protocol": version, "seat": seat, "token": token, "display": display});
+        let out = room.receive(conn, &hello.to_string(), Instant::now());
+        out.sent.iter().filter(|(c, _)| *c == conn).map(|(_, t)| serde_json::from_str(t).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_terminal_is_sent_a_screen_with_its_own_legal_plays() {
+        let mut room = two_people();
+        let current = room.session().game().current();
+        let received = join(&mut room, 1, current + 1, PROTOCOL, true);
+        let screen = received.iter().find(|m| m["type"] == "screen").expect("a screen");
+        let game = room.session().game();
+        let listed: Vec<String> = View::new(game, current)
+            .legal_actions()
+            .iter()
+            .filter(|a| matches!(a, Action::Play { .. }))
+            .map(|a| render::command_for(game, a))
+            .collect();
+        assert!(!listed.is_empty());
+        assert_eq!(screen["completion"]["plays"], json!(listed));
+        let hand: Vec<String> = game.player(current).hand.iter().map(ToString::to_string).collect();
+        assert_eq!(screen["completion"]["hand"], json!(hand));
+        assert_eq!(screen["current"], json!(game.name(current)));
+        // The other seat, not to move, completes no plays, and sees only its own hand.
+        let other = 1 - current;
+        let received = join(&mut room, 2, other + 1, PROTOCOL, true);
+        let screen = received.iter().find(|m| m["type"] == "screen").unwrap();
+        assert_eq!(screen["completion"]["plays"], json!([]));
+        let board = screen["board"].as_str().unwrap();
+        let game = room.session().game();
+        assert!(board.contains(&format!("{}'s hand", game.name(other))), "{board}");
+        assert!(!board.contains(&format!("{}'s hand", game.name(current))), "{board}");
+    }
+
+    #[test]
+    fn a_version_1_client_is_served_as_before_and_an_unknown_version_is_refused() {
+        let mut room = two_people();
+        let received = join(&mut room, 1, 1, 1, false);
+        assert_eq!(received[0]["protocol"], 1);
+        assert!(received.iter().all(|m| m["type"] != "screen"));
+        let received = join(&mut room, 2, 2, PROTOCOL + 1, false);
+        assert_eq!(received[0]["code"], "protocol");
+    }
+}
