@@ -11,14 +11,17 @@ use std::time::{Duration, Instant};
 
 use diving::repl::session::{Seating, Session};
 use diving::server::net::{Server, ServerConfig};
-use diving::server::protocol::{Limits, PROTOCOL};
+use diving::server::protocol::{Limits, PROTOCOL, READ_BUFFER};
 use diving::server::room::{Room, RoomOptions, new_token};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 async fn player(addr: std::net::SocketAddr, room: String, token: String, pace: Option<Duration>) -> Vec<f64> {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/{room}")).await.unwrap();
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+    let (mut ws, _) =
+        tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/{room}"), Some(config), false).await.unwrap();
     let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token});
     ws.send(Message::text(join.to_string())).await.unwrap();
     let mut latencies = Vec::new();

@@ -19,8 +19,9 @@ use anyhow::{Context, bail};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-use super::protocol::{PROTOCOL, RulesetId};
+use super::protocol::{PROTOCOL, READ_BUFFER, RulesetId};
 use crate::limits::{Line, MAX_LINE_BYTES};
 use crate::repl::render::Style;
 use crate::repl::terminal::{self, Terminal, Words};
@@ -132,8 +133,10 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
         (None, None) => json!({ "type": "watch", "protocol": PROTOCOL, "ruleset": ruleset, "display": display }),
         _ => bail!("--seat and --token go together (the host's invite has both); without them you watch"),
     };
-    let (socket, _) =
-        tokio_tungstenite::connect_async(url.as_str()).await.with_context(|| format!("cannot connect to {url}"))?;
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+    let (socket, _) = tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), false)
+        .await
+        .with_context(|| format!("cannot connect to {url}"))?;
     let (mut sink, mut stream) = socket.split();
     sink.send(Message::text(hello.to_string())).await?;
 
