@@ -47,6 +47,7 @@ impl Cli {
             ("--script", top.script.is_some()),
             ("--load", top.load.is_some()),
             ("--no-color", top.no_color),
+            ("--no-hints", top.no_hints),
         ]
         .into_iter()
         .filter_map(|(flag, set)| set.then_some(flag))
@@ -72,6 +73,7 @@ impl Cli {
             script: pick("--script", &top.script, &sub.script)?,
             load: pick("--load", &top.load, &sub.load)?,
             no_color: top.no_color || sub.no_color,
+            no_hints: top.no_hints || sub.no_hints,
         })
     }
 }
@@ -83,6 +85,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play.into()),
         Some(Command::Rules) => repl::print_rules(ruleset, cli.json),
+        Some(Command::Replay(args)) => repl::replay::run(ruleset, cli.json, &args.clone().into()),
         Some(Command::Completions { shell }) => {
             // Into memory first: `generate` panics on a failed write.
             let mut script = Vec::new();
@@ -94,6 +97,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Check { file, games, seed }) => {
             let options = modkit::CheckOptions { json: cli.json, games: *games, seed: *seed };
             modkit::check_command(check_target(file.as_deref(), ruleset)?, options)
+        }
+        Some(Command::Mod { command: ModCommand::New { name } }) => modkit::new_command(name, std::path::Path::new("")),
+        Some(Command::Mod { command: ModCommand::Test { files, games, seed } }) => {
+            let options = modkit::TestOptions {
+                files: files.clone(),
+                ruleset: ruleset.map(String::from),
+                games: *games,
+                seed: *seed,
+                json: cli.json,
+            };
+            modkit::test_command(&options)
         }
         Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
         Some(Command::Host(args)) => server::host(&host_options(args, ruleset)?),
@@ -127,6 +141,8 @@ pub enum Command {
     Play(PlayArgs),
     /// Print the rules in force
     Rules,
+    /// Step through a saved or finished game (any save file), or write it as an HTML page
+    Replay(ReplayArgs),
     /// Print shell completions
     Completions {
         /// bash, zsh, fish, elvish or powershell
@@ -143,12 +159,37 @@ pub enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Tools for mod writers: a starter mod, scenario tests
+    Mod {
+        #[command(subcommand)]
+        command: ModCommand,
+    },
     /// Let bots play many games and report the balance
     Sim(SimArgs),
     /// Host games for players elsewhere: prints an invite per open seat
     Host(HostArgs),
     /// Join a hosted game with an invite (or watch it without --seat and --token)
     Join(JoinArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModCommand {
+    /// Write a starter mod NAME/NAME.lua with its manifest, a ruleset loading it and a scenario file
+    New {
+        /// The mod's name: lower-case letters, digits, - and _
+        name: String,
+    },
+    /// Run scenario files against a mod, then a random-play stress
+    Test {
+        /// Scenario files (default: tests/*.toml); each names its ruleset, or give --ruleset
+        files: Vec<PathBuf>,
+        /// Stress games per player count and bot mix (0: the scenarios only)
+        #[arg(long, default_value_t = modkit::test::GAMES)]
+        games: u64,
+        /// First seed of the stress games
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 #[derive(Debug, Clone, Args)]
@@ -189,10 +230,14 @@ pub struct HostArgs {
     /// … after it has been away this long (60s, 2m)
     #[arg(long, default_value = "60s", value_parser = server::parse_duration)]
     pub away_after: std::time::Duration,
+    /// Let every seat ask for `hint` on its turn and `review` after the game (off by default)
+    #[arg(long)]
+    pub allow_hints: bool,
 }
 
 fn host_options(args: &HostArgs, ruleset: Option<&str>) -> anyhow::Result<HostOptions> {
-    let HostArgs { players, seats, bots, seed, deck, rooms, bind, port, dir, resume, away, away_after } = args.clone();
+    let HostArgs { players, seats, bots, seed, deck, rooms, bind, port, dir, resume, away, away_after, allow_hints } =
+        args.clone();
     Ok(HostOptions {
         ruleset: ruleset.map(String::from),
         players,
@@ -207,7 +252,37 @@ fn host_options(args: &HostArgs, ruleset: Option<&str>) -> anyhow::Result<HostOp
         resume,
         away,
         away_after,
+        allow_hints,
     })
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReplayArgs {
+    /// The game: a file written by `save` (every save is a replay)
+    pub file: PathBuf,
+    /// See the game as this seat did (a name or seat number): its own hand only
+    #[arg(long = "as", value_name = "SEAT", conflicts_with = "all")]
+    pub seat: Option<String>,
+    /// See every hand (a finished game only); without --as or --all, the public view
+    #[arg(long)]
+    pub all: bool,
+    /// Write the game as one self-contained HTML page instead, from the chosen viewpoint
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Read the viewer's commands from this file instead of the terminal
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// Never use colour (also: the NO_COLOR environment variable)
+    #[arg(long)]
+    pub no_color: bool,
+}
+
+/// Destructured, so an option added here cannot be forgotten on the way to the viewer.
+impl From<ReplayArgs> for repl::replay::ReplayOptions {
+    fn from(args: ReplayArgs) -> repl::replay::ReplayOptions {
+        let ReplayArgs { file, seat, all, html, script, no_color } = args;
+        repl::replay::ReplayOptions { file, seat, all, html, script, no_color }
+    }
 }
 
 #[derive(Debug, Clone, Args)]
@@ -250,13 +325,16 @@ pub struct PlayArgs {
     /// Never use colour (also: the NO_COLOR environment variable)
     #[arg(long)]
     pub no_color: bool,
+    /// Turn `hint` off for this game (a save keeps it off)
+    #[arg(long)]
+    pub no_hints: bool,
 }
 
 /// Destructured, so an option added here cannot be forgotten on the way to the shell.
 impl From<PlayArgs> for PlayOptions {
     fn from(args: PlayArgs) -> PlayOptions {
-        let PlayArgs { players, seed, deck, script, load, no_color } = args;
-        PlayOptions { players, seed, deck, script, load, no_color }
+        let PlayArgs { players, seed, deck, script, load, no_color, no_hints } = args;
+        PlayOptions { players, seed, deck, script, load, no_color, no_hints }
     }
 }
 

@@ -10,7 +10,7 @@
 //!   main.rs ── cli ──┬── repl (shell, scripts, JSON, save files)
 //!                    ├── server (diving host / join: rooms, WebSocket, per-seat messages) ──► repl
 //!                    ├── sim (bot games in parallel, statistics, reports, plots)
-//!                    └── modkit (check: smoke games, then a stress through sim)
+//!                    └── modkit (check, mod new, mod test: scenarios, then a stress through sim)
 //!   repl, sim ──► bots ──► core::View           ruleset ──► script (Lua sandbox, mods)
 //!        │                                          │               │
 //!        └──────────────► core ◄────────────────────┴───────────────┘
@@ -53,12 +53,17 @@
 //!   bots from `scripts/`.
 //! - [`modkit`] — the mod writer's tools: `diving check` (the ruleset read like a compiler
 //!   would, smoke games, then a random-play stress with random and greedy bots at every
-//!   player count, reporting the first failure with the `diving sim` command that replays it).
+//!   player count, reporting the first failure with the `diving sim` command that replays it),
+//!   `diving mod new` (a starter mod, its ruleset and scenarios) and `diving mod test`
+//!   (TOML scenario files on stacked deals, then the same stress).
 //! - [`sim`] — `diving sim`: seeded games in parallel, streamed statistics, text/JSON/CSV
 //!   reports, SVG plots, paired baseline comparisons.
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
 //!   contract (the wire forms of core types live in `repl::json`), hot-seat secrecy, undo and
-//!   reload; [`repl::save`] — versioned save files.
+//!   reload; [`repl::save`] — versioned save files, every one a replay ([`repl::record`]: the
+//!   hashes of rules, mods and every step); [`repl::replay`] — `diving replay`, the viewer,
+//!   its `branch` and its HTML page; [`repl::hint`] — `hint` and `review`, the search bot
+//!   asked from the mover's view.
 //! - [`limits`] — every limit on outside input as a named constant, and the bounded readers
 //!   every edge reads through: command lines, files (regular files only, a size per kind),
 //!   player names, bot specs, `--jobs`. The README's *Limits* section lists them.
@@ -67,7 +72,9 @@
 //!   spectators, target questions, away bots, chat) that makes every message for its reader
 //!   through `Viewer`, `repl::json::state_for` and the narrator; `server::net` is the axum
 //!   WebSocket edge (limits, away timer, a writer thread saving every room's newest move); `server::store` the games
-//!   directory (`--resume`); `server::client` the `join` shell. `PROTOCOL.md` is the wire.
+//!   directory (`--resume`); `server::client` the `join` shell; `server::web` the browser
+//!   seat (a plain HTML/CSS/JS page embedded in the binary, and the `seat_view` it draws, whose
+//!   previews are worked out on the seat's `View::sample`). `PROTOCOL.md` is the wire.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
 //!   client that serves each command; `main.rs` maps errors to exit status 2.
 //!
@@ -109,8 +116,9 @@
 //!   `tests/architecture.rs`.*
 //! - **Nobody sees a hidden card.** No event as a seat or spectator sees it names a card in
 //!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting
-//!   the hidden cards does not move a bot's choice. *`tests/visibility.rs`,
-//!   `tests/bots_view.rs`.*
+//!   the hidden cards does not move a bot's choice, nor a hint; a replay, its page and a
+//!   review show only what their viewpoint may see. *`tests/visibility.rs`,
+//!   `tests/bots_view.rs`, `tests/replay.rs`.*
 //! - **Input is bounded.** Every line, file, name and bot spec from outside is read through
 //!   [`limits`], so no input can make `diving` hold more than its limits say, and every refusal
 //!   names the file or line. A failed write is an error (exit 2), except a closed pipe.

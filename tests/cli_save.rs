@@ -78,8 +78,12 @@ fn a_save_file_is_versioned_json_with_the_whole_game() {
     let dir = tempfile::tempdir().unwrap();
     let file = save_after(3, dir.path(), "game.json");
     let save: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    assert_eq!(save["version"], 1);
+    assert_eq!(save["version"], 2);
     assert_eq!(save["ruleset"], "standard");
+    // Every save is a replay: the rules' content hash, the mods (none) and a hash per step.
+    assert!(save["rules_hash"].as_str().unwrap().starts_with("fnv1a64:"), "{save}");
+    assert_eq!(save["mods"], json!([]));
+    assert_eq!(save["steps"].as_array().unwrap().len(), 3);
     assert_eq!(save["seed"], 77);
     assert_eq!(save["players"], json!([{"name": "alice"}, {"name": "bob"}]));
     assert_eq!(save["deck"].as_array().unwrap().len(), 52);
@@ -106,7 +110,7 @@ fn a_damaged_save_is_refused_with_the_file_named() {
         ("empty.json", String::new(), "corrupt or truncated"),
         ("text.json", "hello".into(), "corrupt or truncated"),
         ("other.json", "{\"version\": 1}".into(), "not a Diving Suits save file"),
-        ("future.json", edit(&|v| v["version"] = json!(2)), "format version 2"),
+        ("future.json", edit(&|v| v["version"] = json!(3)), "format version 3"),
         ("noversion.json", edit(&|v| v.as_object_mut().unwrap().retain(|k, _| k != "version")), "no format version"),
         ("badcard.json", edit(&|v| v["deck"][0] = json!("11H")), "damaged save file"),
         ("shortdeck.json", edit(&|v| v["deck"].as_array_mut().unwrap().truncate(51)), "stacked deck"),

@@ -288,7 +288,7 @@ fn shark_chases_a_diver_up() {
     let deal = Deal::new(2).hand("Ann", "7H 5H 3D 2S").hand("Bob", "QH 4C 8D KS").discard("AD").at("Bob", 20, 10);
     let mut game = deal.game_with(shipped(&["shark.lua"]));
     let run = common::run(game.clone(), "play 7H @Bob");
-    assert_eq!(said(run.last()), ["Bob is chased by a shark!"]);
+    assert_eq!(said(run.last()), ["a shark chases Bob towards the surface"]);
     assert_state(&run.game, "Bob: depth 13, oxygen 9\nAnn: depth 0, oxygen 10\ntop: 7H");
     // Nobody in the water: no shark.
     let game2 = Deal::new(2).hand("Ann", "7H 5H 3D 2S").discard("AD").game_with(shipped(&["shark.lua"]));
@@ -308,6 +308,7 @@ fn rebound_jolt_strikes_at_once() {
 fn squeezing_knot_places_the_k_and_takes_a_breath() {
     let deal = Deal::new(2).hand("Ann", "KH 5H 3D 2S").discard("AD");
     let run = common::run(deal.game_with(shipped(&["knot-squeeze.lua"])), "play KH @Bob");
+    assert_eq!(said(run.last()), ["the knot squeezes a breath out of Bob"]);
     assert_state(&run.game, "Bob: depth 0, oxygen 9, front KH");
 }
 
@@ -316,8 +317,11 @@ fn thermocline_costs_one_more_below_60() {
     let deal = Deal::new(2).hand("Ann", "9C 5H 3D 2S").discard("AD").at("Ann", 55, 10);
     let run = common::run(deal.game_with(shipped(&["thermocline.lua"])), "play 9C");
     assert_state(&run.game, "Ann: depth 64, oxygen 6");
+    // The extra breath is said, so the narration can tell why (issue 15, item 12).
+    assert_eq!(said(run.last()), ["cold water below the thermocline: 1 more oxygen"]);
     let run = common::run(deal.game_with(shipped(&["thermocline.lua"])), "play 5H");
     assert_state(&run.game, "Ann: depth 60, oxygen 7");
+    assert!(said(run.last()).is_empty());
 }
 
 #[test]

@@ -239,3 +239,66 @@ fn ctrl_c_and_ctrl_d_at_a_hand_over_clear_the_screen_and_ask() {
     p.exp_eof().unwrap();
     assert!(save.exists());
 }
+
+/// Issue 15, secrecy under every key: after the hand-over, nothing bob can reach holds alice's
+/// typing or her hidden cards. Alice's hand is 10H QH 10C QD; she types a rejected `play qh
+/// zed`, cuts a `play qd` with Ctrl-U (the editor keeps cut text for Ctrl-Y), plays 10H and
+/// draws 10D. Then bob tries ↑, Ctrl-R and Ctrl-Y at his hand-over prompt and at his own
+/// prompt, Tab completion, `log`, and a play of her card.
+#[test]
+fn after_the_hand_over_no_key_reaches_the_previous_seats_typing() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = start(&["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    p.exp_string("press Enter when ready").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play qh zed").unwrap();
+    p.exp_string("there is no player called 'zed'").unwrap();
+    p.exp_string("alice> ").unwrap();
+    // Typed, then cut: a move she thought better of.
+    p.send("play qd").unwrap();
+    p.send_control('u').unwrap();
+    p.send_line("hand").unwrap();
+    p.exp_string("alice's hand: 10H QH 10C QD").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("pass the terminal to bob. bob, press Enter when ready").unwrap();
+    // At the hand-over prompt: ↑, then Ctrl-Y, then Enter (the line there is ignored).
+    p.send("\x1b[A").unwrap();
+    p.send_control('y').unwrap();
+    p.send_line("").unwrap();
+    let mut seen = p.exp_string("bob> ").unwrap();
+    // At bob's prompt: Ctrl-R with a piece of her rejected line (`h z`, of `play qh zed`);
+    // Enter runs what it found.
+    p.send_control('r').unwrap();
+    p.send("h z").unwrap();
+    p.send_line("").unwrap();
+    seen += &p.exp_string("bob> ").unwrap();
+    // Ctrl-Y: what she cut would be pasted; Enter runs it.
+    p.send_control('y').unwrap();
+    p.send_line("").unwrap();
+    seen += &p.exp_string("bob> ").unwrap();
+    // Tab after `play `: bob's hand and the table only (the listing is shown above the line).
+    p.send("play \t\t").unwrap();
+    p.flush().unwrap();
+    seen += &p.exp_string("5D").unwrap();
+    seen += &p.exp_string("bob> play ").unwrap();
+    p.send_control('u').unwrap();
+    p.send_line("log").unwrap();
+    seen += &p.exp_string("alice draws a card").unwrap();
+    seen += &p.exp_string("bob> ").unwrap();
+    for secret in ["zed", "qh", "qd", "10c", "10d", "there is no player"] {
+        assert!(!seen.to_lowercase().contains(secret), "bob could reach {secret:?}:\n{seen}");
+    }
+    // An error about her card names only what bob typed.
+    p.send_line("play qd").unwrap();
+    let error = p.exp_string("bob> ").unwrap();
+    assert!(error.contains("error:") && !error.contains("alice"), "{error}");
+    assert!(!error.contains("QH") && !error.contains("10C") && !error.contains("10D"), "{error}");
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+}

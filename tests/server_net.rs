@@ -243,6 +243,29 @@ fn the_away_bot_plays_for_an_absent_seat_after_the_timeout_until_it_returns() {
     }
 }
 
+#[test]
+fn a_host_may_allow_hints_for_the_seat_to_move_only() {
+    let options = RoomOptions { allow_hints: true, ..RoomOptions::default() };
+    let mut room = room("1", &["alice", "bob"], SEED, options);
+    let t0 = Instant::now();
+    let join = |seat: usize, room: &diving::server::room::Room| {
+        json!({"type": "join", "protocol": PROTOCOL, "seat": seat + 1, "token": room.tokens()[seat].clone().unwrap()})
+            .to_string()
+    };
+    let first: Seat = room.session().game().current();
+    room.receive(1, &join(first, &room), t0);
+    room.receive(2, &join(1 - first, &room), t0);
+    let command = |line: &str| json!({"type": "command", "line": line}).to_string();
+    let out = room.receive(1, &command("hint"), t0);
+    assert!(out.sent.iter().any(|(to, t)| *to == 1 && t.contains("estimated win chance")), "{:?}", out.sent);
+    assert!(out.sent.iter().all(|(to, _)| *to == 1), "the hint goes to its seat only");
+    let out = room.receive(2, &command("hint"), t0);
+    assert!(out.sent.iter().any(|(to, t)| *to == 2 && t.contains("no hint: it is")), "{:?}", out.sent);
+    let out = room.receive(1, &command("review"), t0);
+    assert!(out.sent.iter().any(|(_, t)| t.contains("review is for a finished game")), "{:?}", out.sent);
+    assert!(room.session().entries().is_empty(), "asking changes nothing");
+}
+
 fn error_code(m: &Value) -> Option<&str> {
     (m["type"] == "error").then(|| m["code"].as_str().unwrap())
 }
@@ -306,6 +329,15 @@ async fn hostile_clients_get_clear_errors_and_the_game_goes_on() {
     assert!(command_error(&other.recv().await.unwrap()).unwrap().contains("not seat"));
     other.command("undo").await;
     assert!(command_error(&other.recv().await.unwrap()).unwrap().contains("not available in a network game"));
+    // Hints would be a bot playing for the seat: refused unless the host allows them.
+    for word in ["hint", "review"] {
+        mover.command(word).await;
+        assert!(
+            command_error(&mover.recv().await.unwrap())
+                .unwrap()
+                .contains("hints and reviews are off in this network game")
+        );
+    }
 
     // Chat: control characters removed, length limited.
     other.send(json!({"type": "say", "text": "hi\u{1b}[2J\u{7} all"})).await;

@@ -154,18 +154,39 @@ fn a_move_that_gets_you_rescued_is_asked_about_first() {
     let mut s = shell(ruleset.to_str().unwrap(), &["alice", "bob"], short_game_deck());
     let mut p = Person { answers: ["", "y"].into(), ..Person::default() };
     let out = run(&mut s, "moves", &mut p);
-    assert!(out.contains("play 10H    -> depth 0, oxygen 1, doubled to 20, out of oxygen: RESCUED"), "{out}");
+    // The depth the move reaches, then the rescue and where it leaves you.
+    assert!(
+        out.contains(
+            "play 10H    -> depth 20, doubled to 20, out of oxygen: RESCUED to the surface (depth 0, oxygen 1)"
+        ),
+        "{out}"
+    );
     let out = run(&mut s, "play 10h", &mut p);
     assert!(out.contains("(not played)"), "{out}");
     assert_eq!(s.session.game().turn(), 1);
     assert!(
-        p.asked[0].contains("play 10H: depth 0, oxygen 1, doubled to 20, out of oxygen: RESCUED to the surface"),
+        p.asked[0].contains(
+            "play 10H takes you to depth 20, where you run out of oxygen: you would be RESCUED back to \
+             depth 0 (oxygen 1). play it anyway? [y/N] "
+        ),
         "{:?}",
         p.asked
     );
     assert!(p.asked[0].ends_with("play it anyway? [y/N] "), "{:?}", p.asked);
     let out = run(&mut s, "play 10h", &mut p);
     assert!(out.contains("out of oxygen! rescued"), "{out}");
+
+    // A push that rescues the diver pushed is shown too (oxygen 2: bob's next breath is his
+    // last).
+    std::fs::write(&ruleset, "extends = \"standard\"\nmax_oxygen = 2\n").unwrap();
+    let mut s = shell(ruleset.to_str().unwrap(), &["alice", "bob"], short_game_deck());
+    run(&mut s, "play qh", &mut p);
+    run(&mut s, "play 2c", &mut p);
+    let out = run(&mut s, "moves", &mut p);
+    assert!(
+        out.contains("play 10H bob    -> depth 18, oxygen 1, quick +8, bob to 6 and rescued (out of oxygen)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -228,7 +249,18 @@ fn the_board_fits_40_80_and_120_columns() {
         assert!(board.contains("front: QH"), "{board}");
         assert!(board.contains("front: Q = quick"), "{board}");
         assert!(board.contains("discard top"), "{board}");
+        // `moves` too; a long outcome goes on under itself, not under the command.
+        let moves = run(&mut s, "moves", &mut p);
+        for line in moves.lines() {
+            assert!(display_width(line) <= width, "{width} columns: {line:?}\n{moves}");
+        }
     }
+    let mut fresh = shell("standard", &["alice", "bot:greedy"], short_game_deck());
+    fresh.width = Some(40);
+    let moves = run(&mut fresh, "moves", &mut p);
+    let column = moves.lines().find(|l| l.contains("->")).map(|l| l.find("-> ").unwrap() + 3).unwrap();
+    let goes_on = moves.lines().find(|l| !l.contains("->") && l.starts_with("    ") && !l.contains("help"));
+    assert!(goes_on.is_some_and(|l| l.len() - l.trim_start().len() == column), "{moves}");
     // A wide name is measured by the columns it takes, and the rows still line up.
     assert_eq!(display_width("潜水員"), 6);
     let mut wide = shell("standard", &["潜水員", "bob"], short_game_deck());
@@ -260,4 +292,48 @@ fn the_metres_ruleset_speaks_metres_throughout() {
     }
     assert!(out.contains("quick, +800 m: depth 2000 m -> 4800 m"), "{out}");
     assert!(out.contains("pushes bob down 400 m"), "{out}");
+    // A doubled card moves metres too, and the guide's numbers are metres (issue 15, item 12).
+    assert!(out.contains("doubled to 2000 m: depth 0 m -> 2000 m"), "{out}");
+    let guide = run(&mut script, "help rules", &mut p);
+    for metres in ["(depth 0 m)", "takes you 800 m further down", "push another diver down 400 m", "1 is 100 m"] {
+        assert!(guide.contains(metres), "{metres}: {guide}");
+    }
+    assert!(!guide.contains(" 8 further") && !guide.contains("down 4;"), "{guide}");
+}
+
+/// Issue 15, item 12: the house rules' effects are named where they happen, in the words of
+/// the rest of the narration, and `help rules` says what each mod changes.
+#[test]
+fn house_rules_are_named_in_the_narration() {
+    // bob is in the water at 20; alice's 7 is a shark; then alice goes below the thermocline.
+    let deck =
+        parse_cards(&cli_support::stacked("7H 9C KD 2S  2C 3C 4C 5C  AS 2D 3H 4D  10S  10H 6H 6C 6D 7C 8C")).unwrap();
+    let session = Session::new("house", seats(&["alice", "bob"]), 1, Some(deck)).unwrap();
+    let mut s = Shell::script(session, Vec::new(), false);
+    let mut p = Person::default();
+    let mut out = String::new();
+    for line in ["play 2s", "play 2c", "play 7h bob", "play 3c", "play kd bob"] {
+        out += &run(&mut s, line, &mut p);
+    }
+    assert!(out.contains("alice plays 7H - a shark chases bob towards the surface: depth"), "{out}");
+    assert!(out.contains("alice plays KD in front of bob - the knot squeezes a breath out of bob: oxygen"), "{out}");
+    assert!(!out.contains("\nbob: "), "a mod's move on a line of its own: {out}");
+    let guide = run(&mut s, "help rules", &mut p);
+    assert!(guide.contains("This ruleset's mods change the rules above:"), "{guide}");
+    assert!(guide.contains("thermocline.lua: Thermocline: below 60% of the way down"), "{guide}");
+    assert!(guide.contains("7: a mod of this ruleset changes what this card does"), "{guide}");
+    assert!(guide.contains("A to 10 (number cards) but 7:"), "{guide}");
+}
+
+/// A K in front: `moves` says the recovery gains nothing, as the engine plays it.
+#[test]
+fn moves_say_a_knotted_recovery_gains_nothing() {
+    let deck = parse_cards(&cli_support::stacked("KH 9C 8D 2S  2C 3C 4C 5C  AS 6D 3H 4D  10S")).unwrap();
+    let mut s = shell("standard", &["alice", "bob"], deck);
+    let mut p = Person::default();
+    let out = run(&mut s, "moves", &mut p);
+    assert!(out.contains("(more of one suit, more oxygen"), "{out}");
+    run(&mut s, "play kh", &mut p);
+    let out = run(&mut s, "moves", &mut p);
+    assert!(out.contains("(knotted: gains no oxygen, uses up the K; 'over' puts the K on top)"), "{out}");
 }

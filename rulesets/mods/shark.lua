@@ -1,9 +1,11 @@
--- Sharks: every 7 is a shark instead of a number card (a rank given a brand-new effect).
+-- Sharks: every 7 is a shark, not a number card. Play it at another diver who is in the
+-- water (deeper than 0): the shark chases them 7 up towards the surface, and they spend
+-- oxygen for their new depth.
 --
--- Play a 7 at another diver who is in the water (deeper than 0). The shark chases them
--- 7 up towards the surface, and they spend oxygen for the swim at their new depth
--- (ctx:dive does the moving, the after-move hooks and the breathing). Then the shark
--- swims off: the 7 goes on the discard pile.
+-- A rank given a brand-new effect. ctx:dive does the moving, the after-move hooks and the
+-- breathing; the line the mod says comes first, so the narration reads "ann plays 7H — a
+-- shark chases bob towards the surface: depth 20 → 13, oxygen 10 → 9". Then the shark swims
+-- off: the 7 goes on the discard pile.
 
 local CHASE = 7
 
@@ -22,7 +24,7 @@ diving.effect(7, {
 
   resolve = function(ctx, play)
     local target = play.target
-    ctx:say(ctx:name(target) .. " is chased by a shark!")
+    ctx:say("a shark chases " .. ctx:name(target) .. " towards the surface")
     ctx:discard(play.card)          -- the card being played must end somewhere
     ctx:dive(target, -CHASE)        -- negative = up
   end,

@@ -52,6 +52,17 @@ impl Params {
     }
 }
 
+/// One root move as the search judged it ([`MctsBot::estimates`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    pub action: Action,
+    /// Playouts the search spent on it (the more, the more it liked it).
+    pub playouts: u32,
+    /// The mean reward of those playouts, 0…1: the share won, a playout cut short counted
+    /// by how far ahead it left the seat. The search's estimate of the chance to win.
+    pub value: f64,
+}
+
 /// The search bot.
 pub struct MctsBot {
     params: Params,
@@ -86,6 +97,69 @@ impl MctsBot {
     /// The seed this bot was built or last restarted with.
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// Every root move with what the search made of it, best first (the first is the move
+    /// [`Bot::choose`] would play, when there is more than one). Moves in `also` that are
+    /// legal are searched too, when the root would leave them out (a recovery the greedy
+    /// score ranks low, whose worth a review wants to know). Uses only the seat's view.
+    pub fn estimates(&mut self, view: &View<'_>, also: &[Action]) -> Result<Vec<Estimate>, BotError> {
+        if view.current() != view.seat() || view.outcome() != Outcome::Running {
+            return Err(BotError::Failed { name: self.name.clone(), message: "it is not this bot's turn".into() });
+        }
+        self.root_candidates(view);
+        let legal = view.legal_actions();
+        for action in also {
+            if !self.candidates.contains(action) && legal.contains(action) {
+                self.candidates.push(action.clone());
+            }
+        }
+        self.search(view);
+        let mut order: Vec<usize> = (0..self.candidates.len()).collect();
+        // Stable: among equals the listing's order stays, as in `choose`.
+        order.sort_by(|&a, &b| self.visits[b].cmp(&self.visits[a]).then(self.rewards[b].total_cmp(&self.rewards[a])));
+        Ok(order
+            .into_iter()
+            .map(|a| Estimate {
+                action: self.candidates[a].clone(),
+                playouts: self.visits[a],
+                value: (self.rewards[a] / f64::from(self.visits[a].max(1))).clamp(0.0, 1.0),
+            })
+            .collect())
+    }
+
+    /// Spends the iterations on the root candidates, filling `visits` and `rewards`.
+    fn search(&mut self, view: &View<'_>) {
+        let n = self.candidates.len();
+        self.visits.clear();
+        self.visits.resize(n, 0);
+        self.rewards.clear();
+        self.rewards.resize(n, 0.0);
+        let me = view.seat();
+        for it in 0..self.params.iterations {
+            let arm = if (it as usize) < n {
+                it as usize
+            } else {
+                let log_total = f64::from(it).ln();
+                let mut best = (f64::NEG_INFINITY, 0);
+                for a in 0..n {
+                    let v = f64::from(self.visits[a]);
+                    let ucb = self.rewards[a] / v + self.params.exploration * (log_total / v).sqrt();
+                    if ucb > best.0 {
+                        best = (ucb, a);
+                    }
+                }
+                best.1
+            };
+            let mut game = view.sample(next_seed(&mut self.rng));
+            let reward = match game.apply(&self.candidates[arm], &mut ()) {
+                Ok(()) => self.playout(&mut game, me),
+                // Only a failing scripted effect gets here: never pick that move.
+                Err(_) => -1.0,
+            };
+            self.visits[arm] += 1;
+            self.rewards[arm] += reward;
+        }
     }
 
     fn root_candidates(&mut self, view: &View<'_>) {
@@ -147,35 +221,7 @@ impl Bot for MctsBot {
         if n == 1 {
             return Ok(self.candidates.swap_remove(0));
         }
-        self.visits.clear();
-        self.visits.resize(n, 0);
-        self.rewards.clear();
-        self.rewards.resize(n, 0.0);
-        let me = view.seat();
-        for it in 0..self.params.iterations {
-            let arm = if (it as usize) < n {
-                it as usize
-            } else {
-                let log_total = f64::from(it).ln();
-                let mut best = (f64::NEG_INFINITY, 0);
-                for a in 0..n {
-                    let v = f64::from(self.visits[a]);
-                    let ucb = self.rewards[a] / v + self.params.exploration * (log_total / v).sqrt();
-                    if ucb > best.0 {
-                        best = (ucb, a);
-                    }
-                }
-                best.1
-            };
-            let mut game = view.sample(next_seed(&mut self.rng));
-            let reward = match game.apply(&self.candidates[arm], &mut ()) {
-                Ok(()) => self.playout(&mut game, me),
-                // Only a failing scripted effect gets here: never pick that move.
-                Err(_) => -1.0,
-            };
-            self.visits[arm] += 1;
-            self.rewards[arm] += reward;
-        }
+        self.search(view);
         let mut best = 0;
         for a in 1..n {
             let (va, vb) = (self.visits[a], self.visits[best]);

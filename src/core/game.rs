@@ -111,6 +111,20 @@ impl Game {
         Game { state, registry: Arc::clone(&self.registry), undo: None, pending: Vec::new() }
     }
 
+    /// This game with the cards not yet drawn (the deck) shuffled with `seed`, and later
+    /// reshuffles of the discard pile drawn from `seed` too: a branch of the game from here on
+    /// whose draws nobody can tell from the original's. Hands, table, pile and divers stay.
+    /// The new order depends only on `seed` and which cards the deck holds, not on its order.
+    pub fn with_deck_shuffled(&self, seed: u64) -> Game {
+        use rand::SeedableRng;
+        use rand::seq::SliceRandom;
+        let mut deck: Vec<_> = self.state.deck().collect();
+        deck.sort_unstable();
+        deck.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+        let players = self.state.players().to_vec();
+        self.with_state(State::from_parts(&self.state, players, deck, seed))
+    }
+
     // ----- legality -----
 
     /// What the current player may do now: the single source of legality.

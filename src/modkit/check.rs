@@ -12,7 +12,7 @@ use anyhow::Context;
 use crate::ruleset::check::{TURNS, located};
 use crate::ruleset::{ErrorKind, Ruleset, RulesetError, smoke};
 
-use super::stress::{self, stress};
+use super::stress::{self, StressFailure, stress};
 
 /// What `diving check` was asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,11 +43,8 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
         match stress(&ruleset, options.games, options.seed) {
             Ok(stressed) => Ok((report, stressed)),
             Err(f) => {
-                let context = match f.message.find(": mod ") {
-                    Some(i) => format!("{}: {}", f.context, &f.message[..i]),
-                    None => f.context,
-                };
-                Err((located_in_message(&ruleset, &f.message), context, Some(f.reproduce)))
+                let (error, context, reproduce) = stress_error(&ruleset, f);
+                Err((error, context, Some(reproduce)))
             }
         }
     });
@@ -62,6 +59,7 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
                     "ok": true,
                     "ruleset": ruleset.file.as_deref().unwrap_or(file),
                     "mods": mods,
+                    "mod_set": ruleset.mod_set(),
                     "min_players": rules.min_players,
                     "max_players": rules.max_players,
                     "games": report.games,
@@ -109,8 +107,23 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
     }
 }
 
+/// A stress failure as `diving check` reports it: the error located in the mod it names, the
+/// game it happened in (with what happened before the mod's words), the command replaying it.
+pub(crate) fn stress_error(ruleset: &Ruleset, f: StressFailure) -> (RulesetError, String, String) {
+    let context = match f.message.find(": mod ") {
+        Some(i) => format!("{}: {}", f.context, &f.message[..i]),
+        None => f.context,
+    };
+    (located_in_message(ruleset, &f.message), context, f.reproduce)
+}
+
 /// Writes the error: JSON on stdout, or the compiler-style line on stderr.
-fn report_error(e: &RulesetError, context: Option<&str>, reproduce: Option<&str>, json: bool) -> std::io::Result<()> {
+pub(crate) fn report_error(
+    e: &RulesetError,
+    context: Option<&str>,
+    reproduce: Option<&str>,
+    json: bool,
+) -> std::io::Result<()> {
     if json {
         let (file, line, col) = match &e.kind {
             ErrorKind::Toml { file, line, col } => (Some(file.clone()), Some(*line as u64), Some(*col as u64)),

@@ -1,5 +1,7 @@
 //! The mod writer's tools: `diving check` (a ruleset and its mods read like a compiler would,
-//! then smoke games and a random-play [`stress`]).
+//! then smoke games and a random-play [`stress`]), `diving mod new` (a starter mod, its
+//! ruleset and a scenario file: [`new`]) and `diving mod test` ([`scenario`] files run
+//! against the mod, then the same stress: [`test`]).
 //!
 //! Architecture invariant: the mod kit is a client like the shell and the simulator. It
 //! plays games only through [`crate::sim`] and [`crate::ruleset::smoke`], so what it finds
@@ -7,7 +9,12 @@
 //! `diving sim` command that replays it.
 
 pub mod check;
+pub mod new;
+pub mod scenario;
 pub mod stress;
+pub mod test;
 
 pub use check::{CheckOptions, check_command};
+pub use new::new_command;
 pub use stress::{StressFailure, StressReport, stress};
+pub use test::{TestOptions, test_command};

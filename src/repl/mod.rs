@@ -2,14 +2,20 @@
 //! core: it parses text into actions, renders events and state into text, and holds no rules.
 //!
 //! Code map: [`parse`] text → command; [`render`] state and events → text; [`json`] the JSON
-//! contract; [`save`] the versioned save files on disk; [`session`] a game with its log, bots,
-//! undo, reload and save data; [`shell`] the command loop shared by every input; [`terminal`]
-//! the rustyline front end. This module turns the command line into a session and picks the
+//! contract; [`save`] the versioned save files on disk (every save is a replay); [`record`]
+//! what a replay records of rules, mods and steps; [`session`] a game with its log, bots,
+//! undo, reload, branch and save data; [`shell`] the command loop shared by every input;
+//! [`terminal`] the rustyline front end; [`hint`] `hint` and `review`; [`replay`] the replay
+//! viewer and [`html`] its page. This module turns the command line into a session and picks the
 //! front end.
 
+pub mod hint;
+pub mod html;
 pub mod json;
 pub mod parse;
+pub mod record;
 pub mod render;
+pub mod replay;
 pub mod save;
 pub mod session;
 pub mod shell;
@@ -48,6 +54,8 @@ pub struct PlayOptions {
     pub load: Option<PathBuf>,
     /// Never use colour.
     pub no_color: bool,
+    /// Turn `hint` off for this game.
+    pub no_hints: bool,
 }
 
 /// `diving play`: runs a game in the REPL, or from a script / pipe.
@@ -62,13 +70,16 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
     };
     let mut seed_note = None;
     let mut loaded = None;
-    let session = match &args.load {
+    let mut notes = Vec::new();
+    let mut session = match &args.load {
         Some(path) => {
             if args.players.is_some() || args.seed.is_some() || args.deck.is_some() {
                 bail!("--load resumes a saved game as it was: it cannot be combined with --players, --seed or --deck");
             }
             loaded = Some(path.display().to_string());
-            Session::from_save(save::read(path)?, path, ruleset)?
+            let load = Session::load(save::read(path)?, path, ruleset)?;
+            notes = load.notes;
+            load.session
         }
         None => {
             let spec = ruleset.unwrap_or("standard");
@@ -86,6 +97,12 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
             Session::new(spec, seating, seed, deck).map_err(anyhow::Error::msg)?
         }
     };
+    if args.no_hints {
+        session.set_hints(false);
+    }
+    for note in &notes {
+        eprintln_note(note);
+    }
 
     let interactive = !json && script.is_none() && io::stdin().is_terminal();
     if interactive {
@@ -121,12 +138,23 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
     read.map(|()| ExitCode::SUCCESS)
 }
 
+/// A note for the person starting the game (a loaded save recorded under other rules), on
+/// standard error so that it stays out of a script's answers.
+fn eprintln_note(note: &str) {
+    let _ = writeln!(io::stderr(), "note: {note}");
+}
+
 /// Feeds every line of `input` to the shell until it ends or a `quit`, through the bounded
 /// line reader: an overlong or non-UTF-8 line is refused like a bad command and the game goes
 /// on; input that is not text (NUL bytes past the line limit) or cannot be read stops with
 /// an error.
 pub fn run_lines<W: Write>(shell: &mut Shell<W>, input: impl BufRead) -> anyhow::Result<()> {
-    let mut lines = Lines::new(input);
+    run_lines_from(shell, &mut Lines::new(input))
+}
+
+/// [`run_lines`] on a reader already under way (the replay viewer hands its input on to the
+/// game a `branch` starts).
+pub fn run_lines_from<W: Write, R: BufRead>(shell: &mut Shell<W>, lines: &mut Lines<R>) -> anyhow::Result<()> {
     loop {
         let line = match lines.next_line() {
             Ok(None) => return Ok(()),
@@ -154,6 +182,32 @@ pub fn run_lines<W: Write>(shell: &mut Shell<W>, input: impl BufRead) -> anyhow:
             return Ok(());
         }
     }
+}
+
+/// Plays a game branched off a replay ([`session::Session::branch`]): at the terminal when
+/// the viewer was, else reading the rest of the viewer's input. `note` says where it branched.
+pub fn play_branch<R: BufRead>(
+    session: Session,
+    json: bool,
+    no_color: bool,
+    interactive: bool,
+    note: &str,
+    lines: &mut Lines<R>,
+) -> anyhow::Result<ExitCode> {
+    if interactive {
+        let style = terminal_style(no_color);
+        let mut shell = Shell::interactive(session, io::stdout(), style);
+        shell.say(note);
+        terminal::run(&mut shell, None, None);
+        return shell.finish().map(|()| ExitCode::SUCCESS);
+    }
+    let mut shell = Shell::script(session, io::stdout().lock(), json);
+    shell.say_json(serde_json::json!({ "event": "branched", "note": note }));
+    shell.say(note);
+    shell.start();
+    let read = run_lines_from(&mut shell, lines);
+    shell.finish()?;
+    read.map(|()| ExitCode::SUCCESS)
 }
 
 /// Colour and Unicode for a terminal: colour unless `--no-color` or `NO_COLOR`; Unicode when
@@ -335,7 +389,8 @@ fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
         if let Ok(registry) = rs.registry() {
             writeln!(out)?;
             let width = if io::stdout().is_terminal() { terminal::columns() } else { 80 };
-            write!(out, "{}", render::wrap(&render::rules_guide(&rs.rules, &registry), width))?;
+            let guide = render::rules_guide(&rs.rules, &registry) + &render::mods_guide(&rs.mods);
+            write!(out, "{}", render::wrap(&guide, width))?;
             writeln!(out)?;
         }
         let text = render::rules_text(&rs.rules);

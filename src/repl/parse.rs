@@ -18,6 +18,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("hand", "show your hand"),
     ("log", "show everything that happened this game"),
     ("undo", "take back your last move"),
+    ("hint", "the search bot's three best moves for you, with their win chance"),
+    ("review", "the moves that were clearly worse than the search bot's choice"),
     ("save", "save the game: save FILE"),
     ("reload", "re-read the ruleset and replay the game under it"),
     ("help", "show help: help [COMMAND], help rules, help J"),
@@ -75,6 +77,10 @@ pub enum Command {
     Hand,
     Log,
     Undo,
+    /// The search bot's best moves for the seat to move, from its view only.
+    Hint,
+    /// The moves of a game that were clearly worse than the search bot's choice.
+    Review,
     Save(String),
     Reload,
     Help(Option<String>),
@@ -121,6 +127,8 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         "hand" => none(Command::Hand),
         "log" => none(Command::Log),
         "undo" => none(Command::Undo),
+        "hint" => none(Command::Hint),
+        "review" => none(Command::Review),
         "reload" => none(Command::Reload),
         "quit" => none(Command::Quit),
         "again" => match rest {

@@ -189,14 +189,23 @@ impl Narrator<'_> {
                 Event::Passed { player } => {
                     out.push(format!("{} and {}", self.act(*player, "cannot move"), self.verb(*player, "passes")))
                 }
-                Event::Said { text } => out.push(text.clone()),
+                // A mod's line; the move or breath it caused follows it on the line
+                // (`a current carries ann down: depth 10 → 13, oxygen 9 → 8`).
+                Event::Said { text } => {
+                    let mut line = text.clone();
+                    if let Some(Event::Moved { player, .. } | Event::Breathed { player, .. }) = events.get(i) {
+                        i += self.follow(*player, &events[i..], &mut line);
+                    }
+                    out.push(line);
+                }
                 Event::Won { player } => out.push(self.win_line(*player)),
                 Event::Draw { turns } => out.push(format!("turn {turns} was the last: the game is a draw")),
-                Event::Moved { player, from, to } => {
-                    out.push(format!("{}: depth {} {arrow} {}", self.name(*player), self.depth(*from), self.depth(*to)))
-                }
-                Event::Breathed { player, from, to } => {
-                    out.push(format!("{}: oxygen {from} {arrow} {to}", self.name(*player)))
+                // A move or breath that no play explains (a mod's): its diver's name, then
+                // the same words as after a play.
+                Event::Moved { player, .. } | Event::Breathed { player, .. } => {
+                    let mut line = self.name(*player);
+                    i += self.follow(*player, &events[i - 1..], &mut line).max(1) - 1;
+                    out.push(line);
                 }
                 Event::Rescued { player, depth, oxygen } => out.push(format!(
                     "{} out of oxygen and rescued: depth {}, oxygen {oxygen}",
@@ -210,10 +219,11 @@ impl Narrator<'_> {
                     self.name(*target)
                 )),
                 Event::Doubled { player, card, on, value } => out.push(format!(
-                    "{} {} on {} is doubled to {value}",
+                    "{} {} on {} is doubled to {}",
                     self.possessive(*player),
                     s.card(*card),
-                    s.card(*on)
+                    s.card(*on),
+                    self.depth(*value)
                 )),
                 Event::Jolted { player } => out.push(format!("{} jolted", self.act(*player, "is"))),
                 Event::Quickened { player, extra } => {
@@ -240,52 +250,81 @@ impl Narrator<'_> {
 
     /// Appends to `line` the consequences for `player` that follow a play or a push (match,
     /// Jolt/Quick, movement, breath, rescue, placement, win); returns how many events it used.
+    ///
+    /// A mod's line (`ctx:say`) joins the line too: when another diver's move or breath
+    /// follows it, it introduces them (`ann plays 7H — a shark chases bob: depth 20 → 13,
+    /// oxygen 10 → 9`); otherwise it explains the breath it came with or ends the line
+    /// (`oxygen 6 → 1 (cold water below the thermocline: 1 more oxygen)`).
     fn follow(&self, player: Seat, events: &[Event], line: &mut String) -> usize {
         let s = &self.style;
         let arrow = s.arrow();
         let dash = s.dash();
         let mut used = 0;
         let mut discarded = Vec::new();
+        let mut who = player;
+        let mut notes: Vec<&str> = Vec::new();
+        // Whether nothing has been said yet of `who`'s depth and oxygen (`: depth` or `, depth`).
+        let mut fresh = true;
         for ev in events {
+            if let Event::Moved { player: p, .. } | Event::Breathed { player: p, .. } = ev
+                && *p != who
+                && !notes.is_empty()
+            {
+                *line += &format!(" {dash} {}", notes.join("; "));
+                notes.clear();
+                who = *p;
+                fresh = true;
+            }
+            let sep = if fresh { ":" } else { "," };
             match ev {
-                Event::Doubled { player: p, on, value, .. } if *p == player => {
-                    *line += &format!(" on {} {dash} doubled to {value}", s.card(*on));
+                Event::Doubled { player: p, on, value, .. } if *p == who => {
+                    *line += &format!(" on {} {dash} doubled to {}", s.card(*on), self.depth(*value));
                 }
-                Event::Jolted { player: p } if *p == player => *line += &format!(" {dash} jolted, goes up"),
-                Event::Quickened { player: p, extra } if *p == player => {
+                Event::Jolted { player: p } if *p == who => *line += &format!(" {dash} jolted, goes up"),
+                Event::Quickened { player: p, extra } if *p == who => {
                     *line += &format!(" {dash} quick, +{}", self.depth(*extra));
                 }
-                Event::Moved { player: p, from, to } if *p == player => {
-                    *line += &format!(": depth {} {arrow} {}", self.depth(*from), self.depth(*to));
+                Event::Moved { player: p, from, to } if *p == who => {
+                    *line += &format!("{sep} depth {} {arrow} {}", self.depth(*from), self.depth(*to));
+                    fresh = false;
                 }
-                Event::Breathed { player: p, from, to } if *p == player => {
-                    *line += &format!(", oxygen {from} {arrow} {to}");
+                Event::Breathed { player: p, from, to } if *p == who => {
+                    *line += &format!("{sep} oxygen {from} {arrow} {to}");
+                    fresh = false;
+                    if !notes.is_empty() {
+                        *line += &format!(" ({})", notes.join("; "));
+                        notes.clear();
+                    }
                 }
-                Event::Rescued { player: p, oxygen, .. } if *p == player => {
+                Event::Rescued { player: p, oxygen, .. } if *p == who => {
                     *line += &format!(" {dash} out of oxygen! rescued to the surface with {oxygen} oxygen");
                 }
-                Event::Placed { player: p, target, .. } if *p == player => {
-                    if *target == player {
-                        *line += &format!(" and {} it in front", self.verb(player, "keeps"));
+                Event::Placed { player: p, target, .. } if *p == who => {
+                    if *target == who {
+                        *line += &format!(" and {} it in front", self.verb(who, "keeps"));
                     } else {
                         *line += &format!(" in front of {}", self.name(*target));
                     }
                 }
-                Event::Won { player: p } if *p == player => {
+                Event::Won { player: p } if *p == who => {
                     *line += &format!(
                         " {dash} {}",
                         s.bold(&format!(
                             "{} the bottom and {}!{}",
-                            self.verb(player, "reaches"),
-                            self.verb(player, "wins"),
+                            self.verb(who, "reaches"),
+                            self.verb(who, "wins"),
                             self.trophy()
                         ))
                     );
                 }
+                Event::Said { text } => notes.push(text),
                 Event::Discarded { card } => discarded.push(*card),
                 _ => break,
             }
             used += 1;
+        }
+        if !notes.is_empty() {
+            *line += &format!(" {dash} {}", notes.join("; "));
         }
         // A used J or Q lands on the pile too, and the top card decides doubling: say where.
         if let Some(face) = discarded.iter().find(|c| !c.rank.is_number()) {
@@ -408,13 +447,9 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer,
         fronts.sort_by_key(|r| r.number());
         fronts.dedup();
         for rank in fronts {
-            let said = match rank.to_string().as_str() {
-                "J" => "front: J = jolted: that diver's next number card moves them UP",
-                "Q" => "front: Q = quick: that diver's next number card goes further down and pushes another",
-                "K" => "front: K = knotted: that diver's next recovery gains no oxygen",
-                _ => continue,
-            };
-            out += &wrap(&format!("  {}", s.dim(said)), w);
+            let Some(meaning) = front_meaning(game, rank) else { continue };
+            let said = format!("front: {rank} = {meaning}");
+            out += &wrap(&format!("  {}", s.dim(&said)), w);
             out.push('\n');
         }
     }
@@ -424,6 +459,25 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer,
         }
     }
     out
+}
+
+/// What a card of `rank` in front of a diver means, as the board explains it (`None`: a card
+/// that is never kept in front). The built-in cards are explained with the ruleset's numbers;
+/// a card a mod changed points to `help`.
+pub fn front_meaning(game: &Game, rank: Rank) -> Option<String> {
+    let rules = game.rules();
+    let said = match rank.to_string().as_str() {
+        _ if !game.registry().is_builtin_card(rank) => format!("a mod's card: 'help {rank}' says what it does"),
+        "J" => "jolted: that diver's next number card moves them UP".to_string(),
+        "Q" => format!(
+            "quick: that diver's next number card goes {} further down and pushes another diver down {}",
+            rules.show_depth(rules.quick_extra),
+            rules.show_depth(rules.quick_push)
+        ),
+        "K" => "knotted: that diver's next recovery gains no oxygen".to_string(),
+        _ => return None,
+    };
+    Some(said)
 }
 
 /// `lead` and `parts` on one line while they fit in `width` columns (joined by `gap`), the
@@ -558,9 +612,10 @@ pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
     let (mut depth, mut oxygen) = (game.player(me).depth, game.player(me).oxygen);
     let mut notes: Vec<String> = Vec::new();
     let mut moved = false;
-    let mut rescued = false;
+    let mut rescued = None;
     let mut winner = None;
     let mut pushed: Vec<(Seat, u32)> = Vec::new();
+    let mut others_rescued: Vec<Seat> = Vec::new();
     for ev in events {
         let Seen::Whole(ev) = viewer.sees(ev) else { continue };
         match ev {
@@ -574,15 +629,18 @@ pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
             }
             Event::Breathed { player, to, .. } if *player == me => oxygen = *to,
             Event::Recovered { player, to, .. } if *player == me => oxygen = *to,
-            Event::Doubled { player, value, .. } if *player == me => notes.push(format!("doubled to {value}")),
+            Event::Doubled { player, value, .. } if *player == me => {
+                notes.push(format!("doubled to {}", rules.show_depth(*value)))
+            }
             Event::Jolted { player } if *player == me => notes.push("jolted: goes up".into()),
             Event::Quickened { player, extra } if *player == me => {
                 notes.push(format!("quick +{}", rules.show_depth(*extra)))
             }
-            Event::Rescued { player, depth: d, oxygen: o } if *player == me => {
-                rescued = true;
-                depth = *d;
-                oxygen = *o;
+            // The depth reached stays shown: that is where the air ran out.
+            Event::Rescued { player, depth: d, oxygen: o } if *player == me => rescued = Some((*d, *o)),
+            Event::Rescued { player, .. } => {
+                others_rescued.retain(|p| p != player);
+                others_rescued.push(*player);
             }
             Event::Placed { player, target, .. } if *player == me => {
                 if *target == me {
@@ -596,18 +654,23 @@ pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
         }
     }
     let mut parts = Vec::new();
-    if moved || rescued {
+    if moved {
         parts.push(format!("depth {}", rules.show_depth(depth)));
     }
-    if oxygen != game.player(me).oxygen || moved {
+    if rescued.is_none() && (oxygen != game.player(me).oxygen || moved) {
         parts.push(format!("oxygen {oxygen}"));
     }
     parts.extend(notes);
-    for (seat, to) in pushed {
-        parts.push(format!("{} to {}", game.name(seat), rules.show_depth(to)));
+    if let Some((d, o)) = rescued {
+        parts.push(format!("out of oxygen: RESCUED to the surface (depth {}, oxygen {o})", rules.show_depth(d)));
     }
-    if rescued {
-        parts.push("out of oxygen: RESCUED to the surface".into());
+    for (seat, to) in pushed {
+        if others_rescued.contains(&seat) {
+            // Pushed deeper than their oxygen lasts (the last move shown is the push).
+            parts.push(format!("{} to {} and rescued (out of oxygen)", game.name(seat), rules.show_depth(to)));
+        } else {
+            parts.push(format!("{} to {}", game.name(seat), rules.show_depth(to)));
+        }
     }
     match winner {
         Some(w) if w == me => parts.push("reaches the bottom: WINS".into()),
@@ -655,19 +718,26 @@ pub fn wrap(text: &str, width: usize) -> String {
         let indent = format!("{}  ", &line[..indent_len]);
         let mut used = 0;
         let mut first = true;
-        // An arrow stays with the numbers on either side of it (`depth 20 -> 40`).
+        // A reading stays whole: an arrow with the numbers on either side of it, `depth` or
+        // `oxygen` with the number after it, a unit with its number (`depth 2000 m -> 4000 m`).
         let mut words: Vec<String> = Vec::new();
-        let mut glue = false;
+        let (mut glue, mut label) = (false, false);
         for word in line.trim_start().split(' ') {
             let arrow = matches!(word, "->" | "→");
+            let reading = label && word.starts_with(|c: char| c.is_ascii_digit());
+            let unit = !word.is_empty()
+                && word.chars().count() <= 3
+                && word.chars().all(|c| c.is_alphabetic() || ",;:.)".contains(c))
+                && words.last().is_some_and(|w| w.ends_with(|c: char| c.is_ascii_digit()));
             match words.last_mut() {
-                Some(last) if arrow || glue => {
+                Some(last) if arrow || glue || unit || reading => {
                     last.push(' ');
                     last.push_str(word);
                 }
                 _ => words.push(word.to_string()),
             }
             glue = arrow;
+            label = matches!(word, "depth" | "oxygen");
         }
         for word in words.iter().map(String::as_str) {
             let w = display_width(word);
@@ -696,7 +766,7 @@ pub fn wrap(text: &str, width: usize) -> String {
 pub fn card_help(rank: Rank, rules: &Rules, registry: &Registry) -> String {
     let text = match rank.to_string().as_str() {
         _ if !registry.is_builtin_card(rank) => {
-            format!("{rank}: a mod of this ruleset changes what this card does ('diving rules' names the mods).")
+            format!("{rank}: a mod of this ruleset changes what this card does (what each mod changes: 'help rules').")
         }
         "J" => "J (Jolt): put it in front of a diver deeper than you who has no J in front. Their next \
              number card moves them UP instead of down (then they spend oxygen for the new depth); \
@@ -705,20 +775,24 @@ pub fn card_help(rank: Rank, rules: &Rules, registry: &Registry) -> String {
             .to_string(),
         "Q" => format!(
             "Q (Quick): keep it in front of yourself (one Q at a time). Your next number card takes you \
-             {} further down (not doubled), and you push another diver down {}; both spend oxygen. Then \
-             the Q goes to the discard pile. With a J and a Q in front, the J goes first. On the board: \
-             'front: Q' means that diver's next number card goes {} further.",
-            rules.quick_extra, rules.quick_push, rules.quick_extra
+             {extra} further down (not doubled), and you push another diver down {push}; both spend \
+             oxygen. Then the Q goes to the discard pile. With a J and a Q in front, the J goes first. On \
+             the board: 'front: Q' means that diver's next number card goes {extra} further.",
+            extra = rules.show_depth(rules.quick_extra),
+            push = rules.show_depth(rules.quick_push),
         ),
         "K" => "K (Knot): put it in front of another diver who has no K in front. Their next recovery \
              gains no oxygen (they still discard and draw); then the K goes to the discard pile. On \
              the board: 'front: K' means that diver's next recovery gains nothing."
             .to_string(),
-        _ => "A to 10 (number cards): go down by the card's value (A = 1). It is doubled when it has the \
-             rank or the suit of the discard pile's top card (a face card on top matches by suit only). \
-             After moving you spend oxygen by your new depth; at 0 oxygen you are rescued: back to the \
-             surface with full oxygen."
-            .to_string(),
+        _ => format!(
+            "A to 10 (number cards): go down by the card's value (A = 1{unit}). It is doubled when it has \
+             the rank or the suit of the discard pile's top card (a face card on top matches by suit \
+             only). After moving you spend oxygen by your new depth; at 0 oxygen you are rescued: back \
+             to the surface with full oxygen.",
+            // D24: in a ruleset that shows depth in units, say what one point is.
+            unit = if rules.show_depth(1) == "1" { String::new() } else { format!("; 1 is {}", rules.show_depth(1)) },
+        ),
     };
     text + "\n"
 }
@@ -739,22 +813,85 @@ pub fn rules_guide(rules: &Rules, registry: &Registry) -> String {
          slot is refilled), or recover oxygen.\n\
          Oxygen is the danger. Everyone starts with {max}. After every move down you spend oxygen \
          by your new depth ({bands}), so the deeper you are, the faster it goes. At 0 oxygen you are \
-         rescued: back to the surface (depth 0) with full oxygen, and all your depth is lost. \
+         rescued: back to the surface (depth {surface}) with full oxygen, and all your depth is lost. \
          'moves' shows what each move would leave you with, and the game asks before a move that \
          gets you rescued.\n\
          Recover: discard 1 or more cards from your hand and draw as many; more cards of one suit \
          give more oxygen ('help recover').\n",
         max = rules.max_oxygen,
         bands = bands.join(", "),
+        surface = rules.show_depth(0),
     );
-    for rank in ["A", "J", "Q", "K"] {
-        let rank: Rank = format!("{rank}S").parse::<Card>().expect("a card").rank;
+    // The number cards as one (each one a mod changed on its own line), then J, Q and K.
+    let numbers: Vec<Rank> = Rank::all().filter(|r| r.is_number()).collect();
+    if let Some(first) = numbers.iter().find(|r| registry.is_builtin_card(**r)) {
+        out += &card_help(*first, rules, registry).replacen(
+            "A to 10 (number cards)",
+            &if numbers.iter().all(|r| registry.is_builtin_card(*r)) {
+                "A to 10 (number cards)".to_string()
+            } else {
+                let modded: Vec<String> =
+                    numbers.iter().filter(|r| !registry.is_builtin_card(**r)).map(|r| r.to_string()).collect();
+                format!("A to 10 (number cards) but {}", or_list(&modded).replace(" or ", " and "))
+            },
+            1,
+        );
+    }
+    for rank in Rank::all().filter(|r| !r.is_number() || !registry.is_builtin_card(*r)) {
         out += &card_help(rank, rules, registry);
     }
     out += "'state' shows the board: depth and oxygen bars, the cards in front of each diver, the table \
             slots, the discard pile's top card (it decides doubling) and your hand.\n";
     out
 }
+
+/// What a ruleset's mods change, for a player (`help rules`, `diving rules`): each mod's
+/// file and the first paragraph of its opening comment (MODDING.md asks mod writers to say
+/// there, in a player's words, what the mod changes). Empty without mods.
+pub fn mods_guide(mods: &[crate::script::ModSource]) -> String {
+    if mods.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("This ruleset's mods change the rules above:\n");
+    for m in mods {
+        let file = m.name.rsplit(['/', '\\']).next().unwrap_or(&m.name);
+        match mod_summary(&m.code) {
+            Some(summary) => out += &format!("  {file}: {summary}\n"),
+            None => out += &format!("  {file}\n"),
+        }
+    }
+    out
+}
+
+/// The first paragraph of the `--` comment a mod opens with, on one line (at most
+/// [`MOD_SUMMARY_CHARS`] characters).
+fn mod_summary(code: &str) -> Option<String> {
+    let mut words: Vec<&str> = Vec::new();
+    for line in code.lines() {
+        let Some(text) = line.trim_start().strip_prefix("--") else { break };
+        let text = text.trim();
+        if text.starts_with("[[") || text.starts_with("[=") {
+            break;
+        }
+        if text.is_empty() {
+            if words.is_empty() {
+                continue;
+            }
+            break;
+        }
+        words.push(text);
+    }
+    let summary = words.join(" ");
+    let summary: String = summary.chars().filter(|c| !c.is_control()).collect();
+    match summary.chars().count() {
+        0 => None,
+        n if n > MOD_SUMMARY_CHARS => Some(summary.chars().take(MOD_SUMMARY_CHARS).collect::<String>() + "..."),
+        _ => Some(summary),
+    }
+}
+
+/// How much of a mod's opening comment `help rules` shows.
+const MOD_SUMMARY_CHARS: usize = 300;
 
 /// The rules in force, for `diving rules`.
 pub fn rules_text(rules: &Rules) -> String {
@@ -921,6 +1058,89 @@ mod tests {
         );
     }
 
+    /// Issue 15, item 12: a mod's line reads like the rest of the narration, on the line of
+    /// the play it belongs to, with the move and breath it explains.
+    #[test]
+    fn a_mods_lines_join_the_play_they_explain() {
+        let g = game();
+        let n = Narrator {
+            names: g.names(),
+            rules: g.rules(),
+            style: Style::PLAIN,
+            viewer: Viewer::Spectator,
+            turn_lines: false,
+        };
+        let card = |c: &str| c.parse::<Card>().unwrap();
+        let said = |t: &str| Event::Said { text: t.into() };
+        // The shark: another diver moves after the mod's line.
+        let shark = [
+            Event::Played { player: 0, card: card("7H"), from: Source::Table(0) },
+            said("a shark chases bob towards the surface"),
+            Event::Discarded { card: card("7H") },
+            Event::Moved { player: 1, from: 30, to: 23 },
+            Event::Breathed { player: 1, from: 10, to: 9 },
+            Event::Refilled { slot: 0, card: card("2C") },
+        ];
+        assert_eq!(
+            n.lines(&shark),
+            [
+                "alice plays 7H from table slot 1 - a shark chases bob towards the surface: depth 30 -> 23, \
+                 oxygen 10 -> 9",
+                "table slot 1 is refilled with 2C",
+            ]
+        );
+        // The thermocline: said while the mover breathes, it explains the breath.
+        let cold = [
+            Event::Played { player: 0, card: card("8C"), from: Source::Hand },
+            Event::Discarded { card: card("8C") },
+            Event::Moved { player: 0, from: 62, to: 70 },
+            said("cold water below the thermocline: 1 more oxygen"),
+            Event::Breathed { player: 0, from: 6, to: 2 },
+        ];
+        assert_eq!(
+            n.lines(&cold),
+            ["alice plays 8C: depth 62 -> 70, oxygen 6 -> 2 (cold water below the thermocline: 1 more oxygen)"]
+        );
+        // The squeezing knot: a breath of the target, introduced by the line.
+        let knot = [
+            Event::Played { player: 0, card: card("KH"), from: Source::Hand },
+            Event::Placed { player: 0, target: 1, card: card("KH") },
+            said("the knot squeezes a breath out of bob"),
+            Event::Breathed { player: 1, from: 10, to: 9 },
+        ];
+        assert_eq!(
+            n.lines(&knot),
+            ["alice plays KH in front of bob - the knot squeezes a breath out of bob: oxygen 10 -> 9"]
+        );
+        // On their own (a turn-start hook): the line, then the move it caused; a move and a
+        // breath no line explains share one line too.
+        let current = [
+            said("a current carries alice down"),
+            Event::Moved { player: 0, from: 10, to: 13 },
+            Event::Breathed { player: 0, from: 9, to: 8 },
+            Event::Moved { player: 1, from: 5, to: 0 },
+            Event::Breathed { player: 1, from: 3, to: 10 },
+            said("bob gets a second wind"),
+        ];
+        assert_eq!(
+            n.lines(&current),
+            [
+                "a current carries alice down: depth 10 -> 13, oxygen 9 -> 8",
+                "bob: depth 5 -> 0, oxygen 3 -> 10 - bob gets a second wind",
+            ]
+        );
+    }
+
+    #[test]
+    fn wrapping_keeps_a_reading_whole() {
+        let text = "greedy plays 6S from table slot 2 on 9S - doubled to 12: depth 4500 m -> 5700 m, oxygen 10 -> 9";
+        let wrapped = wrap(text, 40);
+        for reading in ["depth 4500 m -> 5700 m,", "oxygen 10 -> 9"] {
+            assert!(wrapped.lines().any(|l| l.contains(reading)), "{reading} is split:\n{wrapped}");
+        }
+        assert!(wrapped.lines().all(|l| display_width(l) <= 40), "{wrapped}");
+    }
+
     #[test]
     fn depth_is_shown_in_the_rulesets_units() {
         let g = game();
@@ -934,6 +1154,14 @@ mod tests {
         };
         let events = [Event::Moved { player: 0, from: 3, to: 45 }];
         assert_eq!(n.lines(&events), ["alice: depth 300 m -> 4500 m"]);
+        // A doubled card moves a depth, in the same units as the move (not steps).
+        let card: Card = "7H".parse().unwrap();
+        let events = [
+            Event::Played { player: 0, card, from: Source::Hand },
+            Event::Doubled { player: 0, card, on: card, value: 14 },
+            Event::Moved { player: 0, from: 3, to: 17 },
+        ];
+        assert_eq!(n.lines(&events), ["alice plays 7H on 7H - doubled to 1400 m: depth 300 m -> 1700 m"]);
     }
 
     #[test]

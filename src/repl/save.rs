@@ -3,8 +3,12 @@
 //!
 //! A save holds what is needed to replay the game exactly — ruleset, seed, players, the
 //! initial deck (top first) and every action — plus a snapshot of the state the replay must
-//! reach. Checking that snapshot is the loader's job (it needs the rules engine); this module
-//! only moves bytes and checks the envelope.
+//! reach. Since version 2 every save is also a replay file: it records the content hash of
+//! the rules and of every mod ([`super::record`]), the hash of every step (so a replay under
+//! changed rules names the first move that went otherwise), where a branched game left its
+//! original, and whether hints are off. Version 1 files are still read (they lack those
+//! records). Checking the snapshot is the loader's job (it needs the rules engine); this
+//! module only moves bytes and checks the envelope.
 //!
 //! The format is fixed here, not by the core, which knows no serde: cards are written as the
 //! JSON layer writes them ([`CardJson`]) and actions through their mirror [`ActionJson`].
@@ -18,11 +22,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::json::{CardJson, SourceJson, card_list};
+use super::record::ModRecord;
 use crate::core::{Action, Card, Cards, Seat};
 use crate::limits::{self, FileKind};
 
-/// The format version this program writes and reads.
-pub const VERSION: u32 = 1;
+/// The format version this program writes.
+pub const VERSION: u32 = 2;
+/// The oldest format version this program still reads (1: no ruleset, mod or step records).
+pub const OLDEST_VERSION: u32 = 1;
 
 /// What identifies a file as a Diving Suits save.
 pub const KIND: &str = "diving-suits save";
@@ -43,16 +50,45 @@ pub struct SaveFile {
     pub kind: String,
     /// The ruleset as it was named (`standard`, a path …).
     pub ruleset: String,
+    /// The content hash of the rules in force ([`super::record::rules_hash`]); `None` in a
+    /// version 1 file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules_hash: Option<String>,
+    /// The mods the game ran with, in load order, with the hash of each; `None` in a version
+    /// 1 file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mods: Option<Vec<ModRecord>>,
     pub seed: u64,
     pub players: Vec<SavedPlayer>,
     /// The deck before the deal, top first.
     #[serde(with = "card_list")]
     pub deck: Vec<Card>,
-    /// Every action, in order.
+    /// Set when the game is a branch of another one: it starts where that one stood.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<BranchRecord>,
+    /// Every action, in order (after the branch point, for a branch).
     #[serde(with = "action_list")]
     pub actions: Vec<Action>,
+    /// The hash of every step ([`super::record::step_hash`], 16 hex digits), one per action:
+    /// what the replay of each move must give. Empty in a version 1 file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<String>,
+    /// Hints were switched off for this game (`--no-hints`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub no_hints: bool,
     /// The state the actions lead to (the JSON `state` object).
     pub state: serde_json::Value,
+}
+
+/// Where a branched game starts: the original game's setup (the fields of the file) with
+/// these moves played, then, with `seed`, the deck (the cards not yet drawn) shuffled by it
+/// ([`crate::core::Game::with_deck_shuffled`]); without `seed` the deck stays as it was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BranchRecord {
+    #[serde(with = "action_list")]
+    pub moves: Vec<Action>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// An [`Action`] as saved: tagged `"action"`, snake_case, and a choice left out when it is
@@ -178,12 +214,13 @@ pub fn write_again(path: &Path, save: &SaveFile) -> Result<(), SaveError> {
 }
 
 fn write_with(path: &Path, save: &SaveFile, clean: bool) -> Result<(), SaveError> {
-    if save.actions.len() > limits::MAX_SAVED_MOVES {
+    let moves = save.actions.len() + save.branch.as_ref().map_or(0, |b| b.moves.len());
+    if moves > limits::MAX_SAVED_MOVES {
         return Err(SaveError::new(
             path,
             format!(
                 "cannot save: the game has {} moves, more than the {} a save holds",
-                save.actions.len(),
+                moves,
                 limits::MAX_SAVED_MOVES
             ),
         ));
@@ -347,11 +384,11 @@ pub fn parse(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
         return Err(SaveError::new(path, "not a Diving Suits save file"));
     }
     match envelope.version.as_ref().and_then(|v| v.as_u64()) {
-        Some(v) if v == VERSION as u64 => {}
+        Some(v) if (OLDEST_VERSION as u64..=VERSION as u64).contains(&v) => {}
         Some(v) => {
             return Err(SaveError::new(
                 path,
-                format!("saved in format version {v}, but this diving reads version {VERSION}"),
+                format!("saved in format version {v}, but this diving reads versions {OLDEST_VERSION} to {VERSION}"),
             ));
         }
         None => return Err(SaveError::new(path, "the save file has no format version")),
@@ -375,13 +412,23 @@ mod tests {
             version: VERSION,
             kind: KIND.into(),
             ruleset: "standard".into(),
+            rules_hash: Some("fnv1a64:0123456789abcdef".into()),
+            mods: Some(vec![ModRecord {
+                name: "x".into(),
+                version: "0.0.0".into(),
+                path: "mods/x.lua".into(),
+                hash: "fnv1a64:0000000000000001".into(),
+            }]),
             seed: 9,
             players: vec![
                 SavedPlayer { name: "alice".into(), bot: None },
                 SavedPlayer { name: "greedy".into(), bot: Some("greedy".into()) },
             ],
             deck: crate::core::full_deck(1),
+            branch: None,
             actions: vec![Action::Pass],
+            steps: vec!["00000000000000ff".into()],
+            no_hints: false,
             state: serde_json::json!({"turn": 1}),
         }
     }
@@ -484,6 +531,19 @@ mod tests {
         }
     }
 
+    /// A version 1 file (no records) is still read, and reads as a save without them.
+    #[test]
+    fn version_1_files_are_read() {
+        let mut old = sample();
+        old.version = 1;
+        old.rules_hash = None;
+        old.mods = None;
+        old.steps = Vec::new();
+        let text = serde_json::to_string(&old).unwrap();
+        assert!(!text.contains("rules_hash") && !text.contains("steps"), "{text}");
+        assert_eq!(parse(Path::new("x.json"), &text).unwrap(), old);
+    }
+
     #[test]
     fn bad_files_are_refused_with_the_file_named() {
         let p = Path::new("x.json");
@@ -491,7 +551,7 @@ mod tests {
         let cases = [
             (&good[..good.len() / 2], "corrupt or truncated"),
             ("{}", "not a Diving Suits save"),
-            (&good.replace("\"version\":1", "\"version\":99"), "version 99"),
+            (&good.replace("\"version\":2", "\"version\":99"), "version 99"),
             (&good.replace("\"seed\":9", "\"seed\":\"nine\""), "damaged"),
         ];
         for (text, expected) in cases {

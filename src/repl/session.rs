@@ -1,6 +1,10 @@
 //! A game in progress as the shell keeps it: the setup it started from, the [`Game`], every
 //! action with the events it caused, the bots, undo, reload, and conversion to and from a
-//! save file.
+//! save file (which is also the replay file: see [`Session::load`]).
+//!
+//! A branch of another game ([`Session::branch`]) starts from that game's setup with its
+//! first moves played (and, unless every hand was open, the deck shuffled anew); its own
+//! history holds only the moves after the branch point.
 //!
 //! The session always deals from an explicit deck (a stacked one, or the seed's shuffle made
 //! here), so replaying the action log from the setup reproduces the game exactly; undo,
@@ -15,9 +19,9 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use crate::bots;
-use crate::core::{Action, ActionError, Card, Event, Game, Seat, Setup, View, full_deck};
-use crate::repl::save::{self, SaveError, SaveFile, SavedPlayer};
-use crate::repl::{json, render};
+use crate::core::{Action, ActionError, Card, Event, Game, Registry, Rules, Seat, Setup, View, full_deck};
+use crate::repl::save::{self, BranchRecord, SaveError, SaveFile, SavedPlayer};
+use crate::repl::{json, record, render};
 use crate::ruleset::Ruleset;
 
 /// Turns after which a game in which every seat is a bot ends in a draw, when the ruleset has
@@ -36,6 +40,8 @@ pub struct Entry {
     pub seat: Seat,
     pub action: Action,
     pub events: Vec<Event>,
+    /// [`record::step_hash`] of this move: what a replay of it must give.
+    pub step: u64,
 }
 
 /// A move that `undo` took back, as the shell shows it.
@@ -88,12 +94,35 @@ pub struct Session {
     /// Counts changes to the game, to tell whether it was saved since.
     version: u64,
     saved_version: Option<u64>,
+    /// Where this game branched off another one (its setup is that game's).
+    branch: Option<BranchRecord>,
+    /// Whether `hint` and a running game's `review` may be used (`--no-hints` turns it off).
+    hints: bool,
+}
+
+/// A saved game loaded for play or replay, with what the loader noticed (a ruleset or mod
+/// that differs from the recorded one although every move replays as recorded).
+pub struct Loaded {
+    pub session: Session,
+    pub notes: Vec<String>,
 }
 
 impl Session {
     /// Starts a game: `spec` names the ruleset, `deck` (top first) is a stacked deck, else the
     /// seed's shuffle.
     pub fn new(spec: &str, seating: Vec<Seating>, seed: u64, deck: Option<Vec<Card>>) -> Result<Session, String> {
+        Session::starting(spec, seating, seed, deck, None)
+    }
+
+    /// [`Session::new`], starting where `branch` says (its moves played from the setup, the
+    /// deck then shuffled with its seed, if it has one).
+    fn starting(
+        spec: &str,
+        seating: Vec<Seating>,
+        seed: u64,
+        deck: Option<Vec<Card>>,
+        branch: Option<BranchRecord>,
+    ) -> Result<Session, String> {
         let ruleset = Ruleset::load(spec).map_err(|e| format!("cannot load ruleset '{spec}': {e}"))?;
         let registry = ruleset.registry().map_err(|e| format!("cannot load ruleset '{spec}': {e}"))?;
         let deck = deck.unwrap_or_else(|| {
@@ -103,7 +132,7 @@ impl Session {
         });
         let setup = Setup { names: seating.iter().map(|s| s.name.clone()).collect(), seed, deck: Some(deck) };
         let bots: Vec<Option<String>> = seating.into_iter().map(|s| s.bot).collect();
-        let game = Game::new(rules_for(&ruleset, &bots), registry, setup.clone()).map_err(|e| e.to_string())?;
+        let game = open_game(rules_for(&ruleset, &bots), registry, &setup, branch.as_ref())?;
         Ok(Session {
             spec: spec.to_string(),
             ruleset,
@@ -114,7 +143,66 @@ impl Session {
             entries: Vec::new(),
             version: 0,
             saved_version: None,
+            branch,
+            hints: true,
         })
+    }
+
+    /// A new game that goes on from this one as it stood after its first `moves` moves, with
+    /// the same players. With `reshuffle`, the deck (the cards not yet drawn) is shuffled
+    /// with that seed, so nobody who saw how the game went on knows what comes next;
+    /// without it the deck stays as it was (for a game seen with every hand open).
+    pub fn branch(&self, moves: usize, reshuffle: Option<u64>) -> Result<Session, String> {
+        if moves > self.entries.len() {
+            return Err(format!("the game has only {} moves", self.entries.len()));
+        }
+        let mut prefix = self.branch.as_ref().map(|b| b.moves.clone()).unwrap_or_default();
+        if moves > 0
+            && let Some(BranchRecord { seed: Some(_), .. }) = &self.branch
+        {
+            // A branch of a reshuffled branch: the earlier shuffle must stay where it was.
+            return Err("this game is a branch with a reshuffled deck: it can be branched only at its start".into());
+        }
+        prefix.extend(self.entries[..moves].iter().map(|e| e.action.clone()));
+        let seed = match (reshuffle, &self.branch) {
+            (None, Some(b)) => b.seed,
+            (seed, _) => seed,
+        };
+        let seating = self.seating();
+        let mut session = Session::starting(
+            &self.spec,
+            seating,
+            self.setup.seed,
+            self.setup.deck.clone(),
+            Some(BranchRecord { moves: prefix, seed }),
+        )?;
+        session.hints = self.hints;
+        Ok(session)
+    }
+
+    /// The players as they were seated: names and bot specs.
+    pub fn seating(&self) -> Vec<Seating> {
+        self.game
+            .names()
+            .iter()
+            .zip(&self.bots)
+            .map(|(name, bot)| Seating { name: name.clone(), bot: bot.clone() })
+            .collect()
+    }
+
+    /// Where this game branched off another one, if it did.
+    pub fn branched_from(&self) -> Option<&BranchRecord> {
+        self.branch.as_ref()
+    }
+
+    /// Whether hints (`hint`, and `review` while the game runs) are on for this game.
+    pub fn hints(&self) -> bool {
+        self.hints
+    }
+
+    /// Turns hints on or off for this game (`--no-hints`); a save keeps it.
+    pub fn set_hints(&mut self, on: bool) {
+        self.hints = on;
     }
 
     pub fn game(&self) -> &Game {
@@ -160,10 +248,11 @@ impl Session {
     /// The game just before each move, in order, rebuilt by replaying the moves from the setup
     /// with this game's rules and registry (the history keeps actions, not games).
     pub fn games_before_moves(&self) -> Result<Vec<Game>, String> {
-        let mut game = Game::new(
+        let mut game = open_game(
             std::sync::Arc::clone(self.game.rules_arc()),
             std::sync::Arc::clone(self.game.registry()),
-            self.setup.clone(),
+            &self.setup,
+            self.branch.as_ref(),
         )
         .map_err(|e| format!("the game does not replay: {e}"))?;
         let mut before = Vec::with_capacity(self.entries.len());
@@ -195,7 +284,8 @@ impl Session {
         let mut events = Vec::new();
         self.game.apply(&action, &mut events)?;
         let events = keep_narration(&self.entries, events);
-        self.entries.push(Entry { seat, action, events });
+        let step = record::step_hash(&self.game, &self.bots, &events);
+        self.entries.push(Entry { seat, action, events, step });
         self.version += 1;
         Ok(&self.entries.last().expect("just pushed").events)
     }
@@ -322,8 +412,8 @@ impl Session {
         let replay_failed = |e: String| format!("cannot undo: the game does not replay ({e})");
         let registry =
             self.ruleset.registry().map_err(|e| replay_failed(format!("cannot load the ruleset again: {e}")))?;
-        let mut game = Game::new(rules_for(&self.ruleset, &self.bots), registry, self.setup.clone())
-            .map_err(|e| replay_failed(e.to_string()))?;
+        let mut game = open_game(rules_for(&self.ruleset, &self.bots), registry, &self.setup, self.branch.as_ref())
+            .map_err(replay_failed)?;
         let mut replayed = Vec::with_capacity(entries.len());
         for (i, old) in entries.iter().enumerate() {
             let seat = game.current();
@@ -332,7 +422,8 @@ impl Session {
                 replay_failed(format!("move {} cannot be played again: {}", i + 1, render::action_error(&game, &e)))
             })?;
             let events = keep_narration(&replayed, events);
-            replayed.push(Entry { seat, action: old.action.clone(), events });
+            let step = record::step_hash(&game, &self.bots, &events);
+            replayed.push(Entry { seat, action: old.action.clone(), events, step });
         }
         Ok((game, replayed))
     }
@@ -342,7 +433,7 @@ impl Session {
         let spec = self.spec.clone();
         let ruleset = Ruleset::load(&spec).map_err(|e| format!("cannot reload ruleset '{spec}': {e}"))?;
         let registry = ruleset.registry().map_err(|e| format!("cannot reload ruleset '{spec}': {e}"))?;
-        let mut game = Game::new(rules_for(&ruleset, &self.bots), registry, self.setup.clone())
+        let mut game = open_game(rules_for(&ruleset, &self.bots), registry, &self.setup, self.branch.as_ref())
             .map_err(|e| format!("the reloaded ruleset cannot start this game: {e}"))?;
         let mut entries = Vec::with_capacity(self.entries.len());
         let mut report = Reload::Identical { moves: self.entries.len() };
@@ -358,7 +449,8 @@ impl Session {
                     if unchanged_so_far && (events != old.events || seat != old.seat) {
                         report = Reload::Changed { index, seat, command, old: old.events.clone(), new: events.clone() };
                     }
-                    entries.push(Entry { seat, action: old.action.clone(), events });
+                    let step = record::step_hash(&game, &self.bots, &events);
+                    entries.push(Entry { seat, action: old.action.clone(), events, step });
                 }
                 Err(e) => {
                     let reason = render::action_error(&game, &e);
@@ -387,6 +479,8 @@ impl Session {
             version: save::VERSION,
             kind: save::KIND.into(),
             ruleset,
+            rules_hash: Some(record::rules_hash(&self.ruleset)),
+            mods: Some(record::mod_records(&self.ruleset)),
             seed: self.setup.seed,
             players: self
                 .game
@@ -396,38 +490,126 @@ impl Session {
                 .map(|(name, bot)| SavedPlayer { name: name.clone(), bot: bot.clone() })
                 .collect(),
             deck: self.initial_deck().to_vec(),
+            branch: self.branch.clone(),
             actions: self.entries.iter().map(|e| e.action.clone()).collect(),
+            steps: self.entries.iter().map(|e| record::step_text(e.step)).collect(),
+            no_hints: !self.hints,
             state: json::state(&self.game, &self.bots).to_value(),
         }
     }
 
-    /// Resumes a saved game: replays its actions from its setup and checks that the replay
-    /// reaches the saved state. `ruleset` overrides the ruleset named in the file.
-    /// The players are checked first, as `--players` checks them (the file may have been
-    /// edited): see [`check_saved_players`](super::check_saved_players).
+    /// Resumes a saved game ([`Session::load`] without its notes).
     pub fn from_save(file: SaveFile, path: &Path, ruleset: Option<&str>) -> Result<Session, SaveError> {
+        Session::load(file, path, ruleset).map(|loaded| loaded.session)
+    }
+
+    /// Loads a saved game (every save is a replay): replays its actions from its setup and
+    /// checks every step against the recorded step hashes, then the final state against the
+    /// saved one. `ruleset` overrides the ruleset named in the file. The players are checked
+    /// first, as `--players` checks them (the file may have been edited): see
+    /// [`check_saved_players`](super::check_saved_players).
+    ///
+    /// When the ruleset or a mod differs from the recorded one ([`record::differences`]),
+    /// a move that replays otherwise is an error naming the first such move and what
+    /// differs; when every move still replays as recorded, the differences come back as
+    /// notes. Version 1 files have no such records: only the final state is checked.
+    pub fn load(file: SaveFile, path: &Path, ruleset: Option<&str>) -> Result<Loaded, SaveError> {
         super::check_saved_players(&file.players)
             .map_err(|e| SaveError::new(path, format!("damaged save file: {e}")))?;
+        if !file.steps.is_empty() && file.steps.len() != file.actions.len() {
+            return Err(SaveError::new(
+                path,
+                format!("damaged save file: {} moves but {} step hashes", file.actions.len(), file.steps.len()),
+            ));
+        }
         let spec = ruleset.unwrap_or(&file.ruleset).to_string();
         let seating = file.players.iter().map(|p| Seating { name: p.name.clone(), bot: p.bot.clone() }).collect();
-        let mut session =
-            Session::new(&spec, seating, file.seed, Some(file.deck)).map_err(|e| SaveError::new(path, e))?;
+        // Before replaying: what differs from the recording explains any divergence.
+        let differences = match (&file.rules_hash, Ruleset::load(&spec)) {
+            (Some(hash), Ok(now)) => {
+                record::differences(&file.ruleset, hash, file.mods.as_deref().unwrap_or_default(), &now)
+            }
+            _ => Vec::new(),
+        };
+        let why = |differences: &[String]| {
+            if differences.is_empty() {
+                String::new()
+            } else {
+                format!("; since the recording, {}", differences.join("; "))
+            }
+        };
+        let mut session = Session::starting(&spec, seating, file.seed, Some(file.deck), file.branch)
+            .map_err(|e| SaveError::new(path, format!("{e}{}", why(&differences))))?;
+        session.hints = !file.no_hints;
         for (i, action) in file.actions.into_iter().enumerate() {
             let text = render::command_for(&session.game, &action);
+            let name = session.game.name(session.game.current()).to_string();
             if let Err(e) = session.apply(action) {
                 let reason = render::action_error(&session.game, &e);
-                return Err(SaveError::new(path, format!("move {} ('{text}') cannot be replayed: {reason}", i + 1)));
+                return Err(SaveError::new(
+                    path,
+                    format!("move {} ('{text}') cannot be replayed: {reason}{}", i + 1, why(&differences)),
+                ));
+            }
+            let step = session.entries.last().map(|e| record::step_text(e.step)).unwrap_or_default();
+            if let Some(recorded) = file.steps.get(i)
+                && *recorded != step
+            {
+                let cause = if differences.is_empty() {
+                    "; the ruleset and mods are as recorded, so the file was edited or a mod keeps game state in Lua variables".to_string()
+                } else {
+                    why(&differences)
+                };
+                return Err(SaveError::new(
+                    path,
+                    format!(
+                        "move {} ({name}: {text}) is the first that does not replay as recorded (step {recorded}, now {step}){cause}",
+                        i + 1
+                    ),
+                ));
             }
         }
         if json::state(&session.game, &session.bots).to_value() != file.state {
-            return Err(SaveError::new(
-                path,
-                "the saved state does not match the replayed game (the file was edited, the ruleset changed, or a mod keeps game state in Lua variables)",
-            ));
+            let cause = if differences.is_empty() {
+                " (the file was edited, the ruleset changed, or a mod keeps game state in Lua variables)".to_string()
+            } else {
+                why(&differences)
+            };
+            return Err(SaveError::new(path, format!("the saved state does not match the replayed game{cause}")));
         }
         session.mark_saved();
-        Ok(session)
+        let notes = if differences.is_empty() {
+            Vec::new()
+        } else {
+            vec![format!("recorded under other rules, but every move replays as recorded: {}", differences.join("; "))]
+        };
+        Ok(Loaded { session, notes })
     }
+}
+
+/// The game a session starts from: dealt from `setup`, then, for a branch, its moves played
+/// and the deck shuffled with its seed.
+fn open_game(
+    rules: std::sync::Arc<Rules>,
+    registry: std::sync::Arc<Registry>,
+    setup: &Setup,
+    branch: Option<&BranchRecord>,
+) -> Result<Game, String> {
+    let mut game = Game::new(rules, registry, setup.clone()).map_err(|e| e.to_string())?;
+    let Some(branch) = branch else { return Ok(game) };
+    for (i, action) in branch.moves.iter().enumerate() {
+        game.apply(action, &mut ()).map_err(|e| {
+            format!(
+                "move {} before the branch point cannot be played again: {}",
+                i + 1,
+                render::action_error(&game, &e)
+            )
+        })?;
+    }
+    Ok(match branch.seed {
+        Some(seed) => game.with_deck_shuffled(seed),
+        None => game,
+    })
 }
 
 /// The rules a game with these seats runs with: the ruleset's, with a turn limit of

@@ -116,6 +116,11 @@ impl<W: Write> Shell<W> {
         self.json
     }
 
+    /// A person at a terminal (not a script).
+    pub fn is_interactive(&self) -> bool {
+        self.interactive
+    }
+
     /// More than one person shares this terminal.
     pub fn hot_seat(&self) -> bool {
         self.interactive && self.session.humans() > 1
@@ -184,7 +189,12 @@ impl<W: Write> Shell<W> {
             self.say_json(json!({ "error": message }));
         } else {
             let label = self.style.error_label();
-            let written = writeln!(self.out, "{label} {message}");
+            // Laid out for the terminal like the narration (at word boundaries, indented).
+            let text = match self.width {
+                Some(width) => render::wrap(&format!("{label} {message}"), width),
+                None => format!("{label} {message}"),
+            };
+            let written = writeln!(self.out, "{text}");
             self.note(written);
         }
     }
@@ -254,6 +264,8 @@ impl<W: Write> Shell<W> {
             Command::Hand => self.hand(),
             Command::Log => self.log(),
             Command::Undo => self.undo(),
+            Command::Hint => super::hint::hint_command(self),
+            Command::Review => super::hint::review_command(self),
             Command::Save(file) => self.save(&file, prompter),
             Command::Reload => self.reload(),
             Command::Help(topic) => self.help(topic.as_deref()),
@@ -276,12 +288,32 @@ impl<W: Write> Shell<W> {
         if !events.iter().any(|e| matches!(e, Event::Rescued { player, .. } if *player == me)) {
             return true;
         }
-        let preview = render::preview(game, &events, self.reader());
-        let question = format!(
-            "{}: {preview}. you would lose your depth {}. play it anyway? [y/N] ",
-            render::command_for(game, action),
-            game.rules().show_depth(game.player(me).depth)
-        );
+        let rules = game.rules();
+        // Where the move takes the player before the air runs out, and what the rescue gives.
+        let reached = events.iter().take_while(|e| !matches!(e, Event::Rescued { player, .. } if *player == me));
+        let reached = reached.filter_map(|e| match e {
+            Event::Moved { player, to, .. } if *player == me => Some(*to),
+            _ => None,
+        });
+        let rescue = events.iter().find_map(|e| match e {
+            Event::Rescued { player, depth, oxygen } if *player == me => Some((*depth, *oxygen)),
+            _ => None,
+        });
+        let mut question = render::command_for(game, action);
+        match reached.last() {
+            Some(to) => {
+                question += &format!(" takes you to depth {}, where you run out of oxygen", rules.show_depth(to))
+            }
+            None => question += " leaves you out of oxygen",
+        }
+        if let Some((depth, oxygen)) = rescue {
+            question += &format!(": you would be RESCUED back to depth {} (oxygen {oxygen})", rules.show_depth(depth));
+            let now = game.player(me).depth;
+            if now > depth {
+                question += &format!(", losing your depth {}", rules.show_depth(now));
+            }
+        }
+        question += ". play it anyway? [y/N] ";
         let question = match self.width {
             Some(width) => render::wrap(&question, width),
             None => question,
@@ -390,7 +422,7 @@ impl<W: Write> Shell<W> {
             self.say_json(json!({ "moves": list }));
             return;
         }
-        for line in moves_lines(&self.session, &actions, self.style, self.reader()) {
+        for line in moves_lines(&self.session, &actions, self.style, self.reader(), self.width) {
             self.say(&line);
         }
     }
@@ -548,6 +580,15 @@ impl<W: Write> Shell<W> {
 
     fn help(&mut self, topic: Option<&str>) {
         let text = match help_text(topic, self.session.game()) {
+            // The rules, or a card a mod changed: what the ruleset's mods say they change.
+            Ok(text)
+                if topic.is_some_and(|t| t.eq_ignore_ascii_case("rules"))
+                    || topic
+                        .and_then(card_topic)
+                        .is_some_and(|r| !self.session.game().registry().is_builtin_card(r)) =>
+            {
+                text + &render::mods_guide(&self.session.ruleset().mods)
+            }
             Ok(text) => text,
             Err(message) => {
                 self.error(&message);
@@ -645,7 +686,9 @@ impl<W: Write> Shell<W> {
     /// The end of a game in a few lines: who won and in how many turns, and for each diver
     /// their rescues (where the oxygen ran out) and their longest dive.
     pub fn summary(&mut self) {
-        for line in summary_lines(&self.session) {
+        let mut lines = summary_lines(&self.session);
+        lines.push(super::replay::AFTER_GAME.into());
+        for line in lines {
             self.say(&line);
         }
     }
@@ -668,8 +711,15 @@ impl<W: Write> Shell<W> {
 
 /// The `moves` listing as a terminal shows it, for the current player's legal `actions`:
 /// each play with a preview of its outcome as `reader` may see it, the recoveries in one
-/// line. Shared by the shell and the game server, so a remote seat reads the same listing.
-pub fn moves_lines(session: &Session, actions: &[Action], style: Style, reader: Viewer) -> Vec<String> {
+/// line, laid out for `columns` (`None`: not wrapped). Shared by the shell and the game
+/// server, so a remote seat reads the same listing.
+pub fn moves_lines(
+    session: &Session,
+    actions: &[Action],
+    style: Style,
+    reader: Viewer,
+    columns: Option<usize>,
+) -> Vec<String> {
     let game = session.game();
     if game.is_over() {
         return vec!["no moves: the game is over".to_string()];
@@ -677,10 +727,18 @@ pub fn moves_lines(session: &Session, actions: &[Action], style: Style, reader: 
     let mut plays: Vec<(String, String)> = Vec::new();
     let mut recoveries = 0;
     let mut knotted = false;
+    // Whether a recovery now gains nothing (a K in front), as the engine plays one.
+    let mut gains_nothing = false;
     let mut over_too = false;
     for a in actions {
         match a {
             Action::Recover { face_on_top, .. } => {
+                if recoveries == 0 {
+                    let me = game.current();
+                    gains_nothing = session.preview(a).is_some_and(|events| {
+                        events.iter().any(|e| matches!(e, Event::Knotted { player } if *player == me))
+                    });
+                }
                 recoveries += 1;
                 knotted |= *face_on_top;
             }
@@ -710,7 +768,22 @@ pub fn moves_lines(session: &Session, actions: &[Action], style: Style, reader: 
                 format!("  {command}")
             } else {
                 let pad = " ".repeat(width - command.chars().count());
-                format!("  {command}{pad}  {arrow} {outcome}")
+                let lead = format!("  {command}{pad}  {arrow} ");
+                // On a narrow terminal the outcome continues under itself, not under the
+                // command (when that leaves it room).
+                let lead_width = render::display_width(&lead);
+                match columns {
+                    Some(w) if lead_width + render::display_width(&outcome) > w && lead_width + 20 <= w => {
+                        let wrapped = render::wrap(&outcome, w - lead_width);
+                        let mut lines = wrapped.lines();
+                        let mut text = format!("{lead}{}", lines.next().unwrap_or_default());
+                        for more in lines {
+                            text += &format!("\n{}{}", " ".repeat(lead_width), more.trim_start());
+                        }
+                        text
+                    }
+                    _ => format!("{lead}{outcome}"),
+                }
             }
         })
         .collect();
@@ -718,8 +791,10 @@ pub fn moves_lines(session: &Session, actions: &[Action], style: Style, reader: 
         let hand = &game.player(game.current()).hand;
         let cards = if style.unicode { "CARD…" } else { "CARD..." };
         let mut line = format!("  recover {cards} {dash} any 1 to {} of {}", hand.len(), Style::PLAIN.cards(hand));
-        if knotted {
-            line += " (knotted: 'over' puts the K on top)";
+        if gains_nothing {
+            line += " (knotted: gains no oxygen, uses up the K; 'over' puts the K on top)";
+        } else if knotted {
+            line += " ('over' puts the K on top)";
         } else {
             line += " (more of one suit, more oxygen: 'help recover')";
         }
@@ -857,6 +932,11 @@ pub fn help_text(topic: Option<&str>, game: &Game) -> Result<String, String> {
         None => Ok(general_help()),
         Some(t) if t.eq_ignore_ascii_case("rules") => Ok(render::rules_guide(game.rules(), game.registry())),
         Some(t) => match (parse::command_word(t), card_topic(t)) {
+            // `help q`: the Quick card (as `help Q`), and what the one-letter command is.
+            (Some(word), Some(rank)) if t.chars().count() == 1 => Ok(format!(
+                "{}('{t}' typed alone, as a command, is short for '{word}': 'help {word}')\n",
+                render::card_help(rank, game.rules(), game.registry())
+            )),
             (Some(word), _) => Ok(command_help(word, game.rules())),
             (None, Some(rank)) => Ok(render::card_help(rank, game.rules(), game.registry())),
             (None, None) => Err(format!(
@@ -972,13 +1052,19 @@ undo
   card anyway and undo freely.
 "
         .into(),
-        "save" => "save FILE\n  Save the game to FILE; resume it with: diving --load FILE\n".into(),
+        "save" => "\
+save FILE
+  Save the game to FILE; resume it with: diving --load FILE. Every save is a replay too
+  (also after the game is over): watch it with diving replay FILE [--as SEAT | --all].
+"
+        .into(),
         "reload" => "\
 reload
   Read the ruleset (and its mods) again and replay this game under it; tells the first move
   whose outcome changed. The game goes on under the reloaded ruleset.
 "
         .into(),
+        "hint" | "review" => super::hint::help(word),
         "help" => "help [COMMAND]\n  List the commands, or explain one.\n".into(),
         "quit" => "quit\n  Leave the game (asks first when it is not saved).\n".into(),
         _ => format!("{word}\n"),

@@ -147,11 +147,7 @@ pub struct Terminal {
 
 impl Terminal {
     fn new(hot_seat: Option<usize>) -> Terminal {
-        let config = Config::builder().completion_type(CompletionType::List).auto_add_history(false).build();
-        let editor = Editor::with_config(config).ok().map(|mut e| {
-            e.set_helper(Some(Completion { words: Arc::default(), files: FilenameCompleter::new() }));
-            e
-        });
+        let editor = new_editor();
         // In hot-seat play the history file is neither read nor written.
         let history = if hot_seat.is_some() { None } else { history_path() };
         let mut term = Terminal {
@@ -229,13 +225,26 @@ impl Terminal {
         }
     }
 
-    /// Gives the line editor `seat`'s own history (hot-seat play; otherwise nothing changes).
+    /// Gives `seat` a line editor of its own: a new one (the editor keeps what was cut with
+    /// Ctrl-U or Ctrl-W for Ctrl-Y, across lines) holding that seat's history only. Hot-seat
+    /// play only; otherwise nothing changes.
     fn switch_to(&mut self, seat: usize) {
         self.seat = seat;
-        let (Some(editor), Some(histories)) = (&mut self.editor, &self.seat_histories) else { return };
-        let _ = editor.clear_history();
+        let Some(histories) = &self.seat_histories else { return };
+        if self.editor.is_some() {
+            self.editor = new_editor();
+        }
+        let Some(editor) = &mut self.editor else { return };
         for line in histories.get(seat).into_iter().flatten() {
             let _ = editor.add_history_entry(line.as_str());
+        }
+    }
+
+    /// Before a hand-over prompt in hot-seat play: an editor with nobody's history and nothing
+    /// cut, so ↑, Ctrl-R or Ctrl-Y at "pass the terminal to bob" shows bob nothing of alice's.
+    fn hand_over(&mut self) {
+        if self.seat_histories.is_some() && self.editor.is_some() {
+            self.editor = new_editor();
         }
     }
 
@@ -268,9 +277,28 @@ impl Terminal {
     }
 }
 
+impl Terminal {
+    /// Asks `question` laid out for the terminal's width, at word boundaries (a long file name
+    /// in `… exists; overwrite it? [y/N]` would otherwise break wherever the terminal breaks
+    /// it). Only its last line is the editor's prompt: the editor redraws a prompt of several
+    /// lines over the list Tab shows.
+    fn read_question(&mut self, question: &str) -> Result<String, ReadlineError> {
+        let text = question.trim_end();
+        let fitted = crate::repl::render::wrap(text, columns()) + &question[text.len()..];
+        match fitted.rsplit_once('\n') {
+            Some((head, last)) => {
+                let mut out = std::io::stdout();
+                let _ = writeln!(out, "{head}").and_then(|()| out.flush());
+                self.read(last)
+            }
+            None => self.read(&fitted),
+        }
+    }
+}
+
 impl Prompter for Terminal {
     fn ask(&mut self, question: &str) -> Option<String> {
-        self.read(question).ok()
+        self.read_question(question).ok()
     }
 
     fn choose(&mut self, question: &str, options: &[String]) -> Option<String> {
@@ -278,10 +306,19 @@ impl Prompter for Terminal {
             term.words().lock().unwrap_or_else(|e| e.into_inner()).choices = choices;
         };
         set(self, Some(options.to_vec()));
-        let answer = self.read(question).ok();
+        let answer = self.read_question(question).ok();
         set(self, None);
         answer
     }
+}
+
+/// A line editor with completion, adding nothing to its history by itself.
+fn new_editor() -> Option<Editor<Completion, FileHistory>> {
+    let config = Config::builder().completion_type(CompletionType::List).auto_add_history(false).build();
+    Editor::with_config(config).ok().map(|mut e| {
+        e.set_helper(Some(Completion { words: Arc::default(), files: FilenameCompleter::new() }));
+        e
+    })
 }
 
 /// The terminal's width in columns: asked of the terminal, else `$COLUMNS`, else 80.
@@ -315,7 +352,7 @@ fn history_path() -> Option<PathBuf> {
 fn gate<W: Write>(term: &mut Terminal, shell: &mut Shell<W>, prompt: &str) -> bool {
     loop {
         shell.flush();
-        match term.read(prompt) {
+        match term.read_question(prompt) {
             Ok(_) => return true,
             Err(ReadlineError::Interrupted | ReadlineError::Eof) => {
                 term.clear_screen();
@@ -390,6 +427,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
             }
             hand_over = false;
             opening = false;
+            term.hand_over();
             if !gate(&mut term, shell, &format!("pass the terminal to {next}. {next}, press Enter when ready ")) {
                 quitting = true;
                 break;
@@ -490,6 +528,11 @@ mod tests {
         term.switch_to(1);
         assert!(term.history_lines().is_empty(), "{:?}", term.history_lines());
         term.remember("moves");
+        term.switch_to(0);
+        assert_eq!(term.history_lines(), ["play js zed"]);
+        // At the hand-over prompt nobody's history is in the editor.
+        term.hand_over();
+        assert!(term.history_lines().is_empty(), "{:?}", term.history_lines());
         term.switch_to(0);
         assert_eq!(term.history_lines(), ["play js zed"]);
     }

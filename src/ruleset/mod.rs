@@ -8,6 +8,11 @@
 //! `--ruleset house` works from any directory; their relative paths resolve among the
 //! embedded files.
 //!
+//! Before the mods load, their manifests are read and the set is resolved ([`mods`]): a set
+//! whose mods do not fit together (a missing or wrong-version `requires`, a `conflicts`, two
+//! mods of one name) is refused with both mods named. [`Ruleset::mod_set`] is what a save
+//! records of the mods.
+//!
 //! Architecture invariant: the core never sees TOML or a file. What leaves this module is a
 //! [`Rules`] that passed [`Rules::validate`] (plus the check that every allowed player count
 //! can be dealt) and the text of the mods; [`Ruleset::registry`] turns the mods into a fresh
@@ -15,6 +20,7 @@
 
 pub mod check;
 mod file;
+pub mod mods;
 
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
@@ -22,9 +28,10 @@ use std::sync::Arc;
 
 use crate::core::{Registry, Rules};
 use crate::limits::{self, FileKind};
-use crate::script::{ModError, ModSource, load_mods};
+use crate::script::{Manifest, ModError, ModSource, load_mods};
 
 pub use check::{SmokeFailure, SmokeReport, smoke};
+pub use mods::{ModRecord, content_hash, differences, fnv1a64};
 
 use file::{Origins, Place, Source};
 
@@ -39,6 +46,8 @@ pub struct Ruleset {
     pub description: Option<String>,
     /// The mods, in load order (the base ruleset's first).
     pub mods: Arc<[ModSource]>,
+    /// Their manifests, in the same order (a default one for a mod that declares none).
+    pub manifests: Arc<[Manifest]>,
     /// Where it was read from (`rulesets/house.toml`); `None` for [`Ruleset::standard`].
     pub file: Option<String>,
 }
@@ -247,6 +256,7 @@ impl Ruleset {
             title: Some("Standard".into()),
             description: None,
             mods: Arc::from(Vec::new()),
+            manifests: Arc::from(Vec::new()),
             file: None,
         }
     }
@@ -262,17 +272,7 @@ impl Ruleset {
             .map_err(|e| RulesetError::unplaced(format!("cannot read ruleset '{}': {e}", origin.display())))?;
         let merged = read_merged(&origin, &text, &mut chain)?;
         let top = origin.display();
-        validate(&merged, &top)?;
-        let ruleset = Ruleset {
-            name: spec.to_string(),
-            rules: Arc::new(merged.rules),
-            title: merged.title,
-            description: merged.description,
-            mods: Arc::from(merged.mods),
-            file: Some(top),
-        };
-        ruleset.registry()?;
-        Ok(ruleset)
+        Ruleset::finish(spec, merged, top)
     }
 
     /// Reads a ruleset from text, as if it were the file `name` (relative `extends` and `mods`
@@ -281,17 +281,32 @@ impl Ruleset {
         let origin = Origin::Disk(PathBuf::from(name));
         let mut chain = vec![origin.identity()];
         let merged = read_merged(&origin, text, &mut chain)?;
-        validate(&merged, name)?;
+        Ruleset::finish(name, merged, name.to_string())
+    }
+
+    /// Validates the merged rules, reads every mod's manifest and resolves the set before
+    /// loading the mods once (so every error shows up here).
+    fn finish(spec: &str, merged: Merged, top: String) -> Result<Ruleset, RulesetError> {
+        validate(&merged, &top)?;
+        let manifests = mods::manifests(&merged.rules, &merged.mods)?;
+        mods::resolve(&merged.mods, &manifests)?;
         let ruleset = Ruleset {
-            name: name.to_string(),
+            name: spec.to_string(),
             rules: Arc::new(merged.rules),
             title: merged.title,
             description: merged.description,
             mods: Arc::from(merged.mods),
-            file: Some(name.to_string()),
+            manifests: Arc::from(manifests),
+            file: Some(top),
         };
         ruleset.registry()?;
         Ok(ruleset)
+    }
+
+    /// The mods this ruleset loads, in load order, as a save or replay records them: name,
+    /// version, path and content hash. Compare a recorded set with [`differences`].
+    pub fn mod_set(&self) -> Vec<ModRecord> {
+        self.mods.iter().zip(self.manifests.iter()).map(|(m, manifest)| ModRecord::new(m, manifest)).collect()
     }
 
     fn find(spec: &str) -> Result<Origin, RulesetError> {

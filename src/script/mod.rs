@@ -6,7 +6,8 @@
 //! [`Ctx`](crate::core::Ctx)'s checked methods.
 //!
 //! - [`sandbox`]: the Luau state, its limits and how errors are located;
-//! - [`mods`]: loading mod files into a registry;
+//! - [`mods`]: loading mod files into a registry, and reading their manifests first;
+//! - [`manifest`]: what a mod says about itself (name, version, API, requires, conflicts);
 //! - `api`: the Lua API, one module per area (`ctx` reading and changing, `math`, the
 //!   `diving` table's rules, cards, effects and hooks), listed in one place;
 //! - `open`: which game the running handler may touch (the thread-local slot);
@@ -21,11 +22,13 @@
 mod api;
 mod args;
 mod convert;
+pub mod manifest;
 pub mod mods;
 mod names;
 mod open;
 pub use open::take_aim_failure;
 pub mod sandbox;
 
-pub use mods::{ModError, ModSource, load_mods};
+pub use manifest::{API_VERSION, Manifest};
+pub use mods::{ModError, ModSource, load_mods, read_manifest};
 pub use sandbox::{Limits, Loaded, Sandbox, ScriptError};

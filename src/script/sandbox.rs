@@ -739,6 +739,11 @@ impl Sandbox {
         mlua::Error::external(Passthrough(ScriptError { file: file.unwrap_or_default(), line, message }))
     }
 
+    /// The line of the script that called the running Rust function (from the stack).
+    pub(crate) fn calling_line(lua: &Lua) -> Option<u32> {
+        caller(lua, 1).1
+    }
+
     /// Bytes the state holds now.
     pub fn used_memory(&self) -> usize {
         self.lua.used_memory()

@@ -6,7 +6,7 @@
 //! At a terminal it is the shell of local play: the line editor of [`terminal`] (completion,
 //! a history of this seat's lines kept in memory only), colours by the same rules, and the
 //! board, narration and listings as local play draws them, which the server makes for this
-//! terminal's style and width (protocol 2's `display`). What Tab completes — this seat's
+//! terminal's style and width (protocol 3's `display`). What Tab completes — this seat's
 //! hand, the table, its legal plays, a question's choices — comes in the server's `screen`
 //! messages. Lines from the server arrive while a line is being typed: they are printed above
 //! it.

@@ -8,7 +8,8 @@
 //! Code map: [`protocol`] the messages, version, limits and ruleset identity (documented in
 //! `PROTOCOL.md`); [`room`] one game as a state machine without I/O (seats, tokens, watchers,
 //! questions, away bots, chat); [`net`] the axum WebSocket edge (limits, away timer, saving);
-//! [`store`] the games directory; [`client`] `diving join`. This module turns the host's
+//! [`store`] the games directory; [`client`] `diving join`; [`web`] the browser seat (the page
+//! the server serves and the `seat_view` it draws). This module turns the host's
 //! options into rooms and prints the invites.
 //!
 //! Nothing else in the crate depends on this module (checked by `tests/architecture.rs`).
@@ -18,6 +19,7 @@ pub mod net;
 pub mod protocol;
 pub mod room;
 pub mod store;
+pub mod web;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -55,6 +57,8 @@ pub struct HostOptions {
     /// `bot:SPEC`: plays for a seat that is away for `away_after`.
     pub away: Option<String>,
     pub away_after: Duration,
+    /// Let seats ask for `hint` and `review` (off by default).
+    pub allow_hints: bool,
 }
 
 /// The seats of a hosted game: `--players`, or `--seats N` with `--bots` in the last seats.
@@ -106,7 +110,12 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             Some(bot.to_string())
         }
     };
-    let room_options = RoomOptions { away_bot, away_after: options.away_after, limits: Limits::default() };
+    let room_options = RoomOptions {
+        away_bot,
+        away_after: options.away_after,
+        limits: Limits::default(),
+        allow_hints: options.allow_hints,
+    };
     let (dir, rooms) = match &options.resume {
         Some(dir) => {
             if options.players.is_some() || options.seats.is_some() || options.seed.is_some() || options.deck.is_some()
@@ -189,7 +198,11 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Resul
 fn print_invites(server: &Server, ids: &[String], dir: &std::path::Path) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let addr = server.addr;
-    writeln!(out, "diving host: listening on ws://{addr}; games saved in {}", dir.display())?;
+    writeln!(
+        out,
+        "diving host: listening on ws://{addr} (browser seat: http://{addr}/); games saved in {}",
+        dir.display()
+    )?;
     if addr.ip().is_unspecified() {
         writeln!(out, "(bound to every interface: give friends this machine's address instead of {})", addr.ip())?;
     }
@@ -206,9 +219,10 @@ fn print_invites(server: &Server, ids: &[String], dir: &std::path::Path) -> anyh
                             game.name(seat),
                             seat + 1
                         )?;
+                        writeln!(out, "    or in a browser: http://{addr}/{id}#seat={}&token={token}", seat + 1)?;
                     }
                 }
-                writeln!(out, "  watch: diving join {addr}/{id}")
+                writeln!(out, "  watch: diving join {addr}/{id}  (or http://{addr}/{id} in a browser)")
             })
             .transpose()?;
     }

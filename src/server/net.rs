@@ -1,4 +1,5 @@
-//! The network edge of the server: an axum WebSocket endpoint per room (`ws://HOST:PORT/ROOM`),
+//! The network edge of the server: an axum WebSocket endpoint per room (`ws://HOST:PORT/ROOM`;
+//! the same address without the upgrade, and `/`, serve the browser seat of [`web`]),
 //! one task per connection, the limits (message size, rate, connections), the away timer,
 //! and saving each game after every change. The game itself is the [`Room`]'s; this module
 //! only moves its messages.
@@ -12,6 +13,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use axum::Router;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -23,6 +25,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use super::protocol::{self, Limits};
 use super::room::{Conn, Outbox, Room};
 use super::store;
+use super::web;
 use crate::repl::save::SaveFile;
 
 /// What a connection's writer is asked to do.
@@ -231,7 +234,11 @@ impl Server {
                 }
             });
         }
-        let app = Router::new().route("/{room}", get(upgrade)).with_state(hub.clone());
+        let app = Router::new()
+            .route("/", get(web::index))
+            .route("/assets/{file}", get(web::asset))
+            .route("/{room}", get(upgrade))
+            .with_state(hub.clone());
         let shutdown = {
             let hub = hub.clone();
             async move {
@@ -284,10 +291,16 @@ impl Server {
     }
 }
 
-async fn upgrade(State(hub): State<Arc<Hub>>, Path(room): Path<String>, ws: WebSocketUpgrade) -> Response {
+/// `GET /ROOM`: a WebSocket upgrade joins the room; a plain request gets the browser seat.
+async fn upgrade(
+    State(hub): State<Arc<Hub>>,
+    Path(room): Path<String>,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
     let Some(slot) = hub.rooms.get(&room).cloned() else {
         return (StatusCode::NOT_FOUND, format!("there is no room '{room}' on this server\n")).into_response();
     };
+    let Ok(ws) = ws else { return web::page() };
     let Ok(permit) = hub.permits.clone().try_acquire_owned() else {
         let text =
             format!("the server holds {} connections, its most; try again later\n", hub.config.limits.connections);

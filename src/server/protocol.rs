@@ -10,12 +10,13 @@ use crate::repl::json::{self as js, Object};
 use crate::repl::render::Style;
 use crate::ruleset::Ruleset;
 
-/// The protocol version this program speaks.
-pub const PROTOCOL: u32 = 2;
+/// The protocol version this program speaks. Version 2 added the `seat_view` message (the
+/// browser seat's snapshot); version 3 what a terminal client asks for (`display`, and
+/// `screen` messages for such a client).
+pub const PROTOCOL: u32 = 3;
 
-/// The oldest version the server still serves: version 2 only added what a client asks for
-/// (`display`, and `screen` messages for such a client), so a version 1 client is served as
-/// before.
+/// The oldest version the server still serves: each version since only added messages a
+/// client asks for, so an older client is served as before.
 pub const OLDEST_PROTOCOL: u32 = 1;
 
 /// How much a WebSocket reads at a time, on both ends. The library's default (128 KiB) is
@@ -96,7 +97,7 @@ impl RulesetId {
         }
         RulesetId {
             name: ruleset.name.clone(),
-            hash: format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes())),
+            hash: crate::ruleset::content_hash(&text),
             mods: ruleset.mods.iter().map(|m| m.name.clone()).collect(),
         }
     }
@@ -104,11 +105,6 @@ impl RulesetId {
     pub fn to_json(&self) -> Value {
         json!({ "name": self.name, "hash": self.hash, "mods": self.mods })
     }
-}
-
-/// FNV-1a, 64 bits: stable across machines and builds (unlike `std`'s hasher).
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// A message from a client.
@@ -123,7 +119,7 @@ pub enum ClientMessage {
         token: String,
         #[serde(default)]
         ruleset: Option<RulesetId>,
-        /// A terminal's display (version 2): text for it, and `screen` messages.
+        /// A terminal's display (version 3): text for it, and `screen` messages.
         #[serde(default)]
         display: Option<Display>,
     },
@@ -146,6 +142,9 @@ pub enum ClientMessage {
     },
     /// Chat to the table.
     Say { text: String },
+    /// Ask for the reader's snapshot: its state, the legal moves with their previews, the
+    /// pending question and what the cards on the board mean (what the browser seat draws).
+    SeatView,
 }
 
 impl ClientMessage {
@@ -153,17 +152,17 @@ impl ClientMessage {
     pub fn parse(text: &str) -> Result<ClientMessage, String> {
         let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         let Some(kind) = value.get("type").and_then(Value::as_str) else {
-            return Err("a message needs a \"type\" (join, watch, command or say)".into());
+            return Err("a message needs a \"type\" (join, watch, command, say or seat_view)".into());
         };
-        if !matches!(kind, "join" | "watch" | "command" | "say" | "display") {
-            return Err(format!("unknown message type '{kind}' (join, watch, command, say or display)"));
+        if !matches!(kind, "join" | "watch" | "command" | "say" | "seat_view" | "display") {
+            return Err(format!("unknown message type '{kind}' (join, watch, command, say, seat_view or display)"));
         }
         let kind = kind.to_string();
         serde_json::from_value(value).map_err(|e| format!("bad '{kind}' message: {e}"))
     }
 }
 
-/// How a terminal client shows text (version 2): with colour, with Unicode (suit symbols,
+/// How a terminal client shows text (version 3): with colour, with Unicode (suit symbols,
 /// bars), and how many columns wide (text is wrapped and the board laid out for it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct Display {
@@ -237,6 +236,7 @@ mod tests {
         assert!(ClientMessage::parse(r#"{"line":"x"}"#).unwrap_err().contains("needs a \"type\""));
         assert!(ClientMessage::parse(r#"{"type":"dance"}"#).unwrap_err().contains("unknown message type 'dance'"));
         assert!(ClientMessage::parse(r#"{"type":"join","seat":1}"#).unwrap_err().contains("bad 'join' message"));
+        assert_eq!(ClientMessage::parse(r#"{"type":"seat_view"}"#).unwrap(), ClientMessage::SeatView);
     }
 
     #[test]

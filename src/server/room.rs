@@ -5,7 +5,8 @@
 //!
 //! Everything a connection receives about the game is made here for its reader: events through
 //! the JSON layer's [`js::event`] and the shell's [`Narrator`] with the reader's [`Viewer`],
-//! the state through [`js::state_for`], moves through the seat's [`View`]. No message carries
+//! the state through [`js::state_for`], moves through the seat's [`View`], the browser seat's
+//! snapshot through [`web::seat_view`] (a pure function of the game and the reader). No message carries
 //! the seed, the deck or a hand its reader may not see; bot warnings (which can name a bot's
 //! cards) go to the host's log only.
 
@@ -14,8 +15,10 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::protocol::{self, ClientMessage, Display, Limits, OLDEST_PROTOCOL, PROTOCOL, RulesetId};
+use super::web;
 use crate::bots;
 use crate::core::{Action, Event, Seat, View, Viewer};
+use crate::repl::hint;
 use crate::repl::json::{self as js, Object};
 use crate::repl::parse::{self, Command};
 use crate::repl::render::{self, Narrator, Style};
@@ -54,11 +57,19 @@ pub struct RoomOptions {
     pub away_bot: Option<String>,
     pub away_after: Duration,
     pub limits: Limits,
+    /// Whether a seat may ask for `hint` (on its turn) and `review` (once the game is over):
+    /// `diving host --allow-hints`. Off by default.
+    pub allow_hints: bool,
 }
 
 impl Default for RoomOptions {
     fn default() -> RoomOptions {
-        RoomOptions { away_bot: None, away_after: Duration::from_secs(60), limits: Limits::default() }
+        RoomOptions {
+            away_bot: None,
+            away_after: Duration::from_secs(60),
+            limits: Limits::default(),
+            allow_hints: false,
+        }
     }
 }
 
@@ -256,8 +267,23 @@ impl Room {
                 (Role::Spectator, _) => self.look(conn, role, &line, &mut out),
             },
             (ClientMessage::Say { text }, Some(role)) => self.say(conn, role, &text, &mut out),
+            (ClientMessage::SeatView, Some(role)) => self.seat_view(conn, role, &mut out),
         }
         out
+    }
+
+    /// The browser seat's snapshot for `conn` ([`web::seat_view`]), with its pending question.
+    fn seat_view(&self, conn: Conn, role: Role, out: &mut Outbox) {
+        let game = self.session.game();
+        let question = match (role, &self.pending) {
+            (Role::Seat(s), Some(p)) if p.seat == s => {
+                let names: Vec<&str> = p.options.iter().map(|&s| game.name(s)).collect();
+                Some(Object::one("text", json!(p.question)).with("options", json!(names)))
+            }
+            _ => None,
+        };
+        let view = web::seat_view(&self.session, Self::viewer(role), question);
+        self.reply(conn, vec![Object::one("seat_view", view)], Vec::new(), out);
     }
 
     /// `conn` is gone (closed, dropped, replaced).
@@ -485,7 +511,7 @@ impl Room {
         render::board(self.session.game(), look.style, self.session.bots(), viewer, look.width).trim_end().to_string()
     }
 
-    /// What a terminal shows around the narration (protocol 2): the board as this reader may
+    /// What a terminal shows around the narration (protocol 3): the board as this reader may
     /// see it, the end-of-game summary, and what Tab completes — the reader's hand, the
     /// table, its legal plays as the commands that play them, a pending question's choices.
     fn screen(&self, role: Role, look: Look) -> String {
@@ -677,6 +703,12 @@ impl Room {
                 let line = Object::one("hand", Object::one("player", json!(name)).with("cards", json!(list)));
                 return self.reply(conn, vec![line], vec![text], out);
             }
+            Command::Hint | Command::Review if !self.options.allow_hints => {
+                let message = "hints and reviews are off in this network game (the host can allow them: diving host --allow-hints)";
+                return self.reply_error(conn, role, message, out);
+            }
+            Command::Hint => return self.hint(conn, seat, out),
+            Command::Review => return self.review(conn, seat, out),
             Command::Undo | Command::Save(_) | Command::Reload | Command::Again(_) => {
                 let word = line.split_whitespace().next().unwrap_or("").to_lowercase();
                 let message = format!("'{word}' is not available in a network game (the host saves every move)");
@@ -690,6 +722,45 @@ impl Room {
             return self.reply_error(conn, role, &message, out);
         }
         self.play(conn, seat, action, out);
+    }
+
+    /// `hint` for `seat`, on its turn, from its view only ([`hint::suggestions`]).
+    fn hint(&self, conn: Conn, seat: Seat, out: &mut Outbox) {
+        if let Err(message) = self.check_turn(seat) {
+            return self.reply_error(conn, Role::Seat(seat), &format!("no hint: {message}"), out);
+        }
+        let game = self.session.game();
+        match hint::suggestions(game, self.session.ruleset(), hint::HINT_PLAYOUTS) {
+            Ok(list) => {
+                let moves: Vec<serde_json::Value> =
+                    list.iter().map(|s| json!({ "move": s.command, "win": s.win, "playouts": s.playouts })).collect();
+                let name = game.name(seat).to_string();
+                let line =
+                    Object::one("hint", json!({ "player": name, "playouts": hint::HINT_PLAYOUTS, "moves": moves }));
+                self.reply(conn, vec![line], hint::hint_lines(&name, &list, hint::HINT_PLAYOUTS), out);
+            }
+            Err(e) => self.reply_error(conn, Role::Seat(seat), &format!("no hint: {e}"), out),
+        }
+    }
+
+    /// `review` of `seat`'s own moves, once the game is over.
+    fn review(&self, conn: Conn, seat: Seat, out: &mut Outbox) {
+        let game = self.session.game();
+        if !game.is_over() {
+            return self.reply_error(conn, Role::Seat(seat), "review is for a finished game (try 'hint')", out);
+        }
+        let result = self.session.games_before_moves().and_then(|before| {
+            hint::review(&before, self.session.entries(), &[seat], self.session.ruleset(), hint::REVIEW_PLAYOUTS)
+        });
+        match result {
+            Ok((found, looked)) => {
+                let list: Vec<serde_json::Value> = found.iter().map(|f| hint::finding_json(game, f)).collect();
+                let line =
+                    Object::one("review", json!({ "moves": looked, "playouts": hint::REVIEW_PLAYOUTS, "worse": list }));
+                self.reply(conn, vec![line], hint::review_lines(game, &found, looked, &[seat]), out);
+            }
+            Err(e) => self.reply_error(conn, Role::Seat(seat), &format!("cannot review: {e}"), out),
+        }
     }
 
     fn check_turn(&self, seat: Seat) -> Result<(), String> {
@@ -764,8 +835,7 @@ impl Room {
             text.push(format!("no moves: it is {}'s turn", game.name(game.current())));
         } else if look.terminal {
             // The listing local play prints, with each move's outcome as this seat may see it.
-            let lines = shell::moves_lines(&self.session, &actions, look.style, Viewer::Seat(seat));
-            text.extend(lines.iter().map(|l| look.wrap(l)));
+            text.extend(shell::moves_lines(&self.session, &actions, look.style, Viewer::Seat(seat), look.width));
         } else {
             text.push(format!("legal moves for {}:", game.name(seat)));
             text.extend(list.iter().map(|l| format!("  {l}")));

@@ -5,8 +5,8 @@
 //! - `ctx`, the object every handler is called with: [`ctx_read`] (allowed everywhere) and
 //!   [`ctx_write`] (in `resolve` handlers and hooks);
 //! - `math`: Luau's, with the game's seeded `random` ([`math`]);
-//! - `diving`, the table a mod file registers with while it loads: [`rules`] (`version`,
-//!   `rules`), [`cards`] (`rank`, `suit`, `value`), [`effects`] (`effect`, `wrap`) and
+//! - `diving`, the table a mod file registers with while it loads: [`manifest`] (what the
+//!   mod says about itself), [`rules`] (`version`, `rules`), [`cards`] (`rank`, `suit`, `value`), [`effects`] (`effect`, `wrap`) and
 //!   [`hooks`] (`on_turn_start` … `win_check`).
 //!
 //! A name none of them holds is refused with the closest real one ([`unknown`]).
@@ -19,6 +19,7 @@ mod ctx_read;
 mod ctx_write;
 mod effects;
 mod hooks;
+mod manifest;
 mod math;
 mod rules;
 mod unknown;
@@ -58,7 +59,8 @@ const CTX: &[CtxArea] = &[ctx_read::register, ctx_write::register];
 /// The areas of `math`.
 const MATH: &[CtxArea] = &[math::register];
 /// The areas of `diving`.
-const DIVING: &[DivingArea] = &[rules::register, cards::register, effects::register, hooks::register];
+const DIVING: &[DivingArea] =
+    &[manifest::register, rules::register, cards::register, effects::register, hooks::register];
 
 /// What every handler of one Lua state shares.
 pub(crate) struct Shared {

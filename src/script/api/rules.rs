@@ -2,10 +2,11 @@
 
 use mlua::{Lua, Table};
 
+use super::super::manifest::API_VERSION;
 use super::DivingEnv;
 
 pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::Result<()> {
-    diving.raw_set("version", 1)?;
+    diving.raw_set("version", API_VERSION)?;
     let rules = env.rules;
     let t = lua.create_table()?;
     t.raw_set("min_players", rules.min_players as i64)?;

@@ -1,0 +1,276 @@
+//! `hint` and `review`: the search bot's judgement of a position, given to a player.
+//!
+//! Both ask [`MctsBot::estimates`] about a [`View`] of the seat to move — the same window a
+//! bot has — so a hint can never use a card that seat could not see: the search deals what
+//! is hidden at random from what the seat has seen ([`View::sample`]), and its seed comes
+//! from public facts only (the turn and the seat), not from the game's seed. Permuting the
+//! hidden cards therefore never changes a hint (`tests/replay.rs`). With mods, the search
+//! runs with freshly loaded ones, so a mod's Lua variables do not move on for moves nobody
+//! made.
+//!
+//! A review replays a game and, for every move of the seats it looks at, compares the move
+//! played with the search's choice by estimated win chance, each from the mover's view at
+//! that time.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use crate::bots::{self, MctsBot};
+use crate::core::{Action, Game, Seat, View};
+use crate::repl::render;
+use crate::repl::session::Entry;
+use crate::repl::shell::Shell;
+use crate::ruleset::Ruleset;
+
+/// Playouts of one hint: enough to rank the moves, quick enough to feel instant.
+pub const HINT_PLAYOUTS: u32 = 300;
+/// Playouts per move of a review (a review searches every move of a game).
+pub const REVIEW_PLAYOUTS: u32 = 150;
+/// How many moves a hint lists.
+pub const HINT_MOVES: usize = 3;
+/// A move is "clearly worse" when the search rates it at least this much below its choice
+/// (on the 0…1 scale of the estimated win chance: 15 percentage points).
+pub const CLEARLY_WORSE: f64 = 0.15;
+
+/// One move as the search rates it for the seat to move.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suggestion {
+    pub action: Action,
+    /// The command that plays it (`play 10H`).
+    pub command: String,
+    /// The estimated win chance, 0…1 ([`crate::bots::Estimate::value`]).
+    pub win: f64,
+    /// Playouts the search spent on it.
+    pub playouts: u32,
+}
+
+/// A move of a review that was clearly worse than the search's choice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// The move's index in the game (0-based).
+    pub index: usize,
+    pub seat: Seat,
+    pub turn: u32,
+    pub played: Suggestion,
+    pub best: Suggestion,
+}
+
+/// The search's seed for a position: public facts only (turn and seat), never the game's
+/// seed, which decides the hidden cards.
+fn search_seed(game: &Game) -> u64 {
+    bots::derive_seed(0x6869_6e74, (u64::from(game.turn()) << 8) | game.current() as u64)
+}
+
+/// The game to search: `game`, or with freshly loaded mods when the ruleset has any.
+fn searchable(game: &Game, ruleset: &Ruleset) -> Result<Game, String> {
+    if ruleset.mods.is_empty() {
+        Ok(game.clone())
+    } else {
+        let registry = ruleset.registry().map_err(|e| format!("cannot load the mods again: {e}"))?;
+        Ok(game.with_registry(registry))
+    }
+}
+
+/// Every root move the search considers for the seat to move in `game`, best first, from
+/// that seat's view only; `also` are moves to rate even if the search would not look at them.
+pub fn rate(game: &Game, ruleset: &Ruleset, playouts: u32, also: &[Action]) -> Result<Vec<Suggestion>, String> {
+    if game.is_over() {
+        return Err("the game is over".into());
+    }
+    let game = searchable(game, ruleset)?;
+    let view = View::new(&game, game.current());
+    let mut bot = MctsBot::new(playouts, search_seed(&game));
+    let estimates = bot.estimates(&view, also).map_err(|e| e.to_string())?;
+    Ok(estimates
+        .into_iter()
+        .map(|e| Suggestion {
+            command: render::command_for(&game, &e.action),
+            action: e.action,
+            win: e.value,
+            playouts: e.playouts,
+        })
+        .collect())
+}
+
+/// The [`HINT_MOVES`] best moves for the seat to move.
+pub fn suggestions(game: &Game, ruleset: &Ruleset, playouts: u32) -> Result<Vec<Suggestion>, String> {
+    let mut list = rate(game, ruleset, playouts, &[])?;
+    list.truncate(HINT_MOVES);
+    Ok(list)
+}
+
+/// Reviews the moves of `seats` in a game: `before[i]` is the game just before `entries[i]`.
+/// Returns the clearly worse moves and how many moves were looked at.
+pub fn review(
+    before: &[Game],
+    entries: &[Entry],
+    seats: &[Seat],
+    ruleset: &Ruleset,
+    playouts: u32,
+) -> Result<(Vec<Finding>, usize), String> {
+    let mut found = Vec::new();
+    let mut looked = 0;
+    for (index, (game, entry)) in before.iter().zip(entries).enumerate() {
+        if !seats.contains(&entry.seat) || game.legal_actions().len() < 2 {
+            continue;
+        }
+        looked += 1;
+        let rated = rate(game, ruleset, playouts, std::slice::from_ref(&entry.action))?;
+        let (Some(best), Some(played)) = (rated.first(), rated.iter().find(|s| s.action == entry.action)) else {
+            continue;
+        };
+        if best.action != played.action && best.win - played.win >= CLEARLY_WORSE {
+            found.push(Finding {
+                index,
+                seat: entry.seat,
+                turn: game.turn(),
+                played: played.clone(),
+                best: best.clone(),
+            });
+        }
+    }
+    Ok((found, looked))
+}
+
+/// A win chance as players read it: `62%`.
+pub fn percent(win: f64) -> String {
+    format!("{:.0}%", win * 100.0)
+}
+
+/// The lines of a hint for `name`.
+pub fn hint_lines(name: &str, list: &[Suggestion], playouts: u32) -> Vec<String> {
+    let mut lines = vec![format!("hint for {name} (a search of {playouts} playouts, from what {name} can see):")];
+    let width = list.iter().map(|s| s.command.chars().count()).max().unwrap_or(0);
+    for s in list {
+        let pad = " ".repeat(width - s.command.chars().count());
+        lines.push(format!("  {}{pad}  {} estimated win chance", s.command, percent(s.win)));
+    }
+    lines
+}
+
+/// The lines of a review.
+pub fn review_lines(game: &Game, found: &[Finding], looked: usize, seats: &[Seat]) -> Vec<String> {
+    let names: Vec<&str> = seats.iter().map(|&s| game.name(s)).collect();
+    let mut lines = vec![format!(
+        "review of {} ({looked} {}, each rated by a search of {REVIEW_PLAYOUTS} playouts from the mover's view at the time):",
+        render::or_list(&names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).replace(" or ", " and "),
+        if looked == 1 { "move" } else { "moves" }
+    )];
+    if found.is_empty() {
+        lines.push("  no move was clearly worse than the search bot's choice".into());
+    }
+    for f in found {
+        lines.push(format!(
+            "  turn {}, {}: `{}` ({}); the search bot would have chosen `{}` ({})",
+            f.turn,
+            game.name(f.seat),
+            f.played.command,
+            percent(f.played.win),
+            f.best.command,
+            percent(f.best.win)
+        ));
+    }
+    lines
+}
+
+/// A finding as a JSON object.
+pub fn finding_json(game: &Game, f: &Finding) -> serde_json::Value {
+    json!({
+        "move": f.index + 1, "turn": f.turn, "player": game.name(f.seat),
+        "played": f.played.command, "played_win": f.played.win,
+        "best": f.best.command, "best_win": f.best.win,
+    })
+}
+
+/// `hint` in the shell.
+pub fn hint_command<W: Write>(shell: &mut Shell<W>) {
+    let game = shell.session.game();
+    if game.is_over() {
+        return shell.error("no hint: the game is over (try 'review')");
+    }
+    if !shell.session.hints() {
+        return shell.error("hints are off for this game (it was started with --no-hints)");
+    }
+    let seat = game.current();
+    if !shell.reader().sees_hand(seat) {
+        return shell.error(&format!("no hint: it is {}'s turn, and only they may ask for one", game.name(seat)));
+    }
+    let name = game.name(seat).to_string();
+    match suggestions(game, shell.session.ruleset(), HINT_PLAYOUTS) {
+        Ok(list) => {
+            let moves: Vec<serde_json::Value> =
+                list.iter().map(|s| json!({ "move": s.command, "win": s.win, "playouts": s.playouts })).collect();
+            shell.say_json(json!({ "hint": { "player": name, "playouts": HINT_PLAYOUTS, "moves": moves } }));
+            for line in hint_lines(&name, &list, HINT_PLAYOUTS) {
+                shell.say(&line);
+            }
+        }
+        Err(e) => shell.error(&format!("no hint: {e}")),
+    }
+}
+
+/// The seats a review in the shell looks at: the people's, or every seat in a game of bots.
+fn reviewed_seats(session: &crate::repl::session::Session) -> Vec<Seat> {
+    let count = session.game().player_count();
+    let people: Vec<Seat> = (0..count).filter(|&s| !session.is_bot(s)).collect();
+    if people.is_empty() { (0..count).collect() } else { people }
+}
+
+/// `review` in the shell: after the game; a script (which sees every card anyway) may ask
+/// while it runs, unless hints are off.
+pub fn review_command<W: Write>(shell: &mut Shell<W>) {
+    let over = shell.session.game().is_over();
+    if !over && shell.is_interactive() {
+        return shell.error(
+            "review is for a finished game: while it runs it would judge moves by cards others hold \
+             (try 'hint' for your own move)",
+        );
+    }
+    if !over && !shell.session.hints() {
+        return shell.error("hints are off for this game (it was started with --no-hints): review it when it is over");
+    }
+    let seats = reviewed_seats(&shell.session);
+    let before = match shell.session.games_before_moves() {
+        Ok(before) => before,
+        Err(e) => return shell.error(&format!("cannot review: {e}")),
+    };
+    let result = review(&before, shell.session.entries(), &seats, shell.session.ruleset(), REVIEW_PLAYOUTS);
+    let game = shell.session.game().clone();
+    match result {
+        Ok((found, looked)) => {
+            let list: Vec<serde_json::Value> = found.iter().map(|f| finding_json(&game, f)).collect();
+            shell.say_json(json!({ "review": { "moves": looked, "playouts": REVIEW_PLAYOUTS, "worse": list } }));
+            for line in review_lines(&game, &found, looked, &seats) {
+                shell.say(&line);
+            }
+        }
+        Err(e) => shell.error(&format!("cannot review: {e}")),
+    }
+}
+
+/// The help text of `hint` and `review`.
+pub fn help(word: &str) -> String {
+    match word {
+        "hint" => format!(
+            "\
+hint
+  The search bot's {HINT_MOVES} best moves for the player to move, each with its estimated win
+  chance (the share of {HINT_PLAYOUTS} playouts won, a playout cut short counted by how far
+  ahead it leaves you). The search sees only what you see: your hand, the table, the pile
+  and the divers; the other hands and the deck are dealt at random for it. Off in a game
+  started with --no-hints, and in network games unless the host allows them.
+"
+        ),
+        _ => format!(
+            "\
+review
+  The moves that were clearly worse than the search bot's choice: rated at least {:.0} points
+  of estimated win chance below it, each judged from the mover's view at the time, with the
+  move the search would have played. The people's moves (every seat in a game of bots).
+  At a terminal only once the game is over; also in 'diving replay'.
+",
+            CLEARLY_WORSE * 100.0
+        ),
+    }
+}

@@ -1,0 +1,523 @@
+//! `diving replay FILE`: a recorded game (any save file) stepped through move by move, the
+//! board and the narration at every step, seen from one viewpoint; `hint` and `review` on
+//! the way, `branch` to play on from the shown position, `--html` to write it as a page.
+//!
+//! A viewpoint is a [`Viewer`], so what the replay shows is decided where everything else's
+//! is: the public view (no hand, the default), one seat's (`--as SEAT`: its own hand and
+//! draws), or every hand (`--all`, only for a finished game, whose hands were all shown at
+//! its end). `hint` and `review` only judge seats whose hand the viewpoint sees, since the
+//! search bot's moves name cards of the mover's hand.
+
+use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use serde_json::json;
+
+use crate::core::{Event, Game, Outcome, Seat, Viewer};
+use crate::limits::{self, Line, Lines};
+use crate::repl::hint::{self, HINT_PLAYOUTS, REVIEW_PLAYOUTS};
+use crate::repl::json::{self as js, Object};
+use crate::repl::parse;
+use crate::repl::render::{self, Narrator, Style};
+use crate::repl::save::{self, SaveFile};
+use crate::repl::session::Session;
+use crate::repl::shell;
+
+/// What the end of a game in the shell says about keeping it.
+pub const AFTER_GAME: &str = "'save FILE' writes this game as a replay (watch it with: diving replay FILE); 'review' finds the moves the search bot would have played otherwise.";
+
+/// `diving replay`'s options, as plain values.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplayOptions {
+    pub file: PathBuf,
+    /// `--as SEAT`: a player's name or seat number.
+    pub seat: Option<String>,
+    /// `--all`: every hand (a finished game only).
+    pub all: bool,
+    /// `--html FILE`: write the page and stop.
+    pub html: Option<PathBuf>,
+    /// Read the viewer's commands from this file.
+    pub script: Option<PathBuf>,
+    pub no_color: bool,
+}
+
+/// A recorded game, every position of it, and the viewpoint it is seen from.
+pub struct Replay {
+    /// The whole game as recorded.
+    pub session: Session,
+    /// `games[k]`: the game after `k` moves (`games[0]`: the start).
+    games: Vec<Game>,
+    pub viewer: Viewer,
+    /// The position shown: moves played so far.
+    pub at: usize,
+}
+
+impl Replay {
+    /// Replays `file` (checking every recorded step, see [`Session::load`]) and takes the
+    /// viewpoint: `seat` (`--as`), `all` (`--all`), or the public's. Returns the notes of
+    /// the load too.
+    pub fn open(
+        file: SaveFile,
+        path: &Path,
+        ruleset: Option<&str>,
+        seat: Option<&str>,
+        all: bool,
+    ) -> Result<(Replay, Vec<String>), String> {
+        let loaded = Session::load(file, path, ruleset).map_err(|e| e.to_string())?;
+        let session = loaded.session;
+        let game = session.game();
+        let viewer = match (seat, all) {
+            (Some(_), true) => return Err("--as and --all cannot be used together: pick one viewpoint".into()),
+            (None, true) if !game.is_over() => {
+                return Err(format!(
+                    "--all shows every hand, so it is only for a finished game; this one stops at turn {} with {} to play \
+                     (watch it --as a seat, or as the public does without either option)",
+                    game.turn(),
+                    game.name(game.current())
+                ));
+            }
+            (None, true) => Viewer::Everyone,
+            (Some(who), false) => {
+                Viewer::Seat(shell::seat_of(game, &parse::who(who)?).map_err(|e| format!("--as: {e}"))?)
+            }
+            (None, false) => Viewer::Spectator,
+        };
+        let mut games = session.games_before_moves()?;
+        games.push(session.game().clone());
+        Ok((Replay { session, games, viewer, at: 0 }, loaded.notes))
+    }
+
+    /// How many moves the game has.
+    pub fn moves(&self) -> usize {
+        self.games.len() - 1
+    }
+
+    /// The game after `k` moves.
+    pub fn game_at(&self, k: usize) -> &Game {
+        &self.games[k.min(self.moves())]
+    }
+
+    /// The game at the shown position.
+    pub fn game(&self) -> &Game {
+        self.game_at(self.at)
+    }
+
+    /// The events that led to position `k`: the game's start for 0, else move `k`'s.
+    pub fn events_at(&self, k: usize) -> Vec<Event> {
+        match k {
+            0 => self.session.start_events(),
+            k => self.session.entries()[k - 1].events.clone(),
+        }
+    }
+
+    /// The heading of position `k`: `move 3 of 40 (turn 4)`.
+    pub fn heading(&self, k: usize) -> String {
+        let game = self.game_at(k);
+        let n = self.moves();
+        let place = match k {
+            0 => format!("the start of {n} moves"),
+            k => {
+                let seat = self.session.entries()[k - 1].seat;
+                format!("move {k} of {n}, by {}", game.name(seat))
+            }
+        };
+        let state = match game.outcome() {
+            Outcome::Running => format!("turn {}", game.turn()),
+            Outcome::Won(w) => format!("{} has won", game.name(w)),
+            Outcome::Draw => "a draw".to_string(),
+        };
+        format!("{place} ({state})")
+    }
+
+    /// The narration of position `k`, as the viewpoint may read it.
+    pub fn narration(&self, k: usize, style: Style) -> Vec<String> {
+        let game = self.game_at(k);
+        let narrator =
+            Narrator { names: game.names(), rules: game.rules(), style, viewer: self.viewer, turn_lines: false };
+        narrator.lines(&self.events_at(k))
+    }
+
+    /// The board at position `k`, with the hands the viewpoint may see.
+    pub fn board(&self, k: usize, style: Style, width: Option<usize>) -> String {
+        render::board(self.game_at(k), style, self.session.bots(), self.viewer, width)
+    }
+
+    /// The viewpoint in words.
+    pub fn viewpoint(&self) -> String {
+        match self.viewer {
+            Viewer::Seat(s) => format!("as {} sees it", self.game().name(s)),
+            Viewer::Spectator => "as the public sees it, no hand shown".into(),
+            Viewer::Everyone => "with every hand open".into(),
+        }
+    }
+
+    /// The first position at which turn `turn` is to be played (or the game ended, for the
+    /// turn after its last).
+    pub fn position_of_turn(&self, turn: u32) -> Result<usize, String> {
+        let first = self.games[0].turn();
+        let last = self.games[self.moves()].turn();
+        self.games
+            .iter()
+            .position(|g| g.turn() >= turn && turn >= first)
+            .ok_or_else(|| format!("there is no turn {turn}: this game has turns {first} to {last}"))
+    }
+
+    /// The seats whose moves `review` judges: those whose hand the viewpoint sees.
+    pub fn reviewed_seats(&self) -> Result<Vec<Seat>, String> {
+        match self.viewer {
+            Viewer::Seat(s) => Ok(vec![s]),
+            Viewer::Everyone => Ok((0..self.game().player_count()).collect()),
+            Viewer::Spectator => Err(
+                "the public sees no hand, so there is no move to judge: replay --as SEAT (or --all for a finished game)"
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// `diving replay`.
+pub fn run(ruleset: Option<&str>, json: bool, options: &ReplayOptions) -> anyhow::Result<ExitCode> {
+    let file = save::read(&options.file)?;
+    let (mut replay, notes) =
+        Replay::open(file, &options.file, ruleset, options.seat.as_deref(), options.all).map_err(anyhow::Error::msg)?;
+    for note in &notes {
+        let _ = writeln!(io::stderr(), "note: {note}");
+    }
+    if let Some(out) = &options.html {
+        let title = options.file.file_name().map_or("game".into(), |n| n.to_string_lossy().into_owned());
+        let page = super::html::page(&replay, &title);
+        std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
+        let line = if json {
+            json!({ "wrote": out.display().to_string(), "moves": replay.moves(),
+                "viewpoint": viewpoint_word(replay.viewer, replay.game()) })
+            .to_string()
+        } else {
+            format!("wrote {} ({} moves, seen {})", out.display(), replay.moves(), replay.viewpoint())
+        };
+        writeln!(io::stdout(), "{line}").context("cannot write to standard output")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let input: Box<dyn BufRead> = match &options.script {
+        Some(path) => Box::new(BufReader::new(
+            limits::open_regular(path).with_context(|| format!("cannot read script {}", path.display()))?,
+        )),
+        None => Box::new(io::stdin().lock()),
+    };
+    let interactive = !json && options.script.is_none() && io::stdin().is_terminal();
+    let style = if interactive { super::terminal_style(options.no_color) } else { Style::PLAIN };
+    let mut viewer = Viewing {
+        out: io::stdout().lock(),
+        json,
+        style,
+        width: interactive.then(super::terminal::columns),
+        file: options.file.display().to_string(),
+    };
+    viewer.open(&replay);
+    let mut lines = Lines::new(input);
+    loop {
+        if interactive {
+            let _ = write!(viewer.out, "replay {}/{}> ", replay.at, replay.moves());
+            let _ = viewer.out.flush();
+        }
+        let line = match lines.next_line() {
+            Ok(None) => break,
+            Ok(Some(Line::Text(line))) => line,
+            Ok(Some(refused)) => {
+                let message = refused.refusal(lines.number()).unwrap_or_default();
+                viewer.error(&message);
+                if refused == Line::Binary {
+                    bail!("{message}");
+                }
+                continue;
+            }
+            Err(e) => bail!("cannot read input after line {}: {e}", lines.number()),
+        };
+        match viewer.command(&mut replay, &line, interactive)? {
+            Next::Go => {}
+            Next::Quit => break,
+            Next::Branch(session, note) => {
+                drop(viewer);
+                return super::play_branch(*session, json, options.no_color, interactive, &note, &mut lines);
+            }
+        }
+    }
+    viewer.out.flush().context("cannot write the replay")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What to do after a command.
+enum Next {
+    Go,
+    Quit,
+    Branch(Box<Session>, String),
+}
+
+/// The viewer's output.
+struct Viewing<W: Write> {
+    out: W,
+    json: bool,
+    style: Style,
+    width: Option<usize>,
+    file: String,
+}
+
+impl<W: Write> Viewing<W> {
+    fn say(&mut self, text: &str) {
+        if !self.json {
+            let text = match self.width {
+                Some(width) => render::wrap(text, width),
+                None => text.to_string(),
+            };
+            let _ = writeln!(self.out, "{text}");
+        }
+    }
+
+    fn say_json(&mut self, value: impl serde::Serialize) {
+        if self.json {
+            let _ = writeln!(self.out, "{}", serde_json::to_string(&value).expect("output serialises"));
+        }
+    }
+
+    fn error(&mut self, message: &str) {
+        if self.json {
+            self.say_json(json!({ "error": message }));
+        } else {
+            let label = self.style.error_label();
+            let _ = writeln!(self.out, "{label} {message}");
+        }
+    }
+
+    fn open(&mut self, replay: &Replay) {
+        let game = replay.game_at(replay.moves());
+        let end = match game.outcome() {
+            Outcome::Won(w) => format!("{} won in {} turns", game.name(w), game.turn()),
+            Outcome::Draw => format!("a draw after {} turns", game.turn()),
+            Outcome::Running => format!("not finished: it stops at turn {}", game.turn()),
+        };
+        let names = game.names().join(", ");
+        self.say_json(json!({ "replay": self.file, "players": game.names(), "moves": replay.moves(),
+            "over": game.is_over(), "viewpoint": viewpoint_word(replay.viewer, game) }));
+        self.say(&format!(
+            "replay of {}: {names}; {} moves, {end}; seen {}. 'help' lists the commands.",
+            self.file,
+            replay.moves(),
+            replay.viewpoint()
+        ));
+        self.show(replay);
+    }
+
+    /// The shown position: its heading, narration and board.
+    fn show(&mut self, replay: &Replay) {
+        let k = replay.at;
+        if self.json {
+            let game = replay.game_at(k);
+            let events: Vec<Object> = replay.events_at(k).iter().map(|e| js::event(game, e, replay.viewer)).collect();
+            let state = js::state_for(game, replay.session.bots(), replay.viewer);
+            self.say_json(
+                Object::one("position", json!(k))
+                    .with("moves", json!(replay.moves()))
+                    .with("events", events)
+                    .with("state", state),
+            );
+            return;
+        }
+        let dash = if self.style.unicode { "—" } else { "-" };
+        self.say(&self.style.bold(&format!("{dash}{dash} {} {dash}{dash}", replay.heading(k))));
+        for line in replay.narration(k, self.style) {
+            self.say(&line);
+        }
+        let board = replay.board(k, self.style, self.width);
+        let _ = write!(self.out, "{board}");
+    }
+
+    fn command(&mut self, replay: &mut Replay, line: &str, interactive: bool) -> anyhow::Result<Next> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(first) = words.first() else {
+            // Enter at the terminal steps on.
+            if interactive && replay.at < replay.moves() {
+                replay.at += 1;
+                self.show(replay);
+            }
+            return Ok(Next::Go);
+        };
+        if first.starts_with('#') {
+            return Ok(Next::Go);
+        }
+        let word = first.to_lowercase();
+        let arg = words.get(1).copied();
+        if words.len() > 2 {
+            self.error(&format!("'{word}' takes at most one word after it (found '{}')", words[2]));
+            return Ok(Next::Go);
+        }
+        let count = |arg: Option<&str>| -> Result<usize, String> {
+            match arg {
+                None => Ok(1),
+                Some(n) => n.parse::<usize>().map_err(|_| format!("'{}' is not a number of moves", limits::quoted(n))),
+            }
+        };
+        match word.as_str() {
+            "next" | "n" => match count(arg) {
+                Ok(_) if replay.at == replay.moves() => self.error("this is the last move ('prev' goes back, 'start' to the start)"),
+                Ok(n) => self.go(replay, replay.at.saturating_add(n).min(replay.moves())),
+                Err(e) => self.error(&e),
+            },
+            "prev" | "p" | "back" => match count(arg) {
+                Ok(_) if replay.at == 0 => self.error("this is the start ('next' goes on)"),
+                Ok(n) => self.go(replay, replay.at.saturating_sub(n)),
+                Err(e) => self.error(&e),
+            },
+            "goto" | "g" => match arg.map(|t| t.parse::<u32>()) {
+                Some(Ok(turn)) => match replay.position_of_turn(turn) {
+                    Ok(k) => self.go(replay, k),
+                    Err(e) => self.error(&e),
+                },
+                Some(Err(_)) | None => self.error("goto needs a turn number: goto TURN"),
+            },
+            "start" | "first" => self.go(replay, 0),
+            "end" | "last" => self.go(replay, replay.moves()),
+            "board" | "state" | "s" => self.show(replay),
+            "hint" => self.hint(replay),
+            "review" => self.review(replay),
+            "branch" => match self.branch(replay) {
+                Ok((session, note)) => return Ok(Next::Branch(Box::new(session), note)),
+                Err(e) => self.error(&e),
+            },
+            "help" | "h" | "?" => {
+                let text = help_text();
+                self.say_json(json!({ "help": text }));
+                if !self.json {
+                    let _ = write!(self.out, "{text}");
+                }
+            }
+            "quit" | "q" | "exit" => return Ok(Next::Quit),
+            _ => self.error(&format!(
+                "unknown replay command '{}' (next, prev, goto TURN, start, end, board, hint, review, branch, help, quit)",
+                limits::quoted(first)
+            )),
+        }
+        let _ = self.out.flush();
+        Ok(Next::Go)
+    }
+
+    fn go(&mut self, replay: &mut Replay, k: usize) {
+        replay.at = k;
+        self.show(replay);
+    }
+
+    fn hint(&mut self, replay: &Replay) {
+        let game = replay.game();
+        if game.is_over() {
+            return self.error("no hint: the game is over here (try 'review')");
+        }
+        let seat = game.current();
+        if !replay.viewer.sees_hand(seat) {
+            return self.error(&format!(
+                "no hint: {} is to move, and this replay does not show their hand (replay --as {})",
+                game.name(seat),
+                seat + 1
+            ));
+        }
+        if !replay.session.hints() && !replay.session.game().is_over() {
+            return self.error("hints are off for this game (it was started with --no-hints)");
+        }
+        match hint::suggestions(game, replay.session.ruleset(), HINT_PLAYOUTS) {
+            Ok(list) => {
+                let moves: Vec<serde_json::Value> =
+                    list.iter().map(|s| json!({ "move": s.command, "win": s.win, "playouts": s.playouts })).collect();
+                self.say_json(
+                    json!({ "hint": { "player": game.name(seat), "playouts": HINT_PLAYOUTS, "moves": moves } }),
+                );
+                for line in hint::hint_lines(game.name(seat), &list, HINT_PLAYOUTS) {
+                    self.say(&line);
+                }
+            }
+            Err(e) => self.error(&format!("no hint: {e}")),
+        }
+    }
+
+    fn review(&mut self, replay: &Replay) {
+        let seats = match replay.reviewed_seats() {
+            Ok(seats) => seats,
+            Err(e) => return self.error(&e),
+        };
+        if !replay.session.hints() && !replay.session.game().is_over() {
+            return self
+                .error("hints are off for this game (it was started with --no-hints): review it when it is over");
+        }
+        let moves = replay.moves();
+        let result = hint::review(
+            &replay.games[..moves],
+            replay.session.entries(),
+            &seats,
+            replay.session.ruleset(),
+            REVIEW_PLAYOUTS,
+        );
+        let game = replay.game_at(moves);
+        match result {
+            Ok((found, looked)) => {
+                let list: Vec<serde_json::Value> = found.iter().map(|f| hint::finding_json(game, f)).collect();
+                self.say_json(json!({ "review": { "moves": looked, "playouts": REVIEW_PLAYOUTS, "worse": list } }));
+                for line in hint::review_lines(game, &found, looked, &seats) {
+                    self.say(&line);
+                }
+            }
+            Err(e) => self.error(&format!("cannot review: {e}")),
+        }
+    }
+
+    /// A live game from the shown position: the deck reshuffled with a new seed, or as it
+    /// was when every hand is open.
+    fn branch(&mut self, replay: &Replay) -> Result<(Session, String), String> {
+        let game = replay.game();
+        if game.is_over() {
+            return Err("the game is over here: branch from an earlier move ('prev', 'goto TURN')".into());
+        }
+        let reshuffle = match replay.viewer {
+            Viewer::Everyone => None,
+            // 52 bits, as for a new game.
+            _ => Some(rand::random::<u64>() >> 12),
+        };
+        let session = replay.session.branch(replay.at, reshuffle)?;
+        let deck = match reshuffle {
+            Some(seed) => format!(
+                "the {} cards not yet drawn were shuffled anew (seed {seed}), so nobody knows what comes next",
+                game.deck_size()
+            ),
+            None => "the deck is as it was (every hand was open)".into(),
+        };
+        let note =
+            format!("a live game from {} of {}: {deck}. 'save FILE' keeps it.", replay.heading(replay.at), self.file);
+        Ok((session, note))
+    }
+}
+
+/// The viewpoint as a JSON word: `public`, `all`, or the seat's name.
+fn viewpoint_word(viewer: Viewer, game: &Game) -> String {
+    match viewer {
+        Viewer::Seat(s) => game.name(s).to_string(),
+        Viewer::Spectator => "public".into(),
+        Viewer::Everyone => "all".into(),
+    }
+}
+
+/// The viewer's `help`.
+pub fn help_text() -> String {
+    "\
+replay commands:
+  next [N]    step on one move (or N); Enter at the terminal does too
+  prev [N]    step back one move (or N)
+  goto TURN   go to the start of turn TURN
+  start, end  go to the start or the end of the game
+  board       show the board again
+  hint        the search bot's best moves for the seat to move (when the viewpoint shows its hand)
+  review      the moves that were clearly worse than the search bot's choice (the seats whose
+              hand the viewpoint shows: --as SEAT, or every seat with --all)
+  branch      play on from here as a live game with the same players: the cards not yet
+              drawn are shuffled with a new seed (with --all the deck stays as it was)
+  help        this list
+  quit        leave
+"
+    .into()
+}

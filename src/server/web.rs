@@ -1,0 +1,171 @@
+//! The browser seat: the web page `diving host` serves at `http://HOST:PORT/` and
+//! `http://HOST:PORT/ROOM` (plain HTML, CSS and JavaScript in `src/server/web/`, embedded in
+//! the binary), and the `seat_view` snapshot that page draws from.
+//!
+//! The page knows no rule. It joins a seat over the same WebSocket protocol as `diving join`,
+//! sends the shell's command lines, and draws what [`seat_view`] gives it: the reader's
+//! state (the core's [`Viewer`] decides which hands are in it), the legal moves of the seat's
+//! [`View`] with a preview of each, the pending question, and what the cards it can see mean.
+//!
+//! Architecture invariant: a preview is worked out on [`View::sample`], a game made only of
+//! what the seat can see with every hidden card (other hands, the deck) dealt at random, so
+//! no preview can depend on, or name, a card the seat cannot see.
+
+use axum::extract::Path;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::core::{Action, Card, Rank, Source, View, Viewer};
+use crate::repl::json::Object;
+use crate::repl::render;
+use crate::repl::session::Session;
+
+/// The page, its style and its script (`/`, `/ROOM`, `/assets/…`).
+const INDEX: &str = include_str!("web/index.html");
+const STYLE: &str = include_str!("web/style.css");
+const SCRIPT: &str = include_str!("web/app.js");
+
+/// Where the page may load from and connect to: this server only, no inline script.
+const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                      connect-src 'self' ws: wss:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+fn serve(kind: &'static str, body: &'static str) -> Response {
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, kind),
+            // A new host version's page replaces an old one at once.
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::REFERRER_POLICY, "no-referrer"),
+            (header::CONTENT_SECURITY_POLICY, POLICY),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// `GET /` and `GET /ROOM` (without a WebSocket upgrade): the page. Opened on `/`, it asks for
+/// the room, seat and token (or to watch); opened from an invite link, it joins at once.
+pub async fn index() -> Response {
+    page()
+}
+
+/// The page, for a room that exists.
+pub fn page() -> Response {
+    serve("text/html; charset=utf-8", INDEX)
+}
+
+/// `GET /assets/FILE`: the page's style and script.
+pub async fn asset(Path(file): Path<String>) -> Response {
+    match file.as_str() {
+        "style.css" => serve("text/css; charset=utf-8", STYLE),
+        "app.js" => serve("text/javascript; charset=utf-8", SCRIPT),
+        _ => (StatusCode::NOT_FOUND, format!("there is no asset '{file}' (style.css, app.js)\n")).into_response(),
+    }
+}
+
+/// The `seat_view` object for `viewer`: `question` is the reader's pending target question.
+///
+/// Keys: `seat` (1-based, `null` for a spectator), `state` ([`crate::repl::json::state_for`]),
+/// `rules` (what the gauges are drawn against), `moves` (the legal moves, empty when it is not
+/// the seat's turn), `question`, `card_help` (what each rank the reader can see does) and
+/// `front` (what each card kept in front of a diver means).
+pub fn seat_view(session: &Session, viewer: Viewer, question: Option<Object>) -> Object {
+    let game = session.game();
+    let rules = game.rules();
+    let seat = match viewer {
+        Viewer::Seat(s) => Some(s),
+        _ => None,
+    };
+    let moves: Vec<Object> = match seat {
+        Some(s) if !game.is_over() && game.current() == s => moves(session, s),
+        _ => Vec::new(),
+    };
+    let mut shown: Vec<Card> = game.table().iter().flatten().copied().collect();
+    shown.extend(game.discard_top());
+    let mut fronts: Vec<Rank> = Vec::new();
+    for (s, p) in game.players().iter().enumerate() {
+        shown.extend(p.front.iter().copied());
+        fronts.extend(p.front.iter().map(|c| c.rank));
+        if viewer.sees_hand(s) {
+            shown.extend(p.hand.iter().copied());
+        }
+    }
+    let mut ranks: Vec<Rank> = shown.iter().map(|c| c.rank).collect();
+    ranks.sort_by_key(|r| r.number());
+    ranks.dedup();
+    fronts.sort_by_key(|r| r.number());
+    fronts.dedup();
+    let registry = game.registry();
+    let help: serde_json::Map<String, Value> =
+        ranks.iter().map(|&r| (r.to_string(), json!(render::card_help(r, rules, registry).trim_end()))).collect();
+    let front: serde_json::Map<String, Value> =
+        fronts.iter().filter_map(|&r| render::front_meaning(game, r).map(|m| (r.to_string(), json!(m)))).collect();
+    Object::new()
+        .with("seat", json!(seat.map(|s| s + 1)))
+        .with("state", crate::repl::json::state_for(game, session.bots(), viewer))
+        .with(
+            "rules",
+            json!({
+                "max_depth": rules.max_depth,
+                "max_oxygen": rules.max_oxygen,
+                "depth_scale": rules.depth_scale,
+                "depth_unit": rules.depth_unit,
+            }),
+        )
+        .with("moves", moves)
+        .with("question", question.map_or(Value::Null, |q| q.to_value()))
+        .with("card_help", Value::Object(help))
+        .with("front", Value::Object(front))
+}
+
+/// The legal moves of `seat` (whose turn it is), each with its command and preview.
+fn moves(session: &Session, seat: usize) -> Vec<Object> {
+    let game = session.game();
+    let view = View::new(game, seat);
+    // What the seat can see, the rest dealt at random: the same for every move of this turn.
+    let sample = view.sample(0x5EA7_u64 ^ u64::from(game.turn()));
+    view.legal_actions()
+        .into_iter()
+        .map(|action| {
+            let copy = if session.ruleset().mods.is_empty() {
+                Some(sample.clone())
+            } else {
+                // With mods, each preview runs on freshly loaded ones (as `Session::preview`
+                // does), so no mod's Lua state moves on for a move nobody made.
+                session.ruleset().registry().ok().map(|registry| sample.with_registry(registry))
+            };
+            let preview = copy
+                .and_then(|mut copy| {
+                    let mut events = Vec::new();
+                    copy.apply(&action, &mut events).ok()?;
+                    Some(render::preview(game, &events, Viewer::Seat(seat)))
+                })
+                .unwrap_or_default();
+            let command = render::command_for(game, &action);
+            let o = Object::new();
+            let o = match &action {
+                Action::Play { card, from, target, face_on_top } => o
+                    .with("kind", json!("play"))
+                    .with("card", json!(card.to_string()))
+                    .with(
+                        "slot",
+                        json!(match from {
+                            Source::Hand => None,
+                            Source::Table(slot) => Some(slot + 1),
+                        }),
+                    )
+                    .with("target", json!(target.map(|t| game.name(t))))
+                    .with("over", json!(face_on_top)),
+                Action::Recover { cards, face_on_top } => o
+                    .with("kind", json!("recover"))
+                    .with("cards", json!(cards.iter().map(ToString::to_string).collect::<Vec<_>>()))
+                    .with("over", json!(face_on_top)),
+                Action::Pass => o.with("kind", json!("pass")),
+            };
+            o.with("command", json!(command)).with("preview", json!(preview))
+        })
+        .collect()
+}

@@ -1,0 +1,605 @@
+// Diving Suits, the browser seat. It holds no rule: it joins a seat over the protocol of
+// PROTOCOL.md, draws the `seat_view` the host sends, and sends the shell's command lines
+// (`play 7H bob`, `recover 2H 3S`, `pass`) built from the legal moves the host listed.
+"use strict";
+
+(() => {
+  const PROTOCOL = 2;
+  // Codes after which the server closes the connection for good: no reconnect helps.
+  const FATAL = new Set(["protocol", "ruleset", "seat", "token", "full", "replaced"]);
+  // Objects of an `output` that answer a command of ours.
+  const ANSWERS = ["event", "error", "question", "moves", "state", "hand", "log", "help", "bye"];
+  const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
+
+  const $ = (id) => document.getElementById(id);
+  const body = document.body;
+
+  /** An element with text children only (names and chat never become HTML). */
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "onclick") node.addEventListener("click", value);
+      else if (key.startsWith("data-") || key.startsWith("aria-") || key === "role" || key === "title" || key === "type")
+        node.setAttribute(key, value === true ? "" : String(value));
+      else node[key] = value;
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  // ----- where we are -----
+  const room = decodeURIComponent(location.pathname.replace(/^\/+/, "").replace(/\/+$/, ""));
+  const params = new URLSearchParams(location.hash.slice(1));
+  const seat = params.get("seat");
+  const token = params.get("token");
+
+  const app = {
+    ws: null,
+    view: null,
+    joined: false,
+    everJoined: false,
+    reconnects: 0,
+    attempts: 0,
+    timer: null,
+    stopped: null,
+    viewInFlight: false,
+    viewAgain: false,
+    commandPending: false,
+    sent: 0,
+    recovering: false,
+    selected: [],
+  };
+
+  // ----- the connection -----
+  function setConn(kind, text) {
+    body.dataset.conn = kind;
+    $("conn").textContent = text;
+  }
+
+  function connect() {
+    clearTimeout(app.timer);
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const ws = new WebSocket(scheme + location.host + "/" + encodeURIComponent(room));
+    app.ws = ws;
+    app.joined = false;
+    ws.onopen = () => {
+      if (seat) send({ type: "join", protocol: PROTOCOL, seat: Number(seat), token: token || "" });
+      else send({ type: "watch", protocol: PROTOCOL });
+    };
+    ws.onmessage = (e) => {
+      let message;
+      try {
+        message = JSON.parse(e.data);
+      } catch (_) {
+        return;
+      }
+      receive(message);
+    };
+    ws.onclose = () => {
+      if (app.ws !== ws) return;
+      app.ws = null;
+      app.joined = false;
+      app.viewInFlight = false;
+      app.commandPending = false;
+      draw();
+      if (app.stopped) {
+        setConn("closed", app.stopped);
+        return;
+      }
+      if (app.view && app.view.state.over) {
+        setConn("closed", "the game is over and the host has closed the connection");
+        return;
+      }
+      app.attempts += 1;
+      const delay = Math.min(5000, 400 * 2 ** Math.min(app.attempts - 1, 4));
+      setConn(
+        "reconnecting",
+        (app.everJoined ? "connection lost — " : "cannot reach the host — ") +
+          `reconnecting (attempt ${app.attempts}) in ${Math.round(delay / 100) / 10}s…`,
+      );
+      app.timer = setTimeout(connect, delay);
+    };
+  }
+
+  function send(message) {
+    if (!app.ws || app.ws.readyState !== WebSocket.OPEN) return false;
+    app.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  function command(line) {
+    if (!app.joined || app.commandPending) return;
+    if (send({ type: "command", line })) {
+      app.commandPending = true;
+      // How many commands this page has sent: lets a watcher (or a test) tell one move from the next.
+      app.sent += 1;
+      body.dataset.sent = String(app.sent);
+      closeChoices();
+      hint("");
+      draw();
+    }
+  }
+
+  function requestView() {
+    if (app.viewInFlight) {
+      app.viewAgain = true;
+      return;
+    }
+    if (send({ type: "seat_view" })) app.viewInFlight = true;
+  }
+
+  function receive(m) {
+    switch (m.type) {
+      case "hello": {
+        app.joined = true;
+        app.attempts = 0;
+        if (app.everJoined) {
+          app.reconnects += 1;
+          body.dataset.reconnects = String(app.reconnects);
+          setConn("open", "back — reconnected");
+          setTimeout(() => {
+            if (body.dataset.conn === "open") setConn("open", "connected");
+          }, 5000);
+        } else {
+          setConn("open", "connected");
+        }
+        app.everJoined = true;
+        $("who").textContent =
+          m.seat === null
+            ? `room ${m.room}: watching ${m.players.join(", ")}`
+            : `room ${m.room}: you are ${m.player} (seat ${m.seat}) · ruleset ${m.ruleset.name}`;
+        requestView();
+        break;
+      }
+      case "error":
+        if (FATAL.has(m.code)) {
+          app.stopped = m.message;
+          setConn("closed", m.message);
+        } else {
+          hint(m.message, true);
+        }
+        break;
+      case "output":
+        output(m);
+        break;
+    }
+  }
+
+  function output(m) {
+    const lines = m.json || [];
+    let view = null;
+    let chatOnly = lines.length > 0;
+    let answered = false;
+    for (const line of lines) {
+      if (line.seat_view) view = line.seat_view;
+      if (line.chat) addChat(line.chat.player, line.chat.text);
+      else chatOnly = false;
+      if (line.error) hint(line.error, true);
+      if (line.bye) app.stopped = "you left the game";
+      if (ANSWERS.some((key) => key in line)) answered = true;
+    }
+    if (!chatOnly) for (const text of m.text || []) addLog(text);
+    if (answered) app.commandPending = false;
+    if (view) {
+      app.viewInFlight = false;
+      app.view = view;
+      if (app.viewAgain) {
+        app.viewAgain = false;
+        requestView();
+      }
+      draw();
+    } else if (!chatOnly) {
+      requestView();
+      draw();
+    }
+  }
+
+  // ----- drawing -----
+  function showDepth(depth) {
+    const rules = app.view.rules;
+    const shown = depth * rules.depth_scale;
+    return rules.depth_unit ? `${shown} ${rules.depth_unit}` : String(shown);
+  }
+
+  function cardNode(text, props = {}, small = false) {
+    const rank = text.slice(0, -1);
+    const suit = SUITS[text.slice(-1)] || ["?", "?"];
+    const red = text.endsWith("H") || text.endsWith("D");
+    const label = `${rank} of ${suit[1]}`;
+    const classes = ["card", red ? "red" : "", small ? "small" : "", props.class || ""].join(" ").trim();
+    const tag = props.onclick ? "button" : "span";
+    return el(
+      tag,
+      { ...props, class: classes, "aria-label": props["aria-label"] || label, "data-card": text, type: tag === "button" ? "button" : null },
+      el("span", { class: "rank" }, rank),
+      el("span", { class: "suit", "aria-hidden": "true" }, suit[0]),
+    );
+  }
+
+  function phase() {
+    const v = app.view;
+    if (!app.joined || !v) return app.everJoined ? "offline" : "join";
+    if (v.state.over) return "over";
+    if (app.commandPending || app.viewInFlight || app.viewAgain) return "busy";
+    if (v.moves.length > 0) return "yours";
+    return v.question ? "question" : "waiting";
+  }
+
+  function draw() {
+    const v = app.view;
+    const p = phase();
+    body.dataset.phase = p;
+    if (!v) return;
+    $("game").hidden = false;
+    const st = v.state;
+    body.dataset.at = String(st.turn);
+    const me = v.seat === null ? null : st.players[v.seat - 1];
+    let turn;
+    if (st.over) {
+      if (st.winner) turn = me && st.winner === me.name ? `you won! (turn ${st.turn})` : `${st.winner} won (turn ${st.turn})`;
+      else turn = `the game is a draw (turn ${st.turn})`;
+    } else if (me && st.current === me.name) {
+      turn = `turn ${st.turn} — your move`;
+    } else {
+      turn = `turn ${st.turn} — ${st.current} to play`;
+    }
+    $("turn").textContent = turn;
+    $("turn").classList.toggle("over", st.over);
+    drawDivers(v);
+    drawTable(v, p);
+    drawHand(v, p, me);
+    drawMoves(v, p);
+    drawHelp(v);
+  }
+
+  function gauge(kind, label, value, max, text) {
+    const percent = max > 0 ? Math.max(0, Math.min(100, (100 * value) / max)) : 0;
+    const fill = el("div", { class: "fill" });
+    // Through the CSSOM: the page's policy allows no inline style attribute.
+    fill.style.width = `${percent}%`;
+    let level = "";
+    if (kind === "oxygen") level = value / max > 0.5 ? "" : value / max > 0.25 ? "low" : "danger";
+    return el(
+      "div",
+      { class: `gauge ${kind} ${level}`.trim() },
+      el("span", {}, label),
+      el(
+        "div",
+        { class: "bar", role: "meter", "aria-label": label, "aria-valuemin": 0, "aria-valuemax": max, "aria-valuenow": value, "aria-valuetext": text },
+        fill,
+      ),
+      el("span", { class: "value" }, text),
+    );
+  }
+
+  function drawDivers(v) {
+    const st = v.state;
+    const rules = v.rules;
+    const items = st.players.map((pl) => {
+      const notes = [];
+      if (v.seat === pl.seat) notes.push("you");
+      if (pl.bot) notes.push(`bot: ${pl.bot}`);
+      notes.push(`${pl.hand_size} card${pl.hand_size === 1 ? "" : "s"}`);
+      const front = pl.front.length
+        ? el(
+            "div",
+            { class: "front" },
+            "in front:",
+            pl.front.map((c) => {
+              const rank = c.slice(0, -1);
+              const meaning = v.front[rank] || "";
+              return el("span", { class: "front-card" }, cardNode(c, { title: meaning }, true), " ", meaning);
+            }),
+          )
+        : null;
+      return el(
+        "li",
+        { class: `diver${pl.name === st.current && !st.over ? " current" : ""}`, "data-seat": pl.seat, "data-depth": pl.depth, "data-oxygen": pl.oxygen },
+        el("div", { class: "name" }, pl.name, " ", el("span", { class: "note" }, `(${notes.join(", ")})`)),
+        el(
+          "div",
+          { class: "gauges" },
+          gauge("depth", "depth", pl.depth, rules.max_depth, `${showDepth(pl.depth)} / ${showDepth(rules.max_depth)}`),
+          gauge("oxygen", "oxygen", pl.oxygen, rules.max_oxygen, `${pl.oxygen} / ${rules.max_oxygen}`),
+        ),
+        front,
+      );
+    });
+    $("divers").replaceChildren(...items);
+  }
+
+  function playsOf(v, card, slot) {
+    return v.moves.filter((m) => m.kind === "play" && m.card === card && m.slot === slot);
+  }
+
+  function cardTitle(v, card, plays) {
+    const rank = card.slice(0, -1);
+    const parts = plays.map((m) => `${m.command}${m.preview ? " → " + m.preview : ""}`);
+    if (v.card_help[rank]) parts.push(v.card_help[rank]);
+    return parts.join("\n");
+  }
+
+  function drawTable(v, p) {
+    const st = v.state;
+    const slots = st.table.map((card, i) => {
+      if (!card) return el("span", { class: "card empty", "aria-label": `table slot ${i + 1}: empty` }, "—");
+      const plays = playsOf(v, card, i + 1);
+      const playable = p === "yours" && plays.length > 0 && !app.recovering;
+      return cardNode(card, {
+        class: playable ? "playable" : "",
+        title: cardTitle(v, card, plays),
+        "data-slot": i + 1,
+        "aria-label": `table slot ${i + 1}: ${card}${playable ? " (playable)" : ""}`,
+        disabled: !playable,
+        onclick: () => clickCard(card, i + 1),
+      });
+    });
+    $("table").replaceChildren(...slots);
+    $("discard").replaceChildren(st.discard_top ? cardNode(st.discard_top, { title: "the top of the discard pile: a card of its rank or suit played now is doubled" }) : el("span", { class: "card empty" }, "—"));
+    $("discard-size").textContent = `${st.discard_size} card${st.discard_size === 1 ? "" : "s"}`;
+    $("deck").replaceChildren(el("span", { "aria-label": `deck: ${st.deck_size} cards` }, String(st.deck_size)));
+  }
+
+  function drawHand(v, p, me) {
+    $("mine").hidden = !me;
+    if (!me) return;
+    const yours = p === "yours";
+    const hand = (me.hand || []).map((card, i) => {
+      const plays = playsOf(v, card, null);
+      const selected = app.selected.includes(card);
+      return cardNode(card, {
+        class: yours && !app.recovering && plays.length ? "playable" : "",
+        title: cardTitle(v, card, plays),
+        "aria-pressed": app.recovering ? String(selected) : null,
+        "aria-label": `${card}${i < 9 ? ` (key ${i + 1})` : ""}`,
+        "data-index": i + 1,
+        disabled: !yours,
+        onclick: () => clickCard(card, null),
+      });
+    });
+    $("hand").replaceChildren(...hand);
+    const canRecover = v.moves.some((m) => m.kind === "recover");
+    const canPass = v.moves.some((m) => m.kind === "pass");
+    $("recover-mode").disabled = !yours || !canRecover;
+    $("recover-mode").setAttribute("aria-pressed", String(app.recovering));
+    $("pass").disabled = !yours || !canPass;
+    if (!yours) {
+      app.recovering = false;
+      app.selected = [];
+    }
+    if (app.recovering) showRecovery(v);
+    if (v.question && !app.commandPending) showQuestion(v.question);
+  }
+
+  function moveButton(m) {
+    return el(
+      "button",
+      { type: "button", "data-command": m.command, onclick: () => command(m.command) },
+      m.command,
+      m.preview ? el("span", { class: "preview" }, " → " + m.preview) : null,
+    );
+  }
+
+  function drawMoves(v, p) {
+    const yours = p === "yours";
+    const plays = v.moves.filter((m) => m.kind !== "recover");
+    const recoveries = v.moves.filter((m) => m.kind === "recover");
+    $("moves").replaceChildren(...plays.map((m) => el("li", {}, moveButton(m))));
+    if (!v.moves.length) {
+      const why = v.state.over ? "none: the game is over" : v.seat === null ? "you are watching" : `none: it is ${v.state.current}'s turn`;
+      $("moves").replaceChildren(el("li", { class: "preview" }, why));
+    }
+    $("recoveries").hidden = recoveries.length === 0;
+    $("recoveries-title").textContent = `recoveries (${recoveries.length})`;
+    $("recoveries-list").replaceChildren(...recoveries.map((m) => el("li", {}, moveButton(m))));
+    for (const b of document.querySelectorAll("#moves button, #recoveries-list button")) b.disabled = !yours;
+  }
+
+  function drawHelp(v) {
+    // Ranks that do the same (the number cards) share one entry.
+    const byText = new Map();
+    const order = (rank) => ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"].indexOf(rank);
+    const ranks = Object.keys(v.card_help).sort((a, b) => order(a) - order(b));
+    for (const rank of ranks) {
+      const text = v.card_help[rank];
+      byText.set(text, [...(byText.get(text) || []), rank]);
+    }
+    const items = [...byText].flatMap(([text, ranks]) => [el("dt", {}, ranks.join(", ")), el("dd", {}, text)]);
+    $("help").replaceChildren(...items);
+  }
+
+  function addLog(text) {
+    const log = $("log");
+    const turn = /^(turn \d+|-- turn)/i.test(text) || /^—/.test(text);
+    log.append(el("li", { class: turn ? "turn" : "" }, text));
+    while (log.children.length > 300) log.firstChild.remove();
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function addChat(player, text) {
+    const chat = $("chat");
+    chat.append(el("li", {}, el("span", { class: "who" }, player + ": "), text));
+    while (chat.children.length > 200) chat.firstChild.remove();
+    chat.scrollTop = chat.scrollHeight;
+  }
+
+  function hint(text, error = false) {
+    $("hint").textContent = text;
+    $("hint").classList.toggle("error", error);
+  }
+
+  // ----- choosing -----
+  function choose(title, options) {
+    const opening = $("choices").hidden;
+    $("choices-title").textContent = title;
+    $("choices-list").replaceChildren(...options);
+    $("choices").hidden = false;
+    // Focus the first choice when the box opens, not on every redraw (a chat being typed keeps it).
+    const first = $("choices-list").querySelector("button:not(:disabled)");
+    if (opening && first) first.focus();
+  }
+
+  function closeChoices() {
+    $("choices").hidden = true;
+    $("choices-list").replaceChildren();
+  }
+
+  function describe(m) {
+    const parts = [];
+    if (m.target) parts.push(`at ${m.target}`);
+    if (m.over) parts.push("with the face card on top");
+    return parts.length ? parts.join(", ") : "play it";
+  }
+
+  function clickCard(card, slot) {
+    const v = app.view;
+    if (!v || phase() !== "yours") return;
+    if (app.recovering && slot === null) {
+      const i = app.selected.indexOf(card);
+      if (i >= 0) app.selected.splice(i, 1);
+      else app.selected.push(card);
+      draw();
+      return;
+    }
+    const plays = playsOf(v, card, slot);
+    if (plays.length === 1) return command(plays[0].command);
+    if (plays.length === 0) {
+      const recover = v.moves.some((m) => m.kind === "recover");
+      hint(`${card} cannot be played now${recover ? "; press r (Recover…) to select cards to recover" : ""}`, true);
+      return;
+    }
+    choose(
+      `play ${card}${slot ? ` from table slot ${slot}` : ""}: choose`,
+      plays.map((m) =>
+        el(
+          "button",
+          { type: "button", "data-command": m.command, onclick: () => command(m.command) },
+          describe(m),
+          m.preview ? el("span", { class: "preview" }, " → " + m.preview) : null,
+        ),
+      ),
+    );
+  }
+
+  function sameSet(a, b) {
+    return a.length === b.length && a.every((c) => b.includes(c));
+  }
+
+  function showRecovery(v) {
+    const matching = v.moves.filter((m) => m.kind === "recover" && sameSet(m.cards, app.selected));
+    if (!app.selected.length) {
+      choose("recover: select the cards to discard (the last one you select ends on top)", []);
+      return;
+    }
+    if (!matching.length) {
+      choose(`recover ${app.selected.join(" ")}: not a legal recovery`, []);
+      return;
+    }
+    const line = (m) => `recover ${app.selected.join(" ")}${m.over ? " over" : ""}`;
+    choose(
+      `recover ${app.selected.join(" ")}`,
+      matching.map((m) =>
+        el(
+          "button",
+          { type: "button", "data-command": line(m), "data-recover": true, onclick: () => finishRecovery(line(m)) },
+          m.over ? "recover, the K on top" : "recover",
+          m.preview ? el("span", { class: "preview" }, " → " + m.preview) : null,
+        ),
+      ),
+    );
+    // Keep the focus on the hand while selecting.
+  }
+
+  function finishRecovery(line) {
+    app.recovering = false;
+    app.selected = [];
+    command(line);
+  }
+
+  function toggleRecovery() {
+    if (phase() !== "yours" || $("recover-mode").disabled) return;
+    app.recovering = !app.recovering;
+    app.selected = [];
+    if (!app.recovering) closeChoices();
+    draw();
+  }
+
+  function showQuestion(q) {
+    choose(
+      q.text,
+      q.options.map((name) => el("button", { type: "button", "data-answer": name, onclick: () => command(name) }, name)),
+    );
+  }
+
+  // ----- input -----
+  $("recover-mode").addEventListener("click", toggleRecovery);
+  $("pass").addEventListener("click", () => command("pass"));
+  $("choices-cancel").addEventListener("click", () => {
+    app.recovering = false;
+    app.selected = [];
+    closeChoices();
+    draw();
+  });
+  $("chat-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("chat-text").value.trim();
+    if (text && send({ type: "say", text })) $("chat-text").value = "";
+  });
+
+  document.addEventListener("keydown", (e) => {
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement;
+    if (typing) {
+      if (e.key === "Escape") e.target.blur();
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "/") {
+      e.preventDefault();
+      $("chat-text").focus();
+    } else if (e.key === "Escape") {
+      $("choices-cancel").click();
+    } else if (e.key === "r") {
+      toggleRecovery();
+    } else if (e.key === "p") {
+      if (!$("pass").disabled) command("pass");
+    } else if (e.key === "Enter" && app.recovering) {
+      const go = document.querySelector("#choices-list button[data-recover]");
+      if (go) {
+        e.preventDefault();
+        go.click();
+      }
+    } else if (/^[1-9]$/.test(e.key)) {
+      const card = document.querySelector(`#hand button[data-index="${e.key}"]`);
+      if (card && !card.disabled) {
+        card.focus();
+        card.click();
+      }
+    }
+  });
+
+  // ----- start -----
+  if (!room) {
+    $("join").hidden = false;
+    setConn("idle", "not connected");
+    const go = (watch) => {
+      const r = $("join-room").value.trim();
+      if (!r) return;
+      const hash = watch ? "" : `#seat=${encodeURIComponent($("join-seat").value.trim())}&token=${encodeURIComponent($("join-token").value.trim())}`;
+      location.href = "/" + encodeURIComponent(r) + hash;
+    };
+    $("join-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      go(false);
+    });
+    $("watch-go").addEventListener("click", () => go(true));
+  } else {
+    setConn("connecting", "connecting…");
+    window.addEventListener("hashchange", () => location.reload());
+    connect();
+  }
+})();
