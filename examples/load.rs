@@ -1,22 +1,27 @@
 //! Load test for `diving host`, on loopback, stopping by itself: ROOMS rooms (default 200),
 //! each a person over the protocol against a greedy bot; every person plays as fast as the
-//! server answers (asks `moves`, plays the first) until its game ends. Prints the action
-//! latency (command sent → its output received) percentiles and the wall time.
+//! server answers (asks `moves`, plays the first) until its game ends, or with `--pace MS`
+//! waits MS milliseconds before each command (a table of quick players, not a closed loop).
+//! Prints the action latency (command sent → its output received) percentiles and the wall
+//! time.
 //!
-//! `cargo run --example load -- 1000` (add `--release` for the figure the README quotes).
+//! `cargo run --release --example load -- 1000 [--pace 500]` (the figures the README quotes).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use diving::repl::session::{Seating, Session};
 use diving::server::net::{Server, ServerConfig};
-use diving::server::protocol::{Limits, PROTOCOL};
+use diving::server::protocol::{Limits, PROTOCOL, READ_BUFFER};
 use diving::server::room::{Room, RoomOptions, new_token};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-async fn player(addr: std::net::SocketAddr, room: String, token: String) -> Vec<f64> {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/{room}")).await.unwrap();
+async fn player(addr: std::net::SocketAddr, room: String, token: String, pace: Option<Duration>) -> Vec<f64> {
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+    let (mut ws, _) =
+        tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/{room}"), Some(config), false).await.unwrap();
     let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token});
     ws.send(Message::text(join.to_string())).await.unwrap();
     let mut latencies = Vec::new();
@@ -51,6 +56,9 @@ async fn player(addr: std::net::SocketAddr, room: String, token: String) -> Vec<
             _ => continue,
         };
         waiting = true;
+        if let Some(pace) = pace {
+            tokio::time::sleep(pace).await;
+        }
         sent_at = Some(Instant::now());
         ws.send(Message::text(json!({"type": "command", "line": line}).to_string())).await.unwrap();
     }
@@ -58,7 +66,14 @@ async fn player(addr: std::net::SocketAddr, room: String, token: String) -> Vec<
 }
 
 fn main() {
-    let rooms: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(200);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rooms: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(200);
+    let pace = args
+        .iter()
+        .position(|a| a == "--pace")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|ms| ms.parse().ok())
+        .map(Duration::from_millis);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
         // The players here are as fast as the server: lift the per-connection rate limit.
@@ -85,7 +100,7 @@ fn main() {
         let tasks: Vec<_> = tokens
             .into_iter()
             .enumerate()
-            .map(|(i, t)| tokio::spawn(player(server.addr, (i + 1).to_string(), t)))
+            .map(|(i, t)| tokio::spawn(player(server.addr, (i + 1).to_string(), t, pace)))
             .collect();
         let mut all = Vec::new();
         for t in tasks {
@@ -97,7 +112,11 @@ fn main() {
         all.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let pct = |p: f64| all[((all.len() as f64 * p) as usize).min(all.len() - 1)];
         println!(
-            "{rooms} concurrent rooms (saving every move), {} actions in {:.1}s: {:.0} actions/s; latency ms p50 {:.1} p99 {:.1} max {:.1}",
+            "{rooms} concurrent rooms (saving every move), {}, {} actions in {:.1}s: {:.0} actions/s; latency ms p50 {:.1} p99 {:.1} max {:.1}",
+            match pace {
+                Some(p) => format!("each player waiting {} ms before each command", p.as_millis()),
+                None => "every player as fast as the server answers".to_string(),
+            },
             all.len(),
             wall.as_secs_f64(),
             all.len() as f64 / wall.as_secs_f64(),

@@ -125,8 +125,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 )),
                 None => None,
             };
-            let JoinArgs { target, seat, token } = args.clone();
-            server::client::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect })
+            let JoinArgs { target, seat, token, no_color } = args.clone();
+            server::client::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color })
         }
     }
 }
@@ -306,6 +306,9 @@ pub struct JoinArgs {
     /// Your seat's secret token (from the invite)
     #[arg(long, requires = "seat")]
     pub token: Option<String>,
+    /// Never use colour (also: the NO_COLOR environment variable)
+    #[arg(long)]
+    pub no_color: bool,
 }
 
 #[derive(Debug, Clone, Default, Args)]

@@ -131,7 +131,7 @@
 //!   *`tests/limits.rs`.*
 //! - **The server is the only authority, and tells each reader only what it may see.** The
 //!   game, ruleset and mods run only in the host; a client sends lines and prints what it is
-//!   sent. No message to a seat or spectator names a card it could not have seen when the
+//!   sent (at a terminal, also what Tab completes: the server's `screen`). No message to a seat or spectator names a card it could not have seen when the
 //!   message was made, nor the seed; bot warnings (which can name a bot's cards) go to the
 //!   host's log only. The room does no I/O. *`tests/server_leaks.rs`, `tests/server_net.rs`,
 //!   `tests/architecture.rs`.*

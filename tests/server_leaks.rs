@@ -2,7 +2,8 @@
 //! state machine the network serves), every message each seat and a spectator receives
 //! recorded, and each checked against the full states of the game — a message made after
 //! move `at` may name only cards that reader could have seen by then. The players send
-//! every kind of command, in turn and out of turn, and answer target questions.
+//! every kind of command, in turn and out of turn, and answer target questions; a quarter of
+//! the games are played by terminals, which are also sent what their completion offers.
 
 mod server_support;
 
@@ -31,6 +32,7 @@ fn record(received: &mut [Vec<String>], out: Outbox) {
 fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
     let now = Instant::now();
     let mut messages = 0;
+    let mut screens = 0;
     for g in 0..GAMES {
         let seed = 987_654_321_000 + g;
         let players: &[&str] = match g % 3 {
@@ -45,12 +47,18 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
         let spectator = humans as u64 + 1;
         let mut received = vec![Vec::new(); humans + 2];
         let mut sent: Vec<Vec<String>> = vec![Vec::new(); humans + 2];
+        // In every fourth game the readers are terminals: they are also sent each `screen`
+        // (the board, and what Tab completes: the hand, the table, the legal plays, a
+        // question's choices), in plain ASCII so the scan reads its cards.
+        let display = (g % 4 == 0).then(|| json!({"color": false, "unicode": false, "width": 80}));
         for s in 0..humans {
             let token = room.tokens()[s].clone().unwrap();
-            let hello = json!({"type": "join", "protocol": PROTOCOL, "seat": s + 1, "token": token}).to_string();
+            let hello =
+                json!({"type": "join", "protocol": PROTOCOL, "seat": s + 1, "token": token, "display": display})
+                    .to_string();
             record(&mut received, room.receive(s as u64 + 1, &hello, now));
         }
-        let watch = json!({"type": "watch", "protocol": PROTOCOL}).to_string();
+        let watch = json!({"type": "watch", "protocol": PROTOCOL, "display": display}).to_string();
         record(&mut received, room.receive(spectator, &watch, now));
         for _ in 0..2000 {
             if room.is_over() {
@@ -92,6 +100,7 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
         for s in 0..humans {
             assert_no_leak(room.session(), Some(s), &received[s + 1], &sent[s + 1]);
             messages += received[s + 1].len();
+            screens += received[s + 1].iter().filter(|m| m.starts_with(r#"{"type":"screen""#)).count();
         }
         assert_no_leak(room.session(), None, &received[spectator as usize], &[]);
         // The oracle is not blind: at the start, the full state names cards hidden from all.
@@ -101,6 +110,7 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
         assert!(cards_named(&full).iter().any(|c| !public.contains(c)), "game {g}: nothing was hidden");
     }
     assert!(messages > GAMES as usize * 50, "only {messages} messages");
+    assert!(screens > GAMES as usize / 4 * 10, "only {screens} screens");
 }
 
 /// The check itself fails on a leak: a state with every hand, sent to a seat, is caught.

@@ -392,3 +392,59 @@ async fn hostile_clients_get_clear_errors_and_the_game_goes_on() {
     assert_eq!(server.with_room("1", |r| r.session().entries().len()).unwrap(), 1);
     server.stop().await.unwrap();
 }
+
+// Protocol 2: a terminal's screen, and version 1 clients still served.
+
+fn two_people() -> diving::server::room::Room {
+    let seating = ["alice", "bob"].map(|n| diving::repl::session::Seating { name: n.into(), bot: None }).to_vec();
+    let session = Session::new("standard", seating, 7, None).unwrap();
+    let tokens = vec![Some("a".repeat(32)), Some("b".repeat(32))];
+    diving::server::room::Room::new("1", session, tokens, RoomOptions::default())
+}
+
+fn join_room(room: &mut diving::server::room::Room, conn: u64, seat: usize, version: u32, display: bool) -> Vec<Value> {
+    let display = display.then(|| json!({"color": false, "unicode": false, "width": 80}));
+    let token = room.tokens()[seat - 1].clone().unwrap();
+    let hello = json!({"type": "join", "protocol": version, "seat": seat, "token": token, "display": display});
+    let out = room.receive(conn, &hello.to_string(), Instant::now());
+    out.sent.iter().filter(|(c, _)| *c == conn).map(|(_, t)| serde_json::from_str(t).unwrap()).collect()
+}
+
+#[test]
+fn a_terminal_room_reader_is_sent_a_screen_with_its_own_legal_plays() {
+    let mut room = two_people();
+    let current = room.session().game().current();
+    let received = join_room(&mut room, 1, current + 1, PROTOCOL, true);
+    let screen = received.iter().find(|m| m["type"] == "screen").expect("a screen");
+    let game = room.session().game();
+    let listed: Vec<String> = View::new(game, current)
+        .legal_actions()
+        .iter()
+        .filter(|a| matches!(a, diving::core::Action::Play { .. }))
+        .map(|a| render::command_for(game, a))
+        .collect();
+    assert!(!listed.is_empty());
+    assert_eq!(screen["completion"]["plays"], json!(listed));
+    let hand: Vec<String> = game.player(current).hand.iter().map(ToString::to_string).collect();
+    assert_eq!(screen["completion"]["hand"], json!(hand));
+    assert_eq!(screen["current"], json!(game.name(current)));
+    // The other seat, not to move, completes no plays, and sees only its own hand.
+    let other = 1 - current;
+    let received = join_room(&mut room, 2, other + 1, PROTOCOL, true);
+    let screen = received.iter().find(|m| m["type"] == "screen").unwrap();
+    assert_eq!(screen["completion"]["plays"], json!([]));
+    let board = screen["board"].as_str().unwrap();
+    let game = room.session().game();
+    assert!(board.contains(&format!("{}'s hand", game.name(other))), "{board}");
+    assert!(!board.contains(&format!("{}'s hand", game.name(current))), "{board}");
+}
+
+#[test]
+fn a_version_1_client_is_served_as_before_and_an_unknown_version_is_refused() {
+    let mut room = two_people();
+    let received = join_room(&mut room, 1, 1, 1, false);
+    assert_eq!(received[0]["protocol"], 1);
+    assert!(received.iter().all(|m| m["type"] != "screen"));
+    let received = join_room(&mut room, 2, 2, PROTOCOL + 1, false);
+    assert_eq!(received[0]["code"], "protocol");
+}

@@ -202,6 +202,18 @@ impl SaveError {
 ///   cut) are removed, when no process with their PID is running.
 /// - A game of more than [`limits::MAX_SAVED_MOVES`] moves is refused.
 pub fn write(path: &Path, save: &SaveFile) -> Result<(), SaveError> {
+    write_with(path, save, true)
+}
+
+/// [`write`] for a writer that saves the same file again and again (the game server saves
+/// every room after every move): its first [`write`] of the file in this process removed the
+/// stale temporaries of this name, so the directory is not read again (reading a directory
+/// of a thousand games took longer than writing the save).
+pub fn write_again(path: &Path, save: &SaveFile) -> Result<(), SaveError> {
+    write_with(path, save, false)
+}
+
+fn write_with(path: &Path, save: &SaveFile, clean: bool) -> Result<(), SaveError> {
     let moves = save.actions.len() + save.branch.as_ref().map_or(0, |b| b.moves.len());
     if moves > limits::MAX_SAVED_MOVES {
         return Err(SaveError::new(
@@ -222,7 +234,9 @@ pub fn write(path: &Path, save: &SaveFile) -> Result<(), SaveError> {
         _ => PathBuf::from("."),
     };
     let file_name = target.file_name().ok_or_else(|| SaveError::new(path, "cannot save: not a file name"))?;
-    remove_stale_temporaries(&dir, file_name);
+    if clean {
+        remove_stale_temporaries(&dir, file_name);
+    }
     let tmp = dir.join(temporary_name(file_name, std::process::id()));
     let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
     let _held = signals::Held::new();

@@ -422,93 +422,8 @@ impl<W: Write> Shell<W> {
             self.say_json(json!({ "moves": list }));
             return;
         }
-        if game.is_over() {
-            self.say("no moves: the game is over");
-            return;
-        }
-        let mut plays: Vec<(String, String)> = Vec::new();
-        let mut recoveries = 0;
-        let mut knotted = false;
-        // Whether a recovery now gains nothing (a K in front), as the engine plays one.
-        let mut gains_nothing = false;
-        let mut over_too = false;
-        for a in &actions {
-            match a {
-                Action::Recover { face_on_top, .. } => {
-                    if recoveries == 0 {
-                        let me = game.current();
-                        gains_nothing = self.session.preview(a).is_some_and(|events| {
-                            events.iter().any(|e| matches!(e, Event::Knotted { player } if *player == me))
-                        });
-                    }
-                    recoveries += 1;
-                    knotted |= *face_on_top;
-                }
-                // The same play with the used J on top of the pile: one line, with a note.
-                Action::Play { face_on_top: true, card, from, target }
-                    if actions.contains(&Action::Play {
-                        card: *card,
-                        from: *from,
-                        target: *target,
-                        face_on_top: false,
-                    }) =>
-                {
-                    over_too = true;
-                }
-                _ => {
-                    let outcome = self.session.preview(a).map(|ev| render::preview(game, &ev, self.reader()));
-                    plays.push((render::command_for(game, a), outcome.unwrap_or_default()));
-                }
-            }
-        }
-        let (arrow, dash) = if self.style.unicode { ("→", "—") } else { ("->", "-") };
-        let width = plays.iter().map(|(c, _)| c.chars().count()).max().unwrap_or(0);
-        let mut lines: Vec<String> = plays
-            .into_iter()
-            .map(|(command, outcome)| {
-                if outcome.is_empty() {
-                    format!("  {command}")
-                } else {
-                    let pad = " ".repeat(width - command.chars().count());
-                    let lead = format!("  {command}{pad}  {arrow} ");
-                    // On a narrow terminal the outcome continues under itself, not under the
-                    // command (when that leaves it room).
-                    let lead_width = render::display_width(&lead);
-                    match self.width {
-                        Some(w) if lead_width + render::display_width(&outcome) > w && lead_width + 20 <= w => {
-                            let wrapped = render::wrap(&outcome, w - lead_width);
-                            let mut lines = wrapped.lines();
-                            let mut text = format!("{lead}{}", lines.next().unwrap_or_default());
-                            for more in lines {
-                                text += &format!("\n{}{}", " ".repeat(lead_width), more.trim_start());
-                            }
-                            text
-                        }
-                        _ => format!("{lead}{outcome}"),
-                    }
-                }
-            })
-            .collect();
-        if recoveries > 0 {
-            let hand = &game.player(game.current()).hand;
-            let cards = if self.style.unicode { "CARD…" } else { "CARD..." };
-            let mut line = format!("  recover {cards} {dash} any 1 to {} of {}", hand.len(), Style::PLAIN.cards(hand));
-            if gains_nothing {
-                line += " (knotted: gains no oxygen, uses up the K; 'over' puts the K on top)";
-            } else if knotted {
-                line += " ('over' puts the K on top)";
-            } else {
-                line += " (more of one suit, more oxygen: 'help recover')";
-            }
-            lines.push(line);
-        }
-        let header = format!("legal moves for {}:", game.name(game.current()));
-        self.say(&header);
-        for l in lines {
-            self.say(&l);
-        }
-        if over_too {
-            self.say("  (a number card uses up the J in front of you: add 'over' to put the J on top of it)");
+        for line in moves_lines(&self.session, &actions, self.style, self.reader(), self.width) {
+            self.say(&line);
         }
     }
 
@@ -771,53 +686,7 @@ impl<W: Write> Shell<W> {
     /// The end of a game in a few lines: who won and in how many turns, and for each diver
     /// their rescues (where the oxygen ran out) and their longest dive.
     pub fn summary(&mut self) {
-        let game = self.session.game();
-        let rules = game.rules();
-        let head = match game.outcome() {
-            crate::core::Outcome::Won(w) => format!("{} won in {} turns.", game.name(w), game.turn()),
-            _ => format!("a draw after {} turns.", game.turn()),
-        };
-        let mut lines = vec![head];
-        for seat in 0..game.player_count() {
-            let mut rescues = Vec::new();
-            let mut best: Option<(u32, String)> = None;
-            let mut replay_depth = None;
-            for entry in self.session.entries() {
-                for ev in &entry.events {
-                    match ev {
-                        Event::Moved { player, from, to } if *player == seat => {
-                            replay_depth = Some(*to);
-                            if entry.seat == seat && to > from && best.as_ref().is_none_or(|(d, _)| to - from > *d) {
-                                let command = match &entry.action {
-                                    Action::Play { card, .. } => format!("{card}"),
-                                    _ => String::new(),
-                                };
-                                best = Some((to - from, command));
-                            }
-                        }
-                        Event::Rescued { player, .. } if *player == seat => {
-                            rescues.push(rules.show_depth(replay_depth.unwrap_or(0)));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            let mut line = format!("  {}: depth {}", game.name(seat), rules.show_depth(game.player(seat).depth));
-            line += &match rescues.len() {
-                0 => ", never rescued".to_string(),
-                1 => format!(", rescued once (out of oxygen at depth {})", rescues[0]),
-                n => format!(", rescued {n} times (out of oxygen at depth {})", rescues.join(", ")),
-            };
-            if let Some((gain, card)) = best {
-                line += &format!(", longest dive {gain} with {card}");
-            }
-            lines.push(line);
-        }
-        if game.players().iter().enumerate().any(|(s, _)| lines[s + 1].contains("rescued "))
-            && matches!(game.outcome(), crate::core::Outcome::Won(_))
-        {
-            lines.push("(a rescue sends a diver back to depth 0: watch the oxygen column of 'moves')".into());
-        }
+        let mut lines = summary_lines(&self.session);
         lines.push(super::replay::AFTER_GAME.into());
         for line in lines {
             self.say(&line);
@@ -838,6 +707,156 @@ impl<W: Write> Shell<W> {
             }
         }
     }
+}
+
+/// The `moves` listing as a terminal shows it, for the current player's legal `actions`:
+/// each play with a preview of its outcome as `reader` may see it, the recoveries in one
+/// line, laid out for `columns` (`None`: not wrapped). Shared by the shell and the game
+/// server, so a remote seat reads the same listing.
+pub fn moves_lines(
+    session: &Session,
+    actions: &[Action],
+    style: Style,
+    reader: Viewer,
+    columns: Option<usize>,
+) -> Vec<String> {
+    let game = session.game();
+    if game.is_over() {
+        return vec!["no moves: the game is over".to_string()];
+    }
+    let mut plays: Vec<(String, String)> = Vec::new();
+    let mut recoveries = 0;
+    let mut knotted = false;
+    // Whether a recovery now gains nothing (a K in front), as the engine plays one.
+    let mut gains_nothing = false;
+    let mut over_too = false;
+    for a in actions {
+        match a {
+            Action::Recover { face_on_top, .. } => {
+                if recoveries == 0 {
+                    let me = game.current();
+                    gains_nothing = session.preview(a).is_some_and(|events| {
+                        events.iter().any(|e| matches!(e, Event::Knotted { player } if *player == me))
+                    });
+                }
+                recoveries += 1;
+                knotted |= *face_on_top;
+            }
+            // The same play with the used J on top of the pile: one line, with a note.
+            Action::Play { face_on_top: true, card, from, target }
+                if actions.contains(&Action::Play {
+                    card: *card,
+                    from: *from,
+                    target: *target,
+                    face_on_top: false,
+                }) =>
+            {
+                over_too = true;
+            }
+            _ => {
+                let outcome = session.preview(a).map(|ev| render::preview(game, &ev, reader));
+                plays.push((render::command_for(game, a), outcome.unwrap_or_default()));
+            }
+        }
+    }
+    let (arrow, dash) = if style.unicode { ("→", "—") } else { ("->", "-") };
+    let width = plays.iter().map(|(c, _)| c.chars().count()).max().unwrap_or(0);
+    let mut lines: Vec<String> = plays
+        .into_iter()
+        .map(|(command, outcome)| {
+            if outcome.is_empty() {
+                format!("  {command}")
+            } else {
+                let pad = " ".repeat(width - command.chars().count());
+                let lead = format!("  {command}{pad}  {arrow} ");
+                // On a narrow terminal the outcome continues under itself, not under the
+                // command (when that leaves it room).
+                let lead_width = render::display_width(&lead);
+                match columns {
+                    Some(w) if lead_width + render::display_width(&outcome) > w && lead_width + 20 <= w => {
+                        let wrapped = render::wrap(&outcome, w - lead_width);
+                        let mut lines = wrapped.lines();
+                        let mut text = format!("{lead}{}", lines.next().unwrap_or_default());
+                        for more in lines {
+                            text += &format!("\n{}{}", " ".repeat(lead_width), more.trim_start());
+                        }
+                        text
+                    }
+                    _ => format!("{lead}{outcome}"),
+                }
+            }
+        })
+        .collect();
+    if recoveries > 0 {
+        let hand = &game.player(game.current()).hand;
+        let cards = if style.unicode { "CARD…" } else { "CARD..." };
+        let mut line = format!("  recover {cards} {dash} any 1 to {} of {}", hand.len(), Style::PLAIN.cards(hand));
+        if gains_nothing {
+            line += " (knotted: gains no oxygen, uses up the K; 'over' puts the K on top)";
+        } else if knotted {
+            line += " ('over' puts the K on top)";
+        } else {
+            line += " (more of one suit, more oxygen: 'help recover')";
+        }
+        lines.push(line);
+    }
+    lines.insert(0, format!("legal moves for {}:", game.name(game.current())));
+    if over_too {
+        lines.push("  (a number card uses up the J in front of you: add 'over' to put the J on top of it)".into());
+    }
+    lines
+}
+
+/// The end of a game in a few lines (see [`Shell::summary`]); shared with the game server.
+pub fn summary_lines(session: &Session) -> Vec<String> {
+    let game = session.game();
+    let rules = game.rules();
+    let head = match game.outcome() {
+        crate::core::Outcome::Won(w) => format!("{} won in {} turns.", game.name(w), game.turn()),
+        _ => format!("a draw after {} turns.", game.turn()),
+    };
+    let mut lines = vec![head];
+    for seat in 0..game.player_count() {
+        let mut rescues = Vec::new();
+        let mut best: Option<(u32, String)> = None;
+        let mut replay_depth = None;
+        for entry in session.entries() {
+            for ev in &entry.events {
+                match ev {
+                    Event::Moved { player, from, to } if *player == seat => {
+                        replay_depth = Some(*to);
+                        if entry.seat == seat && to > from && best.as_ref().is_none_or(|(d, _)| to - from > *d) {
+                            let command = match &entry.action {
+                                Action::Play { card, .. } => format!("{card}"),
+                                _ => String::new(),
+                            };
+                            best = Some((to - from, command));
+                        }
+                    }
+                    Event::Rescued { player, .. } if *player == seat => {
+                        rescues.push(rules.show_depth(replay_depth.unwrap_or(0)));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut line = format!("  {}: depth {}", game.name(seat), rules.show_depth(game.player(seat).depth));
+        line += &match rescues.len() {
+            0 => ", never rescued".to_string(),
+            1 => format!(", rescued once (out of oxygen at depth {})", rescues[0]),
+            n => format!(", rescued {n} times (out of oxygen at depth {})", rescues.join(", ")),
+        };
+        if let Some((gain, card)) = best {
+            line += &format!(", longest dive {gain} with {card}");
+        }
+        lines.push(line);
+    }
+    if game.players().iter().enumerate().any(|(s, _)| lines[s + 1].contains("rescued "))
+        && matches!(game.outcome(), crate::core::Outcome::Won(_))
+    {
+        lines.push("(a rescue sends a diver back to depth 0: watch the oxygen column of 'moves')".into());
+    }
+    lines
 }
 
 /// A `play` command made into an action for the current player: ready, or waiting for the

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::config::{CompletionType, Config};
@@ -15,27 +16,29 @@ use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::history::FileHistory;
 use rustyline::validate::Validator;
-use rustyline::{Context, Editor, Helper};
+use rustyline::{Context, Editor, ExternalPrinter, Helper};
 
 use crate::limits::{self, FileKind, Line, Lines, MAX_LINE_BYTES};
 use crate::repl::parse::{COMMANDS, Command, command_word};
 use crate::repl::shell::{Flow, Prompter, Shell};
 
-/// What tab completion offers, refreshed before every prompt.
-#[derive(Default)]
-struct Words {
-    hand: Vec<String>,
-    table: Vec<String>,
+/// What tab completion offers, refreshed before every prompt (by the shell, or by what a
+/// game server sends `diving join`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Words {
+    pub hand: Vec<String>,
+    pub table: Vec<String>,
     /// Every legal play, as the command that plays it (`play 7H t2 bob over`): after a card,
     /// completion offers the words that can follow it, as the core's listing has them.
-    plays: Vec<String>,
+    pub plays: Vec<String>,
     /// While a question asks for one of these (a player), completion offers only them.
-    choices: Option<Vec<String>>,
+    pub choices: Option<Vec<String>>,
 }
 
 /// The rustyline helper: completion of commands, cards, places, players and file names.
 struct Completion {
-    words: Words,
+    /// Shared, so words can change while a line is being read (a remote game moves on).
+    words: Arc<Mutex<Words>>,
     files: FilenameCompleter,
 }
 
@@ -43,7 +46,7 @@ impl Completion {
     fn candidates(&self, before: &str, word: &str) -> Option<Vec<String>> {
         let earlier: Vec<&str> = before.split_whitespace().collect();
         let mut out: Vec<String> = Vec::new();
-        let w = &self.words;
+        let w = &*self.words.lock().unwrap_or_else(|e| e.into_inner());
         let first_is_card = earlier.first().is_some_and(|f| f.parse::<crate::core::Card>().is_ok());
         match earlier.first().map(|f| f.to_lowercase()) {
             _ if w.choices.is_some() => out.extend(w.choices.iter().flatten().cloned()),
@@ -172,7 +175,25 @@ impl Terminal {
         term
     }
 
-    fn read(&mut self, prompt: &str) -> Result<String, ReadlineError> {
+    /// A terminal for one seat of a game played elsewhere (`diving join`): the history is
+    /// this seat's alone, kept in memory and never read from or written to disk.
+    pub fn in_memory() -> Terminal {
+        Terminal::new(Some(1))
+    }
+
+    /// The words completion offers, to be changed from another thread while a line is read.
+    pub fn words(&self) -> Arc<Mutex<Words>> {
+        self.editor.as_ref().and_then(|e| e.helper()).map(|h| h.words.clone()).unwrap_or_default()
+    }
+
+    /// Prints from another thread above the line being edited (`None` without a line editor).
+    pub fn printer(&mut self) -> Option<Box<dyn ExternalPrinter + Send>> {
+        let printer = self.editor.as_mut()?.create_external_printer().ok()?;
+        Some(Box::new(printer))
+    }
+
+    /// Reads a line (Ctrl-C: `Interrupted`, Ctrl-D: `Eof`).
+    pub fn read(&mut self, prompt: &str) -> Result<String, ReadlineError> {
         match &mut self.editor {
             Some(editor) => editor.readline(prompt),
             None => {
@@ -191,7 +212,8 @@ impl Terminal {
         }
     }
 
-    fn remember(&mut self, line: &str) {
+    /// Keeps a line in the history (↑, Ctrl-R).
+    pub fn remember(&mut self, line: &str) {
         if line.trim().is_empty() {
             return;
         }
@@ -251,9 +273,7 @@ impl Terminal {
     }
 
     fn set_words(&mut self, words: Words) {
-        if let Some(helper) = self.editor.as_mut().and_then(|e| e.helper_mut()) {
-            helper.words = words;
-        }
+        *self.words().lock().unwrap_or_else(|e| e.into_inner()) = words;
     }
 }
 
@@ -283,9 +303,7 @@ impl Prompter for Terminal {
 
     fn choose(&mut self, question: &str, options: &[String]) -> Option<String> {
         let set = |term: &mut Terminal, choices| {
-            if let Some(helper) = term.editor.as_mut().and_then(|e| e.helper_mut()) {
-                helper.words.choices = choices;
-            }
+            term.words().lock().unwrap_or_else(|e| e.into_inner()).choices = choices;
         };
         set(self, Some(options.to_vec()));
         let answer = self.read_question(question).ok();
@@ -298,7 +316,7 @@ impl Prompter for Terminal {
 fn new_editor() -> Option<Editor<Completion, FileHistory>> {
     let config = Config::builder().completion_type(CompletionType::List).auto_add_history(false).build();
     Editor::with_config(config).ok().map(|mut e| {
-        e.set_helper(Some(Completion { words: Words::default(), files: FilenameCompleter::new() }));
+        e.set_helper(Some(Completion { words: Arc::default(), files: FilenameCompleter::new() }));
         e
     })
 }

@@ -1,17 +1,30 @@
 //! `diving join`: the game shell over the network. It reads lines like `play` does, sends
 //! them to the server, and prints what the server made for its seat: the narration and board
 //! as text, or with `--json` the same JSON Lines objects local `--json` play prints. It holds
-//! no game: the commands are parsed and checked on the server.
+//! no game and no rules: the commands are parsed and checked on the server.
+//!
+//! At a terminal it is the shell of local play: the line editor of [`terminal`] (completion,
+//! a history of this seat's lines kept in memory only), colours by the same rules, and the
+//! board, narration and listings as local play draws them, which the server makes for this
+//! terminal's style and width (protocol 3's `display`). What Tab completes — this seat's
+//! hand, the table, its legal plays, a question's choices — comes in the server's `screen`
+//! messages. Lines from the server arrive while a line is being typed: they are printed above
+//! it.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, bail};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-use super::protocol::{PROTOCOL, RulesetId};
+use super::protocol::{PROTOCOL, READ_BUFFER, RulesetId};
+use crate::limits::{Line, MAX_LINE_BYTES};
+use crate::repl::render::Style;
+use crate::repl::terminal::{self, Terminal, Words};
 
 /// What `diving join` was asked.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +37,8 @@ pub struct JoinOptions {
     pub json: bool,
     /// The ruleset the player expects (from `--ruleset`).
     pub ruleset: Option<RulesetId>,
+    /// Never use colour (also: `NO_COLOR`).
+    pub no_color: bool,
 }
 
 /// The WebSocket URL of an invite's `HOST:PORT/ROOM`.
@@ -42,99 +57,198 @@ pub fn url(target: &str) -> anyhow::Result<String> {
     }
 }
 
-/// Runs `diving join`.
+/// Runs `diving join`: at a terminal as the game shell, else reading lines from the pipe.
 pub fn join(options: &JoinOptions) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(run(options))
+    let at_terminal = !options.json && io::stdin().is_terminal();
+    runtime.block_on(run(options, at_terminal))
 }
 
-async fn run(options: &JoinOptions) -> anyhow::Result<ExitCode> {
+/// What the reading side sends the network side.
+enum Input {
+    Line(String),
+    /// The terminal is now this many columns wide.
+    Width(usize),
+}
+
+/// What the prompt says, from what the server last told.
+#[derive(Debug, Clone, Default)]
+struct Prompt {
+    /// This seat's player (`None`: watching).
+    player: Option<String>,
+    over: bool,
+}
+
+impl Prompt {
+    fn text(&self) -> String {
+        match (&self.player, self.over) {
+            (_, true) => "game over> ".into(),
+            (Some(name), false) => format!("{name}> "),
+            (None, false) => "watching> ".into(),
+        }
+    }
+}
+
+/// Where text goes: standard output, or above the line being edited.
+enum Screen {
+    Stdout,
+    Editor(Box<dyn rustyline::ExternalPrinter + Send>),
+}
+
+impl Screen {
+    fn print(&mut self, text: &str) -> io::Result<()> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        match self {
+            Screen::Stdout => {
+                let mut out = io::stdout().lock();
+                out.write_all(text.as_bytes())?;
+                out.flush()
+            }
+            Screen::Editor(printer) => printer.print(text.to_string()).map_err(io::Error::other),
+        }
+    }
+}
+
+/// The terminal's side of the shell: what completion offers, the prompt, the board last shown.
+struct Shell {
+    style: Style,
+    words: Arc<Mutex<Words>>,
+    prompt: Arc<Mutex<Prompt>>,
+    /// (moves played, turn, over) of the board last shown: a board is shown once per change.
+    shown: Option<(u64, u64, bool)>,
+}
+
+async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCode> {
     let url = url(&options.target)?;
+    let ruleset = options.ruleset.as_ref().map(RulesetId::to_json);
+    let style = crate::repl::terminal_style(options.no_color);
+    let display =
+        at_terminal.then(|| json!({ "color": style.color, "unicode": style.unicode, "width": terminal::columns() }));
     let hello = match (options.seat, &options.token) {
         (Some(seat), Some(token)) => {
-            json!({ "type": "join", "protocol": PROTOCOL, "seat": seat, "token": token, "ruleset": options.ruleset.as_ref().map(RulesetId::to_json) })
+            json!({ "type": "join", "protocol": PROTOCOL, "seat": seat, "token": token, "ruleset": ruleset, "display": display })
         }
-        (None, None) => {
-            json!({ "type": "watch", "protocol": PROTOCOL, "ruleset": options.ruleset.as_ref().map(RulesetId::to_json) })
-        }
+        (None, None) => json!({ "type": "watch", "protocol": PROTOCOL, "ruleset": ruleset, "display": display }),
         _ => bail!("--seat and --token go together (the host's invite has both); without them you watch"),
     };
-    let (socket, _) =
-        tokio_tungstenite::connect_async(url.as_str()).await.with_context(|| format!("cannot connect to {url}"))?;
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+    let (socket, _) = tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), false)
+        .await
+        .with_context(|| format!("cannot connect to {url}"))?;
     let (mut sink, mut stream) = socket.split();
     sink.send(Message::text(hello.to_string())).await?;
 
     // Lines are read with the shell's limits, and at most a few wait to be sent: a pipe that
     // pours lines faster than the server answers waits instead of filling memory.
-    let (lines_tx, mut lines) = tokio::sync::mpsc::channel::<String>(16);
-    std::thread::spawn(move || {
-        let mut input = crate::limits::Lines::new(io::stdin().lock());
-        while let Ok(Some(line)) = input.next_line() {
-            let line = match line {
-                crate::limits::Line::Text(text) => text,
-                refused => {
-                    let message = refused.refusal(input.number()).unwrap_or_default();
-                    let _ = writeln!(io::stderr(), "diving join: {message}");
-                    continue;
-                }
-            };
-            if lines_tx.blocking_send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let (lines_tx, mut lines) = tokio::sync::mpsc::channel::<Input>(16);
+    let mut lines_tx = Some(lines_tx);
+    let mut shell = None;
+    let mut editor = None;
+    let mut screen = Screen::Stdout;
+    // The connection ended: the terminal's reader stops at its next line.
+    let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if !at_terminal && let Some(tx) = lines_tx.take() {
+        read_pipe(tx);
+    }
 
-    let mut out = io::stdout().lock();
     let mut input_open = true;
     let mut over = false;
+    let mut connected = true;
     loop {
         tokio::select! {
-            message = stream.next() => {
+            message = stream.next(), if connected => {
                 let text = match message {
                     Some(Ok(Message::Text(text))) => text,
-                    Some(Ok(Message::Close(_))) | None => break,
+                    Some(Ok(Message::Close(_))) | None => {
+                        connected = false;
+                        if shell.is_none() || !input_open {
+                            break;
+                        }
+                        // The line editor is waiting for a line: it ends at the next Enter.
+                        closed.store(true, std::sync::atomic::Ordering::SeqCst);
+                        screen.print("(the server closed the connection; press Enter to leave)\n")?;
+                        continue;
+                    }
                     Some(Ok(_)) => continue,
                     Some(Err(e)) => bail!("the connection to {url} broke: {e}"),
                 };
                 let value: Value = serde_json::from_str(&text).context("the server sent something that is not JSON")?;
+                let mut printed = String::new();
                 match value["type"].as_str() {
                     Some("hello") => {
                         let version = value["protocol"].as_u64().unwrap_or(0);
                         if version != PROTOCOL as u64 {
                             bail!("the server speaks protocol {version}, this diving speaks {PROTOCOL}: use the same version of diving");
                         }
-                        show_hello(&mut out, &value, options.json)?;
+                        if at_terminal {
+                            printed = title(&value, style);
+                            let prompt = Prompt { player: value["player"].as_str().map(String::from), over: false };
+                            let mut term = Terminal::in_memory();
+                            if let Some(printer) = term.printer() {
+                                screen = Screen::Editor(printer);
+                            }
+                            let state = Shell { style, words: term.words(), prompt: Arc::new(Mutex::new(prompt)), shown: None };
+                            shell = Some(state);
+                            editor = Some(term);
+                        } else {
+                            printed = hello_text(&value, options.json);
+                        }
                     }
-                    Some("output") => over |= show_output(&mut out, &value, options.json)?,
+                    Some("output") => {
+                        let (text, ended) = output_text(&value, options.json);
+                        printed = text;
+                        over |= ended;
+                    }
+                    Some("screen") => {
+                        if let Some(shell) = &mut shell {
+                            screen.print(&shell.screen(&value))?;
+                            // The first prompt comes under the first board.
+                            if let (Some(term), Some(tx)) = (editor.take(), lines_tx.take()) {
+                                read_terminal(term, tx, shell.prompt.clone(), closed.clone());
+                            }
+                        }
+                    }
                     Some("error") => {
                         let message = value["message"].as_str().unwrap_or("error");
                         let code = value["code"].as_str().unwrap_or("");
                         if matches!(code, "protocol" | "ruleset" | "seat" | "token" | "full" | "replaced" | "timeout" | "dropped") {
+                            closed.store(true, std::sync::atomic::Ordering::SeqCst);
                             bail!("{message}");
                         }
-                        if options.json {
-                            writeln!(out, "{}", json!({ "error": message, "code": code }))?;
+                        printed = if options.json {
+                            format!("{}\n", json!({ "error": message, "code": code }))
                         } else {
-                            writeln!(out, "error: {message}")?;
-                        }
+                            format!("{} {message}\n", style_of(&shell).error_label())
+                        };
                     }
                     _ => {}
                 }
-                out.flush()?;
-                if over && !input_open {
+                screen.print(&printed)?;
+                if over && !input_open && shell.is_none() {
                     break;
                 }
             }
             line = lines.recv(), if input_open => {
-                let Some(line) = line else {
-                    input_open = false;
-                    if over {
-                        break;
+                let line = match line {
+                    Some(Input::Line(line)) => line,
+                    Some(Input::Width(width)) => {
+                        if connected {
+                            let message = json!({ "type": "display", "color": style.color, "unicode": style.unicode, "width": width });
+                            sink.send(Message::text(message.to_string())).await?;
+                        }
+                        continue;
                     }
-                    continue;
+                    None => {
+                        input_open = false;
+                        if over || shell.is_some() || !connected {
+                            break;
+                        }
+                        continue;
+                    }
                 };
-                let trimmed = line.trim();
-                if trimmed.eq_ignore_ascii_case("quit") || trimmed.eq_ignore_ascii_case("q") {
+                if is_quit(&line) || !connected {
                     break;
                 }
                 let message = json!({ "type": "command", "line": line });
@@ -142,47 +256,193 @@ async fn run(options: &JoinOptions) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let _ = sink.send(Message::Close(None)).await;
+    if connected {
+        let _ = sink.send(Message::Close(None)).await;
+    }
+    if shell.is_some() {
+        screen.print("(you left the game; the same invite takes you back)\n")?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-fn show_hello(out: &mut impl Write, hello: &Value, json: bool) -> io::Result<()> {
+fn is_quit(line: &str) -> bool {
+    let trimmed = line.trim();
+    trimmed.eq_ignore_ascii_case("quit") || trimmed.eq_ignore_ascii_case("q")
+}
+
+fn style_of(shell: &Option<Shell>) -> Style {
+    shell.as_ref().map_or(Style::PLAIN, |s| s.style)
+}
+
+/// Reads the pipe's lines on a thread of its own.
+fn read_pipe(lines_tx: tokio::sync::mpsc::Sender<Input>) {
+    std::thread::spawn(move || {
+        let mut input = crate::limits::Lines::new(io::stdin().lock());
+        while let Ok(Some(line)) = input.next_line() {
+            let line = match line {
+                Line::Text(text) => text,
+                refused => {
+                    let message = refused.refusal(input.number()).unwrap_or_default();
+                    let _ = writeln!(io::stderr(), "diving join: {message}");
+                    continue;
+                }
+            };
+            if lines_tx.blocking_send(Input::Line(line)).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+/// Reads the terminal's lines with the line editor on a thread of its own, until `quit`, the
+/// end of input or the connection's end; tells a change of the terminal's width first.
+fn read_terminal(
+    mut term: Terminal,
+    lines_tx: tokio::sync::mpsc::Sender<Input>,
+    prompt: Arc<Mutex<Prompt>>,
+    closed: Arc<std::sync::atomic::AtomicBool>,
+) {
+    std::thread::spawn(move || {
+        let mut width = terminal::columns();
+        loop {
+            let now = terminal::columns();
+            if now != width {
+                width = now;
+                if lines_tx.blocking_send(Input::Width(width)).is_err() {
+                    return;
+                }
+            }
+            let text = prompt.lock().unwrap_or_else(|e| e.into_inner()).text();
+            let line = match term.read(&text) {
+                Ok(line) if line.len() > MAX_LINE_BYTES => {
+                    let refused = Line::TooLong { bytes: line.len() as u64 };
+                    let message = refused.refusal(1).unwrap_or_default().replacen("line 1", "the line", 1);
+                    let _ = writeln!(io::stdout(), "error: {message}");
+                    continue;
+                }
+                Ok(line) => line,
+                Err(rustyline::error::ReadlineError::Interrupted) => {
+                    let _ = writeln!(io::stdout(), "(type 'quit' to leave)");
+                    continue;
+                }
+                // Ctrl-D, or a terminal that failed: leave.
+                Err(_) => "quit".to_string(),
+            };
+            if closed.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            term.remember(&line);
+            let quit = is_quit(&line);
+            if lines_tx.blocking_send(Input::Line(line)).is_err() || quit {
+                return;
+            }
+        }
+    });
+}
+
+impl Shell {
+    /// Takes a `screen`: what Tab completes and the prompt now; the board (and at the end the
+    /// summary) when the game has moved since the last one shown. Returns the text to print.
+    fn screen(&mut self, screen: &Value) -> String {
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array().into_iter().flatten().filter_map(Value::as_str).map(String::from).collect()
+        };
+        let completion = &screen["completion"];
+        let words = Words {
+            hand: strings(&completion["hand"]),
+            table: strings(&completion["table"]),
+            plays: strings(&completion["plays"]),
+            choices: completion["choices"].is_array().then(|| strings(&completion["choices"])),
+        };
+        *self.words.lock().unwrap_or_else(|e| e.into_inner()) = words;
+        let over = screen["over"].as_bool().unwrap_or(false);
+        self.prompt.lock().unwrap_or_else(|e| e.into_inner()).over = over;
+        let key = (screen["at"].as_u64().unwrap_or(0), screen["turn"].as_u64().unwrap_or(0), over);
+        if self.shown == Some(key) {
+            return String::new();
+        }
+        self.shown = Some(key);
+        let mut text = format!("\n{}\n", screen["board"].as_str().unwrap_or(""));
+        if over {
+            for line in strings(&screen["summary"]) {
+                text += &format!("{line}\n");
+            }
+            text += &self.style.dim("the game is over: 'log' shows it all, 'quit' leaves.");
+            text.push('\n');
+        }
+        text
+    }
+}
+
+/// The opening lines at a terminal, as local play opens.
+fn title(hello: &Value, style: Style) -> String {
+    let players: Vec<&str> = hello["players"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    let bots = hello["bots"].as_array();
+    let names: Vec<String> = players
+        .iter()
+        .enumerate()
+        .map(|(s, name)| match bots.and_then(|b| b.get(s)).is_some_and(Value::is_string) {
+            true => format!("{name} (bot)"),
+            false => name.to_string(),
+        })
+        .collect();
+    let dash = if style.unicode { "—" } else { "-" };
+    let ruleset = &hello["ruleset"];
+    let who = match hello["player"].as_str() {
+        Some(name) => format!("you play {name} (seat {})", hello["seat"]),
+        None => "you watch".to_string(),
+    };
+    let mut text = style.bold(&format!("Diving Suits {dash} {}", names.join(" vs ")));
+    text.push('\n');
+    text += &style.dim(&format!(
+        "room {}, ruleset {} ({}); {who}. type 'help' for the commands, 'help rules' for how to play, 'moves' for what you can do, 'say TEXT' to chat, 'quit' to leave.",
+        hello["room"].as_str().unwrap_or("?"),
+        ruleset["name"].as_str().unwrap_or("?"),
+        ruleset["hash"].as_str().unwrap_or("?"),
+    ));
+    text = crate::repl::render::wrap(&text, terminal::columns());
+    text.push('\n');
+    text
+}
+
+fn hello_text(hello: &Value, json: bool) -> String {
     let ruleset = &hello["ruleset"];
     if json {
         let joined = json!({ "joined": {
             "room": hello["room"], "seat": hello["seat"], "player": hello["player"],
             "players": hello["players"], "bots": hello["bots"], "ruleset": ruleset, "protocol": hello["protocol"],
         }});
-        return writeln!(out, "{joined}");
+        return format!("{joined}\n");
     }
     let players: Vec<&str> = hello["players"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     let who = match hello["player"].as_str() {
         Some(name) => format!("as {name} (seat {} of {})", hello["seat"], players.len()),
         None => "to watch".to_string(),
     };
-    writeln!(
-        out,
-        "joined room {} {who}: {}; ruleset {} ({})",
+    format!(
+        "joined room {} {who}: {}; ruleset {} ({})\ntype 'help' for the commands, 'say TEXT' to chat, 'quit' to leave\n",
         hello["room"].as_str().unwrap_or("?"),
         players.join(", "),
         ruleset["name"].as_str().unwrap_or("?"),
         ruleset["hash"].as_str().unwrap_or("?")
-    )?;
-    writeln!(out, "type 'help' for the commands, 'say TEXT' to chat, 'quit' to leave")
+    )
 }
 
-/// Prints an `output` message; whether it tells that the game ended.
-fn show_output(out: &mut impl Write, output: &Value, json: bool) -> io::Result<bool> {
+/// The text of an `output` message; whether it tells that the game ended.
+fn output_text(output: &Value, json: bool) -> (String, bool) {
     let lines = output["json"].as_array().map(Vec::as_slice).unwrap_or_default();
     let over = lines.iter().any(|l| matches!(l["event"].as_str(), Some("won" | "draw")));
+    let mut text = String::new();
     if json {
         for line in lines {
-            writeln!(out, "{}", serde_json::to_string(line).unwrap_or_default())?;
+            text += &serde_json::to_string(line).unwrap_or_default();
+            text.push('\n');
         }
     } else {
         for line in output["text"].as_array().into_iter().flatten().filter_map(Value::as_str) {
-            writeln!(out, "{line}")?;
+            text += line;
+            text.push('\n');
         }
     }
-    Ok(over)
+    (text, over)
 }

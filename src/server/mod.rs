@@ -2,7 +2,8 @@
 //! elsewhere. The server is the only authority: games, rulesets and mods run only here, and
 //! each connection receives what its seat (or a spectator) may see, made by the core's
 //! [`Viewer`](crate::core::Viewer) through the JSON layer and the narrator. Clients send lines
-//! of the game shell and print what comes back.
+//! of the game shell and print what comes back; a terminal client is also sent, made for its
+//! display, the board and what its completion offers.
 //!
 //! Code map: [`protocol`] the messages, version, limits and ruleset identity (documented in
 //! `PROTOCOL.md`); [`room`] one game as a state machine without I/O (seats, tokens, watchers,

@@ -119,6 +119,8 @@ impl Saver {
     }
 
     fn run(&self, dir: &std::path::Path) {
+        // The rooms written once already: their stale temporary files are gone.
+        let mut written = std::collections::HashSet::new();
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if !state.pending.is_empty() {
@@ -126,7 +128,13 @@ impl Saver {
                 state.writing = true;
                 drop(state);
                 for (room, save) in batch {
-                    if let Err(e) = store::write_game(dir, &room, &save) {
+                    let result = if written.contains(&room) {
+                        store::rewrite_game(dir, &room, &save)
+                    } else {
+                        written.insert(room.clone());
+                        store::write_game(dir, &room, &save)
+                    };
+                    if let Err(e) = result {
                         let _ = writeln!(std::io::stderr(), "diving host: room {room}: {e:#}");
                     }
                 }
@@ -299,7 +307,10 @@ async fn upgrade(
         return (StatusCode::SERVICE_UNAVAILABLE, text).into_response();
     };
     let max = hub.config.limits.hard_max_message;
-    ws.max_message_size(max).max_frame_size(max).on_upgrade(move |socket| connection(hub, slot, socket, permit))
+    ws.max_message_size(max)
+        .max_frame_size(max)
+        .read_buffer_size(protocol::READ_BUFFER)
+        .on_upgrade(move |socket| connection(hub, slot, socket, permit))
 }
 
 /// A token bucket: `burst` messages at once, `per_second` after.

@@ -7,11 +7,22 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::repl::json::{self as js, Object};
+use crate::repl::render::Style;
 use crate::ruleset::Ruleset;
 
-/// The protocol version this program speaks (both ends must speak the same). Version 2 added
-/// the `seat_view` message (the browser seat's snapshot).
-pub const PROTOCOL: u32 = 2;
+/// The protocol version this program speaks. Version 2 added the `seat_view` message (the
+/// browser seat's snapshot); version 3 what a terminal client asks for (`display`, and
+/// `screen` messages for such a client).
+pub const PROTOCOL: u32 = 3;
+
+/// The oldest version the server still serves: each version since only added messages a
+/// client asks for, so an older client is served as before.
+pub const OLDEST_PROTOCOL: u32 = 1;
+
+/// How much a WebSocket reads at a time, on both ends. The library's default (128 KiB) is
+/// zeroed before every read, which was a fifth of the server's time under load; messages
+/// are at most a few KiB, and a longer one is read in several goes.
+pub const READ_BUFFER: usize = 8 * 1024;
 
 /// The limits every connection is held to (documented in README.md and PROTOCOL.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,13 +119,20 @@ pub enum ClientMessage {
         token: String,
         #[serde(default)]
         ruleset: Option<RulesetId>,
+        /// A terminal's display (version 3): text for it, and `screen` messages.
+        #[serde(default)]
+        display: Option<Display>,
     },
     /// Watch the room's public view.
     Watch {
         protocol: u32,
         #[serde(default)]
         ruleset: Option<RulesetId>,
+        #[serde(default)]
+        display: Option<Display>,
     },
+    /// The terminal changed (its width, after a resize): text from now on is made for this.
+    Display(Display),
     /// One line of the game shell (`play 7h`, `moves`, `state`, the answer to a question …).
     /// `seat`, when given, must be the connection's own.
     Command {
@@ -136,17 +154,47 @@ impl ClientMessage {
         let Some(kind) = value.get("type").and_then(Value::as_str) else {
             return Err("a message needs a \"type\" (join, watch, command, say or seat_view)".into());
         };
-        if !matches!(kind, "join" | "watch" | "command" | "say" | "seat_view") {
-            return Err(format!("unknown message type '{kind}' (join, watch, command, say or seat_view)"));
+        if !matches!(kind, "join" | "watch" | "command" | "say" | "seat_view" | "display") {
+            return Err(format!("unknown message type '{kind}' (join, watch, command, say, seat_view or display)"));
         }
         let kind = kind.to_string();
         serde_json::from_value(value).map_err(|e| format!("bad '{kind}' message: {e}"))
     }
 }
 
+/// How a terminal client shows text (version 3): with colour, with Unicode (suit symbols,
+/// bars), and how many columns wide (text is wrapped and the board laid out for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct Display {
+    #[serde(default)]
+    pub color: bool,
+    #[serde(default)]
+    pub unicode: bool,
+    #[serde(default)]
+    pub width: Option<usize>,
+}
+
+impl Display {
+    /// The narrowest and widest terminals text is laid out for (a width outside is clamped).
+    pub const WIDTHS: std::ops::RangeInclusive<usize> = 20..=500;
+
+    pub fn style(&self) -> Style {
+        Style { color: self.color, unicode: self.unicode }
+    }
+
+    pub fn width(&self) -> Option<usize> {
+        self.width.map(|w| w.clamp(*Self::WIDTHS.start(), *Self::WIDTHS.end()))
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({ "color": self.color, "unicode": self.unicode, "width": self.width })
+    }
+}
+
 /// A protocol error: `{"type":"error","code":…,"message":…}`.
+/// `type` comes first (the server counts a connection's refused messages by it).
 pub fn error(code: &str, message: &str) -> String {
-    json!({ "type": "error", "code": code, "message": message }).to_string()
+    Object::one("type", json!("error")).with("code", json!(code)).with("message", json!(message)).to_string()
 }
 
 /// Game output for one reader: the JSON Lines objects local `--json` play would print, the
@@ -189,6 +237,11 @@ mod tests {
         assert!(ClientMessage::parse(r#"{"type":"dance"}"#).unwrap_err().contains("unknown message type 'dance'"));
         assert!(ClientMessage::parse(r#"{"type":"join","seat":1}"#).unwrap_err().contains("bad 'join' message"));
         assert_eq!(ClientMessage::parse(r#"{"type":"seat_view"}"#).unwrap(), ClientMessage::SeatView);
+    }
+
+    #[test]
+    fn an_error_names_its_type_first() {
+        assert_eq!(error("rate", "slow down"), r#"{"type":"error","code":"rate","message":"slow down"}"#);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::protocol::{self, ClientMessage, Limits, PROTOCOL, RulesetId};
+use super::protocol::{self, ClientMessage, Display, Limits, OLDEST_PROTOCOL, PROTOCOL, RulesetId};
 use super::web;
 use crate::bots;
 use crate::core::{Action, Event, Seat, View, Viewer};
@@ -101,6 +101,53 @@ enum Role {
     Spectator,
 }
 
+/// How a reader's text is made: plain, with a line when a turn starts and nothing wrapped
+/// (a script or a pipe), or for a terminal as local play draws it (its style and width, the
+/// turn shown by the board of a `screen` message instead).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Look {
+    style: Style,
+    width: Option<usize>,
+    terminal: bool,
+}
+
+impl Look {
+    const PLAIN: Look = Look { style: Style::PLAIN, width: None, terminal: false };
+
+    fn of(display: Option<Display>) -> Look {
+        match display {
+            None => Look::PLAIN,
+            Some(d) => Look { style: d.style(), width: d.width(), terminal: true },
+        }
+    }
+
+    fn wrap(&self, text: &str) -> String {
+        match self.width {
+            Some(width) => render::wrap(text, width),
+            None => text.to_string(),
+        }
+    }
+
+    fn error(&self, message: &str) -> String {
+        self.wrap(&format!("{} {message}", self.style.error_label()))
+    }
+}
+
+/// What a `join` or `watch` asks besides the seat.
+struct Hello {
+    version: u32,
+    ruleset: Option<RulesetId>,
+    look: Look,
+}
+
+/// A joined connection.
+#[derive(Debug, Clone, Copy)]
+struct Reader {
+    conn: Conn,
+    role: Role,
+    look: Look,
+}
+
 /// A game with its seats, tokens and watchers.
 pub struct Room {
     id: String,
@@ -110,7 +157,7 @@ pub struct Room {
     tokens: Vec<Option<String>>,
     seats: Vec<SeatState>,
     /// Joined connections, in join order.
-    conns: Vec<(Conn, Role)>,
+    conns: Vec<Reader>,
     pending: Option<Pending>,
     options: RoomOptions,
 }
@@ -159,7 +206,15 @@ impl Room {
     }
 
     fn role(&self, conn: Conn) -> Option<Role> {
-        self.conns.iter().find(|(c, _)| *c == conn).map(|&(_, r)| r)
+        self.reader(conn).map(|r| r.role)
+    }
+
+    fn reader(&self, conn: Conn) -> Option<&Reader> {
+        self.conns.iter().find(|r| r.conn == conn)
+    }
+
+    fn look_of(&self, conn: Conn) -> Look {
+        self.reader(conn).map_or(Look::PLAIN, |r| r.look)
     }
 
     fn viewer(role: Role) -> Viewer {
@@ -184,11 +239,17 @@ impl Room {
             }
         };
         match (message, self.role(conn)) {
-            (ClientMessage::Join { protocol, seat, token, ruleset }, None) => {
-                self.join(conn, protocol, seat, &token, ruleset.as_ref(), now, &mut out)
+            (ClientMessage::Join { protocol, seat, token, ruleset, display }, None) => {
+                let hello = Hello { version: protocol, ruleset, look: Look::of(display) };
+                self.join(conn, hello, seat, &token, now, &mut out)
             }
-            (ClientMessage::Watch { protocol, ruleset }, None) => {
-                self.watch(conn, protocol, ruleset.as_ref(), &mut out)
+            (ClientMessage::Watch { protocol, ruleset, display }, None) => {
+                self.watch(conn, Hello { version: protocol, ruleset, look: Look::of(display) }, &mut out)
+            }
+            (ClientMessage::Display(display), Some(_)) => {
+                if let Some(reader) = self.conns.iter_mut().find(|r| r.conn == conn) {
+                    reader.look = Look::of(Some(display));
+                }
             }
             (ClientMessage::Join { .. } | ClientMessage::Watch { .. }, Some(_)) => {
                 out.send(conn, protocol::error("joined", "this connection has already joined; open another one"))
@@ -229,7 +290,7 @@ impl Room {
     pub fn leave(&mut self, conn: Conn, now: Instant) -> Outbox {
         let mut out = Outbox::default();
         let Some(role) = self.role(conn) else { return out };
-        self.conns.retain(|(c, _)| *c != conn);
+        self.conns.retain(|r| r.conn != conn);
         if let Role::Seat(seat) = role
             && self.seats[seat].conn == Some(conn)
         {
@@ -278,22 +339,13 @@ impl Room {
             let from = self.at();
             self.run_bots(&mut out);
             self.tell_moves(from, &mut out);
+            self.tell_screens(&mut out);
         }
         out
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn join(
-        &mut self,
-        conn: Conn,
-        version: u32,
-        seat: usize,
-        token: &str,
-        ruleset: Option<&RulesetId>,
-        now: Instant,
-        out: &mut Outbox,
-    ) {
-        if let Err(e) = self.check_hello(version, ruleset) {
+    fn join(&mut self, conn: Conn, hello: Hello, seat: usize, token: &str, now: Instant, out: &mut Outbox) {
+        if let Err(e) = self.check_hello(&hello) {
             out.send(conn, e);
             out.close.push(conn);
             return;
@@ -315,15 +367,15 @@ impl Room {
         }
         let _ = now;
         if let Some(old) = self.seats[s].conn.take() {
-            self.conns.retain(|(c, _)| *c != old);
+            self.conns.retain(|r| r.conn != old);
             out.send(old, protocol::error("replaced", &format!("seat {seat} was taken by a new connection")));
             out.close.push(old);
         }
-        self.conns.push((conn, Role::Seat(s)));
+        self.conns.push(Reader { conn, role: Role::Seat(s), look: hello.look });
         let was_away = self.seats[s].away_since.take().is_some();
         let bot_was_playing = std::mem::take(&mut self.seats[s].bot_playing);
         self.seats[s].conn = Some(conn);
-        out.send(conn, self.hello(Some(s)));
+        out.send(conn, self.hello(hello.version, Some(s)));
         let name = self.session.game().name(s).to_string();
         if was_away {
             let line = Object::one("back", Object::one("player", json!(name)));
@@ -334,34 +386,35 @@ impl Room {
         self.catch_up(conn, Role::Seat(s), out);
     }
 
-    fn watch(&mut self, conn: Conn, version: u32, ruleset: Option<&RulesetId>, out: &mut Outbox) {
-        if let Err(e) = self.check_hello(version, ruleset) {
+    fn watch(&mut self, conn: Conn, hello: Hello, out: &mut Outbox) {
+        if let Err(e) = self.check_hello(&hello) {
             out.send(conn, e);
             out.close.push(conn);
             return;
         }
-        let watching = self.conns.iter().filter(|(_, r)| *r == Role::Spectator).count();
+        let watching = self.conns.iter().filter(|r| r.role == Role::Spectator).count();
         if watching >= self.options.limits.spectators {
             let message = format!("room {} has {watching} spectators already (the most it holds)", self.id);
             out.send(conn, protocol::error("full", &message));
             out.close.push(conn);
             return;
         }
-        self.conns.push((conn, Role::Spectator));
-        out.send(conn, self.hello(None));
+        self.conns.push(Reader { conn, role: Role::Spectator, look: hello.look });
+        out.send(conn, self.hello(hello.version, None));
         self.catch_up(conn, Role::Spectator, out);
     }
 
-    fn check_hello(&self, version: u32, ruleset: Option<&RulesetId>) -> Result<(), String> {
-        if version != PROTOCOL {
+    fn check_hello(&self, hello: &Hello) -> Result<(), String> {
+        let version = hello.version;
+        if !(OLDEST_PROTOCOL..=PROTOCOL).contains(&version) {
             return Err(protocol::error(
                 "protocol",
                 &format!(
-                    "this server speaks protocol {PROTOCOL}, the client speaks protocol {version}: use the same version of diving"
+                    "this server speaks protocol {PROTOCOL} (and {OLDEST_PROTOCOL} to {PROTOCOL}), the client speaks protocol {version}: use the same version of diving"
                 ),
             ));
         }
-        if let Some(asked) = ruleset {
+        if let Some(asked) = &hello.ruleset {
             let mine = &self.ruleset;
             let name_differs = !asked.name.is_empty() && asked.name != mine.name;
             let hash_differs = !asked.hash.is_empty() && asked.hash != mine.hash;
@@ -383,11 +436,12 @@ impl Room {
         Ok(())
     }
 
-    fn hello(&self, seat: Option<Seat>) -> String {
+    /// `hello`, in the version the client speaks.
+    fn hello(&self, version: u32, seat: Option<Seat>) -> String {
         let game = self.session.game();
         json!({
             "type": "hello",
-            "protocol": PROTOCOL,
+            "protocol": version,
             "room": self.id,
             "seat": seat.map(|s| s + 1),
             "player": seat.map(|s| game.name(s)),
@@ -403,6 +457,7 @@ impl Room {
     /// first time), and, on a return, the current state and the pending question.
     fn catch_up(&mut self, conn: Conn, role: Role, out: &mut Outbox) {
         let viewer = Self::viewer(role);
+        let look = self.look_of(conn);
         let told = match role {
             Role::Seat(s) => self.seats[s].told,
             Role::Spectator => None,
@@ -418,7 +473,7 @@ impl Room {
         for e in &self.session.entries()[from.min(self.at())..] {
             events.extend(e.events.iter().cloned());
         }
-        let (mut lines, mut text) = self.render(&events, viewer);
+        let (mut lines, mut text) = self.render(&events, viewer, look);
         if told.is_some() {
             let name = match role {
                 Role::Seat(s) => self.session.game().name(s).to_string(),
@@ -426,28 +481,90 @@ impl Room {
             };
             let missed = self.at() - from;
             lines.insert(0, Object::one("rejoined", Object::one("player", json!(name)).with("missed", json!(missed))));
-            text.insert(0, format!("welcome back, {name}: {missed} moves since you left"));
+            text.insert(0, look.wrap(&format!("welcome back, {name}: {missed} moves since you left")));
             lines.push(Object::one("state", self.state(viewer)));
-            text.push(self.board(viewer));
+            // A terminal is shown the board by the screen that follows.
+            if !look.terminal {
+                text.push(self.board(viewer, look));
+            }
         }
         if let (Role::Seat(s), Some(p)) = (role, &self.pending)
             && p.seat == s
         {
             lines.push(self.question_object(p));
-            text.push(p.question.clone());
+            text.push(look.wrap(&p.question));
         }
         if let Role::Seat(s) = role {
             self.seats[s].told = Some(self.at());
         }
         out.send(conn, protocol::output(self.at(), &lines, &text));
+        if look.terminal {
+            out.send(conn, self.screen(role, look));
+        }
     }
 
     fn state(&self, viewer: Viewer) -> Object {
         js::state_for(self.session.game(), self.session.bots(), viewer)
     }
 
-    fn board(&self, viewer: Viewer) -> String {
-        render::board(self.session.game(), Style::PLAIN, self.session.bots(), viewer, None).trim_end().to_string()
+    fn board(&self, viewer: Viewer, look: Look) -> String {
+        render::board(self.session.game(), look.style, self.session.bots(), viewer, look.width).trim_end().to_string()
+    }
+
+    /// What a terminal shows around the narration (protocol 3): the board as this reader may
+    /// see it, the end-of-game summary, and what Tab completes — the reader's hand, the
+    /// table, its legal plays as the commands that play them, a pending question's choices.
+    fn screen(&self, role: Role, look: Look) -> String {
+        let game = self.session.game();
+        let viewer = Self::viewer(role);
+        let pending = self.pending.as_ref().filter(|p| Role::Seat(p.seat) == role);
+        let (hand, plays) = match role {
+            Role::Seat(seat) => {
+                let hand: Vec<String> = game.player(seat).hand.iter().map(ToString::to_string).collect();
+                let plays: Vec<String> = if game.is_over() || game.current() != seat || pending.is_some() {
+                    Vec::new()
+                } else {
+                    View::new(game, seat)
+                        .legal_actions()
+                        .iter()
+                        .filter(|a| matches!(a, Action::Play { .. }))
+                        .map(|a| render::command_for(game, a))
+                        .collect()
+                };
+                (hand, plays)
+            }
+            Role::Spectator => (Vec::new(), Vec::new()),
+        };
+        let table: Vec<String> = game.table().iter().flatten().map(ToString::to_string).collect();
+        let choices = pending.map(|p| p.options.iter().map(|&s| game.name(s).to_string()).collect::<Vec<_>>());
+        let summary: Vec<String> = if game.is_over() {
+            shell::summary_lines(&self.session).iter().map(|l| look.wrap(l)).collect()
+        } else {
+            Vec::new()
+        };
+        Object::one("type", json!("screen"))
+            .with("at", json!(self.at()))
+            .with("turn", json!(game.turn()))
+            .with("current", json!((!game.is_over()).then(|| game.name(game.current()))))
+            .with("over", json!(game.is_over()))
+            .with("board", json!(self.board(viewer, look)))
+            .with("summary", json!(summary))
+            .with("completion", json!({ "hand": hand, "table": table, "plays": plays, "choices": choices }))
+            .to_string()
+    }
+
+    /// A `screen` to every terminal reader.
+    fn tell_screens(&self, out: &mut Outbox) {
+        for r in self.conns.iter().filter(|r| r.look.terminal) {
+            out.send(r.conn, self.screen(r.role, r.look));
+        }
+    }
+
+    /// A `screen` to `conn`, if it is a terminal.
+    fn send_screen(&self, conn: Conn, out: &mut Outbox) {
+        if let Some(r) = self.reader(conn).filter(|r| r.look.terminal) {
+            out.send(conn, self.screen(r.role, r.look));
+        }
     }
 
     fn question_object(&self, p: &Pending) -> Object {
@@ -457,11 +574,17 @@ impl Room {
     }
 
     /// Events as `viewer` sees them: JSON Lines objects and narration.
-    fn render(&self, events: &[Event], viewer: Viewer) -> (Vec<Object>, Vec<String>) {
+    fn render(&self, events: &[Event], viewer: Viewer, look: Look) -> (Vec<Object>, Vec<String>) {
         let game = self.session.game();
         let lines = events.iter().map(|e| js::event(game, e, viewer)).collect();
-        let text = Narrator { names: game.names(), rules: game.rules(), style: Style::PLAIN, viewer, turn_lines: true }
-            .lines(events);
+        let narrator = Narrator {
+            names: game.names(),
+            rules: game.rules(),
+            style: look.style,
+            viewer,
+            turn_lines: !look.terminal,
+        };
+        let text = narrator.lines(events).iter().map(|l| look.wrap(l)).collect();
         (lines, text)
     }
 
@@ -470,18 +593,21 @@ impl Room {
     }
 
     fn reply_error(&self, conn: Conn, _role: Role, message: &str, out: &mut Outbox) {
-        self.reply(conn, vec![Object::one("error", json!(message))], vec![format!("error: {message}")], out);
+        let text = self.look_of(conn).error(message);
+        self.reply(conn, vec![Object::one("error", json!(message))], vec![text], out);
     }
 
     fn tell_all(&self, lines: &[Object], text: &[String], out: &mut Outbox) {
-        for &(c, _) in &self.conns {
-            out.send(c, protocol::output(self.at(), lines, text));
+        for r in &self.conns {
+            let text: Vec<String> = text.iter().map(|t| r.look.wrap(t)).collect();
+            out.send(r.conn, protocol::output(self.at(), lines, &text));
         }
     }
 
     fn tell_others(&self, me: Conn, lines: &[Object], text: &[String], out: &mut Outbox) {
-        for &(c, _) in self.conns.iter().filter(|(c, _)| *c != me) {
-            out.send(c, protocol::output(self.at(), lines, text));
+        for r in self.conns.iter().filter(|r| r.conn != me) {
+            let text: Vec<String> = text.iter().map(|t| r.look.wrap(t)).collect();
+            out.send(r.conn, protocol::output(self.at(), lines, &text));
         }
     }
 
@@ -493,10 +619,10 @@ impl Room {
         out.changed = true;
         let events: Vec<Event> = self.session.entries()[from..].iter().flat_map(|e| e.events.iter().cloned()).collect();
         let mut told = Vec::new();
-        for &(c, role) in &self.conns {
-            let (lines, text) = self.render(&events, Self::viewer(role));
-            out.send(c, protocol::output(self.at(), &lines, &text));
-            if let Role::Seat(s) = role {
+        for r in &self.conns {
+            let (lines, text) = self.render(&events, Self::viewer(r.role), r.look);
+            out.send(r.conn, protocol::output(self.at(), &lines, &text));
+            if let Role::Seat(s) = r.role {
                 told.push(s);
             }
         }
@@ -508,6 +634,15 @@ impl Room {
 
     /// One line from the player in `seat`.
     fn command(&mut self, conn: Conn, seat: Seat, line: &str, out: &mut Outbox) {
+        let asked = self.pending.as_ref().is_some_and(|p| p.seat == seat);
+        self.command_line(conn, seat, line, out);
+        // Another command dropped the question: Tab completes commands again.
+        if asked && self.pending.is_none() && !out.sent.iter().any(|(c, t)| *c == conn && is_screen(t)) {
+            self.send_screen(conn, out);
+        }
+    }
+
+    fn command_line(&mut self, conn: Conn, seat: Seat, line: &str, out: &mut Outbox) {
         let role = Role::Seat(seat);
         if let Some(text) = say_text(line) {
             return self.say(conn, role, text, out);
@@ -526,7 +661,8 @@ impl Room {
                 Err(_) if matches!(parse::parse(line), Ok(Some(_))) => {}
                 Err(message) => {
                     let message = format!("{message} (the question is dropped; play the card again)");
-                    return self.reply_error(conn, role, &message, out);
+                    self.reply_error(conn, role, &message, out);
+                    return self.send_screen(conn, out);
                 }
             }
         }
@@ -544,8 +680,11 @@ impl Room {
                     Ok(Play::Ready(action)) => action,
                     Ok(Play::Ask { action, options, question }) => {
                         let p = Pending { seat, action, question, options };
-                        self.reply(conn, vec![self.question_object(&p)], vec![p.question.clone()], out);
+                        let text = self.look_of(conn).wrap(&p.question);
+                        self.reply(conn, vec![self.question_object(&p)], vec![text], out);
                         self.pending = Some(p);
+                        // Tab now completes the choices.
+                        self.send_screen(conn, out);
                         return;
                     }
                     Err(message) => return self.reply_error(conn, role, &message, out),
@@ -559,7 +698,8 @@ impl Room {
                 let name = game.name(seat).to_string();
                 let cards = game.player(seat).hand.clone();
                 let list: Vec<String> = cards.iter().map(ToString::to_string).collect();
-                let text = format!("{} hand: {}", render::possessive(&name), Style::PLAIN.cards(&cards));
+                let look = self.look_of(conn);
+                let text = look.wrap(&format!("{} hand: {}", render::possessive(&name), look.style.cards(&cards)));
                 let line = Object::one("hand", Object::one("player", json!(name)).with("cards", json!(list)));
                 return self.reply(conn, vec![line], vec![text], out);
             }
@@ -638,30 +778,36 @@ impl Room {
         let from = self.at();
         if let Err(e) = self.session.apply(action) {
             let message = render::action_error(self.session.game(), &e);
-            return self.reply_error(conn, Role::Seat(seat), &message, out);
+            self.reply_error(conn, Role::Seat(seat), &message, out);
+            // A question this answered is gone.
+            return self.send_screen(conn, out);
         }
         self.run_bots(out);
         self.tell_moves(from, out);
+        self.tell_screens(out);
     }
 
     /// The commands that only look: state, log, help, quit.
     fn look(&mut self, conn: Conn, role: Role, line: &str, out: &mut Outbox) {
         let viewer = Self::viewer(role);
+        let look = self.look_of(conn);
         match parse::parse(line) {
             Ok(Some(Command::State)) => {
-                self.reply(conn, vec![Object::one("state", self.state(viewer))], vec![self.board(viewer)], out)
+                self.reply(conn, vec![Object::one("state", self.state(viewer))], vec![self.board(viewer, look)], out)
             }
             Ok(Some(Command::Log)) => {
                 let mut all = self.session.start_events();
                 for e in self.session.entries() {
                     all.extend(e.events.iter().cloned());
                 }
-                let (lines, text) = self.render(&all, viewer);
+                // The log narrates every turn, at a terminal too.
+                let (lines, text) = self.render(&all, viewer, Look { terminal: false, ..look });
                 self.reply(conn, vec![Object::one("log", lines)], text, out);
             }
             Ok(Some(Command::Help(topic))) => match shell::help_text(topic.as_deref(), self.session.game()) {
                 Ok(mut text) => {
                     text += "  say      say TEXT: chat to the table\n";
+                    let text = look.wrap(&text);
                     let lines = vec![Object::one("help", json!(text))];
                     self.reply(conn, lines, text.lines().map(String::from).collect(), out);
                 }
@@ -681,11 +827,15 @@ impl Room {
         let game = self.session.game();
         let actions = View::new(game, seat).legal_actions();
         let list: Vec<String> = actions.iter().map(|a| render::command_for(game, a)).collect();
+        let look = self.look_of(conn);
         let mut text = Vec::new();
         if game.is_over() {
             text.push("no moves: the game is over".to_string());
         } else if game.current() != seat {
             text.push(format!("no moves: it is {}'s turn", game.name(game.current())));
+        } else if look.terminal {
+            // The listing local play prints, with each move's outcome as this seat may see it.
+            text.extend(shell::moves_lines(&self.session, &actions, look.style, Viewer::Seat(seat), look.width));
         } else {
             text.push(format!("legal moves for {}:", game.name(seat)));
             text.extend(list.iter().map(|l| format!("  {l}")));
@@ -759,6 +909,10 @@ fn say_text(line: &str) -> Option<&str> {
     let trimmed = line.trim_start();
     let word = trimmed.split_whitespace().next()?;
     word.eq_ignore_ascii_case("say").then(|| &trimmed[word.len()..])
+}
+
+fn is_screen(message: &str) -> bool {
+    message.starts_with(r#"{"type":"screen""#)
 }
 
 /// Whether a spectator may send this line.

@@ -39,6 +39,13 @@ pub fn write_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()>
     Ok(())
 }
 
+/// Writes a room's game again, after a [`write_game`] of it by this process (see
+/// [`save::write_again`]).
+pub fn rewrite_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()> {
+    save::write_again(&save_path(dir, room), save)?;
+    Ok(())
+}
+
 /// Writes the seat file of a room (atomically, owner-only on Unix).
 pub fn save_seats(dir: &Path, seats: &Seats) -> anyhow::Result<()> {
     let path = seats_path(dir, &seats.room);
