@@ -249,8 +249,9 @@ impl Session {
     /// with this game's rules and freshly loaded mods (the history keeps actions, not games).
     pub fn games_before_moves(&self) -> Result<Vec<Game>, String> {
         let registry = self.ruleset.registry().map_err(|e| format!("the game does not replay: {e}"))?;
-        let mut game = open_game(std::sync::Arc::clone(self.game.rules_arc()), registry, &self.setup, self.branch.as_ref())
-            .map_err(|e| format!("the game does not replay: {e}"))?;
+        let mut game =
+            open_game(std::sync::Arc::clone(self.game.rules_arc()), registry, &self.setup, self.branch.as_ref())
+                .map_err(|e| format!("the game does not replay: {e}"))?;
         let mut before = Vec::with_capacity(self.entries.len());
         for (i, entry) in self.entries.iter().enumerate() {
             before.push(game.clone());
