@@ -337,3 +337,26 @@ fn moves_say_a_knotted_recovery_gains_nothing() {
     let out = run(&mut s, "moves", &mut p);
     assert!(out.contains("(knotted: gains no oxygen, uses up the K; 'over' puts the K on top)"), "{out}");
 }
+
+/// The `moves` listing is laid out for the width it is given, since the game server sends
+/// its lines to a remote terminal as they are (nobody wraps them after).
+#[test]
+fn the_moves_listing_fits_the_width_it_is_given() {
+    let seating = vec![Seating { name: "alice".into(), bot: None }, Seating { name: "bob".into(), bot: None }];
+    let session = Session::new("standard", seating, 5, None).unwrap();
+    let game = session.game();
+    let actions = diving::core::View::new(game, game.current()).legal_actions();
+    for width in [40, 80] {
+        let lines = diving::repl::shell::moves_lines(
+            &session,
+            &actions,
+            Style::PLAIN,
+            diving::core::Viewer::Seat(game.current()),
+            Some(width),
+        );
+        assert!(lines.iter().any(|l| l.contains("recover")), "{lines:?}");
+        for line in lines.iter().flat_map(|l| l.lines()) {
+            assert!(display_width(line) <= width, "{width} columns: {line:?}");
+        }
+    }
+}

@@ -804,7 +804,12 @@ pub fn moves_lines(
     if over_too {
         lines.push("  (a number card uses up the J in front of you: add 'over' to put the J on top of it)".into());
     }
-    lines
+    // Laid out for the reader's width here, not by whoever prints them: the server sends these
+    // lines to a terminal as they are.
+    match columns {
+        Some(w) => lines.iter().map(|line| render::wrap(line, w)).collect(),
+        None => lines,
+    }
 }
 
 /// The end of a game in a few lines (see [`Shell::summary`]); shared with the game server.
