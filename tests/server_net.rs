@@ -448,3 +448,61 @@ fn a_version_1_client_is_served_as_before_and_an_unknown_version_is_refused() {
     let received = join_room(&mut room, 2, 2, PROTOCOL + 1, false);
     assert_eq!(received[0]["code"], "protocol");
 }
+
+/// `diving join` gets back in by itself when the server goes away and comes back on the same
+/// address from its directory (`--resume`), with the seat's token, and plays on.
+#[test]
+fn a_joined_seat_gets_back_in_by_itself_when_the_server_comes_back() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let r = room("1", &["alice", "bot:greedy"], SEED, RoomOptions::default());
+    let token = r.tokens()[0].clone().unwrap();
+    store::save_seats(dir.path(), &store::Seats { room: "1".into(), tokens: r.tokens().to_vec() }).unwrap();
+    store::save_game(dir.path(), "1", r.session()).unwrap();
+    let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
+    let server = runtime.block_on(serve(vec![r], config.clone()));
+    let addr = server.addr;
+
+    let mut join = Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+        .args(["join", &format!("{addr}/1"), "--seat", "1", "--token", &token])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = join.stdin.take().unwrap();
+    let mut out = BufReader::new(join.stdout.take().unwrap()).lines().map(Result::unwrap);
+    let mut until = |what: &str| {
+        let mut seen = Vec::new();
+        for line in out.by_ref() {
+            let found = line.contains(what);
+            seen.push(line);
+            if found {
+                return seen;
+            }
+        }
+        panic!("the client ended before {what:?}: {seen:#?}");
+    };
+    until("-- turn 1: alice --");
+
+    // The server stops (its game saved), then comes back from its directory on the same port.
+    runtime.block_on(server.stop()).unwrap();
+    until("getting back in");
+    let (seats, session) = store::load_all(dir.path()).unwrap().into_iter().next().unwrap();
+    let resumed = diving::server::room::Room::new("1", session, seats.tokens, RoomOptions::default());
+    let listener = runtime.block_on(tokio::net::TcpListener::bind(addr)).unwrap();
+    let server =
+        runtime.block_on(async { diving::server::net::Server::start(listener, vec![resumed], config) }).unwrap();
+    until("(back in the game)");
+
+    // And the seat plays on.
+    writeln!(stdin, "moves").unwrap();
+    until("legal moves for alice");
+    writeln!(stdin, "quit").unwrap();
+    drop(stdin);
+    assert!(join.wait().unwrap().success());
+    runtime.block_on(server.stop()).unwrap();
+}

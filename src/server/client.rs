@@ -133,12 +133,10 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
         (None, None) => json!({ "type": "watch", "protocol": PROTOCOL, "ruleset": ruleset, "display": display }),
         _ => bail!("--seat and --token go together (the host's invite has both); without them you watch"),
     };
-    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
-    let (socket, _) = tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), false)
-        .await
-        .with_context(|| format!("cannot connect to {url}"))?;
-    let (mut sink, mut stream) = socket.split();
-    sink.send(Message::text(hello.to_string())).await?;
+    let (mut sink, mut stream) = connect(&url, &hello).await?;
+    // A seat whose connection breaks gets back in by itself, with its token (a spectator or
+    // a script reading JSON starts again as it likes).
+    let rejoins = options.token.is_some() && !options.json;
 
     // Lines are read with the shell's limits, and at most a few wait to be sent: a pipe that
     // pours lines faster than the server answers waits instead of filling memory.
@@ -156,11 +154,25 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
     let mut input_open = true;
     let mut over = false;
     let mut connected = true;
+    // Whether the server said hello: another hello is the answer to getting back in.
+    let mut greeted = false;
     loop {
         tokio::select! {
             message = stream.next(), if connected => {
                 let text = match message {
                     Some(Ok(Message::Text(text))) => text,
+                    Some(Ok(Message::Close(_))) | None if rejoins && !over => {
+                        // The host stopped (or restarts with `--resume`): try to get back in.
+                        screen.print(&format!("(the server at {url} closed the connection; getting back in…)\n"))?;
+                        match rejoin(&url, &hello, &mut screen, &mut lines).await? {
+                            Some((new_sink, new_stream)) => (sink, stream) = (new_sink, new_stream),
+                            None => {
+                                connected = false;
+                                break;
+                            }
+                        }
+                        continue;
+                    }
                     Some(Ok(Message::Close(_))) | None => {
                         connected = false;
                         if shell.is_none() || !input_open {
@@ -172,6 +184,17 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                         continue;
                     }
                     Some(Ok(_)) => continue,
+                    Some(Err(e)) if rejoins && !over => {
+                        screen.print(&format!("(the connection to {url} broke: {e}; getting back in…)\n"))?;
+                        match rejoin(&url, &hello, &mut screen, &mut lines).await? {
+                            Some((new_sink, new_stream)) => (sink, stream) = (new_sink, new_stream),
+                            None => {
+                                connected = false;
+                                break;
+                            }
+                        }
+                        continue;
+                    }
                     Some(Err(e)) => bail!("the connection to {url} broke: {e}"),
                 };
                 let value: Value = serde_json::from_str(&text).context("the server sent something that is not JSON")?;
@@ -182,7 +205,9 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                         if version != PROTOCOL as u64 {
                             bail!("the server speaks protocol {version}, this diving speaks {PROTOCOL}: use the same version of diving");
                         }
-                        if at_terminal {
+                        if greeted {
+                            printed = "(back in the game)\n".to_string();
+                        } else if at_terminal {
                             printed = title(&value, style);
                             let prompt = Prompt { player: value["player"].as_str().map(String::from), over: false };
                             let mut term = Terminal::in_memory();
@@ -195,6 +220,7 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                         } else {
                             printed = hello_text(&value, options.json);
                         }
+                        greeted = true;
                     }
                     Some("output") => {
                         let (text, ended) = output_text(&value, options.json);
@@ -263,6 +289,65 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
         screen.print("(you left the game; the same invite takes you back)\n")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+type Sink = futures_util::stream::SplitSink<Socket, Message>;
+type Stream = futures_util::stream::SplitStream<Socket>;
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Opens the connection and says `hello` (the `join` or `watch` message).
+async fn connect(url: &str, hello: &Value) -> anyhow::Result<(Sink, Stream)> {
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+    let (socket, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), false)
+        .await
+        .with_context(|| format!("cannot connect to {url}"))?;
+    let (mut sink, stream) = socket.split();
+    sink.send(Message::text(hello.to_string())).await?;
+    Ok((sink, stream))
+}
+
+/// Seconds between tries to get back in: doubling from one, then every [`REJOIN_MAX_WAIT`].
+const REJOIN_FIRST_WAIT: u64 = 1;
+const REJOIN_MAX_WAIT: u64 = 10;
+/// Tries before giving up (about five minutes: long enough for the host to restart a server
+/// with `--resume`).
+const REJOIN_TRIES: u32 = 32;
+
+/// Connects again after a broken connection, with the seat's token, until the server answers
+/// or [`REJOIN_TRIES`] fail. Lines typed meanwhile are not sent: `quit` (or the end of input)
+/// leaves (`None`), anything else is answered with where things stand.
+async fn rejoin(
+    url: &str,
+    hello: &Value,
+    screen: &mut Screen,
+    lines: &mut tokio::sync::mpsc::Receiver<Input>,
+) -> anyhow::Result<Option<(Sink, Stream)>> {
+    let mut wait = REJOIN_FIRST_WAIT;
+    for attempt in 1..=REJOIN_TRIES {
+        let pause = tokio::time::sleep(std::time::Duration::from_secs(wait));
+        tokio::pin!(pause);
+        loop {
+            tokio::select! {
+                () = &mut pause => break,
+                line = lines.recv() => match line {
+                    None => return Ok(None),
+                    Some(Input::Line(line)) if is_quit(&line) => return Ok(None),
+                    Some(Input::Line(_)) => {
+                        screen.print("(not connected: getting back in; 'quit' leaves, and the same invite takes you back later)\n")?
+                    }
+                    Some(Input::Width(_)) => {}
+                },
+            }
+        }
+        match connect(url, hello).await {
+            Ok(connection) => return Ok(Some(connection)),
+            Err(e) => screen.print(&format!("(try {attempt} of {REJOIN_TRIES}: {})\n", e.root_cause()))?,
+        }
+        wait = (wait * 2).min(REJOIN_MAX_WAIT);
+    }
+    bail!(
+        "could not get back in to {url} after {REJOIN_TRIES} tries; the same invite takes you back when the host is up"
+    )
 }
 
 fn is_quit(line: &str) -> bool {
