@@ -159,20 +159,26 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
     loop {
         tokio::select! {
             message = stream.next(), if connected => {
+                // A seat that loses its connection (the host stopped, restarts with `--resume`,
+                // or the network broke) tries to get back in.
+                let lost = match &message {
+                    Some(Ok(Message::Close(_))) | None => Some(format!("the server at {url} closed the connection")),
+                    Some(Err(e)) => Some(format!("the connection to {url} broke: {e}")),
+                    Some(Ok(_)) => None,
+                };
+                if let Some(why) = lost.filter(|_| rejoins && !over) {
+                    screen.print(&format!("({why}; getting back in…)\n"))?;
+                    match rejoin(&url, &hello, &mut screen, &mut lines).await? {
+                        Some((new_sink, new_stream)) => (sink, stream) = (new_sink, new_stream),
+                        None => {
+                            connected = false;
+                            break;
+                        }
+                    }
+                    continue;
+                }
                 let text = match message {
                     Some(Ok(Message::Text(text))) => text,
-                    Some(Ok(Message::Close(_))) | None if rejoins && !over => {
-                        // The host stopped (or restarts with `--resume`): try to get back in.
-                        screen.print(&format!("(the server at {url} closed the connection; getting back in…)\n"))?;
-                        match rejoin(&url, &hello, &mut screen, &mut lines).await? {
-                            Some((new_sink, new_stream)) => (sink, stream) = (new_sink, new_stream),
-                            None => {
-                                connected = false;
-                                break;
-                            }
-                        }
-                        continue;
-                    }
                     Some(Ok(Message::Close(_))) | None => {
                         connected = false;
                         if shell.is_none() || !input_open {
@@ -184,17 +190,6 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                         continue;
                     }
                     Some(Ok(_)) => continue,
-                    Some(Err(e)) if rejoins && !over => {
-                        screen.print(&format!("(the connection to {url} broke: {e}; getting back in…)\n"))?;
-                        match rejoin(&url, &hello, &mut screen, &mut lines).await? {
-                            Some((new_sink, new_stream)) => (sink, stream) = (new_sink, new_stream),
-                            None => {
-                                connected = false;
-                                break;
-                            }
-                        }
-                        continue;
-                    }
                     Some(Err(e)) => bail!("the connection to {url} broke: {e}"),
                 };
                 let value: Value = serde_json::from_str(&text).context("the server sent something that is not JSON")?;
