@@ -450,8 +450,10 @@ pub fn parse_action(game: &Game, text: &str) -> Result<Action, String> {
                     from = Source::Table(n - 1);
                 } else if let Some(who) = w.strip_prefix('@') {
                     target = Some(match who.parse::<usize>() {
-                        Ok(n) if (1..=game.names().len()).contains(&n) => n - 1,
-                        Ok(n) => return Err(format!("'{w}': there is no player {n}")),
+                        // A seat past the table is the engine's to refuse (a scenario's
+                        // `refused` may test just that).
+                        Ok(0) => return Err(format!("'{w}': players count from 1")),
+                        Ok(n) => n - 1,
                         Err(_) => game.seat_of(who).ok_or_else(|| format!("'{w}': no player called {who}"))?,
                     });
                 } else {

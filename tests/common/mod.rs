@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use diving::core::{Action, ActionError, Card, Event, Game, Outcome, Registry, Rules, Setup, Source, full_deck};
+use diving::core::{Action, ActionError, Card, Event, Game, Registry, Rules, Setup, full_deck};
 
 /// Seat names: seat 1 is Ann, seat 2 Bob, and so on.
 pub const NAMES: [&str; 8] = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"];
@@ -165,32 +165,7 @@ impl Deal {
 /// `play 10S`, `play 7H table2`, `play JS @Bob` (or `@2`), `play 5H on-top`,
 /// `recover 7H 2H`, `recover 7H on-top`, `pass`.
 pub fn action(game: &Game, text: &str) -> Action {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let on_top = words.contains(&"on-top");
-    let words: Vec<&str> = words.into_iter().filter(|w| *w != "on-top").collect();
-    match words.first().copied() {
-        Some("pass") => Action::Pass,
-        Some("recover") => Action::Recover { cards: words[1..].iter().map(|w| card(w)).collect(), face_on_top: on_top },
-        Some("play") => {
-            let played = card(words[1]);
-            let mut from = Source::Hand;
-            let mut target = None;
-            for w in &words[2..] {
-                if let Some(slot) = w.strip_prefix("table") {
-                    from = Source::Table(slot.parse::<usize>().expect("table slot number") - 1);
-                } else if let Some(who) = w.strip_prefix('@') {
-                    target = Some(match who.parse::<usize>() {
-                        Ok(n) => n - 1,
-                        Err(_) => game.seat_of(who).unwrap_or_else(|| panic!("no player {who}")),
-                    });
-                } else {
-                    panic!("cannot read '{w}' in '{text}'");
-                }
-            }
-            Action::Play { card: played, from, target, face_on_top: on_top }
-        }
-        _ => panic!("cannot read action '{text}'"),
-    }
+    diving::modkit::scenario::parse_action(game, text).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The actions of a scenario: separated by `;` or new lines.
@@ -303,35 +278,11 @@ pub fn run(mut game: Game, text: &str) -> Run {
     Run { game, events }
 }
 
-/// The state as `key: value` lines, the keys [`check`] understands:
-/// `Ann` (depth, oxygen, front), `hand Ann`, `table`, `top`, `discard` (bottom first),
-/// `deck` (how many), `deck top`, `turn` (number and who plays), `outcome`.
+/// The state as `key: value` lines, the keys [`check`] understands: those of `diving mod
+/// test`'s scenario files (`Ann` (depth, oxygen, front), `hand Ann`, `pending Ann`, `table`,
+/// `top`, `discard` (bottom first), `deck` (how many), `deck top`, `turn`, `outcome`).
 pub fn describe(game: &Game) -> BTreeMap<String, String> {
-    let list = |cards: &mut dyn Iterator<Item = Card>| cards.map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
-    let mut out = BTreeMap::new();
-    for (seat, p) in game.players().iter().enumerate() {
-        let name = game.name(seat);
-        let mut diver = format!("depth {}, oxygen {}", p.depth, p.oxygen);
-        if !p.front.is_empty() {
-            diver += &format!(", front {}", list(&mut p.front.iter().copied()));
-        }
-        out.insert(name.to_string(), diver);
-        out.insert(format!("hand {name}"), list(&mut p.hand.iter().copied()));
-    }
-    let table: Vec<String> = game.table().iter().map(|s| s.map_or("-".to_string(), |c| c.to_string())).collect();
-    out.insert("table".into(), table.join(" "));
-    out.insert("top".into(), game.discard_top().map_or("-".into(), |c| c.to_string()));
-    out.insert("discard".into(), list(&mut game.discard_pile().iter().copied()));
-    out.insert("deck".into(), game.deck_size().to_string());
-    out.insert("deck top".into(), game.deck().next().map_or("-".into(), |c| c.to_string()));
-    out.insert("turn".into(), format!("{} {}", game.turn(), game.name(game.current())));
-    let outcome = match game.outcome() {
-        Outcome::Running => "running".to_string(),
-        Outcome::Won(s) => format!("{} won", game.name(s)),
-        Outcome::Draw => "draw".to_string(),
-    };
-    out.insert("outcome".into(), outcome);
-    out
+    diving::modkit::scenario::describe(game)
 }
 
 /// Compares the `key: value` lines of `expected` with the state; lists every difference.
