@@ -133,3 +133,19 @@ fn a_damaged_save_is_refused_with_the_file_named() {
         assert!(stderr.contains(reason), "{name}: expected '{reason}' in {stderr}");
     }
 }
+
+/// A game saved after it ended is offered to the replay viewer, not to `--load`.
+#[test]
+fn a_finished_game_is_saved_with_the_command_that_watches_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("done.json");
+    let out = diving()
+        .args(["--players", "bot:greedy,bot:random", "--seed", "4"])
+        .write_stdin(format!("save {}\n", file.display()))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("wins!"), "{text}");
+    assert!(text.contains("(watch it with: diving replay "), "{text}");
+    assert!(!text.contains("--load"), "{text}");
+}

@@ -517,7 +517,13 @@ impl<W: Write> Shell<W> {
                 self.session.mark_saved();
                 let shown = path.display().to_string();
                 self.say_json(json!({ "saved": shown }));
-                self.say(&format!("saved to {shown} (resume with: diving --load {})", shell_quoted(&shown)));
+                // A finished game can only be watched again; a running one goes on.
+                let next = if self.session.game().is_over() {
+                    "watch it with: diving replay"
+                } else {
+                    "resume with: diving --load"
+                };
+                self.say(&format!("saved to {shown} ({next} {})", shell_quoted(&shown)));
             }
             Err(e) => self.error(&e.to_string()),
         }
