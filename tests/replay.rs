@@ -10,7 +10,6 @@ use std::path::Path;
 use cli_support::diving;
 use diving::core::{Action, Card, Event, Game, Seat, View, Viewer};
 use diving::repl::hint;
-use diving::repl::record;
 use diving::repl::replay::Replay;
 use diving::repl::save::{self, SaveFile};
 use diving::repl::session::{Seating, Session};
@@ -108,7 +107,7 @@ fn a_replay_under_a_changed_mod_names_the_first_move_that_differs() {
 
     // A weaker shark: every move before the first shark replays, that one does not.
     shark_ruleset(dir.path(), 5);
-    let new_hash = record::text_hash(&std::fs::read_to_string(dir.path().join("shark.lua")).unwrap());
+    let new_hash = diving::ruleset::content_hash(&std::fs::read_to_string(dir.path().join("shark.lua")).unwrap());
     let err = Session::load(file.clone(), Path::new("game.json"), None).err().expect("refused").to_string();
     let start = format!("game.json: move {} (", first_shark + 1);
     assert!(err.starts_with(&start), "{err}");

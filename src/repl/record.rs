@@ -12,23 +12,12 @@ use crate::ruleset::Ruleset;
 
 pub use crate::ruleset::ModRecord;
 
-/// A hash of some text: `fnv1a64:` and 16 hex digits ([`crate::ruleset::content_hash`]).
-pub fn text_hash(text: &str) -> String {
-    crate::ruleset::content_hash(text)
-}
-
 /// The content hash of a ruleset's rules: every number in force, as `diving rules --json`
 /// writes them (so a comment or a reordered key in the TOML does not change it, and the same
 /// rules reached through another file or name have the same hash). The mods are recorded
-/// apart ([`mod_records`]).
+/// apart ([`Ruleset::mod_set`]).
 pub fn rules_hash(ruleset: &Ruleset) -> String {
-    text_hash(&json::rules("", &ruleset.rules).to_string())
-}
-
-/// Every mod of `ruleset`, in load order: its manifest's name and version, its file and the
-/// hash of its code ([`Ruleset::mod_set`]).
-pub fn mod_records(ruleset: &Ruleset) -> Vec<ModRecord> {
-    ruleset.mod_set()
+    crate::ruleset::content_hash(&json::rules("", &ruleset.rules).to_string())
 }
 
 /// What is different between the ruleset a game was recorded under (`name`, `hash`, `mods`)
@@ -71,13 +60,13 @@ mod tests {
     #[test]
     fn the_same_ruleset_has_no_differences() {
         let house = Ruleset::load("house").unwrap();
-        assert!(differences("house", &rules_hash(&house), &mod_records(&house), &house).is_empty());
+        assert!(differences("house", &rules_hash(&house), &house.mod_set(), &house).is_empty());
     }
 
     #[test]
     fn a_changed_mod_and_changed_rules_are_named_with_their_hashes() {
         let house = Ruleset::load("house").unwrap();
-        let mut mods = mod_records(&house);
+        let mut mods = house.mod_set();
         let path = mods[0].path.clone();
         mods[0].hash = "fnv1a64:0000000000000000".into();
         mods.push(ModRecord {
@@ -95,7 +84,7 @@ mod tests {
         );
         assert_eq!(found[2], "mod gone 1.0.0 (gone.lua) was loaded then and is not now");
         let standard = Ruleset::standard();
-        let found = differences("house", &rules_hash(&house), &mod_records(&house), &standard);
+        let found = differences("house", &rules_hash(&house), &house.mod_set(), &standard);
         assert!(found.iter().any(|d| d.ends_with("was loaded then and is not now")), "{found:?}");
     }
 }

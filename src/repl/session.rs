@@ -485,7 +485,7 @@ impl Session {
             kind: save::KIND.into(),
             ruleset,
             rules_hash: Some(record::rules_hash(&self.ruleset)),
-            mods: Some(record::mod_records(&self.ruleset)),
+            mods: Some(self.ruleset.mod_set()),
             seed: self.setup.seed,
             players: self
                 .game
