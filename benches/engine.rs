@@ -92,7 +92,7 @@ fn turn(c: &mut Criterion) {
     });
     group.bench_function("clone", |b| b.iter(|| black_box(game.clone())));
     group.bench_function("check", |b| b.iter(|| game.check(black_box(&action))));
-    let recover = Action::recover(game.player(seat).hand[..2].to_vec());
+    let recover = Action::recover(&game.player(seat).hand[..2]);
     group.bench_function("check_recover", |b| b.iter(|| game.check(black_box(&recover))));
     group.bench_function("sample", |b| {
         let view = View::new(&game, seat);

@@ -25,7 +25,7 @@ fn replay(names: &[&str], seed: u64, turns: usize) -> (Game, Vec<Action>, Vec<Ev
             break;
         }
         let legal = game.legal_actions();
-        let action = legal.iter().find(|a| matches!(a, Action::Play { .. })).unwrap_or(&legal[0]).clone();
+        let action = *legal.iter().find(|a| matches!(a, Action::Play { .. })).unwrap_or(&legal[0]);
         game.apply(&action, &mut events).unwrap();
         actions.push(action);
     }
@@ -132,8 +132,7 @@ fn every_sink_sees_the_same_game() {
                 // card offers: built in and asked of the entries).
                 common::assert_playable_cards_match(&loud, &legal, &format!("seed {seed}, turn {turn}"));
                 // Vary the choice: plays and recoveries both come up.
-                let action =
-                    legal[(seed.wrapping_mul(31).wrapping_add(turn * 7) % legal.len() as u64) as usize].clone();
+                let action = legal[(seed.wrapping_mul(31).wrapping_add(turn * 7) % legal.len() as u64) as usize];
                 let mut events = Vec::new();
                 loud.apply(&action, &mut events).unwrap();
                 events.into_iter().for_each(|e| from_events.push(e));

@@ -157,7 +157,7 @@ fn narration_of_a_whole_game_is_bounded() {
     let seating = ["Ann", "Bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
     let mut session = Session::new(&dir.1, seating, 5, None).unwrap();
     while !session.game().is_over() {
-        let action = session.game().legal_actions()[0].clone();
+        let action = session.game().legal_actions()[0];
         session.apply(action).unwrap();
     }
     let said =
@@ -245,7 +245,7 @@ fn undo_save_and_load_round_trip_with_a_counting_mod() {
             }
             // The first play of a 5 if there is one, so the counter counts.
             let legal = session.game().legal_actions();
-            let five = legal.iter().find(|a| a.to_string().starts_with("play 5")).unwrap_or(&legal[0]).clone();
+            let five = *legal.iter().find(|a| a.to_string().starts_with("play 5")).unwrap_or(&legal[0]);
             session.apply(five).unwrap();
         }
     };
@@ -264,7 +264,7 @@ fn a_lua_bot_starts_afresh_every_call() {
     let mut bot = LuaBot::from_code(&path("counting-bot.lua"), &code, 1).unwrap();
     let mut game = Game::standard(&["Ann", "Bob"], 3).unwrap();
     for _ in 0..10 {
-        let first = game.legal_actions()[0].clone();
+        let first = game.legal_actions()[0];
         let chosen = bot.choose(&View::new(&game, game.current())).unwrap();
         assert_eq!(chosen, first, "a fresh script answers 1 every call");
         game.apply(&chosen, &mut ()).unwrap();

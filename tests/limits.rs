@@ -443,7 +443,7 @@ fn the_undo_history_keeps_actions_not_games() {
             session.bot_move().unwrap().unwrap();
             continue;
         }
-        let action = session.game().legal_actions()[0].clone();
+        let action = session.game().legal_actions()[0];
         games.push(session.game().clone());
         session.apply(action).unwrap();
     }

@@ -34,7 +34,7 @@ fn deal() -> Deal {
 /// The first listed play of a 5, else the first listed action.
 fn five_first(game: &Game) -> Action {
     let legal = game.legal_actions();
-    legal.iter().find(|a| a.to_string().starts_with("play 5")).unwrap_or(&legal[0]).clone()
+    *legal.iter().find(|a| a.to_string().starts_with("play 5")).unwrap_or(&legal[0])
 }
 
 /// Plays `turns` turns of `file`'s game, choosing fives first; before each move, when
@@ -126,7 +126,7 @@ fn the_shells_previews_show_what_a_stateful_mod_will_do() {
         }
         let chosen = five_first(session.game());
         let preview = session.preview(&chosen).unwrap();
-        let events = session.apply(chosen.clone()).unwrap().to_vec();
+        let events = session.apply(chosen).unwrap().to_vec();
         assert_eq!(preview, events, "{chosen}");
         extra_dives += events.iter().filter(|e| matches!(e, Event::Said { .. })).count();
         quiet.apply(chosen).unwrap();

@@ -43,7 +43,7 @@ fn narration(files: &[&str], seed: u64, actions: usize) -> Vec<String> {
     let mut game = Game::new(Arc::new(Rules::default()), Arc::new(mods(files)), setup).unwrap();
     let mut lines = Vec::new();
     for _ in 0..actions {
-        let first = game.legal_actions()[0].clone();
+        let first = game.legal_actions()[0];
         let mut events = Vec::new();
         game.apply(&first, &mut events).unwrap();
         lines.extend(said(&events));

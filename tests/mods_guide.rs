@@ -111,7 +111,7 @@ fn api_names() -> (BTreeSet<String>, BTreeSet<String>) {
         Setup { names: vec!["a".into(), "b".into()], seed: 1, deck: None },
     )
     .unwrap();
-    let first = game.legal_actions()[0].clone();
+    let first = game.legal_actions()[0];
     let mut events = Vec::new();
     game.apply(&first, &mut events).unwrap();
     let said: Vec<String> = events

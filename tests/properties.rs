@@ -11,7 +11,9 @@
 mod common;
 
 use common::{assert_invariants, is_listed};
-use diving::core::{Action, ActionError, Card, Event, Game, Outcome, Rank, Registry, Rules, Setup, Source, full_deck};
+use diving::core::{
+    Action, ActionError, Card, Cards, Event, Game, Outcome, Rank, Registry, Rules, Setup, Source, full_deck,
+};
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -43,14 +45,14 @@ fn pick(game: &Game, legal: &[Action], policy: Policy, rng: &mut ChaCha8Rng) -> 
     let random_one_in = match policy {
         Policy::Random => {
             if !plays.is_empty() && rng.random_range(0..5) != 0 {
-                return (*plays.choose(rng).unwrap()).clone();
+                return *(*plays.choose(rng).unwrap());
             }
-            return legal.choose(rng).unwrap().clone();
+            return *legal.choose(rng).unwrap();
         }
         Policy::Diver { random_one_in } => random_one_in,
     };
     if random_one_in > 0 && rng.random_range(0..random_one_in) == 0 {
-        return legal.choose(rng).unwrap().clone();
+        return *legal.choose(rng).unwrap();
     }
     let me = game.player(game.current());
     let rules = game.rules();
@@ -68,7 +70,7 @@ fn pick(game: &Game, legal: &[Action], policy: Policy, rng: &mut ChaCha8Rng) -> 
         .max_by_key(|(g, l, _)| (*g, *l))
         .map(|(_, _, a)| a);
     if low && let Some(a) = best_recovery {
-        return a.clone();
+        return *a;
     }
     let top = game.discard_top();
     let value = |a: &Action| match a {
@@ -82,7 +84,7 @@ fn pick(game: &Game, legal: &[Action], policy: Policy, rng: &mut ChaCha8Rng) -> 
         },
         _ => 0,
     };
-    plays.iter().max_by_key(|a| value(a)).map_or_else(|| legal.choose(rng).unwrap().clone(), |a| (*a).clone())
+    plays.iter().max_by_key(|a| value(a)).map_or_else(|| *legal.choose(rng).unwrap(), |a| *(*a))
 }
 
 /// Refuses `action`, which must not be legal, and checks nothing changed.
@@ -169,7 +171,7 @@ fn try_illegal(game: &mut Game, legal: &[Action], rng: &mut ChaCha8Rng) {
         }
     }
     if !hand.is_empty() && !game.player(me).has_front(Rank::KING) {
-        let action = Action::Recover { cards: [hand[0]].into_iter().collect(), face_on_top: true };
+        let action = Action::Recover { cards: Cards::try_from([hand[0]]).unwrap(), face_on_top: true };
         assert_eq!(assert_refused(game, &action, legal, "no order choice"), ActionError::NoOrderChoice);
     }
 
@@ -216,11 +218,11 @@ fn try_legal_sample(game: &Game, legal: &[Action], rng: &mut ChaCha8Rng) {
     // A recovery in another card order is the same recovery, with the discard order given.
     let recoveries: Vec<&Action> =
         legal.iter().filter(|a| matches!(a, Action::Recover { cards, .. } if cards.len() >= 2)).collect();
-    if let Some(Action::Recover { cards, face_on_top }) = recoveries.choose(rng).map(|a| (*a).clone()) {
-        let mut shuffled = cards.clone();
+    if let Some(Action::Recover { cards, face_on_top }) = recoveries.choose(rng).map(|a| *(*a)) {
+        let mut shuffled = cards;
         shuffled.rotate_left(1);
         let mut copy = game.clone();
-        let action = Action::Recover { cards: shuffled.clone(), face_on_top };
+        let action = Action::Recover { cards: shuffled, face_on_top };
         copy.apply(&action, &mut ()).unwrap_or_else(|e| panic!("'{action}' in another order was refused: {e}"));
         let top = if face_on_top { Rank::KING } else { shuffled.last().unwrap().rank };
         assert_eq!(copy.discard_top().unwrap().rank, top, "'{action}' discards in the order given");

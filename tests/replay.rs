@@ -382,7 +382,7 @@ fn a_branch_keeps_the_position_and_shuffles_only_the_deck() {
     assert_eq!((game.table(), game.discard_pile(), game.turn()), (shown.table(), shown.discard_pile(), shown.turn()));
     // A branch saves and loads like any game.
     let mut branch = branch;
-    let action = branch.game().legal_actions()[0].clone();
+    let action = branch.game().legal_actions()[0];
     branch.apply(action).unwrap();
     let loaded = Session::load(branch.to_save(), Path::new("b.json"), None).unwrap();
     assert_eq!(loaded.session.game(), branch.game());
@@ -393,7 +393,7 @@ fn branch_in_the_viewer_plays_on_with_the_rest_of_the_input() {
     let seating = vec![seat("alice", None), seat("greedy", Some("greedy"))];
     let mut session = Session::new("standard", seating, 12, None).unwrap();
     for _ in 0..3 {
-        let action = session.game().legal_actions()[0].clone();
+        let action = session.game().legal_actions()[0];
         session.apply(action).unwrap();
         session.bot_move();
     }

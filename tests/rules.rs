@@ -696,7 +696,7 @@ fn d16_knot_recovery_discards_and_draws_but_gains_nothing() {
             Event::Discarded { card: card("3H") },
             Event::Recovered {
                 player: 1,
-                cards: cards("2H 3H").into(),
+                cards: diving::core::Cards::try_from(cards("2H 3H")).unwrap(),
                 gain: diving::core::Gain::Amount(0),
                 from: 5,
                 to: 5

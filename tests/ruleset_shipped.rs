@@ -29,7 +29,7 @@ fn random_game(ruleset: &Ruleset, rules: &Arc<Rules>, registry: &Arc<diving::cor
     let mut log = Vec::new();
     while !game.is_over() {
         let actions = game.legal_actions();
-        let action = actions[rng.random_range(0..actions.len())].clone();
+        let action = actions[rng.random_range(0..actions.len())];
         game.apply(&action, &mut log)
             .unwrap_or_else(|e| panic!("{}: seed {seed}, turn {}: '{action}' failed: {e}", ruleset.name, game.turn()));
         assert_invariants(&game, &format!("in {} seed {seed} after '{action}'", ruleset.name));

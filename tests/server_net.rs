@@ -234,7 +234,7 @@ fn the_away_bot_plays_for_an_absent_seat_after_the_timeout_until_it_returns() {
     room.receive(3, &join(first, &room), t0 + Duration::from_secs(61));
     let moves = room.session().entries().len();
     let game = room.session().game();
-    let action = View::new(game, other).legal_actions()[0].clone();
+    let action = View::new(game, other).legal_actions()[0];
     let line = render::command_for(game, &action);
     room.receive(2, &json!({"type": "command", "line": line}).to_string(), t0 + Duration::from_secs(62));
     if !room.is_over() && room.session().game().current() == first {

@@ -25,7 +25,7 @@ fn restart_deals_the_game_new_deals() {
             if reused.is_over() {
                 break;
             }
-            let action = reused.legal_actions()[0].clone();
+            let action = reused.legal_actions()[0];
             reused.apply(&action, &mut ()).unwrap();
         }
         for seed in 0..50 {

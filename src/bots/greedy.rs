@@ -889,7 +889,7 @@ fn recovery_action(view: &View<'_>, me: &Diver<'_>, mask: u32) -> Action {
     let top = ((1u64 << 32) >> (mask & faces).leading_zeros()) as u32 >> 1;
     let mut chosen = cards_in_mask(hand, mask & !top);
     if top != 0 {
-        chosen.push(hand[top.trailing_zeros() as usize]);
+        chosen.push(hand[top.trailing_zeros() as usize]).expect("its place was left free above");
     }
     Action::Recover { cards: chosen, face_on_top: me.has_front(Rank::KING) }
 }

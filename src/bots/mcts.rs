@@ -111,7 +111,7 @@ impl MctsBot {
         let legal = view.legal_actions();
         for action in also {
             if !self.candidates.contains(action) && legal.contains(action) {
-                self.candidates.push(action.clone());
+                self.candidates.push(*action);
             }
         }
         self.search(view);
@@ -121,7 +121,7 @@ impl MctsBot {
         Ok(order
             .into_iter()
             .map(|a| Estimate {
-                action: self.candidates[a].clone(),
+                action: self.candidates[a],
                 playouts: self.visits[a],
                 value: (self.rewards[a] / f64::from(self.visits[a].max(1))).clamp(0.0, 1.0),
             })

@@ -3,42 +3,155 @@
 
 use std::fmt;
 
-use smallvec::SmallVec;
-
 use super::card::{Card, Rank, Suit};
+use super::rules::MAX_HAND_SIZE;
 
-/// The cards a recovery names, in discard order. Held inline up to a full hand
-/// ([`MAX_HAND_SIZE`](super::rules::MAX_HAND_SIZE)), so an action is built and dropped without
-/// touching the heap; serialized as a plain list.
-pub type Cards = SmallVec<[Card; INLINE_CARDS]>;
+/// The cards a recovery names, in discard order: at most [`Cards::CAPACITY`], which is more
+/// than a hand ever holds, kept inline. So an action is `Copy`, and an event that carries a
+/// recovery's cards costs nothing when the sink ignores it. Compares, hashes and prints as
+/// the list it holds.
+#[derive(Clone, Copy)]
+pub struct Cards {
+    len: u8,
+    /// `cards[..len]` are the cards; the rest is unused.
+    cards: [Card; Cards::CAPACITY],
+}
 
-/// How many cards [`Cards`] holds without allocating.
-const INLINE_CARDS: usize = 12;
+/// A recovery that names more cards than [`Cards`] holds (no hand holds that many).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a recovery names at most {} cards (found {found}); a hand holds at most {}", Cards::CAPACITY, MAX_HAND_SIZE + 1)]
+pub struct TooManyCards {
+    pub found: usize,
+}
 
-/// The cards of `hand` picked by `mask` (bit `i` = hand card `i`, for the first 32 cards), in
-/// hand order: how recoveries given as hand masks become [`Cards`]. Built without a branch per
-/// card, since bots pick masks at random and a random mask defeats the branch predictor, and
-/// for a hand that fits [`Cards`] straight into its inline buffer (copying a slice in called
-/// `memcpy` on every recovery).
-pub fn cards_in_mask(hand: &[Card], mask: u32) -> Cards {
-    let blank = Card::new(Rank::ACE, Suit::Spades);
-    if hand.len() <= INLINE_CARDS {
-        let mut buf = [blank; 16];
-        let mut len = 0;
-        for (i, &card) in hand.iter().enumerate() {
-            buf[len & 15] = card;
-            len += ((mask >> i) & 1) as usize;
-        }
-        let inline: [Card; INLINE_CARDS] = buf[..INLINE_CARDS].try_into().expect("16 cards hold 12");
-        return Cards::from_buf_and_len(inline, len);
+/// What fills the unused places of a [`Cards`].
+const BLANK: Card = Card { rank: Rank::ACE, suit: Suit::Spades };
+
+impl Cards {
+    /// The most cards a recovery can name. A hand holds at most `MAX_HAND_SIZE + 1` cards (an
+    /// entry draws it up to the bound, then the played card is replaced, D6).
+    pub const CAPACITY: usize = 16;
+
+    /// No cards.
+    pub const fn new() -> Cards {
+        Cards { len: 0, cards: [BLANK; Cards::CAPACITY] }
     }
-    let mut buf = [blank; 32];
+
+    /// These cards, if there are at most [`Cards::CAPACITY`].
+    pub fn from_slice(cards: &[Card]) -> Result<Cards, TooManyCards> {
+        let mut out = Cards::new();
+        out.cards.get_mut(..cards.len()).ok_or(TooManyCards { found: cards.len() })?.copy_from_slice(cards);
+        out.len = cards.len() as u8;
+        Ok(out)
+    }
+
+    /// Adds `card` at the end, if there is room.
+    pub fn push(&mut self, card: Card) -> Result<(), TooManyCards> {
+        let slot =
+            self.cards.get_mut(usize::from(self.len)).ok_or(TooManyCards { found: usize::from(self.len) + 1 })?;
+        *slot = card;
+        self.len += 1;
+        Ok(())
+    }
+
+    pub fn as_slice(&self) -> &[Card] {
+        &self.cards[..usize::from(self.len)]
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [Card] {
+        &mut self.cards[..usize::from(self.len)]
+    }
+}
+
+const _: () = assert!(MAX_HAND_SIZE < Cards::CAPACITY, "a full hand fits a recovery's cards");
+
+impl Default for Cards {
+    fn default() -> Cards {
+        Cards::new()
+    }
+}
+
+impl std::ops::Deref for Cards {
+    type Target = [Card];
+
+    fn deref(&self) -> &[Card] {
+        self.as_slice()
+    }
+}
+
+impl std::ops::DerefMut for Cards {
+    fn deref_mut(&mut self) -> &mut [Card] {
+        self.as_mut_slice()
+    }
+}
+
+impl<'a> IntoIterator for &'a Cards {
+    type Item = &'a Card;
+    type IntoIter = std::slice::Iter<'a, Card>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl PartialEq for Cards {
+    fn eq(&self, other: &Cards) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Cards {}
+
+impl std::hash::Hash for Cards {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state)
+    }
+}
+
+impl fmt::Debug for Cards {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+impl TryFrom<&[Card]> for Cards {
+    type Error = TooManyCards;
+
+    fn try_from(cards: &[Card]) -> Result<Cards, TooManyCards> {
+        Cards::from_slice(cards)
+    }
+}
+
+impl TryFrom<Vec<Card>> for Cards {
+    type Error = TooManyCards;
+
+    fn try_from(cards: Vec<Card>) -> Result<Cards, TooManyCards> {
+        Cards::from_slice(&cards)
+    }
+}
+
+impl<const N: usize> TryFrom<[Card; N]> for Cards {
+    type Error = TooManyCards;
+
+    fn try_from(cards: [Card; N]) -> Result<Cards, TooManyCards> {
+        Cards::from_slice(&cards)
+    }
+}
+
+/// The cards of `hand` picked by `mask` (bit `i` = hand card `i`), in hand order: how
+/// recoveries given as hand masks become [`Cards`]. Built without a branch per card, since
+/// bots pick masks at random and a random mask defeats the branch predictor. Only the first
+/// [`Cards::CAPACITY`] hand cards can be picked (a hand holds fewer).
+pub fn cards_in_mask(hand: &[Card], mask: u32) -> Cards {
+    let mut out = Cards::new();
     let mut len = 0;
-    for (i, &card) in hand.iter().take(32).enumerate() {
-        buf[len & 31] = card;
+    for (i, &card) in hand.iter().take(Cards::CAPACITY).enumerate() {
+        out.cards[len & (Cards::CAPACITY - 1)] = card;
         len += ((mask >> i) & 1) as usize;
     }
-    Cards::from_slice(&buf[..len])
+    // `len` reaches CAPACITY only when every one of CAPACITY cards is picked.
+    out.len = len as u8;
+    out
 }
 
 /// A seat at the table: 0 is the first player named (D4).
@@ -53,7 +166,7 @@ pub enum Source {
 }
 
 /// One turn (D5).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Action {
     /// Play `card` from the hand or a table slot.
     Play {
@@ -87,9 +200,12 @@ impl Action {
         Action::Play { card, from, target: Some(target), face_on_top: false }
     }
 
-    /// A recovery with the default discard order.
-    pub fn recover(cards: impl Into<Cards>) -> Action {
-        Action::Recover { cards: cards.into(), face_on_top: false }
+    /// A recovery of `cards` with the default discard order. For tests and examples: it
+    /// panics past [`Cards::CAPACITY`] cards; input from outside goes through
+    /// [`Cards::from_slice`].
+    pub fn recover(cards: impl AsRef<[Card]>) -> Action {
+        let cards = Cards::from_slice(cards.as_ref()).expect("a recovery of at most Cards::CAPACITY cards");
+        Action::Recover { cards, face_on_top: false }
     }
 }
 
@@ -174,18 +290,45 @@ mod tests {
         assert_eq!(cards(u32::MAX), "AS 2H 3D 4C 5S");
     }
 
-    /// Hands that fit the inline buffer and hands that do not give the same answer as a
-    /// plain filter.
+    /// Every hand length up to past the capacity gives the same answer as a plain filter over
+    /// the first [`Cards::CAPACITY`] cards.
     #[test]
     fn cards_in_mask_matches_a_filter_for_every_hand_length() {
         let deck = crate::core::full_deck(1);
-        for len in [0, 1, 4, 11, 12, 13, 20, 32, 40] {
+        for len in [0, 1, 4, 11, 12, 13, 15, 16, 17, 20, 32, 40] {
             let hand = &deck[..len];
-            for mask in [0, 1, 0b1010_1010, 0x0fff, 0x1000, 0xdead_beef, u32::MAX] {
-                let expected: Vec<Card> =
-                    hand.iter().take(32).enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, &c)| c).collect();
+            for mask in [0, 1, 0b1010_1010, 0x0fff, 0x1000, 0xffff, 0x1_ffff, 0xdead_beef, u32::MAX] {
+                let expected: Vec<Card> = hand
+                    .iter()
+                    .take(Cards::CAPACITY)
+                    .enumerate()
+                    .filter(|(i, _)| mask >> i & 1 == 1)
+                    .map(|(_, &c)| c)
+                    .collect();
                 assert_eq!(cards_in_mask(hand, mask).to_vec(), expected, "{len} cards, mask {mask:#x}");
             }
         }
+    }
+
+    #[test]
+    fn cards_hold_up_to_their_capacity_and_say_so_past_it() {
+        let deck = crate::core::full_deck(1);
+        let full = Cards::from_slice(&deck[..Cards::CAPACITY]).unwrap();
+        assert_eq!(full.as_slice(), &deck[..Cards::CAPACITY]);
+        let err = Cards::from_slice(&deck[..Cards::CAPACITY + 1]).unwrap_err();
+        assert_eq!(err, TooManyCards { found: Cards::CAPACITY + 1 });
+        assert_eq!(err.to_string(), "a recovery names at most 16 cards (found 17); a hand holds at most 13");
+        let mut cards = full;
+        assert_eq!(cards.push(deck[20]), Err(TooManyCards { found: Cards::CAPACITY + 1 }));
+        assert_eq!(cards, full, "a refused push changes nothing");
+    }
+
+    /// Only the listed cards count: two lists that differ in their unused places are equal.
+    #[test]
+    fn cards_compare_by_the_cards_they_hold() {
+        let hand = parse_cards("AS 2H 3D").unwrap();
+        let picked = cards_in_mask(&hand, 0b001);
+        assert_eq!(picked, Cards::from_slice(&hand[..1]).unwrap());
+        assert_eq!(format!("{picked:?}"), format!("{:?}", &hand[..1]));
     }
 }

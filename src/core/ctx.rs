@@ -228,7 +228,7 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
     #[inline(always)]
     pub(super) fn recovered(&mut self, player: Seat, cards: &Cards, gain: Gain, from: u32, to: u32) {
         self.state.players[player].oxygen = to;
-        self.events.push(Event::Recovered { player, cards: cards.clone(), gain, from, to });
+        self.events.push(Event::Recovered { player, cards: *cards, gain, from, to });
     }
 
     /// Places `card` (played by `player`) in front of `target`; refused if `target` already

@@ -34,7 +34,7 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 use toml::Spanned;
 
-use crate::core::{Action, Card, Game, Outcome, Pending, Rules, Setup, Source, Viewer, full_deck};
+use crate::core::{Action, Card, Cards, Game, Outcome, Pending, Rules, Setup, Source, Viewer, full_deck};
 use crate::limits::{self, FileKind};
 use crate::repl::json;
 use crate::ruleset::Ruleset;
@@ -435,7 +435,8 @@ pub fn parse_action(game: &Game, text: &str) -> Result<Action, String> {
     match words.first().copied() {
         Some("pass") if words.len() == 1 => Ok(Action::Pass),
         Some("recover") if words.len() > 1 => Ok(Action::Recover {
-            cards: words[1..].iter().map(|w| card(w)).collect::<Result<_, _>>()?,
+            cards: Cards::try_from(words[1..].iter().map(|w| card(w)).collect::<Result<Vec<_>, _>>()?)
+                .map_err(|e| format!("'{text}': {e}"))?,
             face_on_top: on_top,
         }),
         Some("play") if words.len() > 1 => {

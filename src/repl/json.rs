@@ -56,8 +56,15 @@ pub mod card_list {
         CardsJson(cards).serialize(s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>, C: FromIterator<Card>>(d: D) -> Result<C, D::Error> {
-        Ok(Vec::<CardJson>::deserialize(d)?.into_iter().map(|c| c.0).collect())
+    /// Into a `Vec<Card>`, or into [`Cards`](crate::core::Cards), which refuses a list longer
+    /// than it holds.
+    pub fn deserialize<'de, D, C>(d: D) -> Result<C, D::Error>
+    where
+        D: Deserializer<'de>,
+        C: TryFrom<Vec<Card>, Error: std::fmt::Display>,
+    {
+        let cards: Vec<Card> = Vec::<CardJson>::deserialize(d)?.into_iter().map(|c| c.0).collect();
+        C::try_from(cards).map_err(serde::de::Error::custom)
     }
 }
 
@@ -413,6 +420,7 @@ pub fn rules(name: &str, rules: &Rules) -> Object {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Cards;
 
     #[test]
     fn events_name_players_and_write_d1_cards() {
@@ -479,7 +487,7 @@ mod tests {
             (
                 Event::Recovered {
                     player: 1,
-                    cards: [c("2H"), c("10H")].into_iter().collect(),
+                    cards: Cards::try_from([c("2H"), c("10H")]).unwrap(),
                     gain: Gain::Amount(3),
                     from: 4,
                     to: 7,
@@ -487,7 +495,7 @@ mod tests {
                 r#"{"event":"recovered","player":"bob","cards":["2H","10H"],"gain":3,"from":4,"to":7}"#,
             ),
             (
-                Event::Recovered { player: 0, cards: [].into_iter().collect(), gain: Gain::Max, from: 1, to: 10 },
+                Event::Recovered { player: 0, cards: Cards::new(), gain: Gain::Max, from: 1, to: 10 },
                 r#"{"event":"recovered","player":"alice","cards":[],"gain":"max","from":1,"to":10}"#,
             ),
             (Event::Discarded { card: c("QC") }, r#"{"event":"discarded","card":"QC"}"#),

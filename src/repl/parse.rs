@@ -5,7 +5,7 @@
 //! or may be targeted is decided later by the session and the core. Every error is one line
 //! meant for the player.
 
-use crate::core::Card;
+use crate::core::{Card, Cards};
 use crate::limits;
 
 /// Every command word, in the order `help` lists them, with a one-line summary.
@@ -68,7 +68,7 @@ pub enum Command {
         over: bool,
     },
     Recover {
-        cards: Vec<Card>,
+        cards: Cards,
         over: bool,
     },
     Pass,
@@ -232,7 +232,7 @@ fn parse_play(words: &[&str]) -> Result<Command, String> {
 }
 
 fn parse_recover(words: &[&str]) -> Result<Command, String> {
-    let mut cards = Vec::new();
+    let mut cards = Cards::new();
     let mut over = false;
     for (i, w) in words.iter().enumerate() {
         if is_over_word(&w.to_lowercase()) {
@@ -241,7 +241,7 @@ fn parse_recover(words: &[&str]) -> Result<Command, String> {
             }
             over = true;
         } else {
-            cards.push(parse_card(w)?);
+            cards.push(parse_card(w)?).map_err(|e| e.to_string())?;
         }
     }
     if cards.is_empty() {
@@ -359,9 +359,21 @@ mod tests {
 
     #[test]
     fn recover_keeps_the_order_and_over_goes_last() {
-        assert_eq!(ok("recover 2h 3h over"), Command::Recover { cards: vec![card("2H"), card("3H")], over: true });
+        assert_eq!(
+            ok("recover 2h 3h over"),
+            Command::Recover { cards: Cards::try_from([card("2H"), card("3H")]).unwrap(), over: true }
+        );
         assert!(parse("recover over 2h").is_err());
         assert!(parse("recover").is_err());
+    }
+
+    /// No hand holds 17 cards: such a recovery is refused where it is read, with the bound.
+    #[test]
+    fn a_recovery_of_more_cards_than_any_hand_holds_is_refused_with_the_bound() {
+        let seventeen = ["2h"; 17].join(" ");
+        let err = parse(&format!("recover {seventeen}")).unwrap_err();
+        assert_eq!(err, "a recovery names at most 16 cards (found 17); a hand holds at most 13");
+        assert!(parse(&format!("recover {}", ["2h"; 16].join(" "))).is_ok());
     }
 
     #[test]

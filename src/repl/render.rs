@@ -955,7 +955,7 @@ pub fn rules_text(rules: &Rules) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::Gain;
+    use crate::core::{Cards, Gain};
 
     fn game() -> Game {
         Game::standard(&["alice", "bob"], 7).unwrap()
@@ -1005,7 +1005,13 @@ mod tests {
             Event::Moved { player: 0, from: 0, to: 7 },
             Event::Breathed { player: 0, from: 10, to: 9 },
             Event::Drew { player: 0, card },
-            Event::Recovered { player: 0, cards: [card].into_iter().collect(), gain: Gain::Amount(1), from: 9, to: 10 },
+            Event::Recovered {
+                player: 0,
+                cards: Cards::try_from([card]).unwrap(),
+                gain: Gain::Amount(1),
+                from: 9,
+                to: 10,
+            },
             Event::Passed { player: 0 },
             Event::Won { player: 0 },
         ];

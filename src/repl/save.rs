@@ -123,7 +123,7 @@ impl From<&Action> for ActionJson {
             Action::Play { card, from, target, face_on_top } => {
                 ActionJson::Play { card: CardJson(card), from: from.into(), target, face_on_top }
             }
-            Action::Recover { ref cards, face_on_top } => ActionJson::Recover { cards: cards.clone(), face_on_top },
+            Action::Recover { cards, face_on_top } => ActionJson::Recover { cards, face_on_top },
             Action::Pass => ActionJson::Pass,
         }
     }
@@ -443,6 +443,16 @@ mod tests {
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
     }
 
+    /// An edited save whose recovery names more cards than any hand holds is refused with
+    /// the bound, not cut short (the loader names the file).
+    #[test]
+    fn a_saved_recovery_of_too_many_cards_is_refused_with_the_bound() {
+        let cards = vec!["\"2H\""; 17].join(", ");
+        let text = format!("{{\"action\": \"recover\", \"cards\": [{cards}]}}");
+        let err = serde_json::from_str::<ActionJson>(&text).unwrap_err().to_string();
+        assert!(err.starts_with("a recovery names at most 16 cards (found 17)"), "{err}");
+    }
+
     #[test]
     fn signals_are_held_only_while_saving() {
         assert!(!signals::sigterm_blocked());
@@ -475,7 +485,7 @@ mod tests {
             Action::play(card("7H"), Source::Hand),
             Action::Play { card: card("JD"), from: Source::Table(3), target: Some(1), face_on_top: true },
             Action::recover(vec![card("2C"), card("3C")]),
-            Action::Recover { cards: [card("4S")].into_iter().collect(), face_on_top: true },
+            Action::Recover { cards: Cards::try_from([card("4S")]).unwrap(), face_on_top: true },
             Action::Pass,
         ];
         let text = serde_json::to_string(&save).unwrap();

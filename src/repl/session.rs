@@ -163,7 +163,7 @@ impl Session {
             // A branch of a reshuffled branch: the earlier shuffle must stay where it was.
             return Err("this game is a branch with a reshuffled deck: it can be branched only at its start".into());
         }
-        prefix.extend(self.entries[..moves].iter().map(|e| e.action.clone()));
+        prefix.extend(self.entries[..moves].iter().map(|e| e.action));
         let seed = match (reshuffle, &self.branch) {
             (None, Some(b)) => b.seed,
             (seed, _) => seed,
@@ -324,10 +324,10 @@ impl Session {
         let choice = bots::from_spec(&spec, seed).and_then(|mut bot| bot.choose(&View::new(&self.game, seat)));
         let mut warning = None;
         if let Ok(action) = &choice {
-            match self.apply(action.clone()) {
+            match self.apply(*action) {
                 Ok(events) => {
                     let events = events.to_vec();
-                    return Some(Ok(BotMove { seat, action: action.clone(), events, warning }));
+                    return Some(Ok(BotMove { seat, action: *action, events, warning }));
                 }
                 Err(e) => {
                     let chosen = render::command_for(&self.game, action);
@@ -344,7 +344,7 @@ impl Session {
         let mut last_error = String::new();
         for action in self.game.legal_actions() {
             let text = render::command_for(&self.game, &action);
-            match self.apply(action.clone()) {
+            match self.apply(action) {
                 Ok(events) => {
                     let events = events.to_vec();
                     let warning = warning.map(|w| format!("{w}; it plays '{text}' instead"));
@@ -428,7 +428,7 @@ impl Session {
             })?;
             let events = keep_narration(&replayed, events);
             let step = record::step_hash(&game, &self.bots, &events);
-            replayed.push(Entry { seat, action: old.action.clone(), events, step });
+            replayed.push(Entry { seat, action: old.action, events, step });
         }
         Ok((game, replayed))
     }
@@ -455,11 +455,11 @@ impl Session {
                         report = Reload::Changed { index, seat, command, old: old.events.clone(), new: events.clone() };
                     }
                     let step = record::step_hash(&game, &self.bots, &events);
-                    entries.push(Entry { seat, action: old.action.clone(), events, step });
+                    entries.push(Entry { seat, action: old.action, events, step });
                 }
                 Err(e) => {
                     let reason = render::action_error(&game, &e);
-                    report = Reload::Illegal { index, seat, action: old.action.clone(), reason };
+                    report = Reload::Illegal { index, seat, action: old.action, reason };
                     break;
                 }
             }
@@ -496,7 +496,7 @@ impl Session {
                 .collect(),
             deck: self.initial_deck().to_vec(),
             branch: self.branch.clone(),
-            actions: self.entries.iter().map(|e| e.action.clone()).collect(),
+            actions: self.entries.iter().map(|e| e.action).collect(),
             steps: self.entries.iter().map(|e| record::step_text(e.step)).collect(),
             no_hints: !self.hints,
             state: json::state(&self.game, &self.bots).to_value(),
@@ -694,7 +694,7 @@ mod tests {
     fn undo_returns_to_the_game_before_the_move() {
         let mut s = session();
         let start = s.game().clone();
-        let action = s.game().legal_actions()[0].clone();
+        let action = s.game().legal_actions()[0];
         s.apply(action).unwrap();
         assert_ne!(s.game(), &start);
         assert_eq!(s.undo(false).unwrap().len(), 1);
@@ -705,7 +705,7 @@ mod tests {
     #[test]
     fn secret_undo_is_refused_after_a_draw() {
         let mut s = session();
-        let action = s.game().legal_actions()[0].clone();
+        let action = s.game().legal_actions()[0];
         s.apply(action).unwrap();
         assert!(s.undo(true).unwrap_err().contains("a card was drawn from the deck"));
     }
@@ -714,7 +714,7 @@ mod tests {
     fn a_save_replays_to_the_same_game() {
         let mut s = session();
         for _ in 0..6 {
-            let action = s.game().legal_actions()[0].clone();
+            let action = s.game().legal_actions()[0];
             s.apply(action).unwrap();
         }
         let loaded = Session::from_save(s.to_save(), Path::new("x"), None).unwrap();
@@ -726,7 +726,7 @@ mod tests {
     fn reload_of_the_same_ruleset_is_identical() {
         let mut s = session();
         for _ in 0..4 {
-            let action = s.game().legal_actions()[0].clone();
+            let action = s.game().legal_actions()[0];
             s.apply(action).unwrap();
         }
         let before = s.game().clone();

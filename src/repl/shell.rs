@@ -257,7 +257,7 @@ impl<W: Write> Shell<W> {
                     Err(message) => self.error(&message),
                 }
             }
-            Command::Recover { cards, over } => self.apply(Action::Recover { cards: cards.into(), face_on_top: over }),
+            Command::Recover { cards, over } => self.apply(Action::Recover { cards, face_on_top: over }),
             Command::Pass => self.apply(Action::Pass),
             Command::Moves => self.moves(),
             Command::State => self.state(),

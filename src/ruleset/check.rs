@@ -86,7 +86,7 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
                         context: context(game.turn(), ": listing the moves"),
                     });
                 }
-                let action = actions[rng.random_range(0..actions.len())].clone();
+                let action = actions[rng.random_range(0..actions.len())];
                 let before = game.clone();
                 if let Err(e) = game.apply(&action, &mut ()) {
                     return Err(SmokeFailure {

@@ -690,7 +690,7 @@ impl Room {
                     Err(message) => return self.reply_error(conn, role, &message, out),
                 }
             }
-            Command::Recover { cards, over } => Action::Recover { cards: cards.into(), face_on_top: over },
+            Command::Recover { cards, over } => Action::Recover { cards, face_on_top: over },
             Command::Pass => Action::Pass,
             Command::Moves => return self.moves(conn, seat, out),
             Command::Hand => {
