@@ -73,7 +73,7 @@ fn pass_through_wraps_play_exactly_the_standard_game() {
             }
             let legal = plain.legal_actions();
             assert_eq!(modded.legal_actions(), legal, "seed {seed}, turn {turn}");
-            assert_eq!(modded.moves().playable(), plain.moves().playable(), "seed {seed}, turn {turn}");
+            assert!(modded.moves().playable().eq(plain.moves().playable()), "seed {seed}, turn {turn}");
             let seat = plain.current();
             assert_eq!(
                 greedy_modded.pick(&View::new(&modded, seat)),

@@ -119,11 +119,12 @@ impl Playable {
 /// cards in mask order (K on top first when the player may choose); `pass` only when nothing
 /// else is legal (D22). Empty when the game is over or it is not the asking seat's turn.
 ///
-/// A listing is what each card's rank offers, not a list of actions: with the built-in
-/// cards it works out four offers (number, J, Q, K) in one pass over the divers, and a card
-/// then costs a table read, when it is counted and when it is visited. Entries are asked
-/// while the listing is made, once per listing when their answer does not depend on the
-/// card, and never again.
+/// A listing is what each card's rank offers and which cards are playable, not a list of
+/// actions: with the built-in cards it works out four offers (number, J, Q, K) in one pass
+/// over the divers, and a card then costs a table read when it is counted and when it is
+/// visited. The playable cards are a bit set over the hand and the table, visited in order.
+/// Entries are asked while the listing is made, once per listing when their answer does not
+/// depend on the card (else once per card, and that answer is kept), and never again.
 #[derive(Debug, Clone)]
 pub struct Moves<'a> {
     hand: &'a [Card],
@@ -135,9 +136,13 @@ pub struct Moves<'a> {
     /// Per rank (by number), the index of its cards' offer, [`PER_CARD`] where each card
     /// has its own, or [`ASK`] for a rank no card of which was seen yet.
     slots: [u16; 16],
-    /// The playable cards in listing order, each with what it offers.
-    plays: SmallVec<[Playable; 8]>,
-    /// How many plays `plays` expand to.
+    /// The offer of each card whose rank answers card by card, by its place in `listed`
+    /// (empty while no such card was seen).
+    card_offers: Vec<u16>,
+    /// The playable cards: bit `i` for hand card `i`, bit [`TABLE`] + `s` for table slot `s`.
+    /// A repeated hand card is listed at its first copy only.
+    listed: u32,
+    /// How many plays the listed cards offer.
     play_count: usize,
     /// Whether recoveries are listed: the game runs and the hand is not empty.
     recover: bool,
@@ -154,6 +159,10 @@ pub struct Moves<'a> {
 pub(crate) const ASK: u16 = u16::MAX;
 /// `Moves::slots`: the rank's entry answers card by card (its aim looks at the card).
 const PER_CARD: u16 = u16::MAX - 1;
+/// The first bit of the table's slots in `Moves::listed`: a hand holds fewer than 16 cards
+/// and a table at most 16 slots.
+const TABLE: usize = 16;
+const _: () = assert!(super::rules::MAX_HAND_SIZE < TABLE, "a hand's cards fit below the table's bits");
 
 impl<'a> Moves<'a> {
     /// Nothing is legal (the game is over, or it is another seat's turn).
@@ -164,7 +173,8 @@ impl<'a> Moves<'a> {
             builtin: [None; 4],
             other: Vec::new(),
             slots: [ASK; 16],
-            plays: SmallVec::new(),
+            card_offers: Vec::new(),
+            listed: 0,
             play_count: 0,
             recover: false,
             repeats: false,
@@ -200,34 +210,49 @@ impl<'a> Moves<'a> {
             for (i, &card) in hand.iter().enumerate() {
                 // A repeated card is listed once, at its first copy.
                 if !hand[..i].contains(&card) {
-                    moves.list(&mut asked, card, IN_HAND);
+                    moves.list(&mut asked, card, i);
                 }
             }
         } else {
-            for &card in hand {
-                moves.list(&mut asked, card, IN_HAND);
+            for (i, &card) in hand.iter().enumerate() {
+                moves.list(&mut asked, card, i);
             }
         }
         for (slot, card) in moves.table.iter().enumerate() {
             if let Some(card) = *card {
-                moves.list(&mut asked, card, slot as u8);
+                moves.list(&mut asked, card, TABLE + slot);
             }
         }
-        moves.pass = moves.plays.is_empty() && !recover;
+        moves.pass = moves.listed == 0 && !recover;
         moves
     }
 
-    /// Lists `card`, lying at `slot`, when it can be played now.
+    /// Lists `card`, at place `at` of `listed`, when it can be played now.
     #[inline(always)]
-    fn list(&mut self, asked: &mut Asked<'_>, card: Card, slot: u8) {
+    fn list(&mut self, asked: &mut Asked<'_>, card: Card, at: usize) {
         let mut offer = self.slots[rank_slot(card)];
         if offer >= PER_CARD {
-            offer = asked.ask(self, card);
+            offer = asked.ask(self, card, at);
         }
         if let Some(p) = self.offer(offer) {
             self.play_count += p.play_count();
-            self.plays.push(p.placed(card, slot));
+            self.listed |= 1 << at;
         }
+    }
+
+    /// The listed card at place `at` of `listed`, with what it offers.
+    #[inline(always)]
+    fn playable_at(&self, at: usize) -> Playable {
+        let (card, slot) = match self.hand.get(at) {
+            Some(&card) => (card, IN_HAND),
+            None => (self.table[at - TABLE].unwrap_or(NO_CARD), (at - TABLE) as u8),
+        };
+        let mut offer = self.slots[rank_slot(card)];
+        if offer == PER_CARD {
+            offer = self.card_offers[at];
+        }
+        // A card is listed only when its offer is open.
+        self.offer(offer).unwrap_or(CLOSED).placed(card, slot)
     }
 
     /// Offer `i`.
@@ -240,8 +265,9 @@ impl<'a> Moves<'a> {
     }
 
     /// The playable cards, each once with what it offers, in listing order.
-    pub fn playable(&self) -> &[Playable] {
-        &self.plays
+    #[inline]
+    pub fn playable(&self) -> Playables<'_, 'a> {
+        Playables { moves: self, left: self.listed }
     }
 
     /// How many plays are listed.
@@ -253,7 +279,7 @@ impl<'a> Moves<'a> {
     /// Calls `each(card, from, target, face_on_top)` for every listed play, in order.
     #[inline]
     pub fn each_play(&self, mut each: impl FnMut(Card, Source, Option<Seat>, bool)) {
-        for p in &self.plays {
+        for p in self.playable() {
             p.each_play(|target, face_on_top| each(p.card, p.from(), target, face_on_top));
         }
     }
@@ -314,7 +340,7 @@ impl<'a> Moves<'a> {
     /// Whether nothing is legal (the game is over or it is not this seat's turn).
     #[inline]
     pub fn is_empty(&self) -> bool {
-        !self.pass && !self.recover && self.plays.is_empty()
+        !self.pass && !self.recover && self.listed == 0
     }
 
     /// Action `i` of the listing (`i < self.len()`), built alone.
@@ -324,7 +350,7 @@ impl<'a> Moves<'a> {
         }
         let mut rest = i;
         if rest < self.play_count {
-            for p in &self.plays {
+            for p in self.playable() {
                 match rest.checked_sub(p.play_count()) {
                     Some(after) => rest = after,
                     None => return Some(p.play(rest)),
@@ -359,6 +385,45 @@ impl<'a> Moves<'a> {
     }
 }
 
+/// The playable cards of a listing, in its order ([`Moves::playable`]).
+#[derive(Debug, Clone)]
+pub struct Playables<'m, 'a> {
+    moves: &'m Moves<'a>,
+    /// The places of `Moves::listed` not visited yet.
+    left: u32,
+}
+
+impl Iterator for Playables<'_, '_> {
+    type Item = Playable;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Playable> {
+        if self.left == 0 {
+            return None;
+        }
+        let at = self.left.trailing_zeros() as usize;
+        self.left &= self.left - 1;
+        Some(self.moves.playable_at(at))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.left.count_ones() as usize;
+        (n, Some(n))
+    }
+
+    /// The `n`th card left, without visiting the ones before it.
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<Playable> {
+        for _ in 0..n.min(32) {
+            self.left &= self.left.wrapping_sub(1);
+        }
+        self.next()
+    }
+}
+
+impl ExactSizeIterator for Playables<'_, '_> {}
+
 /// The index of `card`'s rank in per-rank tables of 16 (its number).
 #[inline(always)]
 fn rank_slot(card: Card) -> usize {
@@ -367,6 +432,10 @@ fn rank_slot(card: Card) -> usize {
 
 /// The card an offer carries before it is placed (never listed).
 const NO_CARD: Card = Card { rank: super::card::Rank::ACE, suit: super::card::Suit::Clubs };
+
+/// An offer of no play (never listed).
+const CLOSED: Playable =
+    Playable { card: NO_CARD, slot: IN_HAND, order_choice: false, targeted: false, plays: 0, seats: Seats(0) };
 
 /// Whether `mask` is the first subset (in mask order) of `hand` holding exactly its cards:
 /// with repeated cards, a later mask that swaps one copy for another names the same cards.
@@ -393,12 +462,13 @@ struct Asked<'a> {
 }
 
 impl Asked<'_> {
-    /// Where in `moves`' offers the answer for `card` is, the first time a card of its rank
-    /// is seen (or each time, for an entry that answers card by card): an entry is asked once
+    /// Where in `moves`' offers the answer for `card` (at place `at`) is, the first time a
+    /// card of its rank is seen (or each time, for an entry that answers card by card, whose
+    /// answer is kept by place): an entry is asked once
     /// per listing when its aim ignores the card (and then for every rank it serves), else
     /// for this card. For the ranks no built-in card answers.
     #[inline(never)]
-    fn ask(&mut self, moves: &mut Moves<'_>, card: Card) -> u16 {
+    fn ask(&mut self, moves: &mut Moves<'_>, card: Card, at: usize) -> u16 {
         let rank = rank_slot(card);
         let entry = match self.registry.aim_of(card.rank) {
             Ok(builtin) => return builtin as u16,
@@ -406,7 +476,10 @@ impl Asked<'_> {
         };
         if !entry.aim_ignores_card() {
             moves.slots[rank] = PER_CARD;
-            return self.answer(moves, entry, card);
+            let offer = self.answer(moves, entry, card);
+            moves.card_offers.resize(32, ASK);
+            moves.card_offers[at] = offer;
+            return offer;
         }
         let key = (entry as *const dyn Effect).cast::<()>() as usize;
         let offer = match self.by_entry.iter().find(|(k, _)| *k == key) {

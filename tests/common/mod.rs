@@ -194,7 +194,11 @@ pub fn is_listed(legal: &[Action], action: &Action) -> bool {
 /// panics with `when` otherwise.
 pub fn assert_playable_cards_match(game: &Game, legal: &[Action], when: &str) {
     let moves = game.moves();
-    let playable = moves.playable();
+    let playable: Vec<_> = moves.playable().collect();
+    assert_eq!(moves.playable().len(), playable.len(), "{when}: the playable cards' count");
+    for (i, p) in playable.iter().enumerate() {
+        assert_eq!(moves.playable().nth(i).as_ref(), Some(p), "{when}: playable card {i} alone");
+    }
     let by_card: Vec<Action> = playable.iter().flat_map(|p| (0..p.play_count()).map(|i| p.play(i))).collect();
     let plays: Vec<Action> = legal.iter().filter(|a| matches!(a, Action::Play { .. })).cloned().collect();
     assert_eq!(by_card, plays, "{when}: the playable cards {playable:?}");
