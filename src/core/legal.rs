@@ -205,39 +205,53 @@ impl<'a> Moves<'a> {
             order_choice: recover && registry.recovery_order_choice(state, me),
             ..Moves::none()
         };
+        // An open built-in offer has at least one play, so its play count (0 when closed)
+        // says both whether and how much a card of its kind can be played: a card of a
+        // built-in rank is counted without a branch.
+        let builtin_plays = moves.builtin.map(|offer| offer.map_or(0, Playable::play_count));
         let mut asked = Asked { state, registry, by_entry: SmallVec::new() };
+        let (mut listed, mut play_count) = (0u32, 0);
+        let mut list = |moves: &mut Moves<'a>, card: Card, at: usize| {
+            let offer = moves.slots[rank_slot(card)];
+            let (open, plays) = match builtin_plays.get(usize::from(offer)) {
+                Some(&plays) => (plays != 0, plays),
+                None => moves.asked_plays(&mut asked, card, at, offer),
+            };
+            listed |= u32::from(open) << at;
+            play_count += plays;
+        };
         if moves.repeats {
             for (i, &card) in hand.iter().enumerate() {
                 // A repeated card is listed once, at its first copy.
                 if !hand[..i].contains(&card) {
-                    moves.list(&mut asked, card, i);
+                    list(&mut moves, card, i);
                 }
             }
         } else {
             for (i, &card) in hand.iter().enumerate() {
-                moves.list(&mut asked, card, i);
+                list(&mut moves, card, i);
             }
         }
-        for (slot, card) in moves.table.iter().enumerate() {
+        for (slot, card) in state.table().iter().enumerate() {
             if let Some(card) = *card {
-                moves.list(&mut asked, card, TABLE + slot);
+                list(&mut moves, card, TABLE + slot);
             }
         }
-        moves.pass = moves.listed == 0 && !recover;
+        moves.listed = listed;
+        moves.play_count = play_count;
+        moves.pass = listed == 0 && !recover;
         moves
     }
 
-    /// Lists `card`, at place `at` of `listed`, when it can be played now.
-    #[inline(always)]
-    fn list(&mut self, asked: &mut Asked<'_>, card: Card, at: usize) {
-        let mut offer = self.slots[rank_slot(card)];
+    /// Whether `card` (at place `at` of `listed`), whose rank's offer is not a built-in one
+    /// (`offer`: an entry's answer, or the entry to ask), can be played, and how many plays
+    /// it offers.
+    #[inline(never)]
+    fn asked_plays(&mut self, asked: &mut Asked<'_>, card: Card, at: usize, mut offer: u16) -> (bool, usize) {
         if offer >= PER_CARD {
             offer = asked.ask(self, card, at);
         }
-        if let Some(p) = self.offer(offer) {
-            self.play_count += p.play_count();
-            self.listed |= 1 << at;
-        }
+        self.offer(offer).map_or((false, 0), |p| (true, p.play_count()))
     }
 
     /// The listed card at place `at` of `listed`, with what it offers.
