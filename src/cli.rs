@@ -18,9 +18,10 @@ use crate::sim::{self, SimOptions};
 #[derive(Debug, Parser)]
 #[command(name = "diving", version, about)]
 pub struct Cli {
-    /// Ruleset to play: a TOML file, or a shipped ruleset by name (standard, meters, big-table, house)
-    #[arg(long, global = true, value_name = "FILE|NAME")]
-    pub ruleset: Option<String>,
+    /// Ruleset to play: a TOML file, or a shipped ruleset by name (standard, meters, big-table, house);
+    /// `diving tournament` takes it more than once, to pit the rulesets against each other
+    #[arg(long, global = true, value_name = "FILE|NAME", action = clap::ArgAction::Append)]
+    pub ruleset: Vec<String>,
 
     /// Answer in JSON Lines (one object per line)
     #[arg(long, global = true)]
@@ -80,7 +81,14 @@ impl Cli {
 
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let ruleset = cli.ruleset.as_deref();
+    if cli.ruleset.len() > 1 && !matches!(cli.command, Some(Command::Tournament(_))) {
+        anyhow::bail!(
+            "--ruleset is given {} times: only `diving tournament` plays several rulesets (`diving sim` compares two \
+             with --baseline)",
+            cli.ruleset.len()
+        );
+    }
+    let ruleset = cli.ruleset.first().map(String::as_str);
     let play = cli.play_args().map_err(anyhow::Error::msg)?;
     match &cli.command {
         None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play.into()),
@@ -114,7 +122,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let TournamentArgs { bots, seats, games, seed, jobs, max_turns } = args.clone();
             let options =
                 sim::tournament::TournamentOptions { bots, seats: seats as usize, games, seed, jobs, max_turns };
-            sim::tournament::run(ruleset, cli.json, &options)
+            sim::tournament::run(&cli.ruleset, cli.json, &options)
         }
         Some(Command::Tune(args)) => sim::tune::run(cli.json, &tune_options(args, ruleset)?),
         Some(Command::Host(args)) => server::host(&host_options(args, ruleset)?),
@@ -175,7 +183,8 @@ pub enum Command {
     Sim(SimArgs),
     /// Search rules numbers for a target (successive halving on paired seeds) and write the best
     Tune(TuneArgs),
-    /// Round-robin among bots, rated with Weng-Lin (rating ± uncertainty) and a skill-versus-luck measure
+    /// Round-robin among bots, rated with Weng-Lin (rating ± uncertainty) and a skill-versus-luck measure;
+    /// with several --ruleset, every bot under every ruleset, and the rulesets ranked by skill versus luck
     Tournament(TournamentArgs),
     /// Host games for players elsewhere: prints an invite per open seat
     Host(HostArgs),
@@ -433,6 +442,10 @@ pub struct TuneArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+#[command(after_help = "Example: diving tournament --bots random,greedy,mcts:50 --ruleset standard --ruleset house \
+--ruleset my.toml\n\nWith several --ruleset, an entrant is a bot under a ruleset (greedy@house): every ruleset plays the \
+same tables on the same seeds, each ruleset's entrants are rated among themselves, and the rulesets are ranked by \
+skill versus luck with 95% bootstrap intervals.")]
 pub struct TournamentArgs {
     /// The bots, comma-separated: random, greedy, mcts, mcts:ITERATIONS, or .lua bots
     #[arg(long, value_delimiter = ',', default_value = "random,greedy,mcts:50")]
