@@ -622,4 +622,43 @@ mod tests {
         let draw = GameRecord { draw: true, ..GameRecord::default() };
         assert_eq!(places(&draw, &[10, 10]), [1, 1]);
     }
+
+    /// Places for `games` games of one table of two: bot 1 wins game `g` when `wins(g)`.
+    fn two_bots(games: usize, wins: impl Fn(usize) -> bool) -> Played {
+        let places = (0..games).flat_map(|g| {
+            // Seat s holds bot (s + g % 2) % 2.
+            let bot1_seat = (1 + g % 2) % 2;
+            let first = if wins(g) { bot1_seat } else { 1 - bot1_seat };
+            (0..2).map(move |s| if s == first { 1 } else { 2 })
+        });
+        vec![places.collect()]
+    }
+
+    #[test]
+    fn a_pool_the_strong_bot_always_wins_ranks_above_a_coin_toss() {
+        let tables = vec![vec![0, 1]];
+        let played = vec![two_bots(60, |g| g % 2 == 0), two_bots(60, |_| true)];
+        let pools: Vec<Pool> = played
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let rated = rate(p, &tables, 2, 0..60);
+                assert_eq!(rated[1].1, 60);
+                Pool {
+                    ruleset: format!("r{i}"),
+                    standings: Vec::new(),
+                    skill_vs_luck: skill_vs_luck(&rated.iter().map(|r| r.0).collect::<Vec<_>>()),
+                    tally: Tally::new(2),
+                }
+            })
+            .collect();
+        assert!(pools[0].skill_vs_luck < 0.6 && pools[1].skill_vs_luck > 0.9, "{pools:?}");
+        let ranking = rank(&pools, &played, &tables, 2, 60, 7);
+        assert_eq!(ranking.iter().map(|r| r.pool).collect::<Vec<_>>(), [1, 0]);
+        assert_eq!((ranking[0].behind.value, ranking[0].behind.low, ranking[0].behind.high), (0.0, 0.0, 0.0));
+        let coin = &ranking[1];
+        assert!(coin.low < pools[0].skill_vs_luck && pools[0].skill_vs_luck < coin.high, "{coin:?}");
+        assert!(coin.behind.high < 0.0, "{coin:?}");
+        assert_eq!(ranking, rank(&pools, &played, &tables, 2, 60, 7), "the same seed, the same intervals");
+    }
 }
