@@ -39,7 +39,7 @@ use skillratings::weng_lin::{WengLinConfig, WengLinRating, expected_score, weng_
 
 use super::stats::{GameRecord, Tally};
 use super::sweep::{Measure, measures};
-use super::{Arena, SimConfig, SimError, block_command, block_size, progress_bar, reproduce_command};
+use super::{Arena, SimConfig, SimError, block_command, block_size, progress_bar, progress_bar_of, reproduce_command};
 use crate::bots::derive_seed;
 use crate::limits;
 use crate::ruleset::Ruleset;
@@ -113,8 +113,10 @@ pub struct Tournament {
     pub tables: Vec<Vec<usize>>,
     /// Games per ruleset.
     pub games: u64,
-    /// With several rulesets: the rulesets, most skill first. Empty with one.
+    /// With several rulesets, after [`Tournament::rank`]: the rulesets, most skill first.
     pub ranking: Vec<Ranked>,
+    /// Per pool, the places of its games, for the resamples of [`Tournament::rank`].
+    played: Vec<Played>,
 }
 
 /// Every set of `k` of `0..n`, in lexicographic order.
@@ -203,22 +205,33 @@ fn interval(key: &'static str, value: f64, mut values: Vec<f64>) -> Measure {
 /// Ranks the pools by skill versus luck. Every resample draws `games` game numbers with
 /// replacement (from `seed`, the same for every pool) and rates each pool again on them, in
 /// game order; the spread of the resampled measures gives each interval, and their paired
-/// differences the interval of each ruleset's gap to the first.
-fn rank(pools: &[Pool], played: &[Played], tables: &[Vec<usize>], bots: usize, games: u64, seed: u64) -> Vec<Ranked> {
+/// differences the interval of each ruleset's gap to the first. `progress` is called as each
+/// resample is done.
+fn rank(
+    pools: &[Pool],
+    played: &[Played],
+    tables: &[Vec<usize>],
+    bots: usize,
+    games: u64,
+    seed: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<Ranked> {
     let resampled: Vec<Vec<f64>> = (0..RESAMPLES as u64)
         .into_par_iter()
         .map(|b| {
             let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, b));
             let mut order: Vec<usize> = (0..games).map(|_| rng.random_range(0..games) as usize).collect();
             order.sort_unstable();
-            played
+            let measures = played
                 .iter()
                 .map(|p| {
                     let ratings: Vec<WengLinRating> =
                         rate(p, tables, bots, order.iter().copied()).into_iter().map(|r| r.0).collect();
                     skill_vs_luck(&ratings)
                 })
-                .collect()
+                .collect();
+            progress(1);
+            measures
         })
         .collect();
     let mut order: Vec<usize> = (0..pools.len()).collect();
@@ -235,7 +248,8 @@ fn rank(pools: &[Pool], played: &[Played], tables: &[Vec<usize>], bots: usize, g
         .collect()
 }
 
-/// Plays the round-robin under every ruleset and rates each ruleset's pool.
+/// Plays the round-robin under every ruleset and rates each ruleset's pool; with several,
+/// [`Tournament::rank`] then ranks the rulesets.
 pub fn play(
     options: &TournamentOptions,
     rulesets: &[Ruleset],
@@ -355,12 +369,7 @@ pub fn play(
             Pool { ruleset: ruleset.name.clone(), standings, skill_vs_luck, tally }
         })
         .collect();
-    let ranking = if several {
-        pool.install(|| rank(&pools, &played, &tables, n, options.games, options.seed))
-    } else {
-        Vec::new()
-    };
-    Ok(Tournament { pools, games: options.games * tables.len() as u64, tables, ranking })
+    Ok(Tournament { pools, games: options.games * tables.len() as u64, tables, ranking: Vec::new(), played })
 }
 
 /// The measure of `tally` with this key (see [`measures`]).
@@ -369,6 +378,27 @@ fn measure(tally: &Tally, key: &str) -> Measure {
 }
 
 impl Tournament {
+    /// With several rulesets, ranks them by skill versus luck with bootstrap intervals
+    /// ([`RESAMPLES`] resamples of the games drawn from `options.seed`, on `jobs` threads);
+    /// `progress` is called as each resample is done. Nothing to do with one ruleset.
+    pub fn rank(
+        &mut self,
+        options: &TournamentOptions,
+        jobs: usize,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(), SimError> {
+        if self.pools.len() < 2 {
+            return Ok(());
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.max(1))
+            .build()
+            .map_err(|e| SimError::Setup(format!("cannot start {jobs} worker threads: {e}")))?;
+        let (bots, games, seed) = (options.bots.len(), options.games, options.seed);
+        self.ranking = pool.install(|| rank(&self.pools, &self.played, &self.tables, bots, games, seed, progress));
+        Ok(())
+    }
+
     pub fn text(&self, options: &TournamentOptions) -> String {
         if self.pools.len() == 1 {
             return self.text_one(&self.pools[0], options);
@@ -587,6 +617,12 @@ pub fn run(rulesets: &[String], json_out: bool, options: &TournamentOptions) -> 
     let bar = progress_bar(games);
     let result = play(options, &rulesets, jobs, &|n| bar.inc(n));
     bar.finish_and_clear();
+    let result = result.and_then(|mut t| {
+        let bar = progress_bar_of(if rulesets.len() > 1 { RESAMPLES as u64 } else { 0 }, "resamples");
+        let ranked = t.rank(options, jobs, &|n| bar.inc(n));
+        bar.finish_and_clear();
+        ranked.map(|()| t)
+    });
     let tournament = match result {
         Ok(t) => t,
         Err(SimError::Setup(message)) => anyhow::bail!(message),
@@ -653,12 +689,12 @@ mod tests {
             })
             .collect();
         assert!(pools[0].skill_vs_luck < 0.6 && pools[1].skill_vs_luck > 0.9, "{pools:?}");
-        let ranking = rank(&pools, &played, &tables, 2, 60, 7);
+        let ranking = rank(&pools, &played, &tables, 2, 60, 7, &|_| {});
         assert_eq!(ranking.iter().map(|r| r.pool).collect::<Vec<_>>(), [1, 0]);
         assert_eq!((ranking[0].behind.value, ranking[0].behind.low, ranking[0].behind.high), (0.0, 0.0, 0.0));
         let coin = &ranking[1];
         assert!(coin.low < pools[0].skill_vs_luck && pools[0].skill_vs_luck < coin.high, "{coin:?}");
         assert!(coin.behind.high < 0.0, "{coin:?}");
-        assert_eq!(ranking, rank(&pools, &played, &tables, 2, 60, 7), "the same seed, the same intervals");
+        assert_eq!(ranking, rank(&pools, &played, &tables, 2, 60, 7, &|_| {}), "the same seed, the same intervals");
     }
 }
