@@ -66,8 +66,10 @@ pub const RESAMPLES: usize = 200;
 /// An entrant's standing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Standing {
-    /// The entrant: the bot, or with several rulesets `bot@ruleset`.
+    /// The bot, as `--bots` names it.
     pub bot: String,
+    /// How the report names it: the bot, or with several rulesets `bot@ruleset`.
+    pub entrant: String,
     pub rating: WengLinRating,
     pub games: u64,
     pub wins: u64,
@@ -363,7 +365,13 @@ pub fn play(
             let mut standings: Vec<Standing> = rated
                 .into_iter()
                 .enumerate()
-                .map(|(b, (rating, games, wins))| Standing { bot: entrant(b, r), rating, games, wins })
+                .map(|(b, (rating, games, wins))| Standing {
+                    bot: options.bots[b].clone(),
+                    entrant: entrant(b, r),
+                    rating,
+                    games,
+                    wins,
+                })
                 .collect();
             standings.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating));
             Pool { ruleset: ruleset.name.clone(), standings, skill_vs_luck, tally }
@@ -442,8 +450,8 @@ impl Tournament {
             let _ = writeln!(
                 s,
                 "  skill versus luck: by the ratings, {} beats {} in {:.0}% of two-player games",
-                top.bot,
-                bottom.bot,
+                top.entrant,
+                bottom.entrant,
                 100.0 * pool.skill_vs_luck
             );
         }
@@ -511,8 +519,8 @@ impl Tournament {
         let _ = writeln!(
             s,
             "\nskill versus luck: by the ratings, {} beats {} in {:.0}% of two-player games (50% is pure luck, 100% pure skill)",
-            top.bot,
-            bottom.bot,
+            top.entrant,
+            bottom.entrant,
             100.0 * pool.skill_vs_luck
         );
         s
@@ -530,7 +538,7 @@ impl Tournament {
                 s,
                 "  {:>4}  {:<w$}  {:>6.2} ± {:<5.2}  {:>7.2}  {:>6}  {:>5.1}%",
                 i + 1,
-                st.bot,
+                st.entrant,
                 st.rating.rating,
                 st.rating.uncertainty,
                 st.conservative(),
@@ -545,7 +553,7 @@ impl Tournament {
     fn width(&self) -> usize {
         let head = if self.pools.len() == 1 { 3 } else { 7 };
         let names = self.pools.iter().flat_map(|p| &p.standings);
-        names.map(|s| s.bot.chars().count()).max().unwrap_or(head).max(head)
+        names.map(|s| s.entrant.chars().count()).max().unwrap_or(head).max(head)
     }
 
     pub fn json(&self, options: &TournamentOptions) -> Value {
@@ -580,8 +588,8 @@ impl Tournament {
             "pools": self.pools.iter().map(|pool| json!({
                 "ruleset": pool.ruleset,
                 "standings": pool.standings.iter().map(|s| json!({
-                    "entrant": s.bot,
-                    "bot": s.bot.rsplit_once('@').map_or(s.bot.as_str(), |(b, _)| b),
+                    "entrant": s.entrant,
+                    "bot": s.bot,
                     "rating": s.rating.rating,
                     "uncertainty": s.rating.uncertainty,
                     "conservative": s.conservative(),
