@@ -119,9 +119,24 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
         Some(Command::Tournament(args)) => {
-            let TournamentArgs { bots, seats, games, seed, jobs, max_turns } = args.clone();
-            let options =
-                sim::tournament::TournamentOptions { bots, seats: seats as usize, games, seed, jobs, max_turns };
+            let TournamentArgs { bots, seats, games, seed, jobs, max_turns, pairing, rounds } = args.clone();
+            let pairing = match (pairing, rounds) {
+                (PairingArg::RoundRobin, None) => sim::tournament::Pairing::RoundRobin,
+                (PairingArg::RoundRobin, Some(_)) => anyhow::bail!("--rounds is for --pairing swiss"),
+                // Enough rounds for a knockout to find a winner, and one more.
+                (PairingArg::Swiss, rounds) => sim::tournament::Pairing::Swiss {
+                    rounds: rounds.unwrap_or(usize::BITS - bots.len().saturating_sub(1).leading_zeros() + 1),
+                },
+            };
+            let options = sim::tournament::TournamentOptions {
+                bots,
+                seats: seats as usize,
+                games,
+                seed,
+                jobs,
+                max_turns,
+                pairing,
+            };
             sim::tournament::run(&cli.ruleset, cli.json, &options)
         }
         Some(Command::Tune(args)) => sim::tune::run(cli.json, &tune_options(args, ruleset)?),
@@ -456,6 +471,13 @@ pub struct TournamentArgs {
     /// Games per table (seats rotate)
     #[arg(long, default_value_t = 200, value_parser = at_least_one::<u64>)]
     pub games: u64,
+    /// How tables are drawn: every set of --seats bots once (round-robin), or --rounds rounds
+    /// that each seat bots of like rating so far together, avoiding tables already played (swiss)
+    #[arg(long, value_enum, default_value_t = PairingArg::RoundRobin)]
+    pub pairing: PairingArg,
+    /// Rounds of a Swiss tournament (default: ⌈log₂ bots⌉ + 1); round r's game i uses seed + r × games + i
+    #[arg(long, value_parser = at_least_one::<u32>)]
+    pub rounds: Option<u32>,
     /// First seed; game i of every table uses seed + i
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -465,6 +487,13 @@ pub struct TournamentArgs {
     /// Turn cap for the games
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: u32,
+}
+
+/// How `diving tournament` draws its tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PairingArg {
+    RoundRobin,
+    Swiss,
 }
 
 fn tune_options(args: &TuneArgs, ruleset: Option<&str>) -> anyhow::Result<sim::tune::TuneOptions> {

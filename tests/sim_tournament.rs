@@ -184,3 +184,57 @@ fn a_failing_mod_under_one_ruleset_stops_the_tournament_with_the_command_that_re
     let again = String::from_utf8(again.get_output().stderr.clone()).unwrap();
     assert!(again.contains("the seven snapped"), "{again}");
 }
+
+#[test]
+fn swiss_rounds_of_four_bots_never_repeat_a_table_and_do_not_depend_on_jobs() {
+    let bots = "random,greedy,scripts/reckless.lua,scripts/cautious.lua";
+    let args = ["--bots", bots, "--games", "16", "--seed", "5", "--pairing", "swiss", "--rounds", "3"];
+    let one = json(&[&args[..], &["--jobs", "1"]].concat());
+    let two = json(&[&args[..], &["--jobs", "2"]].concat());
+    assert_eq!(one, two, "a Swiss tournament depends on --jobs");
+    assert_eq!(one["pairing"], "swiss");
+    assert!(one.get("tables").is_none(), "{one}");
+    let rounds = one["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 3);
+    let mut seen = Vec::new();
+    for round in rounds {
+        let tables = round.as_array().unwrap();
+        assert_eq!(tables.len(), 2, "every bot plays every round: {one}");
+        for table in tables {
+            assert!(!seen.contains(table), "table {table} played twice: {one}");
+            seen.push(table.clone());
+        }
+    }
+    // The first round is drawn before any game, in the order of --bots.
+    assert_eq!(rounds[0], serde_json::json!([["random", "greedy"], ["scripts/reckless.lua", "scripts/cautious.lua"]]));
+    for s in one["standings"].as_array().unwrap() {
+        assert_eq!(s["games"], 48, "{s}");
+    }
+    let text = String::from_utf8(tournament(&args).success().get_output().stdout.clone()).unwrap();
+    assert!(text.contains("3 Swiss rounds of 2 tables of 2 seats × 16 games (96 games)"), "{text}");
+}
+
+#[test]
+fn swiss_rounds_under_several_rulesets_are_ranked_like_a_round_robin() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let shallow = shallow(&dir);
+    let args = ["--bots", "random,greedy,scripts/reckless.lua", "--games", "40", "--pairing", "swiss"];
+    let out = json(&[&args[..], &["--ruleset", "standard", "--ruleset", &shallow]].concat());
+    assert_eq!(out["pairing"], "swiss");
+    let pools = out["pools"].as_array().unwrap();
+    // Three bots: one sits out each of the ⌈log₂ 3⌉ + 1 = 3 rounds, each a different one.
+    for pool in pools {
+        assert_eq!(pool["rounds"].as_array().unwrap().len(), 3, "{pool}");
+        for s in pool["standings"].as_array().unwrap() {
+            assert_eq!(s["games"], 80, "{s}");
+        }
+    }
+    assert_eq!(out["ranking"][0]["ruleset"], "standard", "{out}");
+}
+
+#[test]
+fn rounds_without_swiss_are_refused() {
+    tournament(&["--bots", "random,greedy", "--rounds", "3"])
+        .code(2)
+        .stderr(predicates::str::contains("--rounds is for --pairing swiss"));
+}

@@ -22,7 +22,15 @@
 //! skill-versus-luck measures are, and the rulesets are ranked by it. Its 95% intervals come
 //! from [`RESAMPLES`] bootstrap resamples of the game numbers, drawn from the seed and shared
 //! by every ruleset, so the differences between rulesets are paired too.
+//!
+//! **Swiss rounds** (`--pairing swiss --rounds N`) instead of the round-robin: each round
+//! seats bots of like rating so far together, avoiding tables already played, and the bots
+//! left over sit out in turn ([`swiss_tables`]). Round `r`'s game `i` is dealt with seed
+//! `seed + r × games + i`. A round is drawn from the ratings after the rounds before it, so
+//! each ruleset's pool is seated by its own ratings; the resamples keep the tables each round
+//! had.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -55,9 +63,19 @@ pub struct TournamentOptions {
     pub seed: u64,
     pub jobs: Option<usize>,
     pub max_turns: u32,
+    pub pairing: Pairing,
 }
 
-/// Most tables one tournament may hold (per ruleset).
+/// How the tables are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pairing {
+    /// One round of every set of `seats` bots.
+    RoundRobin,
+    /// This many rounds, each seating bots of like rating together ([`swiss_tables`]).
+    Swiss { rounds: u32 },
+}
+
+/// Most tables one tournament may hold (per ruleset and round).
 pub const MAX_TABLES: usize = 500;
 
 /// Bootstrap resamples of the games behind the intervals of the rulesets' skill versus luck.
@@ -93,6 +111,16 @@ pub struct Pool {
     pub skill_vs_luck: f64,
     /// The pool's games by seat: wins, lengths, draws.
     pub tally: Tally,
+    /// Its rounds, in order (one for a round-robin).
+    pub rounds: Vec<Round>,
+}
+
+/// One round of a pool: its tables (bot indices) and how their games ended.
+#[derive(Debug, Clone, Default)]
+pub struct Round {
+    pub tables: Vec<Vec<usize>>,
+    /// Per table, the places of game `i` by seat at `i * seats ..`: a byte per seat per game.
+    places: Vec<Vec<u8>>,
 }
 
 /// A ruleset's place in the ranking by skill versus luck, with 95% bootstrap intervals.
@@ -112,13 +140,10 @@ pub struct Ranked {
 pub struct Tournament {
     /// One per ruleset, in the order given.
     pub pools: Vec<Pool>,
-    pub tables: Vec<Vec<usize>>,
     /// Games per ruleset.
     pub games: u64,
     /// With several rulesets, after [`Tournament::rank`]: the rulesets, most skill first.
     pub ranking: Vec<Ranked>,
-    /// Per pool, the places of its games, for the resamples of [`Tournament::rank`].
-    played: Vec<Played>,
 }
 
 /// Every set of `k` of `0..n`, in lexicographic order.
@@ -149,40 +174,82 @@ fn places(record: &GameRecord, depths: &[u32]) -> Vec<usize> {
     (0..depths.len()).map(|s| 1 + (0..depths.len()).filter(|&o| key(o) > key(s)).count()).collect()
 }
 
-/// One ruleset's played games: per table, the places of game `i` by seat at `i * seats ..`.
-type Played = Vec<Vec<u8>>;
+/// Each bot's rating, games and wins, by bot index.
+type Rated = Vec<(WengLinRating, u64, u64)>;
 
-/// Rates one pool's games, taken game by game in `order` (game numbers) and table by table:
-/// each bot's rating, games and wins, by bot index.
-fn rate(
-    played: &Played,
-    tables: &[Vec<usize>],
-    bots: usize,
-    order: impl Iterator<Item = usize>,
-) -> Vec<(WengLinRating, u64, u64)> {
+/// Rates game `i` of every table of `round`, table by table.
+fn fold(rated: &mut Rated, round: &Round, i: usize, config: &WengLinConfig) {
+    for (table, places) in round.tables.iter().zip(&round.places) {
+        let k = table.len();
+        let rotation = i % k;
+        let game = &places[i * k..(i + 1) * k];
+        let teams: Vec<[WengLinRating; 1]> = (0..k).map(|s| [rated[table[(s + rotation) % k]].0]).collect();
+        let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+            .iter()
+            .zip(game)
+            .map(|(team, &place)| (&team[..], MultiTeamOutcome::new(usize::from(place))))
+            .collect();
+        let sole_first = game.iter().filter(|&&p| p == 1).count() == 1;
+        for (s, new) in weng_lin_multi_team(&ranked, config).into_iter().enumerate() {
+            let r = &mut rated[table[(s + rotation) % k]];
+            r.0 = new[0];
+            r.1 += 1;
+            r.2 += u64::from(game[s] == 1 && sole_first);
+        }
+    }
+}
+
+/// Rates one pool's games, taken in `order`: game numbers counted across the rounds
+/// (`games` a round), each game table by table.
+fn rate(rounds: &[Round], bots: usize, games: usize, order: impl Iterator<Item = usize>) -> Rated {
     let config = WengLinConfig::new();
     let mut rated = vec![(WengLinRating::new(), 0, 0); bots];
     for g in order {
-        for (table, places) in tables.iter().zip(played) {
-            let k = table.len();
-            let rotation = g % k;
-            let game = &places[g * k..(g + 1) * k];
-            let teams: Vec<[WengLinRating; 1]> = (0..k).map(|s| [rated[table[(s + rotation) % k]].0]).collect();
-            let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
-                .iter()
-                .zip(game)
-                .map(|(team, &place)| (&team[..], MultiTeamOutcome::new(usize::from(place))))
-                .collect();
-            let sole_first = game.iter().filter(|&&p| p == 1).count() == 1;
-            for (s, new) in weng_lin_multi_team(&ranked, &config).into_iter().enumerate() {
-                let r = &mut rated[table[(s + rotation) % k]];
-                r.0 = new[0];
-                r.1 += 1;
-                r.2 += u64::from(game[s] == 1 && sole_first);
-            }
-        }
+        fold(&mut rated, &rounds[g / games], g % games, &config);
     }
     rated
+}
+
+/// The tables of a Swiss round: the bots best-rated first (ties in bot order); the `bots mod
+/// seats` with the fewest byes so far sit out (the lowest-rated of them), and each table
+/// seats the best bot left with the next best it has not yet sat with as that table, when
+/// there are such (else the next best). A table lists its bots in index order.
+fn swiss_tables(rated: &Rated, k: usize, met: &HashSet<Vec<usize>>, byes: &mut [u32]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..rated.len()).collect();
+    order.sort_by(|&a, &b| rated[b].0.rating.total_cmp(&rated[a].0.rating));
+    let mut out_by: Vec<usize> = order.iter().rev().copied().collect();
+    out_by.sort_by_key(|&b| byes[b]);
+    let out: Vec<usize> = out_by.into_iter().take(order.len() % k).collect();
+    for &b in &out {
+        byes[b] += 1;
+    }
+    let mut left: Vec<usize> = order.into_iter().filter(|b| !out.contains(b)).collect();
+    let mut seated = Vec::new();
+    while !left.is_empty() {
+        let (head, rest) = (left[0], &left[1..]);
+        // The first `k - 1` of the rest, in rank order, that make a new table: a bounded search.
+        let mut pick: Vec<usize> = (0..k - 1).collect();
+        let mut chosen = pick.clone();
+        for _ in 0..10_000 {
+            let mut table: Vec<usize> = std::iter::once(head).chain(pick.iter().map(|&i| rest[i])).collect();
+            table.sort_unstable();
+            if !met.contains(&table) {
+                chosen = pick.clone();
+                break;
+            }
+            // The next combination of `k - 1` positions in `rest`, if any.
+            let Some(j) = (0..k - 1).rev().find(|&j| pick[j] + k < rest.len() + j + 1) else { break };
+            pick[j] += 1;
+            for l in j + 1..k - 1 {
+                pick[l] = pick[l - 1] + 1;
+            }
+        }
+        let mut table: Vec<usize> = std::iter::once(head).chain(chosen.iter().map(|&i| rest[i])).collect();
+        table.sort_unstable();
+        left.retain(|b| !table.contains(b));
+        seated.push(table);
+    }
+    seated
 }
 
 /// By the ratings, the chance that the top-rated bot beats the bottom-rated one (the first and
@@ -204,31 +271,25 @@ fn interval(key: &'static str, value: f64, mut values: Vec<f64>) -> Measure {
     Measure { key, value, low: quantile(&values, 0.025), high: quantile(&values, 0.975) }
 }
 
-/// Ranks the pools by skill versus luck. Every resample draws `games` game numbers with
-/// replacement (from `seed`, the same for every pool) and rates each pool again on them, in
-/// game order; the spread of the resampled measures gives each interval, and their paired
+/// Ranks the pools by skill versus luck. Every resample draws as many game numbers as were
+/// played (counted across the rounds, `games` a round) with replacement (from `seed`, the same
+/// for every pool) and rates each pool again on them, in game order, on the tables each round
+/// had (a Swiss round is not drawn again); the spread of the resampled measures gives each interval, and their paired
 /// differences the interval of each ruleset's gap to the first. `progress` is called as each
 /// resample is done.
-fn rank(
-    pools: &[Pool],
-    played: &[Played],
-    tables: &[Vec<usize>],
-    bots: usize,
-    games: u64,
-    seed: u64,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Vec<Ranked> {
+fn rank(pools: &[Pool], bots: usize, games: usize, seed: u64, progress: &(dyn Fn(u64) + Sync)) -> Vec<Ranked> {
+    let total = games * pools[0].rounds.len();
     let resampled: Vec<Vec<f64>> = (0..RESAMPLES as u64)
         .into_par_iter()
         .map(|b| {
             let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, b));
-            let mut order: Vec<usize> = (0..games).map(|_| rng.random_range(0..games) as usize).collect();
+            let mut order: Vec<usize> = (0..total).map(|_| rng.random_range(0..total)).collect();
             order.sort_unstable();
-            let measures = played
+            let measures = pools
                 .iter()
                 .map(|p| {
                     let ratings: Vec<WengLinRating> =
-                        rate(p, tables, bots, order.iter().copied()).into_iter().map(|r| r.0).collect();
+                        rate(&p.rounds, bots, games, order.iter().copied()).into_iter().map(|r| r.0).collect();
                     skill_vs_luck(&ratings)
                 })
                 .collect();
@@ -250,8 +311,10 @@ fn rank(
         .collect()
 }
 
-/// Plays the round-robin under every ruleset and rates each ruleset's pool; with several,
-/// [`Tournament::rank`] then ranks the rulesets.
+/// Plays the tournament under every ruleset and rates each ruleset's pool; with several,
+/// [`Tournament::rank`] then ranks the rulesets. Round `r`'s game `i` at every table is dealt
+/// with seed `seed + r × games + i`; a Swiss round is drawn from the ratings after the rounds
+/// before it, so the rounds are played one after another, each in parallel.
 pub fn play(
     options: &TournamentOptions,
     rulesets: &[Ruleset],
@@ -278,9 +341,15 @@ pub fn play(
             return Err(SimError::Setup(format!("ruleset {} is named twice", r.name)));
         }
     }
-    let tables = tables(n, k);
-    if tables.len() > MAX_TABLES {
+    let (every, rounds) = match options.pairing {
+        Pairing::RoundRobin => (tables(n, k), 1),
+        Pairing::Swiss { rounds } => (Vec::new(), rounds as usize),
+    };
+    if every.len() > MAX_TABLES || n / k > MAX_TABLES {
         return Err(SimError::Setup(format!("more than {MAX_TABLES} tables: name fewer bots or more seats")));
+    }
+    if rounds == 0 {
+        return Err(SimError::Setup("a Swiss tournament needs at least one round".into()));
     }
     for ruleset in rulesets {
         ruleset.rules.validate_for(k).map_err(|e| SimError::Setup(format!("ruleset {}: {e}", ruleset.name)))?;
@@ -290,77 +359,100 @@ pub fn play(
         true => format!("{}@{}", options.bots[b], rulesets[r].name),
         false => options.bots[b].clone(),
     };
-    // The blocks of games: per ruleset, per table, from game `first`.
-    let block = block_size(k);
-    let mut jobs_list: Vec<(usize, usize, u64)> = Vec::new();
-    for r in 0..rulesets.len() {
-        for t in 0..tables.len() {
-            let mut first = 0;
-            while first < options.games {
-                jobs_list.push((r, t, first));
-                first += block;
-            }
-        }
-    }
-    let stop = AtomicBool::new(false);
-    let tallies = Mutex::new(vec![Tally::new(k); rulesets.len()]);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
         .map_err(|e| SimError::Setup(format!("cannot start {jobs} worker threads: {e}")))?;
-    let play_block = |&(r, t, first): &(usize, usize, u64)| -> Result<Vec<u8>, SimError> {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(Vec::new());
-        }
-        let ruleset = &rulesets[r];
-        let config = SimConfig {
-            games: options.games,
-            players: tables[t].iter().map(|&b| options.bots[b].clone()).collect(),
-            seed: options.seed,
-            jobs: 1,
-            rotate: true,
-            max_turns: options.max_turns,
-        };
-        // A fresh arena, so a mod's Lua variables reach only the later games of this block.
-        let mut arena = Arena::new(ruleset, &config)?;
-        let mut record = GameRecord::default();
-        let mut tally = Tally::new(k);
-        let last = (first + block).min(options.games);
-        let mut out = Vec::with_capacity((last - first) as usize * k);
-        for i in first..last {
-            let seed = options.seed.wrapping_add(i);
-            let rotation = (i % k as u64) as usize;
-            if let Err(message) = arena.play(seed, rotation, &mut record) {
-                stop.store(true, Ordering::Relaxed);
-                let reproduce = if ruleset.mods.is_empty() {
-                    reproduce_command(&config, ruleset, None, seed, rotation)
-                } else {
-                    block_command(&config, ruleset, None, options.seed.wrapping_add(first), i - first + 1)
-                };
-                return Err(SimError::Game { game: i, seed, message, reproduce });
+    let config = WengLinConfig::new();
+    let block = block_size(k);
+    let games = options.games as usize;
+    let mut rated: Vec<Rated> = vec![vec![(WengLinRating::new(), 0, 0); n]; rulesets.len()];
+    let mut played: Vec<Vec<Round>> = vec![Vec::new(); rulesets.len()];
+    let mut met: Vec<HashSet<Vec<usize>>> = vec![HashSet::new(); rulesets.len()];
+    let mut byes: Vec<Vec<u32>> = vec![vec![0; n]; rulesets.len()];
+    let tallies = Mutex::new(vec![Tally::new(k); rulesets.len()]);
+    for round in 0..rounds {
+        let base = options.seed.wrapping_add(round as u64 * options.games);
+        let seatings: Vec<Vec<Vec<usize>>> = (0..rulesets.len())
+            .map(|r| match options.pairing {
+                Pairing::RoundRobin => every.clone(),
+                Pairing::Swiss { .. } => swiss_tables(&rated[r], k, &met[r], &mut byes[r]),
+            })
+            .collect();
+        // The blocks of games: per ruleset, per table, from game `first`.
+        let mut jobs_list: Vec<(usize, usize, u64)> = Vec::new();
+        for (r, seating) in seatings.iter().enumerate() {
+            for t in 0..seating.len() {
+                let mut first = 0;
+                while first < options.games {
+                    jobs_list.push((r, t, first));
+                    first += block;
+                }
             }
-            tally.observe(&record, rotation);
-            let depths: Vec<u32> = (0..k).map(|s| arena.game().player(s).depth).collect();
-            out.extend(places(&record, &depths).into_iter().map(|p| p as u8));
         }
-        tallies.lock().unwrap_or_else(|p| p.into_inner())[r].merge(&tally);
-        progress(last - first);
-        Ok(out)
-    };
-    let blocks: Vec<Result<Vec<u8>, SimError>> = pool.install(|| jobs_list.par_iter().map(play_block).collect());
-    // Per ruleset, per table, its games in order. The first failure in block order is reported.
-    let mut played: Vec<Played> = vec![vec![Vec::new(); tables.len()]; rulesets.len()];
-    for ((r, t, _), block) in jobs_list.iter().zip(blocks) {
-        played[*r][*t].extend(block?);
+        let stop = AtomicBool::new(false);
+        let play_block = |&(r, t, first): &(usize, usize, u64)| -> Result<Vec<u8>, SimError> {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(Vec::new());
+            }
+            let ruleset = &rulesets[r];
+            let config = SimConfig {
+                games: options.games,
+                players: seatings[r][t].iter().map(|&b| options.bots[b].clone()).collect(),
+                seed: base,
+                jobs: 1,
+                rotate: true,
+                max_turns: options.max_turns,
+            };
+            // A fresh arena, so a mod's Lua variables reach only the later games of this block.
+            let mut arena = Arena::new(ruleset, &config)?;
+            let mut record = GameRecord::default();
+            let mut tally = Tally::new(k);
+            let last = (first + block).min(options.games);
+            let mut out = Vec::with_capacity((last - first) as usize * k);
+            for i in first..last {
+                let seed = base.wrapping_add(i);
+                let rotation = (i % k as u64) as usize;
+                if let Err(message) = arena.play(seed, rotation, &mut record) {
+                    stop.store(true, Ordering::Relaxed);
+                    let reproduce = if ruleset.mods.is_empty() {
+                        reproduce_command(&config, ruleset, None, seed, rotation)
+                    } else {
+                        block_command(&config, ruleset, None, base.wrapping_add(first), i - first + 1)
+                    };
+                    let game = round as u64 * options.games + i;
+                    return Err(SimError::Game { game, seed, message, reproduce });
+                }
+                tally.observe(&record, rotation);
+                let depths: Vec<u32> = (0..k).map(|s| arena.game().player(s).depth).collect();
+                out.extend(places(&record, &depths).into_iter().map(|p| p as u8));
+            }
+            tallies.lock().unwrap_or_else(|p| p.into_inner())[r].merge(&tally);
+            progress(last - first);
+            Ok(out)
+        };
+        let blocks: Vec<Result<Vec<u8>, SimError>> = pool.install(|| jobs_list.par_iter().map(play_block).collect());
+        // Per ruleset, per table, its games in order. The first failure in block order is reported.
+        let mut places: Vec<Vec<Vec<u8>>> = seatings.iter().map(|s| vec![Vec::new(); s.len()]).collect();
+        for ((r, t, _), block) in jobs_list.iter().zip(blocks) {
+            places[*r][*t].extend(block?);
+        }
+        for (r, (tables, places)) in seatings.into_iter().zip(places).enumerate() {
+            let round = Round { tables, places };
+            for i in 0..games {
+                fold(&mut rated[r], &round, i, &config);
+            }
+            met[r].extend(round.tables.iter().cloned());
+            played[r].push(round);
+        }
     }
     let tallies = tallies.into_inner().unwrap_or_else(|p| p.into_inner());
     let pools: Vec<Pool> = rulesets
         .iter()
-        .zip(&played)
-        .zip(tallies)
+        .zip(rated)
+        .zip(played.into_iter().zip(tallies))
         .enumerate()
-        .map(|(r, ((ruleset, played), tally))| {
-            let rated = rate(played, &tables, n, 0..options.games as usize);
+        .map(|(r, ((ruleset, rated), (rounds, tally)))| {
             let skill_vs_luck = skill_vs_luck(&rated.iter().map(|x| x.0).collect::<Vec<_>>());
             let mut standings: Vec<Standing> = rated
                 .into_iter()
@@ -374,10 +466,11 @@ pub fn play(
                 })
                 .collect();
             standings.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating));
-            Pool { ruleset: ruleset.name.clone(), standings, skill_vs_luck, tally }
+            Pool { ruleset: ruleset.name.clone(), standings, skill_vs_luck, tally, rounds }
         })
         .collect();
-    Ok(Tournament { pools, games: options.games * tables.len() as u64, tables, ranking: Vec::new(), played })
+    let tables: u64 = pools[0].rounds.iter().map(|r| r.tables.len() as u64).sum();
+    Ok(Tournament { pools, games: options.games * tables, ranking: Vec::new() })
 }
 
 /// The measure of `tally` with this key (see [`measures`]).
@@ -402,8 +495,8 @@ impl Tournament {
             .num_threads(jobs.max(1))
             .build()
             .map_err(|e| SimError::Setup(format!("cannot start {jobs} worker threads: {e}")))?;
-        let (bots, games, seed) = (options.bots.len(), options.games, options.seed);
-        self.ranking = pool.install(|| rank(&self.pools, &self.played, &self.tables, bots, games, seed, progress));
+        let (bots, games, seed) = (options.bots.len(), options.games as usize, options.seed);
+        self.ranking = pool.install(|| rank(&self.pools, bots, games, seed, progress));
         Ok(())
     }
 
@@ -413,18 +506,24 @@ impl Tournament {
         }
         let mut s = String::new();
         let names: Vec<&str> = self.pools.iter().map(|p| p.ruleset.as_str()).collect();
+        let seeds = match options.pairing {
+            Pairing::RoundRobin => {
+                format!("game i of every table under every ruleset is dealt with seed {} + i", options.seed)
+            }
+            Pairing::Swiss { .. } => format!(
+                "game i of round r at every table under every ruleset is dealt with seed {} + r × {} + i; each ruleset's \
+                 rounds are seated by its own ratings",
+                options.seed, options.games
+            ),
+        };
         let _ = writeln!(
             s,
-            "tournament under {} rulesets ({}): {} bots under each, {} tables of {} seats × {} games per ruleset \
-             ({} games), seats rotating; game i of every table under every ruleset is dealt with seed {} + i",
+            "tournament under {} rulesets ({}): {} bots under each, {} per ruleset ({} games), seats rotating; {seeds}",
             self.pools.len(),
             names.join(", "),
             options.bots.len(),
-            self.tables.len(),
-            options.seats,
-            options.games,
+            self.layout(options),
             self.games * self.pools.len() as u64,
-            options.seed
         );
         let _ = writeln!(
             s,
@@ -504,14 +603,16 @@ impl Tournament {
     /// The report of a tournament under one ruleset.
     fn text_one(&self, pool: &Pool, options: &TournamentOptions) -> String {
         let mut s = String::new();
+        let swiss = match options.pairing {
+            Pairing::RoundRobin => "",
+            Pairing::Swiss { .. } => "; each round seats bots of like rating together",
+        };
         let _ = writeln!(
             s,
-            "tournament on ruleset {}: {} bots, {} tables of {} seats × {} games ({} games), seats rotating\n",
+            "tournament on ruleset {}: {} bots, {} ({} games), seats rotating{swiss}\n",
             pool.ruleset,
             pool.standings.len(),
-            self.tables.len(),
-            options.seats,
-            options.games,
+            self.layout(options),
             self.games
         );
         self.standings(&mut s, pool, "bot", self.width());
@@ -524,6 +625,17 @@ impl Tournament {
             100.0 * pool.skill_vs_luck
         );
         s
+    }
+
+    /// How the games were laid out: `3 tables of 2 seats × 200 games`, or with Swiss rounds
+    /// `4 Swiss rounds of 2 tables …`.
+    fn layout(&self, options: &TournamentOptions) -> String {
+        let tables = self.pools[0].rounds[0].tables.len();
+        let layout = format!("{tables} tables of {} seats × {} games", options.seats, options.games);
+        match options.pairing {
+            Pairing::RoundRobin => layout,
+            Pairing::Swiss { rounds } => format!("{rounds} Swiss rounds of {layout}"),
+        }
     }
 
     /// A pool's table of standings, its first column headed `head`.
@@ -557,16 +669,18 @@ impl Tournament {
     }
 
     pub fn json(&self, options: &TournamentOptions) -> Value {
-        let tables: Vec<Vec<String>> =
-            self.tables.iter().map(|t| t.iter().map(|&b| options.bots[b].clone()).collect()).collect();
+        let names = |tables: &[Vec<usize>]| -> Vec<Vec<String>> {
+            tables.iter().map(|t| t.iter().map(|&b| options.bots[b].clone()).collect()).collect()
+        };
+        let rounds = |pool: &Pool| pool.rounds.iter().map(|r| names(&r.tables)).collect::<Vec<_>>();
+        let swiss = matches!(options.pairing, Pairing::Swiss { .. });
         if self.pools.len() == 1 {
             let pool = &self.pools[0];
-            return json!({
+            let mut out = json!({
                 "ruleset": pool.ruleset,
                 "seats": options.seats,
                 "games_per_table": options.games,
                 "seed": options.seed,
-                "tables": tables,
                 "standings": pool.standings.iter().map(|s| json!({
                     "bot": s.bot,
                     "rating": s.rating.rating,
@@ -577,15 +691,23 @@ impl Tournament {
                 })).collect::<Vec<_>>(),
                 "skill_vs_luck": pool.skill_vs_luck,
             });
+            if swiss {
+                out["pairing"] = json!("swiss");
+                out["rounds"] = json!(rounds(pool));
+            } else {
+                out["tables"] = json!(names(&pool.rounds[0].tables));
+            }
+            return out;
         }
         let range = |m: &Measure| json!({ "value": m.value, "low": m.low, "high": m.high });
-        json!({
+        let mut out = json!({
             "rulesets": self.pools.iter().map(|p| p.ruleset.clone()).collect::<Vec<_>>(),
             "seats": options.seats,
             "games_per_table": options.games,
             "seed": options.seed,
-            "tables": tables,
-            "pools": self.pools.iter().map(|pool| json!({
+            "pairing": if swiss { "swiss" } else { "round-robin" },
+            "pools": self.pools.iter().map(|pool| {
+                let mut out = json!({
                 "ruleset": pool.ruleset,
                 "standings": pool.standings.iter().map(|s| json!({
                     "entrant": s.entrant,
@@ -600,14 +722,23 @@ impl Tournament {
                 "length": range(&measure(&pool.tally, "length")),
                 "seat_balance": range(&measure(&pool.tally, "seat-balance")),
                 "draws": range(&measure(&pool.tally, "draws")),
-            })).collect::<Vec<_>>(),
+                });
+                if swiss {
+                    out["rounds"] = json!(rounds(pool));
+                }
+                out
+            }).collect::<Vec<_>>(),
             "resamples": RESAMPLES,
             "ranking": self.ranking.iter().map(|r| json!({
                 "ruleset": self.pools[r.pool].ruleset,
                 "skill_vs_luck": { "value": self.pools[r.pool].skill_vs_luck, "low": r.low, "high": r.high },
                 "behind_first": range(&r.behind),
             })).collect::<Vec<_>>(),
-        })
+        });
+        if !swiss {
+            out["tables"] = json!(names(&self.pools[0].rounds[0].tables));
+        }
+        out
     }
 }
 
@@ -619,7 +750,11 @@ pub fn run(rulesets: &[String], json_out: bool, options: &TournamentOptions) -> 
         .iter()
         .map(|spec| Ruleset::load(spec).with_context(|| format!("cannot load ruleset '{spec}'")))
         .collect::<anyhow::Result<Vec<Ruleset>>>()?;
-    let tables = tables(options.bots.len(), options.seats.min(options.bots.len())).len() as u64;
+    let (n, k) = (options.bots.len(), options.seats);
+    let tables = match options.pairing {
+        Pairing::RoundRobin => tables(n, k.min(n)).len() as u64,
+        Pairing::Swiss { rounds } => u64::from(rounds).saturating_mul((n / k.max(1)) as u64),
+    };
     let games = options.games.saturating_mul(tables).saturating_mul(rulesets.len() as u64);
     let jobs = limits::jobs(options.jobs, games.max(1)).map_err(anyhow::Error::msg)?;
     let bar = progress_bar(games);
@@ -667,42 +802,68 @@ mod tests {
         assert_eq!(places(&draw, &[10, 10]), [1, 1]);
     }
 
-    /// Places for `games` games of one table of two: bot 1 wins game `g` when `wins(g)`.
-    fn two_bots(games: usize, wins: impl Fn(usize) -> bool) -> Played {
-        let places = (0..games).flat_map(|g| {
-            // Seat s holds bot (s + g % 2) % 2.
-            let bot1_seat = (1 + g % 2) % 2;
-            let first = if wins(g) { bot1_seat } else { 1 - bot1_seat };
-            (0..2).map(move |s| if s == first { 1 } else { 2 })
-        });
-        vec![places.collect()]
+    /// Two rounds of `games` games at one table of two: bot 1 wins game `g` (counted across
+    /// the rounds) when `wins(g)`.
+    fn two_bots(games: usize, wins: impl Fn(usize) -> bool) -> Vec<Round> {
+        let round = |r: usize| {
+            let places = (0..games).flat_map(|i| {
+                // Seat s holds bot (s + i % 2) % 2.
+                let bot1_seat = (1 + i % 2) % 2;
+                let first = if wins(r * games + i) { bot1_seat } else { 1 - bot1_seat };
+                (0..2).map(move |s| if s == first { 1 } else { 2 })
+            });
+            Round { tables: vec![vec![0, 1]], places: vec![places.collect()] }
+        };
+        vec![round(0), round(1)]
     }
 
     #[test]
     fn a_pool_the_strong_bot_always_wins_ranks_above_a_coin_toss() {
-        let tables = vec![vec![0, 1]];
-        let played = vec![two_bots(60, |g| g % 2 == 0), two_bots(60, |_| true)];
-        let pools: Vec<Pool> = played
-            .iter()
+        let pools: Vec<Pool> = [two_bots(30, |g| g % 2 == 0), two_bots(30, |_| true)]
+            .into_iter()
             .enumerate()
-            .map(|(i, p)| {
-                let rated = rate(p, &tables, 2, 0..60);
-                assert_eq!(rated[1].1, 60);
+            .map(|(i, rounds)| {
+                let rated = rate(&rounds, 2, 30, 0..60);
+                assert_eq!((rated[1].1, rated[1].2), (60, if i == 0 { 30 } else { 60 }));
                 Pool {
                     ruleset: format!("r{i}"),
                     standings: Vec::new(),
                     skill_vs_luck: skill_vs_luck(&rated.iter().map(|r| r.0).collect::<Vec<_>>()),
                     tally: Tally::new(2),
+                    rounds,
                 }
             })
             .collect();
         assert!(pools[0].skill_vs_luck < 0.6 && pools[1].skill_vs_luck > 0.9, "{pools:?}");
-        let ranking = rank(&pools, &played, &tables, 2, 60, 7, &|_| {});
+        let ranking = rank(&pools, 2, 30, 7, &|_| {});
         assert_eq!(ranking.iter().map(|r| r.pool).collect::<Vec<_>>(), [1, 0]);
         assert_eq!((ranking[0].behind.value, ranking[0].behind.low, ranking[0].behind.high), (0.0, 0.0, 0.0));
         let coin = &ranking[1];
         assert!(coin.low < pools[0].skill_vs_luck && pools[0].skill_vs_luck < coin.high, "{coin:?}");
         assert!(coin.behind.high < 0.0, "{coin:?}");
-        assert_eq!(ranking, rank(&pools, &played, &tables, 2, 60, 7, &|_| {}), "the same seed, the same intervals");
+        assert_eq!(ranking, rank(&pools, 2, 30, 7, &|_| {}), "the same seed, the same intervals");
+    }
+
+    #[test]
+    fn a_swiss_round_seats_the_best_with_the_next_best_not_yet_met() {
+        let rated: Rated = [10.0, 40.0, 30.0, 20.0, 5.0]
+            .into_iter()
+            .map(|r| (WengLinRating { rating: r, uncertainty: 5.0 }, 0, 0))
+            .collect();
+        let mut byes = vec![0, 0, 0, 0, 1];
+        // Bot 4 is last but has sat out before: bot 0, the last without a bye, sits out.
+        assert_eq!(swiss_tables(&rated, 2, &HashSet::new(), &mut byes), [vec![1, 2], vec![3, 4]]);
+        assert_eq!(byes, [1, 0, 0, 0, 1]);
+        let met: HashSet<Vec<usize>> = [vec![1, 2]].into_iter().collect();
+        let mut byes = vec![1; 5];
+        assert_eq!(swiss_tables(&rated, 2, &met, &mut byes), [vec![1, 3], vec![0, 2]]);
+        // Tables of three: the best with the next two that make a table not yet played.
+        let rated: Rated =
+            (0..6).map(|b| (WengLinRating { rating: 60.0 - 10.0 * b as f64, uncertainty: 5.0 }, 0, 0)).collect();
+        let met: HashSet<Vec<usize>> = [vec![0, 1, 2], vec![2, 4, 5]].into_iter().collect();
+        assert_eq!(swiss_tables(&rated, 3, &met, &mut [0; 6]), [vec![0, 1, 3], vec![2, 4, 5]]);
+        // When every table is old, the next best.
+        let met: HashSet<Vec<usize>> = [vec![0, 1, 2], vec![3, 4, 5]].into_iter().collect();
+        assert_eq!(swiss_tables(&rated[..3].to_vec(), 3, &met, &mut [0; 3]), [vec![0, 1, 2]]);
     }
 }
