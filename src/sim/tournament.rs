@@ -1,6 +1,6 @@
-//! `diving tournament`: a round-robin among bots under one ruleset or several, rated for
-//! multi-player games with Weng-Lin (the `skillratings` crate), each rating with its
-//! uncertainty.
+//! `diving tournament`: a round-robin (or Swiss rounds) among bots under one ruleset or
+//! several, rated for multi-player games with Weng-Lin (the `skillratings` crate), each rating
+//! with its uncertainty.
 //!
 //! Every set of `--seats` distinct bots is a table; each table plays `--games` games with the
 //! seats rotating, so every bot plays every seat equally often. Game `i` of every table is
@@ -25,7 +25,7 @@
 //!
 //! **Swiss rounds** (`--pairing swiss --rounds N`) instead of the round-robin: each round
 //! seats bots of like rating so far together, avoiding tables already played, and the bots
-//! left over sit out in turn ([`swiss_tables`]). Round `r`'s game `i` is dealt with seed
+//! left over sit out in turn (`swiss_tables`). Round `r`'s game `i` is dealt with seed
 //! `seed + r × games + i`. A round is drawn from the ratings after the rounds before it, so
 //! each ruleset's pool is seated by its own ratings; the resamples keep the tables each round
 //! had.
@@ -71,7 +71,7 @@ pub struct TournamentOptions {
 pub enum Pairing {
     /// One round of every set of `seats` bots.
     RoundRobin,
-    /// This many rounds, each seating bots of like rating together ([`swiss_tables`]).
+    /// This many rounds, each seating bots of like rating together (`swiss_tables`).
     Swiss { rounds: u32 },
 }
 
