@@ -18,9 +18,10 @@ use crate::sim::{self, SimOptions};
 #[derive(Debug, Parser)]
 #[command(name = "diving", version, about)]
 pub struct Cli {
-    /// Ruleset to play: a TOML file, or a shipped ruleset by name (standard, meters, big-table, house)
-    #[arg(long, global = true, value_name = "FILE|NAME")]
-    pub ruleset: Option<String>,
+    /// Ruleset to play: a TOML file, or a shipped ruleset by name (standard, meters, big-table, house);
+    /// `diving tournament` takes it more than once, to pit the rulesets against each other
+    #[arg(long, global = true, value_name = "FILE|NAME", action = clap::ArgAction::Append)]
+    pub ruleset: Vec<String>,
 
     /// Answer in JSON Lines (one object per line)
     #[arg(long, global = true)]
@@ -80,7 +81,14 @@ impl Cli {
 
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let ruleset = cli.ruleset.as_deref();
+    if cli.ruleset.len() > 1 && !matches!(cli.command, Some(Command::Tournament(_))) {
+        anyhow::bail!(
+            "--ruleset is given {} times: only `diving tournament` plays several rulesets (`diving sim` compares two \
+             with --baseline)",
+            cli.ruleset.len()
+        );
+    }
+    let ruleset = cli.ruleset.first().map(String::as_str);
     let play = cli.play_args().map_err(anyhow::Error::msg)?;
     match &cli.command {
         None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play.into()),
@@ -111,10 +119,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Sim(args)) => sim::run(ruleset, cli.json, &args.into()),
         Some(Command::Tournament(args)) => {
-            let TournamentArgs { bots, seats, games, seed, jobs, max_turns } = args.clone();
-            let options =
-                sim::tournament::TournamentOptions { bots, seats: seats as usize, games, seed, jobs, max_turns };
-            sim::tournament::run(ruleset, cli.json, &options)
+            let TournamentArgs { bots, seats, games, seed, jobs, max_turns, pairing, rounds } = args.clone();
+            let pairing = match (pairing, rounds) {
+                (PairingArg::RoundRobin, None) => sim::tournament::Pairing::RoundRobin,
+                (PairingArg::RoundRobin, Some(_)) => anyhow::bail!("--rounds is for --pairing swiss"),
+                // Enough rounds for a knockout to find a winner, and one more.
+                (PairingArg::Swiss, rounds) => sim::tournament::Pairing::Swiss {
+                    rounds: rounds.unwrap_or(usize::BITS - bots.len().saturating_sub(1).leading_zeros() + 1),
+                },
+            };
+            let options = sim::tournament::TournamentOptions {
+                bots,
+                seats: seats as usize,
+                games,
+                seed,
+                jobs,
+                max_turns,
+                pairing,
+            };
+            sim::tournament::run(&cli.ruleset, cli.json, &options)
         }
         Some(Command::Tune(args)) => sim::tune::run(cli.json, &tune_options(args, ruleset)?),
         Some(Command::Host(args)) => server::host(&host_options(args, ruleset)?),
@@ -175,7 +198,8 @@ pub enum Command {
     Sim(SimArgs),
     /// Search rules numbers for a target (successive halving on paired seeds) and write the best
     Tune(TuneArgs),
-    /// Round-robin among bots, rated with Weng-Lin (rating ± uncertainty) and a skill-versus-luck measure
+    /// Round-robin among bots, rated with Weng-Lin (rating ± uncertainty) and a skill-versus-luck measure;
+    /// with several --ruleset, every bot under every ruleset, and the rulesets ranked by skill versus luck
     Tournament(TournamentArgs),
     /// Host games for players elsewhere: prints an invite per open seat
     Host(HostArgs),
@@ -433,6 +457,10 @@ pub struct TuneArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+#[command(after_help = "Example: diving tournament --bots random,greedy,mcts:50 --ruleset standard --ruleset house \
+--ruleset my.toml\n\nWith several --ruleset, an entrant is a bot under a ruleset (greedy@house): every ruleset plays the \
+same tables on the same seeds, each ruleset's entrants are rated among themselves, and the rulesets are ranked by \
+skill versus luck with 95% bootstrap intervals.")]
 pub struct TournamentArgs {
     /// The bots, comma-separated: random, greedy, mcts, mcts:ITERATIONS, or .lua bots
     #[arg(long, value_delimiter = ',', default_value = "random,greedy,mcts:50")]
@@ -443,6 +471,13 @@ pub struct TournamentArgs {
     /// Games per table (seats rotate)
     #[arg(long, default_value_t = 200, value_parser = at_least_one::<u64>)]
     pub games: u64,
+    /// How tables are drawn: every set of --seats bots once (round-robin), or --rounds rounds
+    /// that each seat bots of like rating so far together, avoiding tables already played (swiss)
+    #[arg(long, value_enum, default_value_t = PairingArg::RoundRobin)]
+    pub pairing: PairingArg,
+    /// Rounds of a Swiss tournament (default: ⌈log₂ bots⌉ + 1); round r's game i uses seed + r × games + i
+    #[arg(long, value_parser = at_least_one::<u32>)]
+    pub rounds: Option<u32>,
     /// First seed; game i of every table uses seed + i
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -452,6 +487,13 @@ pub struct TournamentArgs {
     /// Turn cap for the games
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: u32,
+}
+
+/// How `diving tournament` draws its tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PairingArg {
+    RoundRobin,
+    Swiss,
 }
 
 fn tune_options(args: &TuneArgs, ruleset: Option<&str>) -> anyhow::Result<sim::tune::TuneOptions> {

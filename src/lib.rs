@@ -59,7 +59,8 @@
 //! - [`sim`] — `diving sim`: seeded games in parallel, streamed statistics, text/JSON/CSV
 //!   reports, SVG plots, paired baseline comparisons; the balance lab: `--sweep`
 //!   ([`sim::sweep`]), `diving tune` ([`sim::tune`]) and `diving tournament`
-//!   ([`sim::tournament`], Weng-Lin ratings).
+//!   ([`sim::tournament`], Weng-Lin ratings; with several rulesets, every bot under each and
+//!   the rulesets ranked by skill versus luck).
 //! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
 //!   contract (the wire forms of core types live in `repl::json`), hot-seat secrecy, undo and
 //!   reload; [`repl::save`] — versioned save files, every one a replay ([`repl::record`]: the

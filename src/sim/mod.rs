@@ -192,18 +192,23 @@ fn check_plot_path(path: Option<&std::path::Path>) -> anyhow::Result<()> {
 
 /// A progress bar with rate and ETA on stderr, only when stderr is a terminal.
 fn progress_bar(len: u64) -> indicatif::ProgressBar {
+    progress_bar_of(len, "games")
+}
+
+/// [`progress_bar`] counting `unit`s (`games`, `resamples`).
+fn progress_bar_of(len: u64, unit: &'static str) -> indicatif::ProgressBar {
     if !std::io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len);
-    let style =
-        indicatif::ProgressStyle::with_template("{bar:40.cyan/blue} {human_pos}/{human_len} games  {rate}  ETA {eta}")
-            .map(|style| {
-                style.with_key("rate", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                    let _ = write!(w, "{:.0} games/s", state.per_sec());
-                })
+    let template = format!("{{bar:40.cyan/blue}} {{human_pos}}/{{human_len}} {unit}  {{rate}}  ETA {{eta}}");
+    let style = indicatif::ProgressStyle::with_template(&template)
+        .map(|style| {
+            style.with_key("rate", move |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0} {unit}/s", state.per_sec());
             })
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+        })
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     bar
 }
