@@ -6,7 +6,8 @@
 //! seats rotating, so every bot plays every seat equally often. Game `i` of every table is
 //! dealt with seed `seed + i`, so the tables see the same deals. A game ranks its players:
 //! the winner first, then the others by their final depth (ties share a place; a draw ranks
-//! everyone by depth). The games are played in parallel and their rankings rated in one fixed
+//! everyone by depth from second place, so a draw has no first place and counts nobody's
+//! win). The games are played in parallel and their rankings rated in one fixed
 //! order (game by game, table by table), so the ratings do not depend on `--jobs`. A byte per
 //! seat per game is kept for the ratings; the other statistics are folded into totals.
 //!
@@ -168,10 +169,13 @@ fn tables(n: usize, k: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// The places of one game, by seat: the winner first, the others by final depth.
+/// The places of one game, by seat: the winner first, the others by final depth. A draw has
+/// no winner, so its places start at 2: the deepest diver of a draw is not counted as winning
+/// it. (Ratings compare places only with each other, so this leaves them as they were.)
 fn places(record: &GameRecord, depths: &[u32]) -> Vec<usize> {
     let key = |s: usize| (record.winner == Some(s), depths[s]);
-    (0..depths.len()).map(|s| 1 + (0..depths.len()).filter(|&o| key(o) > key(s)).count()).collect()
+    let first = if record.winner.is_some() { 1 } else { 2 };
+    (0..depths.len()).map(|s| first + (0..depths.len()).filter(|&o| key(o) > key(s)).count()).collect()
 }
 
 /// Each bot's rating, games and wins, by bot index.
@@ -799,7 +803,23 @@ mod tests {
         let won = GameRecord { winner: Some(2), ..GameRecord::default() };
         assert_eq!(places(&won, &[40, 60, 100, 60]), [4, 2, 1, 2]);
         let draw = GameRecord { draw: true, ..GameRecord::default() };
-        assert_eq!(places(&draw, &[10, 10]), [1, 1]);
+        assert_eq!(places(&draw, &[10, 10]), [2, 2]);
+    }
+
+    /// Regression: the deepest diver of a draw was counted as its winner in the wins column.
+    #[test]
+    fn a_draw_counts_nobody_as_winning_it_and_rates_like_before() {
+        let draw = GameRecord { draw: true, ..GameRecord::default() };
+        let game: Vec<u8> = places(&draw, &[30, 70]).into_iter().map(|p| p as u8).collect();
+        assert_eq!(game, [3, 2]);
+        let round = Round { tables: vec![vec![0, 1]], places: vec![game] };
+        let rated = rate(std::slice::from_ref(&round), 2, 1, 0..1);
+        assert_eq!((rated[0].2, rated[1].2), (0, 0), "no wins in a draw");
+        // The same order from place 1 rates exactly the same.
+        let from_one = Round { tables: vec![vec![0, 1]], places: vec![vec![2, 1]] };
+        let before = rate(std::slice::from_ref(&from_one), 2, 1, 0..1);
+        assert_eq!((rated[0].0, rated[1].0), (before[0].0, before[1].0));
+        assert_eq!(before[1].2, 1, "a real first place is a win");
     }
 
     /// Two rounds of `games` games at one table of two: bot 1 wins game `g` (counted across
