@@ -673,6 +673,21 @@ impl Tournament {
     }
 
     pub fn json(&self, options: &TournamentOptions) -> Value {
+        /// A standing; its `entrant` (bot@ruleset) is named when there are several rulesets.
+        fn standing_json(s: &Standing, entrant: bool) -> Value {
+            let mut out = json!({
+                "bot": s.bot,
+                "rating": s.rating.rating,
+                "uncertainty": s.rating.uncertainty,
+                "conservative": s.conservative(),
+                "games": s.games,
+                "wins": s.wins,
+            });
+            if entrant {
+                out["entrant"] = json!(s.entrant);
+            }
+            out
+        }
         let names = |tables: &[Vec<usize>]| -> Vec<Vec<String>> {
             tables.iter().map(|t| t.iter().map(|&b| options.bots[b].clone()).collect()).collect()
         };
@@ -685,14 +700,7 @@ impl Tournament {
                 "seats": options.seats,
                 "games_per_table": options.games,
                 "seed": options.seed,
-                "standings": pool.standings.iter().map(|s| json!({
-                    "bot": s.bot,
-                    "rating": s.rating.rating,
-                    "uncertainty": s.rating.uncertainty,
-                    "conservative": s.conservative(),
-                    "games": s.games,
-                    "wins": s.wins,
-                })).collect::<Vec<_>>(),
+                "standings": pool.standings.iter().map(|s| standing_json(s, false)).collect::<Vec<_>>(),
                 "skill_vs_luck": pool.skill_vs_luck,
             });
             if swiss {
@@ -713,15 +721,7 @@ impl Tournament {
             "pools": self.pools.iter().map(|pool| {
                 let mut out = json!({
                 "ruleset": pool.ruleset,
-                "standings": pool.standings.iter().map(|s| json!({
-                    "entrant": s.entrant,
-                    "bot": s.bot,
-                    "rating": s.rating.rating,
-                    "uncertainty": s.rating.uncertainty,
-                    "conservative": s.conservative(),
-                    "games": s.games,
-                    "wins": s.wins,
-                })).collect::<Vec<_>>(),
+                "standings": pool.standings.iter().map(|s| standing_json(s, true)).collect::<Vec<_>>(),
                 "skill_vs_luck": pool.skill_vs_luck,
                 "length": range(&measure(&pool.tally, "length")),
                 "seat_balance": range(&measure(&pool.tally, "seat-balance")),
