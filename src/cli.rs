@@ -36,6 +36,27 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// The process's arguments, read like `Cli::parse` does (which prints its own errors and
+    /// exits 2), refusing `--ruleset` given both before and after the command word: clap keeps
+    /// only the later ones, so the earlier would be dropped without a word.
+    pub fn from_args() -> anyhow::Result<Cli> {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        let cli = Cli::parse_from(&args);
+        let written = args
+            .iter()
+            .skip(1)
+            .take_while(|a| *a != "--")
+            .filter(|a| *a == "--ruleset" || a.to_string_lossy().starts_with("--ruleset="))
+            .count();
+        if written > cli.ruleset.len() {
+            anyhow::bail!(
+                "--ruleset is given both before and after the command word, and only the later ones would count: \
+                 give every --ruleset in one place (after `diving tournament` to pit several against each other)"
+            );
+        }
+        Ok(cli)
+    }
+
     /// The options of the game to play: those given after `play`, or at the top level
     /// (`diving --seed 3` and `diving --seed 3 play` both work). The same option in both
     /// places, or play options before another subcommand, are refused.
@@ -198,8 +219,9 @@ pub enum Command {
     Sim(SimArgs),
     /// Search rules numbers for a target (successive halving on paired seeds) and write the best
     Tune(TuneArgs),
-    /// Round-robin among bots, rated with Weng-Lin (rating ± uncertainty) and a skill-versus-luck measure;
-    /// with several --ruleset, every bot under every ruleset, and the rulesets ranked by skill versus luck
+    /// Round-robin (or Swiss rounds) among bots, rated with Weng-Lin (rating ± uncertainty) and a
+    /// skill-versus-luck measure; with several --ruleset, every bot under every ruleset, and the rulesets
+    /// ranked by skill versus luck
     Tournament(TournamentArgs),
     /// Host games for players elsewhere: prints an invite per open seat
     Host(HostArgs),

@@ -4,11 +4,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = diving::cli::Cli::parse();
-    match diving::cli::run(cli) {
+    match diving::cli::Cli::from_args().and_then(diving::cli::run) {
         Ok(code) => code,
         // The reader of our output went away (`diving rules | head`): nothing to report.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,

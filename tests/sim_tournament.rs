@@ -132,7 +132,7 @@ fn one_ruleset_keeps_the_report_of_a_plain_tournament() {
     let out = tournament(&[&args[..], &["--ruleset", "meters"]].concat()).success().get_output().stdout.clone();
     let text = String::from_utf8(out).unwrap();
     assert!(
-        text.starts_with("tournament on ruleset meters: 2 bots, 1 tables of 2 seats × 10 games (10 games)"),
+        text.starts_with("tournament on ruleset meters: 2 bots, 1 table of 2 seats × 10 games (10 games)"),
         "{text}"
     );
     assert!(!text.contains('@') && !text.contains("rewards skill most"), "{text}");
@@ -158,6 +158,16 @@ fn bad_rulesets_are_refused_with_their_reason() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("only `diving tournament` plays several rulesets"));
+    // Regression: a --ruleset before the command word was dropped when another came after it.
+    for place in [["--ruleset", "house"], ["--ruleset=house", "--json"]] {
+        Command::cargo_bin("diving")
+            .expect("binary")
+            .args(place)
+            .args(["tournament", "--bots", "random,greedy", "--games", "2", "--ruleset", "standard"])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("--ruleset is given both before and after the command word"));
+    }
 }
 
 #[test]

@@ -232,7 +232,7 @@ fn parse_play(words: &[&str]) -> Result<Command, String> {
 }
 
 fn parse_recover(words: &[&str]) -> Result<Command, String> {
-    let mut cards = Cards::new();
+    let mut cards = Vec::new();
     let mut over = false;
     for (i, w) in words.iter().enumerate() {
         if is_over_word(&w.to_lowercase()) {
@@ -241,12 +241,13 @@ fn parse_recover(words: &[&str]) -> Result<Command, String> {
             }
             over = true;
         } else {
-            cards.push(parse_card(w)?).map_err(|e| e.to_string())?;
+            cards.push(parse_card(w)?);
         }
     }
     if cards.is_empty() {
         return Err("recover needs at least one card from your hand: recover CARD…".into());
     }
+    let cards = Cards::try_from(cards).map_err(|e| e.to_string())?;
     Ok(Command::Recover { cards, over })
 }
 
@@ -373,6 +374,8 @@ mod tests {
         let seventeen = ["2h"; 17].join(" ");
         let err = parse(&format!("recover {seventeen}")).unwrap_err();
         assert_eq!(err, "a recovery names at most 16 cards (found 17); a hand holds at most 13");
+        let err = parse(&format!("recover {}", ["2h"; 40].join(" "))).unwrap_err();
+        assert!(err.contains("(found 40)"), "the whole list is counted: {err}");
         assert!(parse(&format!("recover {}", ["2h"; 16].join(" "))).is_ok());
     }
 

@@ -540,12 +540,13 @@ impl Tournament {
                 (measure(&pool.tally, "length"), measure(&pool.tally, "seat-balance"), measure(&pool.tally, "draws"));
             let _ = writeln!(
                 s,
-                "\nruleset {}: {:.1} ±{:.1} turns, seat gap {:.1} ±{:.1} points, draws {:.1}%\n",
+                "\nruleset {}: {:.1} ±{:.1} turns, seat gap {:.1} points (95% CI {:.1}–{:.1}), draws {:.1}%\n",
                 pool.ruleset,
                 turns.value,
                 turns.high - turns.value,
                 100.0 * gap.value,
-                100.0 * (gap.high - gap.value),
+                100.0 * gap.low,
+                100.0 * gap.high,
                 100.0 * draws.value
             );
             self.standings(&mut s, pool, "entrant", width);
@@ -561,7 +562,12 @@ impl Tournament {
         let _ = writeln!(
             s,
             "\nwhich ruleset rewards skill most: skill versus luck (50% is pure luck, 100% pure skill), with 95% \
-             intervals from {RESAMPLES} resamples of the games, the same games for every ruleset (seed {})\n",
+             intervals from {RESAMPLES} resamples of the games, {} (seed {})\n",
+            match options.pairing {
+                Pairing::RoundRobin => "the same tables and seeds for every ruleset",
+                Pairing::Swiss { .. } =>
+                    "the same seeds for every ruleset (each seats its Swiss rounds by its own ratings)",
+            },
             options.seed
         );
         let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(7).max(7);
@@ -631,11 +637,12 @@ impl Tournament {
         s
     }
 
-    /// How the games were laid out: `3 tables of 2 seats × 200 games`, or with Swiss rounds
+    /// How the games were laid out: `3 tables of 2 seats × 200 games` (`1 table …`), or with Swiss rounds
     /// `4 Swiss rounds of 2 tables …`.
     fn layout(&self, options: &TournamentOptions) -> String {
         let tables = self.pools[0].rounds[0].tables.len();
-        let layout = format!("{tables} tables of {} seats × {} games", options.seats, options.games);
+        let plural = if tables == 1 { "" } else { "s" };
+        let layout = format!("{tables} table{plural} of {} seats × {} games", options.seats, options.games);
         match options.pairing {
             Pairing::RoundRobin => layout,
             Pairing::Swiss { rounds } => format!("{rounds} Swiss rounds of {layout}"),
