@@ -216,8 +216,11 @@ fn rate(rounds: &[Round], bots: usize, games: usize, order: impl Iterator<Item =
 
 /// The tables of a Swiss round: the bots best-rated first (ties in bot order); the `bots mod
 /// seats` with the fewest byes so far sit out (the lowest-rated of them), and each table
-/// seats the best bot left with the next best it has not yet sat with as that table, when
-/// there are such (else the next best). A table lists its bots in index order.
+/// seats the best bot left with the next best it has not yet sat with as that table, going
+/// back to an earlier table when that leaves no new table for the bots after it
+/// ([`seat_new`]). Only when no seating of new tables exists (or the search runs out of
+/// steps) does a table repeat: then each table seats the best bot left with the next best it
+/// has not yet sat with, else simply the next best. A table lists its bots in index order.
 fn swiss_tables(rated: &Rated, k: usize, met: &HashSet<Vec<usize>>, byes: &mut [u32]) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..rated.len()).collect();
     order.sort_by(|&a, &b| rated[b].0.rating.total_cmp(&rated[a].0.rating));
@@ -228,6 +231,9 @@ fn swiss_tables(rated: &Rated, k: usize, met: &HashSet<Vec<usize>>, byes: &mut [
         byes[b] += 1;
     }
     let mut left: Vec<usize> = order.into_iter().filter(|b| !out.contains(b)).collect();
+    if let Some(tables) = seat_new(&left, k, met, &mut 100_000) {
+        return tables;
+    }
     let mut seated = Vec::new();
     while !left.is_empty() {
         let (head, rest) = (left[0], &left[1..]);
@@ -254,6 +260,36 @@ fn swiss_tables(rated: &Rated, k: usize, met: &HashSet<Vec<usize>>, byes: &mut [
         seated.push(table);
     }
     seated
+}
+
+/// `left` (best first) seated at tables of `k` that were never played: the best bot left with
+/// the best-ranked others that make a new table, the later tables seated the same way, and
+/// the next choice for a table whenever the bots after it cannot all sit at new tables.
+/// `None` when there is no such seating, or none was found within `steps` tables tried.
+fn seat_new(left: &[usize], k: usize, met: &HashSet<Vec<usize>>, steps: &mut u32) -> Option<Vec<Vec<usize>>> {
+    let Some((&head, rest)) = left.split_first() else { return Some(Vec::new()) };
+    if rest.len() < k - 1 {
+        return None;
+    }
+    // Positions in `rest` of the others at the table, in combination order.
+    let mut pick: Vec<usize> = (0..k - 1).collect();
+    loop {
+        *steps = steps.checked_sub(1)?;
+        let mut table: Vec<usize> = std::iter::once(head).chain(pick.iter().map(|&i| rest[i])).collect();
+        table.sort_unstable();
+        if !met.contains(&table) {
+            let others: Vec<usize> = rest.iter().copied().filter(|b| !table.contains(b)).collect();
+            if let Some(mut tables) = seat_new(&others, k, met, steps) {
+                tables.insert(0, table);
+                return Some(tables);
+            }
+        }
+        let j = (0..k - 1).rev().find(|&j| pick[j] + k < rest.len() + j + 1)?;
+        pick[j] += 1;
+        for l in j + 1..k - 1 {
+            pick[l] = pick[l - 1] + 1;
+        }
+    }
 }
 
 /// By the ratings, the chance that the top-rated bot beats the bottom-rated one (the first and
@@ -884,13 +920,29 @@ mod tests {
         let met: HashSet<Vec<usize>> = [vec![1, 2]].into_iter().collect();
         let mut byes = vec![1; 5];
         assert_eq!(swiss_tables(&rated, 2, &met, &mut byes), [vec![1, 3], vec![0, 2]]);
-        // Tables of three: the best with the next two that make a table not yet played.
+        // Tables of three: the best with the next two that make a table not yet played, and
+        // the next such choice when the first would leave an old table for the rest.
         let rated: Rated =
             (0..6).map(|b| (WengLinRating { rating: 60.0 - 10.0 * b as f64, uncertainty: 5.0 }, 0, 0)).collect();
         let met: HashSet<Vec<usize>> = [vec![0, 1, 2], vec![2, 4, 5]].into_iter().collect();
-        assert_eq!(swiss_tables(&rated, 3, &met, &mut [0; 6]), [vec![0, 1, 3], vec![2, 4, 5]]);
+        assert_eq!(swiss_tables(&rated, 3, &met, &mut [0; 6]), [vec![0, 1, 4], vec![2, 3, 5]]);
         // When every table is old, the next best.
         let met: HashSet<Vec<usize>> = [vec![0, 1, 2], vec![3, 4, 5]].into_iter().collect();
         assert_eq!(swiss_tables(&rated[..3].to_vec(), 3, &met, &mut [0; 3]), [vec![0, 1, 2]]);
+    }
+
+    /// Regression (found by an audit): seating the best bot first with the next best it had
+    /// not met left the last two at a table they had already played, though new tables for
+    /// everyone existed.
+    #[test]
+    fn a_swiss_round_repeats_no_table_while_new_ones_can_seat_everyone() {
+        let rated: Rated =
+            (0..4).map(|b| (WengLinRating { rating: 40.0 - 10.0 * b as f64, uncertainty: 5.0 }, 0, 0)).collect();
+        let met: HashSet<Vec<usize>> = [vec![0, 1], vec![2, 3], vec![1, 3]].into_iter().collect();
+        assert_eq!(swiss_tables(&rated, 2, &met, &mut [0; 4]), [vec![0, 3], vec![1, 2]]);
+        // Every pairing played: the old tables, best with best.
+        let met: HashSet<Vec<usize>> =
+            [vec![0, 1], vec![2, 3], vec![0, 2], vec![1, 3], vec![0, 3], vec![1, 2]].into_iter().collect();
+        assert_eq!(swiss_tables(&rated, 2, &met, &mut [0; 4]), [vec![0, 1], vec![2, 3]]);
     }
 }
