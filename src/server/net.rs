@@ -19,6 +19,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, watch};
 
@@ -466,6 +467,11 @@ impl Server {
             }
         };
         hub.check_done();
+        // Messages are small and often come two in a row (an output, then a terminal's screen):
+        // without TCP_NODELAY the second waits for the client's delayed acknowledgement.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let task = tokio::spawn(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await });
         Ok(Server { addr, hub, task })
     }
