@@ -39,8 +39,8 @@ enum Out {
 struct Slot {
     room: Room,
     senders: HashMap<Conn, mpsc::Sender<Out>>,
-    /// How many of the room's moves were given to the [`Saver`]; `None` before its first
-    /// change in this run, which is written as a whole save.
+    /// How many of the room's moves are in its save or given to the [`Saver`]; `None` while
+    /// the room has no save of its game (its next change is written as a whole save).
     kept: Option<usize>,
 }
 
@@ -81,10 +81,12 @@ fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
 /// workers (an fsync takes a millisecond or more). Each move becomes a line of the journal
 /// ([`store`]), and the writer appends every line waiting, of every room, and makes them
 /// durable with one fsync: a move costs its line, not a save of the whole game, and however
-/// many rooms move, one fsync covers the batch. A room's whole save is written when it first
-/// changes in this run (its journal lines follow that save), when its game ends, when the
-/// journal rolls over ([`store::JOURNAL_ROLL`]) and when the server stops, which leaves the
-/// saves alone in the directory.
+/// many rooms move, one fsync covers the batch. A room's whole save is written when it
+/// changes without a save of its game in the directory (the journal's lines follow a save),
+/// when the journal rolls over ([`store::JOURNAL_ROLL`]) and when the server stops, which
+/// leaves the saves alone in the directory. (Not when a game ends: under load a thousand
+/// games end every few seconds, and a save costs a new file and an fsync; its lines are safe
+/// in the journal.)
 ///
 /// The rooms' answers do not wait for the disk: after a crash the moves of the batch being
 /// written when it happened are lost, never an earlier one (`--resume` plays the journal on
@@ -365,7 +367,7 @@ impl Hub {
             let session = slot.room.session();
             let moves = session.entries().len();
             match slot.kept {
-                Some(kept) if kept <= moves && !slot.room.is_over() => {
+                Some(kept) if kept <= moves => {
                     saver.journal(slot.room.id(), kept, &session.entries()[kept..]);
                 }
                 _ => saver.save(slot.room.id(), session.to_save()),
@@ -415,7 +417,8 @@ impl Server {
             rooms
                 .into_iter()
                 .map(|room| {
-                    let slot = Slot { room, senders: HashMap::new(), kept: None };
+                    let kept = config.dir.as_deref().and_then(|dir| store::saved_moves(dir, room.id(), room.session()));
+                    let slot = Slot { room, senders: HashMap::new(), kept };
                     (slot.room.id().to_string(), Arc::new(Mutex::new(slot)))
                 })
                 .collect(),

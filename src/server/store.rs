@@ -8,9 +8,9 @@
 //! A save holds the whole game, so writing one after every move costs what the game has
 //! grown to; a journal line costs one move, and one `fsync` makes a whole batch of lines (of
 //! many rooms) durable. The server's writer ([`super::net`]) writes a room's save when it
-//! first changes, when its game ends, when the journal has grown past [`JOURNAL_ROLL`]
-//! bytes (then a new journal is begun and the old one removed) and when the server stops
-//! (then the journal is removed).
+//! changes without a save of its game here, when the journal has grown past
+//! [`JOURNAL_ROLL`] bytes (then a new journal is begun and the old one removed) and when the
+//! server stops (then the journal is removed).
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
@@ -61,6 +61,23 @@ pub fn write_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()>
 pub fn rewrite_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()> {
     save::write_again(&save_path(dir, room), save)?;
     Ok(())
+}
+
+/// How many of `session`'s moves the save of `room` in `dir` holds, when it is a save of this
+/// very game (its setup, and the step hash of each of its moves, the session's); `None` when
+/// there is no such save. The server journals a room's moves on from there.
+pub fn saved_moves(dir: &Path, room: &str, session: &Session) -> Option<usize> {
+    let saved = save::read(&save_path(dir, room)).ok()?;
+    let now = session.to_save();
+    let same_setup = saved.seed == now.seed
+        && saved.deck == now.deck
+        && saved.players == now.players
+        && saved.branch == now.branch
+        && saved.rules_hash == now.rules_hash;
+    let prefix = saved.actions.len() <= now.actions.len()
+        && saved.steps.len() == saved.actions.len()
+        && now.steps.starts_with(&saved.steps);
+    (same_setup && prefix).then_some(saved.actions.len())
 }
 
 /// Writes the seat file of a room (atomically, owner-only on Unix).
