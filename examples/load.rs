@@ -106,7 +106,16 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|ms| ms.parse().ok())
         .map(Duration::from_millis);
+    // The server runs as `diving host` runs it, on two workers. The players run on a runtime of
+    // their own, as clients elsewhere would: they still take their share of the same cores, but
+    // a player waiting to be scheduled does not wait in the server's queue too.
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let players = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("players")
+        .enable_all()
+        .build()
+        .unwrap();
     runtime.block_on(async {
         // The players here are as fast as the server: lift the per-connection rate limit.
         let limits = Limits { connections: rooms + 16, per_second: 1_000_000, burst: 1_000_000, ..Limits::default() };
@@ -137,7 +146,7 @@ fn main() {
         let tasks: Vec<_> = tokens
             .into_iter()
             .enumerate()
-            .map(|(i, t)| tokio::spawn(player(server.addr, (i + 1).to_string(), t, pace)))
+            .map(|(i, t)| players.spawn(player(server.addr, (i + 1).to_string(), t, pace)))
             .collect();
         let mut all = Vec::new();
         for t in tasks {
