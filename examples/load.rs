@@ -1,12 +1,15 @@
-//! Load test for `diving host`, on loopback, stopping by itself: ROOMS rooms (default 200),
-//! each a person over the protocol against a greedy bot; every person plays as fast as the
-//! server answers (asks `moves`, plays the first) until its game ends, or with `--pace MS`
-//! waits MS milliseconds before each command (a table of quick players, not a closed loop).
+//! Load test for `diving host`, on loopback, stopping by itself: ROOMS players (default 200)
+//! at once, each a person over the protocol against a greedy bot, each playing GAMES games
+//! (`--games`, default 4) one after another in a room of its own, so ROOMS games are played at
+//! once; every person plays as fast as the server answers (asks `moves`, plays the first)
+//! until its game ends, or with `--pace MS` waits MS milliseconds before each command (a
+//! table of quick players, not a closed loop).
 //! Prints the action latency (command sent → its output received) percentiles, the wall
 //! time, the CPU time the process (server and players together) spent during the run, and
 //! the load average before it (other work on the machine shares its cores).
 //!
-//! `cargo run --release --example load -- 1000 [--pace 500]` (the figures the README quotes).
+//! `cargo run --release --example load -- 1000 [--games 4] [--pace 500]` (the figures the
+//! README quotes).
 
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
@@ -46,13 +49,40 @@ struct Line<'a> {
     error: Option<IgnoredAny>,
 }
 
-async fn player(addr: std::net::SocketAddr, room: String, token: String, pace: Option<Duration>) -> Vec<f64> {
+/// What one player saw: when its room's `hello` came, when its game ended, and each action:
+/// when it was sent and how long its answer took (ms).
+struct Played {
+    joined: Instant,
+    ended: Instant,
+    actions: Vec<(Instant, f64)>,
+}
+
+/// Plays the games of `rooms` (room, token) one after another, each to its end.
+async fn player(addr: std::net::SocketAddr, rooms: Vec<(String, String)>, pace: Option<Duration>) -> Played {
+    let mut latencies = Vec::new();
+    let mut joined = None;
+    for (room, token) in rooms {
+        let first = game(addr, &room, &token, pace, &mut latencies).await;
+        joined.get_or_insert(first);
+    }
+    Played { joined: joined.expect("a player plays a game"), ended: Instant::now(), actions: latencies }
+}
+
+/// Plays one game (as fast as answered, or at `pace`), adding its actions to `latencies`;
+/// returns when the room's `hello` came.
+async fn game(
+    addr: std::net::SocketAddr,
+    room: &str,
+    token: &str,
+    pace: Option<Duration>,
+    latencies: &mut Vec<(Instant, f64)>,
+) -> Instant {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
     let (mut ws, _) =
         tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/{room}"), Some(config), true).await.unwrap();
     let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token});
     ws.send(Message::text(join.to_string())).await.unwrap();
-    let mut latencies = Vec::new();
+    let mut joined = None;
     let mut sent_at: Option<Instant> = None;
     let mut mine = false;
     let mut waiting = false;
@@ -63,8 +93,9 @@ async fn player(addr: std::net::SocketAddr, room: String, token: String, pace: O
             message.kind != "error" && message.json.first().is_none_or(|l| l.error.is_none()),
             "room {room}: {text}"
         );
+        joined.get_or_insert_with(Instant::now);
         if let Some(t) = sent_at.take() {
-            latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+            latencies.push((t, t.elapsed().as_secs_f64() * 1000.0));
         }
         let mut over = false;
         let mut moves = None;
@@ -94,12 +125,26 @@ async fn player(addr: std::net::SocketAddr, room: String, token: String, pace: O
         sent_at = Some(Instant::now());
         ws.send(Message::text(json!({"type": "command", "line": line}).to_string())).await.unwrap();
     }
-    latencies
+    joined.expect("the room said hello")
+}
+
+/// The 50th and 99th percentiles and the largest of `latencies` (sorted here).
+fn percentiles(latencies: &mut [f64]) -> (f64, f64, f64) {
+    latencies.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let pct = |p: f64| latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)];
+    (pct(0.5), pct(0.99), latencies[latencies.len() - 1])
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rooms: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(200);
+    let games: usize = args
+        .iter()
+        .position(|a| a == "--games")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(4)
+        .max(1);
     let pace = args
         .iter()
         .position(|a| a == "--pace")
@@ -118,12 +163,12 @@ fn main() {
         .unwrap();
     runtime.block_on(async {
         // The players here are as fast as the server: lift the per-connection rate limit.
-        let limits = Limits { connections: rooms + 16, per_second: 1_000_000, burst: 1_000_000, ..Limits::default() };
+        let limits = Limits { connections: 2 * rooms + 16, per_second: 1_000_000, burst: 1_000_000, ..Limits::default() };
         let dir = std::env::temp_dir().join(format!("diving-load-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut list = Vec::new();
         let mut tokens = Vec::new();
-        for i in 0..rooms {
+        for i in 0..rooms * games {
             let seating = vec![
                 Seating { name: "alice".into(), bot: None },
                 Seating { name: "greedy".into(), bot: Some("greedy".into()) },
@@ -143,14 +188,15 @@ fn main() {
         let load = load.split(' ').take(3).collect::<Vec<_>>().join(" ");
         let start = Instant::now();
         let cpu0 = cpu_seconds();
-        let tasks: Vec<_> = tokens
-            .into_iter()
-            .enumerate()
-            .map(|(i, t)| players.spawn(player(server.addr, (i + 1).to_string(), t, pace)))
-            .collect();
-        let mut all = Vec::new();
+        // Player p plays rooms p + 1, p + 1 + ROOMS, p + 1 + 2 ROOMS …
+        let mut lists = vec![Vec::new(); rooms];
+        for (i, token) in tokens.into_iter().enumerate() {
+            lists[i % rooms].push(((i + 1).to_string(), token));
+        }
+        let tasks: Vec<_> = lists.into_iter().map(|list| players.spawn(player(server.addr, list, pace))).collect();
+        let mut played = Vec::new();
         for t in tasks {
-            all.extend(t.await.unwrap());
+            played.push(t.await.unwrap());
         }
         let wall = start.elapsed();
         let cpu = cpu_seconds() - cpu0;
@@ -158,23 +204,39 @@ fn main() {
         server.wait().await.unwrap();
         let stopping = stopping.elapsed();
         let _ = std::fs::remove_dir_all(&dir);
-        all.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        let pct = |p: f64| all[((all.len() as f64 * p) as usize).min(all.len() - 1)];
+        let mut all: Vec<f64> = played.iter().flat_map(|p| p.actions.iter().map(|a| a.1)).collect();
+        let count = all.len();
+        let (p50, p99, max) = percentiles(&mut all);
         println!(
-            "{rooms} concurrent rooms (every move journaled), {}, {} actions in {:.1}s: {:.0} actions/s; latency ms p50 {:.1} p99 {:.1} max {:.1}; CPU {cpu:.2}s ({:.0} µs an action, server and players); saves written at the stop in {:.1}s; load average before {load}",
+            "{rooms} rooms at once ({games} games each, {} rooms in all; every move journaled), {}: {count} actions in {:.1}s: {:.0} actions/s; latency ms p50 {p50:.1} p99 {p99:.1} max {max:.1}; CPU {cpu:.2}s ({:.0} µs an action, server and players); saves written at the stop in {:.1}s; load average before {load}",
+            rooms * games,
             match pace {
                 Some(p) => format!("each player waiting {} ms before each command", p.as_millis()),
                 None => "every player as fast as the server answers".to_string(),
             },
-            all.len(),
             wall.as_secs_f64(),
-            all.len() as f64 / wall.as_secs_f64(),
-            pct(0.5),
-            pct(0.99),
-            all[all.len() - 1],
-            cpu * 1e6 / all.len() as f64,
+            count as f64 / wall.as_secs_f64(),
+            cpu * 1e6 / count as f64,
             stopping.as_secs_f64(),
         );
+        // The players join one after another and end one after another: meanwhile fewer than
+        // ROOMS games are played at once. The figures of ROOMS concurrent games are those of
+        // the actions sent between the last player's first join and the first player's end.
+        let from = played.iter().map(|p| p.joined).max().unwrap();
+        let to = played.iter().map(|p| p.ended).min().unwrap();
+        let mut within: Vec<f64> =
+            played.iter().flat_map(|p| p.actions.iter().filter(|a| a.0 >= from && a.0 < to).map(|a| a.1)).collect();
+        if within.is_empty() {
+            println!("  no moment had all {rooms} players playing (one ended before the last joined)");
+        } else {
+            let span = to.duration_since(from).as_secs_f64();
+            let n = within.len();
+            let (p50, p99, max) = percentiles(&mut within);
+            println!(
+                "  while all {rooms} players played ({span:.1}s): {n} actions, {:.0} actions/s; latency ms p50 {p50:.1} p99 {p99:.1} max {max:.1}",
+                n as f64 / span
+            );
+        }
     });
 }
 
