@@ -135,6 +135,11 @@ fn percentiles(latencies: &mut [f64]) -> (f64, f64, f64) {
     (pct(0.5), pct(0.99), latencies[latencies.len() - 1])
 }
 
+/// The allocator of the `diving` binary (`src/main.rs`), so the server here runs as
+/// `diving host` does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rooms: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(200);
