@@ -12,6 +12,7 @@
 //! README quotes).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use diving::repl::session::{Seating, Session};
@@ -23,6 +24,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
+use tokio::sync::Barrier;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
@@ -57,24 +59,32 @@ struct Played {
     actions: Vec<(Instant, f64)>,
 }
 
-/// Plays the games of `rooms` (room, token) one after another, each to its end.
-async fn player(addr: std::net::SocketAddr, rooms: Vec<(String, String)>, pace: Option<Duration>) -> Played {
+/// Plays the games of `rooms` (room, token) one after another, each to its end; the first
+/// once every player has joined its first room (`start`).
+async fn player(
+    addr: std::net::SocketAddr,
+    rooms: Vec<(String, String)>,
+    pace: Option<Duration>,
+    start: Arc<Barrier>,
+) -> Played {
     let mut latencies = Vec::new();
     let mut joined = None;
+    let mut start = Some(start);
     for (room, token) in rooms {
-        let first = game(addr, &room, &token, pace, &mut latencies).await;
+        let first = game(addr, &room, &token, pace, start.take(), &mut latencies).await;
         joined.get_or_insert(first);
     }
     Played { joined: joined.expect("a player plays a game"), ended: Instant::now(), actions: latencies }
 }
 
 /// Plays one game (as fast as answered, or at `pace`), adding its actions to `latencies`;
-/// returns when the room's `hello` came.
+/// after the room's `hello`, waits at `start` if given. Returns when it began to play.
 async fn game(
     addr: std::net::SocketAddr,
     room: &str,
     token: &str,
     pace: Option<Duration>,
+    start: Option<Arc<Barrier>>,
     latencies: &mut Vec<(Instant, f64)>,
 ) -> Instant {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
@@ -82,7 +92,14 @@ async fn game(
         tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/{room}"), Some(config), true).await.unwrap();
     let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token});
     ws.send(Message::text(join.to_string())).await.unwrap();
-    let mut joined = None;
+    if let Some(start) = start {
+        // The hello; what happened so far and the turn follow it.
+        let Some(Ok(Message::Text(hello))) = ws.next().await else { panic!("room {room}: no hello") };
+        let kind = serde_json::from_str::<Incoming>(&hello).map(|m| m.kind == "hello");
+        assert!(kind.unwrap_or(false), "room {room}: {hello}");
+        start.wait().await;
+    }
+    let began = Instant::now();
     let mut sent_at: Option<Instant> = None;
     let mut mine = false;
     let mut waiting = false;
@@ -93,7 +110,6 @@ async fn game(
             message.kind != "error" && message.json.first().is_none_or(|l| l.error.is_none()),
             "room {room}: {text}"
         );
-        joined.get_or_insert_with(Instant::now);
         if let Some(t) = sent_at.take() {
             latencies.push((t, t.elapsed().as_secs_f64() * 1000.0));
         }
@@ -125,7 +141,7 @@ async fn game(
         sent_at = Some(Instant::now());
         ws.send(Message::text(json!({"type": "command", "line": line}).to_string())).await.unwrap();
     }
-    joined.expect("the room said hello")
+    began
 }
 
 /// The 50th and 99th percentiles and the largest of `latencies` (sorted here).
@@ -198,7 +214,10 @@ fn main() {
         for (i, token) in tokens.into_iter().enumerate() {
             lists[i % rooms].push(((i + 1).to_string(), token));
         }
-        let tasks: Vec<_> = lists.into_iter().map(|list| players.spawn(player(server.addr, list, pace))).collect();
+        // The players start together, once all have joined (a thousand joins take a while).
+        let together = Arc::new(Barrier::new(rooms));
+        let tasks: Vec<_> =
+            lists.into_iter().map(|list| players.spawn(player(server.addr, list, pace, together.clone()))).collect();
         let mut played = Vec::new();
         for t in tasks {
             played.push(t.await.unwrap());
@@ -224,15 +243,15 @@ fn main() {
             cpu * 1e6 / count as f64,
             stopping.as_secs_f64(),
         );
-        // The players join one after another and end one after another: meanwhile fewer than
-        // ROOMS games are played at once. The figures of ROOMS concurrent games are those of
-        // the actions sent between the last player's first join and the first player's end.
+        // The players end one after another: meanwhile fewer than ROOMS games are played at
+        // once. The figures of ROOMS concurrent games are those of the actions sent between
+        // the start and the first player's end.
         let from = played.iter().map(|p| p.joined).max().unwrap();
         let to = played.iter().map(|p| p.ended).min().unwrap();
         let mut within: Vec<f64> =
             played.iter().flat_map(|p| p.actions.iter().filter(|a| a.0 >= from && a.0 < to).map(|a| a.1)).collect();
         if within.is_empty() {
-            println!("  no moment had all {rooms} players playing (one ended before the last joined)");
+            println!("  no moment had all {rooms} players playing (one ended before the last began)");
         } else {
             let span = to.duration_since(from).as_secs_f64();
             let n = within.len();
