@@ -1,7 +1,7 @@
 //! The network edge of the server: an axum WebSocket endpoint per room (`ws://HOST:PORT/ROOM`;
 //! the same address without the upgrade, and `/`, serve the browser seat of [`web`]),
 //! one task per connection, the limits (message size, rate, connections), the away timer,
-//! and saving each game after every change. The game itself is the [`Room`]'s; this module
+//! and keeping each game on disk move by move (the [`Saver`]). The game itself is the [`Room`]'s; this module
 //! only moves its messages.
 
 use std::collections::{HashMap, HashSet};
@@ -50,7 +50,7 @@ type Rooms = HashMap<String, Arc<Mutex<Slot>>>;
 /// How the server runs.
 #[derive(Debug, Clone, Default)]
 pub struct ServerConfig {
-    /// Save every game here after every change.
+    /// Keep every game here, move by move (saves and a journal, see [`store`]).
     pub dir: Option<PathBuf>,
     pub limits: Limits,
     /// Stop once every game is over and every client has left.
@@ -88,9 +88,10 @@ fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
 /// games end every few seconds, and a save costs a new file and an fsync; its lines are safe
 /// in the journal.)
 ///
-/// The rooms' answers do not wait for the disk: after a crash the moves of the batch being
-/// written when it happened are lost, never an earlier one (`--resume` plays the journal on
-/// from the saves).
+/// The rooms' answers do not wait for the disk: a host killed loses the moves not yet handed
+/// to the file (those since the last batch), a power cut also those of the batch not yet
+/// made durable by its fsync, never an earlier one (`--resume` plays the journal on from the
+/// saves).
 struct Saver {
     state: Mutex<Saving>,
     /// Wakes the writer (work or stop) and those waiting for it to be idle.
