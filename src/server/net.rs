@@ -115,10 +115,12 @@ struct Saving {
 struct Writer {
     dir: PathBuf,
     rooms: Arc<Rooms>,
-    /// The journal being appended to, its generation and size.
+    /// The journal being appended to, its generation and size, and the size past which it
+    /// rolls over.
     journal: Option<std::fs::File>,
     generation: u64,
     size: u64,
+    roll_at: u64,
     /// The generations this writer began and has not removed.
     own: Vec<u64>,
     /// Rooms with lines in the current journal that no later save of theirs covers.
@@ -137,6 +139,11 @@ fn log_error(what: &str, e: impl std::fmt::Display) {
 
 impl Saver {
     fn start(dir: PathBuf, rooms: Arc<Rooms>) -> Arc<Saver> {
+        Saver::rolling_at(dir, rooms, store::JOURNAL_ROLL)
+    }
+
+    /// [`Saver::start`] with a journal that rolls over past `roll_at` bytes.
+    fn rolling_at(dir: PathBuf, rooms: Arc<Rooms>, roll_at: u64) -> Arc<Saver> {
         let saver =
             Arc::new(Saver { state: Mutex::new(Saving::default()), changed: Condvar::new(), thread: Mutex::new(None) });
         // A journal of an earlier run is never appended to or removed by this one.
@@ -147,6 +154,7 @@ impl Saver {
             journal: None,
             generation,
             size: 0,
+            roll_at,
             own: Vec::new(),
             in_journal: HashSet::new(),
             saved: HashMap::new(),
@@ -304,11 +312,11 @@ impl Writer {
         written
     }
 
-    /// Past [`store::JOURNAL_ROLL`] bytes, begins a new journal, writes the saves of the rooms
-    /// the old one holds moves of (writing what comes in meanwhile to the new one), then
-    /// removes the old one.
+    /// Checked after each batch: past `roll_at` bytes ([`store::JOURNAL_ROLL`]), begins a new
+    /// journal, writes the saves of the rooms the old one holds moves of (writing what comes
+    /// in meanwhile to the new one), then removes the old one.
     fn roll(&mut self, saver: &Saver) {
-        if self.size < store::JOURNAL_ROLL {
+        if self.size < self.roll_at {
             return;
         }
         let rooms = std::mem::take(&mut self.in_journal);
@@ -676,4 +684,77 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket, pe
     }
     hub.open.fetch_sub(1, Ordering::SeqCst);
     hub.check_done();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repl::session::{Seating, Session};
+    use crate::server::room::RoomOptions;
+
+    /// Rooms of two bots (their whole game is played when the room is made), each saved as
+    /// it was dealt, as `diving host` saves a new room.
+    fn rooms(dir: &std::path::Path, count: u64) -> Arc<Rooms> {
+        let mut rooms = Rooms::new();
+        for i in 0..count {
+            let seating = ["ann", "bob"].map(|n| Seating { name: n.into(), bot: Some("greedy".into()) }).to_vec();
+            let session = Session::new("standard", seating, 7 + i, None).unwrap();
+            let id = (i + 1).to_string();
+            store::save_seats(dir, &store::Seats { room: id.clone(), tokens: vec![None, None] }).unwrap();
+            store::save_game(dir, &id, &session).unwrap();
+            let room = Room::new(&id, session, vec![None, None], RoomOptions::default());
+            rooms.insert(id, Arc::new(Mutex::new(Slot { room, senders: HashMap::new(), kept: Some(0) })));
+        }
+        Arc::new(rooms)
+    }
+
+    /// Hands each room's moves to the saver as the hub does, one room a batch, and waits until
+    /// each batch is written.
+    fn journal_all(saver: &Saver, rooms: &Rooms) {
+        for (id, slot) in rooms {
+            saver.journal(id, 0, lock(slot).room.session().entries());
+            saver.flush();
+        }
+    }
+
+    fn moves_saved(dir: &std::path::Path, room: &str) -> usize {
+        crate::repl::save::read(&store::save_path(dir, room)).unwrap().actions.len()
+    }
+
+    #[test]
+    fn a_journal_past_its_size_rolls_over_into_the_saves_and_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let rooms = rooms(dir.path(), 3);
+        let saver = Saver::rolling_at(dir.path().to_path_buf(), rooms.clone(), 1);
+        journal_all(&saver, &rooms);
+        // Every room's save now holds its whole game; the journal that held them is gone.
+        for (id, slot) in rooms.iter() {
+            assert_eq!(moves_saved(dir.path(), id), lock(slot).room.session().entries().len(), "room {id}");
+        }
+        assert!(store::journals(dir.path()).unwrap().is_empty());
+        saver.stop();
+        let games = store::load_all(dir.path()).unwrap();
+        for (seats, session) in &games.rooms {
+            assert_eq!(session.game(), lock(&rooms[&seats.room]).room.session().game());
+        }
+    }
+
+    #[test]
+    fn a_stop_writes_the_saves_and_removes_the_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let rooms = rooms(dir.path(), 2);
+        let saver = Saver::start(dir.path().to_path_buf(), rooms.clone());
+        journal_all(&saver, &rooms);
+        // Before the stop the moves are in the journal only, and a resume finds them there.
+        assert_eq!(moves_saved(dir.path(), "1"), 0);
+        assert_eq!(store::journals(dir.path()).unwrap().len(), 1);
+        let before = store::load_all(dir.path()).unwrap();
+        saver.stop();
+        assert!(store::journals(dir.path()).unwrap().is_empty());
+        let after = store::load_all(dir.path()).unwrap();
+        for ((_, a), (_, b)) in before.rooms.iter().zip(&after.rooms) {
+            assert!(!a.entries().is_empty());
+            assert_eq!(a.game(), b.game());
+        }
+    }
 }
