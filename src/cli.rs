@@ -275,7 +275,7 @@ pub struct HostArgs {
     /// Port to listen on (0: any free port)
     #[arg(long, default_value_t = 7878)]
     pub port: u16,
-    /// Directory every game is saved in after every move
+    /// Directory the games are kept in, move by move (saves and a journal)
     #[arg(long, default_value = "diving-games", value_name = "DIR")]
     pub dir: PathBuf,
     /// Bring back the games saved in DIR (their tokens still work)

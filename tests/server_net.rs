@@ -191,7 +191,7 @@ async fn a_stopped_server_resumes_its_games_and_the_tokens_still_work() {
     server.stop().await.unwrap();
     assert!(alice.recv().await.is_none(), "the connection closes with the server");
 
-    let rooms = store::load_all(dir.path()).unwrap();
+    let rooms = store::load_all(dir.path()).unwrap().rooms;
     assert_eq!(rooms.len(), 1);
     let (seats, session) = rooms.into_iter().next().unwrap();
     assert_eq!(seats.tokens, tokens);
@@ -205,6 +205,109 @@ async fn a_stopped_server_resumes_its_games_and_the_tokens_still_work() {
     let m = alice.until(|m| has(m, "moves")).await;
     assert!(!lines(&m)[0]["moves"].as_array().unwrap().is_empty());
     server.stop().await.unwrap();
+}
+
+/// Copies the files of `from` into `to`.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+/// The only journal in `dir`.
+fn journal_of(dir: &std::path::Path) -> std::path::PathBuf {
+    let journals = store::journals(dir).unwrap();
+    assert_eq!(journals.len(), 1, "{journals:?}");
+    journals[0].1.clone()
+}
+
+/// A server killed in the middle of two games leaves each room's save (written when it
+/// first changed) and the journal of the moves since; `--resume` plays the journal on from
+/// the saves and gets both games back intact. A journal line cut short by the kill loses that
+/// move only; a damaged line before the last is an error naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_mid_game_resumes_from_its_saves_and_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let rooms: Vec<_> =
+        ["1", "2"].iter().map(|id| room(id, &["alice", "bot:greedy"], SEED, RoomOptions::default())).collect();
+    for r in &rooms {
+        store::save_seats(dir.path(), &store::Seats { room: r.id().into(), tokens: r.tokens().to_vec() }).unwrap();
+        store::save_game(dir.path(), r.id(), r.session()).unwrap();
+    }
+    let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
+    let server = serve(rooms, config).await;
+    let mut clients = vec![Client::join(&server, "1", 0).await.0, Client::join(&server, "2", 0).await.0];
+    for _ in 0..4 {
+        for alice in &mut clients {
+            alice.command("moves").await;
+            let m = alice.until(|m| has(m, "moves")).await;
+            let first = lines(&m)[0]["moves"][0].as_str().unwrap().to_string();
+            alice.command(&first).await;
+            alice.until(|m| lines(m).iter().any(|l| l["event"] == "turn_started")).await;
+        }
+    }
+    // What a kill leaves now: the directory as it is once the moves made are written (a
+    // kill loses no byte written; the stop that writes the saves never runs for this copy).
+    server.sync().await;
+    let crashed = tempfile::tempdir().unwrap();
+    copy_dir(dir.path(), crashed.path());
+    let games: Vec<Session> = ["1", "2"]
+        .iter()
+        .map(|id| {
+            server
+                .with_room(id, |r| Session::from_save(r.session().to_save(), std::path::Path::new(id), None).unwrap())
+                .unwrap()
+        })
+        .collect();
+    server.stop().await.unwrap();
+    assert!(store::journals(dir.path()).unwrap().is_empty(), "a stopped server leaves its saves only");
+
+    let saved = diving::repl::save::read(&store::save_path(crashed.path(), "1")).unwrap();
+    assert!(saved.actions.len() < games[0].entries().len(), "the journal holds moves the save lacks");
+    let journal = journal_of(crashed.path());
+    let text = std::fs::read_to_string(&journal).unwrap();
+
+    // Resumed: both games intact.
+    let back = store::load_all(crashed.path()).unwrap();
+    assert!(back.notes.is_empty(), "{:?}", back.notes);
+    for ((seats, session), game) in back.rooms.iter().zip(&games) {
+        assert_eq!(session.game(), game.game(), "room {}", seats.room);
+        assert_eq!(session.entries().len(), game.entries().len());
+    }
+
+    // The last line cut in half: its move is lost, every one before it is back.
+    let last = text.trim_end().lines().last().unwrap();
+    let cut_room: Value = serde_json::from_str(last).unwrap();
+    let cut_room = cut_room["room"].as_str().unwrap().to_string();
+    std::fs::write(&journal, &text[..text.len() - 1 - last.len() / 2]).unwrap();
+    let back = store::load_all(crashed.path()).unwrap();
+    assert_eq!(back.notes.len(), 1, "{:?}", back.notes);
+    assert!(back.notes[0].contains("cut short") && back.notes[0].contains("line"), "{}", back.notes[0]);
+    for ((seats, session), game) in back.rooms.iter().zip(&games) {
+        let lost = usize::from(seats.room == cut_room);
+        assert_eq!(session.entries().len(), game.entries().len() - lost, "room {}", seats.room);
+        for (a, b) in session.entries().iter().zip(game.entries()) {
+            assert_eq!(a.step, b.step, "room {}", seats.room);
+        }
+    }
+
+    // A damaged line before the last is an error that names it.
+    let mut damaged: Vec<&str> = text.lines().collect();
+    damaged[1] = "{\"room\":\"1\",\"mo";
+    std::fs::write(&journal, damaged.join("\n") + "\n").unwrap();
+    let error = store::load_all(crashed.path()).err().unwrap().to_string();
+    assert!(error.contains("line 2") && error.contains("damaged"), "{error}");
+
+    // Compacted, the saves alone hold the games, and the journal is gone.
+    std::fs::write(&journal, &text).unwrap();
+    let back = store::load_all(crashed.path()).unwrap();
+    back.compact(crashed.path()).unwrap();
+    assert!(store::journals(crashed.path()).unwrap().is_empty());
+    let again = store::load_all(crashed.path()).unwrap();
+    for ((_, session), game) in again.rooms.iter().zip(&games) {
+        assert_eq!(session.game(), game.game());
+    }
 }
 
 #[test]
@@ -491,7 +594,7 @@ fn a_joined_seat_gets_back_in_by_itself_when_the_server_comes_back() {
     // The server stops (its game saved), then comes back from its directory on the same port.
     runtime.block_on(server.stop()).unwrap();
     until("getting back in");
-    let (seats, session) = store::load_all(dir.path()).unwrap().into_iter().next().unwrap();
+    let (seats, session) = store::load_all(dir.path()).unwrap().rooms.into_iter().next().unwrap();
     let resumed = diving::server::room::Room::new("1", session, seats.tokens, RoomOptions::default());
     let listener = runtime.block_on(tokio::net::TcpListener::bind(addr)).unwrap();
     let server =

@@ -124,7 +124,14 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
                     "--resume brings back the saved games as they were: it cannot be combined with --players, --seats, --seed or --deck"
                 );
             }
-            let rooms = store::load_all(dir)?
+            let games = store::load_all(dir)?;
+            for note in &games.notes {
+                eprintln!("diving host: {note}");
+            }
+            // The moves the journal held go into the saves before anything else is written.
+            games.compact(dir)?;
+            let rooms = games
+                .rooms
                 .into_iter()
                 .map(|(seats, session)| Room::new(&seats.room, session, seats.tokens, room_options.clone()))
                 .collect();

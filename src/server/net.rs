@@ -1,10 +1,10 @@
 //! The network edge of the server: an axum WebSocket endpoint per room (`ws://HOST:PORT/ROOM`;
 //! the same address without the upgrade, and `/`, serve the browser seat of [`web`]),
 //! one task per connection, the limits (message size, rate, connections), the away timer,
-//! and saving each game after every change. The game itself is the [`Room`]'s; this module
+//! and keeping each game on disk move by move (the [`Saver`]). The game itself is the [`Room`]'s; this module
 //! only moves its messages.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -19,6 +19,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, watch};
 
@@ -38,12 +39,18 @@ enum Out {
 struct Slot {
     room: Room,
     senders: HashMap<Conn, mpsc::Sender<Out>>,
+    /// How many of the room's moves are in its save or given to the [`Saver`]; `None` while
+    /// the room has no save of its game (its next change is written as a whole save).
+    kept: Option<usize>,
 }
+
+/// The rooms, by name.
+type Rooms = HashMap<String, Arc<Mutex<Slot>>>;
 
 /// How the server runs.
 #[derive(Debug, Clone, Default)]
 pub struct ServerConfig {
-    /// Save every game here after every change.
+    /// Keep every game here, move by move (saves and a journal, see [`store`]).
     pub dir: Option<PathBuf>,
     pub limits: Limits,
     /// Stop once every game is over and every client has left.
@@ -54,7 +61,7 @@ pub struct ServerConfig {
 
 /// Everything the connections share.
 struct Hub {
-    rooms: HashMap<String, Arc<Mutex<Slot>>>,
+    rooms: Arc<Rooms>,
     config: ServerConfig,
     permits: Arc<Semaphore>,
     next: AtomicU64,
@@ -70,80 +77,153 @@ fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
     slot.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Writes the rooms' saves on a thread of its own, away from the rooms' locks and the async
-/// workers: writing a save ends with an fsync, which took a millisecond or more and held up
-/// every room behind it. A room's newest save replaces one still waiting to be written, so a
-/// room that moves faster than the disk writes its latest game, and after a crash at most the
-/// moves of the last write are lost (the save format holds every action up to it).
+/// Keeps the games on disk, on a thread of its own, away from the rooms' locks and the async
+/// workers (an fsync takes a millisecond or more). Each move becomes a line of the journal
+/// ([`store`]), and the writer appends every line waiting, of every room, and makes them
+/// durable with one fsync: a move costs its line, not a save of the whole game, and however
+/// many rooms move, one fsync covers the batch. A room's whole save is written when it
+/// changes without a save of its game in the directory (the journal's lines follow a save),
+/// when its game ends (once a game, so that a finished game's file is whole), when the
+/// journal rolls over ([`store::JOURNAL_ROLL`]) and when the server stops, which leaves the
+/// saves alone in the directory.
+///
+/// The rooms' answers do not wait for the disk: a host killed loses the moves not yet handed
+/// to the file (those since the last batch), a power cut also those of the batch not yet
+/// made durable by its fsync, never an earlier one (`--resume` plays the journal on from the
+/// saves).
 struct Saver {
     state: Mutex<Saving>,
     /// Wakes the writer (work or stop) and those waiting for it to be idle.
     changed: Condvar,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
+/// What waits for the writer.
 #[derive(Default)]
 struct Saving {
-    pending: HashMap<String, SaveFile>,
+    /// Journal lines, and the rooms they are of.
+    lines: Vec<u8>,
+    lines_of: HashSet<String>,
+    /// Whole saves, the newest of each room.
+    saves: HashMap<String, SaveFile>,
     writing: bool,
     stop: bool,
 }
 
+/// What the writer thread keeps.
+struct Writer {
+    dir: PathBuf,
+    rooms: Arc<Rooms>,
+    /// The journal being appended to, its generation and size, and the size past which it
+    /// rolls over.
+    journal: Option<std::fs::File>,
+    generation: u64,
+    size: u64,
+    roll_at: u64,
+    /// The generations this writer began and has not removed.
+    own: Vec<u64>,
+    /// Rooms with lines in the current journal that no later save of theirs covers.
+    in_journal: HashSet<String>,
+    /// Rooms whose save this writer wrote (their stale temporaries are gone), with its moves.
+    saved: HashMap<String, usize>,
+}
+
+fn lock_state(saver: &Saver) -> MutexGuard<'_, Saving> {
+    saver.state.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn log_error(what: &str, e: impl std::fmt::Display) {
+    let _ = writeln!(std::io::stderr(), "diving host: {what}: {e:#}");
+}
+
 impl Saver {
-    fn start(dir: PathBuf) -> Arc<Saver> {
-        let saver = Arc::new(Saver { state: Mutex::new(Saving::default()), changed: Condvar::new() });
-        let writer = Arc::clone(&saver);
-        std::thread::spawn(move || writer.run(&dir));
+    fn start(dir: PathBuf, rooms: Arc<Rooms>) -> Arc<Saver> {
+        Saver::rolling_at(dir, rooms, store::JOURNAL_ROLL)
+    }
+
+    /// [`Saver::start`] with a journal that rolls over past `roll_at` bytes.
+    fn rolling_at(dir: PathBuf, rooms: Arc<Rooms>, roll_at: u64) -> Arc<Saver> {
+        let saver =
+            Arc::new(Saver { state: Mutex::new(Saving::default()), changed: Condvar::new(), thread: Mutex::new(None) });
+        // A journal of an earlier run is never appended to or removed by this one.
+        let generation = store::journals(&dir).ok().and_then(|j| j.last().map(|(g, _)| *g)).unwrap_or(0) + 1;
+        let writer = Writer {
+            dir,
+            rooms,
+            journal: None,
+            generation,
+            size: 0,
+            roll_at,
+            own: Vec::new(),
+            in_journal: HashSet::new(),
+            saved: HashMap::new(),
+        };
+        let this = Arc::clone(&saver);
+        let thread = std::thread::Builder::new()
+            .name("diving-saver".into())
+            .spawn(move || this.run(writer))
+            .expect("the saver thread starts");
+        *saver.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread);
         saver
     }
 
-    /// Queues `save` as room `room`'s newest.
-    fn save(&self, room: &str, save: SaveFile) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.pending.insert(room.to_string(), save);
-        self.changed.notify_all();
+    /// Queues the journal lines of `entries`, the moves `first + 1` on of `room`.
+    fn journal(&self, room: &str, first: usize, entries: &[crate::repl::session::Entry]) {
+        let mut lines = Vec::with_capacity(160 * entries.len());
+        store::journal_lines(&mut lines, room, first, entries);
+        let mut state = lock_state(self);
+        state.lines.extend_from_slice(&lines);
+        if !state.lines_of.contains(room) {
+            state.lines_of.insert(room.to_string());
+        }
+        if !state.writing {
+            self.changed.notify_all();
+        }
     }
 
-    /// Returns once every queued save is written.
+    /// Queues `save` as room `room`'s newest whole save.
+    fn save(&self, room: &str, save: SaveFile) {
+        let mut state = lock_state(self);
+        state.saves.insert(room.to_string(), save);
+        if !state.writing {
+            self.changed.notify_all();
+        }
+    }
+
+    /// Returns once everything queued is written.
     fn flush(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        while !state.pending.is_empty() || state.writing {
+        let mut state = lock_state(self);
+        while !state.lines.is_empty() || !state.saves.is_empty() || state.writing {
             state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
         }
     }
 
-    /// Writes what is queued, then stops the writer thread.
+    /// Writes what is queued, the save of every room the journal holds moves of, removes the
+    /// journal, and stops the writer thread.
     fn stop(&self) {
-        self.flush();
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).stop = true;
+        lock_state(self).stop = true;
         self.changed.notify_all();
+        if let Some(thread) = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = thread.join();
+        }
     }
 
-    fn run(&self, dir: &std::path::Path) {
-        // The rooms written once already: their stale temporary files are gone.
-        let mut written = std::collections::HashSet::new();
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+    fn run(&self, mut writer: Writer) {
+        let mut state = lock_state(self);
         loop {
-            if !state.pending.is_empty() {
-                let batch = std::mem::take(&mut state.pending);
+            if !state.lines.is_empty() || !state.saves.is_empty() {
                 state.writing = true;
                 drop(state);
-                for (room, save) in batch {
-                    let result = if written.contains(&room) {
-                        store::rewrite_game(dir, &room, &save)
-                    } else {
-                        written.insert(room.clone());
-                        store::write_game(dir, &room, &save)
-                    };
-                    if let Err(e) = result {
-                        let _ = writeln!(std::io::stderr(), "diving host: room {room}: {e:#}");
-                    }
-                }
-                state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                writer.drain(self);
+                writer.roll(self);
+                state = lock_state(self);
                 state.writing = false;
                 self.changed.notify_all();
                 continue;
             }
             if state.stop {
+                drop(state);
+                writer.close();
                 return;
             }
             state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
@@ -151,15 +231,158 @@ impl Saver {
     }
 }
 
+impl Writer {
+    /// Writes the saves waiting, then appends the lines waiting to the journal (a room's
+    /// lines follow its save) and makes them durable.
+    fn drain(&mut self, saver: &Saver) {
+        let (saves, lines, lines_of) = {
+            let mut state = lock_state(saver);
+            (std::mem::take(&mut state.saves), std::mem::take(&mut state.lines), std::mem::take(&mut state.lines_of))
+        };
+        for (room, save) in saves {
+            if self.write_save(&room, &save) {
+                self.in_journal.remove(&room);
+            }
+        }
+        if lines.is_empty() {
+            return;
+        }
+        match self.append(&lines) {
+            Ok(()) => self.in_journal.extend(lines_of),
+            Err(e) => {
+                log_error(
+                    &format!("cannot write the journal {}", store::journal_path(&self.dir, self.generation).display()),
+                    e,
+                );
+                // Their moves are not in the journal: their saves must hold them.
+                for room in lines_of {
+                    self.snapshot(&room);
+                }
+            }
+        }
+    }
+
+    /// Writes `save` of `room`, unless this writer wrote one with more moves already.
+    /// Whether the room's save now holds the moves of `save`.
+    fn write_save(&mut self, room: &str, save: &SaveFile) -> bool {
+        let moves = save.actions.len();
+        let result = match self.saved.get(room) {
+            Some(&written) if written >= moves => return true,
+            Some(_) => store::rewrite_game(&self.dir, room, save),
+            None => store::write_game(&self.dir, room, save),
+        };
+        match result {
+            Ok(()) => {
+                self.saved.insert(room.to_string(), moves);
+                true
+            }
+            Err(e) => {
+                log_error(&format!("room {room}"), e);
+                false
+            }
+        }
+    }
+
+    /// Writes the save of `room` as it stands now.
+    fn snapshot(&mut self, room: &str) -> bool {
+        let Some(slot) = self.rooms.get(room) else { return true };
+        let save = lock(slot).room.session().to_save();
+        self.write_save(room, &save)
+    }
+
+    /// Appends `lines` to the journal and makes them durable; on a failure the journal is
+    /// cut back to where it was, so no half line is left before the next ones.
+    fn append(&mut self, lines: &[u8]) -> std::io::Result<()> {
+        if self.journal.is_none() {
+            let path = store::journal_path(&self.dir, self.generation);
+            let file = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+            self.size = file.metadata()?.len();
+            self.own.push(self.generation);
+            self.journal = Some(file);
+            store::sync_dir(&self.dir)?;
+        }
+        let file = self.journal.as_mut().expect("opened above");
+        let written = file.write_all(lines).and_then(|()| file.sync_data());
+        if written.is_err() {
+            let _ = file.set_len(self.size);
+        } else {
+            self.size += lines.len() as u64;
+        }
+        written
+    }
+
+    /// Checked after each batch: past `roll_at` bytes ([`store::JOURNAL_ROLL`]), begins a new
+    /// journal, writes the saves of the rooms the old one holds moves of (writing what comes
+    /// in meanwhile to the new one), then removes the old one.
+    fn roll(&mut self, saver: &Saver) {
+        if self.size < self.roll_at {
+            return;
+        }
+        let rooms = std::mem::take(&mut self.in_journal);
+        let old: Vec<u64> = std::mem::take(&mut self.own);
+        self.journal = None;
+        self.generation += 1;
+        self.size = 0;
+        let mut all = true;
+        for room in rooms {
+            all &= self.snapshot(&room);
+            self.drain(saver);
+        }
+        self.remove(old, all);
+    }
+
+    /// Removes the journals of `generations` once `saved` (every room they hold moves of has
+    /// its save); otherwise keeps them for `--resume`.
+    fn remove(&mut self, generations: Vec<u64>, saved: bool) {
+        if !saved {
+            self.own.extend(generations);
+            return;
+        }
+        if let Err(e) = store::sync_dir(&self.dir) {
+            self.own.extend(generations);
+            return log_error(&format!("cannot write {}", self.dir.display()), e);
+        }
+        for generation in generations {
+            let path = store::journal_path(&self.dir, generation);
+            if let Err(e) = std::fs::remove_file(&path) {
+                log_error(&format!("cannot remove {}", path.display()), e);
+            }
+        }
+        let _ = store::sync_dir(&self.dir);
+    }
+
+    /// At the server's stop: every room's save holds all its moves, and the journal goes.
+    fn close(&mut self) {
+        let rooms = std::mem::take(&mut self.in_journal);
+        let mut all = true;
+        for room in rooms {
+            all &= self.snapshot(&room);
+        }
+        self.journal = None;
+        let own = std::mem::take(&mut self.own);
+        self.remove(own, all);
+    }
+}
+
 impl Hub {
     /// Saves, logs and sends what a room call produced. Called with the room locked, so
-    /// messages leave in the order the room made them; the save is made here (in order too)
-    /// and written by the [`Saver`].
+    /// messages leave in the order the room made them; the new moves (or the whole save) are
+    /// handed to the [`Saver`] here, in order too.
     fn deliver(&self, slot: &mut Slot, out: Outbox) {
         if out.changed
             && let Some(saver) = &self.saver
         {
-            saver.save(slot.room.id(), slot.room.session().to_save());
+            let session = slot.room.session();
+            let moves = session.entries().len();
+            match slot.kept {
+                // A finished game gets its whole save, once: whoever opens the file (`diving
+                // replay`, `--load`) finds the whole game without a `--resume`.
+                Some(kept) if kept <= moves && !slot.room.is_over() => {
+                    saver.journal(slot.room.id(), kept, &session.entries()[kept..]);
+                }
+                _ => saver.save(slot.room.id(), session.to_save()),
+            }
+            slot.kept = Some(moves);
         }
         for line in out.log {
             eprintln!("diving host: {line}");
@@ -200,12 +423,18 @@ impl Server {
     /// Serves `rooms` on `listener` (on the current tokio runtime).
     pub fn start(listener: tokio::net::TcpListener, rooms: Vec<Room>, config: ServerConfig) -> std::io::Result<Server> {
         let addr = listener.local_addr()?;
-        let rooms = rooms
-            .into_iter()
-            .map(|room| (room.id().to_string(), Arc::new(Mutex::new(Slot { room, senders: HashMap::new() }))))
-            .collect();
+        let rooms: Arc<Rooms> = Arc::new(
+            rooms
+                .into_iter()
+                .map(|room| {
+                    let kept = config.dir.as_deref().and_then(|dir| store::saved_moves(dir, room.id(), room.session()));
+                    let slot = Slot { room, senders: HashMap::new(), kept };
+                    (slot.room.id().to_string(), Arc::new(Mutex::new(slot)))
+                })
+                .collect(),
+        );
         let (stop, _) = watch::channel(false);
-        let saver = config.dir.clone().map(Saver::start);
+        let saver = config.dir.clone().map(|dir| Saver::start(dir, rooms.clone()));
         let hub = Arc::new(Hub {
             rooms,
             permits: Arc::new(Semaphore::new(config.limits.connections)),
@@ -251,6 +480,11 @@ impl Server {
             }
         };
         hub.check_done();
+        // Messages are small and often come two in a row (an output, then a terminal's screen):
+        // without TCP_NODELAY the second waits for the client's delayed acknowledgement.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let task = tokio::spawn(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await });
         Ok(Server { addr, hub, task })
     }
@@ -280,8 +514,16 @@ impl Server {
         self.wait().await
     }
 
+    /// Waits until every move made so far is on disk (in a save or the journal): what a crash
+    /// now would leave behind.
+    pub async fn sync(&self) {
+        if let Some(saver) = self.hub.saver.clone() {
+            let _ = tokio::task::spawn_blocking(move || saver.flush()).await;
+        }
+    }
+
     /// Waits until the server stops (every game over and every client gone, if so configured),
-    /// and every save is written.
+    /// and every game is in its save (the journal removed).
     pub async fn wait(self) -> std::io::Result<()> {
         let served = self.task.await.unwrap_or_else(|e| Err(std::io::Error::other(e)));
         if let Some(saver) = self.hub.saver.clone() {
@@ -443,4 +685,77 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket, pe
     }
     hub.open.fetch_sub(1, Ordering::SeqCst);
     hub.check_done();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repl::session::{Seating, Session};
+    use crate::server::room::RoomOptions;
+
+    /// Rooms of two bots (their whole game is played when the room is made), each saved as
+    /// it was dealt, as `diving host` saves a new room.
+    fn rooms(dir: &std::path::Path, count: u64) -> Arc<Rooms> {
+        let mut rooms = Rooms::new();
+        for i in 0..count {
+            let seating = ["ann", "bob"].map(|n| Seating { name: n.into(), bot: Some("greedy".into()) }).to_vec();
+            let session = Session::new("standard", seating, 7 + i, None).unwrap();
+            let id = (i + 1).to_string();
+            store::save_seats(dir, &store::Seats { room: id.clone(), tokens: vec![None, None] }).unwrap();
+            store::save_game(dir, &id, &session).unwrap();
+            let room = Room::new(&id, session, vec![None, None], RoomOptions::default());
+            rooms.insert(id, Arc::new(Mutex::new(Slot { room, senders: HashMap::new(), kept: Some(0) })));
+        }
+        Arc::new(rooms)
+    }
+
+    /// Hands each room's moves to the saver as the hub does, one room a batch, and waits until
+    /// each batch is written.
+    fn journal_all(saver: &Saver, rooms: &Rooms) {
+        for (id, slot) in rooms {
+            saver.journal(id, 0, lock(slot).room.session().entries());
+            saver.flush();
+        }
+    }
+
+    fn moves_saved(dir: &std::path::Path, room: &str) -> usize {
+        crate::repl::save::read(&store::save_path(dir, room)).unwrap().actions.len()
+    }
+
+    #[test]
+    fn a_journal_past_its_size_rolls_over_into_the_saves_and_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let rooms = rooms(dir.path(), 3);
+        let saver = Saver::rolling_at(dir.path().to_path_buf(), rooms.clone(), 1);
+        journal_all(&saver, &rooms);
+        // Every room's save now holds its whole game; the journal that held them is gone.
+        for (id, slot) in rooms.iter() {
+            assert_eq!(moves_saved(dir.path(), id), lock(slot).room.session().entries().len(), "room {id}");
+        }
+        assert!(store::journals(dir.path()).unwrap().is_empty());
+        saver.stop();
+        let games = store::load_all(dir.path()).unwrap();
+        for (seats, session) in &games.rooms {
+            assert_eq!(session.game(), lock(&rooms[&seats.room]).room.session().game());
+        }
+    }
+
+    #[test]
+    fn a_stop_writes_the_saves_and_removes_the_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let rooms = rooms(dir.path(), 2);
+        let saver = Saver::start(dir.path().to_path_buf(), rooms.clone());
+        journal_all(&saver, &rooms);
+        // Before the stop the moves are in the journal only, and a resume finds them there.
+        assert_eq!(moves_saved(dir.path(), "1"), 0);
+        assert_eq!(store::journals(dir.path()).unwrap().len(), 1);
+        let before = store::load_all(dir.path()).unwrap();
+        saver.stop();
+        assert!(store::journals(dir.path()).unwrap().is_empty());
+        let after = store::load_all(dir.path()).unwrap();
+        for ((_, a), (_, b)) in before.rooms.iter().zip(&after.rooms) {
+            assert!(!a.entries().is_empty());
+            assert_eq!(a.game(), b.game());
+        }
+    }
 }

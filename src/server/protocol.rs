@@ -3,7 +3,7 @@
 //! and the ruleset's identity a `hello` states. `PROTOCOL.md` documents each message; a
 //! change to one of them changes [`PROTOCOL`].
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::repl::json::{self as js, Object};
@@ -200,11 +200,17 @@ pub fn error(code: &str, message: &str) -> String {
 /// Game output for one reader: the JSON Lines objects local `--json` play would print, the
 /// same as narrated text, and `at`, the number of moves played so far.
 pub fn output(at: usize, lines: &[Object], text: &[String]) -> String {
-    Object::one("type", json!("output"))
-        .with("at", json!(at))
-        .with("json", lines.to_vec())
-        .with("text", json!(text))
-        .to_string()
+    /// The message's fields in their order, borrowed: written straight into the text,
+    /// without copying the lines into a message object first.
+    #[derive(Serialize)]
+    struct Output<'a> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        at: usize,
+        json: &'a [Object],
+        text: &'a [String],
+    }
+    serde_json::to_string(&Output { kind: "output", at, json: lines, text }).expect("an output serialises")
 }
 
 /// Removes control characters and surrounding space from chat; `Err` when nothing is left
@@ -237,6 +243,15 @@ mod tests {
         assert!(ClientMessage::parse(r#"{"type":"dance"}"#).unwrap_err().contains("unknown message type 'dance'"));
         assert!(ClientMessage::parse(r#"{"type":"join","seat":1}"#).unwrap_err().contains("bad 'join' message"));
         assert_eq!(ClientMessage::parse(r#"{"type":"seat_view"}"#).unwrap(), ClientMessage::SeatView);
+    }
+
+    #[test]
+    fn an_output_lists_its_fields_in_order() {
+        let lines = [Object::one("event", json!("passed")).with("player", json!("bob"))];
+        assert_eq!(
+            output(3, &lines, &["bob passes".into()]),
+            r#"{"type":"output","at":3,"json":[{"event":"passed","player":"bob"}],"text":["bob passes"]}"#
+        );
     }
 
     #[test]

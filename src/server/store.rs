@@ -1,16 +1,33 @@
-//! The host's games on disk, one pair of files per room in one directory: `ROOM.save.json`,
-//! the game in the ordinary save format (written atomically by [`save::write`] after every
-//! change), and `ROOM.seats.json`, the seat tokens (written once, readable by the owner
-//! only). `diving host --resume DIR` reads them back.
+//! The host's games on disk, in one directory: per room `ROOM.save.json`, the game in the
+//! ordinary save format (written atomically by [`save::write`]), and `ROOM.seats.json`, the
+//! seat tokens (written once, readable by the owner only); and the journal,
+//! `journal-NNNNNN.jsonl`, one line per move of any room since that room's save was written.
+//! `diving host --resume DIR` reads the saves, plays each room's journal lines on, and writes
+//! the saves again ([`Games::compact`]).
+//!
+//! A save holds the whole game, so writing one after every move costs what the game has
+//! grown to; a journal line costs one move, and one `fsync` makes a whole batch of lines (of
+//! many rooms) durable. The server's writer ([`super::net`]) writes a room's save when it
+//! changes without a save of its game here, when its game ends, when the journal has grown past
+//! [`JOURNAL_ROLL`] bytes (then a new journal is begun and the old one removed) and when the
+//! server stops (then the journal is removed).
 
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::repl::save::{self, SaveFile};
-use crate::repl::session::Session;
+use crate::core::Action;
+use crate::repl::record;
+use crate::repl::render;
+use crate::repl::save::{self, ActionJson, SaveFile};
+use crate::repl::session::{Entry, Session};
+
+/// The size past which the server begins a new journal (after writing the saves of the rooms
+/// the old one holds lines of).
+pub const JOURNAL_ROLL: u64 = 64 * 1024 * 1024;
 
 /// The seat file of a room.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +63,23 @@ pub fn rewrite_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<(
     Ok(())
 }
 
+/// How many of `session`'s moves the save of `room` in `dir` holds, when it is a save of this
+/// very game (its setup, and the step hash of each of its moves, the session's); `None` when
+/// there is no such save. The server journals a room's moves on from there.
+pub fn saved_moves(dir: &Path, room: &str, session: &Session) -> Option<usize> {
+    let saved = save::read(&save_path(dir, room)).ok()?;
+    let now = session.to_save();
+    let same_setup = saved.seed == now.seed
+        && saved.deck == now.deck
+        && saved.players == now.players
+        && saved.branch == now.branch
+        && saved.rules_hash == now.rules_hash;
+    let prefix = saved.actions.len() <= now.actions.len()
+        && saved.steps.len() == saved.actions.len()
+        && now.steps.starts_with(&saved.steps);
+    (same_setup && prefix).then_some(saved.actions.len())
+}
+
 /// Writes the seat file of a room (atomically, owner-only on Unix).
 pub fn save_seats(dir: &Path, seats: &Seats) -> anyhow::Result<()> {
     let path = seats_path(dir, &seats.room);
@@ -67,8 +101,177 @@ pub fn save_seats(dir: &Path, seats: &Seats) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Every room saved in `dir`, with its game replayed and checked, sorted by room name.
-pub fn load_all(dir: &Path) -> anyhow::Result<Vec<(Seats, Session)>> {
+/// One line of the journal: move `number` (the first is 1) of `room`, with the hash of its
+/// step ([`record::step_hash`]), which its replay must give.
+#[derive(Debug, Serialize, Deserialize)]
+struct JournalLine {
+    room: String,
+    #[serde(rename = "move")]
+    number: usize,
+    step: String,
+    #[serde(flatten)]
+    action: ActionJson,
+}
+
+/// The journal of generation `generation`.
+pub fn journal_path(dir: &Path, generation: u64) -> PathBuf {
+    dir.join(format!("journal-{generation:06}.jsonl"))
+}
+
+/// The journals in `dir`, oldest first, with their generations.
+pub fn journals(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
+    let entries = fs::read_dir(dir).with_context(|| format!("cannot read the games directory {}", dir.display()))?;
+    let mut found = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        let generation = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("journal-"))
+            .and_then(|n| n.strip_suffix(".jsonl"))
+            .and_then(|n| n.parse::<u64>().ok());
+        if let Some(generation) = generation {
+            found.push((generation, path));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Appends to `out` the journal lines of `entries`, moves `first + 1` on of `room`.
+pub fn journal_lines(out: &mut Vec<u8>, room: &str, first: usize, entries: &[Entry]) {
+    for (i, entry) in entries.iter().enumerate() {
+        let line = JournalLine {
+            room: room.to_string(),
+            number: first + i + 1,
+            step: record::step_text(entry.step),
+            action: ActionJson::from(&entry.action),
+        };
+        serde_json::to_writer(&mut *out, &line).expect("a journal line is plain data");
+        out.push(b'\n');
+    }
+}
+
+/// Makes what was renamed or removed in `dir` durable.
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    fs::File::open(dir)?.sync_all()
+}
+
+/// The games of a directory, as `--resume` finds them.
+pub struct Games {
+    /// Every room, sorted by name.
+    pub rooms: Vec<(Seats, Session)>,
+    /// What was found damaged and recovered from (a journal line cut short by a crash).
+    pub notes: Vec<String>,
+    /// The rooms that took moves from the journal.
+    journaled: BTreeSet<String>,
+    journals: Vec<PathBuf>,
+}
+
+impl Games {
+    /// Writes the save of every room the journal moved on, then removes the journals: the
+    /// directory holds the games in saves alone again. A journal is removed only once every
+    /// save is written.
+    pub fn compact(&self, dir: &Path) -> anyhow::Result<()> {
+        if self.journals.is_empty() {
+            return Ok(());
+        }
+        for (seats, session) in &self.rooms {
+            if self.journaled.contains(&seats.room) {
+                save_game(dir, &seats.room, session)?;
+            }
+        }
+        sync_dir(dir).with_context(|| format!("cannot write {}", dir.display()))?;
+        for path in &self.journals {
+            fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+        sync_dir(dir).with_context(|| format!("cannot write {}", dir.display()))?;
+        Ok(())
+    }
+}
+
+/// Plays the journals of `dir` on from the saved games in `rooms`.
+fn replay_journals(dir: &Path, rooms: &mut HashMap<String, &mut Session>, games: &mut Games) -> anyhow::Result<()> {
+    let journals = journals(dir)?;
+    let newest = journals.last().map(|(g, _)| *g);
+    for (generation, path) in journals {
+        let text = fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let count = text.split_inclusive('\n').count();
+        for (i, raw) in text.split_inclusive('\n').enumerate() {
+            let at = || format!("{} line {}", path.display(), i + 1);
+            let line: JournalLine = match serde_json::from_str(raw.trim_end_matches('\n')) {
+                Ok(line) => line,
+                // A crash while the newest journal was written can cut its last line short:
+                // the moves before it are whole.
+                Err(_) if Some(generation) == newest && i + 1 == count && !raw.ends_with('\n') => {
+                    games.notes.push(format!(
+                        "{}: the last line was cut short (the host stopped while writing it); the move it held is lost, every move before it is back",
+                        at()
+                    ));
+                    break;
+                }
+                Err(e) => anyhow::bail!("{}: not a journal line ({e}); the journal is damaged", at()),
+            };
+            let Some(session) = rooms.get_mut(&line.room) else {
+                anyhow::bail!("{}: names room '{}', which has no saved game in {}", at(), line.room, dir.display());
+            };
+            let moves = session.entries().len();
+            if line.number == 0 {
+                anyhow::bail!("{}: move 0 of room {}: moves count from 1; the journal is damaged", at(), line.room);
+            }
+            if line.number <= moves {
+                // Written before the room's save: the save has it.
+                let step = record::step_text(session.entries()[line.number - 1].step);
+                if step != line.step {
+                    anyhow::bail!(
+                        "{}: move {} of room {} is not the saved one (step {}, saved {step}); the journal is damaged",
+                        at(),
+                        line.number,
+                        line.room,
+                        line.step
+                    );
+                }
+                continue;
+            }
+            if line.number > moves + 1 {
+                anyhow::bail!(
+                    "{}: move {} of room {} follows move {moves}: the moves between are missing; the journal is damaged",
+                    at(),
+                    line.number,
+                    line.room
+                );
+            }
+            let action = Action::from(line.action);
+            let text = render::command_for(session.game(), &action);
+            if let Err(e) = session.apply(action) {
+                let reason = render::action_error(session.game(), &e);
+                anyhow::bail!(
+                    "{}: move {} of room {} ('{text}') cannot be replayed: {reason}",
+                    at(),
+                    line.number,
+                    line.room
+                );
+            }
+            let step = session.entries().last().map(|e| record::step_text(e.step)).unwrap_or_default();
+            if step != line.step {
+                anyhow::bail!(
+                    "{}: move {} of room {} ('{text}') does not replay as recorded (step {}, now {step})",
+                    at(),
+                    line.number,
+                    line.room,
+                    line.step
+                );
+            }
+            games.journaled.insert(line.room);
+        }
+        games.journals.push(path);
+    }
+    Ok(())
+}
+
+/// Every room saved in `dir`, with its game replayed and checked, and played on by the
+/// journal's lines; sorted by room name.
+pub fn load_all(dir: &Path) -> anyhow::Result<Games> {
     let entries = fs::read_dir(dir).with_context(|| format!("cannot read the games directory {}", dir.display()))?;
     let mut rooms = Vec::new();
     for entry in entries {
@@ -99,5 +302,9 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Vec<(Seats, Session)>> {
         anyhow::bail!("no saved games in {} (it has no ROOM.seats.json)", dir.display());
     }
     rooms.sort_by(|a, b| a.0.room.cmp(&b.0.room));
-    Ok(rooms)
+    let mut games = Games { rooms: Vec::new(), notes: Vec::new(), journaled: BTreeSet::new(), journals: Vec::new() };
+    let mut by_name: HashMap<String, &mut Session> = rooms.iter_mut().map(|(s, g)| (s.room.clone(), g)).collect();
+    replay_journals(dir, &mut by_name, &mut games)?;
+    games.rooms = rooms;
+    Ok(games)
 }
