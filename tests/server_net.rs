@@ -115,6 +115,28 @@ async fn a_whole_game_over_the_protocol_is_the_game_played_locally() {
     server.stop().await.unwrap();
 }
 
+/// A game played to its end gets its whole save while the host still runs, so `diving replay`
+/// or `--load` on the file sees every move without a `--resume` (the journal alone would hold
+/// the last moves until the host stops).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_has_its_whole_save_before_the_host_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = room("1", &["alice", "bot:greedy"], SEED, RoomOptions::default());
+    store::save_seats(dir.path(), &store::Seats { room: r.id().into(), tokens: r.tokens().to_vec() }).unwrap();
+    store::save_game(dir.path(), r.id(), r.session()).unwrap();
+    let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
+    let server = serve(vec![r], config).await;
+    let (alice, _) = Client::join(&server, "1", 0).await;
+    let alice = play_first_moves(alice, "alice".into()).await;
+    server.sync().await;
+    let played = server.with_room("1", |r| r.session().to_save()).unwrap();
+    let saved = diving::repl::save::read(&store::save_path(dir.path(), "1")).unwrap();
+    assert_eq!(saved.actions, played.actions, "the save holds the whole game");
+    assert_eq!(saved.steps, played.steps);
+    drop(alice);
+    server.stop().await.unwrap();
+}
+
 /// A seed whose first player can play a card that asks for a target among several players.
 fn question_seed(players: &[&str]) -> (u64, String) {
     for seed in 1.. {
