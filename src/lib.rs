@@ -74,8 +74,9 @@
 //!   [`server::room::Room`] is one game as a state machine without I/O (seats, secret tokens,
 //!   spectators, target questions, away bots, chat) that makes every message for its reader
 //!   through `Viewer`, `repl::json::state_for` and the narrator; `server::net` is the axum
-//!   WebSocket edge (limits, away timer, a writer thread saving every room's newest move); `server::store` the games
-//!   directory (`--resume`); `server::client` the `join` shell; `server::web` the browser
+//!   WebSocket edge (limits, away timer, a writer thread that appends every move to a journal
+//!   with one `fsync` a batch, and writes a room's whole save when its game ends and at the
+//!   stop); `server::store` the games directory (saves, journal, `--resume`); `server::client` the `join` shell; `server::web` the browser
 //!   seat (a plain HTML/CSS/JS page embedded in the binary, and the `seat_view` it draws, whose
 //!   previews are worked out on the seat's `View::sample`). `PROTOCOL.md` is the wire.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
