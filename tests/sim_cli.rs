@@ -2,6 +2,8 @@
 //! outputs read back, a paired run of a ruleset against itself finds no difference, and bad
 //! input or a failing bot stops it with a clear message.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -166,14 +168,8 @@ fn bad_input_is_refused_with_status_2() {
 #[test]
 fn a_failing_mod_stops_the_sim_with_the_seed_that_reproduces_it() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("fragile.toml"), "extends = \"standard\"\nmods = [\"fragile.lua\"]\n").unwrap();
     // A 7 played late in a game breaks the mod.
-    std::fs::write(
-        dir.path().join("fragile.lua"),
-        "diving.wrap(7, function(ctx, play, previous)\n  if ctx:turn() > 12 then error('the seven snapped') end\n  previous(ctx, play)\nend)\n",
-    )
-    .unwrap();
-    let ruleset = dir.path().join("fragile.toml");
+    let ruleset = common::fragile_ruleset(dir.path());
     let assert = sim(&["--games", "200", "--players", "greedy,random", "--ruleset", ruleset.to_str().unwrap()]).code(1);
     let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
     assert!(

@@ -3,6 +3,8 @@
 //! several `--ruleset`s every bot plays under every ruleset, and the rulesets are ranked by
 //! skill versus luck.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -173,14 +175,8 @@ fn bad_rulesets_are_refused_with_their_reason() {
 #[test]
 fn a_failing_mod_under_one_ruleset_stops_the_tournament_with_the_command_that_replays_it() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("fragile.toml"), "extends = \"standard\"\nmods = [\"fragile.lua\"]\n").unwrap();
     // A 7 played late in a game breaks the mod.
-    std::fs::write(
-        dir.path().join("fragile.lua"),
-        "diving.wrap(7, function(ctx, play, previous)\n  if ctx:turn() > 12 then error('the seven snapped') end\n  previous(ctx, play)\nend)\n",
-    )
-    .unwrap();
-    let fragile = dir.path().join("fragile.toml");
+    let fragile = common::fragile_ruleset(dir.path());
     let fragile = fragile.to_str().unwrap();
     let args =
         ["--bots", "greedy,random", "--games", "50", "--jobs", "1", "--ruleset", "standard", "--ruleset", fragile];

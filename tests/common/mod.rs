@@ -350,3 +350,16 @@ pub fn refused_twice_then(game: &mut Game, trigger: &str, prefix: &str, fragment
     assert_invariants(game, "after the next action");
     message
 }
+
+/// Writes `fragile.toml` into `dir`: the standard rules with a mod whose 7 breaks once a game
+/// passes turn 12 (`the seven snapped`, at `fragile.lua:2`), for the tests of a mod that fails
+/// mid-run. Returns the ruleset's path.
+pub fn fragile_ruleset(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::write(dir.join("fragile.toml"), "extends = \"standard\"\nmods = [\"fragile.lua\"]\n").unwrap();
+    std::fs::write(
+        dir.join("fragile.lua"),
+        "diving.wrap(7, function(ctx, play, previous)\n  if ctx:turn() > 12 then error('the seven snapped') end\n  previous(ctx, play)\nend)\n",
+    )
+    .unwrap();
+    dir.join("fragile.toml")
+}
