@@ -9,7 +9,10 @@
 //!
 //! The root moves are every legal play plus the few best recoveries by the greedy score (a
 //! hand of four has fifteen recoveries, most of them poor; searching them all would dilute
-//! the iterations).
+//! the iterations). The first iterations try each root move once, in order; with fewer
+//! iterations than root moves, the greedy policy's own choice is tried first, so a small
+//! search (`mcts:1`) plays at least like `greedy` instead of never looking past the first few
+//! plays (it never recovered, and lost to `random`).
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -221,6 +224,13 @@ impl Bot for MctsBot {
         if n == 1 {
             return Ok(self.candidates.swap_remove(0));
         }
+        if (self.params.iterations as usize) < n {
+            // Not every root move gets a playout: the greedy choice goes first.
+            let greedy = self.policy.pick(view);
+            if let Some(i) = self.candidates.iter().position(|a| *a == greedy) {
+                self.candidates[..=i].rotate_right(1);
+            }
+        }
         self.search(view);
         let mut best = 0;
         for a in 1..n {
@@ -230,5 +240,41 @@ impl Bot for MctsBot {
             }
         }
         Ok(self.candidates.swap_remove(best))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bots::RandomBot;
+
+    /// Regression: with fewer playouts than root moves the search only ever tried the first
+    /// few plays, so `mcts:1` never recovered and lost to `random`. With one playout it now
+    /// makes the greedy choice, and a small search beats `random`.
+    #[test]
+    fn a_search_smaller_than_its_root_moves_tries_the_greedy_choice_first() {
+        let mut greedy = GreedyBot::new();
+        let (mut compared, mut wins) = (0, 0);
+        for seed in 0..12u64 {
+            let mut game = Game::standard(&["search", "random"], seed).unwrap();
+            let mut search = MctsBot::new(1, seed);
+            let mut random = RandomBot::new(seed);
+            while !game.is_over() && game.turn() < 400 {
+                let seat = game.current();
+                let view = View::new(&game, seat);
+                let action = if seat == 0 {
+                    let chosen = search.choose(&view).unwrap();
+                    assert_eq!(chosen, greedy.pick(&view), "seed {seed}, turn {}", game.turn());
+                    compared += 1;
+                    chosen
+                } else {
+                    random.choose(&view).unwrap()
+                };
+                game.apply(&action, &mut ()).unwrap();
+            }
+            wins += u32::from(game.winner() == Some(0));
+        }
+        assert!(compared > 100, "{compared} moves compared");
+        assert!(wins >= 9, "mcts:1 won {wins} of 12 games against random");
     }
 }
