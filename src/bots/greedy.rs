@@ -664,8 +664,10 @@ impl<A: Air> Turn<'_, '_, A> {
     }
 
     /// What the plays of `offer` share for cards of `class` (0 for number cards, then J, Q,
-    /// K): scored target by target, in listing order.
-    #[inline(never)]
+    /// K): scored target by target, in listing order. Inlined: out of line, its 56-byte
+    /// answer went back through memory field by field and was read back whole at once, a
+    /// stall on every call (`perf annotate`: 7% of `pick`'s samples on that load).
+    #[inline(always)]
     fn shared(&self, class: usize, offer: Offer) -> Shared {
         let part = |target: Option<Seat>| match class {
             0 if self.quick && !self.jolted => Some(push_score(self.model, self.view, self.air, target?)),
