@@ -424,7 +424,7 @@ pub struct SimArgs {
     /// Rotate the seats every game, so each bot plays each seat equally often
     #[arg(long)]
     pub rotate: bool,
-    /// Sweep a number of the rules: NAME=FROM..TO[:STEP] or NAME=V1,V2 (repeat for more axes;
+    /// Sweep a number of the rules: NAME=FROM..TO, NAME=FROM..TO:STEP or NAME=V1,V2 (repeat for more axes;
     /// NAME is quick_extra, quick_push, hand_size, table_size, max_oxygen, max_depth, max_turns
     /// or decks). Plays every combination paired with the ruleset (or --baseline) on the same
     /// seeds and reports seat balance, length, draws, rescues, lead changes and decisiveness
@@ -450,7 +450,7 @@ impl From<&SimArgs> for SimOptions {
 pub struct TuneArgs {
     /// The ruleset to start from (a TOML file or a shipped name); without it, --ruleset or standard
     pub file: Option<String>,
-    /// A number to tune and its values: NAME=FROM..TO[:STEP] or NAME=V1,V2 (repeat for more)
+    /// A number to tune and its values: NAME=FROM..TO, NAME=FROM..TO:STEP or NAME=V1,V2 (repeat for more)
     #[arg(long, value_name = "NAME=VALUES", required = true)]
     pub vary: Vec<String>,
     /// What to aim for: measures, each alone (as close to 0 as may be) or with a range, e.g.

@@ -43,8 +43,20 @@ fn one(text: &str) -> String {
 fn syntax_error() {
     assert_eq!(
         one("extends = \"standard\"\nhand_size = \n"),
-        "r.toml:2:13: `hand_size`: string values must be quoted, expected literal string"
+        "r.toml:2:13: `hand_size` has no value: write one after `=`"
     );
+    assert_eq!(one("hand_size = # four\n"), "r.toml:1:13: `hand_size` has no value: write one after `=`");
+    // An unquoted word, or two numbers.
+    let unreadable = |value: &str| {
+        format!(
+            "`hand_size`: cannot read `{value}` as a value (numbers are plain digits, text goes in quotes, \
+             and true and false are lower case)"
+        )
+    };
+    assert_eq!(one("hand_size = four\n"), format!("r.toml:1:13: {}", unreadable("four")));
+    assert_eq!(one("hand_size = 4 4 # two\n"), format!("r.toml:1:13: {}", unreadable("4 4")));
+    // Any other message of the parser is placed under its key.
+    assert_eq!(one("hand_size = [1,\n"), "r.toml:1:16: `hand_size`: unclosed array, expected `]`");
 }
 
 #[test]
@@ -195,7 +207,26 @@ fn mods_of_the_base_load_first_relative_to_the_base() {
 fn unknown_ruleset() {
     assert_eq!(
         Ruleset::load("no-such-ruleset").unwrap_err().to_string(),
-        "cannot read ruleset 'no-such-ruleset': no such file, and no shipped ruleset has that name (shipped: standard, meters, big-table, house)"
+        "no such file, and no shipped ruleset has that name (shipped: standard, meters, big-table, house)"
+    );
+}
+
+/// A failed `--ruleset` names the ruleset once, and a path that is there but no file says so
+/// without listing the shipped rulesets.
+#[test]
+fn a_ruleset_that_cannot_be_read_is_named_once() {
+    let out = diving().args(["--ruleset", "no-such-ruleset", "sim", "--games", "1"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "diving: cannot load ruleset 'no-such-ruleset': no such file, and no shipped ruleset has that name \
+         (shipped: standard, meters, big-table, house)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().to_str().unwrap();
+    let out = diving().args(["--ruleset", spec, "sim", "--games", "1"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        format!("diving: cannot load ruleset '{spec}': not a regular file (it is a directory)")
     );
 }
 

@@ -1,6 +1,6 @@
 //! `diving check FILE`: reads a ruleset and its mods like a compiler would (the first problem
 //! as `file:line:col: error: message`, exit status 2), plays the smoke games (short, checking
-//! the core's invariants after every action), then the random-play [`stress`](super::stress)
+//! the core's invariants after every action), then the random-play [`stress`](super::stress())
 //! for every player count. A failure names the mod's file and line, the game it happened in
 //! and the `diving sim` command that replays it.
 

@@ -1,7 +1,7 @@
 //! The mod writer's tools: `diving check` (a ruleset and its mods read like a compiler would,
-//! then smoke games and a random-play [`stress`]), `diving mod new` (a starter mod, its
+//! then smoke games and a random-play [`stress`](mod@stress)), `diving mod new` (a starter mod, its
 //! ruleset and a scenario file: [`new`]) and `diving mod test` ([`scenario`] files run
-//! against the mod, then the same stress: [`test`]).
+//! against the mod, then the same stress: [`test`](mod@test)).
 //!
 //! Architecture invariant: the mod kit is a client like the shell and the simulator. It
 //! plays games only through [`crate::sim`] and [`crate::ruleset::smoke`], so what it finds

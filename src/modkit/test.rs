@@ -1,5 +1,5 @@
 //! `diving mod test [FILES]`: runs the [`scenario`](super::scenario) files against the ruleset
-//! each names (or `--ruleset`), then the random-play [`stress`](super::stress) of every
+//! each names (or `--ruleset`), then the random-play [`stress`](super::stress()) of every
 //! ruleset they used. Every failure names the scenario file and line (or, for the stress, the
 //! mod's file and line, the game and the `diving sim` command replaying it); the exit status
 //! is 2 when anything failed.

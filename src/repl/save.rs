@@ -205,8 +205,8 @@ pub fn write(path: &Path, save: &SaveFile) -> Result<(), SaveError> {
     write_with(path, save, true)
 }
 
-/// [`write`] for a writer that saves the same file again and again (the game server saves
-/// its rooms again when its journal rolls over and when it stops): its first [`write`] of the file in this process removed the
+/// [`write`](fn@write) for a writer that saves the same file again and again (the game server saves
+/// its rooms again when its journal rolls over and when it stops): its first [`write`](fn@write) of the file in this process removed the
 /// stale temporaries of this name, so the directory is not read again (reading a directory
 /// of a thousand games took longer than writing the save).
 pub fn write_again(path: &Path, save: &SaveFile) -> Result<(), SaveError> {

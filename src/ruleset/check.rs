@@ -61,7 +61,7 @@ pub fn invariant_problem(game: &Game) -> Option<String> {
 }
 
 /// Plays the smoke games: for each player count from the ruleset's minimum up to 4 (or the
-/// minimum, if higher), [`GAMES`] games of random legal actions.
+/// minimum, if higher), `GAMES` games of random legal actions.
 pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> {
     let rules = &ruleset.rules;
     let registry = ruleset.registry().map_err(|error| SmokeFailure { error, context: String::new() })?;

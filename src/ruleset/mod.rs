@@ -267,9 +267,7 @@ impl Ruleset {
     pub fn load(spec: &str) -> Result<Ruleset, RulesetError> {
         let origin = Ruleset::find(spec)?;
         let mut chain = vec![origin.identity()];
-        let text = origin
-            .read(FileKind::Ruleset)
-            .map_err(|e| RulesetError::unplaced(format!("cannot read ruleset '{}': {e}", origin.display())))?;
+        let text = origin.read(FileKind::Ruleset).map_err(|e| RulesetError::unplaced(e.to_string()))?;
         let merged = read_merged(&origin, &text, &mut chain)?;
         let top = origin.display();
         Ruleset::finish(spec, merged, top)
@@ -319,10 +317,13 @@ impl Ruleset {
         if bare && let Some(origin) = shipped(spec.strip_suffix(".toml").unwrap_or(spec)) {
             return Ok(origin);
         }
-        Err(RulesetError::unplaced(format!(
-            "cannot read ruleset '{spec}': {why}, and no shipped ruleset has that name (shipped: {})",
-            shipped_list()
-        )))
+        // The callers name the ruleset ("cannot load ruleset 'x': …"); a name that could have
+        // been a shipped ruleset's also says which ones there are.
+        Err(RulesetError::unplaced(if bare && !path.exists() {
+            format!("{why}, and no shipped ruleset has that name (shipped: {})", shipped_list())
+        } else {
+            why
+        }))
     }
 
     /// A fresh registry with this ruleset's mods loaded (a new Lua state each call).

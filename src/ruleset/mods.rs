@@ -1,5 +1,5 @@
 //! The set of mods a ruleset loads, resolved before any of them loads: every mod's manifest
-//! is read ([`read_manifest`]), then [`resolve`] refuses a set in which two mods share a name,
+//! is read ([`read_manifest`]), then `resolve` refuses a set in which two mods share a name,
 //! a mod's `requires` is missing, of a version outside its range or loaded after it, or a mod's
 //! `conflicts` is loaded. Each message names both mods, their versions and files, and the range.
 //!

@@ -20,7 +20,7 @@
 //!   element it touches (a `table.move` over a billion slots is refused before it starts). A
 //!   caught error costs [`ERROR_STEPS`]. Calls made while another budgeted call runs on the
 //!   same thread (a hook of another sandbox run by a `ctx` function) share its budget. The
-//!   script layer can also put a *pool* over several calls ([`Pool`]), the cap of one turn.
+//!   script layer can also put a *pool* over several calls (`pool`), the cap of one turn.
 //! - **Nothing can catch a limit**: once the budget is spent, *every* further interrupt,
 //!   charge and `pcall` return raises the error again until the outermost call returns, and
 //!   that call fails with the budget error even if the script caught it. `pcall` and `xpcall`

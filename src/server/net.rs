@@ -1,7 +1,7 @@
 //! The network edge of the server: an axum WebSocket endpoint per room (`ws://HOST:PORT/ROOM`;
 //! the same address without the upgrade, and `/`, serve the browser seat of [`web`]),
 //! one task per connection, the limits (message size, rate, connections), the away timer,
-//! and keeping each game on disk move by move (the [`Saver`]). The game itself is the [`Room`]'s; this module
+//! and keeping each game on disk move by move (the `Saver`). The game itself is the [`Room`]'s; this module
 //! only moves its messages.
 
 use std::collections::{HashMap, HashSet};
