@@ -149,3 +149,29 @@ fn a_finished_game_is_saved_with_the_command_that_watches_it() {
     assert!(text.contains("(watch it with: diving replay "), "{text}");
     assert!(!text.contains("--load"), "{text}");
 }
+
+/// A save names its ruleset file by where it was; when the file has moved, loading says so and
+/// how to name it, and `--ruleset` with the new place resumes the game.
+#[test]
+fn a_save_whose_ruleset_file_moved_says_how_to_name_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("house.toml");
+    std::fs::write(&first, "quick_push = 2\n").unwrap();
+    let file = dir.path().join("g.json");
+    let args = ["--json", "--ruleset", first.to_str().unwrap(), "play", "--players", "alice,bob", "--seed", "5"];
+    let (code, lines, _) = run(&args, format!("save {}\n", file.display()));
+    assert_eq!((code, lines.last()), (Some(0), Some(&json!({ "saved": file.display().to_string() }))));
+
+    let moved = dir.path().join("moved.toml");
+    std::fs::rename(&first, &moved).unwrap();
+    let (code, _, stderr) = run(&["--json", "--load", file.to_str().unwrap()], String::new());
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains(&format!("cannot load ruleset '{}': no such file", first.display()))
+            && stderr.contains("if the ruleset file has moved, name it with --ruleset FILE"),
+        "{stderr}"
+    );
+    let (code, _, stderr) =
+        run(&["--json", "--ruleset", moved.to_str().unwrap(), "--load", file.to_str().unwrap()], String::new());
+    assert_eq!(code, Some(0), "{stderr}");
+}

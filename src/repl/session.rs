@@ -543,8 +543,11 @@ impl Session {
                 format!("; since the recording, {}", differences.join("; "))
             }
         };
+        // A save names a ruleset file by where it was when the game was saved.
+        let moved = ruleset.is_none() && Path::new(&spec).is_absolute() && !Path::new(&spec).exists();
+        let moved = if moved { " (if the ruleset file has moved, name it with --ruleset FILE)" } else { "" };
         let mut session = Session::starting(&spec, seating, file.seed, Some(file.deck), file.branch)
-            .map_err(|e| SaveError::new(path, format!("{e}{}", why(&differences))))?;
+            .map_err(|e| SaveError::new(path, format!("{e}{moved}{}", why(&differences))))?;
         session.hints = !file.no_hints;
         for (i, action) in file.actions.into_iter().enumerate() {
             let text = render::command_for(&session.game, &action);
