@@ -190,3 +190,21 @@ fn a_failing_mod_stops_the_sim_with_the_seed_that_reproduces_it() {
     let again = String::from_utf8(again.get_output().stderr.clone()).unwrap();
     assert!(again.contains("the seven snapped"), "{again}");
 }
+
+/// A game has one winner, so the seats of one bot are not independent trials: two identical
+/// bots win exactly half the seat-games between them (no draws here), and the interval may not
+/// reach past that. Counted seat by seat it read 46.5%–53.5%.
+#[test]
+fn a_bot_in_several_seats_gets_an_interval_over_the_games() {
+    let v = json(&["--games", "400", "--players", "greedy,greedy,random", "--seed", "3"]);
+    let v = &v["results"];
+    let greedy = &v["bots"][0];
+    assert_eq!((greedy["bot"].as_str(), greedy["games"].as_u64()), (Some("greedy"), Some(800)));
+    let wins = greedy["wins"].as_u64().unwrap();
+    assert_eq!(wins + v["bots"][1]["wins"].as_u64().unwrap() + v["draws"]["games"].as_u64().unwrap(), 400);
+    let (rate, low, high) =
+        (greedy["rate"].as_f64().unwrap(), greedy["low"].as_f64().unwrap(), greedy["high"].as_f64().unwrap());
+    assert_eq!(rate, wins as f64 / 800.0);
+    // Greedy wins nearly every game: at most half of the seat-games, and close to it.
+    assert!(low <= rate && rate <= high && high <= 0.5 && low > 0.45, "{greedy}");
+}

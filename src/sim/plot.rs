@@ -7,7 +7,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::report::Report;
-use super::stats::{Tally, wilson};
+use super::stats::{Rate, Tally, wilson};
 
 const RULESET_COLOUR: RGBColor = RGBColor(31, 119, 180);
 const BASELINE_COLOUR: RGBColor = RGBColor(255, 127, 14);
@@ -107,8 +107,8 @@ where
     Ok(())
 }
 
-/// A bar: its label, wins and games.
-type Bar = (String, u64, u64);
+/// A bar: its label and its win rate with the interval.
+type Bar = (String, Rate);
 
 /// A bar per seat and per bot, with the 95% interval as a whisker.
 fn draw_wins<DB: DrawingBackend>(
@@ -122,24 +122,15 @@ where
     let players = &report.config.players;
     let groups = |t: &Tally| -> Vec<Bar> {
         let mut out: Vec<Bar> =
-            t.seat_wins.iter().enumerate().map(|(s, &w)| (format!("seat {}", s + 1), w, t.games)).collect();
-        let mut seen: Vec<&String> = Vec::new();
-        for p in players {
-            if seen.contains(&p) {
-                continue;
-            }
-            seen.push(p);
-            let seats = players.iter().filter(|q| *q == p).count() as u64;
-            let wins = players.iter().zip(&t.player_wins).filter(|(q, _)| *q == p).map(|(_, w)| *w).sum();
-            out.push((p.clone(), wins, t.games * seats));
-        }
+            t.seat_wins.iter().enumerate().map(|(s, &w)| (format!("seat {}", s + 1), wilson(w, t.games))).collect();
+        out.extend(super::report::bot_wins(players, t).into_iter().map(|(bot, _, _, rate)| (bot, rate)));
         out
     };
     let ours = groups(&report.result.tally);
     let theirs = baseline.map(groups);
     let n = ours.len();
     // Bar `i` is centred on x = i, so the axis labels (at whole numbers) name the bars.
-    let labels: Vec<String> = ours.iter().map(|(label, _, _)| label.clone()).collect();
+    let labels: Vec<String> = ours.iter().map(|(label, _)| label.clone()).collect();
     let name = |x: &f64| -> String {
         let i = x.round();
         if (x - i).abs() < 1e-6 && i >= 0.0 {
@@ -169,8 +160,7 @@ where
     };
     let bar = if theirs.is_some() { 0.4 } else { 0.6 };
     for (bars, colour, offset) in series {
-        for (i, (_, wins, games)) in bars.iter().enumerate() {
-            let r = wilson(*wins, *games);
+        for (i, (_, r)) in bars.iter().enumerate() {
             let x = i as f64 + offset;
             chart
                 .draw_series(std::iter::once(Rectangle::new([(x, 0.0), (x + bar, r.rate)], colour.filled())))

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use super::stats::{KIND_KEYS, KINDS, Moments, Paired, Tally, wilson};
+use super::stats::{KIND_KEYS, KINDS, Moments, Paired, Rate, Tally, wilson};
 use super::{SimConfig, SimResult};
 use crate::ruleset::Ruleset;
 
@@ -29,13 +29,26 @@ fn distinct_bots(players: &[String]) -> Vec<(String, usize)> {
     bots
 }
 
-/// Wins of each distinct bot, with the number of seat-games it played.
-fn bot_wins(players: &[String], tally: &Tally) -> Vec<(String, u64, u64)> {
+/// Wins of each distinct bot, the seat-games it played, and its win rate per seat-game with
+/// a 95% interval. A game has one winner, so a bot's seats are not independent trials: the
+/// interval is Wilson's over the games (did this bot win it?), divided by its seats. Counted
+/// as independent, two identical bots got an interval around the 50% they cannot miss.
+pub(super) fn bot_wins(players: &[String], tally: &Tally) -> Vec<(String, u64, u64, Rate)> {
     distinct_bots(players)
         .into_iter()
         .map(|(name, seats)| {
             let wins = players.iter().zip(&tally.player_wins).filter(|(p, _)| **p == name).map(|(_, w)| *w).sum();
-            (name, wins, tally.games * seats as u64)
+            let per_game = wilson(wins, tally.games);
+            let k = seats as f64;
+            let played = tally.games * seats as u64;
+            let rate = Rate {
+                count: wins,
+                total: played,
+                rate: per_game.rate / k,
+                low: per_game.low / k,
+                high: per_game.high / k,
+            };
+            (name, wins, played, rate)
         })
         .collect()
 }
@@ -215,8 +228,7 @@ impl Report<'_> {
             );
         }
         let _ = writeln!(o, "Wins by bot");
-        for (name, wins, played) in bot_wins(self.players(), t) {
-            let r = wilson(wins, played);
+        for (name, wins, _, r) in bot_wins(self.players(), t) {
             let _ = writeln!(o, "  {:<22} {:>6} {:>7}   {}–{}", name, wins, pct(r.rate), pct(r.low), pct(r.high));
         }
         let d = wilson(t.draws, t.games);
@@ -261,8 +273,7 @@ impl Report<'_> {
             .collect();
         let bots: Vec<Value> = bot_wins(self.players(), t)
             .into_iter()
-            .map(|(name, wins, played)| {
-                let r = wilson(wins, played);
+            .map(|(name, wins, played, r)| {
                 json!({"bot": name, "wins": wins, "games": played, "rate": r.rate, "low": r.low, "high": r.high})
             })
             .collect();
@@ -356,8 +367,7 @@ impl Report<'_> {
                     r.high.to_string(),
                 );
             }
-            for (name, wins, played) in bot_wins(self.players(), t) {
-                let r = wilson(wins, played);
+            for (name, _, _, r) in bot_wins(self.players(), t) {
                 row(&format!("{prefix}bot_win_rate"), &name, r.rate.to_string(), r.low.to_string(), r.high.to_string());
             }
             let d = wilson(t.draws, t.games);
