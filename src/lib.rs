@@ -78,7 +78,8 @@
 //!   with one `fsync` a batch, and writes a room's whole save when its game ends and at the
 //!   stop); `server::store` the games directory (saves, journal, `--resume`); `server::client` the `join` shell; `server::web` the browser
 //!   seat (a plain HTML/CSS/JS page embedded in the binary, and the `seat_view` it draws, whose
-//!   previews are worked out on the seat's `View::sample`). `PROTOCOL.md` is the wire.
+//!   previews, like the shell's, are `Session::preview`s: worked out on the seat's `View::sample`).
+//!   `PROTOCOL.md` is the wire.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
 //!   client that serves each command; `main.rs` maps errors to exit status 2.
 //!

@@ -31,6 +31,9 @@ pub const BOT_GAME_TURNS: u32 = 1000;
 pub const MAX_GAME_SAID_LINES: usize = 5000;
 /// Bytes of mod narration one game keeps.
 pub const MAX_GAME_SAID_BYTES: usize = 512 * 1024;
+/// The seed of the game a preview is worked out on ([`Session::preview`]), mixed with the turn:
+/// independent of the real game's seed, deck order and generator.
+const PREVIEW_SEED: u64 = 0x5EA7;
 
 /// One action taken, with who took it and what it caused. The game before it is not kept:
 /// the game is deterministic, so undo rebuilds it by replaying the actions from the setup
@@ -298,13 +301,17 @@ impl Session {
         Ok(&self.entries.last().expect("just pushed").events)
     }
 
-    /// What `action` would cause if the current player took it now, without taking it: the
-    /// engine applies it to a copy of the game. With mods, the copy runs on Lua states of its
-    /// own with a copy of the mods' globals, so the preview shows what the move would do
-    /// and a mod's variables do not move on for a move nobody made. `None` when the action
-    /// is refused.
+    /// What `action` would cause if the current player took it now, as far as that player
+    /// can know, without taking it: the engine applies it to a game made of what the seat
+    /// can see, with the cards it cannot see dealt at random and a random-number generator of
+    /// its own ([`View::sample`]). So a preview never depends on a hidden card, nor tells how
+    /// a mod's random roll will come out: the real game's deck order and generator are not in
+    /// the copy. The copy runs on Lua states of its own with a copy of the mods' globals, so
+    /// a mod's variables do not move on for a move nobody made. `None` when the action is
+    /// refused.
     pub fn preview(&self, action: &Action) -> Option<Vec<Event>> {
-        let mut copy = self.game.clone();
+        let seat = self.game.current();
+        let mut copy = View::new(&self.game, seat).sample(PREVIEW_SEED ^ u64::from(self.game.turn()));
         let mut events = Vec::new();
         copy.apply(action, &mut events).ok()?;
         Some(events)

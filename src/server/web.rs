@@ -7,9 +7,10 @@
 //! state (the core's [`Viewer`] decides which hands are in it), the legal moves of the seat's
 //! [`View`] with a preview of each, the pending question, and what the cards it can see mean.
 //!
-//! Architecture invariant: a preview is worked out on [`View::sample`], a game made only of
-//! what the seat can see with every hidden card (other hands, the deck) dealt at random, so
-//! no preview can depend on, or name, a card the seat cannot see.
+//! Architecture invariant: a preview ([`Session::preview`], the shell's too) is worked out on
+//! [`View::sample`], a game made only of what the seat can see with every hidden card (other
+//! hands, the deck) dealt at random and a random-number generator of its own, so no preview
+//! can depend on, or name, a card the seat cannot see, or tell how a random roll will come out.
 
 use axum::extract::Path;
 use axum::http::{StatusCode, header};
@@ -125,18 +126,13 @@ pub fn seat_view(session: &Session, viewer: Viewer, question: Option<Object>) ->
 fn moves(session: &Session, seat: usize) -> Vec<Object> {
     let game = session.game();
     let view = View::new(game, seat);
-    // What the seat can see, the rest dealt at random: the same for every move of this turn.
-    let sample = view.sample(0x5EA7_u64 ^ u64::from(game.turn()));
     view.legal_actions()
         .into_iter()
         .map(|action| {
-            // A copy of a game runs on Lua states of its own (`core::Copier`), so no mod's
-            // state moves on for a move nobody made.
-            let mut copy = sample.clone();
-            let mut events = Vec::new();
-            let preview = match copy.apply(&action, &mut events) {
-                Ok(()) => render::preview(game, &events, Viewer::Seat(seat)),
-                Err(_) => String::new(),
+            // Worked out on what the seat can see, the rest dealt at random, as the shell's.
+            let preview = match session.preview(&action) {
+                Some(events) => render::preview(game, &events, Viewer::Seat(seat)),
+                None => String::new(),
             };
             let command = render::command_for(game, &action);
             let o = Object::new();
