@@ -122,6 +122,30 @@ fn a_bot_moves_by_itself_and_its_hand_stays_hidden() {
     assert!(history.contains("play 10h"), "{history}");
 }
 
+/// Ctrl-C while the computer thinks (the terminal is out of the line editor's raw mode, so it
+/// is a SIGINT) used to end the program and lose the game unsaved. Now the move is finished,
+/// the shell says Ctrl-C stopped nothing, and the game goes on.
+#[test]
+fn ctrl_c_while_a_bot_thinks_loses_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = start(
+        &["--players", "alice,bot:mcts:20000", "--seed", "1", "--deck", "@scripts/short-game.deck"],
+        home.path(),
+    );
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    // Narrated before the bot starts its search, which takes a while.
+    p.exp_string("alice plays 10H").unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("(Ctrl-C: the game goes on, nothing was left half-done; type 'quit' to leave)").unwrap();
+    let after = p.exp_string("alice> ").unwrap();
+    assert!(after.contains("turn 3 - alice to play"), "the bot moved: {after}");
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+}
+
 #[test]
 fn a_missing_choice_is_asked_for() {
     let home = tempfile::tempdir().unwrap();

@@ -11,6 +11,7 @@
 
 pub mod hint;
 pub mod html;
+pub mod interrupt;
 pub mod json;
 pub mod parse;
 pub mod record;

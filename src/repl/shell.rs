@@ -13,6 +13,7 @@ use serde_json::json;
 
 use crate::core::{Action, ActionError, Card, Event, Game, Seat, Source, Viewer};
 use crate::limits;
+use crate::repl::interrupt::Held;
 use crate::repl::json::{self as js, Object};
 use crate::repl::parse::{self, COMMANDS, Command, Place, Who};
 use crate::repl::render::{self, Narrator, Style};
@@ -227,14 +228,19 @@ impl<W: Write> Shell<W> {
 
     /// Starts the game's output: the first turn, then any bots that move first.
     pub fn start(&mut self) {
+        let held = self.interactive.then(Held::new);
         let events = self.session.start_events();
         self.events(&events);
         self.run_bots();
+        self.after_ctrl_c(held);
         self.flush();
     }
 
-    /// Runs one line of input; output is flushed before it returns.
+    /// Runs one line of input; output is flushed before it returns. At a terminal, Ctrl-C
+    /// while it runs (a bot thinking, a hint's search) does not end the program
+    /// ([`super::interrupt`]).
     pub fn line(&mut self, line: &str, prompter: &mut dyn Prompter) -> Flow {
+        let held = self.interactive.then(Held::new);
         let flow = match parse::parse(line) {
             Ok(None) => Flow::Continue,
             Ok(Some(command)) => self.execute(command, prompter),
@@ -243,8 +249,17 @@ impl<W: Write> Shell<W> {
                 Flow::Continue
             }
         };
+        self.after_ctrl_c(held);
         self.flush();
         flow
+    }
+
+    /// Says that a Ctrl-C pressed while the shell was busy stopped nothing.
+    fn after_ctrl_c(&mut self, held: Option<Held>) {
+        if held.is_some_and(|held| held.noted()) {
+            let text = self.style.dim("(Ctrl-C: the game goes on, nothing was left half-done; type 'quit' to leave)");
+            self.say(&text);
+        }
     }
 
     /// Runs one command, then lets bots move.

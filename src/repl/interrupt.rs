@@ -1,0 +1,88 @@
+//! Ctrl-C while the interactive shell is busy.
+//!
+//! At the prompt the line editor reads Ctrl-C as a key (and the shell answers "type 'quit' to
+//! leave"). While a command runs — a bot thinking over its move, a hint's search — the
+//! terminal is back in its normal mode, where Ctrl-C sends SIGINT, whose default ends the
+//! program: the game was lost, unsaved, without a question. While a [`Held`] lives, SIGINT is
+//! only noted; the command finishes (a move is never left half-made) and the shell says so.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by the handler; read and cleared by [`Held`].
+static NOTED: AtomicBool = AtomicBool::new(false);
+
+/// While it lives, Ctrl-C (SIGINT) is noted instead of ending the program; dropping it puts
+/// back what SIGINT did before.
+pub struct Held {
+    #[cfg(unix)]
+    old: Option<libc::sigaction>,
+}
+
+#[cfg(unix)]
+extern "C" fn note(_: libc::c_int) {
+    // Async-signal-safe: one atomic store.
+    NOTED.store(true, Ordering::Relaxed);
+}
+
+impl Held {
+    pub fn new() -> Held {
+        NOTED.store(false, Ordering::Relaxed);
+        #[cfg(unix)]
+        {
+            // SAFETY: `sigaction` is plain data, zeroed then filled in; the handler only stores
+            // to an atomic, which is async-signal-safe. `SA_RESTART`: a read or write the
+            // signal lands in is resumed, not failed.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = note as extern "C" fn(libc::c_int) as libc::sighandler_t;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                let ok = libc::sigaction(libc::SIGINT, &action, &mut old) == 0;
+                Held { old: ok.then_some(old) }
+            }
+        }
+        #[cfg(not(unix))]
+        Held {}
+    }
+
+    /// Whether Ctrl-C was pressed since [`Held::new`].
+    pub fn noted(&self) -> bool {
+        NOTED.load(Ordering::Relaxed)
+    }
+}
+
+impl Default for Held {
+    fn default() -> Held {
+        Held::new()
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(old) = &self.old {
+            // SAFETY: puts back the action `new` saved.
+            unsafe {
+                libc::sigaction(libc::SIGINT, old, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A SIGINT raised while a `Held` lives is noted and the process goes on.
+    #[test]
+    fn ctrl_c_is_noted_while_held() {
+        let held = Held::new();
+        assert!(!held.noted());
+        // SAFETY: sends SIGINT to this process, whose handler is `note` while `held` lives.
+        unsafe {
+            libc::raise(libc::SIGINT);
+        }
+        assert!(held.noted());
+    }
+}
