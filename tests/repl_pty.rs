@@ -128,10 +128,8 @@ fn a_bot_moves_by_itself_and_its_hand_stays_hidden() {
 #[test]
 fn ctrl_c_while_a_bot_thinks_loses_nothing() {
     let home = tempfile::tempdir().unwrap();
-    let mut p = start(
-        &["--players", "alice,bot:mcts:20000", "--seed", "1", "--deck", "@scripts/short-game.deck"],
-        home.path(),
-    );
+    let mut p =
+        start(&["--players", "alice,bot:mcts:20000", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
     p.exp_string("alice> ").unwrap();
     p.send_line("play 10h").unwrap();
     // Narrated before the bot starts its search, which takes a while.

@@ -1093,6 +1093,35 @@ reload
         "hint" | "review" => super::hint::help(word),
         "help" => "help [COMMAND]\n  List the commands, or explain one.\n".into(),
         "quit" => "quit\n  Leave the game (asks first when it is not saved).\n".into(),
-        _ => format!("{word}\n"),
+        "again" => "\
+again [PLAYER,PLAYER…]   (also: new)
+  Deal a new game, on a new seed, under the same ruleset: for the same players, or for the
+  players named as --players names them (alice,bob,bot:greedy). Asks first when the game in
+  play is not over and not saved.
+"
+        .into(),
+        // Every command word has its entry above; the summary line is the fallback.
+        _ => match COMMANDS.iter().find(|(name, _)| *name == word) {
+            Some((name, summary)) => format!("{name}\n  {summary}\n"),
+            None => format!("{word}\n"),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `help WORD` explains every command in a paragraph of its own (`help again` used to
+    /// print only the word).
+    #[test]
+    fn every_command_has_its_own_help() {
+        let rules = crate::core::Rules::default();
+        for (name, summary) in COMMANDS {
+            let help = command_help(name, &rules);
+            assert!(help.starts_with(name), "{name}: {help}");
+            assert_ne!(help, format!("{name}\n  {summary}\n"), "{name} has only its summary line");
+            assert!(help.lines().count() >= 2, "{name}: {help}");
+        }
     }
 }
