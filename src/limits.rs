@@ -396,6 +396,10 @@ pub fn parse_bot_spec(spec: &str) -> Result<BotSpec, BotSpecError> {
         ("mcts", None) => Ok(BotSpec::Mcts(None)),
         ("mcts", Some(n)) => match n.trim().parse::<u64>() {
             Ok(n) if (1..=MAX_MCTS_ITERATIONS as u64).contains(&n) => Ok(BotSpec::Mcts(Some(n as u32))),
+            Ok(0) => Err(BotSpecError::Bad(
+                shown,
+                format!("mcts searches 1 to {MAX_MCTS_ITERATIONS} iterations a move, not 0"),
+            )),
             Ok(n) if n > MAX_MCTS_ITERATIONS as u64 => Err(BotSpecError::Bad(
                 shown,
                 format!("{n} iterations is more than the {MAX_MCTS_ITERATIONS} mcts may search a move"),
@@ -483,7 +487,9 @@ mod tests {
         assert_eq!(parse_bot_spec("MCTS:100000"), Ok(BotSpec::Mcts(Some(MAX_MCTS_ITERATIONS))));
         assert_eq!(parse_bot_spec(" greedy "), Ok(BotSpec::Greedy));
         assert!(matches!(parse_bot_spec("mcts:100001"), Err(BotSpecError::Bad(_, m)) if m.contains("more than")));
-        assert!(matches!(parse_bot_spec("mcts:0"), Err(BotSpecError::Bad(..))));
+        assert!(
+            matches!(parse_bot_spec("mcts:0"), Err(BotSpecError::Bad(_, m)) if m == "mcts searches 1 to 100000 iterations a move, not 0")
+        );
         assert!(matches!(parse_bot_spec("nope"), Err(BotSpecError::Unknown(_))));
         assert!(matches!(parse_bot_spec(&format!("{}.lua", "d/".repeat(3000))), Err(BotSpecError::Bad(..))));
     }
