@@ -138,8 +138,14 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
             )))),
         },
         "save" => {
-            // The file name is the rest of the line as typed (it may hold spaces).
+            // The file name is the rest of the line as typed (it may hold spaces), without the
+            // quotes a shell would want around it.
             let after = line[words[0].len()..].trim();
+            let after = ['"', '\'']
+                .iter()
+                .find_map(|&q| after.strip_prefix(q).and_then(|a| a.strip_suffix(q)).filter(|_| after.len() >= 2))
+                .unwrap_or(after)
+                .trim();
             if after.is_empty() {
                 Err("save needs a file name: save FILE".into())
             } else {
@@ -394,6 +400,11 @@ mod tests {
     #[test]
     fn save_keeps_the_file_name_as_typed() {
         assert_eq!(ok("save My Game.json"), Command::Save("My Game.json".into()));
+        assert_eq!(ok("save \"My Game.json\""), Command::Save("My Game.json".into()));
+        assert_eq!(ok("save 'a.json'"), Command::Save("a.json".into()));
+        assert_eq!(ok("save it's.json"), Command::Save("it's.json".into()));
+        assert!(parse("save \"\"").unwrap_err().contains("file name"));
+        assert!(parse("save ''").unwrap_err().contains("file name"));
     }
 
     #[test]
