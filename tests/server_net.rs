@@ -631,3 +631,32 @@ fn a_joined_seat_gets_back_in_by_itself_when_the_server_comes_back() {
     assert!(join.wait().unwrap().success());
     runtime.block_on(server.stop()).unwrap();
 }
+
+/// `diving join` to a room the server does not hold says so in the server's words (it said
+/// "HTTP error: 404 Not Found"), and a refused connection is said once.
+#[test]
+fn joining_a_room_that_is_not_there_names_it() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let r = room("1", &["alice", "bot:greedy"], SEED, RoomOptions::default());
+    let server = runtime.block_on(serve(vec![r], ServerConfig::default()));
+    let addr = server.addr;
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+        .args(["join", &format!("{addr}/9"), "--seat", "1", "--token", "x"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot join ws://") && stderr.contains(": there is no room '9' on this server"),
+        "{stderr}"
+    );
+    runtime.block_on(server.stop()).unwrap();
+
+    // Nothing listens there now.
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+        .args(["join", &format!("{addr}/1"), "--seat", "1", "--token", "x"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("refused").count(), 1, "{stderr}");
+}

@@ -295,10 +295,32 @@ async fn connect(url: &str, hello: &Value) -> anyhow::Result<(Sink, Stream)> {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
     let (socket, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), false)
         .await
-        .with_context(|| format!("cannot connect to {url}"))?;
+        .map_err(|e| connect_error(url, e))?;
     let (mut sink, stream) = socket.split();
     sink.send(Message::text(hello.to_string())).await?;
     Ok((sink, stream))
+}
+
+/// Why a connection was not made, said once: what the server answered (its own words, such as
+/// "there is no room '9' on this server"), or what the network said.
+fn connect_error(url: &str, e: tokio_tungstenite::tungstenite::Error) -> anyhow::Error {
+    use tokio_tungstenite::tungstenite::Error;
+    match e {
+        Error::Http(response) => {
+            // A server's answer is outside text: its first line, without control characters,
+            // at most 200 characters.
+            let said = response.body().as_deref().map(|b| {
+                let text = String::from_utf8_lossy(b);
+                text.lines().next().unwrap_or("").chars().filter(|c| !c.is_control()).take(200).collect::<String>()
+            });
+            match said.filter(|s| !s.trim().is_empty()) {
+                Some(said) => anyhow::anyhow!("cannot join {url}: {}", said.trim()),
+                None => anyhow::anyhow!("cannot join {url}: the server answered {}", response.status()),
+            }
+        }
+        Error::Io(io) => anyhow::anyhow!("cannot connect to {url}: {io}"),
+        other => anyhow::anyhow!("cannot connect to {url}: {other}"),
+    }
 }
 
 /// Seconds between tries to get back in: doubling from one, then every [`REJOIN_MAX_WAIT`].
