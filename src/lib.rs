@@ -132,6 +132,11 @@
 //!   [`limits`], so no input can make `diving` hold more than its limits say, and every refusal
 //!   names the file or line. A failed write is an error (exit 2), except a closed pipe.
 //!   *`tests/limits.rs`.*
+//! - **Outside text cannot drive the terminal.** Text from a save, a ruleset, a mod or the
+//!   command line reaches stdout or stderr in text mode only through [`limits::shown`] or
+//!   [`limits::quoted`]: control characters escaped, one message bounded, and in the shell
+//!   on one line so that it cannot pass for narration (JSON escapes by itself). Long lists
+//!   are cut where they are built. *`tests/cli_terminal_safety.rs`.*
 //! - **The server is the only authority, and tells each reader only what it may see.** The
 //!   game, ruleset and mods run only in the host; a client sends lines and prints what it is
 //!   sent (at a terminal, also what Tab completes: the server's `screen`). No message to a seat or spectator names a card it could not have seen when the

@@ -9,6 +9,12 @@
 //! what they refuse comes back as an error naming the problem (the caller adds the file or
 //! line). Nothing here knows the game: the core never sees unbounded input because nothing
 //! reaches it except through these readers.
+//!
+//! The way back out is here too: [`quoted`] (a word in a message) and [`shown`] (a whole
+//! message) are the one place that escapes control characters and bounds what is printed, so
+//! text from a file, a mod or a save cannot drive the terminal. Every edge that prints such
+//! text (`main`'s `diving: …`, the shell's and the viewer's errors, `rules`, `check`, `mod
+//! test`) goes through them.
 
 use std::fmt;
 use std::fs::{self, File};
@@ -21,6 +27,9 @@ pub const MAX_LINE_BYTES: usize = 8 * 1024;
 pub const MAX_SUGGESTION_CHARS: usize = 32;
 /// How much of an offending word an error message quotes, in characters.
 pub const MAX_QUOTED_CHARS: usize = 40;
+/// The longest message printed whole (an error, a refusal, a warning, a line of a report),
+/// in characters: a longer one is cut, saying how much was left out.
+pub const MAX_MESSAGE_CHARS: usize = 4_000;
 /// The longest player name, in characters.
 pub const MAX_NAME_CHARS: usize = 32;
 /// The most entries `--players` (or a save) may list: the most players any ruleset allows.
@@ -312,11 +321,56 @@ pub fn quoted(text: &str) -> String {
             out.push('…');
             break;
         }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
+        push_shown(&mut out, c);
+    }
+    out
+}
+
+/// Writes `c` as it may reach a terminal: a control or invisible character as its escape
+/// (`\u{1b}`, `\n`, `\u{202e}`), anything else as itself.
+fn push_shown(out: &mut String, c: char) {
+    if c.is_control() {
+        out.extend(c.escape_default());
+    } else if hidden(c) {
+        out.extend(c.escape_unicode());
+    } else {
+        out.push(c);
+    }
+}
+
+/// How [`shown`] writes a new line inside a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewLines {
+    /// As `\n`: the message stays one line, so no part of it can pass for a line of its own
+    /// (narration in the shell and the replay viewer, a note of `check`, a line of `rules`).
+    Escaped,
+    /// As a new line indented by two spaces, so every continuation reads as part of the
+    /// message above it: for a message whose lines are ours (a failed scenario's list of the
+    /// events it saw, in `mod test`), printed where no indented line is expected.
+    Indented,
+}
+
+/// `text` as one message may reach a terminal, wherever it came from (a file, a mod, a save,
+/// the command line): control and invisible characters escaped as [`quoted`] escapes them, so
+/// no escape sequence reaches the terminal; new lines as `new_lines` says; and at most
+/// [`MAX_MESSAGE_CHARS`] characters, then `… (N more characters)` saying what was left out.
+pub fn shown(text: &str, new_lines: NewLines) -> String {
+    let mut out = String::new();
+    let mut written = 0;
+    let mut chars = text.chars();
+    while written < MAX_MESSAGE_CHARS {
+        let Some(c) = chars.next() else { return out };
+        let before = out.len();
+        match (c, new_lines) {
+            ('\n', NewLines::Indented) => out.push_str("\n  "),
+            _ => push_shown(&mut out, c),
         }
+        written += out[before..].chars().count();
+    }
+    let rest = chars.count();
+    if rest > 0 {
+        let s = if rest == 1 { "" } else { "s" };
+        out.push_str(&format!("… ({rest} more character{s})"));
     }
     out
 }
@@ -471,6 +525,24 @@ mod tests {
     fn quoting_is_short_and_escapes_control_characters() {
         assert_eq!(quoted("a\nb\u{1b}[31m"), "a\\nb\\u{1b}[31m");
         assert_eq!(quoted(&"z".repeat(100)).chars().count(), MAX_QUOTED_CHARS + 1);
+    }
+
+    #[test]
+    fn a_shown_message_has_no_control_character_and_a_bound() {
+        assert_eq!(shown("a\u{1b}[31mb\u{7}", NewLines::Escaped), "a\\u{1b}[31mb\\u{7}");
+        assert_eq!(shown("x\u{202e}y", NewLines::Escaped), "x\\u{202e}y");
+        assert_eq!(shown("a\nbob plays AS", NewLines::Escaped), "a\\nbob plays AS");
+        assert_eq!(shown("events:\n  one\r\n", NewLines::Indented), "events:\n    one\\r\n  ");
+        assert_eq!(shown("née", NewLines::Escaped), "née");
+        let long = shown(&"AS ".repeat(52_000), NewLines::Escaped);
+        assert!(long.ends_with(&format!("… ({} more characters)", 3 * 52_000 - MAX_MESSAGE_CHARS)), "{long}");
+        assert_eq!(long.chars().count(), MAX_MESSAGE_CHARS + "… (152000 more characters)".len() - 2);
+        let escapes = shown(&"\u{1b}".repeat(MAX_MESSAGE_CHARS), NewLines::Escaped);
+        assert!(escapes.chars().count() < MAX_MESSAGE_CHARS + 40, "{}", escapes.len());
+        assert!(!escapes.contains('\u{1b}'));
+        let x = "x".repeat(MAX_MESSAGE_CHARS);
+        assert_eq!(shown(&format!("{x}y"), NewLines::Escaped), format!("{x}… (1 more character)"));
+        assert_eq!(shown(&x, NewLines::Escaped), x);
     }
 
     #[test]

@@ -15,8 +15,11 @@ fn main() -> ExitCode {
         // The reader of our output went away (`diving rules | head`): nothing to report.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
+            // The message can quote a file, a save, a mod or the command line: shown with its
+            // control characters escaped and cut to a bound, it cannot drive the terminal.
+            let message = diving::limits::shown(&format!("{e:#}"), diving::limits::NewLines::Escaped);
             // Not `eprintln!`, which panics when stderr cannot be written.
-            let _ = writeln!(std::io::stderr(), "diving: {e:#}");
+            let _ = writeln!(std::io::stderr(), "diving: {message}");
             ExitCode::from(2)
         }
     }

@@ -490,6 +490,8 @@ fn the_readme_lists_every_limit_with_its_number() {
         limits::MAX_EXTENDS_DEPTH as u64,
         limits::MAX_MODS as u64,
         diving::core::Cards::CAPACITY as u64,
+        limits::MAX_MESSAGE_CHARS as u64,
+        diving::core::state::MAX_LISTED_CARDS as u64,
     ];
     for n in numbers {
         assert!(section.contains(&grouped(n)), "the Limits section does not give {}", grouped(n));

@@ -541,18 +541,42 @@ fn check_permutation(deck: &[Card], decks: u32) -> Result<(), SetupError> {
     }
     let mut parts = vec![format!("{} given", deck.len())];
     if !missing.is_empty() {
-        parts.push(format!("missing {}", missing.join(" ")));
+        parts.push(format!("missing {}", listed(&missing)));
     }
     if !extra.is_empty() {
-        parts.push(format!("extra {}", extra.join(" ")));
+        parts.push(format!("extra {}", listed(&extra)));
     }
     Err(SetupError::Deck { expected: 52 * decks as usize, decks, problem: parts.join("; ") })
+}
+
+/// The most cards a deck error names in one list (a deck of 52,000 cards would otherwise be
+/// named in a message of 160 KB).
+pub const MAX_LISTED_CARDS: usize = 16;
+
+/// `cards` as a deck error lists them: the first [`MAX_LISTED_CARDS`], then how many more.
+fn listed(cards: &[String]) -> String {
+    let shown = cards[..cards.len().min(MAX_LISTED_CARDS)].join(" ");
+    match cards.len().saturating_sub(MAX_LISTED_CARDS) {
+        0 => shown,
+        more => format!("{shown} … and {more} more"),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::card::parse_cards;
+
+    #[test]
+    fn a_deck_error_names_at_most_a_few_cards_of_a_list() {
+        let ace: Card = "AS".parse().unwrap();
+        let mut deck = full_deck(1);
+        deck.extend(std::iter::repeat_n(ace, 52_000));
+        let Err(SetupError::Deck { problem, .. }) = check_permutation(&deck, 1) else { panic!("refused") };
+        assert_eq!(problem, format!("52052 given; extra {} … and 51984 more", ["AS"; MAX_LISTED_CARDS].join(" ")));
+        let Err(SetupError::Deck { problem, .. }) = check_permutation(&deck[..3], 1) else { panic!("refused") };
+        assert!(problem.starts_with("3 given; missing ") && problem.ends_with("… and 33 more"), "{problem}");
+    }
 
     /// `remove_first` is `position` then `remove`, without the branches.
     #[test]

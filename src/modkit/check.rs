@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::limits::{self, NewLines};
 use crate::ruleset::check::{TURNS, located};
 use crate::ruleset::{ErrorKind, Ruleset, RulesetError, smoke};
 
@@ -79,7 +80,7 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
                 writeln!(
                     out,
                     "ok: {} ({} mod{}, {}–{} players): {} smoke games, {} actions, {} won, {} drawn, {} stopped at {TURNS} turns; stress: {} games (random, random and greedy), {} won, {} drawn at {} turns",
-                    ruleset.file.as_deref().unwrap_or(file),
+                    limits::shown(ruleset.file.as_deref().unwrap_or(file), NewLines::Escaped),
                     mods,
                     if mods == 1 { "" } else { "s" },
                     rules.min_players,
@@ -146,14 +147,16 @@ pub(crate) fn report_error(
         writeln!(out, "{line}")?;
         out.flush()
     } else {
-        // A closed or full stderr leaves the exit status to tell.
+        // A closed or full stderr leaves the exit status to tell. Each line quotes the mod or
+        // the ruleset: shown, so that neither can drive the terminal or add lines of its own.
         let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "{}", e.compiler_line());
+        // One line each: an indented line of a mod's message could pass for a note.
+        let _ = writeln!(err, "{}", limits::shown(&e.compiler_line(), NewLines::Escaped));
         if let Some(context) = context.filter(|c| !c.is_empty()) {
-            let _ = writeln!(err, "  note: in {context}");
+            let _ = writeln!(err, "  note: in {}", limits::shown(context, NewLines::Escaped));
         }
         if let Some(reproduce) = reproduce.filter(|r| !r.is_empty()) {
-            let _ = writeln!(err, "  note: replay it with: {reproduce}");
+            let _ = writeln!(err, "  note: replay it with: {}", limits::shown(reproduce, NewLines::Escaped));
         }
         Ok(())
     }

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::limits::{self, NewLines};
 use crate::ruleset::Ruleset;
 
 use super::check::{report_error, stress_error};
@@ -66,10 +67,12 @@ pub fn test_command(options: &TestOptions) -> anyhow::Result<ExitCode> {
             writeln!(out, "{line}").context(cannot)?;
         } else {
             if let Some(name) = scenario {
-                writeln!(out, "FAIL {name}").context(cannot)?;
+                writeln!(out, "FAIL {}", limits::shown(name, NewLines::Escaped)).context(cannot)?;
             }
             out.flush().context(cannot)?;
-            let _ = writeln!(std::io::stderr(), "{}:{}: error: {}", e.file, e.line, e.message);
+            // The message quotes the scenario file and the mod: shown, its own lines indented.
+            let line = format!("{}:{}: error: {}", e.file, e.line, e.message);
+            let _ = writeln!(std::io::stderr(), "{}", limits::shown(&line, NewLines::Indented));
         }
         Ok(())
     };
@@ -114,7 +117,7 @@ pub fn test_command(options: &TestOptions) -> anyhow::Result<ExitCode> {
                         });
                         writeln!(out, "{line}").context(cannot)?;
                     } else {
-                        writeln!(out, "ok   {name}").context(cannot)?;
+                        writeln!(out, "ok   {}", limits::shown(&name, NewLines::Escaped)).context(cannot)?;
                     }
                 }
                 Some(e) => {

@@ -30,7 +30,11 @@ impl Serialize for CardJson {
 impl<'de> Deserialize<'de> for CardJson {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CardJson, D::Error> {
         let text = String::deserialize(d)?;
-        text.parse().map(CardJson).map_err(serde::de::Error::custom)
+        // The text comes from a file: quoted (cut, control characters escaped) in the error.
+        text.parse().map(CardJson).map_err(|mut e: crate::core::CardParseError| {
+            e.text = crate::limits::quoted(&e.text);
+            serde::de::Error::custom(e)
+        })
     }
 }
 

@@ -123,6 +123,7 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
             let game = shell.session.game();
             let (turn, current) = (game.turn(), game.name(game.current()).to_string());
             shell.say_json(serde_json::json!({ "event": "resumed", "loaded": file, "turn": turn, "current": current }));
+            let file = limits::shown(&file, limits::NewLines::Escaped);
             shell.say(&format!("resumed {file}: turn {turn}, {current} to play"));
             shell.run_bots();
             shell.flush();
@@ -140,9 +141,10 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
 }
 
 /// A note for the person starting the game (a loaded save recorded under other rules), on
-/// standard error so that it stays out of a script's answers.
+/// standard error so that it stays out of a script's answers; it quotes the save, so it is
+/// [`limits::shown`].
 fn eprintln_note(note: &str) {
-    let _ = writeln!(io::stderr(), "note: {note}");
+    let _ = writeln!(io::stderr(), "note: {}", limits::shown(note, limits::NewLines::Escaped));
 }
 
 /// Feeds every line of `input` to the shell until it ends or a `quit`, through the bounded
@@ -353,7 +355,10 @@ pub fn read_deck(value: &str) -> anyhow::Result<Vec<Card>> {
     };
     let without_comments: String =
         text.lines().map(|l| l.split('#').next().unwrap_or("")).collect::<Vec<_>>().join("\n");
-    parse_cards(&without_comments).map_err(|e| anyhow::anyhow!("{source}: {e}"))
+    parse_cards(&without_comments).map_err(|mut e| {
+        e.text = limits::quoted(&e.text);
+        anyhow::anyhow!("{source}: {e}")
+    })
 }
 
 /// `diving rules`: prints the rules in force.
@@ -375,6 +380,10 @@ fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
             .with("mods", serde_json::json!(mods));
         writeln!(out, "{value}")?;
     } else {
+        // The name, title, description and mods' paths come from the file (or the command
+        // line): shown, so a stranger's ruleset cannot drive the terminal, nor add a line
+        // that passes for one of the rules below.
+        let shown = |text: &str| limits::shown(text, limits::NewLines::Escaped);
         let mut heading = format!("ruleset {}", rs.name);
         if let Some(title) = &rs.title {
             heading += &format!(" ({title})");
@@ -382,9 +391,9 @@ fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
         if let Some(file) = &rs.file {
             heading += &format!(", from {file}");
         }
-        writeln!(out, "{heading}")?;
+        writeln!(out, "{}", shown(&heading))?;
         if let Some(description) = &rs.description {
-            writeln!(out, "{description}")?;
+            writeln!(out, "{}", shown(description))?;
         }
         // The rules in words first (a newcomer's reading), then every number.
         if let Ok(registry) = rs.registry() {
@@ -397,7 +406,7 @@ fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
         let text = render::rules_text(&rs.rules);
         write!(out, "{text}")?;
         if !mods.is_empty() {
-            writeln!(out, "mods           {}", mods.join(", "))?;
+            writeln!(out, "mods           {}", shown(&mods.join(", ")))?;
         }
     }
     out.flush()

@@ -183,7 +183,7 @@ pub fn run(ruleset: Option<&str>, json: bool, options: &ReplayOptions) -> anyhow
     let (mut replay, notes) =
         Replay::open(file, &options.file, ruleset, options.seat.as_deref(), options.all).map_err(anyhow::Error::msg)?;
     for note in &notes {
-        let _ = writeln!(io::stderr(), "note: {note}");
+        let _ = writeln!(io::stderr(), "note: {}", limits::shown(note, limits::NewLines::Escaped));
     }
     if let Some(out) = &options.html {
         let title = options.file.file_name().map_or("game".into(), |n| n.to_string_lossy().into_owned());
@@ -284,6 +284,8 @@ impl<W: Write> Viewing<W> {
         if self.json {
             self.say_json(json!({ "error": message }));
         } else {
+            // As the shell shows one: escaped, on one line, bounded.
+            let message = limits::shown(message, limits::NewLines::Escaped);
             let label = self.style.error_label();
             let _ = writeln!(self.out, "{label} {message}");
         }
@@ -301,7 +303,7 @@ impl<W: Write> Viewing<W> {
             "over": game.is_over(), "viewpoint": viewpoint_word(replay.viewer, game) }));
         self.say(&format!(
             "replay of {}: {names}; {} moves, {end}; seen {}. 'help' lists the commands.",
-            self.file,
+            limits::shown(&self.file, limits::NewLines::Escaped),
             replay.moves(),
             replay.viewpoint()
         ));

@@ -184,11 +184,14 @@ impl<W: Write> Shell<W> {
         }
     }
 
-    /// Reports a rejected command: `error: …` or `{"error": …}`.
+    /// Reports a rejected command: `error: …` or `{"error": …}`. The message can quote a mod,
+    /// a save or a ruleset: in text it is [`limits::shown`] on one line, so it can neither
+    /// drive the terminal nor pass for a line of narration (JSON escapes it already).
     pub fn error(&mut self, message: &str) {
         if self.json {
             self.say_json(json!({ "error": message }));
         } else {
+            let message = limits::shown(message, limits::NewLines::Escaped);
             let label = self.style.error_label();
             // Laid out for the terminal like the narration (at word boundaries, indented).
             let text = match self.width {
@@ -346,6 +349,7 @@ impl<W: Write> Shell<W> {
                         if self.json {
                             self.say_json(json!({ "warning": w }));
                         } else {
+                            let w = limits::shown(w, limits::NewLines::Escaped);
                             let text = self.style.dim(&format!("warning: {w}"));
                             self.say(&text);
                         }

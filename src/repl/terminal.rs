@@ -387,14 +387,14 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
     shell.say(&style.bold(&format!("Diving Suits {dash} {}", names.join(" vs "))));
     shell.say(&style.dim(&format!(
         "ruleset {}. type 'help' for the commands, 'help rules' for how to play, 'moves' for what you can do, 'quit' to leave.",
-        shell.session.spec()
+        limits::shown(shell.session.spec(), limits::NewLines::Escaped)
     )));
     if let Some(seed) = seed {
         shell.say(&style.dim(&format!("seed {seed} (replay with --seed {seed})")));
     }
     match loaded {
         Some(file) => {
-            shell.say(&format!("resumed {file}"));
+            shell.say(&format!("resumed {}", limits::shown(file, limits::NewLines::Escaped)));
             shell.run_bots();
         }
         None => shell.start(),

@@ -109,8 +109,10 @@ pub(crate) fn show(value: &Value) -> String {
         Value::Nil => "nil".into(),
         Value::Boolean(b) => b.to_string(),
         Value::Integer(n) => n.to_string(),
+        // `1e300` and `1e-300`, not their 300 digits (Rust writes a float in full).
+        Value::Number(n) if *n != 0.0 && !(1e-6..1e15).contains(&n.abs()) => format!("{n:e}"),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => format!("\"{}\"", s.to_string_lossy().chars().take(40).collect::<String>()),
+        Value::String(s) => format!("\"{}\"", crate::limits::quoted(&s.to_string_lossy())),
         other => other.type_name().to_string(),
     }
 }
