@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 
 use super::stats::Tally;
 use super::sweep::{self, Axis, MEASURES, Measure, find, measures, unmeasured};
-use super::{SimConfig, SimError, progress_bar, simulate_balance};
+use super::{Shared, SimConfig, SimError, progress_bar, simulate_balance};
 use crate::core::{Gain, Rules};
 use crate::limits;
 use crate::ruleset::Ruleset;
@@ -280,6 +280,13 @@ fn point(names: &[String], values: &[u32]) -> String {
 }
 
 impl Tuned {
+    /// What the best's games share with the start's on one seed.
+    fn shared(&self, ruleset: &Ruleset) -> Shared {
+        let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        let players = self.best_tally.seat_wins.len();
+        Shared::of(&sweep::variant(ruleset, &names, &self.best).rules, &ruleset.rules, players)
+    }
+
     pub fn text(&self, ruleset: &Ruleset, target: &str, terms: &[Term], config: &SimConfig, out: &Path) -> String {
         let mut s = String::new();
         let _ = writeln!(
@@ -304,11 +311,12 @@ impl Tuned {
             );
         }
         let _ = writeln!(s, "\nbest:  {}\nstart: {}", point(&self.names, &self.best), point(&self.names, &self.start));
-        let _ = writeln!(
-            s,
-            "\nevidence: {} games each on fresh seeds, the same deals for both (95% intervals)",
-            self.best_tally.games
-        );
+        let deals = match self.shared(ruleset) {
+            Shared::Deals => "the same deals for both".to_string(),
+            Shared::Shuffles(d) => format!("the same shuffles for both, but the deals differ: {}", d.join(", ")),
+            Shared::Seeds(d) => format!("the deals differ: {}", d.join(", ")),
+        };
+        let _ = writeln!(s, "\nevidence: {} games each on fresh seeds, {deals} (95% intervals)", self.best_tally.games);
         let (bm, sm) = (measures(&self.best_tally), measures(&self.start_tally));
         let mut rows = vec![["term".to_string(), "start".into(), "best".into(), "verdict".into()]];
         for t in terms {
@@ -367,6 +375,7 @@ impl Tuned {
             self.names.iter().zip(v).map(|(n, x)| (n.clone(), json!(x))).collect()
         };
         let (bm, sm) = (measures(&self.best_tally), measures(&self.start_tally));
+        let shared = self.shared(ruleset);
         let interval = |m: Option<&Measure>| json!({ "value": m.map(|m| m.value), "low": m.map(|m| m.low), "high": m.map(|m| m.high) });
         let evidence: Vec<Value> = terms
             .iter()
@@ -396,6 +405,8 @@ impl Tuned {
                 "terms": evidence,
                 "loss": { "start": loss(terms, &self.start_tally), "best": loss(terms, &self.best_tally) },
                 "paired_turns": { "mean": self.paired.turns.mean(), "half_width": self.paired.turns.half_width() },
+                "shared": shared.key(),
+                "deals_differ": shared.differences(),
             },
             "written": out.display().to_string(),
         })
