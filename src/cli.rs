@@ -415,7 +415,8 @@ pub struct SimArgs {
     /// Write an SVG chart of game lengths and win rates
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// Compare against this ruleset on the same seeds and deals
+    /// Compare against this ruleset on the same seeds (the same deals when both deal as many
+    /// cards from as many decks)
     #[arg(long, value_name = "FILE|NAME")]
     pub baseline: Option<String>,
     /// Turn cap for simulated games (a draw after this many turns; a lower cap in the ruleset wins)

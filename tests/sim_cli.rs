@@ -105,6 +105,49 @@ fn a_ruleset_paired_with_itself_shows_no_difference() {
     assert!(out.contains("Verdict: no difference"), "{out}");
 }
 
+/// Regression: the paired report said "on the same seeds and deals" even when the rulesets
+/// cannot deal alike. A seed gives the same shuffle only from as many decks, and the same deal
+/// only with hands and table of the same sizes too.
+#[test]
+fn a_paired_report_says_what_the_games_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = dir.path().join("wide.toml");
+    std::fs::write(&wide, "extends = \"standard\"\ntable_size = 5\n").unwrap();
+    let wide = wide.to_str().unwrap();
+    for (ruleset, players, header, shared, differ) in [
+        ("standard", "greedy,greedy", "on the same seeds and deals:", "deals", vec![]),
+        (
+            "big-table",
+            "greedy,greedy",
+            "on the same seeds (the deals differ: 2 decks against 1, 5 table slots against 4):",
+            "seeds",
+            vec!["2 decks against 1", "5 table slots against 4"],
+        ),
+        // Five players: standard deals from two decks too.
+        (
+            "big-table",
+            "greedy,greedy,greedy,greedy,greedy",
+            "on the same seeds and shuffles (the deals differ: 5 table slots against 4):",
+            "shuffles",
+            vec!["5 table slots against 4"],
+        ),
+        (
+            wide,
+            "greedy,greedy",
+            "on the same seeds and shuffles (the deals differ: 5 table slots against 4):",
+            "shuffles",
+            vec!["5 table slots against 4"],
+        ),
+    ] {
+        let args = ["--games", "10", "--ruleset", ruleset, "--baseline", "standard", "--players", players];
+        let out = String::from_utf8(sim(&args).success().get_output().stdout.clone()).unwrap();
+        assert!(out.contains(&format!("\nPaired with standard {header}\n")), "{ruleset}, {players}: {out}");
+        let v = json(&args);
+        assert_eq!(v["paired"]["shared"], shared, "{ruleset}, {players}");
+        assert_eq!(v["paired"]["deals_differ"], serde_json::json!(differ), "{ruleset}, {players}");
+    }
+}
+
 #[test]
 fn a_changed_ruleset_shows_its_differences() {
     let v = json(&[

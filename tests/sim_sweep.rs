@@ -87,3 +87,29 @@ fn bad_axes_are_refused_with_their_reason() {
         sim(&["--games", "3", "--sweep", axis]).code(2).stderr(predicates::str::contains(says));
     }
 }
+
+/// Regression: seat 1's edge counted the draws as its losses, so identical bots under a turn
+/// cap that draws nearly every game were given an edge of -0.49 (±0.016). It is measured over
+/// the decided games, and with none decided there is no edge to measure.
+#[test]
+fn seat_one_edge_leaves_the_draws_out() {
+    let v = json(&["--games", "200", "--players", "greedy,greedy", "--sweep", "max_turns=1,20"]);
+    let points = v["points"].as_array().unwrap();
+    let measure = |p: usize, key: &str| points[p]["measures"][key].clone();
+    // A cap of 1 turn: every game drawn.
+    assert_eq!(measure(0, "draws")["value"], 1.0);
+    let none = measure(0, "first-seat");
+    assert!(none["value"].is_null() && none["low"].is_null() && none["high"].is_null(), "{none}");
+    assert!(measure(0, "decisiveness")["value"].is_null(), "no winner, no margin: {}", points[0]);
+    // A cap of 20 turns: nearly every game drawn; the few decided split evenly, within chance.
+    assert!(measure(1, "draws")["value"].as_f64().unwrap() > 0.9, "{}", points[1]);
+    let edge = measure(1, "first-seat");
+    let (low, high) = (edge["low"].as_f64().unwrap(), edge["high"].as_f64().unwrap());
+    assert!(low < 0.0 && 0.0 < high, "identical bots have no edge: {edge}");
+
+    let args = ["--games", "20", "--sweep", "max_turns=1"];
+    let text = String::from_utf8(sim(&args).success().get_output().stdout.clone()).unwrap();
+    assert!(text.lines().any(|l| l.trim_start().starts_with('1') && l.contains("no decided game")), "{text}");
+    let csv = String::from_utf8(sim(&[&args[..], &["--csv"]].concat()).success().get_output().stdout.clone()).unwrap();
+    assert!(csv.lines().any(|l| l == "1,first-seat,,,"), "{csv}");
+}

@@ -245,6 +245,16 @@ pub enum RulesError {
 /// The largest hand a ruleset may set (a recovery discards at most this many cards).
 pub const MAX_HAND_SIZE: usize = 12;
 
+/// What a deal takes from the rules: the decks shuffled, then the cards dealt from the top to
+/// each hand and to the table (D3). On one seed, two rulesets with the same decks shuffle
+/// alike, and with the same shape they deal alike: the same hands, table and discard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DealShape {
+    pub decks: u32,
+    pub hand_size: usize,
+    pub table_size: usize,
+}
+
 impl Rules {
     /// Checks the numbers on their own (not yet for a player count).
     pub fn validate(&self) -> Result<(), RulesError> {
@@ -317,6 +327,11 @@ impl Rules {
     /// Decks in play for this many players (D2): the ruleset's number, else one per four players.
     pub fn decks_for(&self, players: usize) -> u32 {
         self.decks.unwrap_or_else(|| players.div_ceil(4).max(1) as u32)
+    }
+
+    /// What a deal for this many players takes from the rules (see [`DealShape`]).
+    pub fn deal_shape(&self, players: usize) -> DealShape {
+        DealShape { decks: self.decks_for(players), hand_size: self.hand_size, table_size: self.table_size }
     }
 
     /// The standard oxygen cost at this depth, by band (D10): the first band reaching down to

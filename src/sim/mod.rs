@@ -7,8 +7,9 @@
 //! any `--jobs`. Nothing is kept per game, so memory stays flat.
 //!
 //! With `--baseline`, every game is played twice, once per ruleset, on the same seed (the same
-//! shuffle when the deck sizes match) with identically seeded bots, and the per-game
-//! differences give the paired report.
+//! shuffle when the deck sizes match, the same deal when the hand and table sizes do too:
+//! [`Shared`]) with identically seeded bots, and the per-game differences give the paired
+//! report.
 //!
 //! Architecture invariant: the simulator is a client of the core like the REPL. It asks the
 //! core for legality and outcomes, and a bot's illegal choice or a failing mod stops the whole
@@ -32,7 +33,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::bots::{self, Bot, derive_seed};
-use crate::core::{ActionError, Event, EventSink, Game, Outcome, Rules, Setup, View};
+use crate::core::{ActionError, DealShape, Event, EventSink, Game, Outcome, Rules, Setup, View};
 use crate::limits;
 use crate::ruleset::Ruleset;
 
@@ -53,7 +54,7 @@ pub struct SimOptions {
     pub csv: bool,
     /// Write an SVG chart here.
     pub plot: Option<PathBuf>,
-    /// Compare against this ruleset on the same seeds and deals.
+    /// Compare against this ruleset on the same seeds (and deals, when they deal alike).
     pub baseline: Option<String>,
     /// Turn cap for simulated games.
     pub max_turns: u32,
@@ -112,6 +113,70 @@ impl SimResult {
     pub fn turns_per_second(&self) -> f64 {
         let turns = self.tally.turns.sum + self.baseline.as_ref().map_or(0, |(b, _)| b.turns.sum);
         turns as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// What the games of two rulesets on one seed share, for the paired reports: the seed always,
+/// the shuffle when they deal from as many decks, and the whole deal (hands, table, discard)
+/// when the hand and table sizes match too. The differences are worded ruleset against
+/// baseline: `2 decks against 1`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shared {
+    Deals,
+    Shuffles(Vec<String>),
+    Seeds(Vec<String>),
+}
+
+impl Shared {
+    /// What `ruleset` and `baseline` share when `players` divers play them on one seed.
+    pub fn of(ruleset: &Rules, baseline: &Rules, players: usize) -> Shared {
+        let (a, b): (DealShape, DealShape) = (ruleset.deal_shape(players), baseline.deal_shape(players));
+        let mut differ = Vec::new();
+        if a.decks != b.decks {
+            differ.push(format!("{} deck{} against {}", a.decks, if a.decks == 1 { "" } else { "s" }, b.decks));
+        }
+        if a.hand_size != b.hand_size {
+            differ.push(format!("hands of {} cards against {}", a.hand_size, b.hand_size));
+        }
+        if a.table_size != b.table_size {
+            differ.push(format!(
+                "{} table slot{} against {}",
+                a.table_size,
+                if a.table_size == 1 { "" } else { "s" },
+                b.table_size
+            ));
+        }
+        match (a.decks == b.decks, differ.is_empty()) {
+            (_, true) => Shared::Deals,
+            (true, false) => Shared::Shuffles(differ),
+            (false, false) => Shared::Seeds(differ),
+        }
+    }
+
+    /// `deals`, `shuffles` or `seeds`: the most the two rulesets' games have in common.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Shared::Deals => "deals",
+            Shared::Shuffles(_) => "shuffles",
+            Shared::Seeds(_) => "seeds",
+        }
+    }
+
+    /// How the deals differ (none when they are the same).
+    pub fn differences(&self) -> &[String] {
+        match self {
+            Shared::Deals => &[],
+            Shared::Shuffles(d) | Shared::Seeds(d) => d,
+        }
+    }
+
+    /// `the same seeds and deals`; `the same seeds (the deals differ: 2 decks against 1)`.
+    pub fn phrase(&self) -> String {
+        match self {
+            Shared::Deals => "the same seeds and deals".into(),
+            Shared::Shuffles(d) => format!("the same seeds and shuffles (the deals differ: {})", d.join(", ")),
+            Shared::Seeds(d) => format!("the same seeds (the deals differ: {})", d.join(", ")),
+        }
     }
 }
 

@@ -125,6 +125,11 @@ impl Report<'_> {
         }
     }
 
+    /// What this run's games share with the baseline's.
+    fn shared(&self, baseline: &Ruleset) -> super::Shared {
+        super::Shared::of(&self.ruleset.rules, &baseline.rules, self.players().len())
+    }
+
     /// The headline verdict of a paired run.
     pub fn verdict(&self) -> Option<String> {
         let (base, paired) = self.result.baseline.as_ref()?;
@@ -150,7 +155,7 @@ impl Report<'_> {
         );
         self.write_tally_text(&mut o, t);
         if let (Some(base_rules), Some((base, paired))) = (self.baseline, self.result.baseline.as_ref()) {
-            let _ = writeln!(o, "\nPaired with {} on the same seeds and deals:", base_rules.name);
+            let _ = writeln!(o, "\nPaired with {} on {}:", base_rules.name, self.shared(base_rules).phrase());
             let (a, b) = (short_name(&self.ruleset.name), short_name(&base_rules.name));
             let _ = writeln!(o, "  {:<22} {:>10} {:>10}   difference (95% CI)", "", a, b);
             for s in 0..self.players().len() {
@@ -344,6 +349,9 @@ impl Report<'_> {
         if let (Some(b), Some((base, paired))) = (self.baseline, self.result.baseline.as_ref()) {
             root["baseline"] = json!({"ruleset": b.name, "results": self.tally_json(base)});
             root["paired"] = Report::paired_json(paired, self.tally(), base);
+            let shared = self.shared(b);
+            root["paired"]["shared"] = json!(shared.key());
+            root["paired"]["deals_differ"] = json!(shared.differences());
         }
         format!("{root}\n")
     }

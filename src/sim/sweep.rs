@@ -7,11 +7,15 @@
 //! the same seeds and deals, so each point carries a paired comparison as well as its own
 //! figures. The measures ([`measures`]), each with a 95% confidence interval:
 //! - `seat-balance`: the largest gap between two seats' win rates;
-//! - `first-seat`: seat 1's win rate less a fair share (1 / players);
+//! - `first-seat`: seat 1's share of the decided games less a fair share (1 / players): a
+//!   draw is no game lost by seat 1, so it is left out rather than counted against it. The
+//!   interval is Wilson's on seat 1's wins out of the decided games; with none decided there
+//!   is no edge to measure, and the measure is left out;
 //! - `length`: turns per game; `draws`: the share of games drawn at the turn cap;
 //! - `rescues`: rescues per game; `lead-changes`: times per game the lead (the strictly
 //!   deepest diver) passed to another diver;
-//! - `decisiveness`: how far ahead of the next diver the winner ends, in depth units.
+//! - `decisiveness`: how far ahead of the next diver the winner ends, in depth units (left
+//!   out, like `first-seat`, when no game was decided).
 //!
 //! Output: a table, `--json`, `--csv` (one row per point and measure) and `--plot`: an SVG
 //! with each measure against the first axis, one line per combination of the others, and its
@@ -207,7 +211,14 @@ fn mean(key: &'static str, m: &Moments) -> Measure {
     Measure { key, value, low: value - hw, high: value + hw }
 }
 
-/// The balance measures of one ruleset's games (a tally made by [`simulate_balance`]).
+/// The measure with this key among `ms`, if it was measured.
+pub fn find<'m>(ms: &'m [Measure], key: &str) -> Option<&'m Measure> {
+    ms.iter().find(|m| m.key == key)
+}
+
+/// The balance measures of one ruleset's games (a tally made by [`simulate_balance`]), in the
+/// order of [`MEASURES`]; one with nothing to measure is left out (seat 1's edge, and the
+/// winner's margin, when no game was decided).
 pub fn measures(tally: &Tally) -> Vec<Measure> {
     let n = tally.games.max(1) as f64;
     let seats = tally.seat_wins.len().max(1);
@@ -218,18 +229,36 @@ pub fn measures(tally: &Tally) -> Vec<Measure> {
     let (p, q) = (rate(most), rate(least));
     let gap = p - q;
     let hw = 1.96 * ((p + q - gap * gap).max(0.0) / n).sqrt();
-    let first = wilson(tally.seat_wins[0], tally.games);
+    // Seat 1 against its fair share of the decided games: conditioned on how many were
+    // decided, its wins among them are binomial, so Wilson's interval holds. Over all games
+    // the draws read as seat 1's losses (98% draws gave an "edge" of -0.49 to identical bots).
+    let decided: u64 = tally.seat_wins.iter().sum();
     let fair = 1.0 / seats as f64;
+    let first = (decided > 0).then(|| {
+        let r = wilson(tally.seat_wins[0], decided);
+        Measure { key: "first-seat", value: r.rate - fair, low: r.low - fair, high: r.high - fair }
+    });
     let draws = wilson(tally.draws, tally.games);
-    vec![
-        Measure { key: "seat-balance", value: gap, low: (gap - hw).max(0.0), high: gap + hw },
-        Measure { key: "first-seat", value: first.rate - fair, low: first.low - fair, high: first.high - fair },
-        mean("length", &tally.turns),
-        Measure { key: "draws", value: draws.rate, low: draws.low, high: draws.high },
-        mean("rescues", &tally.rescues),
-        mean("lead-changes", &tally.lead_changes),
-        mean("decisiveness", &tally.margins),
+    [
+        Some(Measure { key: "seat-balance", value: gap, low: (gap - hw).max(0.0), high: gap + hw }),
+        first,
+        Some(mean("length", &tally.turns)),
+        Some(Measure { key: "draws", value: draws.rate, low: draws.low, high: draws.high }),
+        Some(mean("rescues", &tally.rescues)),
+        Some(mean("lead-changes", &tally.lead_changes)),
+        (tally.margins.n > 0).then(|| mean("decisiveness", &tally.margins)),
     ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// What a report says of a measure with nothing to measure.
+pub fn unmeasured(key: &str) -> &'static str {
+    match key {
+        "first-seat" | "decisiveness" => "no decided game",
+        _ => "not measured",
+    }
 }
 
 /// One combination's games: its values (in axis order) and the paired run.
@@ -382,7 +411,8 @@ impl Sweep<'_> {
         let mut rows = vec![head];
         for p in self.points {
             let mut row: Vec<String> = p.values.iter().map(|v| v.to_string()).collect();
-            row.extend(p.measures().iter().map(ci));
+            let ms = p.measures();
+            row.extend(MEASURES.iter().map(|(key, _)| find(&ms, key).map_or_else(|| unmeasured(key).to_string(), ci)));
             let (_, paired) = p.result.baseline.as_ref().expect("a sweep pairs every point");
             row.push(format!("{:+.1} ±{:.1}", paired.turns.mean(), paired.turns.half_width()));
             let s1 = &paired.seat_wins[0];
@@ -406,10 +436,16 @@ impl Sweep<'_> {
             .map(|p| {
                 let values: serde_json::Map<String, Value> =
                     self.axes.iter().zip(&p.values).map(|(a, v)| (a.name.clone(), json!(v))).collect();
-                let measures: serde_json::Map<String, Value> = p
-                    .measures()
+                let ms = p.measures();
+                let measures: serde_json::Map<String, Value> = MEASURES
                     .iter()
-                    .map(|m| (m.key.to_string(), json!({ "value": m.value, "low": m.low, "high": m.high })))
+                    .map(|(key, _)| {
+                        let m = find(&ms, key);
+                        (
+                            key.to_string(),
+                            json!({ "value": m.map(|m| m.value), "low": m.map(|m| m.low), "high": m.map(|m| m.high) }),
+                        )
+                    })
                     .collect();
                 let (_, paired) = p.result.baseline.as_ref().expect("paired");
                 let diff = |m: &Moments| json!({ "mean": m.mean(), "half_width": m.half_width() });
@@ -445,8 +481,16 @@ impl Sweep<'_> {
         let _ = writeln!(s, "{},measure,value,low,high", names.join(","));
         for p in self.points {
             let values: Vec<String> = p.values.iter().map(|v| v.to_string()).collect();
-            for m in p.measures() {
-                let _ = writeln!(s, "{},{},{:.6},{:.6},{:.6}", values.join(","), m.key, m.value, m.low, m.high);
+            let ms = p.measures();
+            for (key, _) in MEASURES {
+                match find(&ms, key) {
+                    Some(m) => {
+                        let _ = writeln!(s, "{},{key},{:.6},{:.6},{:.6}", values.join(","), m.value, m.low, m.high);
+                    }
+                    None => {
+                        let _ = writeln!(s, "{},{key},,,", values.join(","));
+                    }
+                }
             }
         }
         s
@@ -475,13 +519,17 @@ impl Sweep<'_> {
                 (axis.values.iter().min().copied().unwrap_or(0), axis.values.iter().max().copied().unwrap_or(1));
             let x1 = if x1 == x0 { x0 + 1 } else { x1 };
             for (k, (key, title)) in MEASURES.iter().enumerate() {
-                let all: Vec<Measure> = self
-                    .points
-                    .iter()
-                    .map(|p| p.measures().into_iter().find(|m| m.key == *key).expect("measure"))
-                    .collect();
-                let lo = all.iter().map(|m| m.low).fold(f64::INFINITY, f64::min);
-                let hi = all.iter().map(|m| m.high).fold(f64::NEG_INFINITY, f64::max);
+                // A point with nothing to measure is left out of its line and band (none
+                // measured: an empty panel).
+                let all: Vec<Measure> = self.points.iter().filter_map(|p| find(&p.measures(), key).copied()).collect();
+                let (lo, hi) = if all.is_empty() {
+                    (0.0, 1.0)
+                } else {
+                    (
+                        all.iter().map(|m| m.low).fold(f64::INFINITY, f64::min),
+                        all.iter().map(|m| m.high).fold(f64::NEG_INFINITY, f64::max),
+                    )
+                };
                 let pad = ((hi - lo) * 0.1).max(1e-3);
                 let mut chart = ChartBuilder::on(&panels[k])
                     .caption(format!("{title} ({key})"), ("sans-serif", 15))
@@ -500,9 +548,7 @@ impl Sweep<'_> {
                     let colour = Palette99::pick(i).to_rgba();
                     let ms: Vec<(f64, Measure)> = points
                         .iter()
-                        .map(|p| {
-                            (f64::from(p.values[0]), p.measures().into_iter().find(|m| m.key == *key).expect("measure"))
-                        })
+                        .filter_map(|p| Some((f64::from(p.values[0]), *find(&p.measures(), key)?)))
                         .collect();
                     let mut band: Vec<(f64, f64)> = ms.iter().map(|(x, m)| (*x, m.high)).collect();
                     band.extend(ms.iter().rev().map(|(x, m)| (*x, m.low)));
@@ -600,7 +646,7 @@ mod tests {
             t.observe_balance(&record);
         }
         let m = measures(&t);
-        let get = |k: &str| m.iter().find(|x| x.key == k).unwrap().value;
+        let get = |k: &str| find(&m, k).unwrap().value;
         assert_eq!(get("seat-balance"), 0.5);
         assert_eq!(get("first-seat"), 0.25);
         assert_eq!(get("length"), 31.5);
@@ -608,5 +654,40 @@ mod tests {
         assert_eq!(get("decisiveness"), 10.0);
         assert_eq!(get("draws"), 0.0);
         assert!(m.iter().all(|x| x.low <= x.value && x.value <= x.high), "{m:?}");
+    }
+
+    fn tally_of(winners: &[Option<usize>]) -> Tally {
+        let mut t = Tally::new(2);
+        for &winner in winners {
+            let record = super::super::GameRecord { winner, draw: winner.is_none(), turns: 20, ..Default::default() };
+            t.observe(&record, 0);
+            t.observe_balance(&record);
+        }
+        t
+    }
+
+    /// Regression: a draw is no game lost by seat 1. Two seats that win one game each in 100
+    /// have no edge; counted over all games, seat 1 was 0.49 short of its half.
+    #[test]
+    fn draws_are_not_seat_one_losses() {
+        let mut winners = vec![None; 98];
+        winners.extend([Some(0), Some(1)]);
+        let m = measures(&tally_of(&winners));
+        let edge = find(&m, "first-seat").unwrap();
+        assert_eq!(edge.value, 0.0);
+        assert!(edge.low < 0.0 && 0.0 < edge.high, "{edge:?}");
+        // Seat 1 winning every decided game has the whole of the other seat's share.
+        let m = measures(&tally_of(&[None, None, Some(0), Some(0)]));
+        assert_eq!(find(&m, "first-seat").unwrap().value, 0.5);
+    }
+
+    /// With every game drawn there is no edge to measure, and the reports say so.
+    #[test]
+    fn all_draws_leave_no_edge_to_measure() {
+        let m = measures(&tally_of(&[None; 10]));
+        assert_eq!(find(&m, "first-seat"), None);
+        assert_eq!(find(&m, "decisiveness"), None, "no winner, no margin");
+        assert_eq!(find(&m, "draws").unwrap().value, 1.0);
+        assert_eq!(unmeasured("first-seat"), "no decided game");
     }
 }

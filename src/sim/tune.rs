@@ -14,7 +14,8 @@
 //! (`seat-balance`: as close to 0 as may be) or with a range (`length 30..40`: anywhere in
 //! it). A term's loss is its distance from the goal in units of 5 points for a rate
 //! (`seat-balance`, `first-seat`, `draws`), of the range's width for a range, and of 1
-//! otherwise; the target's loss is the sum.
+//! otherwise; the target's loss is the sum. A term with nothing to measure (`first-seat` when
+//! no game was decided) is infinitely far from its goal: such a candidate is dropped before any measured one.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -28,8 +29,8 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
 use super::stats::Tally;
-use super::sweep::{self, Axis, MEASURES, Measure, measures};
-use super::{SimConfig, SimError, progress_bar, simulate_balance};
+use super::sweep::{self, Axis, MEASURES, Measure, find, measures, unmeasured};
+use super::{Shared, SimConfig, SimError, progress_bar, simulate_balance};
 use crate::core::{Gain, Rules};
 use crate::limits;
 use crate::ruleset::Ruleset;
@@ -129,14 +130,10 @@ impl Term {
     }
 }
 
-/// The target's loss for a tally.
+/// The target's loss for a tally; infinite when a term has nothing to measure.
 pub fn loss(terms: &[Term], tally: &Tally) -> f64 {
     let ms = measures(tally);
-    terms.iter().map(|t| t.loss(find(&ms, t.key).value)).sum()
-}
-
-fn find<'m>(ms: &'m [Measure], key: &str) -> &'m Measure {
-    ms.iter().find(|m| m.key == key).expect("every measure is measured")
+    terms.iter().map(|t| find(&ms, t.key).map_or(f64::INFINITY, |m| t.loss(m.value))).sum()
 }
 
 /// The ruleset's own value of a number a sweep can vary.
@@ -254,8 +251,11 @@ pub fn tune(
     })
 }
 
-/// What the evidence says of one term.
-fn judgement(term: &Term, start: &Measure, best: &Measure) -> &'static str {
+/// What the evidence says of one term (`None`: nothing to measure in those games).
+fn judgement(term: &Term, start: Option<&Measure>, best: Option<&Measure>) -> &'static str {
+    let (Some(start), Some(best)) = (start, best) else {
+        return "cannot tell (nothing to measure)";
+    };
     let (best_least, best_most) = term.loss_bounds(best);
     let (start_least, start_most) = term.loss_bounds(start);
     if best_most < start_least {
@@ -267,7 +267,10 @@ fn judgement(term: &Term, start: &Measure, best: &Measure) -> &'static str {
     }
 }
 
-fn show(m: &Measure) -> String {
+fn show(key: &str, m: Option<&Measure>) -> String {
+    let Some(m) = m else {
+        return unmeasured(key).to_string();
+    };
     let digits = if matches!(m.key, "seat-balance" | "first-seat" | "draws") { 3 } else { 1 };
     format!("{:.d$} [{:.d$}, {:.d$}]", m.value, m.low, m.high, d = digits)
 }
@@ -277,6 +280,13 @@ fn point(names: &[String], values: &[u32]) -> String {
 }
 
 impl Tuned {
+    /// What the best's games share with the start's on one seed.
+    fn shared(&self, ruleset: &Ruleset) -> Shared {
+        let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        let players = self.best_tally.seat_wins.len();
+        Shared::of(&sweep::variant(ruleset, &names, &self.best).rules, &ruleset.rules, players)
+    }
+
     pub fn text(&self, ruleset: &Ruleset, target: &str, terms: &[Term], config: &SimConfig, out: &Path) -> String {
         let mut s = String::new();
         let _ = writeln!(
@@ -301,11 +311,12 @@ impl Tuned {
             );
         }
         let _ = writeln!(s, "\nbest:  {}\nstart: {}", point(&self.names, &self.best), point(&self.names, &self.start));
-        let _ = writeln!(
-            s,
-            "\nevidence: {} games each on fresh seeds, the same deals for both (95% intervals)",
-            self.best_tally.games
-        );
+        let deals = match self.shared(ruleset) {
+            Shared::Deals => "the same deals for both".to_string(),
+            Shared::Shuffles(d) => format!("the same shuffles for both, but the deals differ: {}", d.join(", ")),
+            Shared::Seeds(d) => format!("the deals differ: {}", d.join(", ")),
+        };
+        let _ = writeln!(s, "\nevidence: {} games each on fresh seeds, {deals} (95% intervals)", self.best_tally.games);
         let (bm, sm) = (measures(&self.best_tally), measures(&self.start_tally));
         let mut rows = vec![["term".to_string(), "start".into(), "best".into(), "verdict".into()]];
         for t in terms {
@@ -314,7 +325,7 @@ impl Tuned {
                 Some((lo, hi)) => format!("{} {lo}..{hi}", t.key),
                 None => t.key.to_string(),
             };
-            rows.push([name, show(st), show(b), judgement(t, st, b).to_string()]);
+            rows.push([name, show(t.key, st), show(t.key, b), judgement(t, st, b).to_string()]);
         }
         let widths: Vec<usize> = (0..4).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
         for r in &rows {
@@ -364,7 +375,8 @@ impl Tuned {
             self.names.iter().zip(v).map(|(n, x)| (n.clone(), json!(x))).collect()
         };
         let (bm, sm) = (measures(&self.best_tally), measures(&self.start_tally));
-        let interval = |m: &Measure| json!({ "value": m.value, "low": m.low, "high": m.high });
+        let shared = self.shared(ruleset);
+        let interval = |m: Option<&Measure>| json!({ "value": m.map(|m| m.value), "low": m.map(|m| m.low), "high": m.map(|m| m.high) });
         let evidence: Vec<Value> = terms
             .iter()
             .map(|t| {
@@ -393,6 +405,8 @@ impl Tuned {
                 "terms": evidence,
                 "loss": { "start": loss(terms, &self.start_tally), "best": loss(terms, &self.best_tally) },
                 "paired_turns": { "mean": self.paired.turns.mean(), "half_width": self.paired.turns.half_width() },
+                "shared": shared.key(),
+                "deals_differ": shared.differences(),
             },
             "written": out.display().to_string(),
         })
@@ -550,8 +564,9 @@ mod tests {
     fn only_parted_intervals_are_evidence() {
         let term = Term { key: "length", range: Some((30.0, 40.0)) };
         let m = |value: f64, hw: f64| Measure { key: "length", value, low: value - hw, high: value + hw };
-        assert_eq!(judgement(&term, &m(50.0, 1.0), &m(38.0, 1.0)), "better (the intervals part)");
-        assert_eq!(judgement(&term, &m(42.0, 2.0), &m(41.0, 2.0)), "no clear difference");
-        assert_eq!(judgement(&term, &m(35.0, 1.0), &m(45.0, 1.0)), "worse (the intervals part)");
+        assert_eq!(judgement(&term, Some(&m(50.0, 1.0)), Some(&m(38.0, 1.0))), "better (the intervals part)");
+        assert_eq!(judgement(&term, Some(&m(42.0, 2.0)), Some(&m(41.0, 2.0))), "no clear difference");
+        assert_eq!(judgement(&term, Some(&m(35.0, 1.0)), Some(&m(45.0, 1.0))), "worse (the intervals part)");
+        assert_eq!(judgement(&term, None, Some(&m(35.0, 1.0))), "cannot tell (nothing to measure)");
     }
 }

@@ -12,6 +12,10 @@ Exits 1 and names the runs whose reports differ.
 Against a build from before issue 19 the two `house` runs with greedy bots differ, and must:
 greedy now plans with the ruleset's hooks (the house mods change oxygen costs). The `house`
 run with random bots still plays the same games.
+
+Against a build from before the paired report named what the games share, the `--baseline`
+run differs only by the two fields added to `paired` (`shared`, `deals_differ`): the games are
+the same.
 """
 import json
 import subprocess
