@@ -16,6 +16,10 @@ run with random bots still plays the same games.
 Against a build from before the paired report named what the games share, the `--baseline`
 run differs only by the two fields added to `paired` (`shared`, `deals_differ`): the games are
 the same.
+
+Against a build from before a bot's interval was taken over the games (a bot in several
+seats wins at most one of them a game), the runs with a bot in several seats differ in that
+bot's `low` and `high` only: the games are the same.
 """
 import json
 import subprocess
