@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use diving::repl::session::{Seating, Session};
-use diving::server::net::{Server, ServerConfig};
+use diving::server::net::{self, Server, ServerConfig};
 use diving::server::protocol::{Limits, PROTOCOL, READ_BUFFER};
 use diving::server::room::{Room, RoomOptions, new_token};
 use diving::server::store;
@@ -172,12 +172,15 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|ms| ms.parse().ok())
         .map(Duration::from_millis);
-    // The server runs as `diving host` runs it, on two workers. The players run on a runtime of
-    // their own, as clients elsewhere would: they still take their share of the same cores, but
-    // a player waiting to be scheduled does not wait in the server's queue too.
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    // The server runs as `diving host` runs it (`net::runtime`: two workers). The players run
+    // on a runtime of their own, as clients elsewhere would: they still take their share of the
+    // same cores, but a player waiting to be scheduled does not wait in the server's queue too.
+    // It takes ready sockets a few at a time as the server's does, so that players answered
+    // are served first come first served too (a player elsewhere has a machine of its own).
+    let runtime = net::runtime().unwrap();
     let players = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .max_io_events_per_tick(net::READY_AT_ONCE)
         .thread_name("players")
         .enable_all()
         .build()
@@ -255,9 +258,10 @@ fn main() {
         } else {
             let span = to.duration_since(from).as_secs_f64();
             let n = within.len();
+            let mean = within.iter().sum::<f64>() / n as f64;
             let (p50, p99, max) = percentiles(&mut within);
             println!(
-                "  while all {rooms} players played ({span:.1}s): {n} actions, {:.0} actions/s; latency ms p50 {p50:.1} p99 {p99:.1} max {max:.1}",
+                "  while all {rooms} players played ({span:.1}s): {n} actions, {:.0} actions/s; latency ms p50 {p50:.1} mean {mean:.1} p99 {p99:.1} max {max:.1}",
                 n as f64 / span
             );
         }

@@ -117,61 +117,93 @@ impl From<&Gain> for GainJson {
     }
 }
 
-/// An [`Event`] as JSON, seats as numbers: the same variants and fields, in the same order.
+/// An [`Event`] as JSON, seats as numbers (or, with [`EventJson::named`], as names): the same
+/// variants and fields, in the same order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
-pub enum EventJson<'a> {
-    TurnStarted { player: Seat, turn: u32 },
-    Played { player: Seat, card: CardJson, from: SourceJson },
-    Doubled { player: Seat, card: CardJson, on: CardJson, value: u32 },
-    Moved { player: Seat, from: u32, to: u32 },
-    Breathed { player: Seat, from: u32, to: u32 },
-    Rescued { player: Seat, depth: u32, oxygen: u32 },
-    Placed { player: Seat, target: Seat, card: CardJson },
-    Jolted { player: Seat },
-    Quickened { player: Seat, extra: u32 },
-    Pushed { player: Seat, target: Seat, by: u32 },
-    Knotted { player: Seat },
-    Recovered { player: Seat, cards: CardsJson<'a>, gain: GainJson, from: u32, to: u32 },
+pub enum EventJson<'a, P = Seat> {
+    TurnStarted { player: P, turn: u32 },
+    Played { player: P, card: CardJson, from: SourceJson },
+    Doubled { player: P, card: CardJson, on: CardJson, value: u32 },
+    Moved { player: P, from: u32, to: u32 },
+    Breathed { player: P, from: u32, to: u32 },
+    Rescued { player: P, depth: u32, oxygen: u32 },
+    Placed { player: P, target: P, card: CardJson },
+    Jolted { player: P },
+    Quickened { player: P, extra: u32 },
+    Pushed { player: P, target: P, by: u32 },
+    Knotted { player: P },
+    Recovered { player: P, cards: CardsJson<'a>, gain: GainJson, from: u32, to: u32 },
     Discarded { card: CardJson },
-    Drew { player: Seat, card: CardJson },
+    Drew { player: P, card: CardJson },
     Refilled { slot: usize, card: CardJson },
     Reshuffled { cards: usize },
-    Passed { player: Seat },
+    Passed { player: P },
     Said { text: &'a str },
-    Won { player: Seat },
+    Won { player: P },
     Draw { turns: u32 },
 }
 
 impl<'a> From<&'a Event> for EventJson<'a> {
     fn from(event: &'a Event) -> EventJson<'a> {
+        EventJson::with_seats(event, |seat| seat)
+    }
+}
+
+impl<'a> EventJson<'a, NameJson<'a>> {
+    /// `event` with its players by name, as scripts read it.
+    pub fn named(event: &'a Event, names: &'a [String]) -> EventJson<'a, NameJson<'a>> {
+        EventJson::with_seats(event, |seat| NameJson { names, seat })
+    }
+}
+
+impl<'a, P> EventJson<'a, P> {
+    fn with_seats(event: &'a Event, p: impl Fn(Seat) -> P) -> EventJson<'a, P> {
         match *event {
-            Event::TurnStarted { player, turn } => EventJson::TurnStarted { player, turn },
+            Event::TurnStarted { player, turn } => EventJson::TurnStarted { player: p(player), turn },
             Event::Played { player, card, from } => {
-                EventJson::Played { player, card: CardJson(card), from: from.into() }
+                EventJson::Played { player: p(player), card: CardJson(card), from: from.into() }
             }
             Event::Doubled { player, card, on, value } => {
-                EventJson::Doubled { player, card: CardJson(card), on: CardJson(on), value }
+                EventJson::Doubled { player: p(player), card: CardJson(card), on: CardJson(on), value }
             }
-            Event::Moved { player, from, to } => EventJson::Moved { player, from, to },
-            Event::Breathed { player, from, to } => EventJson::Breathed { player, from, to },
-            Event::Rescued { player, depth, oxygen } => EventJson::Rescued { player, depth, oxygen },
-            Event::Placed { player, target, card } => EventJson::Placed { player, target, card: CardJson(card) },
-            Event::Jolted { player } => EventJson::Jolted { player },
-            Event::Quickened { player, extra } => EventJson::Quickened { player, extra },
-            Event::Pushed { player, target, by } => EventJson::Pushed { player, target, by },
-            Event::Knotted { player } => EventJson::Knotted { player },
+            Event::Moved { player, from, to } => EventJson::Moved { player: p(player), from, to },
+            Event::Breathed { player, from, to } => EventJson::Breathed { player: p(player), from, to },
+            Event::Rescued { player, depth, oxygen } => EventJson::Rescued { player: p(player), depth, oxygen },
+            Event::Placed { player, target, card } => {
+                EventJson::Placed { player: p(player), target: p(target), card: CardJson(card) }
+            }
+            Event::Jolted { player } => EventJson::Jolted { player: p(player) },
+            Event::Quickened { player, extra } => EventJson::Quickened { player: p(player), extra },
+            Event::Pushed { player, target, by } => EventJson::Pushed { player: p(player), target: p(target), by },
+            Event::Knotted { player } => EventJson::Knotted { player: p(player) },
             Event::Recovered { player, ref cards, ref gain, from, to } => {
-                EventJson::Recovered { player, cards: CardsJson(cards), gain: gain.into(), from, to }
+                EventJson::Recovered { player: p(player), cards: CardsJson(cards), gain: gain.into(), from, to }
             }
             Event::Discarded { card } => EventJson::Discarded { card: CardJson(card) },
-            Event::Drew { player, card } => EventJson::Drew { player, card: CardJson(card) },
+            Event::Drew { player, card } => EventJson::Drew { player: p(player), card: CardJson(card) },
             Event::Refilled { slot, card } => EventJson::Refilled { slot, card: CardJson(card) },
             Event::Reshuffled { cards } => EventJson::Reshuffled { cards },
-            Event::Passed { player } => EventJson::Passed { player },
+            Event::Passed { player } => EventJson::Passed { player: p(player) },
             Event::Said { ref text } => EventJson::Said { text },
-            Event::Won { player } => EventJson::Won { player },
+            Event::Won { player } => EventJson::Won { player: p(player) },
             Event::Draw { turns } => EventJson::Draw { turns },
+        }
+    }
+}
+
+/// A seat as its player's name (a seat without a name as its number, in a string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NameJson<'a> {
+    names: &'a [String],
+    seat: Seat,
+}
+
+impl Serialize for NameJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.names.get(self.seat) {
+            Some(name) => s.serialize_str(name),
+            None => s.collect_str(&self.seat),
         }
     }
 }
@@ -293,22 +325,33 @@ impl<'de> Deserialize<'de> for Object {
 /// cannot see is left out (`{"event":"drew","player":"bob"}`). A script on the pipe sees
 /// everything ([`Viewer::Everyone`]).
 pub fn event(game: &Game, event: &Event, viewer: Viewer) -> Object {
-    let event = match viewer.sees(event) {
-        Seen::Whole(event) => event,
-        Seen::HiddenDraw { player } => {
-            return Object::one("event", json!("drew")).with("player", json!(game.name(player)));
-        }
-    };
-    let text = serde_json::to_string(&EventJson::from(event)).expect("events serialise");
-    let mut object: Object = serde_json::from_str(&text).expect("an event is an object");
-    for (key, value) in &mut object.0 {
-        if let ("player" | "target", Item::Value(Value::Number(n))) = (key.as_str(), &*value) {
-            let seat = n.as_u64().unwrap_or(u64::MAX) as usize;
-            let name = game.names().get(seat).cloned().unwrap_or_else(|| n.to_string());
-            *value = Item::Value(Value::String(name));
+    let text = serde_json::to_string(&EventSeen::of(game, event, viewer)).expect("events serialise");
+    serde_json::from_str(&text).expect("an event is an object")
+}
+
+/// [`event`] written as JSON text into `out`, without building the object.
+pub fn write_event(out: impl std::io::Write, game: &Game, event: &Event, viewer: Viewer) -> serde_json::Result<()> {
+    serde_json::to_writer(out, &EventSeen::of(game, event, viewer))
+}
+
+/// An event as a viewer may see it: whole, or a draw without its card.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum EventSeen<'a> {
+    Whole(EventJson<'a, NameJson<'a>>),
+    HiddenDraw { event: &'static str, player: NameJson<'a> },
+}
+
+impl<'a> EventSeen<'a> {
+    fn of(game: &'a Game, event: &'a Event, viewer: Viewer) -> EventSeen<'a> {
+        let names = game.names();
+        match viewer.sees(event) {
+            Seen::Whole(event) => EventSeen::Whole(EventJson::named(event, names)),
+            Seen::HiddenDraw { player } => {
+                EventSeen::HiddenDraw { event: "drew", player: NameJson { names, seat: player } }
+            }
         }
     }
-    object
 }
 
 fn cards(cs: &[Card]) -> Value {
@@ -347,6 +390,73 @@ pub fn state(game: &Game, bots: &[Option<String>]) -> Object {
         .with("discard", cards(game.discard_pile()))
         .with("table", json!(game.table().iter().map(|c| c.map(|c| c.to_string())).collect::<Vec<_>>()))
         .with("players", players)
+}
+
+/// [`state`] written as JSON text into `out`, the same text as `state(game, bots).to_string()`,
+/// without building the object (the step hash of every move reads it: [`record::step_hash`]).
+///
+/// [`record::step_hash`]: super::record::step_hash
+pub fn write_state(out: impl std::io::Write, game: &Game, bots: &[Option<String>]) -> serde_json::Result<()> {
+    /// [`state`]'s keys and values, in its order (`the_written_state_is_the_state_object`
+    /// checks that they agree).
+    #[derive(Serialize)]
+    struct State<'a> {
+        turn: u32,
+        current: &'a str,
+        winner: Option<&'a str>,
+        draw: bool,
+        over: bool,
+        deck_size: usize,
+        #[serde(with = "card_list")]
+        deck: Vec<Card>,
+        discard_size: usize,
+        discard_top: Option<CardJson>,
+        #[serde(with = "card_list")]
+        discard: &'a [Card],
+        table: Vec<Option<CardJson>>,
+        players: Vec<Player<'a>>,
+    }
+    #[derive(Serialize)]
+    struct Player<'a> {
+        name: &'a str,
+        seat: usize,
+        depth: u32,
+        oxygen: u32,
+        #[serde(with = "card_list")]
+        hand: &'a [Card],
+        #[serde(with = "card_list")]
+        front: &'a [Card],
+        bot: Option<&'a str>,
+    }
+    let players = game
+        .players()
+        .iter()
+        .enumerate()
+        .map(|(seat, p)| Player {
+            name: game.name(seat),
+            seat: seat + 1,
+            depth: p.depth,
+            oxygen: p.oxygen,
+            hand: &p.hand,
+            front: &p.front,
+            bot: bots.get(seat).and_then(Option::as_deref),
+        })
+        .collect();
+    let state = State {
+        turn: game.turn(),
+        current: game.name(game.current()),
+        winner: game.winner().map(|w| game.name(w)),
+        draw: game.outcome() == Outcome::Draw,
+        over: game.is_over(),
+        deck_size: game.deck_size(),
+        deck: game.deck().collect(),
+        discard_size: game.discard_pile().len(),
+        discard_top: game.discard_top().map(CardJson),
+        discard: game.discard_pile(),
+        table: game.table().iter().map(|c| c.map(CardJson)).collect(),
+        players,
+    };
+    serde_json::to_writer(out, &state)
 }
 
 /// The `state` object as `viewer` may see it ([`Viewer::sees_hand`]): the same keys as
@@ -439,6 +549,42 @@ mod tests {
             event(&g, &e, Viewer::Everyone).to_value(),
             json!({"event": "pushed", "player": "alice", "target": "bob", "by": 4})
         );
+    }
+
+    /// [`write_state`] writes the text of [`state`], and [`write_event`] that of [`event`],
+    /// all through random games (their ends and draws included), bots named or not.
+    #[test]
+    fn the_written_state_is_the_state_object() {
+        use rand::{RngExt, SeedableRng};
+        let mut ends = 0;
+        for seed in 0..60 {
+            let names = ["ann", "bob", "cy"];
+            let mut game = Game::standard(&names[..2 + seed as usize % 2], seed).unwrap();
+            let bots = vec![None, Some("greedy".to_string()), None];
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let mut events = Vec::new();
+            loop {
+                let mut text = Vec::new();
+                write_state(&mut text, &game, &bots).unwrap();
+                assert_eq!(String::from_utf8(text).unwrap(), state(&game, &bots).to_string(), "seed {seed}");
+                for e in &events {
+                    for viewer in [Viewer::Everyone, Viewer::Seat(0), Viewer::Seat(1), Viewer::Spectator] {
+                        let mut text = Vec::new();
+                        write_event(&mut text, &game, e, viewer).unwrap();
+                        assert_eq!(String::from_utf8(text).unwrap(), event(&game, e, viewer).to_string());
+                    }
+                }
+                if game.is_over() || game.turn() > 200 {
+                    ends += usize::from(game.is_over());
+                    break;
+                }
+                let actions = game.legal_actions();
+                let action = actions[rng.random_range(0..actions.len())];
+                events.clear();
+                game.apply(&action, &mut events).unwrap();
+            }
+        }
+        assert!(ends > 0, "some games end");
     }
 
     /// A draw is shown whole to its drawer and to everyone, and without the card to the

@@ -40,12 +40,41 @@ pub fn differences(name: &str, hash: &str, mods: &[ModRecord], ruleset: &Ruleset
 /// card), and the state it left (`game`, after the move) as the JSON `state` object has it.
 /// Two replays of a move agree exactly when their steps' hashes do.
 pub fn step_hash(game: &Game, bots: &[Option<String>], events: &[Event]) -> u64 {
-    let mut text = json::state(game, bots).to_string();
+    // The text is hashed as it is written, never built: building the state object and each
+    // event's, and their text, took most of the time of a move on the server.
+    let mut hash = Fnv1a64::default();
+    json::write_state(&mut hash, game, bots).expect("a state serialises");
     for e in events {
-        text.push('\n');
-        text.push_str(&json::event(game, e, Viewer::Everyone).to_string());
+        hash.update(b"\n");
+        json::write_event(&mut hash, game, e, Viewer::Everyone).expect("an event serialises");
     }
-    crate::ruleset::fnv1a64(text.as_bytes())
+    hash.0
+}
+
+/// [`fnv1a64`](crate::ruleset::fnv1a64) of the bytes written to it.
+struct Fnv1a64(u64);
+
+impl Default for Fnv1a64 {
+    fn default() -> Fnv1a64 {
+        Fnv1a64(crate::ruleset::FNV1A64_START)
+    }
+}
+
+impl Fnv1a64 {
+    fn update(&mut self, bytes: &[u8]) {
+        self.0 = crate::ruleset::fnv1a64_on(self.0, bytes);
+    }
+}
+
+impl std::io::Write for Fnv1a64 {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// [`step_hash`] as it is written in a file.

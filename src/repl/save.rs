@@ -290,17 +290,32 @@ fn temporary_name(file_name: &OsStr, pid: u32) -> OsString {
 /// A file whose PID was reused by another process stays until that one ends. Best effort:
 /// errors are ignored.
 fn remove_stale_temporaries(dir: &Path, file_name: &OsStr) {
+    remove_stale(dir, |name| name == file_name.as_bytes());
+}
+
+/// Removes, in one reading of `dir`, the stale temporaries (as [`write`] removes those of its
+/// file) of every file whose name `saved` accepts. After it, a writer that saves many files of
+/// `dir` may save each with [`write_again`]: a directory of a thousand games is read once
+/// instead of once a file.
+pub fn remove_stale_temporaries_in(dir: &Path, saved: impl Fn(&[u8]) -> bool) {
+    remove_stale(dir, saved);
+}
+
+fn remove_stale(dir: &Path, saved: impl Fn(&[u8]) -> bool) {
     if !Path::new("/proc/self").exists() {
         return;
     }
     let Ok(entries) = fs::read_dir(dir) else { return };
-    let prefix = temporary_name(file_name, 0);
-    let prefix = &prefix.as_bytes()[..prefix.len() - "0.tmp".len()];
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.as_bytes().strip_prefix(prefix).and_then(|rest| rest.strip_suffix(b".tmp")) else {
+        let Some(rest) = name.as_bytes().strip_prefix(b".").and_then(|rest| rest.strip_suffix(b".tmp")) else {
             continue;
         };
+        let Some(dot) = rest.iter().rposition(|&b| b == b'.') else { continue };
+        let (file_name, pid) = (&rest[..dot], &rest[dot + 1..]);
+        if !saved(file_name) {
+            continue;
+        }
         let Some(pid) = std::str::from_utf8(pid).ok().and_then(|p| p.parse::<u32>().ok()) else { continue };
         // One of our own PID is left from a killed process that had it before us.
         let alive = pid != std::process::id() && Path::new(&format!("/proc/{pid}")).exists();

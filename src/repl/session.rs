@@ -20,6 +20,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::bots;
 use crate::core::{Action, ActionError, Card, Event, Game, Registry, Rules, Seat, Setup, View, full_deck};
+use crate::limits::{self, BotSpec};
 use crate::repl::save::{self, BranchRecord, SaveError, SaveFile, SavedPlayer};
 use crate::repl::{json, record, render};
 use crate::ruleset::Ruleset;
@@ -89,6 +90,10 @@ pub struct Session {
     spec: String,
     ruleset: Ruleset,
     bots: Vec<Option<String>>,
+    /// Each bot seat's bot, built when it first moves and kept: before each move it is
+    /// reseeded with that move's seed ([`bots::Bot::start_game`]), so it plays exactly as a bot
+    /// built for the move would. Lua bots are built for each move, as their file may change.
+    built: Vec<Option<Box<dyn bots::Bot>>>,
     setup: Setup,
     game: Game,
     /// The seat and turn the game opened with (before any action).
@@ -139,6 +144,7 @@ impl Session {
         Ok(Session {
             spec: spec.to_string(),
             ruleset,
+            built: bots.iter().map(|_| None).collect(),
             bots,
             setup,
             opening: (game.current(), game.turn()),
@@ -328,7 +334,20 @@ impl Session {
         let spec = self.bots.get(seat)?.clone()?;
         let name = self.game.name(seat).to_string();
         let seed = bot_seed(self.setup.seed, self.game.turn(), seat);
-        let choice = bots::from_spec(&spec, seed).and_then(|mut bot| bot.choose(&View::new(&self.game, seat)));
+        let (bot, keep) = match self.built.get_mut(seat).and_then(Option::take) {
+            Some(mut bot) => {
+                bot.start_game(seed);
+                (Ok(bot), true)
+            }
+            None => (bots::from_spec(&spec, seed), !matches!(limits::parse_bot_spec(&spec), Ok(BotSpec::Lua(_)))),
+        };
+        let choice = bot.and_then(|mut bot| {
+            let choice = bot.choose(&View::new(&self.game, seat));
+            if keep && let Some(slot) = self.built.get_mut(seat) {
+                *slot = Some(bot);
+            }
+            choice
+        });
         let mut warning = None;
         if let Ok(action) = &choice {
             match self.apply(*action) {

@@ -31,7 +31,7 @@ use crate::limits::{self, FileKind};
 use crate::script::{Manifest, ModError, ModSource, load_mods};
 
 pub use check::{SmokeFailure, SmokeReport, smoke};
-pub use mods::{ModRecord, content_hash, differences, fnv1a64};
+pub use mods::{FNV1A64_START, ModRecord, content_hash, differences, fnv1a64, fnv1a64_on};
 
 use file::{Origins, Place, Source};
 

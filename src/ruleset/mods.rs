@@ -47,7 +47,15 @@ pub fn content_hash(text: &str) -> String {
 /// FNV-1a over `bytes`, 64 bits: the one hash saves, replays and the server's ruleset check
 /// use ([`content_hash`] is its written form).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    fnv1a64_on(FNV1A64_START, bytes)
+}
+
+/// The FNV-1a hash of nothing, where [`fnv1a64_on`] starts.
+pub const FNV1A64_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The FNV-1a hash `hash` (of some bytes) becomes when `bytes` follow them.
+pub fn fnv1a64_on(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// What differs between the mods a save recorded and the mods loaded now, one sentence each,

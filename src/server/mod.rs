@@ -139,7 +139,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
         }
         None => (options.dir.clone(), new_rooms(options, &room_options)?),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let runtime = net::runtime()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind((options.bind.as_str(), options.port))
             .await

@@ -56,11 +56,18 @@ pub fn write_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()>
     Ok(())
 }
 
-/// Writes a room's game again, after a [`write_game`] of it by this process (see
-/// [`save::write_again`]).
+/// Writes a room's game again, after a [`write_game`] of it by this process or a
+/// [`remove_stale_temporaries`] of `dir` (see [`save::write_again`]).
 pub fn rewrite_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()> {
     save::write_again(&save_path(dir, room), save)?;
     Ok(())
+}
+
+/// Removes the temporaries that saves of games killed while writing left in `dir`, reading it
+/// once: after it a room's save in `dir` (not through a symlink to elsewhere) is written with
+/// [`rewrite_game`], which does not read the directory again.
+pub fn remove_stale_temporaries(dir: &Path) {
+    save::remove_stale_temporaries_in(dir, |name| name.ends_with(b".save.json"));
 }
 
 /// How many of `session`'s moves the save of `room` in `dir` holds, when it is a save of this
