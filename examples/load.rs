@@ -25,6 +25,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
+use tokio_tungstenite::connect_async_with_config;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
@@ -59,6 +60,20 @@ struct Played {
     actions: Vec<(Instant, f64)>,
 }
 
+/// The longest a player waits for one message before the run stops, and for every player to
+/// have joined: the load test stops by itself, naming what it waited for, instead of hanging
+/// (a player that fails to join would leave the others waiting at the start for ever).
+const STALLED: Duration = Duration::from_secs(60);
+const JOINING: Duration = Duration::from_secs(300);
+
+/// `what` within `limit`, or the run stops (a panic in a player ends the example).
+async fn within<T>(limit: Duration, room: &str, waited: &str, what: impl std::future::Future<Output = T>) -> T {
+    match tokio::time::timeout(limit, what).await {
+        Ok(done) => done,
+        Err(_) => panic!("room {room}: waited {} s for {waited}; stopping", limit.as_secs()),
+    }
+}
+
 /// Plays the games of `rooms` (room, token) one after another, each to its end; the first
 /// once every player has joined its first room (`start`).
 async fn player(
@@ -88,22 +103,31 @@ async fn game(
     latencies: &mut Vec<(Instant, f64)>,
 ) -> Instant {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
-    let (mut ws, _) =
-        tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/{room}"), Some(config), true).await.unwrap();
+    let (mut ws, _) = within(
+        STALLED,
+        room,
+        "the connection",
+        connect_async_with_config(format!("ws://{addr}/{room}"), Some(config), true),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("room {room}: cannot connect: {e}"));
     let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token});
     ws.send(Message::text(join.to_string())).await.unwrap();
     if let Some(start) = start {
         // The hello; what happened so far and the turn follow it.
-        let Some(Ok(Message::Text(hello))) = ws.next().await else { panic!("room {room}: no hello") };
+        let Some(Ok(Message::Text(hello))) = within(STALLED, &room, "its hello", ws.next()).await else {
+            panic!("room {room}: no hello")
+        };
         let kind = serde_json::from_str::<Incoming>(&hello).map(|m| m.kind == "hello");
         assert!(kind.unwrap_or(false), "room {room}: {hello}");
-        start.wait().await;
+        // A player that failed to join never arrives: the others stop instead of waiting.
+        within(JOINING, &room, "every player to join", start.wait()).await;
     }
     let began = Instant::now();
     let mut sent_at: Option<Instant> = None;
     let mut mine = false;
     let mut waiting = false;
-    while let Some(Ok(m)) = ws.next().await {
+    while let Some(Ok(m)) = within(STALLED, room, "an answer", ws.next()).await {
         let Message::Text(text) = m else { continue };
         let message: Incoming = serde_json::from_str(&text).unwrap();
         assert!(
