@@ -115,13 +115,13 @@ async fn game(
     ws.send(Message::text(join.to_string())).await.unwrap();
     if let Some(start) = start {
         // The hello; what happened so far and the turn follow it.
-        let Some(Ok(Message::Text(hello))) = within(STALLED, &room, "its hello", ws.next()).await else {
+        let Some(Ok(Message::Text(hello))) = within(STALLED, room, "its hello", ws.next()).await else {
             panic!("room {room}: no hello")
         };
         let kind = serde_json::from_str::<Incoming>(&hello).map(|m| m.kind == "hello");
         assert!(kind.unwrap_or(false), "room {room}: {hello}");
         // A player that failed to join never arrives: the others stop instead of waiting.
-        within(JOINING, &room, "every player to join", start.wait()).await;
+        within(JOINING, room, "every player to join", start.wait()).await;
     }
     let began = Instant::now();
     let mut sent_at: Option<Instant> = None;
