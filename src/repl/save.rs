@@ -293,7 +293,7 @@ fn remove_stale_temporaries(dir: &Path, file_name: &OsStr) {
     remove_stale(dir, |name| name == file_name.as_bytes());
 }
 
-/// Removes, in one reading of `dir`, the stale temporaries (as [`write`] removes those of its
+/// Removes, in one reading of `dir`, the stale temporaries (as [`write()`] removes those of its
 /// file) of every file whose name `saved` accepts. After it, a writer that saves many files of
 /// `dir` may save each with [`write_again`]: a directory of a thousand games is read once
 /// instead of once a file.
