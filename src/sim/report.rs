@@ -44,7 +44,7 @@ pub(super) fn bot_wins(players: &[String], tally: &Tally) -> Vec<(String, u64, u
             let rate = Rate {
                 count: wins,
                 total: played,
-                rate: per_game.rate / k,
+                rate: if played == 0 { 0.0 } else { wins as f64 / played as f64 },
                 low: per_game.low / k,
                 high: per_game.high / k,
             };
