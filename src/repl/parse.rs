@@ -133,9 +133,15 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         "quit" => none(Command::Quit),
         "again" => match rest {
             [] => Ok(Some(Command::Again(None))),
-            words => Ok(Some(Command::Again(Some(
-                words.join(",").split(',').filter(|w| !w.is_empty()).map(str::to_string).collect(),
-            )))),
+            words => {
+                let names: Vec<String> =
+                    words.join(",").split(',').filter(|w| !w.is_empty()).map(str::to_string).collect();
+                if names.is_empty() {
+                    Err("again takes player names (again alice,bob,bot:greedy), or none for the same players".into())
+                } else {
+                    Ok(Some(Command::Again(Some(names))))
+                }
+            }
         },
         "save" => {
             // The file name is the rest of the line as typed (it may hold spaces), without the
@@ -399,6 +405,9 @@ mod tests {
 
     #[test]
     fn save_keeps_the_file_name_as_typed() {
+        assert!(parse("again ,").unwrap_err().contains("again takes player names"));
+        assert!(parse("again , ,").unwrap_err().contains("again takes player names"));
+        assert_eq!(ok("again a,,b"), Command::Again(Some(vec!["a".into(), "b".into()])));
         assert_eq!(ok("save My Game.json"), Command::Save("My Game.json".into()));
         assert_eq!(ok("save \"My Game.json\""), Command::Save("My Game.json".into()));
         assert_eq!(ok("save 'a.json'"), Command::Save("a.json".into()));
