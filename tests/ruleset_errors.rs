@@ -249,6 +249,12 @@ fn check_reports_like_a_compiler_and_exits_2() {
         let files = Files::new(&[(name, text)]);
         diving().current_dir(files.dir.path()).args(["check", name]).assert().code(2).stderr(contains(*expected));
     }
+    // A file that is not there is named: "no such file" alone would not say which.
+    diving()
+        .args(["check", "/no/such/ruleset.toml"])
+        .assert()
+        .code(2)
+        .stderr("error: cannot load ruleset '/no/such/ruleset.toml': no such file\n");
 }
 
 #[test]

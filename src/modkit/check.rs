@@ -36,7 +36,7 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
     let ruleset = match Ruleset::load(file) {
         Ok(r) => r,
         Err(e) => {
-            report_error(&e, None, None, json).context("cannot write the check's report")?;
+            report_error(&e.of_loading(file), None, None, json).context("cannot write the check's report")?;
             return Ok(ExitCode::from(2));
         }
     };

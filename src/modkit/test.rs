@@ -100,8 +100,13 @@ pub fn test_command(options: &TestOptions) -> anyhow::Result<ExitCode> {
                 }
                 Err(e) => {
                     failed += file.len();
-                    report_error(&e, Some(&format!("the ruleset of {}", file.file)), None, options.json)
-                        .context(cannot)?;
+                    report_error(
+                        &e.of_loading(&spec),
+                        Some(&format!("the ruleset of {}", file.file)),
+                        None,
+                        options.json,
+                    )
+                    .context(cannot)?;
                     continue;
                 }
             },

@@ -84,6 +84,15 @@ impl RulesetError {
         RulesetError { kind: ErrorKind::Unplaced, message: message.into() }
     }
 
+    /// This error of loading `spec`, naming it when the error is in no file (the ruleset
+    /// could not be found or read: "no such file" alone would not say which).
+    pub fn of_loading(self, spec: &str) -> RulesetError {
+        match self.kind {
+            ErrorKind::Unplaced => RulesetError::unplaced(format!("cannot load ruleset '{spec}': {}", self.message)),
+            _ => self,
+        }
+    }
+
     /// The error as a compiler reports it: `file:line:col: error: message`.
     pub fn compiler_line(&self) -> String {
         match &self.kind {
