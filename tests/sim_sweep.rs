@@ -100,6 +100,7 @@ fn seat_one_edge_leaves_the_draws_out() {
     assert_eq!(measure(0, "draws")["value"], 1.0);
     let none = measure(0, "first-seat");
     assert!(none["value"].is_null() && none["low"].is_null() && none["high"].is_null(), "{none}");
+    assert!(measure(0, "seat-balance")["value"].is_null(), "no seat won, no gap: {}", points[0]);
     assert!(measure(0, "decisiveness")["value"].is_null(), "no winner, no margin: {}", points[0]);
     // A cap of 20 turns: nearly every game drawn; the few decided split evenly, within chance.
     assert!(measure(1, "draws")["value"].as_f64().unwrap() > 0.9, "{}", points[1]);

@@ -6,7 +6,8 @@
 //! variant of the ruleset (its mods included) against the ruleset itself (or `--baseline`) on
 //! the same seeds and deals, so each point carries a paired comparison as well as its own
 //! figures. The measures ([`measures`]), each with a 95% confidence interval:
-//! - `seat-balance`: the largest gap between two seats' win rates;
+//! - `seat-balance`: the largest gap between two seats' shares of the decided games (left out
+//!   when none was decided, like `first-seat`);
 //! - `first-seat`: seat 1's share of the decided games less a fair share (1 / players): a
 //!   draw is no game lost by seat 1, so it is left out rather than counted against it. The
 //!   interval is Wilson's on seat 1's wins out of the decided games; with none decided there
@@ -217,10 +218,15 @@ pub fn find<'m>(ms: &'m [Measure], key: &str) -> Option<&'m Measure> {
 }
 
 /// The balance measures of one ruleset's games (a tally made by [`simulate_balance`]), in the
-/// order of [`MEASURES`]; one with nothing to measure is left out (seat 1's edge, and the
-/// winner's margin, when no game was decided).
+/// order of [`MEASURES`]; one with nothing to measure is left out (the seat gap, seat 1's
+/// edge and the winner's margin, when no game was decided).
 pub fn measures(tally: &Tally) -> Vec<Measure> {
-    let n = tally.games.max(1) as f64;
+    // Both seat measures are over the decided games: conditioned on how many were decided,
+    // the seats' wins among them are one multinomial. Over all games the draws read as every
+    // seat's losses: 98% draws gave seat 1 an "edge" of -0.49, and a ruleset that draws every
+    // game a seat gap of 0, a perfect balance that `tune` could aim at.
+    let decided: u64 = tally.seat_wins.iter().sum();
+    let n = decided.max(1) as f64;
     let seats = tally.seat_wins.len().max(1);
     let rate = |s: usize| tally.seat_wins[s] as f64 / n;
     let (most, least) = (0..seats)
@@ -229,10 +235,10 @@ pub fn measures(tally: &Tally) -> Vec<Measure> {
     let (p, q) = (rate(most), rate(least));
     let gap = p - q;
     let hw = 1.96 * ((p + q - gap * gap).max(0.0) / n).sqrt();
-    // Seat 1 against its fair share of the decided games: conditioned on how many were
-    // decided, its wins among them are binomial, so Wilson's interval holds. Over all games
-    // the draws read as seat 1's losses (98% draws gave an "edge" of -0.49 to identical bots).
-    let decided: u64 = tally.seat_wins.iter().sum();
+    let balance =
+        (decided > 0).then_some(Measure { key: "seat-balance", value: gap, low: (gap - hw).max(0.0), high: gap + hw });
+    // Seat 1 against its fair share of the decided games: its wins among them are binomial,
+    // so Wilson's interval holds.
     let fair = 1.0 / seats as f64;
     let first = (decided > 0).then(|| {
         let r = wilson(tally.seat_wins[0], decided);
@@ -240,7 +246,7 @@ pub fn measures(tally: &Tally) -> Vec<Measure> {
     });
     let draws = wilson(tally.draws, tally.games);
     [
-        Some(Measure { key: "seat-balance", value: gap, low: (gap - hw).max(0.0), high: gap + hw }),
+        balance,
         first,
         Some(mean("length", &tally.turns)),
         Some(Measure { key: "draws", value: draws.rate, low: draws.low, high: draws.high }),
@@ -256,7 +262,7 @@ pub fn measures(tally: &Tally) -> Vec<Measure> {
 /// What a report says of a measure with nothing to measure.
 pub fn unmeasured(key: &str) -> &'static str {
     match key {
-        "first-seat" | "decisiveness" => "no decided game",
+        "seat-balance" | "first-seat" | "decisiveness" => "no decided game",
         _ => "not measured",
     }
 }
@@ -676,9 +682,12 @@ mod tests {
         let edge = find(&m, "first-seat").unwrap();
         assert_eq!(edge.value, 0.0);
         assert!(edge.low < 0.0 && 0.0 < edge.high, "{edge:?}");
-        // Seat 1 winning every decided game has the whole of the other seat's share.
+        assert_eq!(find(&m, "seat-balance").unwrap().value, 0.0);
+        // Seat 1 winning every decided game has the whole of the other seat's share, and the
+        // whole gap: over all games the draws halved it.
         let m = measures(&tally_of(&[None, None, Some(0), Some(0)]));
         assert_eq!(find(&m, "first-seat").unwrap().value, 0.5);
+        assert_eq!(find(&m, "seat-balance").unwrap().value, 1.0);
     }
 
     /// With every game drawn there is no edge to measure, and the reports say so.
@@ -686,6 +695,7 @@ mod tests {
     fn all_draws_leave_no_edge_to_measure() {
         let m = measures(&tally_of(&[None; 10]));
         assert_eq!(find(&m, "first-seat"), None);
+        assert_eq!(find(&m, "seat-balance"), None, "no seat won: nothing to balance, not a perfect balance");
         assert_eq!(find(&m, "decisiveness"), None, "no winner, no margin");
         assert_eq!(find(&m, "draws").unwrap().value, 1.0);
         assert_eq!(unmeasured("first-seat"), "no decided game");

@@ -14,8 +14,9 @@
 //! (`seat-balance`: as close to 0 as may be) or with a range (`length 30..40`: anywhere in
 //! it). A term's loss is its distance from the goal in units of 5 points for a rate
 //! (`seat-balance`, `first-seat`, `draws`), of the range's width for a range, and of 1
-//! otherwise; the target's loss is the sum. A term with nothing to measure (`first-seat` when
-//! no game was decided) is infinitely far from its goal: such a candidate is dropped before any measured one.
+//! otherwise; the target's loss is the sum. A term with nothing to measure (`seat-balance` or
+//! `first-seat` when no game was decided) is infinitely far from its goal: such a candidate is
+//! dropped before any measured one, so a rule that draws every game never wins a tuning.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
