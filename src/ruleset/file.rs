@@ -110,10 +110,12 @@ pub(crate) fn parse(source: &Source<'_>) -> Result<RawFile, RulesetError> {
     toml::from_str::<RawFile>(source.text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         let mut message = e.message().trim().to_string();
-        if let Some(key) = key_without_value(source.text, span.start) {
-            // The parser reads the end of the line as an unquoted string.
+        let written = bare_value(source.text, span.start);
+        if let Some((key, _)) = written.as_ref().filter(|(_, value)| value.is_empty()) {
+            // `key =` with nothing after it (or only a comment): the parser reads the end of the
+            // line as an unquoted string.
             message = format!("`{key}` has no value: write one after `=`");
-        } else if let Some((key, value)) = bare_value(source.text, span.start)
+        } else if let Some((key, value)) = written
             && (message.starts_with("invalid boolean") || message.starts_with("string values must be quoted"))
         {
             // The parser took an unquoted word for a misspelt `true` or `false`, or for text.
@@ -130,33 +132,24 @@ pub(crate) fn parse(source: &Source<'_>) -> Result<RawFile, RulesetError> {
     })
 }
 
-/// The key of a `key =` with nothing after it (or only a comment) on the line holding byte
-/// `offset`.
-fn key_without_value(text: &str, offset: usize) -> Option<String> {
+/// The line holding byte `offset` of `text`.
+fn line_at(text: &str, offset: usize) -> &str {
     let offset = text.floor_char_boundary(offset.min(text.len()));
     let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[start..].lines().next().unwrap_or("");
-    let (_, value) = line.split_once('=')?;
-    let value = value.trim();
-    (value.is_empty() || value.starts_with('#')).then(|| key_at(text, offset)).flatten()
+    text[start..].lines().next().unwrap_or("")
 }
 
 /// The key and the value as written (without a comment) of the `key = value` line holding
 /// byte `offset`.
 fn bare_value(text: &str, offset: usize) -> Option<(String, String)> {
-    let offset = text.floor_char_boundary(offset.min(text.len()));
-    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[start..].lines().next().unwrap_or("");
-    let (_, value) = line.split_once('=')?;
+    let (_, value) = line_at(text, offset).split_once('=')?;
     let value = value.split('#').next().unwrap_or("").trim();
     Some((key_at(text, offset)?, value.to_string()))
 }
 
 /// The key written on the line holding byte `offset` (`key = …` or `[table]`), if any.
 fn key_at(text: &str, offset: usize) -> Option<String> {
-    let offset = text.floor_char_boundary(offset.min(text.len()));
-    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[start..].lines().next().unwrap_or("").trim();
+    let line = line_at(text, offset).trim();
     if let Some(header) = line.strip_prefix('[') {
         return Some(header.trim_matches(|c| c == '[' || c == ']' || c == ' ').to_string());
     }
