@@ -149,7 +149,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
             let after = line[words[0].len()..].trim();
             let after = ['"', '\'']
                 .iter()
-                .find_map(|&q| after.strip_prefix(q).and_then(|a| a.strip_suffix(q)).filter(|_| after.len() >= 2))
+                .find_map(|&q| after.strip_prefix(q).and_then(|a| a.strip_suffix(q)))
                 .unwrap_or(after)
                 .trim();
             if after.is_empty() {
@@ -414,6 +414,7 @@ mod tests {
         assert_eq!(ok("save it's.json"), Command::Save("it's.json".into()));
         assert!(parse("save \"\"").unwrap_err().contains("file name"));
         assert!(parse("save ''").unwrap_err().contains("file name"));
+        assert_eq!(ok("save \""), Command::Save("\"".into()), "one quote is no pair");
     }
 
     #[test]
