@@ -375,6 +375,37 @@ pub fn shown(text: &str, new_lines: NewLines) -> String {
     out
 }
 
+/// `text` from a host's server as `join` may print it: the lines and colours (`ESC [ … m`)
+/// the host's board and narration are drawn with, and nothing else a terminal would act on.
+/// Every other control or invisible character is escaped as [`shown`] escapes it, so a
+/// hostile host can colour its text but cannot move the cursor, clear the screen, retitle the
+/// window or hide a line.
+pub fn host_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let colour = rest.strip_prefix("\x1b[").and_then(|after| {
+            let end = after.find(|c: char| !(c.is_ascii_digit() || c == ';'))?;
+            (end <= MAX_COLOUR_PARAMS && after[end..].starts_with('m')).then_some(2 + end + 1)
+        });
+        match (c, colour) {
+            (_, Some(len)) => {
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+            ('\n', _) => out.push('\n'),
+            _ => push_shown(&mut out, c),
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// The longest parameter list [`host_text`] passes in a colour sequence (`38;2;255;255;255`
+/// is 16 characters).
+const MAX_COLOUR_PARAMS: usize = 24;
+
 /// A character no name may hold: control characters (escape sequences, new lines) and the
 /// invisible ones that reorder or hide text.
 fn hidden(c: char) -> bool {
@@ -525,6 +556,22 @@ mod tests {
     fn quoting_is_short_and_escapes_control_characters() {
         assert_eq!(quoted("a\nb\u{1b}[31m"), "a\\nb\\u{1b}[31m");
         assert_eq!(quoted(&"z".repeat(100)).chars().count(), MAX_QUOTED_CHARS + 1);
+    }
+
+    /// A host colours its text, and nothing more: the cursor, the screen, the window's
+    /// title and hidden text are the joining player's.
+    #[test]
+    fn a_hosts_text_keeps_its_colours_and_lines_and_nothing_else() {
+        let coloured = "\x1b[1mDiving Suits\x1b[0m\n\x1b[38;2;10;20;30mbob\x1b[m dives\n";
+        assert_eq!(host_text(coloured), coloured);
+        let hostile = "a\x1b[2J\x1b[H\x1b]0;pwned\x07b\r\u{202e}c\x1b[1;31";
+        let shown = host_text(hostile);
+        assert!(!shown.contains('\x1b') && !shown.contains('\r') && !shown.contains('\x07'), "{shown:?}");
+        assert!(!shown.contains('\u{202e}'), "{shown:?}");
+        assert_eq!(shown, "a\\u{1b}[2J\\u{1b}[H\\u{1b}]0;pwned\\u{7}b\\r\\u{202e}c\\u{1b}[1;31");
+        // A parameter list longer than any colour needs is not a colour.
+        let long = format!("\x1b[{}m", "1;".repeat(20));
+        assert!(!host_text(&long).contains('\x1b'));
     }
 
     #[test]

@@ -660,3 +660,43 @@ fn joining_a_room_that_is_not_there_names_it() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches("refused").count(), 1, "{stderr}");
 }
+
+/// A hostile host can colour what `diving join` prints, and do nothing else to the joining
+/// player's terminal: no clearing the screen, no moving the cursor, no new window title.
+#[test]
+fn a_hostile_host_cannot_drive_the_joining_terminal() {
+    use futures_util::SinkExt;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let host = runtime.spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        let mut ws = tokio_tungstenite::accept_async(stream).await.unwrap();
+        let hello = json!({
+            "type": "hello", "protocol": PROTOCOL, "room": "1\x1b[2J", "seat": 1, "player": "alice",
+            "players": ["alice", "\x1b]0;pwned\x07bob"], "bots": [null, null],
+            "ruleset": { "name": "standard", "hash": "0" },
+        });
+        let output = json!({
+            "type": "output",
+            "text": ["\x1b[1mbold\x1b[0m \x1b[Hhome \x1b[31;1mred\x1b[0m\r\u{202e}"],
+            "json": [{ "event": "won", "player": "alice" }],
+        });
+        for message in [hello, output] {
+            ws.send(Message::text(message.to_string())).await.unwrap();
+        }
+        let _ = ws.close(None).await;
+    });
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+        .args(["join", &format!("{addr}/1"), "--seat", "1", "--token", "x"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    runtime.block_on(host).unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The colours stay; everything else a terminal would act on is written out.
+    assert!(stdout.contains("\x1b[1mbold\x1b[0m") && stdout.contains("\x1b[31;1mred\x1b[0m"), "{stdout:?}");
+    let without_colours = stdout.replace("\x1b[1m", "").replace("\x1b[0m", "").replace("\x1b[31;1m", "");
+    assert!(!without_colours.contains(['\x1b', '\x07', '\r', '\u{202e}']), "{stdout:?}");
+    assert!(stdout.contains("\\u{1b}[Hhome") && stdout.contains("\\u{1b}]0;pwned\\u{7}bob"), "{stdout:?}");
+}

@@ -83,7 +83,8 @@ impl Prompt {
     fn text(&self) -> String {
         match (&self.player, self.over) {
             (_, true) => "game over> ".into(),
-            (Some(name), false) => format!("{name}> "),
+            // The name is the host's word: shown with its control characters escaped.
+            (Some(name), false) => format!("{}> ", crate::limits::shown(name, crate::limits::NewLines::Escaped)),
             (None, false) => "watching> ".into(),
         }
     }
@@ -96,10 +97,13 @@ enum Screen {
 }
 
 impl Screen {
+    /// Prints `text`, which may hold what the host sent: only its lines and colours reach the
+    /// terminal ([`limits::host_text`]).
     fn print(&mut self, text: &str) -> io::Result<()> {
         if text.is_empty() {
             return Ok(());
         }
+        let text = &crate::limits::host_text(text);
         match self {
             Screen::Stdout => {
                 let mut out = io::stdout().lock();
