@@ -240,22 +240,26 @@ fn write_with(path: &Path, save: &SaveFile, clean: bool) -> Result<(), SaveError
     let tmp = dir.join(temporary_name(file_name, std::process::id()));
     let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
     let _held = signals::Held::new();
-    let result = (|| {
-        let mut file = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        let written = (|| {
-            file.write_all(text.as_bytes())?;
-            if let Some(permissions) = permissions {
-                file.set_permissions(permissions)?;
-            }
-            file.sync_all()?;
-            fs::rename(&tmp, &target)
-        })();
-        if written.is_err() {
-            let _ = fs::remove_file(&tmp);
+    let mut file = fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| {
+        // The file is made beside the target first: say where that failed, not just why.
+        let shown = dir.display();
+        match fs::metadata(&dir) {
+            Err(_) => SaveError::new(path, format!("cannot save: there is no folder '{shown}'")),
+            Ok(_) => SaveError::new(path, format!("cannot save: cannot make a file in '{shown}': {e}")),
         }
-        written
+    })?;
+    let written = (|| {
+        file.write_all(text.as_bytes())?;
+        if let Some(permissions) = permissions {
+            file.set_permissions(permissions)?;
+        }
+        file.sync_all()?;
+        fs::rename(&tmp, &target)
     })();
-    result.map_err(err)
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written.map_err(err)
 }
 
 /// Where a save to `path` goes: `path`, or the file a symlink there points to. Refused: a
@@ -264,6 +268,10 @@ fn target_of(path: &Path) -> Result<PathBuf, SaveError> {
     let refuse = |why: String| Err(SaveError::new(path, format!("cannot save: {why}")));
     let target = match fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(path.to_path_buf()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            let above = path.ancestors().skip(1).find(|p| p.is_file()).unwrap_or(path);
+            return refuse(format!("'{}' is not a folder", above.display()));
+        }
         Err(e) => return refuse(e.to_string()),
         Ok(meta) if meta.file_type().is_symlink() => match fs::canonicalize(path) {
             Ok(target) => target,
@@ -456,6 +464,25 @@ mod tests {
         assert_eq!(read(&path).unwrap(), sample());
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    }
+
+    /// A save that cannot be made says where: a folder that is not there, or one no file
+    /// can be made in (it said only "No such file or directory" for both).
+    #[test]
+    fn a_save_that_cannot_be_made_names_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nowhere");
+        let err = write(&missing.join("game.json"), &sample()).unwrap_err().to_string();
+        assert!(err.ends_with(&format!("cannot save: there is no folder '{}'", missing.display())), "{err}");
+        let file = dir.path().join("file");
+        fs::write(&file, "").unwrap();
+        let err = write(&file.join("game.json"), &sample()).unwrap_err().to_string();
+        assert!(err.ends_with(&format!("cannot save: '{}' is not a folder", file.display())), "{err}");
+        // /proc takes no new files, even from root.
+        if cfg!(target_os = "linux") {
+            let err = write(Path::new("/proc/game.json"), &sample()).unwrap_err().to_string();
+            assert!(err.contains("cannot save: cannot make a file in '/proc': "), "{err}");
+        }
     }
 
     /// An edited save whose recovery names more cards than any hand holds is refused with
