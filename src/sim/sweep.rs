@@ -384,9 +384,18 @@ pub struct Sweep<'a> {
     pub points: &'a [Point],
 }
 
+/// A measure with its 95% interval: `value ±half-width` when the interval is centred on the
+/// value (as shown), else `value (low–high)` — a rate near 0 or a seat gap, whose interval
+/// cannot reach below 0, would otherwise seem to.
 fn ci(m: &Measure) -> String {
     let digits = if m.key == "seat-balance" || m.key == "first-seat" || m.key == "draws" { 3 } else { 1 };
-    format!("{:.d$} ±{:.d$}", m.value, (m.high - m.low) / 2.0, d = digits)
+    let shown = |x: f64| format!("{x:.digits$}");
+    let (below, above) = (m.value - m.low, m.high - m.value);
+    if shown(below) == shown(above) {
+        format!("{} ±{}", shown(m.value), shown(below))
+    } else {
+        format!("{} ({}–{})", shown(m.value), shown(m.low), shown(m.high))
+    }
 }
 
 impl Sweep<'_> {
@@ -407,7 +416,7 @@ impl Sweep<'_> {
         );
         let _ = writeln!(
             s,
-            "figures are means or rates with their 95% half-widths; Δ is paired against {}\n",
+            "figures are means or rates with their 95% half-widths, or their 95% intervals where those are not centred on them; Δ is paired against {}\n",
             self.baseline
         );
         let mut head: Vec<String> = self.axes.iter().map(|a| a.name.clone()).collect();
@@ -613,6 +622,17 @@ mod tests {
             let e = parse_axis(bad).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
         }
+    }
+
+    /// An interval centred on its value is shown as a half-width; one that is not (a rate
+    /// near 0, a seat gap) as its ends, so it does not seem to reach below 0.
+    #[test]
+    fn an_interval_not_centred_on_its_value_is_shown_by_its_ends() {
+        let m = |key, value, low, high| Measure { key, value, low, high };
+        assert_eq!(ci(&m("length", 42.2, 41.1, 43.3)), "42.2 ±1.1");
+        assert_eq!(ci(&m("draws", 0.0, 0.0, 0.0038)), "0.000 (0.000–0.004)");
+        assert_eq!(ci(&m("seat-balance", 0.024, 0.0012, 0.0671)), "0.024 (0.001–0.067)");
+        assert_eq!(ci(&m("first-seat", 0.012, -0.019, 0.043)), "0.012 ±0.031");
     }
 
     #[test]
