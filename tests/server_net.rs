@@ -665,7 +665,7 @@ fn joining_a_room_that_is_not_there_names_it() {
 /// player's terminal: no clearing the screen, no moving the cursor, no new window title.
 #[test]
 fn a_hostile_host_cannot_drive_the_joining_terminal() {
-    use futures_util::SinkExt;
+    use futures_util::{SinkExt, StreamExt};
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
     let addr = listener.local_addr().unwrap();
@@ -685,7 +685,9 @@ fn a_hostile_host_cannot_drive_the_joining_terminal() {
         for message in [hello, output] {
             ws.send(Message::text(message.to_string())).await.unwrap();
         }
-        let _ = ws.close(None).await;
+        // Read what the client sends until it leaves: closing with its `join` unread would
+        // reset the connection, and a reset can overtake what was sent.
+        let _ = tokio::time::timeout(Duration::from_secs(30), async { while ws.next().await.is_some() {} }).await;
     });
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin!("diving"))
         .args(["join", &format!("{addr}/1"), "--seat", "1", "--token", "x"])
@@ -699,4 +701,34 @@ fn a_hostile_host_cannot_drive_the_joining_terminal() {
     let without_colours = stdout.replace("\x1b[1m", "").replace("\x1b[0m", "").replace("\x1b[31;1m", "");
     assert!(!without_colours.contains(['\x1b', '\x07', '\r', '\u{202e}']), "{stdout:?}");
     assert!(stdout.contains("\\u{1b}[Hhome") && stdout.contains("\\u{1b}]0;pwned\\u{7}bob"), "{stdout:?}");
+}
+
+/// Every connection counts toward the limit, finished request or not, and one that does not
+/// send its whole request in time is closed: connections that sent half a request used to
+/// stay open for ever, outside the limit, until the host ran out of file descriptors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_sent_requests_count_toward_the_limit_and_are_closed_in_time() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let limits = Limits { connections: 3, request_within_secs: 1, ..Limits::default() };
+    let options = RoomOptions { limits, ..RoomOptions::default() };
+    let config = ServerConfig { limits, ..ServerConfig::default() };
+    let server = serve(vec![room("1", &["alice", "bob"], SEED, options)], config).await;
+    let mut half = Vec::new();
+    for _ in 0..3 {
+        let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        stream.write_all(b"GET /1 HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+        half.push(stream);
+    }
+    // The server takes connections in order: these three fill it.
+    let refused = tokio_tungstenite::connect_async(format!("ws://{}/1", server.addr)).await.unwrap_err();
+    assert!(refused.to_string().contains("503"), "{refused}");
+    for mut stream in half {
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut answer)).await;
+        assert!(read.is_ok(), "a half-sent request is closed after its second");
+    }
+    // The players get in.
+    let (mut alice, _) = Client::join(&server, "1", 0).await;
+    assert!(alice.recv().await.is_some());
+    server.stop().await.unwrap();
 }

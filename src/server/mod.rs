@@ -8,6 +8,7 @@
 //! Code map: [`protocol`] the messages, version, limits and ruleset identity (documented in
 //! `PROTOCOL.md`); [`room`] one game as a state machine without I/O (seats, tokens, watchers,
 //! questions, away bots, chat); [`net`] the axum WebSocket edge (limits, away timer, saving);
+//! [`guard`] its listener (the connection limit and the request deadline, at the door);
 //! [`store`] the games directory; [`client`] `diving join`; [`web`] the browser seat (the page
 //! the server serves and the `seat_view` it draws). This module turns the host's
 //! options into rooms and prints the invites.
@@ -15,6 +16,7 @@
 //! Nothing else in the crate depends on this module (checked by `tests/architecture.rs`).
 
 pub mod client;
+pub mod guard;
 pub mod net;
 pub mod protocol;
 pub mod room;

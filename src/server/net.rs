@@ -1,6 +1,7 @@
 //! The network edge of the server: an axum WebSocket endpoint per room (`ws://HOST:PORT/ROOM`;
 //! the same address without the upgrade, and `/`, serve the browser seat of [`web`]),
-//! one task per connection, the limits (message size, rate, connections), the away timer,
+//! one task per connection, the limits (message size, rate; connections and slow requests in
+//! [`guard`](super::guard)), the away timer,
 //! and keeping each game on disk move by move (the `Saver`). The game itself is the [`Room`]'s; this module
 //! only moves its messages.
 
@@ -15,14 +16,14 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use futures_util::{SinkExt, StreamExt};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, watch};
+use tokio::sync::{Notify, Semaphore, mpsc, watch};
 
+use super::guard::{Door, Guarded};
 use super::protocol::{self, Limits};
 use super::room::{Conn, Outbox, Room};
 use super::store;
@@ -511,11 +512,14 @@ impl Server {
             }
         };
         hub.check_done();
-        // Messages are small and often come two in a row (an output, then a terminal's screen):
-        // without TCP_NODELAY the second waits for the client's delayed acknowledgement.
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
+        let limits = hub.config.limits;
+        let listener = Guarded::new(
+            listener,
+            hub.permits.clone(),
+            limits.connections,
+            Duration::from_secs(limits.request_within_secs),
+        );
+        let app = app.into_make_service_with_connect_info::<Door>();
         let task = tokio::spawn(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await });
         Ok(Server { addr, hub, task })
     }
@@ -565,8 +569,10 @@ impl Server {
 }
 
 /// `GET /ROOM`: a WebSocket upgrade joins the room; a plain request gets the browser seat.
+/// The connection already holds one of the server's permits ([`guard`](super::guard)).
 async fn upgrade(
     State(hub): State<Arc<Hub>>,
+    ConnectInfo(door): ConnectInfo<Door>,
     Path(room): Path<String>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
@@ -574,16 +580,12 @@ async fn upgrade(
         return (StatusCode::NOT_FOUND, format!("there is no room '{room}' on this server\n")).into_response();
     };
     let Ok(ws) = ws else { return web::page() };
-    let Ok(permit) = hub.permits.clone().try_acquire_owned() else {
-        let text =
-            format!("the server holds {} connections, its most; try again later\n", hub.config.limits.connections);
-        return (StatusCode::SERVICE_UNAVAILABLE, text).into_response();
-    };
+    door.upgrading();
     let max = hub.config.limits.hard_max_message;
     ws.max_message_size(max)
         .max_frame_size(max)
         .read_buffer_size(protocol::READ_BUFFER)
-        .on_upgrade(move |socket| connection(hub, slot, socket, permit))
+        .on_upgrade(move |socket| connection(hub, slot, socket))
 }
 
 /// A token bucket: `burst` messages at once, `per_second` after.
@@ -614,8 +616,7 @@ impl Bucket {
     }
 }
 
-async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket, permit: OwnedSemaphorePermit) {
-    let _permit = permit;
+async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
     hub.open.fetch_add(1, Ordering::SeqCst);
     let conn = hub.next.fetch_add(1, Ordering::SeqCst);
     let limits = hub.config.limits;

@@ -43,6 +43,9 @@ pub struct Limits {
     pub connections: usize,
     /// Seconds a new connection has to send its `join` or `watch`.
     pub join_within_secs: u64,
+    /// Seconds a connection that is not (yet) a WebSocket has to send each whole request,
+    /// from when it was accepted or last answered ([`guard`](super::guard)).
+    pub request_within_secs: u64,
     /// The longest `say` text, in characters (after control characters are removed).
     pub chat: usize,
 }
@@ -58,6 +61,7 @@ impl Default for Limits {
             spectators: 16,
             connections: 4096,
             join_within_secs: 10,
+            request_within_secs: 10,
             chat: 200,
         }
     }
