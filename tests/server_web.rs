@@ -7,7 +7,7 @@ mod server_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use diving::core::{View, Viewer};
 use diving::repl::render;
@@ -224,4 +224,75 @@ fn seat_views_show_only_what_the_seat_may_see_and_preview_its_moves() {
         }
     }
     assert!(checked > 250, "only {checked} views were checked");
+}
+
+/// A second host of the same games directory is refused while the first runs: both took the
+/// same seats' moves into one journal, which then no longer resumed.
+#[test]
+fn a_second_host_of_the_same_games_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games");
+    let mut host = Stopped(
+        Command::new(env!("CARGO_BIN_EXE_diving"))
+            .args(["host", "--players", "alice,bot:greedy", "--port", "0", "--seed", "3", "--dir"])
+            .arg(&games)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut out = BufReader::new(host.0.stdout.take().unwrap()).lines();
+    while !out.next().expect("the host prints its invites").unwrap().contains("or in a browser: ") {}
+    for resume in [true, false] {
+        let mut second = Command::new(env!("CARGO_BIN_EXE_diving"));
+        second.args(["host", "--port", "0"]);
+        if resume {
+            second.arg("--resume").arg(&games);
+        } else {
+            second.args(["--players", "alice,bot:greedy", "--dir"]).arg(&games);
+        }
+        let second = within(second, Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&second.stderr);
+        assert_eq!(second.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("is in use by another diving host"), "{stderr}");
+    }
+    drop(host);
+    // Once it is gone, the games resume.
+    let mut resumed = Stopped(
+        Command::new(env!("CARGO_BIN_EXE_diving"))
+            .args(["host", "--port", "0", "--resume"])
+            .arg(&games)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut out = BufReader::new(resumed.0.stdout.take().unwrap()).lines();
+    while !out.next().expect("the resumed host prints its invites").unwrap().contains("or in a browser: ") {}
+}
+
+/// A host process, stopped when the test is done with it (or fails).
+struct Stopped(std::process::Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs `command` to its end, or kills it after `limit` and fails (a host that starts runs
+/// until its games end).
+fn within(mut command: Command, limit: Duration) -> std::process::Output {
+    let child = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    match rx.recv_timeout(limit) {
+        Ok(output) => output.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg(id.to_string()).status();
+            panic!("{command:?} was still running after {limit:?}");
+        }
+    }
 }

@@ -118,6 +118,8 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
         limits: Limits::default(),
         allow_hints: options.allow_hints,
     };
+    // Held until the host ends: no other host may run the same games meanwhile.
+    let lock;
     let (dir, rooms) = match &options.resume {
         Some(dir) => {
             if options.players.is_some() || options.seats.is_some() || options.seed.is_some() || options.deck.is_some()
@@ -126,6 +128,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
                     "--resume brings back the saved games as they were: it cannot be combined with --players, --seats, --seed or --deck"
                 );
             }
+            lock = store::lock(dir)?;
             let games = store::load_all(dir)?;
             for note in &games.notes {
                 eprintln!("diving host: {note}");
@@ -139,7 +142,11 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
                 .collect();
             (dir.clone(), rooms)
         }
-        None => (options.dir.clone(), new_rooms(options, &room_options)?),
+        None => {
+            let (taken, rooms) = new_rooms(options, &room_options)?;
+            lock = taken;
+            (options.dir.clone(), rooms)
+        }
     };
     let runtime = net::runtime()?;
     runtime.block_on(async {
@@ -158,6 +165,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
         anyhow::Ok(())
     })?;
     writeln!(std::io::stdout(), "every game is over and everyone has left; the games are in {}", dir.display())?;
+    drop(lock);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -173,7 +181,8 @@ fn ids(server: &Server) -> Vec<String> {
     ids
 }
 
-fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Result<Vec<Room>> {
+/// The new rooms, saved in `--dir`, and the lock on it ([`store::lock`]).
+fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Result<(std::fs::File, Vec<Room>)> {
     let list = seat_list(options.players.as_deref(), options.seats, &options.bots)?;
     let seating = repl::seating(Some(&list))?;
     if seating.iter().all(|s| s.bot.is_some()) {
@@ -185,6 +194,7 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Resul
     let base = options.seed.unwrap_or_else(|| rand::random::<u64>() >> 12);
     std::fs::create_dir_all(&options.dir)
         .with_context(|| format!("cannot make the games directory {}", options.dir.display()))?;
+    let lock = store::lock(&options.dir)?;
     let mut rooms = Vec::new();
     for i in 0..options.rooms.max(1) {
         let id = (i + 1).to_string();
@@ -201,7 +211,7 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Resul
         store::save_game(&options.dir, &id, &session)?;
         rooms.push(Room::new(&id, session, tokens, room_options.clone()));
     }
-    Ok(rooms)
+    Ok((lock, rooms))
 }
 
 fn print_invites(server: &Server, ids: &[String], dir: &std::path::Path) -> anyhow::Result<()> {

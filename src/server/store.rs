@@ -3,7 +3,7 @@
 //! seat tokens (written once, readable by the owner only); and the journal,
 //! `journal-NNNNNN.jsonl`, one line per move of any room since that room's save was written.
 //! `diving host --resume DIR` reads the saves, plays each room's journal lines on, and writes
-//! the saves again ([`Games::compact`]).
+//! the saves again ([`Games::compact`]). A running host holds [`LOCK_FILE`] there ([`lock`]).
 //!
 //! A save holds the whole game, so writing one after every move costs what the game has
 //! grown to; a journal line costs one move, and one `fsync` makes a whole batch of lines (of
@@ -35,6 +35,30 @@ pub struct Seats {
     pub room: String,
     /// The token of each seat a person plays; `None` for bots.
     pub tokens: Vec<Option<String>>,
+}
+
+/// The lock a host holds on its games directory while it runs ([`lock`]).
+pub const LOCK_FILE: &str = "host.lock";
+
+/// Takes the games directory `dir` for this host until the returned file is dropped, or says
+/// that another `diving host` holds it: two hosts of the same games would both take the same
+/// seats' moves and write them into one journal, which then no longer resumes.
+pub fn lock(dir: &Path) -> anyhow::Result<fs::File> {
+    let path = dir.join(LOCK_FILE);
+    let file = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).with_context(|| {
+        format!("cannot take the games directory {}: cannot open {}", dir.display(), path.display())
+    })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(fs::TryLockError::WouldBlock) => anyhow::bail!(
+            "{} is in use by another diving host (it holds {}): stop that one first, or host in another --dir",
+            dir.display(),
+            path.display()
+        ),
+        Err(fs::TryLockError::Error(e)) => Err(e).with_context(|| {
+            format!("cannot take the games directory {}: cannot lock {}", dir.display(), path.display())
+        }),
+    }
 }
 
 pub fn save_path(dir: &Path, room: &str) -> PathBuf {
