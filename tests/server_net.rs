@@ -732,3 +732,35 @@ async fn half_sent_requests_count_toward_the_limit_and_are_closed_in_time() {
     assert!(alice.recv().await.is_some());
     server.stop().await.unwrap();
 }
+
+/// `help` in a network game lists what the room takes: `say`, in the list; not the commands
+/// it refuses (`undo`, `save`, `reload`, `again`; `hint` and `review` unless allowed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn help_in_a_network_game_lists_what_the_room_takes() {
+    for allow_hints in [false, true] {
+        let options = RoomOptions { allow_hints, ..RoomOptions::default() };
+        let server = serve(vec![room("1", &["alice", "bob"], SEED, options)], ServerConfig::default()).await;
+        let (mut alice, _) = Client::join(&server, "1", 0).await;
+        alice.command("help").await;
+        let m = alice.until(|m| has(m, "help")).await;
+        let text = lines(&m)[0]["help"].as_str().unwrap().to_string();
+        let words: Vec<&str> =
+            text.lines().filter_map(|l| l.strip_prefix("  ")).filter_map(|l| l.split_whitespace().next()).collect();
+        for word in ["play", "recover", "moves", "state", "log", "say", "help", "quit"] {
+            assert!(words.contains(&word), "{word} missing: {text}");
+        }
+        for word in ["undo", "save", "reload", "again"] {
+            assert!(!words.contains(&word), "{word} listed: {text}");
+        }
+        assert_eq!(words.contains(&"hint"), allow_hints, "{text}");
+        assert!(words.iter().position(|w| *w == "say") < words.iter().position(|w| *w == "quit"), "{text}");
+        assert!(text.trim_end().ends_with("'help J' a card."), "the list ends with the footer: {text}");
+        alice.command("help undo").await;
+        let m = alice.until(|m| has(m, "help")).await;
+        assert!(lines(&m)[0]["help"].as_str().unwrap().contains("'undo' is not available in this network game"));
+        alice.command("help say").await;
+        let m = alice.until(|m| has(m, "help")).await;
+        assert!(lines(&m)[0]["help"].as_str().unwrap().contains("chat to the table"));
+        server.stop().await.unwrap();
+    }
+}

@@ -1014,8 +1014,13 @@ fn card_topic(topic: &str) -> Option<crate::core::Rank> {
 }
 
 fn general_help() -> String {
+    command_list_help(COMMANDS)
+}
+
+/// The help's list of `commands`, with how cards and players are named.
+pub fn command_list_help(commands: &[(&str, &str)]) -> String {
     let mut out = String::from("commands (any case; a line that starts with a card plays it):\n");
-    for (word, summary) in COMMANDS {
+    for (word, summary) in commands {
         out += &format!("  {word:<8} {summary}\n");
     }
     out += "cards are rank then suit: 7H, 10S or TS, QC, A♠. players by name or seat number.\n";

@@ -31,6 +31,12 @@ pub type Conn = u64;
 /// Bot moves in a row after which the room stops and waits (a runaway mod).
 const BOT_MOVES_LIMIT: usize = 100_000;
 
+/// The shell's commands a network game refuses (the host saves every move).
+const NOT_IN_NETWORK_GAMES: [&str; 4] = ["undo", "save", "reload", "again"];
+
+/// What `say` does, as the room's help lists it.
+const SAY_HELP: &str = "chat to the table: say TEXT";
+
 /// What the room wants done after a call.
 #[derive(Debug, Default)]
 pub struct Outbox {
@@ -709,6 +715,7 @@ impl Room {
             }
             Command::Hint => return self.hint(conn, seat, out),
             Command::Review => return self.review(conn, seat, out),
+            // NOT_IN_NETWORK_GAMES, which the room's help leaves out.
             Command::Undo | Command::Save(_) | Command::Reload | Command::Again(_) => {
                 let word = line.split_whitespace().next().unwrap_or("").to_lowercase();
                 let message = format!("'{word}' is not available in a network game (the host saves every move)");
@@ -804,9 +811,8 @@ impl Room {
                 let (lines, text) = self.render(&all, viewer, Look { terminal: false, ..look });
                 self.reply(conn, vec![Object::one("log", lines)], text, out);
             }
-            Ok(Some(Command::Help(topic))) => match shell::help_text(topic.as_deref(), self.session.game()) {
-                Ok(mut text) => {
-                    text += "  say      say TEXT: chat to the table\n";
+            Ok(Some(Command::Help(topic))) => match self.help_text(topic.as_deref()) {
+                Ok(text) => {
                     let text = look.wrap(&text);
                     let lines = vec![Object::one("help", json!(text))];
                     self.reply(conn, lines, text.lines().map(String::from).collect(), out);
@@ -820,6 +826,32 @@ impl Room {
             Ok(None) => {}
             Ok(Some(_)) => self.reply_error(conn, role, "spectators can only look (state, log, help)", out),
             Err(message) => self.reply_error(conn, role, &message, out),
+        }
+    }
+
+    /// `help` in this room: the shell's, less what a network game does not take, with `say`.
+    fn help_text(&self, topic: Option<&str>) -> Result<String, String> {
+        let refused = |word: &str| {
+            NOT_IN_NETWORK_GAMES.contains(&word) || (!self.options.allow_hints && matches!(word, "hint" | "review"))
+        };
+        match topic {
+            None => {
+                let mut commands: Vec<(&str, &str)> =
+                    parse::COMMANDS.iter().copied().filter(|(word, _)| !refused(word)).collect();
+                let at = commands.iter().position(|(word, _)| *word == "help").unwrap_or(commands.len());
+                commands.insert(at, ("say", SAY_HELP));
+                Ok(shell::command_list_help(&commands))
+            }
+            Some(t) if t.eq_ignore_ascii_case("say") => {
+                Ok(format!("say TEXT\n  {SAY_HELP} (everyone in the room sees it)\n"))
+            }
+            Some(t) => {
+                let mut text = shell::help_text(Some(t), self.session.game())?;
+                if let Some(word) = parse::command_word(t).filter(|word| refused(word)) {
+                    text += &format!("('{word}' is not available in this network game)\n");
+                }
+                Ok(text)
+            }
         }
     }
 
