@@ -55,6 +55,13 @@ fn syntax_error() {
     };
     assert_eq!(one("hand_size = four\n"), format!("r.toml:1:13: {}", unreadable("four")));
     assert_eq!(one("hand_size = 4 4 # two\n"), format!("r.toml:1:13: {}", unreadable("4 4")));
+    // A number past 64 bits; and a key's bound is the core's, said one way for any value.
+    assert_eq!(
+        one("max_depth = 99999999999999999999\n"),
+        "r.toml:1:13: `max_depth`: 99999999999999999999 has too many digits to be read as a number"
+    );
+    assert_eq!(one("hand_size = 13\n"), "r.toml:1:13: `hand_size` must be at most 12 (it is 13)");
+    assert_eq!(one("hand_size = 100\n"), "r.toml:1:13: `hand_size` must be at most 12 (it is 100)");
     // Any other message of the parser is placed under its key.
     assert_eq!(one("hand_size = [1,\n"), "r.toml:1:16: `hand_size`: unclosed array, expected `]`");
 }

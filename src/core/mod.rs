@@ -29,7 +29,7 @@ pub use event::{Event, EventSink};
 pub use forecast::{Forecast, Planning};
 pub use game::Game;
 pub use legal::{Moves, Playable};
-pub use rules::{Band, DealShape, Gain, Rules, RulesError, SuitPattern};
+pub use rules::{Band, DealShape, Gain, MAX_HAND_SIZE, Rules, RulesError, SuitPattern};
 pub use state::{Outcome, Player, Setup, SetupError, State};
 pub use tables::Tables;
 pub use view::{Diver, View};

@@ -34,7 +34,7 @@ use std::ops::Range;
 use serde::Deserialize;
 use toml::{Spanned, Value};
 
-use crate::core::{Band, Gain, Rules, RulesError, SuitPattern};
+use crate::core::{Band, Gain, MAX_HAND_SIZE, Rules, RulesError, SuitPattern};
 
 use super::RulesetError;
 
@@ -115,7 +115,7 @@ pub(crate) fn parse(source: &Source<'_>) -> Result<RawFile, RulesetError> {
             // `key =` with nothing after it (or only a comment): the parser reads the end of the
             // line as an unquoted string.
             message = format!("`{key}` has no value: write one after `=`");
-        } else if let Some((key, value)) = written
+        } else if let Some((key, value)) = written.as_ref()
             && (message.starts_with("invalid boolean") || message.starts_with("string values must be quoted"))
         {
             // The parser took an unquoted word for a misspelt `true` or `false`, or for text.
@@ -123,6 +123,9 @@ pub(crate) fn parse(source: &Source<'_>) -> Result<RawFile, RulesetError> {
                 "`{key}`: cannot read `{value}` as a value (numbers are plain digits, text goes in quotes, \
                  and true and false are lower case)"
             );
+        } else if let Some((key, value)) = written.as_ref().filter(|_| message.starts_with("invalid type: integer")) {
+            // A whole number past what TOML holds (64 bits): no key takes one that large.
+            message = format!("`{key}`: {value} has too many digits to be read as a number");
         } else if let Some(key) = key_at(source.text, span.start)
             && !message.contains(&format!("`{key}`"))
         {
@@ -252,10 +255,11 @@ pub(crate) fn apply(
             }
         };
     }
-    count!(min_players, 1, 64, usize);
-    count!(max_players, 1, 64, usize);
-    count!(hand_size, 0, 64, usize);
-    count!(table_size, 0, 64, usize);
+    // The core's own bounds (`Rules::validate`), so each key has one limit, said one way.
+    count!(min_players, 2, 64, usize);
+    count!(max_players, 2, 64, usize);
+    count!(hand_size, 1, MAX_HAND_SIZE as i64, usize);
+    count!(table_size, 0, 16, usize);
     count!(max_depth, 1, MAX, u32);
     count!(max_oxygen, 1, MAX, u32);
     count!(quick_extra, 0, MAX, u32);
