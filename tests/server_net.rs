@@ -321,8 +321,16 @@ async fn a_server_killed_mid_game_resumes_from_its_saves_and_journal() {
     let error = store::load_all(crashed.path()).err().unwrap().to_string();
     assert!(error.contains("line 2") && error.contains("damaged"), "{error}");
 
-    // Compacted, the saves alone hold the games, and the journal is gone.
+    // A save whose seats file is gone names that file (it blamed the journal's line).
     std::fs::write(&journal, &text).unwrap();
+    let seats = crashed.path().join("1.seats.json");
+    let kept = std::fs::read(&seats).unwrap();
+    std::fs::remove_file(&seats).unwrap();
+    let error = store::load_all(crashed.path()).err().unwrap().to_string();
+    assert!(error.contains("has no 1.seats.json") && error.contains("room 1"), "{error}");
+    std::fs::write(&seats, kept).unwrap();
+
+    // Compacted, the saves alone hold the games, and the journal is gone.
     let back = store::load_all(crashed.path()).unwrap();
     back.compact(crashed.path()).unwrap();
     assert!(store::journals(crashed.path()).unwrap().is_empty());

@@ -329,6 +329,21 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Games> {
         }
         rooms.push((seats, session));
     }
+    // A save without its seats cannot be resumed (nobody could take a seat): say which file
+    // is missing rather than leave the room out.
+    for entry in fs::read_dir(dir).with_context(|| format!("cannot read the games directory {}", dir.display()))? {
+        let path = entry?.path();
+        let Some(room) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".save.json")) else {
+            continue;
+        };
+        if !rooms.iter().any(|(seats, _)| seats.room == room) {
+            anyhow::bail!(
+                "{} has no {}: the seats' tokens of room {room} are in it, and its game cannot be resumed without them",
+                dir.display(),
+                seats_path(dir, room).file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            );
+        }
+    }
     if rooms.is_empty() {
         anyhow::bail!("no saved games in {} (it has no ROOM.seats.json)", dir.display());
     }
