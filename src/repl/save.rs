@@ -401,6 +401,10 @@ struct Envelope {
 /// [`read`] on text already in memory; `path` is for messages. The text is read straight into
 /// a [`SaveFile`] (no tree of the whole file is built), and the actions stop at the limit.
 pub fn parse(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    if !body.is_empty() && !body.starts_with('{') {
+        return Err(SaveError::new(path, "not a Diving Suits save file (a save is one JSON object, in braces)"));
+    }
     let envelope: Envelope = serde_json::from_str(text)
         .map_err(|e| SaveError::new(path, format!("not a readable save file (corrupt or truncated: {e})")))?;
     if envelope.kind.as_ref().and_then(|k| k.as_str()) != Some(KIND) {
@@ -414,7 +418,16 @@ pub fn parse(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
                 format!("saved in format version {v}, but this diving reads versions {OLDEST_VERSION} to {VERSION}"),
             ));
         }
-        None => return Err(SaveError::new(path, "the save file has no format version")),
+        None => {
+            let why = match &envelope.version {
+                None => "the save file has no format version".to_string(),
+                Some(v) => format!(
+                    "the save file's format version must be a whole number, not {}",
+                    limits::quoted(&v.to_string())
+                ),
+            };
+            return Err(SaveError::new(path, why));
+        }
     }
     serde_json::from_str(text).map_err(|e| {
         // serde_json ends its message with the place; say it the way the rest of ours do.
