@@ -460,7 +460,7 @@ pub struct TuneArgs {
     #[arg(long)]
     pub target: String,
     /// Games for the whole search; a fifth is kept to check the best against the start
-    #[arg(long, default_value_t = 20_000, value_parser = at_least_one::<u64>)]
+    #[arg(long, default_value_t = 20_000)]
     pub budget: u64,
     /// Bots in seat order, comma-separated (seats rotate every game)
     #[arg(long, value_delimiter = ',', default_value = "greedy,greedy")]

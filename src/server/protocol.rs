@@ -156,7 +156,7 @@ impl ClientMessage {
     pub fn parse(text: &str) -> Result<ClientMessage, String> {
         let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         let Some(kind) = value.get("type").and_then(Value::as_str) else {
-            return Err("a message needs a \"type\" (join, watch, command, say or seat_view)".into());
+            return Err("a message needs a \"type\" (join, watch, command, say, seat_view or display)".into());
         };
         if !matches!(kind, "join" | "watch" | "command" | "say" | "seat_view" | "display") {
             return Err(format!("unknown message type '{kind}' (join, watch, command, say, seat_view or display)"));
