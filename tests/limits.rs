@@ -103,8 +103,9 @@ fn a_name_of_70000_characters_is_refused_not_a_panic() {
 fn a_loaded_save_gets_the_checks_players_gets() {
     let dir = tmp();
     let (file, save) = a_save(dir.path());
-    let cases: [(&str, Value, &str); 8] = [
+    let cases: [(&str, Value, &str); 9] = [
         ("2", json!(null), "'2' is a number"),
+        ("3C", json!(null), "'3C' is a card, so it cannot name a player"),
         ("hand", json!(null), "'hand' is a word of the play command"),
         ("t1", json!(null), "'t1' is a word of the play command"),
         ("a\nb", json!(null), "'a\\nb' holds a control or invisible character"),

@@ -300,7 +300,11 @@ fn bot_name(spec: &str) -> String {
         .filter(|c| !c.is_whitespace() && !c.is_control() && *c != '@')
         .take(limits::MAX_NAME_CHARS - 4)
         .collect();
-    if cleaned.is_empty() || parse::is_keyword(&cleaned) { format!("{cleaned}bot") } else { cleaned }
+    if cleaned.is_empty() || parse::is_keyword(&cleaned) || cleaned.parse::<Card>().is_ok() {
+        format!("{cleaned}bot")
+    } else {
+        cleaned
+    }
 }
 
 /// Whether `name` can name a seat: the limits of every name ([`limits::check_name_text`]) and
@@ -316,6 +320,11 @@ pub fn check_name(name: &str) -> Result<(), String> {
     if parse::is_keyword(name) {
         return Err(format!(
             "'{name}' is a word of the play command (table, tN, hand, over), so it cannot name a player"
+        ));
+    }
+    if name.parse::<Card>().is_ok() {
+        return Err(format!(
+            "'{name}' is a card, so it cannot name a player ('play KC {name}' would read as two cards)"
         ));
     }
     Ok(())
@@ -422,6 +431,8 @@ mod tests {
         let names: Vec<String> = seating(Some(&players)).unwrap().into_iter().map(|s| s.name).collect();
         assert_eq!(names, ["alice", "random", "random2"]);
         assert_eq!(bot_name("scripts/cautious.lua"), "cautious");
+        // A script named like a card is not named as one.
+        assert_eq!(bot_name("scripts/kc.lua"), "kcbot");
         let players: Vec<String> = ["alice", "bot:easy", "bot:hard"].iter().map(|s| s.to_string()).collect();
         let bots: Vec<Option<String>> = seating(Some(&players)).unwrap().into_iter().map(|s| s.bot).collect();
         assert_eq!(bots, [None, Some("random".into()), Some("mcts".into())]);
@@ -429,7 +440,7 @@ mod tests {
 
     #[test]
     fn bad_names_are_refused() {
-        for bad in ["", "al ice", "12", "a@b", "bot:", "mcts", "Greedy"] {
+        for bad in ["", "al ice", "12", "a@b", "bot:", "mcts", "Greedy", "KC", "10h", "T♠"] {
             assert!(seating(Some(&[bad.to_string(), "bob".to_string()])).is_err(), "{bad}");
         }
     }
