@@ -408,7 +408,7 @@ const MAX_COLOUR_PARAMS: usize = 24;
 
 /// A character no name may hold: control characters (escape sequences, new lines) and the
 /// invisible ones that reorder or hide text.
-fn hidden(c: char) -> bool {
+pub fn hidden(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }

@@ -217,10 +217,11 @@ pub fn output(at: usize, lines: &[Object], text: &[String]) -> String {
     serde_json::to_string(&Output { kind: "output", at, json: lines, text }).expect("an output serialises")
 }
 
-/// Removes control characters and surrounding space from chat; `Err` when nothing is left
-/// or it is longer than `max` characters.
+/// Removes control characters, the invisible ones that reorder or hide text (as player
+/// names refuse them, [`crate::limits::hidden`]) and surrounding space from chat; `Err` when
+/// nothing is left or it is longer than `max` characters.
 pub fn clean_chat(text: &str, max: usize) -> Result<String, String> {
-    let cleaned: String = text.chars().filter(|c| !c.is_control()).collect();
+    let cleaned: String = text.chars().filter(|&c| !crate::limits::hidden(c)).collect();
     let cleaned = cleaned.trim();
     if cleaned.is_empty() {
         return Err("say what? (say TEXT)".into());
@@ -266,6 +267,7 @@ mod tests {
     #[test]
     fn chat_loses_control_characters_and_is_limited() {
         assert_eq!(clean_chat(" hi\u{1b}[31m there\n", 200).unwrap(), "hi[31m there");
+        assert_eq!(clean_chat("gg\u{202e}ol\u{200b}\u{feff}", 200).unwrap(), "ggol");
         assert!(clean_chat("\u{7}\n", 200).is_err());
         assert!(clean_chat(&"x".repeat(201), 200).unwrap_err().contains("at most 200"));
         assert_eq!(clean_chat(&"é".repeat(200), 200).unwrap().chars().count(), 200);
