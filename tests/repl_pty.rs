@@ -54,7 +54,11 @@ fn a_hot_seat_turn_with_help_completion_and_hidden_hands() {
     p.exp_string("alice plays 10H on 10S - doubled to 20: depth 0 -> 20, oxygen 10 -> 9").unwrap();
     p.exp_string("alice draws 10D").unwrap();
 
-    // The hand-over: alice hides her hand, bob takes the terminal.
+    // The hand-over: alice hides her hand, bob takes the terminal. A command typed here is
+    // not lost without a word.
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_line("play 10D").unwrap();
+    p.exp_string("'play 10D' was not read: this is the hand-over, press Enter alone").unwrap();
     p.exp_string("alice: press Enter to end your turn").unwrap();
     p.send_line("").unwrap();
     p.exp_string("pass the terminal to bob").unwrap();

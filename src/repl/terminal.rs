@@ -353,7 +353,13 @@ fn gate<W: Write>(term: &mut Terminal, shell: &mut Shell<W>, prompt: &str) -> bo
     loop {
         shell.flush();
         match term.read_question(prompt) {
-            Ok(_) => return true,
+            Ok(line) if line.trim().is_empty() => return true,
+            // A command typed here (the player did not see the turn end, or the next one
+            // started early) would be lost: say so, and wait for Enter alone.
+            Ok(line) => shell.error(&format!(
+                "'{}' was not read: this is the hand-over, press Enter alone",
+                limits::shown(line.trim(), limits::NewLines::Escaped)
+            )),
             Err(ReadlineError::Interrupted | ReadlineError::Eof) => {
                 term.clear_screen();
                 if shell.execute(Command::Quit, term) == Flow::Quit {
