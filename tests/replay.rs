@@ -335,7 +335,7 @@ fn all_needs_a_finished_game_and_the_viewer_steps_through() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--all shows every hand, so it is only for a finished game"), "{stderr}");
 
-    let script = "next\nnext 3\nprev\ngoto 6\nend\nnext\nstart\nprev\ngoto 99\nwhat\nquit\n";
+    let script = "next\nnext 3\nprev\ngoto 6\nend\nnext\nstart\nprev\ngoto 99\ngoto -1\nwhat\nquit\n";
     let output = diving().args(["replay", file.to_str().unwrap(), "--as", "2"]).write_stdin(script).output().unwrap();
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8_lossy(&output.stdout);
@@ -355,6 +355,7 @@ fn all_needs_a_finished_game_and_the_viewer_steps_through() {
     assert!(text.contains("error: this is the last move"), "{text}");
     assert!(text.contains("error: this is the start"), "{text}");
     assert!(text.contains("error: there is no turn 99: this game has turns 1 to 13"), "{text}");
+    assert!(text.contains("error: '-1' is not a turn number (turns count up from 1): goto TURN"), "{text}");
     assert!(text.contains("error: unknown replay command 'what'"), "{text}");
     assert!(text.contains("ben's hand:") && !text.contains("ann's hand:"), "{text}");
 }

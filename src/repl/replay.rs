@@ -375,7 +375,11 @@ impl<W: Write> Viewing<W> {
                     Ok(k) => self.go(replay, k),
                     Err(e) => self.error(&e),
                 },
-                Some(Err(_)) | None => self.error("goto needs a turn number: goto TURN"),
+                Some(Err(_)) => self.error(&format!(
+                    "'{}' is not a turn number (turns count up from 1): goto TURN",
+                    limits::shown(arg.unwrap_or_default(), limits::NewLines::Escaped)
+                )),
+                None => self.error("goto needs a turn number: goto TURN"),
             },
             "start" | "first" => self.go(replay, 0),
             "end" | "last" => self.go(replay, replay.moves()),
