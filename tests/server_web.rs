@@ -232,17 +232,7 @@ fn seat_views_show_only_what_the_seat_may_see_and_preview_its_moves() {
 fn a_second_host_of_the_same_games_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let games = dir.path().join("games");
-    let mut host = Stopped(
-        Command::new(env!("CARGO_BIN_EXE_diving"))
-            .args(["host", "--players", "alice,bot:greedy", "--port", "0", "--seed", "3", "--dir"])
-            .arg(&games)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let mut out = BufReader::new(host.0.stdout.take().unwrap()).lines();
-    while !out.next().expect("the host prints its invites").unwrap().contains("or in a browser: ") {}
+    let host = Stopped::serving(&["--players", "alice,bot:greedy", "--seed", "3", "--dir"], &games);
     for resume in [true, false] {
         let mut second = Command::new(env!("CARGO_BIN_EXE_diving"));
         second.args(["host", "--port", "0"]);
@@ -258,21 +248,30 @@ fn a_second_host_of_the_same_games_is_refused() {
     }
     drop(host);
     // Once it is gone, the games resume.
-    let mut resumed = Stopped(
-        Command::new(env!("CARGO_BIN_EXE_diving"))
-            .args(["host", "--port", "0", "--resume"])
-            .arg(&games)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let mut out = BufReader::new(resumed.0.stdout.take().unwrap()).lines();
-    while !out.next().expect("the resumed host prints its invites").unwrap().contains("or in a browser: ") {}
+    Stopped::serving(&["--resume"], &games);
 }
 
 /// A host process, stopped when the test is done with it (or fails).
 struct Stopped(std::process::Child);
+
+impl Stopped {
+    /// `diving host --port 0 ARGS GAMES`, once it has printed its invites.
+    fn serving(args: &[&str], games: &std::path::Path) -> Stopped {
+        let mut host = Stopped(
+            Command::new(env!("CARGO_BIN_EXE_diving"))
+                .args(["host", "--port", "0"])
+                .args(args)
+                .arg(games)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let mut out = BufReader::new(host.0.stdout.take().unwrap()).lines();
+        while !out.next().expect("the host prints its invites").unwrap().contains("or in a browser: ") {}
+        host
+    }
+}
 
 impl Drop for Stopped {
     fn drop(&mut self) {
