@@ -295,3 +295,35 @@ fn within(mut command: Command, limit: Duration) -> std::process::Output {
         }
     }
 }
+
+/// SIGTERM (and Ctrl-C, SIGINT) stops the host as the end of its games does: it says so, every
+/// game is in its save and the journal is gone, and the games resume. It used to die on the
+/// spot, leaving the journal for `--resume` to fold in.
+#[test]
+fn a_signal_stops_the_host_with_every_game_saved() {
+    for signal in ["-TERM", "-INT"] {
+        let dir = tempfile::tempdir().unwrap();
+        let games = dir.path().join("games");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_diving"))
+            .args(["host", "--port", "0", "--players", "alice,bot:greedy", "--seed", "3", "--dir"])
+            .arg(&games)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+        while !out.next().expect("the host prints its invites").unwrap().contains("or in a browser: ") {}
+        Command::new("kill").arg(signal).arg(child.id().to_string()).status().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let rest: Vec<String> = out.map_while(Result::ok).collect();
+            let _ = tx.send((child.wait(), rest));
+        });
+        let (status, rest) = rx.recv_timeout(Duration::from_secs(60)).expect("the host stops");
+        assert_eq!(status.unwrap().code(), Some(0), "{signal}: {rest:?}");
+        assert!(rest.iter().any(|l| l.starts_with("stopped: every game is saved in")), "{signal}: {rest:?}");
+        let journals = diving::server::store::journals(&games).unwrap();
+        assert!(journals.is_empty(), "{signal}: {journals:?}");
+        Stopped::serving(&["--resume"], &games);
+    }
+}

@@ -26,6 +26,8 @@ pub mod web;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -149,7 +151,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
         }
     };
     let runtime = net::runtime()?;
-    runtime.block_on(async {
+    let stopped_by_signal = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind((options.bind.as_str(), options.port))
             .await
             .with_context(|| format!("cannot listen on {}:{}", options.bind, options.port))?;
@@ -161,12 +163,55 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
         };
         let server = Server::start(listener, rooms, config)?;
         print_invites(&server, &ids(&server), &dir)?;
+        // Ctrl-C or SIGTERM stops the host as the end of every game does: connections
+        // closed, every game in its save, the journal removed.
+        let stopper = server.stopper();
+        let signalled = Arc::new(AtomicBool::new(false));
+        let noted = signalled.clone();
+        let signals = tokio::spawn(async move {
+            stop_signal().await;
+            noted.store(true, Ordering::SeqCst);
+            stopper.stop();
+        });
         server.wait().await?;
-        anyhow::Ok(())
+        signals.abort();
+        anyhow::Ok(signalled.load(Ordering::SeqCst))
     })?;
+    if stopped_by_signal {
+        writeln!(
+            std::io::stdout(),
+            "stopped: every game is saved in {0}; diving host --resume {0} brings them back with the same invites",
+            dir.display()
+        )?;
+        drop(lock);
+        return Ok(ExitCode::SUCCESS);
+    }
     writeln!(std::io::stdout(), "every game is over and everyone has left; the games are in {}", dir.display())?;
     drop(lock);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Waits for Ctrl-C (SIGINT) or SIGTERM; for ever if neither can be listened for.
+async fn stop_signal() {
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        result = tokio::signal::ctrl_c() => {
+            if result.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+        () = terminate => {}
+    }
 }
 
 fn ids(server: &Server) -> Vec<String> {

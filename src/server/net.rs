@@ -444,6 +444,16 @@ impl Hub {
     }
 }
 
+/// Stops a running server ([`Server::stopper`]).
+pub struct Stopper(Arc<Hub>);
+
+impl Stopper {
+    /// Closes every connection and stops the server; its games are saved as at any stop.
+    pub fn stop(&self) {
+        let _ = self.0.stop.send(true);
+    }
+}
+
 /// A running server.
 pub struct Server {
     pub addr: SocketAddr,
@@ -541,6 +551,12 @@ impl Server {
     /// Open connections.
     pub fn connections(&self) -> usize {
         self.hub.open.load(Ordering::SeqCst)
+    }
+
+    /// A handle that stops this server from elsewhere (a signal's task), as [`Server::stop`]
+    /// does; [`Server::wait`] then returns once the games are saved.
+    pub fn stopper(&self) -> Stopper {
+        Stopper(self.hub.clone())
     }
 
     /// Closes every connection and stops.
