@@ -416,6 +416,10 @@ async fn hostile_clients_get_clear_errors_and_the_game_goes_on() {
     let players = ["alice", "bob"];
     let config = ServerConfig { limits, ..ServerConfig::default() };
     let server = serve(vec![room("1", &players, SEED, options)], config).await;
+    // No such room (asked first: a connection holds one of the 8 until the server has seen it
+    // close, so after the limit is reached below, a new one may still be refused for a moment).
+    let mut nowhere = tokio_tungstenite::connect_async(format!("ws://{}/nope", server.addr)).await;
+    assert!(nowhere.as_mut().unwrap_err().to_string().contains("404"));
     let current = server.with_room("1", |r| r.session().game().current()).unwrap();
     let (mut mover, _) = Client::join(&server, "1", current).await;
     mover.recv().await.unwrap();
@@ -512,8 +516,6 @@ async fn hostile_clients_get_clear_errors_and_the_game_goes_on() {
     }
     assert!(refused, "connections past the limit are refused");
     drop(held);
-    let mut nowhere = tokio_tungstenite::connect_async(format!("ws://{}/nope", server.addr)).await;
-    assert!(nowhere.as_mut().unwrap_err().to_string().contains("404"));
 
     // Through all of it the game went on for the players.
     mover.command("moves").await;
