@@ -267,7 +267,7 @@ pub struct HostArgs {
     #[arg(long, value_name = "CARDS|@FILE")]
     pub deck: Option<String>,
     /// How many games (rooms) to hold
-    #[arg(long, default_value_t = 1, value_parser = at_least_one::<usize>)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = at_least_one::<usize>)]
     pub rooms: usize,
     /// Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface)
     #[arg(long, default_value = "127.0.0.1")]
@@ -398,7 +398,7 @@ impl From<PlayArgs> for PlayOptions {
 #[derive(Debug, Clone, Args)]
 pub struct SimArgs {
     /// Games to play
-    #[arg(long, default_value_t = 1000, value_parser = at_least_one::<u64>)]
+    #[arg(long, default_value_t = 1000, allow_negative_numbers = true, value_parser = at_least_one::<u64>)]
     pub games: u64,
     /// Bots in seat order, comma-separated: random, greedy, mcts, mcts:ITERATIONS, or a .lua bot
     #[arg(long, value_delimiter = ',', default_value = "greedy,greedy")]
@@ -407,7 +407,7 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Worker threads (default: all cores; at most 256, and no more than the games)
-    #[arg(long, value_parser = at_least_one::<usize>)]
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// Write one CSV row per statistic instead of the report
     #[arg(long, conflicts_with = "json")]
@@ -469,7 +469,7 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Worker threads (default: all cores)
-    #[arg(long, value_parser = at_least_one::<usize>)]
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// Turn cap for simulated games
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
@@ -492,20 +492,20 @@ pub struct TournamentArgs {
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=8))]
     pub seats: u32,
     /// Games per table (seats rotate)
-    #[arg(long, default_value_t = 200, value_parser = at_least_one::<u64>)]
+    #[arg(long, default_value_t = 200, allow_negative_numbers = true, value_parser = at_least_one::<u64>)]
     pub games: u64,
     /// How tables are drawn: every set of --seats bots once (round-robin), or --rounds rounds
     /// that each seat bots of like rating so far together, avoiding tables already played (swiss)
     #[arg(long, value_enum, default_value_t = PairingArg::RoundRobin)]
     pub pairing: PairingArg,
     /// Rounds of a Swiss tournament (default: ⌈log₂ bots⌉ + 1); round r's game i uses seed + r × games + i
-    #[arg(long, value_parser = at_least_one::<u32>)]
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one::<u32>)]
     pub rounds: Option<u32>,
     /// First seed; game i of every table uses seed + i
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Worker threads (default: all cores)
-    #[arg(long, value_parser = at_least_one::<usize>)]
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// Turn cap for the games
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]

@@ -153,6 +153,8 @@ fn a_simulation_needs_at_least_one_game_and_one_job() {
     fails_with(&["sim", "--games", "0"], "'--games <GAMES>': must be at least 1");
     fails_with(&["sim", "--jobs", "0"], "'--jobs <JOBS>': must be at least 1");
     fails_with(&["sim", "--jobs", "two"], "must be a whole number of at least 1");
+    // A negative count is a value, not an unknown option.
+    fails_with(&["sim", "--games", "-1"], "'--games <GAMES>': must be a whole number of at least 1");
 }
 
 #[test]
