@@ -251,3 +251,18 @@ fn a_bot_in_several_seats_gets_an_interval_over_the_games() {
     // Greedy wins nearly every game: at most half of the seat-games, and close to it.
     assert!(low <= rate && rate <= high && high <= 0.5 && low > 0.45, "{greedy}");
 }
+
+/// The report's header names the seeds played: game i plays seed + i, and past the largest
+/// seed they go on from 0 (it printed `18446744073709551615…1`).
+#[test]
+fn the_header_names_the_seeds_even_where_they_wrap() {
+    let header = |args: &[&str]| {
+        let out = sim(args).success().get_output().stdout.clone();
+        String::from_utf8(out).unwrap().lines().next().unwrap().to_string()
+    };
+    assert!(header(&["--games", "3", "--seed", "5"]).contains("(seeds 5…7, "));
+    assert!(header(&["--games", "1", "--seed", "5"]).starts_with("1 game of standard"));
+    assert!(header(&["--games", "1", "--seed", "5"]).contains("(seed 5, "));
+    let max = u64::MAX.to_string();
+    assert!(header(&["--games", "3", "--seed", &max]).contains(&format!("(seeds {max}, then 0…1, ")));
+}

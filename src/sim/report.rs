@@ -108,6 +108,14 @@ pub fn length_bins(tally: &Tally, bins: usize) -> Vec<(u32, u32, u64)> {
     out
 }
 
+/// The seeds of `games` games from `first` (game i plays `first + i`, past the largest seed
+/// on from 0): `5…7`, or `18446744073709551614…18446744073709551615, then 0…1`.
+fn seed_range(first: u64, games: u64) -> String {
+    let span = |a: u64, b: u64| if a == b { a.to_string() } else { format!("{a}…{b}") };
+    let last = first.wrapping_add(games.saturating_sub(1));
+    if last >= first { span(first, last) } else { format!("{}, then {}", span(first, u64::MAX), span(0, last)) }
+}
+
 impl Report<'_> {
     fn players(&self) -> &[String] {
         &self.config.players
@@ -143,12 +151,13 @@ impl Report<'_> {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "{} games of {} with {} (seeds {}…{}, {} job{}{})",
+            "{} game{} of {} with {} (seed{} {}, {} job{}{})",
             t.games,
+            if t.games == 1 { "" } else { "s" },
             self.ruleset.name,
             self.players().join(", "),
-            c.seed,
-            c.seed.wrapping_add(c.games.saturating_sub(1)),
+            if c.games == 1 { "" } else { "s" },
+            seed_range(c.seed, c.games),
             c.jobs,
             if c.jobs == 1 { "" } else { "s" },
             if c.rotate { ", seats rotate" } else { "" },
