@@ -269,6 +269,9 @@ impl Stopped {
         );
         let mut out = BufReader::new(host.0.stdout.take().unwrap()).lines();
         while !out.next().expect("the host prints its invites").unwrap().contains("or in a browser: ") {}
+        // Read on to the end: a host whose output is closed stops at its next line (the
+        // invites go on), and the test would see a host that is not running.
+        std::thread::spawn(move || out.for_each(drop));
         host
     }
 }
