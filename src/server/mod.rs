@@ -166,6 +166,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
         // Ctrl-C or SIGTERM stops the host as the end of every game does: connections
         // closed, every game in its save, the journal removed.
         let stopper = server.stopper();
+        // Set before the stop it causes, so it is set by the time the server has stopped.
         let signalled = Arc::new(AtomicBool::new(false));
         let noted = signalled.clone();
         let signals = tokio::spawn(async move {
@@ -177,16 +178,15 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
         signals.abort();
         anyhow::Ok(signalled.load(Ordering::SeqCst))
     })?;
-    if stopped_by_signal {
-        writeln!(
-            std::io::stdout(),
+    let how = if stopped_by_signal {
+        format!(
             "stopped: every game is saved in {0}; diving host --resume {0} brings them back with the same invites",
             dir.display()
-        )?;
-        drop(lock);
-        return Ok(ExitCode::SUCCESS);
-    }
-    writeln!(std::io::stdout(), "every game is over and everyone has left; the games are in {}", dir.display())?;
+        )
+    } else {
+        format!("every game is over and everyone has left; the games are in {}", dir.display())
+    };
+    writeln!(std::io::stdout(), "{how}")?;
     drop(lock);
     Ok(ExitCode::SUCCESS)
 }
