@@ -162,15 +162,16 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             tick: Some(Duration::from_secs(1)),
         };
         let server = Server::start(listener, rooms, config)?;
-        print_invites(&server, &ids(&server), &dir)?;
         // Ctrl-C or SIGTERM stops the host as the end of every game does: connections
         // closed, every game in its save, the journal removed.
+        let signal = stop_signals();
+        print_invites(&server, &ids(&server), &dir)?;
         let stopper = server.stopper();
         // Set before the stop it causes, so it is set by the time the server has stopped.
         let signalled = Arc::new(AtomicBool::new(false));
         let noted = signalled.clone();
         let signals = tokio::spawn(async move {
-            stop_signal().await;
+            signal.await;
             noted.store(true, Ordering::SeqCst);
             stopper.stop();
         });
@@ -191,26 +192,37 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Waits for Ctrl-C (SIGINT) or SIGTERM; for ever if neither can be listened for.
-async fn stop_signal() {
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+/// Listens for Ctrl-C (SIGINT) and SIGTERM from now on: the future ends at the first of them
+/// (never, for one that cannot be listened for). Made before the invites are printed, so a
+/// signal sent once they are seen is not missed.
+#[cfg(unix)]
+fn stop_signals() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    let interrupt = signal(SignalKind::interrupt()).ok();
+    let terminate = signal(SignalKind::terminate()).ok();
+    let wait = |listener: Option<Signal>| async move {
+        match listener {
+            Some(mut listener) => {
+                listener.recv().await;
             }
-            Err(_) => std::future::pending::<()>().await,
+            None => std::future::pending::<()>().await,
         }
     };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        result = tokio::signal::ctrl_c() => {
-            if result.is_err() {
-                std::future::pending::<()>().await;
-            }
+    async move {
+        tokio::select! {
+            () = wait(interrupt) => {}
+            () = wait(terminate) => {}
         }
-        () = terminate => {}
+    }
+}
+
+/// [`stop_signals`] where there are no Unix signals: Ctrl-C only.
+#[cfg(not(unix))]
+fn stop_signals() -> impl std::future::Future<Output = ()> {
+    async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
     }
 }
 
