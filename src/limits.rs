@@ -33,7 +33,7 @@ pub const MAX_MESSAGE_CHARS: usize = 4_000;
 /// The longest player name, in characters.
 pub const MAX_NAME_CHARS: usize = 32;
 /// The most entries `--players` (or a save) may list: the most players any ruleset allows.
-pub const MAX_PLAYERS: usize = 64;
+pub const MAX_PLAYERS: usize = crate::core::MAX_PLAYERS;
 /// The longest bot spec (`bot:SPEC`, a Lua bot's path), in bytes.
 pub const MAX_BOT_SPEC_BYTES: usize = 4096;
 /// The most iterations `mcts:N` may search per move.

@@ -174,6 +174,7 @@ const PER_CARD: u16 = u16::MAX - 1;
 /// and a table at most 16 slots.
 const TABLE: usize = 16;
 const _: () = assert!(super::rules::MAX_HAND_SIZE < TABLE, "a hand's cards fit below the table's bits");
+const _: () = assert!(TABLE + super::rules::MAX_TABLE_SIZE <= 32, "a table's cards fit in the listing's bits");
 
 impl<'a> Moves<'a> {
     /// Nothing is legal (the game is over, or it is another seat's turn).

@@ -29,7 +29,9 @@ pub use event::{Event, EventSink};
 pub use forecast::{Forecast, Planning};
 pub use game::Game;
 pub use legal::{Moves, Playable};
-pub use rules::{Band, DealShape, Gain, MAX_HAND_SIZE, Rules, RulesError, SuitPattern};
+pub use rules::{
+    Band, DealShape, Gain, MAX_HAND_SIZE, MAX_PLAYERS, MAX_TABLE_SIZE, MIN_PLAYERS, Rules, RulesError, SuitPattern,
+};
 pub use state::{Outcome, Player, Setup, SetupError, State};
 pub use tables::Tables;
 pub use view::{Diver, View};

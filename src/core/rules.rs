@@ -245,6 +245,13 @@ pub enum RulesError {
 /// The largest hand a ruleset may set (a recovery discards at most this many cards).
 pub const MAX_HAND_SIZE: usize = 12;
 
+/// The fewest and most players a ruleset may seat.
+pub const MIN_PLAYERS: usize = 2;
+pub const MAX_PLAYERS: usize = 64;
+
+/// The largest table a ruleset may set (the listing keeps a bit per slot).
+pub const MAX_TABLE_SIZE: usize = 16;
+
 /// What a deal takes from the rules: the decks shuffled, then the cards dealt from the top to
 /// each hand and to the table (D3). On one seed, two rulesets with the same decks shuffle
 /// alike, and with the same shape they deal alike: the same hands, table and discard.
@@ -264,8 +271,8 @@ impl Rules {
         let at_most = |key, max: u64, value: u64| {
             if value > max { Err(RulesError::TooLarge { key, max, value }) } else { Ok(()) }
         };
-        at_least("min_players", 2, self.min_players as u64)?;
-        at_most("max_players", 64, self.max_players as u64)?;
+        at_least("min_players", MIN_PLAYERS as u64, self.min_players as u64)?;
+        at_most("max_players", MAX_PLAYERS as u64, self.max_players as u64)?;
         if self.min_players > self.max_players {
             return Err(RulesError::PlayerRange { min: self.min_players, max: self.max_players });
         }
@@ -276,7 +283,7 @@ impl Rules {
         at_least("hand_size", 1, self.hand_size as u64)?;
         at_most("hand_size", MAX_HAND_SIZE as u64, self.hand_size as u64)?;
         at_least("table_size", 0, self.table_size as u64)?;
-        at_most("table_size", 16, self.table_size as u64)?;
+        at_most("table_size", MAX_TABLE_SIZE as u64, self.table_size as u64)?;
         at_least("max_depth", 1, self.max_depth as u64)?;
         at_most("max_depth", 1_000_000, self.max_depth as u64)?;
         at_least("max_oxygen", 1, self.max_oxygen as u64)?;

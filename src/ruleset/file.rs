@@ -34,7 +34,9 @@ use std::ops::Range;
 use serde::Deserialize;
 use toml::{Spanned, Value};
 
-use crate::core::{Band, Gain, MAX_HAND_SIZE, Rules, RulesError, SuitPattern};
+use crate::core::{
+    Band, Gain, MAX_HAND_SIZE, MAX_PLAYERS, MAX_TABLE_SIZE, MIN_PLAYERS, Rules, RulesError, SuitPattern,
+};
 
 use super::RulesetError;
 
@@ -256,10 +258,10 @@ pub(crate) fn apply(
         };
     }
     // The core's own bounds (`Rules::validate`), so each key has one limit, said one way.
-    count!(min_players, 2, 64, usize);
-    count!(max_players, 2, 64, usize);
+    count!(min_players, MIN_PLAYERS as i64, MAX_PLAYERS as i64, usize);
+    count!(max_players, MIN_PLAYERS as i64, MAX_PLAYERS as i64, usize);
     count!(hand_size, 1, MAX_HAND_SIZE as i64, usize);
-    count!(table_size, 0, 16, usize);
+    count!(table_size, 0, MAX_TABLE_SIZE as i64, usize);
     count!(max_depth, 1, MAX, u32);
     count!(max_oxygen, 1, MAX, u32);
     count!(quick_extra, 0, MAX, u32);
