@@ -305,9 +305,14 @@ fn replay_journals(dir: &Path, rooms: &mut HashMap<String, &mut Session>, games:
 pub fn load_all(dir: &Path) -> anyhow::Result<Games> {
     let entries = fs::read_dir(dir).with_context(|| format!("cannot read the games directory {}", dir.display()))?;
     let mut rooms = Vec::new();
+    // The rooms whose save is here: each needs its seats.
+    let mut saved = Vec::new();
     for entry in entries {
         let path = entry?.path();
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        if let Some(room) = name.strip_suffix(".save.json") {
+            saved.push(room.to_string());
+        }
         let Some(room) = name.strip_suffix(".seats.json") else { continue };
         // A seat file is a few tokens; a save's limit is far more than it needs.
         let text = crate::limits::read_text(&path, crate::limits::FileKind::Save)
@@ -331,12 +336,8 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Games> {
     }
     // A save without its seats cannot be resumed (nobody could take a seat): say which file
     // is missing rather than leave the room out.
-    for entry in fs::read_dir(dir).with_context(|| format!("cannot read the games directory {}", dir.display()))? {
-        let path = entry?.path();
-        let Some(room) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".save.json")) else {
-            continue;
-        };
-        if !rooms.iter().any(|(seats, _)| seats.room == room) {
+    for room in &saved {
+        if !rooms.iter().any(|(seats, _)| &seats.room == room) {
             anyhow::bail!(
                 "{} has no {}: the seats' tokens of room {room} are in it, and its game cannot be resumed without them",
                 dir.display(),
