@@ -37,8 +37,9 @@ pub struct Guarded {
 }
 
 impl Guarded {
-    pub fn new(listener: TcpListener, permits: Arc<Semaphore>, limit: usize, request_within: Duration) -> Guarded {
-        Guarded { listener, permits, limit, request_within }
+    /// Admits at most `limit` connections at once, each given `request_within` per request.
+    pub fn new(listener: TcpListener, limit: usize, request_within: Duration) -> Guarded {
+        Guarded { listener, permits: Arc::new(Semaphore::new(limit)), limit, request_within }
     }
 }
 

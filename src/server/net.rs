@@ -21,7 +21,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures_util::{SinkExt, StreamExt};
-use tokio::sync::{Notify, Semaphore, mpsc, watch};
+use tokio::sync::{Notify, mpsc, watch};
 
 use super::guard::{Door, Guarded};
 use super::protocol::{self, Limits};
@@ -86,7 +86,6 @@ pub struct ServerConfig {
 struct Hub {
     rooms: Arc<Rooms>,
     config: ServerConfig,
-    permits: Arc<Semaphore>,
     next: AtomicU64,
     open: AtomicUsize,
     done: Notify,
@@ -479,7 +478,6 @@ impl Server {
         let saver = config.dir.clone().map(|dir| Saver::start(dir, rooms.clone()));
         let hub = Arc::new(Hub {
             rooms,
-            permits: Arc::new(Semaphore::new(config.limits.connections)),
             config,
             next: AtomicU64::new(1),
             open: AtomicUsize::new(0),
@@ -523,12 +521,7 @@ impl Server {
         };
         hub.check_done();
         let limits = hub.config.limits;
-        let listener = Guarded::new(
-            listener,
-            hub.permits.clone(),
-            limits.connections,
-            Duration::from_secs(limits.request_within_secs),
-        );
+        let listener = Guarded::new(listener, limits.connections, Duration::from_secs(limits.request_within_secs));
         let app = app.into_make_service_with_connect_info::<Door>();
         let task = tokio::spawn(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await });
         Ok(Server { addr, hub, task })
