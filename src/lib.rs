@@ -19,7 +19,7 @@
 //! Dependencies point inward only: everything depends on [`core`]; `core` depends on nothing
 //! of this crate and names no edge crate; `repl` and `sim` take plain options and know
 //! nothing of the command line; only `cli` names `server`, and only `server` names the
-//! network stack (tokio, axum, tungstenite) (checked by `tests/architecture.rs`).
+//! network stack (tokio, axum, tungstenite) (checked by `tests/engine/architecture.rs`).
 //!
 //! ## The core in one paragraph
 //!
@@ -92,7 +92,7 @@
 //!
 //! - **The core is pure.** It does no I/O, reads no clock or environment, names no edge crate
 //!   (terminal, TOML, clap, Lua, serde) and has no `unsafe` code (`#![forbid(unsafe_code)]`).
-//!   *`tests/architecture.rs`.*
+//!   *`tests/engine/architecture.rs`.*
 //! - **Determinism.** A game owns its seeded ChaCha RNG; every shuffle, reshuffle and mod's
 //!   `math.random` comes from it. Same rules, registry, seed and actions ⇒ same events and
 //!   state. Bots are seeded and never read the clock; the simulator seeds game `i` from the
@@ -102,50 +102,50 @@
 //!   own that start with a copy of them (the registry's [`core::Copier`]), listing moves
 //!   cannot change them, and the shell goes back to a copy when a mod fails half-way; the
 //!   shell loads a game's mods afresh and `undo`, load and reload replay with fresh ones, and
-//!   the simulator reloads mods for every fixed block of games. *`tests/determinism.rs`,
-//!   `tests/sim_cli.rs`, `tests/hostile_runtime.rs`, `tests/mod_state.rs`.*
+//!   the simulator reloads mods for every fixed block of games. *`tests/engine/determinism.rs`,
+//!   `tests/cli/sim_cli.rs`, `tests/modding/hostile_runtime.rs`, `tests/modding/mod_state.rs`.*
 //! - **Every call into Lua is budgeted.** One step budget per call (per thread, shared by
 //!   nested calls, charging library work and caught errors), a pool per turn, a memory limit
 //!   per mod and a total; nothing a script does can catch them, and a failure is located
-//!   from the Lua stack, never from its message. *`tests/hostile_mods.rs` (load time),
-//!   `tests/hostile_runtime.rs` (run time).*
+//!   from the Lua stack, never from its message. *`tests/modding/hostile_mods.rs` (load time),
+//!   `tests/modding/hostile_runtime.rs` (run time).*
 //! - **Refusal changes nothing.** An illegal action, or a replaced entry or hook that fails
 //!   half-way, comes back as a typed [`core::ActionError`]; the game is exactly as before and
 //!   the sink received nothing. The registry, not its caller, knows which code is built in.
-//!   *`tests/registry.rs`, `tests/rules.rs` (every refusal), `tests/hostile_mods.rs`.*
+//!   *`tests/engine/registry.rs`, `tests/engine/rules.rs` (every refusal), `tests/modding/hostile_mods.rs`.*
 //! - **One listing.** Every fold of [`core::Moves`] (the list, counts, `nth`, each play)
-//!   agrees with the others and every listed action checks. *`tests/determinism.rs`
-//!   (`every_sink_sees_the_same_game`), `tests/properties.rs`.*
+//!   agrees with the others and every listed action checks. *`tests/engine/determinism.rs`
+//!   (`every_sink_sees_the_same_game`), `tests/engine/properties.rs`.*
 //! - **Conservation and bounds.** Hands + table + discard + deck + cards in front always hold
 //!   52 × decks cards; depth stays in `0..=max_depth`, oxygen in `0..=max_oxygen`; nobody has
 //!   two cards of one rank in front (D17); no entry draws a hand past `MAX_HAND_SIZE`, so a
-//!   listing names at most 2¹³ recoveries. *`tests/properties.rs`, after every action;
-//!   `tests/registry.rs` (`an_entry_cannot_draw_a_hand_past_its_size`).*
+//!   listing names at most 2¹³ recoveries. *`tests/engine/properties.rs`, after every action;
+//!   `tests/engine/registry.rs` (`an_entry_cannot_draw_a_hand_past_its_size`).*
 //! - **Card behaviour lives in the registry.** The built-in cards, hooks, the recovery with
 //!   its Knot half, target refusals and target questions are the registry's; bots read oxygen
 //!   costs and gains from [`core::Tables`], never from the rules, and ask the hooks through a
-//!   [`core::Forecast`] when a mod replaced the cost, gain or win check. *`tests/registry.rs`,
-//!   `tests/architecture.rs`.*
+//!   [`core::Forecast`] when a mod replaced the cost, gain or win check. *`tests/engine/registry.rs`,
+//!   `tests/engine/architecture.rs`.*
 //! - **Nobody sees a hidden card.** No event as a seat or spectator sees it names a card in
 //!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting
 //!   the hidden cards does not move a bot's choice, nor a hint; a replay, its page and a
-//!   review show only what their viewpoint may see. *`tests/visibility.rs`,
-//!   `tests/bots_view.rs`, `tests/replay.rs`.*
+//!   review show only what their viewpoint may see. *`tests/engine/visibility.rs`,
+//!   `tests/engine/bots_view.rs`, `tests/cli/replay.rs`.*
 //! - **Input is bounded.** Every line, file, name and bot spec from outside is read through
 //!   [`limits`], so no input can make `diving` hold more than its limits say, and every refusal
 //!   names the file or line. A failed write is an error (exit 2), except a closed pipe.
-//!   *`tests/limits.rs`.*
+//!   *`tests/cli/limits.rs`.*
 //! - **Outside text cannot drive the terminal.** Text from a save, a ruleset, a mod or the
 //!   command line reaches stdout or stderr in text mode only through [`limits::shown`] or
 //!   [`limits::quoted`]: control characters escaped, one message bounded, and in the shell
 //!   on one line so that it cannot pass for narration (JSON escapes by itself). Long lists
-//!   are cut where they are built. *`tests/cli_terminal_safety.rs`.*
+//!   are cut where they are built. *`tests/cli/cli_terminal_safety.rs`.*
 //! - **The server is the only authority, and tells each reader only what it may see.** The
 //!   game, ruleset and mods run only in the host; a client sends lines and prints what it is
 //!   sent (at a terminal, also what Tab completes: the server's `screen`). No message to a seat or spectator names a card it could not have seen when the
 //!   message was made, nor the seed; bot warnings (which can name a bot's cards) go to the
-//!   host's log only. The room does no I/O. *`tests/server_leaks.rs`, `tests/server_net.rs`,
-//!   `tests/architecture.rs`.*
+//!   host's log only. The room does no I/O. *`tests/server/server_leaks.rs`, `tests/server/server_net.rs`,
+//!   `tests/engine/architecture.rs`.*
 //!
 //! ## Where things are documented
 //!

@@ -3,7 +3,7 @@
 //! This is the one place where outside input is read: command lines (from a script, a pipe or
 //! the terminal), files (rulesets, mods, Lua bots, decks, saves, scripts, the history), player
 //! names, bot specs and `--jobs`. Each limit is a named constant here and is listed in the
-//! README's `# Limits` section; a test in `tests/limits.rs` shows each one holding.
+//! README's `# Limits` section; a test in `tests/cli/limits.rs` shows each one holding.
 //!
 //! Architecture invariant: the readers here never hold more than their limit in memory, and
 //! what they refuse comes back as an error naming the problem (the caller adds the file or

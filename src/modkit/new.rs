@@ -1,7 +1,7 @@
 //! `diving mod new NAME`: a directory `NAME/` holding a commented starter mod with its
 //! manifest (`NAME.lua`), a ruleset that loads it (`ruleset.toml`) and a scenario file
 //! (`tests/NAME.toml`). It writes nothing over an existing file or directory, and what it
-//! writes passes `diving check` and `diving mod test` as it is (`tests/modkit.rs`).
+//! writes passes `diving check` and `diving mod test` as it is (`tests/modding/modkit.rs`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! Scenario files for `diving mod test`: stacked deals, actions and what must follow, in TOML,
-//! the same three parts the project's own rules tests (`tests/rules.rs`) are written in — a
+//! the same three parts the project's own rules tests (`tests/engine/rules.rs`) are written in — a
 //! deal (D3), actions in the game's own text (`play 7H`, `play JS @Bob`, `recover 2S 3D`,
 //! `pass`), and the state as `key: value` lines — plus the events that must happen, in the
 //! JSON forms of the scripting contract. MODDING.md's *Testing your mod* documents the format:

@@ -4,7 +4,7 @@
 //! bot has — so a hint can never use a card that seat could not see: the search deals what
 //! is hidden at random from what the seat has seen ([`View::sample`]), and its seed comes
 //! from public facts only (the turn and the seat), not from the game's seed. Permuting the
-//! hidden cards therefore never changes a hint (`tests/replay.rs`). With mods, the search
+//! hidden cards therefore never changes a hint (`tests/cli/replay.rs`). With mods, the search
 //! runs with freshly loaded ones, so a mod's Lua variables do not move on for moves nobody
 //! made.
 //!

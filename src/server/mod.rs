@@ -13,7 +13,7 @@
 //! the server serves and the `seat_view` it draws). This module turns the host's
 //! options into rooms and prints the invites.
 //!
-//! Nothing else in the crate depends on this module (checked by `tests/architecture.rs`).
+//! Nothing else in the crate depends on this module (checked by `tests/engine/architecture.rs`).
 
 pub mod client;
 pub mod guard;

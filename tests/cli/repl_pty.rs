@@ -1,0 +1,330 @@
+//! The interactive REPL in a pseudo-terminal: help, tab completion, a complete hot-seat turn
+//! with the hand hidden from the next player, a game against a bot, and quitting.
+//!
+//! Every step waits for the text it expects (generous timeouts, no sleeps), so the test is as
+//! fast as the program and does not depend on timing.
+#![cfg(unix)]
+
+use crate::cli_support;
+
+use std::process::Command;
+
+use rexpect::session::{Options, PtySession, spawn_with_options};
+
+const TIMEOUT_MS: u64 = 60_000;
+
+fn start(args: &[&str], home: &std::path::Path) -> PtySession {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("diving"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .env("LANG", "C")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE")
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"));
+    spawn_with_options(cmd, Options::new().timeout_ms(Some(TIMEOUT_MS)).strip_ansi_escape_codes(true)).unwrap()
+}
+
+#[test]
+fn a_hot_seat_turn_with_help_completion_and_hidden_hands() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = start(&["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    p.exp_string("Diving Suits - alice vs bob").unwrap();
+    // Even the first hand waits for its player.
+    let opening = p.exp_string("pass the terminal to alice. alice, press Enter when ready").unwrap();
+    assert!(!opening.contains("hand"), "a hand is shown before the first hand-over: {opening}");
+    p.send_line("").unwrap();
+    let board = p.exp_string("alice> ").unwrap();
+    assert!(board.contains("turn 1 - alice to play"), "{board}");
+    assert!(board.contains("alice's hand: 10H QH 10C QD"), "{board}");
+    assert!(!board.contains("bob's hand"), "bob's hand is shown to alice: {board}");
+
+    p.send_line("help").unwrap();
+    p.exp_string("commands (any case").unwrap();
+    p.exp_string("'help COMMAND' tells more").unwrap();
+    p.exp_string("alice> ").unwrap();
+
+    // Tab completes the command word (the only one starting with "pla").
+    p.send("pla\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("play ").unwrap();
+    p.send_line("10H").unwrap();
+    p.exp_string("alice plays 10H on 10S - doubled to 20: depth 0 -> 20, oxygen 10 -> 9").unwrap();
+    p.exp_string("alice draws 10D").unwrap();
+
+    // The hand-over: alice hides her hand, bob takes the terminal. A command typed here is
+    // not lost without a word.
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_line("play 10D").unwrap();
+    p.exp_string("'play 10D' was not read: this is the hand-over, press Enter alone").unwrap();
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("pass the terminal to bob").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("bob, since your last turn:").unwrap();
+    let recap_and_board = p.exp_string("bob> ").unwrap();
+    assert!(recap_and_board.contains("alice draws a card"), "{recap_and_board}");
+    assert!(!recap_and_board.contains("10D"), "alice's draw is shown to bob: {recap_and_board}");
+    assert!(recap_and_board.contains("bob's hand: 2C 3C KS 5D"), "{recap_and_board}");
+    assert!(!recap_and_board.contains("alice's hand"), "{recap_and_board}");
+
+    // `state` does not show alice's hand either.
+    p.send_line("state").unwrap();
+    let state = p.exp_string("bob> ").unwrap();
+    assert!(state.contains("bob's hand") && !state.contains("alice's hand"), "{state}");
+
+    // Tab completes a card: 5D is the only card in hand or on the table starting with 5.
+    p.send("play 5\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("play 5D ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("bob plays 5D: depth 0 -> 5, oxygen 10 -> 9").unwrap();
+    p.exp_string("bob: press Enter to end your turn").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("pass the terminal to alice").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("alice> ").unwrap();
+
+    // Quitting an unsaved game asks first.
+    p.send_line("quit").unwrap();
+    p.exp_string("the game is not saved; quit anyway? [y/N]").unwrap();
+    p.send_line("n").unwrap();
+    p.exp_string("not quitting").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn a_bot_moves_by_itself_and_its_hand_stays_hidden() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p =
+        start(&["--players", "alice,bot:random", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    p.exp_string("Diving Suits - alice vs random (bot)").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice plays 10H").unwrap();
+    let after = p.exp_string("alice> ").unwrap();
+    assert!(after.contains("random "), "the bot's move is narrated: {after}");
+    assert!(after.contains("turn 3 - alice to play"), "{after}");
+    assert!(!after.contains("random's hand"), "{after}");
+    // Undo would let alice play another card and draw the 10D she has seen: refused.
+    p.send_line("undo").unwrap();
+    p.exp_string("cannot undo: a card was drawn from the deck since").unwrap();
+    p.exp_string("alice> ").unwrap();
+    // End of input (Ctrl-D) on an unsaved game asks too; the end of input again quits.
+    p.send_control('d').unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+    // The history was kept in the data directory.
+    let history = std::fs::read_to_string(home.path().join("data/diving/history")).unwrap();
+    assert!(history.contains("play 10h"), "{history}");
+}
+
+/// Ctrl-C while the computer thinks (the terminal is out of the line editor's raw mode, so it
+/// is a SIGINT) used to end the program and lose the game unsaved. Now the move is finished,
+/// the shell says Ctrl-C stopped nothing, and the game goes on.
+#[test]
+fn ctrl_c_while_a_bot_thinks_loses_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p =
+        start(&["--players", "alice,bot:mcts:20000", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    // Narrated before the bot starts its search, which takes a while.
+    p.exp_string("alice plays 10H").unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("(Ctrl-C: the game goes on, nothing was left half-done; type 'quit' to leave)").unwrap();
+    let after = p.exp_string("alice> ").unwrap();
+    assert!(after.contains("turn 3 - alice to play"), "the bot moved: {after}");
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn a_missing_choice_is_asked_for() {
+    let home = tempfile::tempdir().unwrap();
+    let deck = cli_support::stacked("QH 5C 6C 7C  2D 8D 9D 10D  3S 8S 9S 10S  AS 2S 4S 5S  9H");
+    let mut p = start(&["--players", "alice,bot:random,bot:random", "--seed", "1", "--deck", &deck], home.path());
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play qh").unwrap();
+    p.exp_string("alice plays QH and keeps it in front").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 5c").unwrap();
+    p.exp_string("5C: whom does your Quick push down? (random or random2; Enter: cancel) ").unwrap();
+    p.send_line("random2").unwrap();
+    p.exp_string("alice's Quick pushes random2 down 4").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("yes").unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn a_resumed_hot_seat_game_hands_the_terminal_to_the_player_to_move() {
+    let home = tempfile::tempdir().unwrap();
+    let save = home.path().join("game.json");
+    let output = cli_support::diving()
+        .args(["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"])
+        .write_stdin(format!("play 10h\nsave {}\n", save.display()))
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let mut p = start(&["--load", save.to_str().unwrap()], home.path());
+    p.exp_string("resumed").unwrap();
+    let before = p.exp_string("pass the terminal to bob").unwrap();
+    assert!(!before.contains("hand"), "no hand is shown before the hand-over: {before}");
+    p.send_line("").unwrap();
+    let board = p.exp_string("bob> ").unwrap();
+    assert!(board.contains("bob's hand: 2C 3C KS 5D") && !board.contains("alice's hand"), "{board}");
+    // Nothing changed since the save: quitting does not ask.
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// Issue 15, secrecy 1: after the hand-over, neither ↑ nor Ctrl-R shows bob what alice typed
+/// (`play qh zed` names a card in her hand), and nothing is written to the history file.
+#[test]
+fn hot_seat_history_is_per_seat_and_never_written() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = start(&["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    p.exp_string("press Enter when ready").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play qh zed").unwrap();
+    p.exp_string("there is no player called 'zed'").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("pass the terminal to bob").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("bob> ").unwrap();
+    // ↑ twice, then Enter: with alice's history this would run `play qh zed` or `play 10h`.
+    // (Each line waits for the prompt: the line editor drops keys typed before it.)
+    p.send("\x1b[A\x1b[A").unwrap();
+    p.send_line("").unwrap();
+    let after_up = p.exp_string("bob> ").unwrap();
+    // (Ctrl-R searches this same editor history: `each_seat_has_its_own_history` in
+    // src/repl/terminal.rs checks that it holds bob's lines only.)
+    p.send_line("hand").unwrap();
+    assert!(!after_up.to_lowercase().contains("qh"), "alice's typing reached bob: {after_up}");
+    let seen = p.exp_string("bob's hand: 2C 3C KS 5D").unwrap();
+    assert!(!seen.to_lowercase().contains("qh"), "alice's typing reached bob: {seen}");
+    assert!(!seen.contains("zed") && !seen.contains("10h"), "alice's typing reached bob: {seen}");
+    p.exp_string("bob> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+    assert!(!home.path().join("data/diving/history").exists(), "a hot-seat game wrote the history file");
+}
+
+/// Issue 15, secrecy 2: Ctrl-C or Ctrl-D at a hand-over prompt clears the screen (the hand is
+/// on it) and asks like `quit`, offering to save; answering no goes back to the hand-over.
+#[test]
+fn ctrl_c_and_ctrl_d_at_a_hand_over_clear_the_screen_and_ask() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("diving"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"])
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .env("LANG", "C")
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"));
+    // Escape codes kept: the screen clearing is what is checked.
+    let mut p = spawn_with_options(cmd, Options::new().timeout_ms(Some(TIMEOUT_MS))).unwrap();
+    p.exp_string("press Enter when ready").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_control('c').unwrap();
+    let before =
+        p.exp_string("the game is not saved; quit anyway? [y/N] (or type a file name to save and quit)").unwrap();
+    let cleared = before.rfind("\x1b[2J\x1b[3J").expect("the screen is cleared before the question");
+    assert!(!before[cleared..].contains("hand"), "{before:?}");
+    p.send_line("n").unwrap();
+    p.exp_string("not quitting").unwrap();
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    let save = home.path().join("kept game.json");
+    p.send_line(save.to_str().unwrap()).unwrap();
+    let saved = p.exp_string("kept game.json')").unwrap();
+    assert!(saved.contains("(resume with: diving --load"), "{saved}");
+    p.exp_eof().unwrap();
+    assert!(save.exists());
+}
+
+/// Issue 15, secrecy under every key: after the hand-over, nothing bob can reach holds alice's
+/// typing or her hidden cards. Alice's hand is 10H QH 10C QD; she types a rejected `play qh
+/// zed`, cuts a `play qd` with Ctrl-U (the editor keeps cut text for Ctrl-Y), plays 10H and
+/// draws 10D. Then bob tries ↑, Ctrl-R and Ctrl-Y at his hand-over prompt and at his own
+/// prompt, Tab completion, `log`, and a play of her card.
+#[test]
+fn after_the_hand_over_no_key_reaches_the_previous_seats_typing() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = start(&["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    p.exp_string("press Enter when ready").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play qh zed").unwrap();
+    p.exp_string("there is no player called 'zed'").unwrap();
+    p.exp_string("alice> ").unwrap();
+    // Typed, then cut: a move she thought better of.
+    p.send("play qd").unwrap();
+    p.send_control('u').unwrap();
+    p.send_line("hand").unwrap();
+    p.exp_string("alice's hand: 10H QH 10C QD").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("pass the terminal to bob. bob, press Enter when ready").unwrap();
+    // At the hand-over prompt: ↑, then Ctrl-Y, then Enter (the line there is ignored).
+    p.send("\x1b[A").unwrap();
+    p.send_control('y').unwrap();
+    p.send_line("").unwrap();
+    let mut seen = p.exp_string("bob> ").unwrap();
+    // At bob's prompt: Ctrl-R with a piece of her rejected line (`h z`, of `play qh zed`);
+    // Enter runs what it found.
+    p.send_control('r').unwrap();
+    p.send("h z").unwrap();
+    p.send_line("").unwrap();
+    seen += &p.exp_string("bob> ").unwrap();
+    // Ctrl-Y: what she cut would be pasted; Enter runs it.
+    p.send_control('y').unwrap();
+    p.send_line("").unwrap();
+    seen += &p.exp_string("bob> ").unwrap();
+    // Tab after `play `: bob's hand and the table only (the listing is shown above the line).
+    p.send("play \t\t").unwrap();
+    p.flush().unwrap();
+    seen += &p.exp_string("5D").unwrap();
+    seen += &p.exp_string("bob> play ").unwrap();
+    p.send_control('u').unwrap();
+    p.send_line("log").unwrap();
+    seen += &p.exp_string("alice draws a card").unwrap();
+    seen += &p.exp_string("bob> ").unwrap();
+    for secret in ["zed", "qh", "qd", "10c", "10d", "there is no player"] {
+        assert!(!seen.to_lowercase().contains(secret), "bob could reach {secret:?}:\n{seen}");
+    }
+    // An error about her card names only what bob typed.
+    p.send_line("play qd").unwrap();
+    let error = p.exp_string("bob> ").unwrap();
+    assert!(error.contains("error:") && !error.contains("alice"), "{error}");
+    assert!(!error.contains("QH") && !error.contains("10C") && !error.contains("10D"), "{error}");
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+}

@@ -1,0 +1,265 @@
+//! What a mod keeps in its Lua variables, across copies of a game (issue 21): a bot's
+//! look-ahead, the shell's previews and undo run on copies, and nothing a copy does reaches
+//! the game it was copied from. A copy starts with the mod's globals as they are (so a preview
+//! shows what the move will do); listing the moves cannot change them. So a mod with a
+//! counter gives the same game whether or not anyone looked ahead, a live game's save loads,
+//! and `diving sim` does not depend on the bots' search.
+
+use crate::cli_support;
+use crate::common;
+
+use common::{Deal, action, run};
+use diving::bots::{Bot, MctsBot};
+use diving::core::{Action, Event, Game, Registry, Rules, View};
+use diving::repl::session::{Seating, Session};
+use diving::script::{ModSource, load_mods, take_aim_failure};
+
+const DIR: &str = "tests/mods/runtime";
+
+fn path(file: &str) -> String {
+    format!("{DIR}/{file}")
+}
+
+fn load(file: &str) -> Registry {
+    let name = path(file);
+    let code = std::fs::read_to_string(&name).unwrap_or_else(|e| panic!("{name}: {e}"));
+    load_mods(&Rules::default(), &[ModSource { name, code: code.into() }]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Fives first, so that the counting mods count.
+fn deal() -> Deal {
+    Deal::new(2).hand("Ann", "5H 5C 9D KS").hand("Bob", "5D 5S 8D 2S").table("6C 7C 10D JD").discard("2C")
+}
+
+/// The first listed play of a 5, else the first listed action.
+fn five_first(game: &Game) -> Action {
+    let legal = game.legal_actions();
+    *legal.iter().find(|a| a.to_string().starts_with("play 5")).unwrap_or(&legal[0])
+}
+
+/// Plays `turns` turns of `file`'s game, choosing fives first; before each move, when
+/// `look_ahead`, every legal move is also played on a copy, and a search bot looks ahead.
+/// The moves and what each caused.
+fn game_of(file: &str, turns: usize, look_ahead: bool) -> (Game, Vec<(Action, Vec<Event>)>) {
+    let mut game = deal().game_with(load(file));
+    let mut moves = Vec::new();
+    let mut search = MctsBot::new(12, 7);
+    for _ in 0..turns {
+        if game.is_over() {
+            break;
+        }
+        if look_ahead {
+            for legal in game.legal_actions() {
+                let mut copy = game.clone();
+                let _ = copy.apply(&legal, &mut Vec::new());
+            }
+            search.choose(&View::new(&game, game.current())).unwrap();
+        }
+        let chosen = five_first(&game);
+        let mut events = Vec::new();
+        game.apply(&chosen, &mut events).unwrap_or_else(|e| panic!("{file}: {chosen}: {e}"));
+        moves.push((chosen, events));
+    }
+    (game, moves)
+}
+
+#[test]
+fn looking_ahead_does_not_change_a_mod_that_counts_in_a_global() {
+    let (quiet, quiet_moves) = game_of("global-counter.lua", 30, false);
+    let (searched, searched_moves) = game_of("global-counter.lua", 30, true);
+    assert!(quiet_moves.iter().any(|(_, e)| e.iter().any(|e| matches!(e, Event::Said { .. }))), "the mod acts");
+    assert_eq!(searched_moves, quiet_moves);
+    assert!(searched == quiet);
+}
+
+#[test]
+fn looking_ahead_does_not_change_a_mod_that_counts_in_a_local() {
+    let (quiet, quiet_moves) = game_of("counter.lua", 30, false);
+    let (searched, searched_moves) = game_of("counter.lua", 30, true);
+    assert_eq!(searched_moves, quiet_moves);
+    assert!(searched == quiet);
+}
+
+/// A copy starts with the mod's globals as they are: after two fives, the copy of the game
+/// dives 3 further on the third, as the game itself then does.
+#[test]
+fn a_copy_plays_on_with_the_mods_globals() {
+    let game = run(deal().game_with(load("global-counter.lua")), "play 5H; play 5D").game;
+    let third = action(&game, "play 5C");
+    let mut copy = game.clone();
+    let mut on_copy = Vec::new();
+    copy.apply(&third, &mut on_copy).unwrap();
+    assert!(on_copy.iter().any(|e| matches!(e, Event::Said { .. })), "{on_copy:?}");
+    let mut original = game;
+    let mut on_game = Vec::new();
+    original.apply(&third, &mut on_game).unwrap();
+    assert_eq!(on_copy, on_game);
+    assert!(copy == original);
+}
+
+/// A folder with `rules.toml` listing `file` (copied next to it).
+fn ruleset_dir(file: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(path(file), dir.path().join(file)).unwrap();
+    let toml = format!("extends = \"standard\"\nname = \"stateful\"\nmods = [\"{file}\"]\n");
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(&rules, toml).unwrap();
+    let rules = rules.to_string_lossy().into_owned();
+    (dir, rules)
+}
+
+/// The shell's `moves` previews every move on a copy: each preview does what the move then
+/// does with the mod's state (the cards drawn differ: a preview deals the cards the seat
+/// cannot see at random), and previewing changes nothing.
+#[test]
+fn the_shells_previews_show_what_a_stateful_mod_will_do() {
+    let (_dir, rules) = ruleset_dir("global-counter.lua");
+    let seating = ["Ann", "Bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
+    let mut session = Session::new(&rules, seating.clone(), 11, Some(deal().order())).unwrap();
+    let mut quiet = Session::new(&rules, seating, 11, Some(deal().order())).unwrap();
+    let mut extra_dives = 0;
+    for _ in 0..30 {
+        if session.game().is_over() {
+            break;
+        }
+        for legal in session.game().legal_actions() {
+            session.preview(&legal).expect("a legal move previews");
+        }
+        let chosen = five_first(session.game());
+        let preview = session.preview(&chosen).unwrap();
+        let events = session.apply(chosen).unwrap().to_vec();
+        let known = |events: &[Event]| -> Vec<Event> {
+            events.iter().filter(|e| matches!(e, Event::Said { .. } | Event::Moved { .. })).cloned().collect()
+        };
+        assert_eq!(known(&preview), known(&events), "{chosen}");
+        extra_dives += events.iter().filter(|e| matches!(e, Event::Said { .. })).count();
+        quiet.apply(chosen).unwrap();
+    }
+    assert!(extra_dives >= 1, "the mod acts");
+    assert!(session.game() == quiet.game());
+}
+
+/// Search bots look ahead before every move, and the shell previews moves: the game's save
+/// still replays to the same game, after an undo too.
+#[test]
+fn a_game_with_search_bots_and_a_stateful_mod_saves_and_loads() {
+    for file in ["global-counter.lua", "counter.lua", "plays-per-turn.lua"] {
+        let (_dir, rules) = ruleset_dir(file);
+        let seating = vec![
+            Seating { name: "Ann".into(), bot: None },
+            Seating { name: "Bob".into(), bot: Some("mcts:10".into()) },
+        ];
+        let mut session = Session::new(&rules, seating, 5, Some(deal().order())).unwrap();
+        for turn in 0..40 {
+            if session.game().is_over() {
+                break;
+            }
+            if session.is_bot(session.game().current()) {
+                let moved = session.bot_move().expect("the bot's turn").unwrap();
+                assert_eq!(moved.warning, None, "{file}");
+            } else {
+                for legal in session.game().legal_actions() {
+                    session.preview(&legal);
+                }
+                let chosen = five_first(session.game());
+                session.apply(chosen).unwrap();
+            }
+            if turn == 20 {
+                session.undo(false).unwrap();
+            }
+        }
+        let loaded = Session::from_save(session.to_save(), std::path::Path::new("game.json"), None)
+            .unwrap_or_else(|e| panic!("{file}: the save must load: {e}"));
+        assert!(loaded.game() == session.game(), "{file}");
+    }
+}
+
+/// Listing the moves cannot change what a mod keeps: a `playable` function that assigns a
+/// global fails, named at its line, and the listing reports it.
+#[test]
+fn a_playable_function_cannot_change_the_mods_globals() {
+    let game = deal().game_with(load("playable-writes.lua"));
+    take_aim_failure();
+    let legal = game.legal_actions();
+    assert!(!legal.iter().any(|a| a.to_string().starts_with("play 5")), "{legal:?}");
+    let failure = take_aim_failure().expect("the failure is reported");
+    assert!(failure.starts_with(&format!("mod {}:6: ", path("playable-writes.lua"))), "{failure}");
+    assert!(failure.contains("cannot change the mod's globals"), "{failure}");
+}
+
+/// …while reading them is fine: a 5 waits until everyone has played as many.
+#[test]
+fn a_playable_function_reads_the_mods_globals() {
+    let game = run(deal().game_with(load("playable-reads.lua")), "play 5H; play 8D").game;
+    let refused = game.check(&action(&game, "play 5C")).unwrap_err();
+    assert!(refused.to_string().contains("wait until everyone has played a 5"), "{refused}");
+    let game = run(game, "play 9D; play 5D").game;
+    assert!(game.check(&action(&game, "play 5C")).is_ok(), "both have played one");
+    assert_eq!(take_aim_failure(), None);
+}
+
+/// Search bots in `diving sim` play on copies; a mod that would see those plays fails. It
+/// does not, with any number of jobs, and the totals do not depend on `--jobs`.
+#[test]
+fn sim_with_search_bots_never_lets_a_copy_reach_the_game() {
+    let (_dir, rules) = ruleset_dir("plays-per-turn.lua");
+    let run = |jobs: &str| {
+        let out = cli_support::diving()
+            .args(["sim", "--ruleset", &rules, "--games", "6", "--players", "mcts:6,greedy", "--seed", "3"])
+            .args(["--json", "--jobs", jobs])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["results"].clone()
+    };
+    assert_eq!(run("1"), run("2"));
+}
+
+/// An action a mod refuses half-way changes nothing in the shell, the mod's globals
+/// included: the count it made before failing is not kept, so the save replays.
+#[test]
+fn a_refused_action_does_not_keep_what_the_mod_counted() {
+    let (_dir, rules) = ruleset_dir("count-then-fail.lua");
+    let seating = ["Ann", "Bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
+    let mut session = Session::new(&rules, seating, 11, Some(deal().order())).unwrap();
+    for text in ["play 5H", "play 5D"] {
+        session.apply(action(session.game(), text)).unwrap();
+    }
+    let refused = session.apply(action(session.game(), "play 5C")).unwrap_err();
+    assert!(refused.to_string().contains("5C is refused after counting it"), "{refused}");
+    session.apply(action(session.game(), "play 9D")).unwrap();
+    let third = session.apply(action(session.game(), "play 5S")).unwrap().to_vec();
+    assert!(third.iter().any(|e| matches!(e, Event::Said { .. })), "5S is the third five counted: {third:?}");
+    let loaded = Session::from_save(session.to_save(), std::path::Path::new("game.json"), None)
+        .unwrap_or_else(|e| panic!("the save must load: {e}"));
+    assert!(loaded.game() == session.game());
+}
+
+/// A preview tells what a move does as far as the mover can know, not how a random roll will
+/// come out: the same move on the same deal, in games of different seeds, rolls differently,
+/// and its preview (worked out with a generator of its own) cannot foretell the rolls. Before,
+/// it ran on a copy of the real game and foretold every one of them.
+#[test]
+fn a_preview_does_not_foretell_a_random_roll() {
+    let (_dir, rules) = ruleset_dir("roll.lua");
+    let said = |events: &[Event]| {
+        events.iter().find_map(|e| match e {
+            Event::Said { text } => Some(text.clone()),
+            _ => None,
+        })
+    };
+    let (mut rolls, mut foretold) = (std::collections::BTreeSet::new(), 0);
+    for seed in 0..20 {
+        let seating = ["Ann", "Bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
+        let mut session = Session::new(&rules, seating, seed, Some(deal().order())).unwrap();
+        let five = action(session.game(), "play 5H");
+        let preview = said(&session.preview(&five).unwrap()).expect("the preview rolls too");
+        let rolled = said(session.apply(five).unwrap()).expect("the five rolls");
+        foretold += usize::from(preview == rolled);
+        rolls.insert(rolled);
+    }
+    assert!(rolls.len() >= 5, "the seeds roll differently: {rolls:?}");
+    assert!(foretold <= 5, "{foretold} of 20 rolls foretold");
+}

@@ -1,0 +1,386 @@
+//! The browser seat in a real browser: headless Chromium, driven through chromedriver by
+//! fantoccini, plays a whole game through the page served by a loopback server against two
+//! bots. It clicks cards (and a target when asked), recovers by selecting cards,
+//! passes, chats, presses the keys the page documents, reloads the page in the middle and
+//! goes through a dropped connection (a proxy between the browser and the server cuts every
+//! socket and refuses new ones until the test lets them through again), and saves
+//! screenshots in `target/browser-artifacts/`.
+//!
+//! Without `chromium` and `chromedriver` on PATH (Debian: `apt-get install chromium
+//! chromium-driver`) the test says plainly that it did not run and passes, unless
+//! `DIVING_REQUIRE_BROWSER` is set (as `.ci/run` does): then a missing browser fails it.
+
+use crate::server_support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use diving::server::net::{Server, ServerConfig};
+use diving::server::room::RoomOptions;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+use server_support::*;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+
+/// The longest the test waits for the page to reach a state (a hung page fails the test).
+const PAGE_WAIT: Duration = Duration::from_secs(20);
+
+/// Chromium's flags that work in a container without a display or a session bus.
+const FLAGS: [&str; 10] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1100,1300",
+];
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())
+}
+
+/// The browser and its driver, or why they are missing.
+fn browser() -> Result<(PathBuf, PathBuf), String> {
+    let chromium = ["chromium", "chromium-browser", "google-chrome"].iter().find_map(|p| on_path(p));
+    let driver = on_path("chromedriver");
+    match (chromium, driver) {
+        (Some(c), Some(d)) => Ok((c, d)),
+        (c, d) => {
+            let missing: Vec<&str> = [(c.is_none(), "chromium"), (d.is_none(), "chromedriver")]
+                .iter()
+                .filter(|(m, _)| *m)
+                .map(|(_, n)| *n)
+                .collect();
+            Err(format!("{} not found on PATH", missing.join(" and ")))
+        }
+    }
+}
+
+/// chromedriver, stopped when dropped.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_driver(path: &Path) -> Driver {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = Command::new(path)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", path.display()));
+    // chromedriver says when it listens; read up to that line.
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let driver = Driver { child, port };
+    loop {
+        match lines.next() {
+            Some(Ok(line)) if line.contains("started successfully") => break,
+            Some(Ok(_)) => continue,
+            _ => panic!("chromedriver stopped before it listened"),
+        }
+    }
+    // Keep draining its output so it never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    driver
+}
+
+/// A TCP proxy on loopback in front of the server; `cut` closes every connection through it
+/// and refuses new ones until `open`.
+struct Proxy {
+    addr: SocketAddr,
+    open: watch::Sender<bool>,
+}
+
+impl Proxy {
+    async fn start(target: SocketAddr) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (open, state) = watch::channel(true);
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let mut state = state.clone();
+                if !*state.borrow() {
+                    drop(inbound);
+                    continue;
+                }
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = TcpStream::connect(target).await else { return };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = state.wait_for(|open| !open) => {}
+                    }
+                });
+            }
+        });
+        Proxy { addr, open }
+    }
+
+    fn cut(&self) {
+        self.open.send_replace(false);
+    }
+
+    fn open(&self) {
+        self.open.send_replace(true);
+    }
+}
+
+fn artifacts() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let dir = target.join("browser-artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn screenshot(page: &Client, name: &str) {
+    let png = page.screenshot().await.unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "a screenshot is a PNG");
+    let path = artifacts().join(name);
+    std::fs::write(&path, png).unwrap();
+    let _ = writeln!(std::io::stderr(), "browser test: saved {}", path.display());
+}
+
+async fn wait_for(page: &Client, css: &str) -> fantoccini::elements::Element {
+    page.wait()
+        .at_most(PAGE_WAIT)
+        .every(Duration::from_millis(25))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("the page never showed '{css}': {e}"))
+}
+
+async fn attr(page: &Client, css: &str, name: &str) -> String {
+    page.find(Locator::Css(css)).await.unwrap().attr(name).await.unwrap().unwrap_or_default()
+}
+
+async fn visible(page: &Client, css: &str) -> Vec<fantoccini::elements::Element> {
+    let mut shown = Vec::new();
+    for e in page.find_all(Locator::Css(css)).await.unwrap() {
+        if e.is_displayed().await.unwrap_or(false) {
+            shown.push(e);
+        }
+    }
+    shown
+}
+
+/// The first card that can be played in several ways (its title lists each play).
+async fn choosy(cards: &[fantoccini::elements::Element]) -> Option<fantoccini::elements::Element> {
+    for card in cards {
+        let title = card.attr("title").await.unwrap().unwrap_or_default();
+        if title.lines().filter(|l| l.starts_with("play ")).count() > 1 {
+            return Some(card.clone());
+        }
+    }
+    None
+}
+
+/// One move through the page, the way a person would make it: `style` picks clicking a card,
+/// the card's key, or a recovery by selection. Returns what it did.
+async fn play_one(page: &Client, style: usize) -> &'static str {
+    let sent: u64 = attr(page, "body", "data-sent").await.parse().unwrap();
+    let hand = visible(page, "#hand button.card.playable").await;
+    let table = visible(page, "#table button.card.playable").await;
+    let recover = page.find(Locator::Css("#recover-mode")).await.unwrap();
+    let can_recover = recover.is_enabled().await.unwrap();
+    let done = if style % 4 == 3 && can_recover {
+        // Recover: select the first card of the hand, then confirm with Enter.
+        recover.click().await.unwrap();
+        page.find(Locator::Css("#hand button[data-index='1']")).await.unwrap().click().await.unwrap();
+        if visible(page, "#choices-list button[data-recover]").await.is_empty() {
+            // Not a legal recovery on its own: take the first one the page lists.
+            page.find(Locator::Css("#choices-cancel")).await.unwrap().click().await.unwrap();
+            page.find(Locator::Css("#recoveries summary")).await.unwrap().click().await.unwrap();
+            page.find(Locator::Css("#recoveries-list button")).await.unwrap().click().await.unwrap();
+            "recover (listed)"
+        } else {
+            page.active_element().await.unwrap().send_keys("\u{E007}").await.unwrap();
+            "recover (selected)"
+        }
+    } else if let Some(card) = choosy(&hand).await.or(hand.first().cloned()).or(table.first().cloned()).as_ref() {
+        let from_hand = !hand.is_empty();
+        if style % 4 == 1 && from_hand {
+            // The card's key: 1 to 9 pick a hand card.
+            let index = card.attr("data-index").await.unwrap().unwrap();
+            page.active_element().await.unwrap().send_keys(&index).await.unwrap();
+        } else {
+            card.click().await.unwrap();
+        }
+        // A card with several ways to play (a target): the page asks; take the first.
+        match visible(page, "#choices-list button").await.first() {
+            Some(choice) => {
+                choice.click().await.unwrap();
+                "play (chose a target)"
+            }
+            None if style % 4 == 1 && from_hand => "play (by its key)",
+            None => "play",
+        }
+    } else if can_recover {
+        recover.click().await.unwrap();
+        page.find(Locator::Css("#hand button[data-index='1']")).await.unwrap().click().await.unwrap();
+        match visible(page, "#choices-list button[data-recover]").await.first() {
+            Some(go) => go.click().await.unwrap(),
+            None => {
+                page.find(Locator::Css("#choices-cancel")).await.unwrap().click().await.unwrap();
+                page.find(Locator::Css("#recoveries summary")).await.unwrap().click().await.unwrap();
+                page.find(Locator::Css("#recoveries-list button")).await.unwrap().click().await.unwrap();
+            }
+        }
+        "recover"
+    } else {
+        page.find(Locator::Css("#pass")).await.unwrap().click().await.unwrap();
+        "pass"
+    };
+    // The page counts the commands it sent.
+    wait_for(page, &format!("body[data-sent='{}']", sent + 1)).await;
+    done
+}
+
+#[test]
+fn a_whole_game_in_the_browser_against_a_bot_with_a_reconnect() {
+    let (chromium, chromedriver) = match browser() {
+        Ok(found) => found,
+        Err(why) if std::env::var_os("DIVING_REQUIRE_BROWSER").is_some() => {
+            panic!("the browser test must run (DIVING_REQUIRE_BROWSER is set), but {why}")
+        }
+        Err(why) => {
+            // Straight to stderr, past the test harness's capture: this must be seen.
+            let note =
+                format!("\nbrowser tests NOT RUN: {why} (install them: apt-get install chromium chromium-driver)\n");
+            let _ = std::io::stderr().lock().write_all(note.as_bytes());
+            return;
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(play_a_game(&chromium, &chromedriver));
+}
+
+async fn play_a_game(chromium: &Path, chromedriver: &Path) {
+    let driver = start_driver(chromedriver);
+    let profile = tempfile::tempdir().unwrap();
+    let room = room("1", &["alice", "bot:greedy", "bot:random"], 20_261_201, RoomOptions::default());
+    let server = serve(vec![room], ServerConfig::default()).await;
+    let proxy = Proxy::start(server.addr).await;
+    let token = token(&server, "1", 0);
+    let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
+    args.push(format!("--user-data-dir={}", profile.path().display()));
+    let capabilities = json!({
+        "browserName": "chrome",
+        "goog:chromeOptions": { "binary": chromium, "args": args },
+    });
+    let page = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(capabilities.as_object().unwrap().clone())
+        .connect(&format!("http://127.0.0.1:{}", driver.port))
+        .await
+        .expect("chromedriver starts a browser session");
+    let result = drive(&page, &server, &proxy, &token).await;
+    let _ = page.close().await;
+    server.stop().await.unwrap();
+    drop(driver);
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// The game itself; a failure is carried out so the browser and the driver are closed first.
+async fn drive(
+    page: &Client,
+    server: &Server,
+    proxy: &Proxy,
+    token: &str,
+) -> Result<(), Box<dyn std::any::Any + Send>> {
+    use futures_util::FutureExt;
+    std::panic::AssertUnwindSafe(async {
+        let invite = format!("http://{}/1#seat=1&token={token}", proxy.addr);
+        page.goto(&invite).await.unwrap();
+        wait_for(page, "body[data-conn='open'][data-phase='yours']").await;
+        assert!(page.find(Locator::Css("#who")).await.unwrap().text().await.unwrap().contains("you are alice"));
+        assert_eq!(page.find_all(Locator::Css("#divers li")).await.unwrap().len(), 3);
+        screenshot(page, "start.png").await;
+
+        // Chat reaches the table and comes back.
+        page.find(Locator::Css("#chat-text")).await.unwrap().send_keys("hello from the browser").await.unwrap();
+        page.find(Locator::Css("#chat-form button")).await.unwrap().click().await.unwrap();
+        let said = wait_for(page, "#chat li").await.text().await.unwrap();
+        assert_eq!(said, "alice: hello from the browser");
+
+        let mut played = Vec::new();
+        for turn in 0..400 {
+            let phase = wait_for(page, "body[data-phase='yours'], body[data-phase='over']").await;
+            if phase.attr("data-phase").await.unwrap().as_deref() == Some("over") {
+                break;
+            }
+            if turn == 3 {
+                // A reload: the page comes back to the same seat with its token.
+                page.refresh().await.unwrap();
+                wait_for(page, "body[data-conn='open'][data-phase='yours']").await;
+            }
+            if turn == 6 {
+                // The network drops: the page says so, retries, and is back once it can.
+                let at = server.with_room("1", |r| r.session().entries().len()).unwrap();
+                proxy.cut();
+                wait_for(page, "body[data-conn='reconnecting']").await;
+                let banner = page.find(Locator::Css("#conn")).await.unwrap().text().await.unwrap();
+                assert!(banner.contains("connection lost"), "{banner}");
+                screenshot(page, "reconnecting.png").await;
+                proxy.open();
+                wait_for(page, "body[data-conn='open'][data-reconnects='1'][data-phase='yours']").await;
+                assert_eq!(server.with_room("1", |r| r.session().entries().len()).unwrap(), at, "no move was lost");
+            }
+            played.push(play_one(page, turn).await);
+        }
+        wait_for(page, "body[data-phase='over']").await;
+        let (winner, moves) = server
+            .with_room("1", |r| {
+                let game = r.session().game();
+                (game.winner().map(|w| game.name(w).to_string()), r.session().entries().len())
+            })
+            .unwrap();
+        assert!(server.with_room("1", |r| r.is_over()).unwrap(), "the server's game is over");
+        let turn = page.find(Locator::Css("#turn")).await.unwrap().text().await.unwrap();
+        match winner.as_deref() {
+            Some("alice") => assert!(turn.contains("you won"), "{turn}"),
+            Some(w) => assert!(turn.contains(&format!("{w} won")), "{turn}"),
+            None => assert!(turn.contains("draw"), "{turn}"),
+        }
+        for kind in ["play", "play (chose", "play (by its key", "recover (selected"] {
+            assert!(played.iter().any(|p| p.starts_with(kind)), "the page made no {kind}: {played:?}");
+        }
+        // The page drew the server's last state: every diver's depth.
+        let depths: Vec<String> = server
+            .with_room("1", |r| r.session().game().players().iter().map(|p| p.depth.to_string()).collect())
+            .unwrap();
+        for (seat, depth) in depths.iter().enumerate() {
+            assert_eq!(&attr(page, &format!("#divers li[data-seat='{}']", seat + 1), "data-depth").await, depth);
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "browser test: {} moves in all, {} through the page ({played:?}); winner {winner:?}",
+            moves,
+            played.len()
+        );
+        screenshot(page, "end.png").await;
+        page.set_window_size(390, 844).await.unwrap();
+        screenshot(page, "end-phone.png").await;
+    })
+    .catch_unwind()
+    .await
+}

@@ -1,0 +1,13 @@
+//! `diving host` and `diving join`: rooms, the WebSocket protocol, leaks, the browser seat.
+//!
+//! One test crate of a few (each links the whole library once); each module is one purpose,
+//! named as the file it lives in.
+
+#[path = "../support/server.rs"]
+mod server_support;
+
+mod browser;
+mod server_leaks;
+mod server_net;
+mod server_pty;
+mod server_web;
