@@ -4,9 +4,11 @@
 //!
 //! A viewpoint is a [`Viewer`], so what the replay shows is decided where everything else's
 //! is: the public view (no hand, the default), one seat's (`--as SEAT`: its own hand and
-//! draws), or every hand (`--all`, only for a finished game, whose hands were all shown at
-//! its end). `hint` and `review` only judge seats whose hand the viewpoint sees, since the
-//! search bot's moves name cards of the mover's hand.
+//! draws), or every hand (`--all`). A seat's view and every hand are only for a finished
+//! game, whose hands were all shown at its end: an unfinished game is watched as the public
+//! sees it, and `branch` is refused until it is over (a live game shows the real hands).
+//! `hint` and `review` only judge seats whose hand the viewpoint sees, since the search
+//! bot's moves name cards of the mover's hand.
 
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -80,7 +82,19 @@ impl Replay {
             }
             (None, true) => Viewer::Everyone,
             (Some(who), false) => {
-                Viewer::Seat(shell::seat_of(game, &parse::who(who)?).map_err(|e| format!("--as: {e}"))?)
+                let seat = shell::seat_of(game, &parse::who(who)?).map_err(|e| format!("--as: {e}"))?;
+                if !game.is_over() {
+                    // Whoever runs the replay would see that seat's hand and draws.
+                    return Err(format!(
+                        "--as shows {} hand and draws, so it is only for a finished game; this one stops at \
+                         turn {} with {} to play (watch it as the public does, without --as, or resume it \
+                         with diving --load)",
+                        render::possessive(game.name(seat)),
+                        game.turn(),
+                        game.name(game.current())
+                    ));
+                }
+                Viewer::Seat(seat)
             }
             (None, false) => Viewer::Spectator,
         };
@@ -480,6 +494,15 @@ impl<W: Write> Viewing<W> {
         if game.is_over() {
             return Err("the game is over here: branch from an earlier move ('prev', 'goto TURN')".into());
         }
+        if !replay.session.game().is_over() {
+            // A live game shows its players their real hands, which this replay keeps hidden
+            // while the game is unfinished.
+            return Err(format!(
+                "this game is not finished, so a branch would show the hands the replay hides: branch once \
+                 it is over, or resume it with diving --load {}",
+                limits::shown(&self.file, limits::NewLines::Escaped)
+            ));
+        }
         let reshuffle = match replay.viewer {
             Viewer::Everyone => None,
             // 52 bits, as for a new game.
@@ -521,7 +544,8 @@ replay commands:
   review      the moves that were clearly worse than the search bot's choice (the seats whose
               hand the viewpoint shows: --as SEAT, or every seat with --all)
   branch      play on from here as a live game with the same players: the cards not yet
-              drawn are shuffled with a new seed (with --all the deck stays as it was)
+              drawn are shuffled with a new seed (with --all the deck stays as it was); only
+              for a finished game, since a live game shows the hands this replay hides
   help        this list
   quit        leave
 "

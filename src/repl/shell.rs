@@ -66,6 +66,9 @@ pub struct Shell<W: Write> {
     pub width: Option<usize>,
     /// Set when `again` started a new game (the terminal then hands over afresh).
     restarted: bool,
+    /// A new game's seed kept back in hot-seat play (it would give every hand away to a
+    /// player who replays it with `--seed` in a pipe): said when the game ends.
+    held_seed: Option<u64>,
     /// The first write that failed (the reader went away, the disk is full …): nobody is
     /// listening, so the caller should stop feeding lines, and [`Shell::finish`] reports it.
     write_error: Option<std::io::Error>,
@@ -83,6 +86,7 @@ impl<W: Write> Shell<W> {
             viewer: None,
             width: None,
             restarted: false,
+            held_seed: None,
             write_error: None,
         }
     }
@@ -105,6 +109,7 @@ impl<W: Write> Shell<W> {
             viewer,
             width: Some(80),
             restarted: false,
+            held_seed: None,
             write_error: None,
         }
     }
@@ -125,6 +130,17 @@ impl<W: Write> Shell<W> {
     /// More than one person shares this terminal.
     pub fn hot_seat(&self) -> bool {
         self.interactive && self.session.humans() > 1
+    }
+
+    /// Announces a new game's random seed: at once, or, in hot-seat play, once the game is
+    /// over ([`Shell::summary`]), since the seed gives every hand and every draw away.
+    pub fn announce_seed(&mut self, seed: u64) {
+        if self.hot_seat() {
+            self.held_seed = Some(seed);
+        } else {
+            let text = self.style.dim(&format!("seed {seed} (replay with --seed {seed})"));
+            self.say(&text);
+        }
     }
 
     /// Who is reading the screen now: the seat at the keyboard in hot-seat play (everyone
@@ -496,6 +512,17 @@ impl<W: Write> Shell<W> {
     }
 
     fn undo(&mut self) {
+        // In hot-seat play undo takes back only the move of the seat at the keyboard: the
+        // last move of a person must be theirs (with an empty deck, bob's undo would
+        // otherwise take back alice's move and hand her the turn).
+        if let (true, Some(me)) = (self.hot_seat(), self.viewer)
+            && !self.session.game().is_over()
+            && let Some(last) = self.session.entries().iter().rev().find(|e| !self.session.is_bot(e.seat))
+            && last.seat != me
+        {
+            let name = self.session.game().name(last.seat).to_string();
+            return self.error(&format!("cannot undo: {name} moved last, and undo takes back only your own move"));
+        }
         match self.session.undo(self.interactive) {
             Ok(undone) => {
                 let game = self.session.game();
@@ -543,6 +570,10 @@ impl<W: Write> Shell<W> {
                     "resume with: diving --load"
                 };
                 self.say(&format!("saved to {shown} ({next} {})", shell_quoted(&shown)));
+                if self.hot_seat() && !self.session.game().is_over() {
+                    // Inherent to resuming: said where the player decides where it goes.
+                    self.say("this file shows every hand: keep it from the players");
+                }
             }
             Err(e) => self.error(&e.to_string()),
         }
@@ -699,9 +730,16 @@ impl<W: Write> Shell<W> {
                     self.viewer = None;
                 }
                 self.restarted = true;
+                self.held_seed = None;
                 self.say_json(json!({ "event": "seeded", "seed": seed }));
                 let names = self.session.game().names().join(", ");
-                self.say(&format!("a new game: {names}; seed {seed} (replay with --seed {seed})"));
+                if self.hot_seat() {
+                    // Not even flashed before the hand-over: recordings and scrollback keep it.
+                    self.held_seed = Some(seed);
+                    self.say(&format!("a new game: {names} (its seed is shown when it ends)"));
+                } else {
+                    self.say(&format!("a new game: {names}; seed {seed} (replay with --seed {seed})"));
+                }
                 self.start();
             }
             Err(e) => self.error(&e),
@@ -712,6 +750,9 @@ impl<W: Write> Shell<W> {
     /// their rescues (where the oxygen ran out) and their longest dive.
     pub fn summary(&mut self) {
         let mut lines = summary_lines(&self.session);
+        if let Some(seed) = self.held_seed.take() {
+            lines.push(format!("seed {seed} (replay with --seed {seed})"));
+        }
         lines.push(super::replay::AFTER_GAME.into());
         for line in lines {
             self.say(&line);
@@ -1074,7 +1115,8 @@ recover CARD… [over]
         "log" => "log\n  Show everything that happened in this game so far.\n".into(),
         "undo" => "\
 undo
-  Take back your last move (and the bots' moves after it).
+  Take back your last move (and the bots' moves after it): only your own move, so in a
+  hot-seat game it is refused once another player moved after you.
   At a terminal, undo never lets anyone choose again knowing a card they could not have
   known, so it is refused:
   - once the moves to take back drew a card from the deck or refilled a table slot (playing
@@ -1091,6 +1133,7 @@ undo
 save FILE
   Save the game to FILE; resume it with: diving --load FILE. Every save is a replay too
   (also after the game is over): watch it with diving replay FILE [--as SEAT | --all].
+  The file shows every hand, the seed and the deck: keep it from the players.
 "
         .into(),
         "reload" => "\

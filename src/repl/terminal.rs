@@ -396,7 +396,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
         limits::shown(shell.session.spec(), limits::NewLines::Escaped)
     )));
     if let Some(seed) = seed {
-        shell.say(&style.dim(&format!("seed {seed} (replay with --seed {seed})")));
+        shell.announce_seed(seed);
     }
     match loaded {
         Some(file) => {

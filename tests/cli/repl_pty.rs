@@ -328,3 +328,123 @@ fn after_the_hand_over_no_key_reaches_the_previous_seats_typing() {
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
 }
+
+/// Ends `prev`'s turn at a hot-seat hand-over and gives the terminal to `next`; returns what
+/// `next` sees up to their prompt.
+fn hand_over(p: &mut PtySession, prev: &str, next: &str) -> String {
+    p.exp_string(&format!("{prev}: press Enter to end your turn")).unwrap();
+    p.send_line("").unwrap();
+    p.exp_string(&format!("pass the terminal to {next}. {next}, press Enter when ready")).unwrap();
+    p.send_line("").unwrap();
+    p.exp_string(&format!("{next}> ")).unwrap()
+}
+
+/// Issue 32, leaks 1 and 4: with two people at the terminal the seed (which gives every hand
+/// away to `printf state | diving --seed N`) is not printed before the first hand-over, nor
+/// by `again`; it is shown when the game ends, so it can be replayed. `save` says the file
+/// shows every hand.
+#[test]
+fn a_hot_seat_game_keeps_its_seed_until_it_ends() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = start(&["--players", "alice,bob", "--deck", "@scripts/short-game.deck"], home.path());
+    let opening = p.exp_string("pass the terminal to alice. alice, press Enter when ready").unwrap();
+    assert!(opening.contains("Diving Suits - alice vs bob"), "{opening}");
+    assert!(!opening.contains("seed"), "the seed is on the shared screen: {opening}");
+    p.send_line("").unwrap();
+    p.exp_string("alice> ").unwrap();
+    let moves = [
+        "play 10H",
+        "play 2C",
+        "play QH",
+        "play 3C",
+        "play 10C",
+        "play KS",
+        "play QD",
+        "play 5D",
+        "play 10D",
+        "recover 6H 7H",
+        "play QS",
+        "play 8H",
+    ];
+    let names = ["alice", "bob"];
+    let mut seen = String::new();
+    for (i, line) in moves.iter().enumerate() {
+        if i == 1 {
+            // bob saves: the file holds every hand, and the program says so.
+            let file = home.path().join("g.json");
+            p.send_line(&format!("save {}", file.display())).unwrap();
+            seen += &p.exp_string("this file shows every hand: keep it from the players").unwrap();
+            p.exp_string("bob> ").unwrap();
+        }
+        p.send_line(line).unwrap();
+        seen += &hand_over(&mut p, names[i % 2], names[(i + 1) % 2]);
+    }
+    assert!(!seen.contains("seed"), "{seen}");
+    p.send_line("play 9H").unwrap();
+    p.exp_string("alice won in 13 turns.").unwrap();
+    let end = p.exp_string("game over> ").unwrap();
+    let seed_line = end.lines().find(|l| l.contains("(replay with --seed ")).expect("the seed at the end");
+    let seed = seed_line.trim().strip_prefix("seed ").unwrap().split(' ').next().unwrap();
+    assert!(seed.parse::<u64>().is_ok(), "{seed_line}");
+
+    // `again`: a new game whose seed is not printed (not even flashed before the hand-over).
+    p.send_line("again").unwrap();
+    let again = p.exp_string("pass the terminal to alice. alice, press Enter when ready").unwrap();
+    assert!(again.contains("a new game: alice, bob (its seed is shown when it ends)"), "{again}");
+    assert!(!again.contains("--seed"), "{again}");
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// Issue 32, item 6: with an empty deck a move draws nothing, so undo is allowed; bob's undo
+/// at the start of his turn used to take back alice's move and hand her the turn without a
+/// word. Undo takes back only your own move. (A ruleset whose deal takes the whole deck; a Q
+/// kept in front puts nothing on the discard pile, so nothing is reshuffled to draw.)
+#[test]
+fn hot_seat_undo_takes_back_only_your_own_move() {
+    let home = tempfile::tempdir().unwrap();
+    let standard = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rulesets/standard.toml")).unwrap();
+    let full = standard
+        .replace("hand_size = 4 ", "hand_size = 6 ")
+        .replace("table_size = 4 ", "table_size = 3 ")
+        .replace("decks = \"auto\"", "decks = 1")
+        .replace(
+            "\"4\" = \"max\"",
+            "\"4\" = \"max\"\n\"2+2+2\" = 3\n\"3+2\" = 4\n\"3+3\" = 4\n\"4+2\" = \"max\"\n\"5\" = \"max\"\n\"6\" = \"max\"",
+        );
+    let ruleset = home.path().join("whole-deck.toml");
+    std::fs::write(&ruleset, full).unwrap();
+    let bots = ["bot:random"; 6].join(",");
+    let players = format!("alice,bob,{bots}");
+    let mut p = start(
+        &[
+            "--ruleset",
+            ruleset.to_str().unwrap(),
+            "--players",
+            &players,
+            "--seed",
+            "1",
+            "--deck",
+            "@scripts/short-game.deck",
+        ],
+        home.path(),
+    );
+    p.exp_string("pass the terminal to alice").unwrap();
+    p.send_line("").unwrap();
+    let board = p.exp_string("alice> ").unwrap();
+    assert!(board.contains("deck 0"), "{board}");
+    p.send_line("play qh").unwrap();
+    p.exp_string("alice plays QH and keeps it in front").unwrap();
+    hand_over(&mut p, "alice", "bob");
+    p.send_line("undo").unwrap();
+    let refused = p.exp_string("bob> ").unwrap();
+    assert!(refused.contains("cannot undo: alice moved last, and undo takes back only your own move"), "{refused}");
+    assert!(!refused.contains("took back"), "{refused}");
+    p.send_line("state").unwrap();
+    let state = p.exp_string("bob> ").unwrap();
+    assert!(state.contains("bob to play") && state.contains("front: QH"), "{state}");
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+}

@@ -281,13 +281,12 @@ fn names_card(page: &str, card: Card) -> bool {
 
 #[test]
 fn the_page_is_well_formed_has_every_position_and_no_hidden_card() {
-    let (session, _, _) = bot_game("standard", 8, 20);
+    // A finished game: a seat's view is only for one (issue 32).
+    let (session, _, games) = bot_game("standard", 8, usize::MAX);
+    assert!(session.game().is_over());
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("game.json");
     save::write(&file, &session.to_save()).unwrap();
-    let ben_hand = session.game().player(1).hand.clone();
-    let ann_hand = session.game().player(0).hand.clone();
-    assert!(!ben_hand.is_empty());
 
     let page_path = dir.path().join("game.html");
     let output = diving()
@@ -299,7 +298,7 @@ fn the_page_is_well_formed_has_every_position_and_no_hidden_card() {
     assert!(page.starts_with("<!DOCTYPE html>"));
     let names = tags(&page);
     let moves = session.entries().len();
-    assert_eq!(moves, 20);
+    assert!(moves > 20, "{moves}");
     assert_eq!(names.iter().filter(|n| *n == "section").count(), moves + 1, "every position, the start included");
     for k in 1..=moves {
         assert!(page.contains(&format!("move {k} of {moves}")), "move {k}");
@@ -308,19 +307,27 @@ fn the_page_is_well_formed_has_every_position_and_no_hidden_card() {
     for outside in ["http:", "https:", "src=", "href=", "<link", "@import", "url("] {
         assert!(!page.contains(outside), "{outside}");
     }
-    // Ben's hand was never shown to ann: no card of it is named; ann's own is.
-    for card in &ben_hand {
-        assert!(!names_card(&page, *card), "ben's {card} is on ann's page");
+    // Ben's hand was never shown to ann: no position names a card he holds there (a card
+    // in his hand is nowhere else, so only a shown hand or draw could name it); ann's own is.
+    let sections: Vec<&str> = page.split("<section").skip(1).collect();
+    assert_eq!(sections.len(), games.len());
+    for (k, (section, game)) in sections.iter().zip(&games).enumerate() {
+        for card in &game.player(1).hand {
+            assert!(!names_card(section, *card), "ben's {card} is on ann's page at position {k}");
+        }
+        assert!(game.player(0).hand.iter().all(|c| names_card(section, *c)), "position {k}");
     }
-    assert!(ann_hand.iter().all(|c| names_card(&page, *c)));
 
     // The public's page names no hand at all.
     let output = diving().args(["replay", file.to_str().unwrap(), "--html", page_path.to_str().unwrap()]).output();
     assert_eq!(output.unwrap().status.code(), Some(0));
     let page = std::fs::read_to_string(&page_path).unwrap();
     assert!(!page.contains("hand:"), "no hand line in the public view");
-    for card in ben_hand.iter().chain(&ann_hand) {
-        assert!(!names_card(&page, *card), "{card} is on the public page");
+    let sections: Vec<&str> = page.split("<section").skip(1).collect();
+    for (k, (section, game)) in sections.iter().zip(&games).enumerate() {
+        for card in game.players().iter().flat_map(|p| &p.hand) {
+            assert!(!names_card(section, *card), "{card} is on the public page at position {k}");
+        }
     }
 }
 
@@ -335,8 +342,16 @@ fn all_needs_a_finished_game_and_the_viewer_steps_through() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--all shows every hand, so it is only for a finished game"), "{stderr}");
 
+    // Issue 32: nor is a seat's view (whoever runs it would see that seat's hand and draws).
+    let output = diving().args(["replay", file.to_str().unwrap(), "--as", "2"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--as shows ben's hand and draws, so it is only for a finished game"), "{stderr}");
+    assert!(stderr.contains("watch it as the public does, without --as"), "{stderr}");
+    assert!(output.stdout.is_empty());
+
     let script = "next\nnext 3\nprev\ngoto 6\nend\nnext\nstart\nprev\ngoto 99\ngoto -1\nwhat\nquit\n";
-    let output = diving().args(["replay", file.to_str().unwrap(), "--as", "2"]).write_stdin(script).output().unwrap();
+    let output = diving().args(["replay", file.to_str().unwrap()]).write_stdin(script).output().unwrap();
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8_lossy(&output.stdout);
     let headings: Vec<&str> = text.lines().filter(|l| l.starts_with("-- ")).collect();
@@ -357,7 +372,7 @@ fn all_needs_a_finished_game_and_the_viewer_steps_through() {
     assert!(text.contains("error: there is no turn 99: this game has turns 1 to 13"), "{text}");
     assert!(text.contains("error: '-1' is not a turn number (turns count up from 1): goto TURN"), "{text}");
     assert!(text.contains("error: unknown replay command 'what'"), "{text}");
-    assert!(text.contains("ben's hand:") && !text.contains("ann's hand:"), "{text}");
+    assert!(!text.contains("hand:"), "{text}");
 }
 
 #[test]
@@ -401,13 +416,28 @@ fn branch_in_the_viewer_plays_on_with_the_rest_of_the_input() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("game.json");
     save::write(&file, &session.to_save()).unwrap();
+    // Issue 32: while the game is unfinished, the public viewer does not branch (a live game
+    // would show every seat's real hand).
+    let output = diving().args(["replay", file.to_str().unwrap()]).write_stdin("goto 2\nbranch\nstate\n").output();
+    let text = String::from_utf8(output.unwrap().stdout).unwrap();
+    assert!(text.contains("error: this game is not finished, so a branch would show the hands the replay hides"));
+    assert!(!text.contains("hand:") && !text.contains("a live game"), "{text}");
+
+    // Once it is over, a seat's view branches.
+    while !session.game().is_over() {
+        let action = session.game().legal_actions()[0];
+        session.apply(action).unwrap();
+        while session.bot_move().is_some() {}
+    }
+    save::write(&file, &session.to_save()).unwrap();
+    let moves = session.entries().len();
     // Turn 2 starts after the first move.
     let script = "goto 2\nbranch\nhand\nmoves\n";
     let output = diving().args(["replay", file.to_str().unwrap(), "--as", "alice"]).write_stdin(script).output();
     let output = output.unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains("a live game from move 1 of 6, by alice (turn 2) of"), "{text}");
+    assert!(text.contains(&format!("a live game from move 1 of {moves}, by alice (turn 2) of")), "{text}");
     assert!(text.contains("were shuffled anew (seed "), "{text}");
     assert!(text.contains("legal moves for alice:"), "{text}");
     let hand_then = diving::repl::render::Style::PLAIN.cards(
@@ -423,7 +453,7 @@ fn branch_in_the_viewer_plays_on_with_the_rest_of_the_input() {
 
 #[test]
 fn review_in_the_viewer_judges_only_seats_whose_hand_it_shows() {
-    let (session, _, _) = bot_game("standard", 13, 6);
+    let (session, _, _) = bot_game("standard", 13, usize::MAX);
     let file = session.to_save();
     let public = open(file.clone(), None, false);
     assert!(public.reviewed_seats().unwrap_err().contains("the public sees no hand"));
