@@ -1,5 +1,7 @@
 //! The interactive front end: rustyline line editing with history and tab completion, the
-//! board shown once per turn, and the hot-seat hand-over that keeps hands secret.
+//! board shown once per turn, and the hot-seat hand-over that keeps hands secret (each turn
+//! drawn on the alternate screen, which no scrollback keeps). The history file is replaced
+//! whole (a temporary file renamed over it), so a closed terminal never leaves it empty.
 //!
 //! Everything a command does is the [`Shell`]'s business; this module only reads lines, draws
 //! the screen between them and answers the shell's questions.
@@ -143,6 +145,8 @@ pub struct Terminal {
     seat_histories: Option<Vec<Vec<String>>>,
     /// The seat whose history the editor holds now.
     seat: usize,
+    /// Whether the alternate screen is on (a hot-seat turn: the hand is drawn there).
+    secret: bool,
 }
 
 impl Terminal {
@@ -156,6 +160,7 @@ impl Terminal {
             clear: std::io::stdout().is_terminal(),
             seat_histories: hot_seat.map(|seats| vec![Vec::new(); seats]),
             seat: 0,
+            secret: false,
         };
         // The history is a convenience: one that is not a regular file or is too large is
         // not loaded (and not overwritten), never an error.
@@ -260,7 +265,16 @@ impl Terminal {
             if let Some(dir) = path.parent() {
                 let _ = std::fs::create_dir_all(dir);
             }
-            let _ = editor.save_history(path);
+            // Written beside it, then renamed over it: the history is never truncated first,
+            // so a terminal closed mid-write (a SIGHUP) leaves the old file or the new one.
+            let temp = path.with_extension(format!("tmp{}", std::process::id()));
+            if editor.save_history(&temp).is_ok() {
+                if std::fs::rename(&temp, path).is_err() {
+                    let _ = std::fs::remove_file(&temp);
+                }
+            } else {
+                let _ = std::fs::remove_file(&temp);
+            }
         }
     }
 
@@ -270,6 +284,27 @@ impl Terminal {
             let mut out = std::io::stdout();
             let _ = write!(out, "\x1b[2J\x1b[3J\x1b[H").and_then(|()| out.flush());
         }
+    }
+
+    /// Draws what follows on the alternate screen, cleared: the secret part of a hot-seat
+    /// turn. Terminals keep none of it in their scrollback (GNU screen only with `altscreen
+    /// on`, which is why the screen and scrollback are also cleared at every hand-over).
+    fn enter_secret(&mut self) {
+        if self.clear && !self.secret {
+            self.secret = true;
+            let mut out = std::io::stdout();
+            let _ = write!(out, "\x1b[?1049h\x1b[2J\x1b[3J\x1b[H").and_then(|()| out.flush());
+        }
+    }
+
+    /// Wipes and leaves the alternate screen (a turn ends), back to a cleared main screen.
+    fn leave_secret(&mut self) {
+        if self.secret {
+            self.secret = false;
+            let mut out = std::io::stdout();
+            let _ = write!(out, "\x1b[2J\x1b[3J\x1b[?1049l").and_then(|()| out.flush());
+        }
+        self.clear_screen();
     }
 
     fn set_words(&mut self, words: Words) {
@@ -296,9 +331,19 @@ impl Terminal {
     }
 }
 
+/// A question's answer: Ctrl-C is "no" (an empty answer, as everywhere at the terminal);
+/// end of input, nobody to answer.
+fn answer(read: Result<String, ReadlineError>) -> Option<String> {
+    match read {
+        Ok(line) => Some(line),
+        Err(ReadlineError::Interrupted) => Some(String::new()),
+        Err(_) => None,
+    }
+}
+
 impl Prompter for Terminal {
     fn ask(&mut self, question: &str) -> Option<String> {
-        self.read_question(question).ok()
+        answer(self.read_question(question))
     }
 
     fn choose(&mut self, question: &str, options: &[String]) -> Option<String> {
@@ -306,7 +351,7 @@ impl Prompter for Terminal {
             term.words().lock().unwrap_or_else(|e| e.into_inner()).choices = choices;
         };
         set(self, Some(options.to_vec()));
-        let answer = self.read_question(question).ok();
+        let answer = answer(self.read_question(question));
         set(self, None);
         answer
     }
@@ -429,7 +474,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
             }
             // Before the very first hand-over no hand has been shown: the title stays.
             if !opening {
-                term.clear_screen();
+                term.leave_secret();
             }
             hand_over = false;
             opening = false;
@@ -438,7 +483,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
                 quitting = true;
                 break;
             }
-            term.clear_screen();
+            term.enter_secret();
             shell.viewer = Some(current);
             term.switch_to(current);
             shell.recap(current);
@@ -448,6 +493,10 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
         let key = (shell.session.entries().len(), game.turn(), game.is_over());
         if shown != Some(key) {
             shown = Some(key);
+            if shell.session.game().is_over() && term.secret {
+                // Every hand is shown at the end: the last board stays on the main screen.
+                term.leave_secret();
+            }
             let board = shell.board();
             shell.say("");
             let _ = write!(shell.out(), "{board}");
@@ -485,6 +534,8 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
             }
             Ok(line) => {
                 term.remember(&line);
+                // Laid out for the terminal as it is now (it may have been resized at the prompt).
+                shell.width = Some(columns());
                 if shell.line(&line, &mut term) == Flow::Quit {
                     quitting = true;
                     break;
@@ -515,7 +566,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
     }
     // Whoever takes the terminal next must not find a hand on the screen or in the scrollback.
     if quitting && shell.hot_seat() && !shell.session.game().is_over() {
-        term.clear_screen();
+        term.leave_secret();
     }
     shell.flush();
     term.save_history();

@@ -448,3 +448,76 @@ fn hot_seat_undo_takes_back_only_your_own_move() {
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
 }
+
+/// Issue 32, leak 5: GNU screen ignores `ESC[3J`, so its scrollback kept the previous hand.
+/// The secret part of a turn is drawn on the alternate screen (never kept in a scrollback),
+/// left and wiped before the next hand-over.
+#[test]
+fn a_hot_seat_turn_is_drawn_on_the_alternate_screen() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("diving"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"])
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .env("LANG", "C")
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"));
+    // Escape codes kept: the screen switching is what is checked.
+    let mut p = spawn_with_options(cmd, Options::new().timeout_ms(Some(TIMEOUT_MS))).unwrap();
+    let opening = p.exp_string("press Enter when ready").unwrap();
+    assert!(!opening.contains("\x1b[?1049h"), "{opening:?}");
+    p.send_line("").unwrap();
+    let turn = p.exp_string("alice> ").unwrap();
+    let entered = turn.find("\x1b[?1049h").expect("the turn is drawn on the alternate screen");
+    let hand = turn.find("alice's hand").unwrap();
+    assert!(entered < hand, "{turn:?}");
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice: press Enter to end your turn").unwrap();
+    p.send_line("").unwrap();
+    let between = p.exp_string("pass the terminal to bob").unwrap();
+    let left = between.find("\x1b[?1049l").expect("the alternate screen is left before the hand-over");
+    assert!(!between[left..].contains("hand"), "{between:?}");
+    p.send_line("").unwrap();
+    let bob = p.exp_string("bob> ").unwrap();
+    assert!(bob.find("\x1b[?1049h").unwrap() < bob.find("bob's hand").unwrap(), "{bob:?}");
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    let end = p.exp_eof().unwrap();
+    assert!(end.contains("\x1b[?1049l"), "the alternate screen is left when the game is: {end:?}");
+}
+
+/// Issue 32: Ctrl-C at "quit anyway? [y/N]" means no, as everywhere else; and the history file
+/// is replaced by a rename, never truncated and rewritten in place (closing the terminal
+/// window mid-write left it at 0 bytes): the file after the game is a new one, holding the
+/// old lines and the new.
+#[test]
+fn ctrl_c_at_quit_is_no_and_the_history_is_replaced_whole() {
+    use std::os::unix::fs::MetadataExt;
+    let home = tempfile::tempdir().unwrap();
+    let history = home.path().join("data/diving/history");
+    std::fs::create_dir_all(history.parent().unwrap()).unwrap();
+    std::fs::write(&history, "#V2\nmoves\n").unwrap();
+    let inode = std::fs::metadata(&history).unwrap().ino();
+    let mut p =
+        start(&["--players", "alice,bot:random", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice plays 10H").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("not quitting").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+    let kept = std::fs::read_to_string(&history).unwrap();
+    assert!(kept.contains("moves") && kept.contains("play 10h"), "{kept}");
+    assert_ne!(std::fs::metadata(&history).unwrap().ino(), inode, "the history was rewritten in place");
+    let leftovers: Vec<_> = std::fs::read_dir(history.parent().unwrap()).unwrap().collect();
+    assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+}
