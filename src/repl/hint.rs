@@ -133,15 +133,25 @@ pub fn review(
     Ok((found, looked))
 }
 
+/// A win chance in whole percent, as [`percent`] shows it.
+fn percent_of(win: f64) -> i64 {
+    (win * 100.0).round() as i64
+}
+
 /// A win chance as players read it: `62%`.
 pub fn percent(win: f64) -> String {
     format!("{:.0}%", win * 100.0)
 }
 
 /// The lines of a hint for `name`.
+///
+/// The moves are listed in the order of the chance shown (the search ranks by playouts, which
+/// can put 71% above 72%).
 pub fn hint_lines(name: &str, list: &[Suggestion], playouts: u32) -> Vec<String> {
     let mut lines = vec![format!("hint for {name} (a search of {playouts} playouts, from what {name} can see):")];
     let width = list.iter().map(|s| s.command.chars().count()).max().unwrap_or(0);
+    let mut list: Vec<&Suggestion> = list.iter().collect();
+    list.sort_by(|a, b| percent_of(b.win).cmp(&percent_of(a.win)));
     for s in list {
         let pad = " ".repeat(width - s.command.chars().count());
         lines.push(format!("  {}{pad}  {} estimated win chance", s.command, percent(s.win)));
@@ -272,5 +282,25 @@ review
 ",
             CLEARLY_WORSE * 100.0
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 32: the search ranks by playouts, and the hint listed 71% above 72%.
+    #[test]
+    fn a_hint_lists_its_moves_in_the_order_of_the_chance_shown() {
+        let s = |command: &str, win: f64, playouts: u32| Suggestion {
+            action: Action::Pass,
+            command: command.into(),
+            win,
+            playouts,
+        };
+        let list = [s("play 7H", 0.71, 140), s("play 9S", 0.72, 100), s("play 2C", 0.704, 60)];
+        let lines = hint_lines("alice", &list, 300);
+        let shown: Vec<&str> = lines[1..].iter().map(|l| l.split_whitespace().nth(1).unwrap()).collect();
+        assert_eq!(shown, ["9S", "7H", "2C"], "{lines:?}");
     }
 }

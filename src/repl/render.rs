@@ -374,7 +374,8 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer,
     let gauge_cells = match width {
         None => 20,
         Some(w) if w >= 100 => 20,
-        Some(w) if w >= 72 => 10,
+        // Kept as long as the oxygen bar is (issue 32: at 60 columns it alone was dropped).
+        Some(w) if w >= 60 => 10,
         Some(_) => 0,
     };
     let oxygen_cells = if width.is_some_and(|w| w < 60) { 0 } else { oxygen_cells };
@@ -514,8 +515,18 @@ fn pad_right(text: &str, width: usize) -> String {
     out
 }
 
+/// The full cells of a bar for `value` of `max`, rounded, but full only at `max` itself (depth
+/// 96 of 100 is not the bottom) and empty only at 0.
 fn cells(value: u32, max: u32, width: usize) -> usize {
-    if max == 0 { 0 } else { ((value as u64 * width as u64 + max as u64 / 2) / max as u64) as usize }
+    if max == 0 || width == 0 {
+        return 0;
+    }
+    let rounded = ((value as u64 * width as u64 + max as u64 / 2) / max as u64) as usize;
+    match value {
+        0 => 0,
+        v if v >= max => width,
+        _ => rounded.clamp(1, width - 1),
+    }
 }
 
 fn is_you(name: &str) -> bool {
@@ -1175,6 +1186,24 @@ mod tests {
         let g = game();
         let err = ActionError::TargetNeeded { card: "JS".parse().unwrap(), options: vec![1] };
         assert_eq!(action_error(&g, &err), "JS needs a player: bob (e.g. play JS bob)");
+    }
+
+    /// Issue 32: depth 96 drew a full bar, as if at the bottom; at 60 columns the depth bar
+    /// was dropped while the oxygen bar was kept.
+    #[test]
+    fn a_bar_is_full_only_at_its_maximum_and_kept_at_60_columns() {
+        assert_eq!(cells(96, 100, 10), 9);
+        assert_eq!(cells(100, 100, 10), 10);
+        assert_eq!(cells(0, 100, 10), 0);
+        assert_eq!(cells(2, 100, 10), 1);
+        assert_eq!(cells(5, 10, 10), 5);
+        for width in [60, 80, 120] {
+            let text = board(&game(), Style::PLAIN, &[None, None], Viewer::Everyone, Some(width));
+            let row = text.lines().find(|l| l.contains("1 alice")).unwrap();
+            assert!(row.contains("depth   0 ....."), "{width}: {row}");
+            assert!(row.contains("oxygen 10 #####"), "{width}: {row}");
+            assert!(text.lines().all(|l| display_width(l) <= width), "{width}:\n{text}");
+        }
     }
 
     #[test]

@@ -161,7 +161,11 @@ impl Replay {
     /// The viewpoint in words.
     pub fn viewpoint(&self) -> String {
         match self.viewer {
-            Viewer::Seat(s) => format!("as {} sees it", self.game().name(s)),
+            Viewer::Seat(s) => match self.game().name(s) {
+                // The player called "you" is spoken to, as in the narration.
+                name if name.eq_ignore_ascii_case("you") => "as you saw it".into(),
+                name => format!("as {name} saw it"),
+            },
             Viewer::Spectator => "as the public sees it, no hand shown".into(),
             Viewer::Everyone => "with every hand open".into(),
         }
