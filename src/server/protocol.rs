@@ -12,8 +12,16 @@ use crate::ruleset::Ruleset;
 
 /// The protocol version this program speaks. Version 2 added the `seat_view` message (the
 /// browser seat's snapshot); version 3 what a terminal client asks for (`display`, and
-/// `screen` messages for such a client).
-pub const PROTOCOL: u32 = 3;
+/// `screen` messages for such a client); version 4 `since` in `join` and `watch` (the client
+/// says what it last saw, the host sends the rest).
+pub const PROTOCOL: u32 = 4;
+
+/// The first version with `seat_view`.
+pub const SEAT_VIEW_SINCE: u32 = 2;
+/// The first version with `display` and `screen`.
+pub const DISPLAY_SINCE: u32 = 3;
+/// The first version with `since` in `join` and `watch`.
+pub const RESUME_SINCE: u32 = 4;
 
 /// The oldest version the server still serves: each version since only added messages a
 /// client asks for, so an older client is served as before.
@@ -126,6 +134,10 @@ pub enum ClientMessage {
         /// A terminal's display (version 3): text for it, and `screen` messages.
         #[serde(default)]
         display: Option<Display>,
+        /// (version 4) The `at` of the last `output` this client received in this room: the
+        /// host sends what came after it (`None`: everything since the game began).
+        #[serde(default)]
+        since: Option<usize>,
     },
     /// Watch the room's public view.
     Watch {
@@ -134,6 +146,8 @@ pub enum ClientMessage {
         ruleset: Option<RulesetId>,
         #[serde(default)]
         display: Option<Display>,
+        #[serde(default)]
+        since: Option<usize>,
     },
     /// The terminal changed (its width, after a resize): text from now on is made for this.
     Display(Display),
@@ -161,9 +175,26 @@ impl ClientMessage {
         if !matches!(kind, "join" | "watch" | "command" | "say" | "seat_view" | "display") {
             return Err(format!("unknown message type '{kind}' (join, watch, command, say, seat_view or display)"));
         }
+        if kind == "join"
+            && let Some(seat) = value.get("seat")
+            && !seat.as_u64().is_some_and(|n| n >= 1 && usize::try_from(n).is_ok())
+        {
+            let seat = js_text(seat);
+            return Err(format!("bad 'join' message: 'seat' is a seat number (1, 2, …), not {seat}"));
+        }
         let kind = kind.to_string();
         serde_json::from_value(value).map_err(|e| format!("bad '{kind}' message: {e}"))
     }
+}
+
+/// A client's value as an error message shows it: short, its control characters gone.
+fn js_text(value: &Value) -> String {
+    let text = value.to_string();
+    let mut shown: String = text.chars().filter(|c| !c.is_control()).take(40).collect();
+    if text.chars().count() > 40 {
+        shown.push('…');
+    }
+    shown
 }
 
 /// How a terminal client shows text (version 3): with colour, with Unicode (suit symbols,

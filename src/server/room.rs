@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::protocol::{self, ClientMessage, Display, Limits, OLDEST_PROTOCOL, PROTOCOL, RulesetId};
+use super::protocol::{
+    self, ClientMessage, DISPLAY_SINCE, Display, Limits, OLDEST_PROTOCOL, PROTOCOL, RESUME_SINCE, RulesetId,
+    SEAT_VIEW_SINCE,
+};
 use super::web;
 use crate::bots;
 use crate::core::{Action, Event, Seat, View, Viewer};
@@ -87,7 +90,8 @@ struct SeatState {
     away_since: Option<Instant>,
     /// The away bot plays for it.
     bot_playing: bool,
-    /// How many moves this seat has been told of (`None`: never joined).
+    /// How many moves this seat has been told of (`None`: never joined): what a client of
+    /// versions 1 to 3, which does not say what it saw, is sent on its return.
     told: Option<usize>,
 }
 
@@ -144,6 +148,18 @@ struct Hello {
     version: u32,
     ruleset: Option<RulesetId>,
     look: Look,
+    /// The moves the client says it has seen (version 4).
+    since: Option<usize>,
+}
+
+impl Hello {
+    /// A `join` or `watch` as the client's version reads it: a `display` from version 3 on,
+    /// `since` from version 4 on (an older client's is an unknown field, ignored).
+    fn new(version: u32, ruleset: Option<RulesetId>, display: Option<Display>, since: Option<usize>) -> Hello {
+        let display = display.filter(|_| version >= DISPLAY_SINCE);
+        let since = since.filter(|_| version >= RESUME_SINCE);
+        Hello { version, ruleset, look: Look::of(display), since }
+    }
 }
 
 /// A joined connection.
@@ -152,6 +168,8 @@ struct Reader {
     conn: Conn,
     role: Role,
     look: Look,
+    /// The protocol version it speaks: it is sent no message of a later one.
+    version: u32,
 }
 
 /// A game with its seats, tokens and watchers.
@@ -223,6 +241,10 @@ impl Room {
         self.reader(conn).map_or(Look::PLAIN, |r| r.look)
     }
 
+    fn version_of(&self, conn: Conn) -> u32 {
+        self.reader(conn).map_or(OLDEST_PROTOCOL, |r| r.version)
+    }
+
     fn viewer(role: Role) -> Viewer {
         match role {
             Role::Seat(s) => Viewer::Seat(s),
@@ -245,12 +267,17 @@ impl Room {
             }
         };
         match (message, self.role(conn)) {
-            (ClientMessage::Join { protocol, seat, token, ruleset, display }, None) => {
-                let hello = Hello { version: protocol, ruleset, look: Look::of(display) };
-                self.join(conn, hello, seat, &token, now, &mut out)
+            (ClientMessage::Join { protocol, seat, token, ruleset, display, since }, None) => {
+                self.join(conn, Hello::new(protocol, ruleset, display, since), seat, &token, now, &mut out)
             }
-            (ClientMessage::Watch { protocol, ruleset, display }, None) => {
-                self.watch(conn, Hello { version: protocol, ruleset, look: Look::of(display) }, &mut out)
+            (ClientMessage::Watch { protocol, ruleset, display, since }, None) => {
+                self.watch(conn, Hello::new(protocol, ruleset, display, since), &mut out)
+            }
+            (ClientMessage::Display(_), Some(_)) if self.version_of(conn) < DISPLAY_SINCE => {
+                out.send(conn, protocol::error("malformed", "'display' is a message of protocol 3 on"))
+            }
+            (ClientMessage::SeatView, Some(_)) if self.version_of(conn) < SEAT_VIEW_SINCE => {
+                out.send(conn, protocol::error("malformed", "'seat_view' is a message of protocol 2 on"))
             }
             (ClientMessage::Display(display), Some(_)) => {
                 if let Some(reader) = self.conns.iter_mut().find(|r| r.conn == conn) {
@@ -377,7 +404,7 @@ impl Room {
             out.send(old, protocol::error("replaced", &format!("seat {seat} was taken by a new connection")));
             out.close.push(old);
         }
-        self.conns.push(Reader { conn, role: Role::Seat(s), look: hello.look });
+        self.conns.push(Reader { conn, role: Role::Seat(s), look: hello.look, version: hello.version });
         let was_away = self.seats[s].away_since.take().is_some();
         let bot_was_playing = std::mem::take(&mut self.seats[s].bot_playing);
         self.seats[s].conn = Some(conn);
@@ -389,7 +416,8 @@ impl Room {
                 if bot_was_playing { format!("{name} is back (the bot stops)") } else { format!("{name} is back") };
             self.tell_others(conn, &[line], &[text], out);
         }
-        self.catch_up(conn, Role::Seat(s), out);
+        let from = if hello.version >= RESUME_SINCE { hello.since } else { self.seats[s].told };
+        self.catch_up(conn, Role::Seat(s), from, out);
     }
 
     fn watch(&mut self, conn: Conn, hello: Hello, out: &mut Outbox) {
@@ -405,9 +433,9 @@ impl Room {
             out.close.push(conn);
             return;
         }
-        self.conns.push(Reader { conn, role: Role::Spectator, look: hello.look });
+        self.conns.push(Reader { conn, role: Role::Spectator, look: hello.look, version: hello.version });
         out.send(conn, self.hello(hello.version, None));
-        self.catch_up(conn, Role::Spectator, out);
+        self.catch_up(conn, Role::Spectator, hello.since, out);
     }
 
     fn check_hello(&self, hello: &Hello) -> Result<(), String> {
@@ -459,15 +487,15 @@ impl Room {
         .to_string()
     }
 
-    /// What a joining reader needs: what happened since it was last told (everything, the
-    /// first time), and, on a return, the current state and the pending question.
-    fn catch_up(&mut self, conn: Conn, role: Role, out: &mut Outbox) {
+    /// What a joining reader needs: the moves after the first `told` (everything since the
+    /// game began when `None`), and, on a return, the current state; a pending question.
+    /// `told` is what the client said it saw (`since`, protocol 4), or what an older client
+    /// was last sent; one past the moves the host has (a host that lost its last moves) is
+    /// taken as them all.
+    fn catch_up(&mut self, conn: Conn, role: Role, told: Option<usize>, out: &mut Outbox) {
         let viewer = Self::viewer(role);
         let look = self.look_of(conn);
-        let told = match role {
-            Role::Seat(s) => self.seats[s].told,
-            Role::Spectator => None,
-        };
+        let told = told.map(|k| k.min(self.at()));
         let mut events = Vec::new();
         let from = match told {
             None => {
@@ -476,18 +504,23 @@ impl Room {
             }
             Some(k) => k,
         };
-        for e in &self.session.entries()[from.min(self.at())..] {
+        for e in &self.session.entries()[from..] {
             events.extend(e.events.iter().cloned());
         }
         let (mut lines, mut text) = self.render(&events, viewer, look);
         if told.is_some() {
-            let name = match role {
-                Role::Seat(s) => self.session.game().name(s).to_string(),
-                Role::Spectator => String::new(),
-            };
             let missed = self.at() - from;
-            lines.insert(0, Object::one("rejoined", Object::one("player", json!(name)).with("missed", json!(missed))));
-            text.insert(0, look.wrap(&format!("welcome back, {name}: {missed} moves since you left")));
+            if let Role::Seat(s) = role {
+                let name = self.session.game().name(s).to_string();
+                let news = match missed {
+                    0 => "nothing was played while you were away".to_string(),
+                    1 => "1 move since you left".to_string(),
+                    n => format!("{n} moves since you left"),
+                };
+                text.insert(0, look.wrap(&format!("welcome back, {name}: {news}")));
+                let line = Object::one("player", json!(name)).with("missed", json!(missed));
+                lines.insert(0, Object::one("rejoined", line));
+            }
             lines.push(Object::one("state", self.state(viewer)));
             // A terminal is shown the board by the screen that follows.
             if !look.terminal {

@@ -10,4 +10,5 @@ mod browser;
 mod server_leaks;
 mod server_net;
 mod server_pty;
+mod server_rejoin;
 mod server_web;

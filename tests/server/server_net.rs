@@ -166,11 +166,12 @@ async fn a_player_dropped_in_a_question_gets_the_view_the_news_and_the_question_
     let question = lines(&q).into_iter().find(|l| l.get("question").is_some()).unwrap();
     let options = question["question"]["options"].as_array().unwrap().clone();
     assert!(options.len() >= 2, "{question}");
+    let since = alice.seen();
     drop(alice);
     let away = bob.until(|m| has(m, "away")).await;
     assert_eq!(lines(&away)[0]["away"]["player"], "alice");
-    // Back with the token: the view, the news and the question.
-    let (mut alice, _) = Client::join(&server, "1", 0).await;
+    // Back with the token and what it saw: the view, the news and the question.
+    let (mut alice, _) = Client::rejoin(&server, "1", 0, since).await;
     let back = alice.recv().await.unwrap();
     let l = lines(&back);
     assert_eq!(l[0]["rejoined"]["player"], "alice");

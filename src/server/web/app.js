@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const PROTOCOL = 3;
+  const PROTOCOL = 4;
   // Codes after which the server closes the connection for good: no reconnect helps.
   const FATAL = new Set(["protocol", "ruleset", "seat", "token", "full", "replaced"]);
   // Objects of an `output` that answer a command of ours.
@@ -44,6 +44,9 @@
     joined: false,
     everJoined: false,
     reconnects: 0,
+    // The \`at\` of the last \`output\`: a reconnection says it (\`since\`), and the host sends the
+    // rest, nothing twice. A reload starts again from nothing, and is sent the whole history.
+    seen: null,
     attempts: 0,
     timer: null,
     stopped: null,
@@ -68,8 +71,11 @@
     app.ws = ws;
     app.joined = false;
     ws.onopen = () => {
-      if (seat) send({ type: "join", protocol: PROTOCOL, seat: Number(seat), token: token || "" });
-      else send({ type: "watch", protocol: PROTOCOL });
+      const since = app.seen === null ? {} : { since: app.seen };
+      // The seat as the link gives it: the host says what is wrong with one that is not a seat.
+      const asked = /^[0-9]+$/.test(seat || "") && Number.isSafeInteger(Number(seat)) ? Number(seat) : seat;
+      if (seat !== null) send({ type: "join", protocol: PROTOCOL, seat: asked, token: token || "", ...since });
+      else send({ type: "watch", protocol: PROTOCOL, ...since });
     };
     ws.onmessage = (e) => {
       let message;
@@ -157,9 +163,12 @@
         break;
       }
       case "error":
-        if (FATAL.has(m.code)) {
+        // Refused before the host let us in (a seat link that is no seat): trying again
+        // would be refused the same way.
+        if (FATAL.has(m.code) || !app.joined) {
           app.stopped = m.message;
           setConn("closed", m.message);
+          if (app.ws && !FATAL.has(m.code)) app.ws.close();
         } else {
           hint(m.message, true);
         }
@@ -171,6 +180,7 @@
   }
 
   function output(m) {
+    if (typeof m.at === "number") app.seen = Math.max(app.seen === null ? 0 : app.seen, m.at);
     const lines = m.json || [];
     let view = null;
     let chatOnly = lines.length > 0;
@@ -416,7 +426,8 @@
   function addLog(text) {
     const log = $("log");
     const turn = /^(turn \d+|-- turn)/i.test(text) || /^—/.test(text);
-    log.append(el("li", { class: turn ? "turn" : "" }, text));
+    // A text of several lines (the board a return is sent) keeps its lines.
+    log.append(el("li", { class: `${turn ? "turn" : ""}${text.includes("\n") ? " block" : ""}`.trim() }, text));
     while (log.children.length > 300) log.firstChild.remove();
     log.scrollTop = log.scrollHeight;
   }
