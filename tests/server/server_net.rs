@@ -634,12 +634,71 @@ fn a_joined_seat_gets_back_in_by_itself_when_the_server_comes_back() {
         runtime.block_on(async { diving::server::net::Server::start(listener, vec![resumed], config) }).unwrap();
     until("(back in the game)");
 
-    // And the seat plays on.
+    // It said what it saw: it is told it missed nothing, and nothing is printed again.
     writeln!(stdin, "moves").unwrap();
-    until("legal moves for alice");
+    let back = until("legal moves for alice");
+    assert!(back.iter().any(|l| l == "welcome back, alice: nothing was played while you were away"), "{back:#?}");
+    assert!(!back.iter().any(|l| l.contains("-- turn 1")), "printed again: {back:#?}");
     writeln!(stdin, "quit").unwrap();
     drop(stdin);
     assert!(join.wait().unwrap().success());
+    runtime.block_on(server.stop()).unwrap();
+}
+
+/// `diving join` from a pipe leaves once its input ends, after printing the answers to its
+/// lines (it waited for the game's end), and a `quit` line comes after the answers before it
+/// (with `--json` the `moves` answer was never printed).
+#[test]
+fn a_piped_join_prints_every_answer_and_leaves_when_its_input_ends() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let r = room("1", &["alice", "bot:greedy"], SEED, RoomOptions::default());
+    let token = r.tokens()[0].clone().unwrap();
+    let server = runtime.block_on(serve(vec![r], ServerConfig::default()));
+    let addr = server.addr;
+    let run = |input: &'static str, json: bool| {
+        let mut args = vec!["join".to_string(), format!("{addr}/1"), "--seat".into(), "1".into(), "--token".into()];
+        args.push(token.clone());
+        if json {
+            args.push("--json".into());
+        }
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let pid = child.id();
+        std::thread::spawn(move || tx.send(child.wait_with_output()));
+        match rx.recv_timeout(WAIT) {
+            Ok(out) => out.unwrap(),
+            Err(_) => {
+                let _ = Command::new("kill").arg(pid.to_string()).status();
+                panic!("diving join is still running {}s after its input {input:?} ended", WAIT.as_secs());
+            }
+        }
+    };
+    let out = run("state\n", false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("alice's hand:") || stdout.contains("hand"), "the state is printed: {stdout}");
+
+    let out = run("moves\nquit\n", true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let moves: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l.get("moves").is_some())
+        .collect();
+    assert_eq!(moves.len(), 1, "the moves answer, once: {stdout}");
+    assert!(!moves[0]["moves"].as_array().unwrap().is_empty(), "{stdout}");
+    assert!(stdout.contains(r#"{"bye":true}"#), "{stdout}");
     runtime.block_on(server.stop()).unwrap();
 }
 
