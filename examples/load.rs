@@ -230,7 +230,7 @@ fn main() {
             list.push(Room::new(&(i + 1).to_string(), session, vec![Some(token), None], options));
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let config = ServerConfig { dir: Some(dir.clone()), limits, stop_when_done: true, tick: None };
+        let config = ServerConfig { dir: Some(dir.clone()), limits, stop_when_done: true, tick: None, ..ServerConfig::default() };
         let server = Server::start(listener, list, config).unwrap();
         let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
         let load = load.split(' ').take(3).collect::<Vec<_>>().join(" ");

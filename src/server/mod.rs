@@ -39,6 +39,11 @@ use net::{Server, ServerConfig};
 use protocol::Limits;
 use room::{Room, RoomOptions, new_token};
 
+/// How long `diving host` goes on serving once every game is over and everyone has left, for
+/// a player who reloads the page or joins again to see the result and the log (named in
+/// README.md).
+pub const FINISHED_STAY: Duration = Duration::from_secs(600);
+
 /// What `diving host` was asked, as plain values.
 #[derive(Debug, Clone, Default)]
 pub struct HostOptions {
@@ -102,7 +107,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// `diving host`: makes (or resumes) the rooms, prints the invites, serves until every game
-/// is over and every player has left.
+/// is over and every player has left (and [`FINISHED_STAY`] has passed without one coming
+/// back).
 pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
     let away_bot = match &options.away {
         None => None,
@@ -159,6 +165,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             dir: Some(dir.clone()),
             limits: Limits::default(),
             stop_when_done: true,
+            stay: FINISHED_STAY,
             tick: Some(Duration::from_secs(1)),
         };
         let server = Server::start(listener, rooms, config)?;
@@ -185,7 +192,11 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             dir.display()
         )
     } else {
-        format!("every game is over and everyone has left; the games are in {}", dir.display())
+        format!(
+            "every game is over and everyone has left (no one came back for {} minutes); the games are in {}",
+            FINISHED_STAY.as_secs() / 60,
+            dir.display()
+        )
     };
     writeln!(std::io::stdout(), "{how}")?;
     drop(lock);

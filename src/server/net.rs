@@ -76,8 +76,11 @@ pub struct ServerConfig {
     /// Keep every game here, move by move (saves and a journal, see [`store`]).
     pub dir: Option<PathBuf>,
     pub limits: Limits,
-    /// Stop once every game is over and every client has left.
+    /// Stop once every game is over and every client has left …
     pub stop_when_done: bool,
+    /// … and no client came back for this long (a page reloaded on a finished game shows it
+    /// again: its result and log).
+    pub stay: Duration,
     /// How often the away timer looks (`None`: never; tests tick rooms themselves).
     pub tick: Option<Duration>,
 }
@@ -434,12 +437,16 @@ impl Hub {
     }
 
     fn check_done(&self) {
-        if self.config.stop_when_done
-            && self.open.load(Ordering::SeqCst) == 0
-            && self.rooms.values().all(|s| lock(s).room.is_over())
-        {
+        if self.is_done() {
             self.done.notify_one();
         }
+    }
+
+    /// Every game over and every client gone, on a server that stops then.
+    fn is_done(&self) -> bool {
+        self.config.stop_when_done
+            && self.open.load(Ordering::SeqCst) == 0
+            && self.rooms.values().all(|s| lock(s).room.is_over())
     }
 }
 
@@ -512,9 +519,20 @@ impl Server {
             let hub = hub.clone();
             async move {
                 let mut stop = hub.stop.subscribe();
-                tokio::select! {
-                    _ = hub.done.notified() => {}
-                    _ = stop.changed() => {}
+                loop {
+                    tokio::select! {
+                        _ = hub.done.notified() => {}
+                        _ = stop.changed() => break,
+                    }
+                    // Done: stays a while for a client that comes back (each one that leaves
+                    // again notifies anew), then stops if no one did.
+                    tokio::select! {
+                        () = tokio::time::sleep(hub.config.stay) => {}
+                        _ = stop.changed() => break,
+                    }
+                    if hub.is_done() {
+                        break;
+                    }
                 }
                 let _ = hub.stop.send(true);
             }

@@ -834,3 +834,32 @@ async fn help_in_a_network_game_lists_what_the_room_takes() {
         server.stop().await.unwrap();
     }
 }
+
+/// A finished game stays viewable after its last reader leaves (a reload of the page of a
+/// game with one person and bots stopped the host): the server goes on for its `stay`, and a
+/// reader that comes back is sent the whole game, its result included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_stays_viewable_after_everyone_leaves() {
+    let r = room("1", &["bot:greedy", "bot:random"], SEED, RoomOptions::default());
+    assert!(r.is_over(), "two bots play the whole game when the room is made");
+    let config = ServerConfig { stop_when_done: true, stay: Duration::from_secs(3600), ..ServerConfig::default() };
+    let server = serve(vec![r], config).await;
+    for visit in 0..3 {
+        let mut c = Client::connect(&server, "1").await;
+        c.send(json!({"type": "watch", "protocol": PROTOCOL})).await;
+        assert_eq!(c.recv().await.expect("the host still serves")["type"], "hello", "visit {visit}");
+        let history = c.recv().await.unwrap();
+        assert!(
+            lines(&history).iter().any(|l| l["event"] == "won" || l["event"] == "draw"),
+            "visit {visit}: {history}"
+        );
+        drop(c);
+        // The server has seen the reader go (a wait for that, not a timing assertion).
+        let deadline = Instant::now() + WAIT;
+        while server.connections() > 0 {
+            assert!(Instant::now() < deadline, "the reader's leave was seen");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    server.stop().await.unwrap();
+}
