@@ -185,6 +185,8 @@
     let view = null;
     let chatOnly = lines.length > 0;
     let answered = false;
+    // A return's \`state\` comes with the board as a terminal draws it: the page draws its own.
+    const board = lines.some((line) => line.state);
     for (const line of lines) {
       if (line.seat_view) view = line.seat_view;
       if (line.chat) addChat(line.chat.player, line.chat.text);
@@ -193,7 +195,7 @@
       if (line.bye) app.stopped = "you left the game";
       if (ANSWERS.some((key) => key in line)) answered = true;
     }
-    if (!chatOnly) for (const text of m.text || []) addLog(text);
+    if (!chatOnly) for (const text of m.text || []) if (!(board && text.includes("\n"))) addLog(text);
     if (answered) app.commandPending = false;
     if (view) {
       app.viewInFlight = false;
