@@ -68,6 +68,10 @@ pub struct HostOptions {
     pub away_after: Duration,
     /// Let seats ask for `hint` and `review` (off by default).
     pub allow_hints: bool,
+    /// Origins whose pages may open connections besides the host's own (`*`: any).
+    pub allow_origins: Vec<String>,
+    /// Print the invites (and the last line) as JSON Lines.
+    pub json: bool,
 }
 
 /// The seats of a hosted game: `--players`, or `--seats N` with `--bots` in the last seats.
@@ -166,6 +170,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             limits: Limits::default(),
             stop_when_done: true,
             stay: FINISHED_STAY,
+            allow_origins: options.allow_origins.clone(),
             tick: Some(Duration::from_secs(1)),
         };
         let server = Server::start(listener, rooms, config)?;

@@ -47,8 +47,10 @@ pub struct Limits {
     pub max_strikes: u32,
     /// Watchers a room holds besides its seats.
     pub spectators: usize,
-    /// Open connections the whole server holds (joined or not).
+    /// Open connections the whole server holds (joined or not) …
     pub connections: usize,
+    /// … and one address holds.
+    pub per_address: usize,
     /// Seconds a new connection has to send its `join` or `watch`.
     pub join_within_secs: u64,
     /// Seconds a connection that is not (yet) a WebSocket has to send each whole request,
@@ -68,6 +70,7 @@ impl Default for Limits {
             max_strikes: 50,
             spectators: 16,
             connections: 4096,
+            per_address: 64,
             join_within_secs: 10,
             request_within_secs: 10,
             chat: 200,
@@ -83,6 +86,7 @@ impl Limits {
             "burst": self.burst,
             "spectators": self.spectators,
             "connections": self.connections,
+            "per_address": self.per_address,
             "chat": self.chat,
         })
     }

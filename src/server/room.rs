@@ -51,11 +51,20 @@ pub struct Outbox {
     pub changed: bool,
     /// Lines for the host's log (never sent to a client).
     pub log: Vec<String>,
+    /// The message was refused (a protocol error, or a command the game refuses): it counts
+    /// toward the connection's drop.
+    pub refused: bool,
 }
 
 impl Outbox {
     fn send(&mut self, to: Conn, text: String) {
         self.sent.push((to, text));
+    }
+
+    /// A protocol error to the sender: the message is refused.
+    fn refuse(&mut self, to: Conn, code: &str, message: &str) {
+        self.refused = true;
+        self.send(to, protocol::error(code, message));
     }
 }
 
@@ -262,7 +271,7 @@ impl Room {
         let message = match ClientMessage::parse(text) {
             Ok(m) => m,
             Err(e) => {
-                out.send(conn, protocol::error("malformed", &e));
+                out.refuse(conn, "malformed", &e);
                 return out;
             }
         };
@@ -274,10 +283,10 @@ impl Room {
                 self.watch(conn, Hello::new(protocol, ruleset, display, since), &mut out)
             }
             (ClientMessage::Display(_), Some(_)) if self.version_of(conn) < DISPLAY_SINCE => {
-                out.send(conn, protocol::error("malformed", "'display' is a message of protocol 3 on"))
+                out.refuse(conn, "malformed", "'display' is a message of protocol 3 on")
             }
             (ClientMessage::SeatView, Some(_)) if self.version_of(conn) < SEAT_VIEW_SINCE => {
-                out.send(conn, protocol::error("malformed", "'seat_view' is a message of protocol 2 on"))
+                out.refuse(conn, "malformed", "'seat_view' is a message of protocol 2 on")
             }
             (ClientMessage::Display(display), Some(_)) => {
                 if let Some(reader) = self.conns.iter_mut().find(|r| r.conn == conn) {
@@ -285,9 +294,9 @@ impl Room {
                 }
             }
             (ClientMessage::Join { .. } | ClientMessage::Watch { .. }, Some(_)) => {
-                out.send(conn, protocol::error("joined", "this connection has already joined; open another one"))
+                out.refuse(conn, "joined", "this connection has already joined; open another one")
             }
-            (_, None) => out.send(conn, protocol::error("not_joined", "send 'join' or 'watch' first")),
+            (_, None) => out.refuse(conn, "not_joined", "send 'join' or 'watch' first"),
             (ClientMessage::Command { line, seat }, Some(role)) => match (role, seat) {
                 (Role::Seat(mine), Some(asked)) if asked != mine + 1 => {
                     let message = format!("this connection plays seat {}, not seat {asked}", mine + 1);
@@ -631,7 +640,10 @@ impl Room {
         out.send(conn, protocol::output(self.at(), &lines, &text));
     }
 
+    /// A command refused (out of turn, illegal, unknown, not for a spectator): an `error`
+    /// object in an `output`, which counts toward the connection's drop.
     fn reply_error(&self, conn: Conn, _role: Role, message: &str, out: &mut Outbox) {
+        out.refused = true;
         let text = self.look_of(conn).error(message);
         self.reply(conn, vec![Object::one("error", json!(message))], vec![text], out);
     }

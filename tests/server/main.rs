@@ -8,6 +8,7 @@ mod server_support;
 
 mod browser;
 mod server_leaks;
+mod server_limits;
 mod server_net;
 mod server_pty;
 mod server_rejoin;
