@@ -10,6 +10,21 @@ use crate::repl::json::{self as js, Object};
 use crate::repl::render::Style;
 use crate::ruleset::Ruleset;
 
+/// The longest `id` string a client may give a message.
+pub const MAX_ID: usize = 64;
+
+/// Puts `id` into a server message made for the connection that sent the message it answers:
+/// `{"type":"output",…}` becomes `{"type":"output","id":…,…}` (outputs and errors; others as
+/// they are).
+pub fn with_id(text: String, id: &Value) -> String {
+    for kind in [r#"{"type":"output","#, r#"{"type":"error","#] {
+        if let Some(rest) = text.strip_prefix(kind) {
+            return format!("{kind}\"id\":{id},{rest}");
+        }
+    }
+    text
+}
+
 /// The protocol version this program speaks. Version 2 added the `seat_view` message (the
 /// browser seat's snapshot); version 3 what a terminal client asks for (`display`, and
 /// `screen` messages for such a client); version 4 `since` in `join` and `watch` (the client
@@ -172,7 +187,28 @@ pub enum ClientMessage {
 impl ClientMessage {
     /// Reads one message, or says plainly what is wrong with it.
     pub fn parse(text: &str) -> Result<ClientMessage, String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        Self::parse_with_id(text).map(|(message, _)| message)
+    }
+
+    /// Reads one message and its `id` (version 4: a number or a string of at most
+    /// [`MAX_ID`] characters, given back in the messages that answer it).
+    pub fn parse_with_id(text: &str) -> Result<(ClientMessage, Option<Value>), String> {
+        let mut value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        let id = match value.as_object_mut().and_then(|o| o.remove("id")) {
+            None | Some(Value::Null) => None,
+            Some(id @ Value::Number(_)) => Some(id),
+            Some(Value::String(s)) if s.chars().count() <= MAX_ID => Some(Value::String(s)),
+            Some(other) => {
+                return Err(format!(
+                    "'id' is a number or a string of at most {MAX_ID} characters, not {}",
+                    js_text(&other)
+                ));
+            }
+        };
+        Self::from_value(value).map(|message| (message, id))
+    }
+
+    fn from_value(value: Value) -> Result<ClientMessage, String> {
         let Some(kind) = value.get("type").and_then(Value::as_str) else {
             return Err("a message needs a \"type\" (join, watch, command, say, seat_view or display)".into());
         };

@@ -268,19 +268,32 @@ impl Room {
     /// One message from `conn` (already within the size and rate limits).
     pub fn receive(&mut self, conn: Conn, text: &str, now: Instant) -> Outbox {
         let mut out = Outbox::default();
-        let message = match ClientMessage::parse(text) {
+        let (message, id) = match ClientMessage::parse_with_id(text) {
             Ok(m) => m,
             Err(e) => {
                 out.refuse(conn, "malformed", &e);
                 return out;
             }
         };
+        self.handle(conn, message, now, &mut out);
+        // What answers a message with an `id` carries it (version 4).
+        if let Some(id) = id.filter(|_| self.version_of(conn) >= RESUME_SINCE) {
+            for (to, text) in &mut out.sent {
+                if *to == conn {
+                    *text = protocol::with_id(std::mem::take(text), &id);
+                }
+            }
+        }
+        out
+    }
+
+    fn handle(&mut self, conn: Conn, message: ClientMessage, now: Instant, out: &mut Outbox) {
         match (message, self.role(conn)) {
             (ClientMessage::Join { protocol, seat, token, ruleset, display, since }, None) => {
-                self.join(conn, Hello::new(protocol, ruleset, display, since), seat, &token, now, &mut out)
+                self.join(conn, Hello::new(protocol, ruleset, display, since), seat, &token, now, out)
             }
             (ClientMessage::Watch { protocol, ruleset, display, since }, None) => {
-                self.watch(conn, Hello::new(protocol, ruleset, display, since), &mut out)
+                self.watch(conn, Hello::new(protocol, ruleset, display, since), out)
             }
             (ClientMessage::Display(_), Some(_)) if self.version_of(conn) < DISPLAY_SINCE => {
                 out.refuse(conn, "malformed", "'display' is a message of protocol 3 on")
@@ -300,18 +313,17 @@ impl Room {
             (ClientMessage::Command { line, seat }, Some(role)) => match (role, seat) {
                 (Role::Seat(mine), Some(asked)) if asked != mine + 1 => {
                     let message = format!("this connection plays seat {}, not seat {asked}", mine + 1);
-                    self.reply_error(conn, role, &message, &mut out);
+                    self.reply_error(conn, role, &message, out);
                 }
                 (Role::Spectator, _) if !is_read_only(&line) => {
-                    self.reply_error(conn, role, "spectators can only look (state, log, help)", &mut out);
+                    self.reply_error(conn, role, "spectators can only look (state, log, help)", out);
                 }
-                (Role::Seat(mine), _) => self.command(conn, mine, &line, &mut out),
-                (Role::Spectator, _) => self.look(conn, role, &line, &mut out),
+                (Role::Seat(mine), _) => self.command(conn, mine, &line, out),
+                (Role::Spectator, _) => self.look(conn, role, &line, out),
             },
-            (ClientMessage::Say { text }, Some(role)) => self.say(conn, role, &text, &mut out),
-            (ClientMessage::SeatView, Some(role)) => self.seat_view(conn, role, &mut out),
+            (ClientMessage::Say { text }, Some(role)) => self.say(conn, role, &text, out),
+            (ClientMessage::SeatView, Some(role)) => self.seat_view(conn, role, out),
         }
-        out
     }
 
     /// The browser seat's snapshot for `conn` ([`web::seat_view`]), with its pending question.
