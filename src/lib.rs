@@ -39,8 +39,11 @@
 //! ## Code map
 //!
 //! - [`core`] — the rules. **Start reading here**: `core/game.rs` (`apply`), then
-//!   `core/legal.rs` (`Moves`, `check`), `core/effects.rs` (the registry and the built-in
-//!   cards, written once), `core/ctx.rs`, `core/state.rs`. [`core::Rules`] holds every number;
+//!   `core/legal.rs` (`Moves`, `check`), `core/effects.rs` (the registry), `core/builtin.rs`
+//!   (the built-in cards and hooks, written once), `core/ctx.rs` (the checked changes, asking
+//!   the registry's [`core::Hooks`]), `core/state.rs`. Its files are layered, lowest first:
+//!   cards, actions, seats, errors and aims; the state; the context; the built-in cards; the
+//!   registry; the listing; the game, forecasts and views. [`core::Rules`] holds every number;
 //!   `Default` is the standard ruleset.
 //! - [`ruleset`] — TOML files (and the shipped rulesets embedded in the binary) → validated
 //!   [`core::Rules`] plus a list of mods; every error names file, line, column and key.
@@ -93,6 +96,11 @@
 //! - **The core is pure.** It does no I/O, reads no clock or environment, names no edge crate
 //!   (terminal, TOML, clap, Lua, serde) and has no `unsafe` code (`#![forbid(unsafe_code)]`).
 //!   *`tests/engine/architecture.rs`.*
+//! - **No import circle inside a folder.** The files (and sub-folders) of each folder import
+//!   one another in layers: no file reaches, through the others, back to itself. One known
+//!   circle remains, in `src/repl/` (shell, hint, replay, html, terminal), listed by name in
+//!   the test until it is taken apart. *`tests/engine/architecture.rs`
+//!   (`no_folder_has_an_import_circle`).*
 //! - **Determinism.** A game owns its seeded ChaCha RNG; every shuffle, reshuffle and mod's
 //!   `math.random` comes from it. Same rules, registry, seed and actions ⇒ same events and
 //!   state. Bots are seeded and never read the clock; the simulator seeds game `i` from the

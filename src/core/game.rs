@@ -14,9 +14,11 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
+use super::action::Play;
 use super::action::{Action, ActionError, Source};
-use super::ctx::Ctx;
-use super::effects::{EffectError, Play, Registry};
+use super::ctx::Context;
+use super::effects::Registry;
+use super::error::EffectError;
 use super::event::{Event, EventSink};
 use super::legal::{self, Moves};
 use super::rules::Rules;
@@ -86,7 +88,7 @@ impl Game {
     fn start(&mut self) -> Result<(), SetupError> {
         let Game { state, registry, .. } = self;
         let player = state.current;
-        registry.turn_started(&mut Ctx::new(state, registry, &mut ()), player).map_err(SetupError::Hook)
+        registry.turn_started(&mut Context::new(state, registry, &mut ()), player).map_err(SetupError::Hook)
     }
 
     /// A standard game with these names and seed.
@@ -195,7 +197,7 @@ fn resolve<S: EventSink + ?Sized>(
             }
             events.push(Event::Played { player, card, from: *from });
             let play = Play { player, card, from: *from, target: *target, face_on_top: *face_on_top };
-            registry.resolve_play(&mut Ctx::new(state, registry, events), play)?;
+            registry.resolve_play(&mut Context::new(state, registry, events), play)?;
             if !state.is_over() {
                 // D6: replacements come after the effect.
                 if let Some(c) = state.draw(events) {
@@ -213,7 +215,7 @@ fn resolve<S: EventSink + ?Sized>(
             }
         }
         Action::Recover { cards, face_on_top } => {
-            registry.recover(&mut Ctx::new(state, registry, events), player, cards, *face_on_top)?
+            registry.recover(&mut Context::new(state, registry, events), player, cards, *face_on_top)?
         }
         Action::Pass => events.push(Event::Passed { player }),
     }
@@ -232,5 +234,5 @@ fn resolve<S: EventSink + ?Sized>(
     state.turn += 1;
     let player = state.current;
     events.push(Event::TurnStarted { player, turn: state.turn });
-    registry.turn_started(&mut Ctx::new(state, registry, events), player)
+    registry.turn_started(&mut Context::new(state, registry, events), player)
 }

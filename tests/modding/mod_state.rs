@@ -12,7 +12,7 @@ use common::{Deal, action, run};
 use diving::bots::{Bot, MctsBot};
 use diving::core::{Action, Event, Game, Registry, Rules, View};
 use diving::repl::session::{Seating, Session};
-use diving::script::{ModSource, load_mods, take_aim_failure};
+use diving::script::{ModSource, load_mods};
 
 const DIR: &str = "tests/mods/runtime";
 
@@ -179,10 +179,10 @@ fn a_game_with_search_bots_and_a_stateful_mod_saves_and_loads() {
 #[test]
 fn a_playable_function_cannot_change_the_mods_globals() {
     let game = deal().game_with(load("playable-writes.lua"));
-    take_aim_failure();
-    let legal = game.legal_actions();
+    let listing = game.moves();
+    let legal = listing.to_vec();
     assert!(!legal.iter().any(|a| a.to_string().starts_with("play 5")), "{legal:?}");
-    let failure = take_aim_failure().expect("the failure is reported");
+    let failure = listing.failure().expect("the failure is reported").to_string();
     assert!(failure.starts_with(&format!("mod {}:6: ", path("playable-writes.lua"))), "{failure}");
     assert!(failure.contains("cannot change the mod's globals"), "{failure}");
 }
@@ -195,7 +195,7 @@ fn a_playable_function_reads_the_mods_globals() {
     assert!(refused.to_string().contains("wait until everyone has played a 5"), "{refused}");
     let game = run(game, "play 9D; play 5D").game;
     assert!(game.check(&action(&game, "play 5C")).is_ok(), "both have played one");
-    assert_eq!(take_aim_failure(), None);
+    assert_eq!(game.moves().failure(), None);
 }
 
 /// Search bots in `diving sim` play on copies; a mod that would see those plays fails. It
