@@ -120,14 +120,15 @@
 //! - **Refusal changes nothing.** An illegal action, or a replaced entry or hook that fails
 //!   half-way, comes back as a typed [`core::ActionError`]; the game is exactly as before and
 //!   the sink received nothing. The registry, not its caller, knows which code is built in.
-//!   *`tests/engine/registry.rs`, `tests/engine/rules.rs` (every refusal), `tests/modding/hostile_mods.rs`.*
+//!   *`tests/engine/registry.rs`, `tests/engine/rules.rs` (every refusal), `tests/engine/proptests.rs`
+//!   (any action from arbitrary parts), `tests/modding/hostile_mods.rs`.*
 //! - **One listing.** Every fold of [`core::Moves`] (the list, counts, `nth`, each play)
 //!   agrees with the others and every listed action checks. *`tests/engine/determinism.rs`
-//!   (`every_sink_sees_the_same_game`), `tests/engine/properties.rs`.*
+//!   (`every_sink_sees_the_same_game`), `tests/engine/properties.rs`, `tests/engine/proptests.rs`.*
 //! - **Conservation and bounds.** Hands + table + discard + deck + cards in front always hold
 //!   52 × decks cards; depth stays in `0..=max_depth`, oxygen in `0..=max_oxygen`; nobody has
 //!   two cards of one rank in front (D17); no entry draws a hand past `MAX_HAND_SIZE`, so a
-//!   listing names at most 2¹³ recoveries. *`tests/engine/properties.rs`, after every action;
+//!   listing names at most 2¹³ recoveries. *`tests/engine/properties.rs` and `tests/engine/proptests.rs`, after every action;
 //!   `tests/engine/registry.rs` (`an_entry_cannot_draw_a_hand_past_its_size`).*
 //! - **Card behaviour lives in the registry.** The built-in cards, hooks, the recovery with
 //!   its Knot half, target refusals and target questions are the registry's; bots read oxygen
@@ -138,7 +139,8 @@
 //!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting
 //!   the hidden cards does not move a bot's choice, nor a hint; a replay, its page and a
 //!   review show only what their viewpoint may see. *`tests/engine/visibility.rs`,
-//!   `tests/engine/bots_view.rs`, `tests/cli/replay.rs`.*
+//!   `tests/engine/proptests.rs` (a seat's state and moves with the hidden cards dealt
+//!   otherwise), `tests/engine/bots_view.rs`, `tests/cli/replay.rs`.*
 //! - **Input is bounded.** Every line, file, name and bot spec from outside is read through
 //!   [`limits`], so no input can make `diving` hold more than its limits say, and every refusal
 //!   names the file or line. A failed write is an error (exit 2), except a closed pipe.
