@@ -106,6 +106,9 @@ pub struct Session {
     branch: Option<BranchRecord>,
     /// Whether `hint` and a running game's `review` may be used (`--no-hints` turns it off).
     hints: bool,
+    /// For a game read from a recording made before the canonical step hash (save format 2
+    /// and its hosts' journals): each move's [`record::legacy_step_hash`], to check it by.
+    legacy_steps: Option<Vec<u64>>,
 }
 
 /// A saved game loaded for play or replay, with what the loader noticed (a ruleset or mod
@@ -154,6 +157,7 @@ impl Session {
             saved_version: None,
             branch,
             hints: true,
+            legacy_steps: None,
         })
     }
 
@@ -254,6 +258,14 @@ impl Session {
         &self.entries
     }
 
+    /// Whether `recorded` (a step hash as a file writes it) is move `index`'s: its canonical
+    /// hash, or, in a game read from a recording made before it, the legacy one. (A move
+    /// taken back and played again by undo or reload is checked by its canonical hash only.)
+    pub fn replays(&self, index: usize, recorded: &str) -> bool {
+        self.entries.get(index).is_some_and(|e| record::step_text(e.step) == recorded)
+            || self.legacy_steps.as_ref().and_then(|l| l.get(index)).is_some_and(|&h| record::step_text(h) == recorded)
+    }
+
     /// The game just before each move, in order, rebuilt by replaying the moves from the setup
     /// with this game's rules and freshly loaded mods (the history keeps actions, not games).
     pub fn games_before_moves(&self) -> Result<Vec<Game>, String> {
@@ -302,6 +314,9 @@ impl Session {
         }
         let events = keep_narration(&self.entries, events);
         let step = record::step_hash(&self.game, &self.bots, &events);
+        if let Some(legacy) = &mut self.legacy_steps {
+            legacy.push(record::legacy_step_hash(&self.game, &self.bots, &events));
+        }
         self.entries.push(Entry { seat, action, events, step });
         self.version += 1;
         Ok(&self.entries.last().expect("just pushed").events)
@@ -417,6 +432,9 @@ impl Session {
         }
         self.game = game;
         self.entries = entries;
+        if let Some(legacy) = &mut self.legacy_steps {
+            legacy.truncate(from);
+        }
         self.version += 1;
         Ok(undone)
     }
@@ -494,6 +512,8 @@ impl Session {
         self.game = game;
         self.opening = opening;
         self.entries = entries;
+        // Replayed under the rules read again: only the canonical hashes stand for these moves.
+        self.legacy_steps = None;
         self.version += 1;
         Ok(report)
     }
@@ -575,6 +595,10 @@ impl Session {
         let mut session = Session::starting(&spec, seating, file.seed, Some(file.deck), file.branch)
             .map_err(|e| SaveError::new(path, format!("{e}{moved}{}", why(&differences))))?;
         session.hints = !file.no_hints;
+        // A recording made before the canonical step hash is checked against its own.
+        if file.version <= 2 {
+            session.legacy_steps = Some(Vec::new());
+        }
         for (i, action) in file.actions.into_iter().enumerate() {
             let text = render::command_for(&session.game, &action);
             let name = session.game.name(session.game.current()).to_string();
@@ -585,9 +609,9 @@ impl Session {
                     format!("move {} ('{text}') cannot be replayed: {reason}{}", i + 1, why(&differences)),
                 ));
             }
-            let step = session.entries.last().map(|e| record::step_text(e.step)).unwrap_or_default();
+            let step = record::step_text(session.entries[i].step);
             if let Some(recorded) = file.steps.get(i)
-                && *recorded != step
+                && !session.replays(i, recorded)
             {
                 let cause = if differences.is_empty() {
                     "; the ruleset and mods are as recorded, so the file was edited or a mod keeps game state in Lua variables".to_string()
