@@ -617,7 +617,7 @@ mod tests {
         let cases = [
             (&good[..good.len() / 2], "corrupt or truncated"),
             ("{}", "not a Diving Suits save"),
-            (&good.replace("\"version\":2", "\"version\":99"), "version 99"),
+            (&good.replace("\"version\":3", "\"version\":99"), "version 99"),
             (&good.replace("\"seed\":9", "\"seed\":\"nine\""), "damaged"),
         ];
         for (text, expected) in cases {
