@@ -70,9 +70,24 @@ impl Deref for Game {
 impl Game {
     /// Deals a new game (D3) and starts seat 1's turn (D4).
     pub fn new(rules: Arc<Rules>, registry: Arc<Registry>, setup: Setup) -> Result<Game, SetupError> {
+        Game::new_observed(rules, registry, setup, &mut ())
+    }
+
+    /// [`Game::new`], sending what the opening did to `events`: the first turn's start, then
+    /// whatever the turn-start hooks did on turn 1 (a mod's narration, a card it drew), as
+    /// every later turn's start is sent by [`Game::apply`]. Nothing is sent when the game
+    /// cannot start.
+    pub fn new_observed<S: EventSink>(
+        rules: Arc<Rules>,
+        registry: Arc<Registry>,
+        setup: Setup,
+        events: &mut S,
+    ) -> Result<Game, SetupError> {
         let state = State::deal(rules, setup)?;
         let mut game = Game { state, registry, undo: None, pending: Vec::new() };
-        game.start()?;
+        let mut opening = Vec::new();
+        game.start(&mut opening)?;
+        opening.into_iter().for_each(|e| events.push(e));
         Ok(game)
     }
 
@@ -81,14 +96,15 @@ impl Game {
     /// simulations that play many games).
     pub fn restart(&mut self, seed: u64) -> Result<(), SetupError> {
         self.state.redeal(seed);
-        self.start()
+        self.start(&mut ())
     }
 
-    /// Runs the opening turn's hooks; their events are not returned.
-    fn start(&mut self) -> Result<(), SetupError> {
+    /// Starts the opening turn: its start, then its hooks, sent to `events`.
+    fn start<S: EventSink>(&mut self, events: &mut S) -> Result<(), SetupError> {
         let Game { state, registry, .. } = self;
         let player = state.current;
-        registry.turn_started(&mut Context::new(state, registry, &mut ()), player).map_err(SetupError::Hook)
+        events.push(Event::TurnStarted { player, turn: state.turn });
+        registry.turn_started(&mut Context::new(state, registry, events), player).map_err(SetupError::Hook)
     }
 
     /// A standard game with these names and seed.

@@ -96,8 +96,9 @@ pub struct Session {
     built: Vec<Option<Box<dyn bots::Bot>>>,
     setup: Setup,
     game: Game,
-    /// The seat and turn the game opened with (before any action).
-    opening: (Seat, u32),
+    /// What the game's opening did, before any action: the first turn's start and what its
+    /// turn-start hooks did (a mod's narration on turn 1 included).
+    opening: Vec<Event>,
     entries: Vec<Entry>,
     /// Counts changes to the game, to tell whether it was saved since.
     version: u64,
@@ -143,14 +144,14 @@ impl Session {
         });
         let setup = Setup { names: seating.iter().map(|s| s.name.clone()).collect(), seed, deck: Some(deck) };
         let bots: Vec<Option<String>> = seating.into_iter().map(|s| s.bot).collect();
-        let game = open_game(rules_for(&ruleset, &bots), registry, &setup, branch.as_ref())?;
+        let (game, opening) = open_game(rules_for(&ruleset, &bots), registry, &setup, branch.as_ref())?;
         Ok(Session {
             spec: spec.to_string(),
             ruleset,
             built: bots.iter().map(|_| None).collect(),
             bots,
             setup,
-            opening: (game.current(), game.turn()),
+            opening,
             game,
             entries: Vec::new(),
             version: 0,
@@ -272,7 +273,8 @@ impl Session {
         let registry = self.ruleset.registry().map_err(|e| format!("the game does not replay: {e}"))?;
         let mut game =
             open_game(std::sync::Arc::clone(self.game.rules_arc()), registry, &self.setup, self.branch.as_ref())
-                .map_err(|e| format!("the game does not replay: {e}"))?;
+                .map_err(|e| format!("the game does not replay: {e}"))?
+                .0;
         let mut before = Vec::with_capacity(self.entries.len());
         for (i, entry) in self.entries.iter().enumerate() {
             before.push(game.clone());
@@ -281,10 +283,10 @@ impl Session {
         Ok(before)
     }
 
-    /// The events of the game's start (the first turn beginning).
+    /// The events of the game's start: the first turn beginning, and what the turn-start
+    /// hooks did on it.
     pub fn start_events(&self) -> Vec<Event> {
-        let (player, turn) = self.opening;
-        vec![Event::TurnStarted { player, turn }]
+        self.opening.clone()
     }
 
     /// Whether the game changed since it was last saved (or started).
@@ -461,8 +463,9 @@ impl Session {
         let replay_failed = |e: String| format!("cannot undo: the game does not replay ({e})");
         let registry =
             self.ruleset.registry().map_err(|e| replay_failed(format!("cannot load the ruleset again: {e}")))?;
-        let mut game = open_game(rules_for(&self.ruleset, &self.bots), registry, &self.setup, self.branch.as_ref())
-            .map_err(replay_failed)?;
+        let (mut game, _) =
+            open_game(rules_for(&self.ruleset, &self.bots), registry, &self.setup, self.branch.as_ref())
+                .map_err(replay_failed)?;
         let mut replayed = Vec::with_capacity(entries.len());
         for (i, old) in entries.iter().enumerate() {
             let seat = game.current();
@@ -482,11 +485,11 @@ impl Session {
         let spec = self.spec.clone();
         let ruleset = Ruleset::load(&spec).map_err(|e| format!("cannot reload ruleset '{spec}': {e}"))?;
         let registry = ruleset.registry().map_err(|e| format!("cannot reload ruleset '{spec}': {e}"))?;
-        let mut game = open_game(rules_for(&ruleset, &self.bots), registry, &self.setup, self.branch.as_ref())
-            .map_err(|e| format!("the reloaded ruleset cannot start this game: {e}"))?;
+        let (mut game, opening) =
+            open_game(rules_for(&ruleset, &self.bots), registry, &self.setup, self.branch.as_ref())
+                .map_err(|e| format!("the reloaded ruleset cannot start this game: {e}"))?;
         let mut entries = Vec::with_capacity(self.entries.len());
         let mut report = Reload::Identical { moves: self.entries.len() };
-        let opening = (game.current(), game.turn());
         for (index, old) in self.entries.iter().enumerate() {
             let seat = game.current();
             let unchanged_so_far = matches!(report, Reload::Identical { .. });
@@ -645,16 +648,18 @@ impl Session {
     }
 }
 
-/// The game a session starts from: dealt from `setup`, then, for a branch, its moves played
-/// and the deck shuffled with its seed.
+/// The game a session starts from, and what its opening did: dealt from `setup` (the first
+/// turn's start and its hooks' events), then, for a branch, its moves played and the deck
+/// shuffled with its seed (the branch opens with the turn it starts on).
 fn open_game(
     rules: std::sync::Arc<Rules>,
     registry: std::sync::Arc<Registry>,
     setup: &Setup,
     branch: Option<&BranchRecord>,
-) -> Result<Game, String> {
-    let mut game = Game::new(rules, registry, setup.clone()).map_err(|e| e.to_string())?;
-    let Some(branch) = branch else { return Ok(game) };
+) -> Result<(Game, Vec<Event>), String> {
+    let mut opening = Vec::new();
+    let mut game = Game::new_observed(rules, registry, setup.clone(), &mut opening).map_err(|e| e.to_string())?;
+    let Some(branch) = branch else { return Ok((game, opening)) };
     for (i, action) in branch.moves.iter().enumerate() {
         game.apply(action, &mut ()).map_err(|e| {
             format!(
@@ -664,10 +669,14 @@ fn open_game(
             )
         })?;
     }
-    Ok(match branch.seed {
-        Some(seed) => game.with_deck_shuffled(seed),
-        None => game,
-    })
+    let opening = vec![Event::TurnStarted { player: game.current(), turn: game.turn() }];
+    Ok((
+        match branch.seed {
+            Some(seed) => game.with_deck_shuffled(seed),
+            None => game,
+        },
+        opening,
+    ))
 }
 
 /// The rules a game with these seats runs with: the ruleset's, with a turn limit of

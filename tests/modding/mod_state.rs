@@ -263,3 +263,39 @@ fn a_preview_does_not_foretell_a_random_roll() {
     assert!(rolls.len() >= 5, "the seeds roll differently: {rolls:?}");
     assert!(foretold <= 5, "{foretold} of 20 rolls foretold");
 }
+
+/// A turn-start hook runs on turn 1 too, while the game is dealt, and what it does is part of
+/// the game's opening like any later turn's: narrated, in the log and the JSON, and kept by a
+/// reload.
+#[test]
+fn what_a_turn_start_hook_does_on_turn_1_is_told() {
+    let (_dir, rules) = ruleset_dir("turn-one.lua");
+    let seating = ["Ann", "Bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
+    let mut session = Session::new(&rules, seating, 11, Some(deal().order())).unwrap();
+    let said = |events: &[Event]| -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Said { text } => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let opening = session.start_events();
+    assert!(matches!(opening[0], Event::TurnStarted { player: 0, turn: 1 }), "{opening:?}");
+    assert_eq!(said(&opening), ["turn 1 begins"]);
+    let action = session.game().legal_actions()[0];
+    let events = session.apply(action).unwrap().to_vec();
+    assert_eq!(said(&events), ["turn 2 begins"]);
+    session.reload().unwrap();
+    assert_eq!(said(&session.start_events()), ["turn 1 begins"], "a reload keeps the opening");
+    // The JSON mode's log opens with it.
+    let out = cli_support::diving()
+        .args(["--ruleset", &rules, "--players", "ann,bob", "--seed", "3", "--json"])
+        .write_stdin("log\n")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first_said = text.lines().find(|l| l.contains("\"said\"")).unwrap_or_default().to_string();
+    assert!(first_said.contains("turn 1 begins"), "{text}");
+}
