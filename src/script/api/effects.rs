@@ -168,14 +168,11 @@ impl Effect for LuaEffect {
         }
     }
 
-    /// A failure is also recorded ([`open::record_aim_failure`]): the core's listing takes a
-    /// card whose entry fails to answer as unplayable, and the clients report it from there.
+    /// A failure is the answer: the core's listing takes a card whose entry fails to answer
+    /// as unplayable and keeps the failure ([`Moves::failure`](crate::core::Moves::failure)),
+    /// where the clients read it.
     fn aim(&self, game: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
-        let aim = self.aim_of(game, player, card);
-        if let Err(e) = &aim {
-            open::record_aim_failure(&e.0);
-        }
-        aim
+        self.aim_of(game, player, card)
     }
 
     fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
