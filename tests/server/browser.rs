@@ -398,6 +398,18 @@ async fn drive(
                 assert_eq!(log(page).await, expected, "the history after a resume");
             }
             played.push(play_one(page, turn).await);
+            if turn < 12 {
+                // The focus stays in the game after a move (it fell to the page every time).
+                wait_for(page, "body[data-phase='yours'], body[data-phase='over']").await;
+                let focused: String = page
+                    .execute("return document.activeElement === document.body ? 'body' : document.activeElement.outerHTML", vec![])
+                    .await
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                assert_ne!(focused, "body", "the focus fell to the page after move {turn}");
+            }
         }
         wait_for(page, "body[data-phase='over']").await;
         let (winner, moves) = server
@@ -434,8 +446,25 @@ async fn drive(
         let once: std::collections::HashSet<&String> = turns.iter().collect();
         assert!(turns.len() > 10 && once.len() == turns.len(), "a turn told twice: {turns:#?}");
         screenshot(page, "end.png").await;
+        // "What happened" and the chat are announced; the discard top is read with its suit.
+        assert_eq!(attr(page, "#log", "aria-live").await, "polite");
+        assert_eq!(attr(page, "#chat", "aria-live").await, "polite");
+        let top = attr(page, "#discard .card", "aria-label").await;
+        assert!(top.contains(" of ") || top.contains("empty"), "{top}");
         page.set_window_size(390, 844).await.unwrap();
         screenshot(page, "end-phone.png").await;
+        // At a phone's width nothing scrolls sideways, and every button is a 44 px target.
+        let layout = page
+            .execute(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth, \
+                 Math.min(...[...document.querySelectorAll('button')].filter(b => b.offsetParent).map(b => b.getBoundingClientRect().height))]",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let numbers: Vec<f64> = layout.as_array().unwrap().iter().map(|n| n.as_f64().unwrap()).collect();
+        assert!(numbers[0] <= numbers[1], "the page scrolls sideways at 390 px: {numbers:?}");
+        assert!(numbers[2] >= 44.0, "a button is {} px tall", numbers[2]);
         page.set_window_size(1100, 1300).await.unwrap();
 
         // A seat link that names no seat shows the host's refusal, and the page stops trying
