@@ -1,7 +1,8 @@
 //! The network edge of the server: an axum WebSocket endpoint per room (`ws://HOST:PORT/ROOM`;
 //! the same address without the upgrade, and `/`, serve the browser seat of [`web`]),
-//! one task per connection, the limits (message size, rate; connections and slow requests in
-//! [`guard`](super::guard)), the away timer,
+//! one task per connection, the limits (message size, rate, refused messages; connections,
+//! connections per address and slow requests in [`guard`](super::guard)), the `Origin` check,
+//! the headers of every answer, the close statuses, the away timer,
 //! and keeping each game on disk move by move (the `Saver`). The game itself is the [`Room`]'s; this module
 //! only moves its messages.
 

@@ -58,7 +58,8 @@ pub struct Limits {
     pub burst: u32,
     /// … and per second after it.
     pub per_second: u32,
-    /// Refused messages in a row (too fast, malformed) before the connection is dropped.
+    /// Refused messages (too fast, malformed, refused by the game), less accepted ones,
+    /// before the connection is dropped ([`Strikes`](super::net::Strikes)).
     pub max_strikes: u32,
     /// Watchers a room holds besides its seats.
     pub spectators: usize,
