@@ -128,7 +128,7 @@ impl RulesetId {
             text.push_str(&m.code);
         }
         RulesetId {
-            name: ruleset.name.clone(),
+            name: shown_name(&ruleset.name),
             hash: crate::ruleset::content_hash(&text),
             mods: ruleset.mods.iter().map(|m| m.name.clone()).collect(),
         }
@@ -137,6 +137,15 @@ impl RulesetId {
     pub fn to_json(&self) -> Value {
         json!({ "name": self.name, "hash": self.hash, "mods": self.mods })
     }
+}
+
+/// A ruleset's name as other machines are told it: a shipped ruleset's name, or a file's
+/// name without its folders and `.toml` (the host's paths are its own business; a joining
+/// player's `--ruleset` file of the same name and content matches it).
+fn shown_name(spec: &str) -> String {
+    let file = spec.rsplit(['/', '\\']).next().unwrap_or(spec);
+    let stem = file.strip_suffix(".toml").unwrap_or(file);
+    if stem.is_empty() { spec.to_string() } else { stem.to_string() }
 }
 
 /// A message from a client.
@@ -343,6 +352,13 @@ mod tests {
         assert!(clean_chat("\u{7}\n", 200).is_err());
         assert!(clean_chat(&"x".repeat(201), 200).unwrap_err().contains("at most 200"));
         assert_eq!(clean_chat(&"é".repeat(200), 200).unwrap().chars().count(), 200);
+    }
+
+    #[test]
+    fn a_ruleset_file_is_named_without_the_hosts_folders() {
+        assert_eq!(shown_name("/home/host/rules/deep.toml"), "deep");
+        assert_eq!(shown_name("rules\\deep.toml"), "deep");
+        assert_eq!(shown_name("house"), "house");
     }
 
     #[test]

@@ -340,6 +340,8 @@ async fn drive(
         wait_for(page, "body[data-conn='open'][data-phase='yours']").await;
         assert!(page.find(Locator::Css("#who")).await.unwrap().text().await.unwrap().contains("you are alice"));
         assert_eq!(page.find_all(Locator::Css("#divers li")).await.unwrap().len(), 3);
+        // The tab title says it is this seat's move.
+        assert!(page.title().await.unwrap().starts_with("▶ your move"), "{}", page.title().await.unwrap());
         screenshot(page, "start.png").await;
 
         // Chat reaches the table and comes back.

@@ -283,6 +283,8 @@
     const hadFocus = key !== null;
     const p = phase();
     body.dataset.phase = p;
+    // The tab says when it is this seat's move (seen from another tab).
+    document.title = p === "yours" ? "▶ your move · Diving Suits" : p === "over" ? "game over · Diving Suits" : "Diving Suits";
     if (!v) return;
     $("game").hidden = false;
     const st = v.state;
