@@ -226,3 +226,48 @@ fn the_guides_scenario_example_passes_against_the_starter_mod() {
         .success()
         .stdout(contains("ok: 1 scenario passed, 0 failed"));
 }
+
+/// A scenario reads actions as the shell takes them too (`play 7H table`, `t2`, `over`), a
+/// `start` may give only the depth, and a turn-start hook sees the started diver on turn 1
+/// and what it does is kept (the start used to overwrite it).
+#[test]
+fn scenarios_take_the_shells_words_and_start_before_the_first_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("deep.lua"),
+        "-- A diver who starts a turn below 20 loses 1 oxygen.\n\
+         diving.on_turn_start(function(ctx, player)\n\
+           if ctx:depth(player) > 20 then ctx:set_oxygen(player, math.max(ctx:oxygen(player) - 1, 1)) end\n\
+         end)\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("rules.toml"), "extends = \"standard\"\nname = \"deep\"\nmods = [\"deep.lua\"]\n")
+        .unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "ruleset = \"rules.toml\"\n\n\
+         [[scenario]]\n\
+         name = \"the shell's words\"\n\
+         hands.Ann = \"2S 3D 4C 5H\"\n\
+         table = \"_ 9D\"\n\
+         discard = \"KC\"\n\
+         start.Ann = { depth = 30 }\n\
+         actions = \"play 9D table\"\n\
+         expect = \"\"\"\n\
+         Ann: depth 39, oxygen 7\n\
+         \"\"\"\n\n\
+         [[scenario]]\n\
+         name = \"a slot as t2\"\n\
+         table = \"_ 9D\"\n\
+         discard = \"KC\"\n\
+         actions = \"play 9D t2\"\n\
+         expect = \"\"\"\n\
+         Ann: depth 9, oxygen 9\n\
+         \"\"\"\n",
+    )
+    .unwrap();
+    let out =
+        cli_support::diving().args(["mod", "test", dir.path().join("s.toml").to_str().unwrap()]).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{text}");
+}
