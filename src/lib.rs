@@ -79,8 +79,10 @@
 //!   through `Viewer`, `repl::json::state_for` and the narrator; `server::net` is the axum
 //!   WebSocket edge (limits, away timer, a writer thread that appends every move to a journal
 //!   with one `fsync` a batch, and writes a room's whole save when its game ends and at the
-//!   stop; Ctrl-C and SIGTERM stop it the same way); `server::guard` its listener (every
-//!   connection holds a permit, and must send each request in time until it is a WebSocket);
+//!   stop; Ctrl-C and SIGTERM stop it the same way; the `Origin` check and the headers of
+//!   every answer); `server::guard` its listener (every connection holds a permit, at most
+//!   `per_address` of them one address's, and must send each request in time until it is a
+//!   WebSocket);
 //!   `server::store` the games directory (saves, journal, `--resume`, the lock a running host
 //!   holds); `server::client` the `join` shell; `server::web` the browser
 //!   seat (a plain HTML/CSS/JS page embedded in the binary, and the `seat_view` it draws, whose
