@@ -251,6 +251,11 @@ impl Registry {
     pub fn add_turn_start(&mut self, hook: TurnStart) {
         self.turn_start.push(hook);
     }
+    /// Adds a hook that runs when a turn starts, before the ones already added (a test's or
+    /// scenario's set-up that the ruleset's own hooks then see).
+    pub fn add_turn_start_first(&mut self, hook: TurnStart) {
+        self.turn_start.insert(0, hook);
+    }
     /// Adds a hook that runs after a diver moved (after the ones already added).
     pub fn add_after_move(&mut self, hook: AfterMove) {
         self.after_move.push(hook);

@@ -9,7 +9,7 @@ use mlua::Lua;
 
 use super::manifest::Manifest;
 use super::sandbox::Sandbox;
-use crate::core::Registry;
+use crate::core::{Rank, Registry};
 
 /// The registry the mod files register into while they load (taken when they are loaded),
 /// and what the file being loaded has declared so far.
@@ -17,6 +17,16 @@ use crate::core::Registry;
 pub(crate) struct Building {
     registry: Arc<Mutex<Option<Registry>>>,
     head: Arc<Mutex<Head>>,
+    /// Every `diving.effect` so far, by rank: which file replaced it, where, and as which mod.
+    replaced: Arc<Mutex<Vec<Replacement>>>,
+}
+
+/// One rank's entry replaced (not wrapped) by a mod file.
+struct Replacement {
+    rank: Rank,
+    file: String,
+    line: Option<u32>,
+    by: String,
 }
 
 /// What a mod file has done so far at its top level.
@@ -29,6 +39,8 @@ struct Head {
     manifest: Option<Manifest>,
     /// The first `diving.<what>` registration of the file.
     first_registration: Option<String>,
+    /// The file being loaded, as errors name it.
+    file: String,
 }
 
 impl Building {
@@ -36,13 +48,42 @@ impl Building {
         Building {
             registry: Arc::new(Mutex::new(Some(Registry::standard()))),
             head: Arc::new(Mutex::new(Head { manifest_only, ..Head::default() })),
+            replaced: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
-    /// Starts on the next file: it has declared and registered nothing yet.
-    pub(crate) fn next_file(&self) {
+    /// Starts on the next file, `file`: it has declared and registered nothing yet.
+    pub(crate) fn next_file(&self, file: &str) {
         let mut head = self.head.lock().expect("manifest lock");
-        *head = Head { manifest_only: head.manifest_only, ..Head::default() };
+        *head = Head { manifest_only: head.manifest_only, file: file.to_string(), ..Head::default() };
+    }
+
+    /// Checks that `diving.effect` on `rank` replaces no entry another mod replaced, unless
+    /// this mod declares that it comes after that one (`requires` it): two mods replacing one
+    /// card would leave only the later one in force, without a word. Then records it.
+    pub(crate) fn check_replacement(&self, lua: &Lua, rank: Rank) -> mlua::Result<()> {
+        let head = self.head.lock().expect("manifest lock");
+        if head.manifest_only {
+            return Ok(());
+        }
+        let me = head.manifest.clone().unwrap_or_else(|| Manifest::default_for(&head.file));
+        let mut replaced = self.replaced.lock().expect("replacements lock");
+        if let Some(earlier) = replaced.iter().find(|r| r.rank == rank && r.file != head.file)
+            && !me.requires.iter().any(|(name, _)| *name == earlier.by)
+        {
+            let at = earlier.line.map_or(String::new(), |l| format!(":{l}"));
+            return Err(Sandbox::raise(
+                lua,
+                format!(
+                    "diving.effect({rank}) replaces the {rank} that mod {}{at} ({}) already replaced, so only one of \
+                     them would be in force: use diving.wrap to build on it, or say this mod comes after it \
+                     (requires = {{ [\"{}\"] = \"*\" }} in its manifest)",
+                    earlier.file, earlier.by, earlier.by
+                ),
+            ));
+        }
+        replaced.push(Replacement { rank, file: head.file.clone(), line: Sandbox::calling_line(lua), by: me.name });
+        Ok(())
     }
 
     /// Stops a file whose manifest has been read (only when reading manifests).

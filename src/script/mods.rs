@@ -89,7 +89,7 @@ fn load(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<LoadedMod>),
     for source in mods {
         let sandbox = Sandbox::in_group(&source.name, Limits::default(), Some(&group)).map_err(ModError)?;
         let shared = api::install(sandbox, rules, &building, &script).map_err(ModError)?;
-        building.next_file();
+        building.next_file(&source.name);
         let env = shared.sandbox.load(&source.name, &source.code).map_err(ModError)?.env;
         let _ = shared.env.set(env.clone());
         loaded.push(LoadedMod { shared, env });

@@ -54,6 +54,7 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
                 }
             }
             let resolve = resolve.ok_or_else(|| Sandbox::raise(lua, "diving.effect needs a resolve function"))?;
+            b.check_replacement(lua, rank)?;
             b.change(lua, "effect", |registry| {
                 let effect = LuaEffect::new(&shared, registry.effect(rank), targets, playable, resolve)?;
                 registry.set_effect(rank, Arc::new(effect));
