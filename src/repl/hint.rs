@@ -151,7 +151,7 @@ pub fn hint_lines(name: &str, list: &[Suggestion], playouts: u32) -> Vec<String>
     let mut lines = vec![format!("hint for {name} (a search of {playouts} playouts, from what {name} can see):")];
     let width = list.iter().map(|s| s.command.chars().count()).max().unwrap_or(0);
     let mut list: Vec<&Suggestion> = list.iter().collect();
-    list.sort_by(|a, b| percent_of(b.win).cmp(&percent_of(a.win)));
+    list.sort_by_key(|s| std::cmp::Reverse(percent_of(s.win)));
     for s in list {
         let pad = " ".repeat(width - s.command.chars().count());
         lines.push(format!("  {}{pad}  {} estimated win chance", s.command, percent(s.win)));

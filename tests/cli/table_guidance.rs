@@ -230,7 +230,9 @@ fn the_end_of_a_game_is_summed_up_and_again_starts_another() {
     assert!(out.contains("alice: depth 100, never rescued, longest dive"), "{out}");
     assert!(out.contains("bob: depth"), "{out}");
     let out = run(&mut s, "again", &mut p);
-    assert!(out.contains("a new game: alice, bob; seed"), "{out}");
+    // Two people at one terminal: the new seed is kept until the game ends (issue 32).
+    assert!(out.contains("a new game: alice, bob (its seed is shown when it ends)"), "{out}");
+    assert!(!out.contains("--seed"), "{out}");
     assert!(!s.session.game().is_over());
     assert!(s.take_restarted());
 }
