@@ -211,7 +211,8 @@ fn main() {
         .unwrap();
     runtime.block_on(async {
         // The players here are as fast as the server: lift the per-connection rate limit.
-        let limits = Limits { connections: 2 * rooms + 16, per_second: 1_000_000, burst: 1_000_000, ..Limits::default() };
+        // Every player comes from this machine's address.
+        let limits = Limits { connections: 2 * rooms + 16, per_address: 2 * rooms + 16, per_second: 1_000_000, burst: 1_000_000, ..Limits::default() };
         let dir = std::env::temp_dir().join(format!("diving-load-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut list = Vec::new();
@@ -230,7 +231,7 @@ fn main() {
             list.push(Room::new(&(i + 1).to_string(), session, vec![Some(token), None], options));
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let config = ServerConfig { dir: Some(dir.clone()), limits, stop_when_done: true, tick: None };
+        let config = ServerConfig { dir: Some(dir.clone()), limits, stop_when_done: true, tick: None, ..ServerConfig::default() };
         let server = Server::start(listener, list, config).unwrap();
         let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
         let load = load.split(' ').take(3).collect::<Vec<_>>().join(" ");

@@ -161,7 +161,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             sim::tournament::run(&cli.ruleset, cli.json, &options)
         }
         Some(Command::Tune(args)) => sim::tune::run(cli.json, &tune_options(args, ruleset)?),
-        Some(Command::Host(args)) => server::host(&host_options(args, ruleset)?),
+        Some(Command::Host(args)) => server::host(&host_options(args, ruleset, cli.json)?),
         Some(Command::Join(args)) => {
             let expect = match ruleset {
                 Some(spec) => Some(RulesetId::of(
@@ -290,11 +290,29 @@ pub struct HostArgs {
     /// Let every seat ask for `hint` on its turn and `review` after the game (off by default)
     #[arg(long)]
     pub allow_hints: bool,
+    /// Let pages from this origin (http://example.com:8080, or * for any) open connections;
+    /// by default only the host's own page may (comma-separated, or given again)
+    #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
 }
 
-fn host_options(args: &HostArgs, ruleset: Option<&str>) -> anyhow::Result<HostOptions> {
-    let HostArgs { players, seats, bots, seed, deck, rooms, bind, port, dir, resume, away, away_after, allow_hints } =
-        args.clone();
+fn host_options(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::Result<HostOptions> {
+    let HostArgs {
+        players,
+        seats,
+        bots,
+        seed,
+        deck,
+        rooms,
+        bind,
+        port,
+        dir,
+        resume,
+        away,
+        away_after,
+        allow_hints,
+        allow_origin,
+    } = args.clone();
     Ok(HostOptions {
         ruleset: ruleset.map(String::from),
         players,
@@ -310,6 +328,8 @@ fn host_options(args: &HostArgs, ruleset: Option<&str>) -> anyhow::Result<HostOp
         away,
         away_after,
         allow_hints,
+        allow_origins: allow_origin,
+        json,
     })
 }
 

@@ -39,8 +39,11 @@
 //! ## Code map
 //!
 //! - [`core`] — the rules. **Start reading here**: `core/game.rs` (`apply`), then
-//!   `core/legal.rs` (`Moves`, `check`), `core/effects.rs` (the registry and the built-in
-//!   cards, written once), `core/ctx.rs`, `core/state.rs`. [`core::Rules`] holds every number;
+//!   `core/legal.rs` (`Moves`, `check`), `core/effects.rs` (the registry), `core/builtin.rs`
+//!   (the built-in cards and hooks, written once), `core/ctx.rs` (the checked changes, asking
+//!   the registry's [`core::Hooks`]), `core/state.rs`. Its files are layered, lowest first:
+//!   cards, actions, seats, errors and aims; the state; the context; the built-in cards; the
+//!   registry; the listing; the game, forecasts and views. [`core::Rules`] holds every number;
 //!   `Default` is the standard ruleset.
 //! - [`ruleset`] — TOML files (and the shipped rulesets embedded in the binary) → validated
 //!   [`core::Rules`] plus a list of mods; every error names file, line, column and key.
@@ -76,8 +79,10 @@
 //!   through `Viewer`, `repl::json::state_for` and the narrator; `server::net` is the axum
 //!   WebSocket edge (limits, away timer, a writer thread that appends every move to a journal
 //!   with one `fsync` a batch, and writes a room's whole save when its game ends and at the
-//!   stop; Ctrl-C and SIGTERM stop it the same way); `server::guard` its listener (every
-//!   connection holds a permit, and must send each request in time until it is a WebSocket);
+//!   stop; Ctrl-C and SIGTERM stop it the same way; the `Origin` check and the headers of
+//!   every answer); `server::guard` its listener (every connection holds a permit, at most
+//!   `per_address` of them one address's, and must send each request in time until it is a
+//!   WebSocket);
 //!   `server::store` the games directory (saves, journal, `--resume`, the lock a running host
 //!   holds); `server::client` the `join` shell; `server::web` the browser
 //!   seat (a plain HTML/CSS/JS page embedded in the binary, and the `seat_view` it draws, whose
@@ -93,6 +98,11 @@
 //! - **The core is pure.** It does no I/O, reads no clock or environment, names no edge crate
 //!   (terminal, TOML, clap, Lua, serde) and has no `unsafe` code (`#![forbid(unsafe_code)]`).
 //!   *`tests/engine/architecture.rs`.*
+//! - **No import circle inside a folder.** The files (and sub-folders) of each folder import
+//!   one another in layers: no file reaches, through the others, back to itself. One known
+//!   circle remains, in `src/repl/` (shell, hint, replay, html, terminal), listed by name in
+//!   the test until it is taken apart. *`tests/engine/architecture.rs`
+//!   (`no_folder_has_an_import_circle`).*
 //! - **Determinism.** A game owns its seeded ChaCha RNG; every shuffle, reshuffle and mod's
 //!   `math.random` comes from it. Same rules, registry, seed and actions ⇒ same events and
 //!   state. Bots are seeded and never read the clock; the simulator seeds game `i` from the
@@ -112,14 +122,15 @@
 //! - **Refusal changes nothing.** An illegal action, or a replaced entry or hook that fails
 //!   half-way, comes back as a typed [`core::ActionError`]; the game is exactly as before and
 //!   the sink received nothing. The registry, not its caller, knows which code is built in.
-//!   *`tests/engine/registry.rs`, `tests/engine/rules.rs` (every refusal), `tests/modding/hostile_mods.rs`.*
+//!   *`tests/engine/registry.rs`, `tests/engine/rules.rs` (every refusal), `tests/engine/proptests.rs`
+//!   (any action from arbitrary parts), `tests/modding/hostile_mods.rs`.*
 //! - **One listing.** Every fold of [`core::Moves`] (the list, counts, `nth`, each play)
 //!   agrees with the others and every listed action checks. *`tests/engine/determinism.rs`
-//!   (`every_sink_sees_the_same_game`), `tests/engine/properties.rs`.*
+//!   (`every_sink_sees_the_same_game`), `tests/engine/properties.rs`, `tests/engine/proptests.rs`.*
 //! - **Conservation and bounds.** Hands + table + discard + deck + cards in front always hold
 //!   52 × decks cards; depth stays in `0..=max_depth`, oxygen in `0..=max_oxygen`; nobody has
 //!   two cards of one rank in front (D17); no entry draws a hand past `MAX_HAND_SIZE`, so a
-//!   listing names at most 2¹³ recoveries. *`tests/engine/properties.rs`, after every action;
+//!   listing names at most 2¹³ recoveries. *`tests/engine/properties.rs` and `tests/engine/proptests.rs`, after every action;
 //!   `tests/engine/registry.rs` (`an_entry_cannot_draw_a_hand_past_its_size`).*
 //! - **Card behaviour lives in the registry.** The built-in cards, hooks, the recovery with
 //!   its Knot half, target refusals and target questions are the registry's; bots read oxygen
@@ -130,7 +141,8 @@
 //!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting
 //!   the hidden cards does not move a bot's choice, nor a hint; a replay, its page and a
 //!   review show only what their viewpoint may see. *`tests/engine/visibility.rs`,
-//!   `tests/engine/bots_view.rs`, `tests/cli/replay.rs`.*
+//!   `tests/engine/proptests.rs` (a seat's state and moves with the hidden cards dealt
+//!   otherwise), `tests/engine/bots_view.rs`, `tests/cli/replay.rs`.*
 //! - **Input is bounded.** Every line, file, name and bot spec from outside is read through
 //!   [`limits`], so no input can make `diving` hold more than its limits say, and every refusal
 //!   names the file or line. A failed write is an error (exit 2), except a closed pipe.

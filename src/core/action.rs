@@ -240,6 +240,17 @@ impl fmt::Display for Action {
     }
 }
 
+/// A card being played, as the effect sees it: already out of the hand or slot, not yet
+/// anywhere else. The effect must put it somewhere (discard or someone's front).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Play {
+    pub player: Seat,
+    pub card: Card,
+    pub from: Source,
+    pub target: Option<Seat>,
+    pub face_on_top: bool,
+}
+
 /// Why the engine refused an action. The game is exactly as it was before.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ActionError {

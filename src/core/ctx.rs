@@ -1,15 +1,18 @@
-//! What effects and hooks may do to a game while an action resolves ([`Ctx`]): every change
-//! is checked and reported as an [`Event`].
+//! What effects and hooks may do to a game while an action resolves ([`Context`]): every
+//! change is checked and reported as an [`Event`].
 //!
-//! A `Ctx` borrows the [`State`] mutably and the [`Registry`] shared, apart: an effect can
-//! change the state and call hooks in the same breath, with no raw pointer anywhere. It is
-//! generic over the [`EventSink`] so that the engine's own code (the built-in entries) is
-//! compiled for each sink; the registry's entries and hooks get `Ctx<'_>`, the same context
-//! with the sink as a trait object.
+//! A context borrows the [`State`] mutably and the rule points it asks ([`Hooks`]: the game's
+//! registry) shared, apart: an effect can change the state and call hooks in the same breath,
+//! with no raw pointer anywhere. It is generic over the [`EventSink`] so that the engine's own
+//! code (the built-in entries) is compiled for each sink, and over the hooks so that this
+//! file names no registry: the registry's entries and hooks get
+//! [`Ctx`](super::Ctx), this context with the game's registry and the sink as a trait object.
+//! The layers do not loop: the built-in cards use a context, the registry holds and
+//! dispatches to them, and a context asks only the [`Hooks`] it is given.
 //!
 //! Code that cannot hold a borrow across a call (a Lua callback is `'static`) borrows the
-//! state with [`Ctx::lend`]: the state moves into an owned [`Lent`] for the length of a
-//! closure and back, and a `Lent` hands out nothing but a `Ctx` — the same checked methods.
+//! state with [`Context::lend`]: the state moves into an owned [`Lent`] for the length of a
+//! closure and back, and a `Lent` hands out nothing but a context — the same checked methods.
 
 use std::sync::Arc;
 
@@ -17,32 +20,68 @@ use rand::RngExt;
 
 use super::action::{Cards, Seat};
 use super::card::{Card, Rank};
-use super::effects::{EffectError, Registry};
+use super::error::EffectError;
 use super::event::{Event, EventSink};
 use super::rules::{Gain, MAX_HAND_SIZE};
 use super::state::{Outcome, State};
 
-/// The mutation API of effects and hooks.
-pub struct Ctx<'g, S: EventSink + ?Sized = dyn EventSink + 'g> {
+/// The rule points a [`Context`] asks while it changes a game (the decisions marked *(hook)*
+/// that its own methods run): the game's registry answers them, with the built-in rule or a
+/// mod's replacement.
+pub trait Hooks: Sized {
+    /// Oxygen `player` spends after a move to `depth` (D10).
+    fn cost<S: EventSink + ?Sized>(
+        &self,
+        ctx: &mut Context<'_, Self, S>,
+        player: Seat,
+        depth: u32,
+    ) -> Result<u32, EffectError>;
+    /// Whether `player` has won after moving (D11, D20).
+    fn won<S: EventSink + ?Sized>(&self, ctx: &mut Context<'_, Self, S>, player: Seat) -> Result<bool, EffectError>;
+    /// What happens to `player` when their oxygen reaches 0 (D12).
+    fn run_rescue<S: EventSink + ?Sized>(
+        &self,
+        ctx: &mut Context<'_, Self, S>,
+        player: Seat,
+    ) -> Result<(), EffectError>;
+    /// What oxygen `player` gains by discarding `cards` (D19).
+    fn gain_of<S: EventSink + ?Sized>(
+        &self,
+        ctx: &mut Context<'_, Self, S>,
+        player: Seat,
+        cards: &[Card],
+    ) -> Result<Gain, EffectError>;
+    /// What runs after `player` moved, before the win check.
+    fn moved<S: EventSink + ?Sized>(
+        &self,
+        ctx: &mut Context<'_, Self, S>,
+        player: Seat,
+        from: u32,
+        to: u32,
+    ) -> Result<(), EffectError>;
+}
+
+/// The mutation API of effects and hooks, asking the rule points of `H`.
+pub struct Context<'g, H, S: EventSink + ?Sized = dyn EventSink + 'g> {
     pub(super) state: &'g mut State,
-    pub(super) registry: &'g Arc<Registry>,
+    pub(super) hooks: &'g Arc<H>,
     pub(super) events: &'g mut S,
 }
 
-/// A game's state lent out of a running action by [`Ctx::lend`]: owned, so it can be parked
+/// A game's state lent out of a running action by [`Context::lend`]: owned, so it can be parked
 /// where a borrow cannot go (a thread-local slot a Lua callback reads), and changed only
 /// through [`Lent::ctx`].
-pub struct Lent {
+pub struct Lent<H> {
     state: State,
-    registry: Arc<Registry>,
+    hooks: Arc<H>,
     /// What was done through this loan, handed to the lender's sink when it comes back.
     events: Vec<Event>,
 }
 
-impl Lent {
+impl<H> Lent<H> {
     /// The lent game, to change it as an effect would.
-    pub fn ctx(&mut self) -> Ctx<'_> {
-        Ctx { state: &mut self.state, registry: &self.registry, events: &mut self.events }
+    pub fn ctx(&mut self) -> Context<'_, H> {
+        Context { state: &mut self.state, hooks: &self.hooks, events: &mut self.events }
     }
 
     /// The lent game as it is now.
@@ -51,9 +90,9 @@ impl Lent {
     }
 }
 
-impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
-    pub(super) fn new(state: &'g mut State, registry: &'g Arc<Registry>, events: &'g mut S) -> Ctx<'g, S> {
-        Ctx { state, registry, events }
+impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
+    pub(super) fn new(state: &'g mut State, hooks: &'g Arc<H>, events: &'g mut S) -> Context<'g, H, S> {
+        Context { state, hooks, events }
     }
 
     /// Runs `f` with this game's state lent out as an owned [`Lent`], which `f` must give
@@ -62,13 +101,13 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
     ///
     /// # Panics
     /// When `f` gives back a loan of another game (a bug in the caller).
-    pub fn lend<R>(&mut self, f: impl FnOnce(Lent) -> (Lent, R)) -> R {
+    pub fn lend<R>(&mut self, f: impl FnOnce(Lent<H>) -> (Lent<H>, R)) -> R {
         let stand_in = self.state.stand_in();
         let state = std::mem::replace(self.state, stand_in);
-        let lent = Lent { state, registry: Arc::clone(self.registry), events: Vec::new() };
+        let lent = Lent { state, hooks: Arc::clone(self.hooks), events: Vec::new() };
         let (lent, result) = f(lent);
         assert!(
-            Arc::ptr_eq(&lent.registry, self.registry) && Arc::ptr_eq(lent.state.tables(), self.state.tables()),
+            Arc::ptr_eq(&lent.hooks, self.hooks) && Arc::ptr_eq(lent.state.tables(), self.state.tables()),
             "a loan came back from another game"
         );
         *self.state = lent.state;
@@ -78,8 +117,8 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
 
     /// The same context with the sink as a trait object, for a registry entry or hook.
     #[inline(always)]
-    pub fn reborrow(&mut self) -> Ctx<'_> {
-        Ctx { state: self.state, registry: self.registry, events: self.events.as_dyn() }
+    pub fn reborrow(&mut self) -> Context<'_, H> {
+        Context { state: self.state, hooks: self.hooks, events: self.events.as_dyn() }
     }
 
     /// The game as it is now.
@@ -87,9 +126,9 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
         self.state
     }
 
-    /// The registry the game runs with (for calling the hooks).
-    pub(super) fn registry(&self) -> &'g Arc<Registry> {
-        self.registry
+    /// The rule points the game runs with (for calling them).
+    pub(super) fn hooks(&self) -> &'g Arc<H> {
+        self.hooks
     }
 
     /// Records an event.
@@ -130,8 +169,8 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
         let to = (from as i64 + delta).clamp(0, max) as u32;
         self.state.players[player].depth = to;
         self.emit(Event::Moved { player, from, to });
-        let registry = self.registry;
-        registry.moved(self, player, from, to)?;
+        let hooks = self.hooks;
+        hooks.moved(self, player, from, to)?;
         if self.check_win(player)? {
             return Ok(());
         }
@@ -143,8 +182,8 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
         if self.state.is_over() {
             return Ok(true);
         }
-        let registry = self.registry;
-        if registry.won(self, player)? {
+        let hooks = self.hooks;
+        if hooks.won(self, player)? {
             self.state.outcome = Outcome::Won(player);
             self.emit(Event::Won { player });
             return Ok(true);
@@ -156,14 +195,14 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
     pub fn breathe(&mut self, player: Seat) -> Result<(), EffectError> {
         self.check_seat(player)?;
         let depth = self.state.players[player].depth;
-        let registry = self.registry;
-        let cost = registry.cost(self, player, depth)?;
+        let hooks = self.hooks;
+        let cost = hooks.cost(self, player, depth)?;
         let from = self.state.players[player].oxygen;
         let to = from.saturating_sub(cost);
         self.state.players[player].oxygen = to;
         self.emit(Event::Breathed { player, from, to });
         if to == 0 {
-            registry.run_rescue(self, player)?;
+            hooks.run_rescue(self, player)?;
         }
         Ok(())
     }
@@ -172,8 +211,8 @@ impl<'g, S: EventSink + ?Sized> Ctx<'g, S> {
     /// as a diver whose oxygen reaches 0 is.
     pub fn rescue(&mut self, player: Seat) -> Result<(), EffectError> {
         self.check_seat(player)?;
-        let registry = self.registry;
-        registry.run_rescue(self, player)
+        let hooks = self.hooks;
+        hooks.run_rescue(self, player)
     }
 
     /// The standard rescue (D12): depth 0, oxygen back to max; cards in front stay.

@@ -10,128 +10,45 @@
 //!
 //! The registry alone decides what is built in: its fields are private, every change goes
 //! through a setter, and the engine asks it whether an action runs only built-in code. The
-//! built-in cards (`Builtin`) and hooks are written once, here; the engine runs that code
+//! built-in cards and hooks are written once, in [`super::builtin`]; the engine runs that code
 //! directly while an entry is in place, and the [`Effect`] a mod gets to wrap runs the same.
+//!
+//! The registry is the [`Hooks`] a [`Context`] asks: [`Ctx`] is the context its entries and
+//! hooks receive.
 //!
 //! Entries are fallible: a scripted entry may fail, and then [`Game::apply`](super::Game::apply)
 //! undoes the whole action. Built-in entries never fail once an action has been checked.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use super::action::{Action, Cards, Seat, Source};
+use super::action::{Action, Cards, Play, Seat};
+use super::aim::Aim;
+use super::builtin::{Builtin, builtin_cost, builtin_gain, builtin_win, recover};
 use super::card::{Card, Rank};
-use super::ctx::Ctx;
-use super::event::{Event, EventSink};
+use super::ctx::{self, Context, Hooks};
+use super::error::EffectError;
+use super::event::EventSink;
 use super::rules::Gain;
 use super::state::State;
 
-/// A failure inside an effect or hook (a scripted one, or a forbidden change such as a depth
-/// out of range). The message says where, when it can.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EffectError(pub String);
+/// The context the registry's entries and hooks receive: a [`Context`] asking this registry,
+/// with any sink (a trait object unless said otherwise).
+pub type Ctx<'g, S = dyn EventSink + 'g> = Context<'g, Registry, S>;
 
-impl fmt::Display for EffectError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
+/// A game's state lent out of a running action ([`Context::lend`]), asking this registry.
+pub type Lent = ctx::Lent<Registry>;
 
-impl std::error::Error for EffectError {}
+/// `Registry::aim_slots`: the rank's entry answers `aim` (it is asked), no built-in card does.
+pub(crate) const ASK: u16 = u16::MAX;
 
-/// A set of seats, as a bit mask (seat 0 is bit 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Seats(pub u64);
-
-impl Seats {
-    pub fn insert(&mut self, seat: Seat) {
-        self.0 |= 1 << seat;
-    }
-    pub fn contains(self, seat: Seat) -> bool {
-        seat < 64 && self.0 & (1 << seat) != 0
-    }
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-    pub fn len(self) -> usize {
-        self.0.count_ones() as usize
-    }
-    /// The seats in increasing order.
-    pub fn iter(self) -> impl Iterator<Item = Seat> {
-        let mut bits = self.0;
-        std::iter::from_fn(move || {
-            (bits != 0).then(|| {
-                let seat = bits.trailing_zeros() as Seat;
-                bits &= bits - 1;
-                seat
-            })
-        })
-    }
-}
-
-impl FromIterator<Seat> for Seats {
-    fn from_iter<I: IntoIterator<Item = Seat>>(iter: I) -> Seats {
-        let mut seats = Seats::default();
-        for s in iter {
-            seats.insert(s);
-        }
-        seats
-    }
-}
-
-/// What a card asks of the player who wants to play it now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Aim {
-    /// It cannot be played now, and why.
-    Blocked(Cow<'static, str>),
-    /// It can be played, with these choices.
-    Open {
-        /// `Some(seats)`: a target must be picked among these. `None`: no target.
-        targets: Option<Seats>,
-        /// Whether the player may choose the order of cards going onto the discard.
-        order_choice: bool,
-    },
-}
-
-impl Aim {
-    pub const FREE: Aim = Aim::Open { targets: None, order_choice: false };
-}
-
-/// The tricks waiting in front of a diver (D13–D16), as the built-in rules read them: what
-/// their next number card or recovery will do. The built-in number card and its offer read
-/// them here, and so do mods (`ctx:pending`), so the two cannot disagree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Pending {
-    /// A J lies in front: the next number card moves the diver up, and they choose the
-    /// discard order (D13).
-    pub jolt: bool,
-    /// A Q lies in front and no J: the next number card is a Quick, adding the Quick extra and
-    /// pushing another diver down (D14, D15). A J comes first, so `jolt` and `quick` are
-    /// never both true.
-    pub quick: bool,
-    /// A K lies in front: the next recovery gains nothing (D16).
-    pub knot: bool,
-}
-
-impl Pending {
-    /// What lies in wait in front of `player`.
-    #[inline(always)]
-    pub fn of(player: &super::state::Player) -> Pending {
-        let jolt = player.has_front(Rank::JACK);
-        Pending { jolt, quick: !jolt && player.has_front(Rank::QUEEN), knot: player.has_front(Rank::KING) }
-    }
-}
-
-/// A card being played, as the effect sees it: already out of the hand or slot, not yet
-/// anywhere else. The effect must put it somewhere (discard or someone's front).
+/// Which of the hooks a planner asks about are the built-in ones
+/// ([`Registry::builtin_planning`]): those answer from the tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Play {
-    pub player: Seat,
-    pub card: Card,
-    pub from: Source,
-    pub target: Option<Seat>,
-    pub face_on_top: bool,
+pub struct Planning {
+    pub cost: bool,
+    pub gain: bool,
+    pub win: bool,
 }
 
 /// The behaviour of one card rank: a registry entry.
@@ -240,7 +157,7 @@ impl Registry {
         Registry {
             aim_slots: std::array::from_fn(|i| match Rank::new(i as u8) {
                 Some(rank) => Builtin::of(rank) as u16,
-                None => super::legal::ASK,
+                None => ASK,
             }),
             cards,
             oxygen_cost: None,
@@ -292,7 +209,7 @@ impl Registry {
         let i = rank.number() as usize - 1;
         self.aim_slots[usize::from(rank.number())] = match aim {
             AimBy::Builtin(b) => b as u16,
-            AimBy::Entry(_) => super::legal::ASK,
+            AimBy::Entry(_) => ASK,
         };
         self.cards[i] = Entry { effect, builtin, aim };
     }
@@ -334,6 +251,11 @@ impl Registry {
     pub fn add_turn_start(&mut self, hook: TurnStart) {
         self.turn_start.push(hook);
     }
+    /// Adds a hook that runs when a turn starts, before the ones already added (a test's or
+    /// scenario's set-up that the ruleset's own hooks then see).
+    pub fn add_turn_start_first(&mut self, hook: TurnStart) {
+        self.turn_start.insert(0, hook);
+    }
     /// Adds a hook that runs after a diver moved (after the ones already added).
     pub fn add_after_move(&mut self, hook: AfterMove) {
         self.after_move.push(hook);
@@ -350,12 +272,8 @@ impl Registry {
 
     /// Which of the hooks a planner asks about are still the built-in ones (each of those
     /// may be read from the tables while the others are asked).
-    pub fn builtin_planning(&self) -> super::forecast::Planning {
-        super::forecast::Planning {
-            cost: self.oxygen_cost.is_none(),
-            gain: self.recovery_gain.is_none(),
-            win: self.win_check.is_none(),
-        }
+    pub fn builtin_planning(&self) -> Planning {
+        Planning { cost: self.oxygen_cost.is_none(), gain: self.recovery_gain.is_none(), win: self.win_check.is_none() }
     }
 
     /// Whether every hook is the built-in one and none was added.
@@ -473,51 +391,6 @@ impl Registry {
         recover(ctx, player, cards, face_on_top)
     }
 
-    pub(crate) fn cost<S: EventSink + ?Sized>(
-        &self,
-        ctx: &mut Ctx<'_, S>,
-        player: Seat,
-        depth: u32,
-    ) -> Result<u32, EffectError> {
-        match &self.oxygen_cost {
-            None => Ok(builtin_cost(ctx.state(), depth)),
-            Some(hook) => hook(&mut ctx.reborrow(), player, depth),
-        }
-    }
-
-    pub(crate) fn won<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, player: Seat) -> Result<bool, EffectError> {
-        match &self.win_check {
-            None => Ok(builtin_win(ctx.state(), player)),
-            Some(hook) => hook(&mut ctx.reborrow(), player),
-        }
-    }
-
-    pub(crate) fn run_rescue<S: EventSink + ?Sized>(
-        &self,
-        ctx: &mut Ctx<'_, S>,
-        player: Seat,
-    ) -> Result<(), EffectError> {
-        match &self.rescue {
-            None => {
-                ctx.rescue_standard(player);
-                Ok(())
-            }
-            Some(hook) => hook(&mut ctx.reborrow(), player),
-        }
-    }
-
-    pub(crate) fn gain_of<S: EventSink + ?Sized>(
-        &self,
-        ctx: &mut Ctx<'_, S>,
-        player: Seat,
-        cards: &[Card],
-    ) -> Result<Gain, EffectError> {
-        match &self.recovery_gain {
-            None => Ok(builtin_gain(ctx.state(), cards)),
-            Some(hook) => hook(&mut ctx.reborrow(), player, cards),
-        }
-    }
-
     pub(crate) fn turn_started<S: EventSink + ?Sized>(
         &self,
         ctx: &mut Ctx<'_, S>,
@@ -531,8 +404,48 @@ impl Registry {
         }
         Ok(())
     }
+}
 
-    pub(crate) fn moved<S: EventSink + ?Sized>(
+/// The registry answers the rule points a context asks: the built-in rule while no mod
+/// replaced it, else the replacement (and every added after-move hook, in order).
+impl Hooks for Registry {
+    fn cost<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, player: Seat, depth: u32) -> Result<u32, EffectError> {
+        match &self.oxygen_cost {
+            None => Ok(builtin_cost(ctx.state(), depth)),
+            Some(hook) => hook(&mut ctx.reborrow(), player, depth),
+        }
+    }
+
+    fn won<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, player: Seat) -> Result<bool, EffectError> {
+        match &self.win_check {
+            None => Ok(builtin_win(ctx.state(), player)),
+            Some(hook) => hook(&mut ctx.reborrow(), player),
+        }
+    }
+
+    fn run_rescue<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, player: Seat) -> Result<(), EffectError> {
+        match &self.rescue {
+            None => {
+                ctx.rescue_standard(player);
+                Ok(())
+            }
+            Some(hook) => hook(&mut ctx.reborrow(), player),
+        }
+    }
+
+    fn gain_of<S: EventSink + ?Sized>(
+        &self,
+        ctx: &mut Ctx<'_, S>,
+        player: Seat,
+        cards: &[Card],
+    ) -> Result<Gain, EffectError> {
+        match &self.recovery_gain {
+            None => Ok(builtin_gain(ctx.state(), cards)),
+            Some(hook) => hook(&mut ctx.reborrow(), player, cards),
+        }
+    }
+
+    fn moved<S: EventSink + ?Sized>(
         &self,
         ctx: &mut Ctx<'_, S>,
         player: Seat,
@@ -558,134 +471,6 @@ impl fmt::Debug for Registry {
     }
 }
 
-// ----- the built-in behaviour -----
-
-/// The built-in hook D10: the band cost of the new depth.
-fn builtin_cost(state: &State, depth: u32) -> u32 {
-    state.tables().cost(depth)
-}
-
-/// The built-in hook D19: the gain of the discard's suit pattern.
-fn builtin_gain(state: &State, cards: &[Card]) -> Gain {
-    state.tables().gain(cards)
-}
-
-/// The built-in hook D11/D20: the bottom wins.
-fn builtin_win(state: &State, player: Seat) -> bool {
-    state.player(player).depth >= state.rules().max_depth
-}
-
-/// The built-in cards. Their code is here once: the engine calls it directly while the entry
-/// is in place, and [`BuiltinCard`], the entry a mod receives to wrap, calls the same.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Builtin {
-    /// A–10: move down by the value, doubled on a match (D8–D12); J in front turns it upwards
-    /// (D13), else Q in front adds the Quick extra and a push (D14, D15).
-    Number,
-    /// J: placed in front of another diver strictly deeper than you with no J (D13).
-    Jolt,
-    /// Q: placed in front of yourself if you have no Q (D14).
-    Quick,
-    /// K: placed in front of another diver with no K (D16); their next recovery gains nothing.
-    Knot,
-}
-
-impl Builtin {
-    pub(crate) const ALL: [Builtin; 4] = [Builtin::Number, Builtin::Jolt, Builtin::Quick, Builtin::Knot];
-
-    fn of(rank: Rank) -> Builtin {
-        match rank {
-            Rank::JACK => Builtin::Jolt,
-            Rank::QUEEN => Builtin::Quick,
-            Rank::KING => Builtin::Knot,
-            _ => Builtin::Number,
-        }
-    }
-
-    /// What a card of this kind offers `player` now.
-    #[inline(always)]
-    pub(crate) fn aim(self, state: &State, player: Seat) -> Aim {
-        match self.offer(state, player) {
-            Ok((targets, order_choice)) => Aim::Open { targets, order_choice },
-            Err(reason) => Aim::Blocked(reason.into()),
-        }
-    }
-
-    /// [`Builtin::aim`] as its parts: the targets and the order choice, or why not. Each kind
-    /// looks only at what it needs: the Jolt at every diver's depth, the others at who has
-    /// which card in front.
-    #[inline(always)]
-    pub(crate) fn offer(self, state: &State, player: Seat) -> Result<(Option<Seats>, bool), &'static str> {
-        let me = state.player(player);
-        match self {
-            Builtin::Number if Pending::of(me).jolt => Ok((None, true)),
-            Builtin::Number if Pending::of(me).quick => Ok((Some(state.others(player)), false)),
-            Builtin::Number => Ok((None, false)),
-            Builtin::Quick if me.has_front(Rank::QUEEN) => Err("you already have a Q in front of you"),
-            Builtin::Quick => Ok((None, false)),
-            Builtin::Jolt => {
-                let deeper = seats_where(state, player, |p| p.depth > me.depth);
-                let targets = Seats(deeper.0 & !state.seats_with_front(Rank::JACK).0);
-                if targets.is_empty() {
-                    Err("a Jolt needs another diver deeper than you with no J in front")
-                } else {
-                    Ok((Some(targets), false))
-                }
-            }
-            Builtin::Knot => {
-                let targets = Seats(state.others(player).0 & !state.seats_with_front(Rank::KING).0);
-                if targets.is_empty() {
-                    Err("a Knot needs another diver with no K in front")
-                } else {
-                    Ok((Some(targets), false))
-                }
-            }
-        }
-    }
-
-    /// Why `target` (another seat) may not be named for a card of this kind.
-    fn refusal(self, state: &State, player: Seat, target: Seat) -> &'static str {
-        let t = state.player(target);
-        match self {
-            Builtin::Jolt if t.has_front(Rank::JACK) => "they already have a J in front",
-            Builtin::Jolt if t.depth <= state.player(player).depth => "they are not deeper than you",
-            Builtin::Knot if t.has_front(Rank::KING) => "they already have a K in front",
-            _ => "the rules do not allow it",
-        }
-    }
-
-    fn question(self) -> &'static str {
-        match self {
-            Builtin::Jolt => "whom do you Jolt",
-            Builtin::Knot => "whom do you Knot",
-            Builtin::Number => "whom does your Quick push down",
-            Builtin::Quick => "which player",
-        }
-    }
-
-    #[inline(always)]
-    fn resolve<S: EventSink + ?Sized>(self, ctx: &mut Ctx<'_, S>, play: Play) -> Result<(), EffectError> {
-        match self {
-            Builtin::Number => number_card(ctx, play),
-            Builtin::Quick => ctx.place_front(play.player, play.player, play.card),
-            Builtin::Jolt | Builtin::Knot => {
-                let target = play.target.ok_or_else(|| EffectError(format!("{} needs a target", play.card)))?;
-                ctx.place_front(play.player, target, play.card)
-            }
-        }
-    }
-}
-
-/// The other seats than `player` whose diver passes `test`.
-#[inline(always)]
-fn seats_where(state: &State, player: Seat, test: impl Fn(&super::state::Player) -> bool) -> Seats {
-    let mut seats = 0u64;
-    for (seat, p) in state.players().iter().enumerate() {
-        seats |= u64::from(test(p)) << seat;
-    }
-    Seats(seats & state.others(player).0)
-}
-
 /// A built-in card as a registry entry: what [`Registry::effect`] returns for a rank that
 /// still has its built-in behaviour, so that a wrap can call it.
 struct BuiltinCard(Builtin);
@@ -706,92 +491,4 @@ impl Effect for BuiltinCard {
     fn target_question(&self) -> &str {
         self.0.question()
     }
-}
-
-/// A–10 (D8–D15).
-#[inline(always)]
-fn number_card<S: EventSink + ?Sized>(ctx: &mut Ctx<'_, S>, play: Play) -> Result<(), EffectError> {
-    let Play { player, card, target, face_on_top, .. } = play;
-    let value = ctx.number_value(player, card);
-    let pending = Pending::of(ctx.state().player(player));
-    if pending.jolt {
-        let jack = ctx.take_front(player, Rank::JACK).expect("checked: J in front");
-        ctx.emit(Event::Jolted { player });
-        if face_on_top {
-            ctx.discard(card);
-            ctx.discard(jack);
-        } else {
-            ctx.discard(jack);
-            ctx.discard(card);
-        }
-        ctx.dive(player, -(value as i64))
-    } else if pending.quick {
-        let (extra, push) = (ctx.state().rules().quick_extra, ctx.state().rules().quick_push);
-        let target = target.ok_or_else(|| EffectError("a Quick needs a push target".into()))?;
-        ctx.emit(Event::Quickened { player, extra });
-        ctx.discard(card);
-        ctx.dive(player, value as i64 + extra as i64)?;
-        if !ctx.state().is_over() {
-            ctx.emit(Event::Pushed { player, target, by: push });
-            ctx.dive(target, push as i64)?;
-        }
-        if ctx.state().is_over() {
-            // D20: a win ends the game at once; the Q stays where it lies.
-            return Ok(());
-        }
-        // The hooks the dives ran may have taken the Q away themselves.
-        if let Some(queen) = ctx.take_front(player, Rank::QUEEN) {
-            ctx.discard(queen);
-        }
-        Ok(())
-    } else {
-        ctx.discard(card);
-        ctx.dive(player, value as i64)
-    }
-}
-
-/// A recovery (D19): the cards go onto the pile, a K in front goes with them and cancels the
-/// gain (D16), the gain hook says how much oxygen comes back, and the player draws as many
-/// cards as they discarded.
-#[inline(always)]
-fn recover<S: EventSink + ?Sized>(
-    ctx: &mut Ctx<'_, S>,
-    player: Seat,
-    cards: &Cards,
-    face_on_top: bool,
-) -> Result<(), EffectError> {
-    let from = ctx.state().player(player).oxygen;
-    let knot = ctx.take_front(player, Rank::KING);
-    if knot.is_some() {
-        ctx.emit(Event::Knotted { player });
-    }
-    if let (Some(k), false) = (knot, face_on_top) {
-        ctx.discard(k);
-    }
-    // Each card leaves the hand for the pile in one loop (its length is random).
-    for &card in cards {
-        ctx.discard_from_hand(player, card);
-    }
-    if let (Some(k), true) = (knot, face_on_top) {
-        ctx.discard(k);
-    }
-    let gain = match knot {
-        Some(_) => Gain::Amount(0),
-        None => {
-            let registry = ctx.registry();
-            registry.gain_of(ctx, player, cards)?
-        }
-    };
-    let max = ctx.state().rules().max_oxygen;
-    let to = match gain {
-        Gain::Amount(n) => from.saturating_add(n).min(max),
-        Gain::Max => max,
-    };
-    ctx.recovered(player, cards, gain, from, to);
-    for _ in 0..cards.len() {
-        if !ctx.draw_to_hand(player)? {
-            break;
-        }
-    }
-    Ok(())
 }

@@ -19,20 +19,12 @@ use std::sync::Arc;
 
 use super::action::Seat;
 use super::card::Card;
-use super::ctx::Ctx;
-use super::effects::{EffectError, Registry};
+use super::ctx::{Context, Hooks};
+use super::effects::Registry;
+use super::error::EffectError;
 use super::game::Game;
 use super::rules::Gain;
 use super::state::State;
-
-/// Which of the hooks a planner asks about are the built-in ones
-/// ([`Registry::builtin_planning`]): those answer from the tables.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Planning {
-    pub cost: bool,
-    pub gain: bool,
-    pub win: bool,
-}
 
 /// Questions about moves put to the hooks in force, on a copy of one seat's view of a game
 /// (see the module doc). Made by [`View::forecast`](super::View::forecast).
@@ -58,14 +50,14 @@ impl Forecast {
     pub fn cost(&mut self, seat: Seat, depth: u32) -> Result<u32, EffectError> {
         self.at_depth(seat, depth)?;
         let registry = Arc::clone(self.game.registry());
-        registry.cost(&mut Ctx::new(&mut self.scratch, &registry, &mut ()), seat, depth)
+        registry.cost(&mut Context::new(&mut self.scratch, &registry, &mut ()), seat, depth)
     }
 
     /// Whether `seat` would have won on reaching `depth` (D11, or the mod's hook).
     pub fn wins_at(&mut self, seat: Seat, depth: u32) -> Result<bool, EffectError> {
         self.at_depth(seat, depth)?;
         let registry = Arc::clone(self.game.registry());
-        registry.won(&mut Ctx::new(&mut self.scratch, &registry, &mut ()), seat)
+        registry.won(&mut Context::new(&mut self.scratch, &registry, &mut ()), seat)
     }
 
     /// What `seat` would gain by discarding `cards` from their hand in a recovery (D19, or
@@ -80,7 +72,7 @@ impl Forecast {
             self.scratch.discard.push(card);
         }
         let registry = Arc::clone(self.game.registry());
-        registry.gain_of(&mut Ctx::new(&mut self.scratch, &registry, &mut ()), seat, cards)
+        registry.gain_of(&mut Context::new(&mut self.scratch, &registry, &mut ()), seat, cards)
     }
 
     /// The scratch copy made equal to the position again, with `seat` checked.
@@ -104,7 +96,7 @@ impl Forecast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{Rules, View};
+    use crate::core::{Planning, Rules, View};
 
     /// Built-in hooks answer through a forecast what the tables say, and asking changes nothing.
     #[test]

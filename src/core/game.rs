@@ -14,9 +14,11 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
+use super::action::Play;
 use super::action::{Action, ActionError, Source};
-use super::ctx::Ctx;
-use super::effects::{EffectError, Play, Registry};
+use super::ctx::Context;
+use super::effects::Registry;
+use super::error::EffectError;
 use super::event::{Event, EventSink};
 use super::legal::{self, Moves};
 use super::rules::Rules;
@@ -68,9 +70,24 @@ impl Deref for Game {
 impl Game {
     /// Deals a new game (D3) and starts seat 1's turn (D4).
     pub fn new(rules: Arc<Rules>, registry: Arc<Registry>, setup: Setup) -> Result<Game, SetupError> {
+        Game::new_observed(rules, registry, setup, &mut ())
+    }
+
+    /// [`Game::new`], sending what the opening did to `events`: the first turn's start, then
+    /// whatever the turn-start hooks did on turn 1 (a mod's narration, a card it drew), as
+    /// every later turn's start is sent by [`Game::apply`]. Nothing is sent when the game
+    /// cannot start.
+    pub fn new_observed<S: EventSink>(
+        rules: Arc<Rules>,
+        registry: Arc<Registry>,
+        setup: Setup,
+        events: &mut S,
+    ) -> Result<Game, SetupError> {
         let state = State::deal(rules, setup)?;
         let mut game = Game { state, registry, undo: None, pending: Vec::new() };
-        game.start()?;
+        let mut opening = Vec::new();
+        game.start(&mut opening)?;
+        opening.into_iter().for_each(|e| events.push(e));
         Ok(game)
     }
 
@@ -79,14 +96,15 @@ impl Game {
     /// simulations that play many games).
     pub fn restart(&mut self, seed: u64) -> Result<(), SetupError> {
         self.state.redeal(seed);
-        self.start()
+        self.start(&mut ())
     }
 
-    /// Runs the opening turn's hooks; their events are not returned.
-    fn start(&mut self) -> Result<(), SetupError> {
+    /// Starts the opening turn: its start, then its hooks, sent to `events`.
+    fn start<S: EventSink>(&mut self, events: &mut S) -> Result<(), SetupError> {
         let Game { state, registry, .. } = self;
         let player = state.current;
-        registry.turn_started(&mut Ctx::new(state, registry, &mut ()), player).map_err(SetupError::Hook)
+        events.push(Event::TurnStarted { player, turn: state.turn });
+        registry.turn_started(&mut Context::new(state, registry, events), player).map_err(SetupError::Hook)
     }
 
     /// A standard game with these names and seed.
@@ -195,7 +213,7 @@ fn resolve<S: EventSink + ?Sized>(
             }
             events.push(Event::Played { player, card, from: *from });
             let play = Play { player, card, from: *from, target: *target, face_on_top: *face_on_top };
-            registry.resolve_play(&mut Ctx::new(state, registry, events), play)?;
+            registry.resolve_play(&mut Context::new(state, registry, events), play)?;
             if !state.is_over() {
                 // D6: replacements come after the effect.
                 if let Some(c) = state.draw(events) {
@@ -213,7 +231,7 @@ fn resolve<S: EventSink + ?Sized>(
             }
         }
         Action::Recover { cards, face_on_top } => {
-            registry.recover(&mut Ctx::new(state, registry, events), player, cards, *face_on_top)?
+            registry.recover(&mut Context::new(state, registry, events), player, cards, *face_on_top)?
         }
         Action::Pass => events.push(Event::Passed { player }),
     }
@@ -232,5 +250,5 @@ fn resolve<S: EventSink + ?Sized>(
     state.turn += 1;
     let player = state.current;
     events.push(Event::TurnStarted { player, turn: state.turn });
-    registry.turn_started(&mut Ctx::new(state, registry, events), player)
+    registry.turn_started(&mut Context::new(state, registry, events), player)
 }

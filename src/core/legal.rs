@@ -9,8 +9,12 @@
 use smallvec::SmallVec;
 
 use super::action::{Action, ActionError, Seat, Source, cards_in_mask};
+use super::aim::Aim;
+use super::builtin::Builtin;
 use super::card::Card;
-use super::effects::{Aim, Builtin, Effect, Registry, Seats};
+use super::effects::{ASK, Effect, Registry};
+use super::error::EffectError;
+use super::seats::Seats;
 use super::state::State;
 
 /// A card the current player can play now, and what playing it offers. Sixteen bytes: a
@@ -164,10 +168,11 @@ struct Answers {
     other: Vec<Option<Playable>>,
     /// The offer of each card whose rank answers card by card, by its place in `listed`.
     card_offers: [u16; 32],
+    /// The first entry that failed to answer (its cards are not listed): what a client that
+    /// lists moves reports instead of hiding the cards ([`Moves::failure`]).
+    failure: Option<EffectError>,
 }
 
-/// `Moves::slots`: the rank's entry was not asked yet.
-pub(crate) const ASK: u16 = u16::MAX;
 /// `Moves::slots`: the rank's entry answers card by card (its aim looks at the card).
 const PER_CARD: u16 = u16::MAX - 1;
 /// The first bit of the table's slots in `Moves::listed`: a hand holds fewer than 16 cards
@@ -294,8 +299,9 @@ impl<'a> Moves<'a> {
     /// What asking entries gave, made at the first entry asked.
     fn answers(&mut self) -> &mut Answers {
         let slots = self.slots;
-        self.answers
-            .get_or_insert_with(|| Box::new(Answers { slots: *slots, other: Vec::new(), card_offers: [ASK; 32] }))
+        self.answers.get_or_insert_with(|| {
+            Box::new(Answers { slots: *slots, other: Vec::new(), card_offers: [ASK; 32], failure: None })
+        })
     }
 
     /// Offer `i`.
@@ -364,6 +370,14 @@ impl<'a> Moves<'a> {
     /// The recovery of the cards in `mask`.
     pub fn recovery(&self, mask: u32, face_on_top: bool) -> Action {
         Action::Recover { cards: cards_in_mask(self.hand, mask), face_on_top }
+    }
+
+    /// The first registry entry (a mod's) that failed to say whether and how its card can be
+    /// played while this listing was made, if one did: its cards are not listed, and a client
+    /// that lists moves reports this rather than hide them. The failure is a value of the
+    /// listing: nothing else carries it.
+    pub fn failure(&self) -> Option<&EffectError> {
+        self.answers.as_ref().and_then(|answers| answers.failure.as_ref())
     }
 
     /// Whether passing is the one legal action.
@@ -544,7 +558,11 @@ impl Asked<'_> {
             Ok(Aim::Open { targets, order_choice }) => {
                 Some(Playable::new(NO_CARD, Source::Hand, targets, order_choice))
             }
-            _ => None,
+            Ok(Aim::Blocked(_)) => None,
+            Err(failure) => {
+                moves.answers().failure.get_or_insert(failure);
+                None
+            }
         };
         let other = &mut moves.answers().other;
         let at = 4 + other.iter().position(|o| *o == offer).unwrap_or_else(|| {

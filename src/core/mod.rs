@@ -8,30 +8,38 @@
 #![forbid(unsafe_code)]
 
 pub mod action;
+pub mod aim;
+pub mod builtin;
 pub mod card;
 pub mod ctx;
 pub mod effects;
+pub mod error;
 pub mod event;
 pub mod forecast;
 pub mod game;
 pub mod legal;
 pub mod rules;
+pub mod seats;
 pub mod state;
 pub mod tables;
 pub mod view;
 pub mod visibility;
 
-pub use action::{Action, ActionError, Cards, Seat, Source, cards_in_mask};
+pub use action::{Action, ActionError, Cards, Play, Seat, Source, cards_in_mask};
+pub use aim::Aim;
+pub use builtin::Pending;
 pub use card::{Card, CardParseError, Rank, Suit, full_deck, parse_cards};
-pub use ctx::{Ctx, Lent};
-pub use effects::{Aim, Copier, Effect, EffectError, Pending, Play, Registry, Seats};
+pub use ctx::{Context, Hooks};
+pub use effects::{Copier, Ctx, Effect, Lent, Planning, Registry};
+pub use error::EffectError;
 pub use event::{Event, EventSink};
-pub use forecast::{Forecast, Planning};
+pub use forecast::Forecast;
 pub use game::Game;
 pub use legal::{Moves, Playable};
 pub use rules::{
     Band, DealShape, Gain, MAX_HAND_SIZE, MAX_PLAYERS, MAX_TABLE_SIZE, MIN_PLAYERS, Rules, RulesError, SuitPattern,
 };
+pub use seats::Seats;
 pub use state::{Outcome, Player, Setup, SetupError, State};
 pub use tables::Tables;
 pub use view::{Diver, View};

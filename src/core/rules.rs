@@ -91,6 +91,13 @@ impl SuitPattern {
         SuitPattern(repeats)
     }
 
+    /// Whether a discard of this pattern is part of one of `other`'s: each of its suits' runs
+    /// can be matched to a run of `other` at least as long (counts are kept largest first, so
+    /// matching them in order is enough).
+    pub fn fits_in(self, other: SuitPattern) -> bool {
+        self.0.iter().zip(other.0).all(|(&mine, theirs)| mine <= theirs)
+    }
+
     /// Reads `none`, `2`, `2+2`, `3+2` … : at most four parts (one per suit), each at least 2.
     pub fn parse(text: &str) -> Option<SuitPattern> {
         let text = text.trim();
@@ -231,9 +238,11 @@ pub enum RulesError {
     #[error("oxygen bands must go deeper one after another and end exactly at max_depth {max_depth}: {problem}")]
     Bands { max_depth: u32, problem: String },
     #[error(
-        "the recovery table has no entry for suit pattern `{pattern}`, which a discard of up to {hand_size} cards can have"
+        "the recovery table has no entry for suit pattern{} {}, which a discard of up to {hand_size} cards can have",
+        if patterns.len() == 1 { "" } else { "s" },
+        patterns.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
     )]
-    MissingPattern { pattern: String, hand_size: usize },
+    MissingPattern { patterns: Vec<String>, hand_size: usize },
     #[error(
         "{players} players need {needed} cards (hands, table and a first discard) but {decks} deck(s) hold {available}"
     )]
@@ -290,10 +299,14 @@ impl Rules {
         at_most("max_oxygen", 1_000_000, self.max_oxygen as u64)?;
         at_least("depth_scale", 1, self.depth_scale as u64)?;
         self.validate_bands()?;
-        for pattern in SuitPattern::all_up_to(self.hand_size) {
-            if !self.recovery.contains_key(&pattern) {
-                return Err(RulesError::MissingPattern { pattern: pattern.to_string(), hand_size: self.hand_size });
-            }
+        let missing: Vec<String> = SuitPattern::all_up_to(self.hand_size)
+            .into_iter()
+            .filter(|pattern| !self.recovery.contains_key(pattern))
+            .map(|pattern| pattern.to_string())
+            .collect();
+        if !missing.is_empty() {
+            // Every one at once: a ruleset writer fixes them in one go.
+            return Err(RulesError::MissingPattern { patterns: missing, hand_size: self.hand_size });
         }
         Ok(())
     }
@@ -355,9 +368,26 @@ impl Rules {
         }
     }
 
-    /// The standard recovery gain for these discarded cards (D19).
+    /// The standard recovery gain for these discarded cards (D19). A discard whose pattern
+    /// the table does not list (only a mod that draws a hand past `hand_size` makes one: the
+    /// table covers every discard of up to `hand_size` cards) gains what the best pattern the
+    /// table lists inside it gains, so more of one suit never brings less: five hearts gain
+    /// what four do.
     pub fn recovery_gain(&self, cards: &[Card]) -> Gain {
-        self.recovery.get(&SuitPattern::of(cards)).copied().unwrap_or(Gain::Amount(0))
+        let pattern = SuitPattern::of(cards);
+        match self.recovery.get(&pattern) {
+            Some(&gain) => gain,
+            None => self
+                .recovery
+                .iter()
+                .filter(|(listed, _)| listed.fits_in(pattern))
+                .map(|(_, &gain)| gain)
+                .max_by_key(|gain| match gain {
+                    Gain::Amount(n) => u64::from(*n),
+                    Gain::Max => u64::MAX,
+                })
+                .unwrap_or(Gain::Amount(0)),
+        }
     }
 
     /// Depth as players see it (D24): `45` or, with unit "m" and scale 100, `4500 m`.
@@ -442,9 +472,32 @@ mod tests {
     }
 
     #[test]
-    fn a_bigger_hand_needs_a_bigger_recovery_table() {
+    fn a_bigger_hand_needs_a_bigger_recovery_table_and_is_told_every_missing_pattern() {
         let rules = Rules { hand_size: 5, ..Rules::default() };
-        assert!(matches!(rules.validate(), Err(RulesError::MissingPattern { .. })));
+        let err = rules.validate().unwrap_err();
+        assert!(matches!(&err, RulesError::MissingPattern { patterns, .. } if patterns == &["3+2", "5"]), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "the recovery table has no entry for suit patterns `3+2`, `5`, which a discard of up to 5 cards can have"
+        );
+    }
+
+    /// A discard past the table (a mod drew a bigger hand) gains what the best listed pattern
+    /// inside it does: never less for more of one suit.
+    #[test]
+    fn a_discard_bigger_than_the_table_gains_what_its_best_part_does() {
+        let r = Rules::default();
+        let gain = |t: &str| r.recovery_gain(&parse_cards(t).unwrap());
+        assert_eq!(gain("2H 3H 4H 5H 6H"), Gain::Max, "five hearts hold four");
+        assert_eq!(gain("2H 3H 4H 5S 6S"), Gain::Amount(4), "3+2 holds 3 (and 2+2, which gains less)");
+        assert_eq!(gain("2H 3H 5S 6S 7D 8D"), Gain::Amount(3), "2+2+2 holds 2+2");
+        assert_eq!(gain("2H 3S 4D 5C 6H"), Gain::Amount(2), "a pair and three singles hold a pair");
+        for pattern in SuitPattern::all_up_to(4) {
+            assert!(r.recovery.contains_key(&pattern), "the table itself is read as it is");
+        }
+        assert!(SuitPattern::parse("2+2").unwrap().fits_in(SuitPattern::parse("3+2").unwrap()));
+        assert!(!SuitPattern::parse("2+2").unwrap().fits_in(SuitPattern::parse("5").unwrap()));
+        assert!(SuitPattern::parse("none").unwrap().fits_in(SuitPattern::parse("2").unwrap()));
     }
 
     #[test]

@@ -19,9 +19,10 @@ use rand_chacha::ChaCha8Rng;
 
 use super::action::Seat;
 use super::card::{Card, Rank, Suit, full_deck};
-use super::effects::{EffectError, Seats};
+use super::error::EffectError;
 use super::event::{Event, EventSink};
 use super::rules::{Rules, RulesError};
+use super::seats::Seats;
 use super::tables::Tables;
 
 /// One diver.

@@ -130,7 +130,7 @@ impl<'a> View<'a> {
     }
 
     /// Which of those hooks are the built-in ones, each answered by the tables.
-    pub fn builtin_planning(&self) -> super::forecast::Planning {
+    pub fn builtin_planning(&self) -> super::effects::Planning {
         self.game.registry().builtin_planning()
     }
 

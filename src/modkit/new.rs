@@ -13,8 +13,12 @@ use crate::script::API_VERSION;
 use crate::script::manifest::check_name;
 
 /// The starter mod; `NAME` is replaced.
-const MOD: &str = r#"-- NAME.lua: a starter mod for Diving Suits. MODDING.md (in the rulesets folder of the game)
--- is the guide; every `diving.` and `ctx:` function used here is in its API reference.
+const MOD: &str = r#"-- A 7 still moves you as usual, and also gives you back 1 oxygen (never past a full tank).
+
+-- (The paragraph above is what players read in `help rules`: say there, in their words, what
+-- this mod changes.) NAME.lua is a starter mod for Diving Suits; MODDING.md (in the rulesets
+-- folder of the game) is the guide, and every `diving.` and `ctx:` function used here is in
+-- its API reference.
 
 -- The manifest comes first: who the mod is, which mod API it is written for, and which other
 -- mods it needs or cannot be played with (version ranges as in semver: "1.2" means ">=1.2, <2").
@@ -26,7 +30,7 @@ diving.manifest{
   -- conflicts = { ["rival-mod"] = "*" },      -- must not be loaded with this one
 }
 
--- A 7 still moves you as usual, and also gives you back 1 oxygen (never past a full tank).
+-- The 7: what it did, then 1 oxygen back.
 diving.wrap(7, function(ctx, play, previous)
   previous(ctx, play)                 -- first, the 7 does what it always did
   if ctx:is_over() then return end    -- (it may have won the game)

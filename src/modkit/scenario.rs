@@ -88,8 +88,10 @@ struct RawScenario {
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawStart {
-    depth: u32,
-    oxygen: u32,
+    /// Where the diver starts (default: the surface, D3).
+    depth: Option<u32>,
+    /// With how much air (default: the ruleset's most).
+    oxygen: Option<u32>,
 }
 
 /// A scenario file, read.
@@ -246,6 +248,7 @@ impl ScenarioFile {
         for (name, start) in &s.start {
             let i = seat(name, start.span())?;
             let RawStart { depth, oxygen } = *start.get_ref();
+            let (depth, oxygen) = (depth.unwrap_or(0), oxygen.unwrap_or(rules.max_oxygen));
             if depth > rules.max_depth || oxygen == 0 || oxygen > rules.max_oxygen {
                 return Err(self.error(
                     start.span(),
@@ -254,9 +257,10 @@ impl ScenarioFile {
             }
             starts.push((i, depth, oxygen));
         }
-        // A one-off turn-start hook puts the divers where `start` says; then the game goes on
+        // A one-off turn-start hook puts the divers where `start` says, before the ruleset's
+        // own turn-1 hooks run (so what those do to a diver is kept); then the game goes on
         // with the ruleset's own registry (as `Deal::at` does in the rules tests).
-        placing.add_turn_start(Arc::new(move |ctx, _| {
+        placing.add_turn_start_first(Arc::new(move |ctx, _| {
             for &(seat, depth, oxygen) in &starts {
                 ctx.set_depth(seat, i64::from(depth))?;
                 ctx.set_oxygen(seat, i64::from(oxygen))?;
@@ -426,11 +430,12 @@ fn deal(
 
 /// Reads an action as the rules tests write it (the form `Action` prints): `play 10S`,
 /// `play 7H table2`, `play JS @Bob` (or `@2`), `play 5H on-top`, `recover 7H 2H`,
-/// `recover 7H on-top`, `pass`.
+/// `recover 7H on-top`, `pass`; and as the shell takes a card's place and order: `play 7H
+/// table` (the slot it lies in), `play 7H t2`, `over` for `on-top`.
 pub fn parse_action(game: &Game, text: &str) -> Result<Action, String> {
     let words: Vec<&str> = text.split_whitespace().collect();
-    let on_top = words.contains(&"on-top");
-    let words: Vec<&str> = words.into_iter().filter(|w| *w != "on-top").collect();
+    let on_top = words.iter().any(|w| *w == "on-top" || w.eq_ignore_ascii_case("over"));
+    let words: Vec<&str> = words.into_iter().filter(|w| *w != "on-top" && !w.eq_ignore_ascii_case("over")).collect();
     let card = |w: &str| w.parse::<Card>().map_err(|e| format!("'{w}' in '{text}': {e}"));
     match words.first().copied() {
         Some("pass") if words.len() == 1 => Ok(Action::Pass),
@@ -443,7 +448,10 @@ pub fn parse_action(game: &Game, text: &str) -> Result<Action, String> {
             let played = card(words[1])?;
             let (mut from, mut target) = (Source::Hand, None);
             for w in &words[2..] {
-                if let Some(slot) = w.strip_prefix("table") {
+                if w.eq_ignore_ascii_case("table") {
+                    let slot = game.table().iter().position(|c| *c == Some(played));
+                    from = Source::Table(slot.ok_or_else(|| format!("'{text}': {played} is not on the table"))?);
+                } else if let Some(slot) = w.strip_prefix("table").or_else(|| w.strip_prefix('t')) {
                     let n: usize = slot.parse().map_err(|_| format!("'{w}': a table slot is table1, table2 …"))?;
                     if n == 0 {
                         return Err(format!("'{w}': table slots count from 1"));
@@ -458,7 +466,7 @@ pub fn parse_action(game: &Game, text: &str) -> Result<Action, String> {
                         Err(_) => game.seat_of(who).ok_or_else(|| format!("'{w}': no player called {who}"))?,
                     });
                 } else {
-                    return Err(format!("cannot read '{w}' in '{text}' (play CARD [tableN] [@PLAYER] [on-top])"));
+                    return Err(format!("cannot read '{w}' in '{text}' (play CARD [table|tableN] [@PLAYER] [on-top])"));
                 }
             }
             Ok(Action::Play { card: played, from, target, face_on_top: on_top })

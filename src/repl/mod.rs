@@ -95,7 +95,21 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
                 }
             };
             let deck = args.deck.as_deref().map(read_deck).transpose()?;
-            Session::new(spec, seating, seed, deck).map_err(anyhow::Error::msg)?
+            let seats = seating.len();
+            Session::new(spec, seating, seed, deck).map_err(|e| match args.players {
+                // The default table (you and one bot) does not fit this ruleset: say how to seat it.
+                None if e.contains(&format!("players, not {seats}")) => {
+                    let fewest = Ruleset::load(spec).map_or(2, |r| r.rules.min_players);
+                    let example: Vec<&str> = std::iter::once("you")
+                        .chain(std::iter::repeat_n("bot:greedy", fewest.saturating_sub(1)))
+                        .collect();
+                    anyhow::anyhow!(
+                        "{e} (without --players the game seats you and one bot: name the players, e.g. --players {})",
+                        example.join(",")
+                    )
+                }
+                _ => anyhow::Error::msg(e),
+            })?
         }
     };
     if args.no_hints {

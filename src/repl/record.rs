@@ -3,10 +3,12 @@
 //! step (the events of a move and the state it leaves), and the differences in words.
 //!
 //! The hashes are FNV-1a, 64 bits (`fnv1a64:` and 16 hex digits): stable across machines and
-//! builds, which `std`'s hasher is not. They detect a changed file or a game that replays
+//! builds, which `std`'s hasher is not. A step is hashed over a canonical, versioned encoding
+//! of the core's values ([`step_hash`]), never over text a user reads; the JSON-text hash of
+//! earlier recordings is still checked where such a recording is read ([`legacy_step_hash`]). They detect a changed file or a game that replays
 //! differently; they are not a defence against someone forging a file.
 
-use crate::core::{Event, Game, Viewer};
+use crate::core::{Card, Event, Gain, Game, Outcome, Source, Suit, Viewer};
 use crate::repl::json;
 use crate::ruleset::Ruleset;
 
@@ -36,12 +38,22 @@ pub fn differences(name: &str, hash: &str, mods: &[ModRecord], ruleset: &Ruleset
     out
 }
 
-/// The hash of one step of a game: the events a move caused, as a script sees them (every
-/// card), and the state it left (`game`, after the move) as the JSON `state` object has it.
-/// Two replays of a move agree exactly when their steps' hashes do.
+/// The hash of one step of a game: the events a move caused (every card) and the state it
+/// left (`game`, after the move), in the canonical encoding of [`Canonical`]: a versioned
+/// byte layout of the core's own values, not any text a user reads, so rewording a message or
+/// a JSON field changes no save. Two replays of a move agree exactly when their steps'
+/// hashes do.
 pub fn step_hash(game: &Game, bots: &[Option<String>], events: &[Event]) -> u64 {
-    // The text is hashed as it is written, never built: building the state object and each
-    // event's, and their text, took most of the time of a move on the server.
+    let mut hash = Canonical(Fnv1a64::default());
+    hash.step(game, bots, events);
+    (hash.0).0
+}
+
+/// The step hash of recordings made before [`step_hash`] (save format 2 and the journals of
+/// its hosts): the text of the JSON `state` object and of every event. Kept only to check such
+/// recordings; nothing new is recorded with it.
+pub fn legacy_step_hash(game: &Game, bots: &[Option<String>], events: &[Event]) -> u64 {
+    // The text is hashed as it is written, never built.
     let mut hash = Fnv1a64::default();
     json::write_state(&mut hash, game, bots).expect("a state serialises");
     for e in events {
@@ -49,6 +61,198 @@ pub fn step_hash(game: &Game, bots: &[Option<String>], events: &[Event]) -> u64 
         json::write_event(&mut hash, game, e, Viewer::Everyone).expect("an event serialises");
     }
     hash.0
+}
+
+/// The canonical encoding of a step, fed to a hash: a version tag, then every field of the
+/// state a player or the future could tell apart and every event, as fixed-width numbers and
+/// length-prefixed lists, in an order fixed here. A card is one byte (rank number × 4 + suit).
+/// A new event fails to compile until it has its encoding here; changing the layout means a
+/// new tag (and the loader keeps checking the old one).
+struct Canonical(Fnv1a64);
+
+impl Canonical {
+    /// The version tag of this layout.
+    const TAG: &'static [u8] = b"diving-step/3\n";
+
+    fn bytes(&mut self, b: &[u8]) {
+        self.0.update(b);
+    }
+
+    fn n(&mut self, n: u64) {
+        self.bytes(&n.to_le_bytes());
+    }
+
+    fn text(&mut self, s: &str) {
+        self.n(s.len() as u64);
+        self.bytes(s.as_bytes());
+    }
+
+    fn card(&mut self, c: Card) {
+        let suit = Suit::ALL.iter().position(|s| *s == c.suit).unwrap_or(0) as u8;
+        self.bytes(&[c.rank.number() * 4 + suit]);
+    }
+
+    fn cards(&mut self, cards: impl ExactSizeIterator<Item = Card>) {
+        self.n(cards.len() as u64);
+        cards.for_each(|c| self.card(c));
+    }
+
+    fn step(&mut self, game: &Game, bots: &[Option<String>], events: &[Event]) {
+        self.bytes(Self::TAG);
+        self.n(u64::from(game.turn()));
+        self.n(game.current() as u64);
+        match game.outcome() {
+            Outcome::Running => self.n(0),
+            Outcome::Won(seat) => {
+                self.n(1);
+                self.n(seat as u64);
+            }
+            Outcome::Draw => self.n(2),
+        }
+        self.cards(game.deck());
+        self.cards(game.discard_pile().iter().copied());
+        self.n(game.table().len() as u64);
+        for slot in game.table() {
+            match slot {
+                Some(c) => self.card(*c),
+                None => self.bytes(&[0xff]),
+            }
+        }
+        self.n(game.players().len() as u64);
+        for (seat, p) in game.players().iter().enumerate() {
+            self.text(game.name(seat));
+            match bots.get(seat).and_then(Option::as_deref) {
+                Some(bot) => {
+                    self.n(1);
+                    self.text(bot);
+                }
+                None => self.n(0),
+            }
+            self.n(u64::from(p.depth));
+            self.n(u64::from(p.oxygen));
+            self.cards(p.hand.iter().copied());
+            self.cards(p.front.iter().copied());
+        }
+        self.n(events.len() as u64);
+        for e in events {
+            self.event(e);
+        }
+    }
+
+    fn event(&mut self, e: &Event) {
+        let seat = |s: &mut Canonical, seat: usize| s.n(seat as u64);
+        match e {
+            Event::TurnStarted { player, turn } => {
+                self.n(1);
+                seat(self, *player);
+                self.n(u64::from(*turn));
+            }
+            Event::Played { player, card, from } => {
+                self.n(2);
+                seat(self, *player);
+                self.card(*card);
+                match from {
+                    Source::Hand => self.n(u64::MAX),
+                    Source::Table(slot) => self.n(*slot as u64),
+                }
+            }
+            Event::Doubled { player, card, on, value } => {
+                self.n(3);
+                seat(self, *player);
+                self.card(*card);
+                self.card(*on);
+                self.n(u64::from(*value));
+            }
+            Event::Moved { player, from, to } => {
+                self.n(4);
+                seat(self, *player);
+                self.n(u64::from(*from));
+                self.n(u64::from(*to));
+            }
+            Event::Breathed { player, from, to } => {
+                self.n(5);
+                seat(self, *player);
+                self.n(u64::from(*from));
+                self.n(u64::from(*to));
+            }
+            Event::Rescued { player, depth, oxygen } => {
+                self.n(6);
+                seat(self, *player);
+                self.n(u64::from(*depth));
+                self.n(u64::from(*oxygen));
+            }
+            Event::Placed { player, target, card } => {
+                self.n(7);
+                seat(self, *player);
+                seat(self, *target);
+                self.card(*card);
+            }
+            Event::Jolted { player } => {
+                self.n(8);
+                seat(self, *player);
+            }
+            Event::Quickened { player, extra } => {
+                self.n(9);
+                seat(self, *player);
+                self.n(u64::from(*extra));
+            }
+            Event::Pushed { player, target, by } => {
+                self.n(10);
+                seat(self, *player);
+                seat(self, *target);
+                self.n(u64::from(*by));
+            }
+            Event::Knotted { player } => {
+                self.n(11);
+                seat(self, *player);
+            }
+            Event::Recovered { player, cards, gain, from, to } => {
+                self.n(12);
+                seat(self, *player);
+                self.cards(cards.iter().copied());
+                match gain {
+                    Gain::Amount(n) => self.n(u64::from(*n)),
+                    Gain::Max => self.n(u64::MAX),
+                }
+                self.n(u64::from(*from));
+                self.n(u64::from(*to));
+            }
+            Event::Discarded { card } => {
+                self.n(13);
+                self.card(*card);
+            }
+            Event::Drew { player, card } => {
+                self.n(14);
+                seat(self, *player);
+                self.card(*card);
+            }
+            Event::Refilled { slot, card } => {
+                self.n(15);
+                self.n(*slot as u64);
+                self.card(*card);
+            }
+            Event::Reshuffled { cards } => {
+                self.n(16);
+                self.n(*cards as u64);
+            }
+            Event::Passed { player } => {
+                self.n(17);
+                seat(self, *player);
+            }
+            Event::Said { text } => {
+                self.n(18);
+                self.text(text);
+            }
+            Event::Won { player } => {
+                self.n(19);
+                seat(self, *player);
+            }
+            Event::Draw { turns } => {
+                self.n(20);
+                self.n(u64::from(*turns));
+            }
+        }
+    }
 }
 
 /// [`fnv1a64`](crate::ruleset::fnv1a64) of the bytes written to it.
@@ -85,6 +289,27 @@ pub fn step_text(hash: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The canonical hash reads every part of a step: each change to the state or the events
+    /// changes it, and it is not the hash of the JSON text.
+    #[test]
+    fn the_step_hash_reads_the_state_and_events_not_their_text() {
+        let game = Game::standard(&["alice", "bob"], 3).unwrap();
+        let bots = vec![None, Some("greedy".to_string())];
+        let events = vec![Event::Passed { player: 0 }];
+        let base = step_hash(&game, &bots, &events);
+        assert_eq!(base, step_hash(&game, &bots, &events), "the same step, the same hash");
+        assert_ne!(base, legacy_step_hash(&game, &bots, &events));
+        assert_ne!(base, step_hash(&game, &bots, &[]), "the events count");
+        assert_ne!(base, step_hash(&game, &bots, &[Event::Passed { player: 1 }]), "their fields count");
+        assert_ne!(base, step_hash(&game, &[None, None], &events), "the bots count");
+        let mut other = game.clone();
+        let action = other.legal_actions()[0];
+        other.apply(&action, &mut ()).unwrap();
+        assert_ne!(base, step_hash(&other, &bots, &events), "the state counts");
+        let shuffled = game.with_deck_shuffled(9);
+        assert_ne!(base, step_hash(&shuffled, &bots, &events), "the deck order counts");
+    }
 
     #[test]
     fn the_same_ruleset_has_no_differences() {

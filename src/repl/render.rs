@@ -885,7 +885,15 @@ fn mod_summary(code: &str) -> Option<String> {
     let summary: String = summary.chars().filter(|c| !c.is_control()).collect();
     match summary.chars().count() {
         0 => None,
-        n if n > MOD_SUMMARY_CHARS => Some(summary.chars().take(MOD_SUMMARY_CHARS).collect::<String>() + "..."),
+        // Cut at the last word that fits, and said to be cut.
+        n if n > MOD_SUMMARY_CHARS => {
+            let head: String = summary.chars().take(MOD_SUMMARY_CHARS).collect();
+            let head = match head.rfind(' ') {
+                Some(at) if at > 0 => head[..at].trim_end().to_string(),
+                _ => head,
+            };
+            Some(head + " ... (the rest of this mod's opening comment is left out)")
+        }
         _ => Some(summary),
     }
 }

@@ -26,8 +26,9 @@ use super::record::ModRecord;
 use crate::core::{Action, Card, Cards, Seat};
 use crate::limits::{self, FileKind};
 
-/// The format version this program writes.
-pub const VERSION: u32 = 2;
+/// The format version this program writes (3: step hashes over the canonical encoding of
+/// [`super::record::step_hash`]; 2 hashed the JSON text, and is still read and checked).
+pub const VERSION: u32 = 3;
 /// The oldest format version this program still reads (1: no ruleset, mod or step records).
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -616,7 +617,7 @@ mod tests {
         let cases = [
             (&good[..good.len() / 2], "corrupt or truncated"),
             ("{}", "not a Diving Suits save"),
-            (&good.replace("\"version\":2", "\"version\":99"), "version 99"),
+            (&good.replace("\"version\":3", "\"version\":99"), "version 99"),
             (&good.replace("\"seed\":9", "\"seed\":\"nine\""), "damaged"),
         ];
         for (text, expected) in cases {

@@ -96,8 +96,9 @@ pub struct Session {
     built: Vec<Option<Box<dyn bots::Bot>>>,
     setup: Setup,
     game: Game,
-    /// The seat and turn the game opened with (before any action).
-    opening: (Seat, u32),
+    /// What the game's opening did, before any action: the first turn's start and what its
+    /// turn-start hooks did (a mod's narration on turn 1 included).
+    opening: Vec<Event>,
     entries: Vec<Entry>,
     /// Counts changes to the game, to tell whether it was saved since.
     version: u64,
@@ -106,6 +107,9 @@ pub struct Session {
     branch: Option<BranchRecord>,
     /// Whether `hint` and a running game's `review` may be used (`--no-hints` turns it off).
     hints: bool,
+    /// For a game read from a recording made before the canonical step hash (save format 2
+    /// and its hosts' journals): each move's [`record::legacy_step_hash`], to check it by.
+    legacy_steps: Option<Vec<u64>>,
 }
 
 /// A saved game loaded for play or replay, with what the loader noticed (a ruleset or mod
@@ -140,20 +144,21 @@ impl Session {
         });
         let setup = Setup { names: seating.iter().map(|s| s.name.clone()).collect(), seed, deck: Some(deck) };
         let bots: Vec<Option<String>> = seating.into_iter().map(|s| s.bot).collect();
-        let game = open_game(rules_for(&ruleset, &bots), registry, &setup, branch.as_ref())?;
+        let (game, opening) = open_game(rules_for(&ruleset, &bots), registry, &setup, branch.as_ref())?;
         Ok(Session {
             spec: spec.to_string(),
             ruleset,
             built: bots.iter().map(|_| None).collect(),
             bots,
             setup,
-            opening: (game.current(), game.turn()),
+            opening,
             game,
             entries: Vec::new(),
             version: 0,
             saved_version: None,
             branch,
             hints: true,
+            legacy_steps: None,
         })
     }
 
@@ -254,13 +259,22 @@ impl Session {
         &self.entries
     }
 
+    /// Whether `recorded` (a step hash as a file writes it) is move `index`'s: its canonical
+    /// hash, or, in a game read from a recording made before it, the legacy one. (A move
+    /// taken back and played again by undo or reload is checked by its canonical hash only.)
+    pub fn replays(&self, index: usize, recorded: &str) -> bool {
+        self.entries.get(index).is_some_and(|e| record::step_text(e.step) == recorded)
+            || self.legacy_steps.as_ref().and_then(|l| l.get(index)).is_some_and(|&h| record::step_text(h) == recorded)
+    }
+
     /// The game just before each move, in order, rebuilt by replaying the moves from the setup
     /// with this game's rules and freshly loaded mods (the history keeps actions, not games).
     pub fn games_before_moves(&self) -> Result<Vec<Game>, String> {
         let registry = self.ruleset.registry().map_err(|e| format!("the game does not replay: {e}"))?;
         let mut game =
             open_game(std::sync::Arc::clone(self.game.rules_arc()), registry, &self.setup, self.branch.as_ref())
-                .map_err(|e| format!("the game does not replay: {e}"))?;
+                .map_err(|e| format!("the game does not replay: {e}"))?
+                .0;
         let mut before = Vec::with_capacity(self.entries.len());
         for (i, entry) in self.entries.iter().enumerate() {
             before.push(game.clone());
@@ -269,10 +283,10 @@ impl Session {
         Ok(before)
     }
 
-    /// The events of the game's start (the first turn beginning).
+    /// The events of the game's start: the first turn beginning, and what the turn-start
+    /// hooks did on it.
     pub fn start_events(&self) -> Vec<Event> {
-        let (player, turn) = self.opening;
-        vec![Event::TurnStarted { player, turn }]
+        self.opening.clone()
     }
 
     /// Whether the game changed since it was last saved (or started).
@@ -302,6 +316,9 @@ impl Session {
         }
         let events = keep_narration(&self.entries, events);
         let step = record::step_hash(&self.game, &self.bots, &events);
+        if let Some(legacy) = &mut self.legacy_steps {
+            legacy.push(record::legacy_step_hash(&self.game, &self.bots, &events));
+        }
         self.entries.push(Entry { seat, action, events, step });
         self.version += 1;
         Ok(&self.entries.last().expect("just pushed").events)
@@ -417,6 +434,9 @@ impl Session {
         }
         self.game = game;
         self.entries = entries;
+        if let Some(legacy) = &mut self.legacy_steps {
+            legacy.truncate(from);
+        }
         self.version += 1;
         Ok(undone)
     }
@@ -443,8 +463,9 @@ impl Session {
         let replay_failed = |e: String| format!("cannot undo: the game does not replay ({e})");
         let registry =
             self.ruleset.registry().map_err(|e| replay_failed(format!("cannot load the ruleset again: {e}")))?;
-        let mut game = open_game(rules_for(&self.ruleset, &self.bots), registry, &self.setup, self.branch.as_ref())
-            .map_err(replay_failed)?;
+        let (mut game, _) =
+            open_game(rules_for(&self.ruleset, &self.bots), registry, &self.setup, self.branch.as_ref())
+                .map_err(replay_failed)?;
         let mut replayed = Vec::with_capacity(entries.len());
         for (i, old) in entries.iter().enumerate() {
             let seat = game.current();
@@ -464,11 +485,11 @@ impl Session {
         let spec = self.spec.clone();
         let ruleset = Ruleset::load(&spec).map_err(|e| format!("cannot reload ruleset '{spec}': {e}"))?;
         let registry = ruleset.registry().map_err(|e| format!("cannot reload ruleset '{spec}': {e}"))?;
-        let mut game = open_game(rules_for(&ruleset, &self.bots), registry, &self.setup, self.branch.as_ref())
-            .map_err(|e| format!("the reloaded ruleset cannot start this game: {e}"))?;
+        let (mut game, opening) =
+            open_game(rules_for(&ruleset, &self.bots), registry, &self.setup, self.branch.as_ref())
+                .map_err(|e| format!("the reloaded ruleset cannot start this game: {e}"))?;
         let mut entries = Vec::with_capacity(self.entries.len());
         let mut report = Reload::Identical { moves: self.entries.len() };
-        let opening = (game.current(), game.turn());
         for (index, old) in self.entries.iter().enumerate() {
             let seat = game.current();
             let unchanged_so_far = matches!(report, Reload::Identical { .. });
@@ -494,6 +515,8 @@ impl Session {
         self.game = game;
         self.opening = opening;
         self.entries = entries;
+        // Replayed under the rules read again: only the canonical hashes stand for these moves.
+        self.legacy_steps = None;
         self.version += 1;
         Ok(report)
     }
@@ -575,6 +598,10 @@ impl Session {
         let mut session = Session::starting(&spec, seating, file.seed, Some(file.deck), file.branch)
             .map_err(|e| SaveError::new(path, format!("{e}{moved}{}", why(&differences))))?;
         session.hints = !file.no_hints;
+        // A recording made before the canonical step hash is checked against its own.
+        if file.version <= 2 {
+            session.legacy_steps = Some(Vec::new());
+        }
         for (i, action) in file.actions.into_iter().enumerate() {
             let text = render::command_for(&session.game, &action);
             let name = session.game.name(session.game.current()).to_string();
@@ -585,9 +612,9 @@ impl Session {
                     format!("move {} ('{text}') cannot be replayed: {reason}{}", i + 1, why(&differences)),
                 ));
             }
-            let step = session.entries.last().map(|e| record::step_text(e.step)).unwrap_or_default();
+            let step = record::step_text(session.entries[i].step);
             if let Some(recorded) = file.steps.get(i)
-                && *recorded != step
+                && !session.replays(i, recorded)
             {
                 let cause = if differences.is_empty() {
                     "; the ruleset and mods are as recorded, so the file was edited or a mod keeps game state in Lua variables".to_string()
@@ -621,16 +648,18 @@ impl Session {
     }
 }
 
-/// The game a session starts from: dealt from `setup`, then, for a branch, its moves played
-/// and the deck shuffled with its seed.
+/// The game a session starts from, and what its opening did: dealt from `setup` (the first
+/// turn's start and its hooks' events), then, for a branch, its moves played and the deck
+/// shuffled with its seed (the branch opens with the turn it starts on).
 fn open_game(
     rules: std::sync::Arc<Rules>,
     registry: std::sync::Arc<Registry>,
     setup: &Setup,
     branch: Option<&BranchRecord>,
-) -> Result<Game, String> {
-    let mut game = Game::new(rules, registry, setup.clone()).map_err(|e| e.to_string())?;
-    let Some(branch) = branch else { return Ok(game) };
+) -> Result<(Game, Vec<Event>), String> {
+    let mut opening = Vec::new();
+    let mut game = Game::new_observed(rules, registry, setup.clone(), &mut opening).map_err(|e| e.to_string())?;
+    let Some(branch) = branch else { return Ok((game, opening)) };
     for (i, action) in branch.moves.iter().enumerate() {
         game.apply(action, &mut ()).map_err(|e| {
             format!(
@@ -640,10 +669,14 @@ fn open_game(
             )
         })?;
     }
-    Ok(match branch.seed {
-        Some(seed) => game.with_deck_shuffled(seed),
-        None => game,
-    })
+    let opening = vec![Event::TurnStarted { player: game.current(), turn: game.turn() }];
+    Ok((
+        match branch.seed {
+            Some(seed) => game.with_deck_shuffled(seed),
+            None => game,
+        },
+        opening,
+    ))
 }
 
 /// The rules a game with these seats runs with: the ruleset's, with a turn limit of

@@ -429,9 +429,9 @@ impl<W: Write> Shell<W> {
     }
 
     fn moves(&mut self) {
-        crate::script::take_aim_failure();
-        let actions = self.session.game().legal_actions();
-        if let Some(failure) = crate::script::take_aim_failure() {
+        let listing = self.session.game().moves();
+        let actions = listing.to_vec();
+        if let Some(failure) = listing.failure() {
             // A card whose mod cannot say whether it is playable is not silently hidden.
             self.error(&format!("a mod failed while listing the moves: {failure}"));
         }

@@ -7,7 +7,6 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::core::{Game, Rank, Setup};
 use crate::script::sandbox::split_location;
-use crate::script::take_aim_failure;
 
 use super::{ErrorKind, Ruleset, RulesetError};
 
@@ -66,7 +65,6 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
     let rules = &ruleset.rules;
     let registry = ruleset.registry().map_err(|error| SmokeFailure { error, context: String::new() })?;
     let top = rules.max_players.min(4).max(rules.min_players);
-    take_aim_failure();
     let mut report = SmokeReport::default();
     for players in rules.min_players..=top {
         for g in 0..GAMES {
@@ -79,10 +77,11 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
                 .map_err(|e| SmokeFailure { error: located(ruleset, &e.to_string()), context: context(1, "") })?;
             let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
             while !game.is_over() && game.turn() <= TURNS {
-                let actions = game.legal_actions();
-                if let Some(failure) = take_aim_failure() {
+                let listing = game.moves();
+                let actions = listing.to_vec();
+                if let Some(failure) = listing.failure() {
                     return Err(SmokeFailure {
-                        error: located(ruleset, &failure),
+                        error: located(ruleset, &failure.0),
                         context: context(game.turn(), ": listing the moves"),
                     });
                 }

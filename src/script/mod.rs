@@ -7,6 +7,7 @@
 //!
 //! - [`sandbox`]: the Luau state, its limits and how errors are located;
 //! - [`mods`]: loading mod files into a registry, and reading their manifests first;
+//! - `building`: what the files build while they load (the registry, what a file declared);
 //! - [`manifest`]: what a mod says about itself (name, version, API, requires, conflicts);
 //! - `api`: the Lua API, one module per area (`ctx` reading and changing, `math`, the
 //!   `diving` table's rules, cards, effects and hooks), listed in one place;
@@ -22,13 +23,13 @@
 
 mod api;
 mod args;
+mod building;
 mod convert;
 mod copy;
 pub mod manifest;
 pub mod mods;
 mod names;
 mod open;
-pub use open::take_aim_failure;
 pub mod sandbox;
 
 pub use manifest::{API_VERSION, Manifest};

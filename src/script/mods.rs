@@ -23,11 +23,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use mlua::{Lua, Table};
+use mlua::Table;
 
 use crate::core::{Aim, Card, Copier, Ctx, Effect, EffectError, Play, Rank, Registry, Rules, Seat, State};
 
 use super::api::{self, Shared};
+use super::building::Building;
 use super::copy;
 use super::manifest::Manifest;
 use super::open::Script;
@@ -88,12 +89,12 @@ fn load(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<LoadedMod>),
     for source in mods {
         let sandbox = Sandbox::in_group(&source.name, Limits::default(), Some(&group)).map_err(ModError)?;
         let shared = api::install(sandbox, rules, &building, &script).map_err(ModError)?;
-        building.next_file();
+        building.next_file(&source.name);
         let env = shared.sandbox.load(&source.name, &source.code).map_err(ModError)?.env;
         let _ = shared.env.set(env.clone());
         loaded.push(LoadedMod { shared, env });
     }
-    let registry = building.registry.lock().expect("registry lock").take().expect("registry present until here");
+    let registry = building.take_registry();
     Ok((registry, loaded))
 }
 
@@ -192,94 +193,9 @@ pub fn read_manifest(rules: &Rules, source: &ModSource) -> Result<Manifest, ModE
     let sandbox = Sandbox::in_group(&source.name, Limits::default(), None).map_err(ModError)?;
     let shared = api::install(sandbox, rules, &building, &Arc::new(Script::default())).map_err(ModError)?;
     let loaded = shared.sandbox.load(&source.name, &source.code);
-    let head = building.head.lock().expect("manifest lock");
-    match (loaded, head.stopped) {
+    let (stopped, manifest) = building.manifest_read();
+    match (loaded, stopped) {
         (Err(e), false) => Err(ModError(e)),
-        _ => Ok(head.manifest.clone().unwrap_or_else(|| Manifest::default_for(&source.name))),
-    }
-}
-
-/// The registry the mod files register into while they load (taken when they are loaded),
-/// and what the file being loaded has declared so far.
-#[derive(Clone)]
-pub(crate) struct Building {
-    registry: Arc<Mutex<Option<Registry>>>,
-    head: Arc<Mutex<Head>>,
-}
-
-/// What a mod file has done so far at its top level.
-#[derive(Default)]
-struct Head {
-    /// Reading the manifest only: the first declaration or registration stops the file.
-    manifest_only: bool,
-    /// Set once the file was stopped that way.
-    stopped: bool,
-    manifest: Option<Manifest>,
-    /// The first `diving.<what>` registration of the file.
-    first_registration: Option<String>,
-}
-
-impl Building {
-    fn new(manifest_only: bool) -> Building {
-        Building {
-            registry: Arc::new(Mutex::new(Some(Registry::standard()))),
-            head: Arc::new(Mutex::new(Head { manifest_only, ..Head::default() })),
-        }
-    }
-
-    /// Starts on the next file: it has declared and registered nothing yet.
-    fn next_file(&self) {
-        let mut head = self.head.lock().expect("manifest lock");
-        *head = Head { manifest_only: head.manifest_only, ..Head::default() };
-    }
-
-    /// Stops a file whose manifest has been read (only when reading manifests).
-    fn stop(head: &mut Head, lua: &Lua) -> mlua::Error {
-        head.stopped = true;
-        Sandbox::raise(lua, "the file was read up to its manifest")
-    }
-
-    /// Records the file's `diving.manifest`: once, before any registration.
-    pub(crate) fn declare(&self, lua: &Lua, manifest: Manifest) -> mlua::Result<()> {
-        if self.registry.lock().expect("registry lock").is_none() {
-            return Err(Sandbox::raise(lua, "diving.manifest can only be called while the mod file loads"));
-        }
-        let mut head = self.head.lock().expect("manifest lock");
-        if let Some(first) = &head.first_registration {
-            return Err(Sandbox::raise(
-                lua,
-                format!("diving.manifest must come first in the file, before diving.{first}"),
-            ));
-        }
-        if head.manifest.is_some() {
-            return Err(Sandbox::raise(lua, "diving.manifest is called twice (a file declares one manifest)"));
-        }
-        head.manifest = Some(manifest);
-        if head.manifest_only {
-            return Err(Building::stop(&mut head, lua));
-        }
-        Ok(())
-    }
-
-    /// Runs `f` on the registry being built, for `diving.<what>`, or fails when the mod files
-    /// have finished loading.
-    pub(crate) fn change(
-        &self,
-        lua: &Lua,
-        what: &str,
-        f: impl FnOnce(&mut Registry) -> mlua::Result<()>,
-    ) -> mlua::Result<()> {
-        {
-            let mut head = self.head.lock().expect("manifest lock");
-            if head.manifest_only {
-                return Err(Building::stop(&mut head, lua));
-            }
-            head.first_registration.get_or_insert_with(|| what.to_string());
-        }
-        let mut guard = self.registry.lock().expect("registry lock");
-        match guard.as_mut() {
-            Some(registry) => f(registry),
-            None => Err(Sandbox::raise(lua, format!("diving.{what} can only be called while the mod file loads"))),
-        }
+        _ => Ok(manifest.unwrap_or_else(|| Manifest::default_for(&source.name))),
     }
 }

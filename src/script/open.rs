@@ -183,8 +183,6 @@ struct Slot {
 }
 
 thread_local! {
-    /// The first failure of a `targets` or `playable` function since it was last taken.
-    static AIM_FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
     static SLOT: RefCell<Slot> = const {
         RefCell::new(Slot {
             open: Open::Closed,
@@ -194,25 +192,6 @@ thread_local! {
             spare: None,
         })
     };
-}
-
-/// Keeps `message` as the failure of a `targets` or `playable` function, unless an earlier
-/// one is still kept.
-pub(crate) fn record_aim_failure(message: &str) {
-    AIM_FAILURE.with_borrow_mut(|f| {
-        if f.is_none() {
-            *f = Some(message.to_string());
-        }
-    });
-}
-
-/// The first failure of a mod's `targets` or `playable` function on this thread since the
-/// last call (`mod <file>:<line>: …`). The core's listing of moves takes a card whose entry
-/// fails to answer as unplayable; a client that lists moves (the shell's `moves`, the
-/// simulator, `diving check`) calls this afterwards to report the failure instead of hiding
-/// the card.
-pub fn take_aim_failure() -> Option<String> {
-    AIM_FAILURE.with_borrow_mut(Option::take)
 }
 
 /// One more handler in the nesting, for as long as it runs.

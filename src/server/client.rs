@@ -137,6 +137,7 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
         (None, None) => json!({ "type": "watch", "protocol": PROTOCOL, "ruleset": ruleset, "display": display }),
         _ => bail!("--seat and --token go together (the host's invite has both); without them you watch"),
     };
+    let mut hello = hello;
     let (mut sink, mut stream) = connect(&url, &hello).await?;
     // A seat whose connection breaks gets back in by itself, with its token (a spectator or
     // a script reading JSON starts again as it likes).
@@ -158,6 +159,12 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
     let mut input_open = true;
     let mut over = false;
     let mut connected = true;
+    // `quit` was sent (typed, or the input ended): the server answers what came before it,
+    // says `bye` and closes, and the client then ends instead of getting back in.
+    let mut leaving = false;
+    // The `at` of the last `output`: what a return says it saw (`since`), so the host sends
+    // the rest and nothing twice.
+    let mut seen: Option<u64> = None;
     // Whether the server said hello: another hello is the answer to getting back in.
     let mut greeted = false;
     loop {
@@ -170,8 +177,11 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                     Some(Err(e)) => Some(format!("the connection to {url} broke: {e}")),
                     Some(Ok(_)) => None,
                 };
-                if let Some(why) = lost.filter(|_| rejoins && !over) {
+                if let Some(why) = lost.filter(|_| rejoins && !over && !leaving) {
                     screen.print(&format!("({why}; getting back in…)\n"))?;
+                    if let Some(at) = seen {
+                        hello["since"] = json!(at);
+                    }
                     match rejoin(&url, &hello, &mut screen, &mut lines).await? {
                         Some((new_sink, new_stream)) => (sink, stream) = (new_sink, new_stream),
                         None => {
@@ -185,7 +195,7 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                     Some(Ok(Message::Text(text))) => text,
                     Some(Ok(Message::Close(_))) | None => {
                         connected = false;
-                        if shell.is_none() || !input_open {
+                        if shell.is_none() || !input_open || leaving {
                             break;
                         }
                         // The line editor is waiting for a line: it ends at the next Enter.
@@ -222,6 +232,7 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                         greeted = true;
                     }
                     Some("output") => {
+                        seen = value["at"].as_u64().max(seen);
                         let (text, ended) = output_text(&value, options.json);
                         printed = text;
                         over |= ended;
@@ -265,17 +276,26 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                         }
                         continue;
                     }
+                    // The end of the input leaves, as `quit` does (and as `play` does at the end
+                    // of a script): after the answers to every line before it.
                     None => {
                         input_open = false;
-                        if over || shell.is_some() || !connected {
+                        if !connected {
                             break;
                         }
-                        continue;
+                        if leaving {
+                            continue;
+                        }
+                        "quit".to_string()
                     }
                 };
-                if is_quit(&line) || !connected {
+                if !connected {
                     break;
                 }
+                if leaving {
+                    continue;
+                }
+                leaving = is_quit(&line);
                 let message = json!({ "type": "command", "line": line });
                 sink.send(Message::text(message.to_string())).await?;
             }

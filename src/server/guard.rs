@@ -1,19 +1,23 @@
-//! The server's listener: the connection limit and the request deadline, at the door.
+//! The server's listener: the connection limits and the request deadline, at the door.
 //!
 //! Every TCP connection holds one of the server's permits (`Limits::connections`) from the
 //! moment it is accepted until it closes, whatever it is used for: a WebSocket, the browser
 //! seat's page, or a request that never ends. One past the limit is answered `503` and closed.
+//! One address holds at most `Limits::per_address` of them (one past that is answered `503`
+//! too): without it one machine's idle connections took every permit and every new player was
+//! refused.
 //! Until a connection becomes a WebSocket it must send each request within
 //! `Limits::request_within_secs` of being accepted or of its last answer; one that does not
 //! (a request sent a byte at a time, or never finished) is closed. Without this, a client
 //! that opened connections and sent half a request on each held them all for ever, unlimited
 //! by the connection limit, until the host ran out of file descriptors and nobody could join.
 
+use std::collections::HashMap;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -33,13 +37,53 @@ pub struct Guarded {
     permits: Arc<Semaphore>,
     /// The permits there are, for the refusal's words.
     limit: usize,
+    /// The most one address holds, and how many each holds now.
+    per_address: usize,
+    held: Arc<Mutex<HashMap<IpAddr, usize>>>,
     request_within: Duration,
 }
 
 impl Guarded {
-    /// Admits at most `limit` connections at once, each given `request_within` per request.
-    pub fn new(listener: TcpListener, limit: usize, request_within: Duration) -> Guarded {
-        Guarded { listener, permits: Arc::new(Semaphore::new(limit)), limit, request_within }
+    /// Admits at most `limit` connections at once, `per_address` of them from one address,
+    /// each given `request_within` per request.
+    pub fn new(listener: TcpListener, limit: usize, per_address: usize, request_within: Duration) -> Guarded {
+        Guarded {
+            listener,
+            permits: Arc::new(Semaphore::new(limit)),
+            limit,
+            per_address,
+            held: Arc::new(Mutex::new(HashMap::new())),
+            request_within,
+        }
+    }
+
+    /// One more connection from `ip`, unless it holds its most already.
+    fn take(&self, ip: IpAddr) -> Option<AddressPermit> {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        let count = held.entry(ip).or_insert(0);
+        if *count >= self.per_address {
+            return None;
+        }
+        *count += 1;
+        Some(AddressPermit { ip, held: Arc::clone(&self.held) })
+    }
+}
+
+/// One of an address's connections, given back when dropped.
+struct AddressPermit {
+    ip: IpAddr,
+    held: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+impl Drop for AddressPermit {
+    fn drop(&mut self) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = held.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&self.ip);
+            }
+        }
     }
 }
 
@@ -54,10 +98,19 @@ impl Listener for Guarded {
             // screen): without TCP_NODELAY the second waits for the client's delayed
             // acknowledgement.
             let _ = stream.set_nodelay(true);
+            let Some(mine) = self.take(addr.ip()) else {
+                let text = format!(
+                    "this address holds {} connections, the most one address may; close some\n",
+                    self.per_address
+                );
+                tokio::spawn(refuse(stream, text));
+                continue;
+            };
             match self.permits.clone().try_acquire_owned() {
-                Ok(permit) => return (GuardedStream::new(stream, permit, self.request_within), addr),
+                Ok(permit) => return (GuardedStream::new(stream, (permit, mine), self.request_within), addr),
                 Err(_) => {
-                    tokio::spawn(refuse(stream, self.limit));
+                    let text = format!("the server holds {} connections, its most; try again later\n", self.limit);
+                    tokio::spawn(refuse(stream, text));
                 }
             }
         }
@@ -71,11 +124,11 @@ impl Listener for Guarded {
 /// Answers a connection past the limit with `503` and closes it. What the client sent is
 /// read first (for at most [`REFUSAL_WITHIN`]): closing a socket with unread bytes resets
 /// it, and the reset can overtake the answer.
-async fn refuse(mut stream: TcpStream, limit: usize) {
-    let text = format!("the server holds {limit} connections, its most; try again later\n");
+async fn refuse(mut stream: TcpStream, text: String) {
     let answer = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-        text.len()
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\n{}connection: close\r\n\r\n{text}",
+        text.len(),
+        super::web::SECURITY_HEADERS.iter().map(|(name, value)| format!("{name}: {value}\r\n")).collect::<String>()
     );
     let _ = tokio::time::timeout(REFUSAL_WITHIN, async {
         stream.write_all(answer.as_bytes()).await?;
@@ -90,14 +143,14 @@ async fn refuse(mut stream: TcpStream, limit: usize) {
 /// An accepted connection: its permit, and its request deadline until it is a WebSocket.
 pub struct GuardedStream {
     stream: TcpStream,
-    _permit: OwnedSemaphorePermit,
+    _permit: (OwnedSemaphorePermit, AddressPermit),
     upgraded: Arc<AtomicBool>,
     within: Duration,
     deadline: Pin<Box<Sleep>>,
 }
 
 impl GuardedStream {
-    fn new(stream: TcpStream, permit: OwnedSemaphorePermit, within: Duration) -> GuardedStream {
+    fn new(stream: TcpStream, permit: (OwnedSemaphorePermit, AddressPermit), within: Duration) -> GuardedStream {
         let deadline = Box::pin(tokio::time::sleep(within));
         GuardedStream { stream, _permit: permit, upgraded: Arc::new(AtomicBool::new(false)), within, deadline }
     }

@@ -39,6 +39,11 @@ use net::{Server, ServerConfig};
 use protocol::Limits;
 use room::{Room, RoomOptions, new_token};
 
+/// How long `diving host` goes on serving once every game is over and everyone has left, for
+/// a player who reloads the page or joins again to see the result and the log (named in
+/// README.md).
+pub const FINISHED_STAY: Duration = Duration::from_secs(600);
+
 /// What `diving host` was asked, as plain values.
 #[derive(Debug, Clone, Default)]
 pub struct HostOptions {
@@ -63,6 +68,10 @@ pub struct HostOptions {
     pub away_after: Duration,
     /// Let seats ask for `hint` and `review` (off by default).
     pub allow_hints: bool,
+    /// Origins whose pages may open connections besides the host's own (`*`: any).
+    pub allow_origins: Vec<String>,
+    /// Print the invites (and the last line) as JSON Lines.
+    pub json: bool,
 }
 
 /// The seats of a hosted game: `--players`, or `--seats N` with `--bots` in the last seats.
@@ -102,7 +111,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// `diving host`: makes (or resumes) the rooms, prints the invites, serves until every game
-/// is over and every player has left.
+/// is over and every player has left (and [`FINISHED_STAY`] has passed without one coming
+/// back).
 pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
     let away_bot = match &options.away {
         None => None,
@@ -159,13 +169,15 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             dir: Some(dir.clone()),
             limits: Limits::default(),
             stop_when_done: true,
+            stay: FINISHED_STAY,
+            allow_origins: options.allow_origins.clone(),
             tick: Some(Duration::from_secs(1)),
         };
         let server = Server::start(listener, rooms, config)?;
         // Ctrl-C or SIGTERM stops the host as the end of every game does: connections
         // closed, every game in its save, the journal removed.
         let signal = stop_signals();
-        print_invites(&server, &ids(&server), &dir)?;
+        print_invites(&server, &ids(&server), &dir, options.json)?;
         let stopper = server.stopper();
         // Set before the stop it causes, so it is set by the time the server has stopped.
         let signalled = Arc::new(AtomicBool::new(false));
@@ -185,9 +197,18 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             dir.display()
         )
     } else {
-        format!("every game is over and everyone has left; the games are in {}", dir.display())
+        format!(
+            "every game is over and everyone has left (no one came back for {} minutes); the games are in {}",
+            FINISHED_STAY.as_secs() / 60,
+            dir.display()
+        )
     };
-    writeln!(std::io::stdout(), "{how}")?;
+    if options.json {
+        let done = if stopped_by_signal { "signal" } else { "done" };
+        writeln!(std::io::stdout(), "{}", serde_json::json!({ "stopped": done, "dir": dir.display().to_string() }))?;
+    } else {
+        writeln!(std::io::stdout(), "{how}")?;
+    }
     drop(lock);
     Ok(ExitCode::SUCCESS)
 }
@@ -252,6 +273,9 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Resul
     std::fs::create_dir_all(&options.dir)
         .with_context(|| format!("cannot make the games directory {}", options.dir.display()))?;
     let lock = store::lock(&options.dir)?;
+    // Once for every room: each save reading the directory for stale temporaries made a
+    // thousand rooms take seconds before the first invite.
+    store::remove_stale_temporaries(&options.dir);
     let mut rooms = Vec::new();
     for i in 0..options.rooms.max(1) {
         let id = (i + 1).to_string();
@@ -265,14 +289,57 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Resul
             .map_err(anyhow::Error::msg)?;
         let tokens: Vec<Option<String>> = seating.iter().map(|s| s.bot.is_none().then(new_token)).collect();
         store::save_seats(&options.dir, &store::Seats { room: id.clone(), tokens: tokens.clone() })?;
-        store::save_game(&options.dir, &id, &session)?;
+        store::rewrite_game(&options.dir, &id, &session.to_save())?;
         rooms.push(Room::new(&id, session, tokens, room_options.clone()));
     }
     Ok((lock, rooms))
 }
 
-fn print_invites(server: &Server, ids: &[String], dir: &std::path::Path) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+/// The invites as JSON Lines (`diving host --json`): one `listening` object, then one per room.
+fn print_json_invites(server: &Server, ids: &[String], dir: &std::path::Path) -> anyhow::Result<()> {
+    use serde_json::json;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let addr = server.addr;
+    let listening = json!({ "listening": {
+        "ws": format!("ws://{addr}"), "browser": format!("http://{addr}/"), "dir": dir.display().to_string(),
+        "every_interface": addr.ip().is_unspecified(),
+    }});
+    writeln!(out, "{listening}")?;
+    for id in ids {
+        server
+            .with_room(id, |room| -> std::io::Result<()> {
+                let game = room.session().game();
+                let seats: Vec<serde_json::Value> = room
+                    .tokens()
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(seat, token)| {
+                        let token = token.as_ref()?;
+                        Some(json!({
+                            "seat": seat + 1, "player": game.name(seat), "token": token,
+                            "join": format!("diving join {addr}/{id} --seat {} --token {token}", seat + 1),
+                            "browser": format!("http://{addr}/{id}#seat={}&token={token}", seat + 1),
+                        }))
+                    })
+                    .collect();
+                let line = json!({ "room": {
+                    "id": id, "players": game.names(), "ruleset": room.ruleset().name, "seats": seats,
+                    "watch": format!("diving join {addr}/{id}"), "watch_browser": format!("http://{addr}/{id}"),
+                }});
+                writeln!(out, "{line}")
+            })
+            .transpose()?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn print_invites(server: &Server, ids: &[String], dir: &std::path::Path, json: bool) -> anyhow::Result<()> {
+    if json {
+        return print_json_invites(server, ids, dir);
+    }
+    // Buffered: a thousand rooms' lines written one by one took a write each.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let addr = server.addr;
     writeln!(
         out,

@@ -1,7 +1,8 @@
 //! The network edge of the server: an axum WebSocket endpoint per room (`ws://HOST:PORT/ROOM`;
 //! the same address without the upgrade, and `/`, serve the browser seat of [`web`]),
-//! one task per connection, the limits (message size, rate; connections and slow requests in
-//! [`guard`](super::guard)), the away timer,
+//! one task per connection, the limits (message size, rate, refused messages; connections,
+//! connections per address and slow requests in [`guard`](super::guard)), the `Origin` check,
+//! the headers of every answer, the close statuses, the away timer,
 //! and keeping each game on disk move by move (the `Saver`). The game itself is the [`Room`]'s; this module
 //! only moves its messages.
 
@@ -15,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures_util::{SinkExt, StreamExt};
@@ -33,7 +34,17 @@ use crate::repl::save::SaveFile;
 /// What a connection's writer is asked to do.
 enum Out {
     Text(String),
-    Close,
+    /// Close with this status code and reason (the error code that ended it, or `bye`).
+    Close(u16, String),
+}
+
+/// The close status of a connection the server ends: 1000 for a `quit`, 1001 for a server
+/// that stops, 1008 (policy) for one refused or dropped, with the error's code as the reason.
+fn close_status(last: Option<&str>) -> (u16, String) {
+    match last.and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok()) {
+        Some(v) if v["type"] == "error" => (1008, v["code"].as_str().unwrap_or("error").to_string()),
+        _ => (1000, "bye".to_string()),
+    }
 }
 
 /// A room with the writers of its connections.
@@ -76,10 +87,16 @@ pub struct ServerConfig {
     /// Keep every game here, move by move (saves and a journal, see [`store`]).
     pub dir: Option<PathBuf>,
     pub limits: Limits,
-    /// Stop once every game is over and every client has left.
+    /// Stop once every game is over and every client has left …
     pub stop_when_done: bool,
+    /// … and no client came back for this long (a page reloaded on a finished game shows it
+    /// again: its result and log).
+    pub stay: Duration,
     /// How often the away timer looks (`None`: never; tests tick rooms themselves).
     pub tick: Option<Duration>,
+    /// Origins (`http://HOST:PORT`) whose pages may open a connection, besides the page of
+    /// the address the connection came to; `*` lets any.
+    pub allow_origins: Vec<String>,
 }
 
 /// Everything the connections share.
@@ -418,6 +435,11 @@ impl Hub {
         for line in out.log {
             eprintln!("diving host: {line}");
         }
+        let mut closing = Vec::new();
+        for c in &out.close {
+            let last = out.sent.iter().rev().find(|(to, _)| to == c).map(|(_, t)| t.as_str());
+            closing.push((*c, close_status(last)));
+        }
         for (to, text) in out.sent {
             if let Some(tx) = slot.senders.get(&to)
                 && tx.try_send(Out::Text(text)).is_err()
@@ -426,20 +448,24 @@ impl Hub {
                 slot.senders.remove(&to);
             }
         }
-        for c in out.close {
+        for (c, (code, reason)) in closing {
             if let Some(tx) = slot.senders.remove(&c) {
-                let _ = tx.try_send(Out::Close);
+                let _ = tx.try_send(Out::Close(code, reason));
             }
         }
     }
 
     fn check_done(&self) {
-        if self.config.stop_when_done
-            && self.open.load(Ordering::SeqCst) == 0
-            && self.rooms.values().all(|s| lock(s).room.is_over())
-        {
+        if self.is_done() {
             self.done.notify_one();
         }
+    }
+
+    /// Every game over and every client gone, on a server that stops then.
+    fn is_done(&self) -> bool {
+        self.config.stop_when_done
+            && self.open.load(Ordering::SeqCst) == 0
+            && self.rooms.values().all(|s| lock(s).room.is_over())
     }
 }
 
@@ -507,21 +533,34 @@ impl Server {
             .route("/", get(web::index))
             .route("/assets/{file}", get(web::asset))
             .route("/{room}", get(upgrade))
+            .layer(axum::middleware::map_response(web::secure))
             .with_state(hub.clone());
         let shutdown = {
             let hub = hub.clone();
             async move {
                 let mut stop = hub.stop.subscribe();
-                tokio::select! {
-                    _ = hub.done.notified() => {}
-                    _ = stop.changed() => {}
+                loop {
+                    tokio::select! {
+                        _ = hub.done.notified() => {}
+                        _ = stop.changed() => break,
+                    }
+                    // Done: stays a while for a client that comes back (each one that leaves
+                    // again notifies anew), then stops if no one did.
+                    tokio::select! {
+                        () = tokio::time::sleep(hub.config.stay) => {}
+                        _ = stop.changed() => break,
+                    }
+                    if hub.is_done() {
+                        break;
+                    }
                 }
                 let _ = hub.stop.send(true);
             }
         };
         hub.check_done();
         let limits = hub.config.limits;
-        let listener = Guarded::new(listener, limits.connections, Duration::from_secs(limits.request_within_secs));
+        let within = Duration::from_secs(limits.request_within_secs);
+        let listener = Guarded::new(listener, limits.connections, limits.per_address, within);
         let app = app.into_make_service_with_connect_info::<Door>();
         let task = tokio::spawn(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await });
         Ok(Server { addr, hub, task })
@@ -583,18 +622,67 @@ async fn upgrade(
     State(hub): State<Arc<Hub>>,
     ConnectInfo(door): ConnectInfo<Door>,
     Path(room): Path<String>,
+    headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let Some(slot) = hub.rooms.get(&room).cloned() else {
         return (StatusCode::NOT_FOUND, format!("there is no room '{room}' on this server\n")).into_response();
     };
     let Ok(ws) = ws else { return web::page() };
+    if let Err(message) = origin_allowed(&headers, &hub.config.allow_origins) {
+        return (StatusCode::FORBIDDEN, message).into_response();
+    }
     door.upgrading();
     let max = hub.config.limits.hard_max_message;
     ws.max_message_size(max)
         .max_frame_size(max)
         .read_buffer_size(protocol::READ_BUFFER)
         .on_upgrade(move |socket| connection(hub, slot, socket))
+}
+
+/// Whether a connection may be opened by the page it comes from. A browser names the page's
+/// origin (`Origin`); any web page a player visits could otherwise open a connection to a
+/// host on their machine (and fill its spectator slots). Allowed: no `Origin` (not a
+/// browser: `diving join`, scripts), the host's own page (the origin's address is the one the
+/// request came to, its `Host`), and the origins the host allows (`--allow-origin`).
+pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {
+    let Some(origin) = headers.get(header::ORIGIN) else { return Ok(()) };
+    let origin = origin.to_str().unwrap_or("").trim_end_matches('/');
+    if allowed.iter().any(|a| a == "*" || a.trim_end_matches('/').eq_ignore_ascii_case(origin)) {
+        return Ok(());
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let authority = origin.split_once("://").map_or("", |(_, rest)| rest);
+    if !host.is_empty() && authority.eq_ignore_ascii_case(host) {
+        return Ok(());
+    }
+    let shown: String = origin.chars().filter(|c| !c.is_control()).take(100).collect();
+    Err(format!(
+        "a page from '{shown}' may not connect to this host (only its own page may; the host can allow others with --allow-origin)\n"
+    ))
+}
+
+/// Refused messages against accepted ones: each refused message (malformed, too big, too
+/// fast, or a command the game refuses: out of turn, illegal, a spectator's play) counts one
+/// up, each accepted one one down; at `max` the connection is dropped. A client that is
+/// refused now and then is never dropped; one that sends mostly refused messages is, even
+/// with accepted ones between them (any accepted message used to start the count again).
+#[derive(Debug, Clone)]
+pub struct Strikes {
+    count: u32,
+    max: u32,
+}
+
+impl Strikes {
+    pub fn new(max: u32) -> Strikes {
+        Strikes { count: 0, max }
+    }
+
+    /// Counts one message; whether the connection must be dropped now.
+    pub fn count(&mut self, refused: bool) -> bool {
+        self.count = if refused { self.count + 1 } else { self.count.saturating_sub(1) };
+        self.count >= self.max
+    }
 }
 
 /// A token bucket: `burst` messages at once, `per_second` after.
@@ -633,6 +721,7 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
     let (tx, mut rx) = mpsc::channel::<Out>(256);
     lock(&slot).senders.insert(conn, tx.clone());
     let mut writer = tokio::spawn(async move {
+        let mut status = (1001, "the server stops".to_string());
         while let Some(out) = rx.recv().await {
             match out {
                 Out::Text(text) => {
@@ -640,20 +729,27 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
                         return;
                     }
                 }
-                Out::Close => break,
+                Out::Close(code, reason) => {
+                    status = (code, reason);
+                    break;
+                }
             }
         }
-        let _ = sink.send(Message::Close(None)).await;
+        let frame = CloseFrame { code: status.0, reason: status.1.into() };
+        let _ = sink.send(Message::Close(Some(frame))).await;
     });
     let mut stop = hub.stop.subscribe();
     let mut bucket = Bucket::new(&limits, Instant::now());
     let join_by = tokio::time::Instant::now() + Duration::from_secs(limits.join_within_secs);
     let mut joined = false;
-    let mut strikes = 0;
+    let mut strikes = Strikes::new(limits.max_strikes);
     let mut writer_done = false;
     let own = tx;
     let refuse = |code: &str, message: &str| {
         let _ = own.try_send(Out::Text(protocol::error(code, message)));
+    };
+    let close = |code: u16, reason: &str| {
+        let _ = own.try_send(Out::Close(code, reason.to_string()));
     };
     loop {
         let next = tokio::select! {
@@ -665,51 +761,48 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
             _ = stop.changed() => break,
             _ = tokio::time::sleep_until(join_by), if !joined => {
                 refuse("timeout", &format!("send 'join' or 'watch' within {}s", limits.join_within_secs));
+                close(1008, "timeout");
                 break;
             }
         };
         let text = match next {
-            Some(Ok(Message::Text(text))) => text,
+            Some(Ok(Message::Text(text))) => Some(text),
             Some(Ok(Message::Binary(_))) => {
-                strikes += 1;
                 refuse("malformed", "send text messages (JSON), not binary ones");
-                if strikes >= limits.max_strikes {
-                    break;
-                }
-                continue;
+                None
             }
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
             Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
         };
-        if !bucket.allow(Instant::now()) {
-            strikes += 1;
-            let message =
-                format!("too many messages: at most {} a second (bursts of {})", limits.per_second, limits.burst);
-            refuse("rate", &message);
-            if strikes >= limits.max_strikes {
-                refuse("dropped", "too many refused messages in a row");
-                break;
+        let refused = match text {
+            None => true,
+            Some(_) if !bucket.allow(Instant::now()) => {
+                let message =
+                    format!("too many messages: at most {} a second (bursts of {})", limits.per_second, limits.burst);
+                refuse("rate", &message);
+                true
             }
-            continue;
-        }
-        if text.len() > limits.max_message {
-            strikes += 1;
+            Some(text) if text.len() > limits.max_message => {
+                let message =
+                    format!("a message may have at most {} bytes; this one has {}", limits.max_message, text.len());
+                refuse("too_big", &message);
+                true
+            }
+            Some(text) => {
+                let mut slot = lock(&slot);
+                let out = slot.room.receive(conn, &text, Instant::now());
+                let refused = out.refused;
+                joined |= slot.room.has(conn);
+                hub.deliver(&mut slot, out);
+                refused
+            }
+        };
+        if strikes.count(refused) {
             refuse(
-                "too_big",
-                &format!("a message may have at most {} bytes; this one has {}", limits.max_message, text.len()),
+                "dropped",
+                &format!("too many refused messages ({} more refused than accepted)", limits.max_strikes),
             );
-            if strikes >= limits.max_strikes {
-                break;
-            }
-            continue;
-        }
-        let mut slot = lock(&slot);
-        let out = slot.room.receive(conn, &text, Instant::now());
-        let refused = out.sent.iter().any(|(to, t)| *to == conn && t.starts_with(r#"{"type":"error""#));
-        strikes = if refused { strikes + 1 } else { 0 };
-        joined |= slot.room.has(conn);
-        hub.deliver(&mut slot, out);
-        if strikes >= limits.max_strikes {
+            close(1008, "dropped");
             break;
         }
     }

@@ -10,10 +10,33 @@ use crate::repl::json::{self as js, Object};
 use crate::repl::render::Style;
 use crate::ruleset::Ruleset;
 
+/// The longest `id` string a client may give a message.
+pub const MAX_ID: usize = 64;
+
+/// Puts `id` into a server message made for the connection that sent the message it answers:
+/// `{"type":"output",…}` becomes `{"type":"output","id":…,…}` (outputs and errors; others as
+/// they are).
+pub fn with_id(text: String, id: &Value) -> String {
+    for kind in [r#"{"type":"output","#, r#"{"type":"error","#] {
+        if let Some(rest) = text.strip_prefix(kind) {
+            return format!("{kind}\"id\":{id},{rest}");
+        }
+    }
+    text
+}
+
 /// The protocol version this program speaks. Version 2 added the `seat_view` message (the
 /// browser seat's snapshot); version 3 what a terminal client asks for (`display`, and
-/// `screen` messages for such a client).
-pub const PROTOCOL: u32 = 3;
+/// `screen` messages for such a client); version 4 `since` in `join` and `watch` (the client
+/// says what it last saw, the host sends the rest).
+pub const PROTOCOL: u32 = 4;
+
+/// The first version with `seat_view`.
+pub const SEAT_VIEW_SINCE: u32 = 2;
+/// The first version with `display` and `screen`.
+pub const DISPLAY_SINCE: u32 = 3;
+/// The first version with `since` in `join` and `watch`.
+pub const RESUME_SINCE: u32 = 4;
 
 /// The oldest version the server still serves: each version since only added messages a
 /// client asks for, so an older client is served as before.
@@ -35,12 +58,15 @@ pub struct Limits {
     pub burst: u32,
     /// … and per second after it.
     pub per_second: u32,
-    /// Refused messages in a row (too fast, malformed) before the connection is dropped.
+    /// Refused messages (too fast, malformed, refused by the game), less accepted ones,
+    /// before the connection is dropped ([`Strikes`](super::net::Strikes)).
     pub max_strikes: u32,
     /// Watchers a room holds besides its seats.
     pub spectators: usize,
-    /// Open connections the whole server holds (joined or not).
+    /// Open connections the whole server holds (joined or not) …
     pub connections: usize,
+    /// … and one address holds.
+    pub per_address: usize,
     /// Seconds a new connection has to send its `join` or `watch`.
     pub join_within_secs: u64,
     /// Seconds a connection that is not (yet) a WebSocket has to send each whole request,
@@ -60,6 +86,7 @@ impl Default for Limits {
             max_strikes: 50,
             spectators: 16,
             connections: 4096,
+            per_address: 64,
             join_within_secs: 10,
             request_within_secs: 10,
             chat: 200,
@@ -75,6 +102,7 @@ impl Limits {
             "burst": self.burst,
             "spectators": self.spectators,
             "connections": self.connections,
+            "per_address": self.per_address,
             "chat": self.chat,
         })
     }
@@ -100,7 +128,7 @@ impl RulesetId {
             text.push_str(&m.code);
         }
         RulesetId {
-            name: ruleset.name.clone(),
+            name: shown_name(&ruleset.name),
             hash: crate::ruleset::content_hash(&text),
             mods: ruleset.mods.iter().map(|m| m.name.clone()).collect(),
         }
@@ -109,6 +137,15 @@ impl RulesetId {
     pub fn to_json(&self) -> Value {
         json!({ "name": self.name, "hash": self.hash, "mods": self.mods })
     }
+}
+
+/// A ruleset's name as other machines are told it: a shipped ruleset's name, or a file's
+/// name without its folders and `.toml` (the host's paths are its own business; a joining
+/// player's `--ruleset` file of the same name and content matches it).
+fn shown_name(spec: &str) -> String {
+    let file = spec.rsplit(['/', '\\']).next().unwrap_or(spec);
+    let stem = file.strip_suffix(".toml").unwrap_or(file);
+    if stem.is_empty() { spec.to_string() } else { stem.to_string() }
 }
 
 /// A message from a client.
@@ -126,6 +163,10 @@ pub enum ClientMessage {
         /// A terminal's display (version 3): text for it, and `screen` messages.
         #[serde(default)]
         display: Option<Display>,
+        /// (version 4) The `at` of the last `output` this client received in this room: the
+        /// host sends what came after it (`None`: everything since the game began).
+        #[serde(default)]
+        since: Option<usize>,
     },
     /// Watch the room's public view.
     Watch {
@@ -134,6 +175,8 @@ pub enum ClientMessage {
         ruleset: Option<RulesetId>,
         #[serde(default)]
         display: Option<Display>,
+        #[serde(default)]
+        since: Option<usize>,
     },
     /// The terminal changed (its width, after a resize): text from now on is made for this.
     Display(Display),
@@ -154,16 +197,54 @@ pub enum ClientMessage {
 impl ClientMessage {
     /// Reads one message, or says plainly what is wrong with it.
     pub fn parse(text: &str) -> Result<ClientMessage, String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        Self::parse_with_id(text).map(|(message, _)| message)
+    }
+
+    /// Reads one message and its `id` (version 4: a number or a string of at most
+    /// [`MAX_ID`] characters, given back in the messages that answer it).
+    pub fn parse_with_id(text: &str) -> Result<(ClientMessage, Option<Value>), String> {
+        let mut value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        let id = match value.as_object_mut().and_then(|o| o.remove("id")) {
+            None | Some(Value::Null) => None,
+            Some(id @ Value::Number(_)) => Some(id),
+            Some(Value::String(s)) if s.chars().count() <= MAX_ID => Some(Value::String(s)),
+            Some(other) => {
+                return Err(format!(
+                    "'id' is a number or a string of at most {MAX_ID} characters, not {}",
+                    js_text(&other)
+                ));
+            }
+        };
+        Self::from_value(value).map(|message| (message, id))
+    }
+
+    fn from_value(value: Value) -> Result<ClientMessage, String> {
         let Some(kind) = value.get("type").and_then(Value::as_str) else {
             return Err("a message needs a \"type\" (join, watch, command, say, seat_view or display)".into());
         };
         if !matches!(kind, "join" | "watch" | "command" | "say" | "seat_view" | "display") {
             return Err(format!("unknown message type '{kind}' (join, watch, command, say, seat_view or display)"));
         }
+        if kind == "join"
+            && let Some(seat) = value.get("seat")
+            && !seat.as_u64().is_some_and(|n| n >= 1 && usize::try_from(n).is_ok())
+        {
+            let seat = js_text(seat);
+            return Err(format!("bad 'join' message: 'seat' is a seat number (1, 2, …), not {seat}"));
+        }
         let kind = kind.to_string();
         serde_json::from_value(value).map_err(|e| format!("bad '{kind}' message: {e}"))
     }
+}
+
+/// A client's value as an error message shows it: short, its control characters gone.
+fn js_text(value: &Value) -> String {
+    let text = value.to_string();
+    let mut shown: String = text.chars().filter(|c| !c.is_control()).take(40).collect();
+    if text.chars().count() > 40 {
+        shown.push('…');
+    }
+    shown
 }
 
 /// How a terminal client shows text (version 3): with colour, with Unicode (suit symbols,
@@ -271,6 +352,13 @@ mod tests {
         assert!(clean_chat("\u{7}\n", 200).is_err());
         assert!(clean_chat(&"x".repeat(201), 200).unwrap_err().contains("at most 200"));
         assert_eq!(clean_chat(&"é".repeat(200), 200).unwrap().chars().count(), 200);
+    }
+
+    #[test]
+    fn a_ruleset_file_is_named_without_the_hosts_folders() {
+        assert_eq!(shown_name("/home/host/rules/deep.toml"), "deep");
+        assert_eq!(shown_name("rules\\deep.toml"), "deep");
+        assert_eq!(shown_name("house"), "house");
     }
 
     #[test]

@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::protocol::{self, ClientMessage, Display, Limits, OLDEST_PROTOCOL, PROTOCOL, RulesetId};
+use super::protocol::{
+    self, ClientMessage, DISPLAY_SINCE, Display, Limits, OLDEST_PROTOCOL, PROTOCOL, RESUME_SINCE, RulesetId,
+    SEAT_VIEW_SINCE,
+};
 use super::web;
 use crate::bots;
 use crate::core::{Action, Event, Seat, View, Viewer};
@@ -48,11 +51,20 @@ pub struct Outbox {
     pub changed: bool,
     /// Lines for the host's log (never sent to a client).
     pub log: Vec<String>,
+    /// The message was refused (a protocol error, or a command the game refuses): it counts
+    /// toward the connection's drop.
+    pub refused: bool,
 }
 
 impl Outbox {
     fn send(&mut self, to: Conn, text: String) {
         self.sent.push((to, text));
+    }
+
+    /// A protocol error to the sender: the message is refused.
+    fn refuse(&mut self, to: Conn, code: &str, message: &str) {
+        self.refused = true;
+        self.send(to, protocol::error(code, message));
     }
 }
 
@@ -87,7 +99,8 @@ struct SeatState {
     away_since: Option<Instant>,
     /// The away bot plays for it.
     bot_playing: bool,
-    /// How many moves this seat has been told of (`None`: never joined).
+    /// How many moves this seat has been told of (`None`: never joined): what a client of
+    /// versions 1 to 3, which does not say what it saw, is sent on its return.
     told: Option<usize>,
 }
 
@@ -144,6 +157,18 @@ struct Hello {
     version: u32,
     ruleset: Option<RulesetId>,
     look: Look,
+    /// The moves the client says it has seen (version 4).
+    since: Option<usize>,
+}
+
+impl Hello {
+    /// A `join` or `watch` as the client's version reads it: a `display` from version 3 on,
+    /// `since` from version 4 on (an older client's is an unknown field, ignored).
+    fn new(version: u32, ruleset: Option<RulesetId>, display: Option<Display>, since: Option<usize>) -> Hello {
+        let display = display.filter(|_| version >= DISPLAY_SINCE);
+        let since = since.filter(|_| version >= RESUME_SINCE);
+        Hello { version, ruleset, look: Look::of(display), since }
+    }
 }
 
 /// A joined connection.
@@ -152,6 +177,8 @@ struct Reader {
     conn: Conn,
     role: Role,
     look: Look,
+    /// The protocol version it speaks: it is sent no message of a later one.
+    version: u32,
 }
 
 /// A game with its seats, tokens and watchers.
@@ -223,6 +250,10 @@ impl Room {
         self.reader(conn).map_or(Look::PLAIN, |r| r.look)
     }
 
+    fn version_of(&self, conn: Conn) -> u32 {
+        self.reader(conn).map_or(OLDEST_PROTOCOL, |r| r.version)
+    }
+
     fn viewer(role: Role) -> Viewer {
         match role {
             Role::Seat(s) => Viewer::Seat(s),
@@ -237,20 +268,38 @@ impl Room {
     /// One message from `conn` (already within the size and rate limits).
     pub fn receive(&mut self, conn: Conn, text: &str, now: Instant) -> Outbox {
         let mut out = Outbox::default();
-        let message = match ClientMessage::parse(text) {
+        let (message, id) = match ClientMessage::parse_with_id(text) {
             Ok(m) => m,
             Err(e) => {
-                out.send(conn, protocol::error("malformed", &e));
+                out.refuse(conn, "malformed", &e);
                 return out;
             }
         };
-        match (message, self.role(conn)) {
-            (ClientMessage::Join { protocol, seat, token, ruleset, display }, None) => {
-                let hello = Hello { version: protocol, ruleset, look: Look::of(display) };
-                self.join(conn, hello, seat, &token, now, &mut out)
+        self.handle(conn, message, now, &mut out);
+        // What answers a message with an `id` carries it (version 4).
+        if let Some(id) = id.filter(|_| self.version_of(conn) >= RESUME_SINCE) {
+            for (to, text) in &mut out.sent {
+                if *to == conn {
+                    *text = protocol::with_id(std::mem::take(text), &id);
+                }
             }
-            (ClientMessage::Watch { protocol, ruleset, display }, None) => {
-                self.watch(conn, Hello { version: protocol, ruleset, look: Look::of(display) }, &mut out)
+        }
+        out
+    }
+
+    fn handle(&mut self, conn: Conn, message: ClientMessage, now: Instant, out: &mut Outbox) {
+        match (message, self.role(conn)) {
+            (ClientMessage::Join { protocol, seat, token, ruleset, display, since }, None) => {
+                self.join(conn, Hello::new(protocol, ruleset, display, since), seat, &token, now, out)
+            }
+            (ClientMessage::Watch { protocol, ruleset, display, since }, None) => {
+                self.watch(conn, Hello::new(protocol, ruleset, display, since), out)
+            }
+            (ClientMessage::Display(_), Some(_)) if self.version_of(conn) < DISPLAY_SINCE => {
+                out.refuse(conn, "malformed", "'display' is a message of protocol 3 on")
+            }
+            (ClientMessage::SeatView, Some(_)) if self.version_of(conn) < SEAT_VIEW_SINCE => {
+                out.refuse(conn, "malformed", "'seat_view' is a message of protocol 2 on")
             }
             (ClientMessage::Display(display), Some(_)) => {
                 if let Some(reader) = self.conns.iter_mut().find(|r| r.conn == conn) {
@@ -258,24 +307,23 @@ impl Room {
                 }
             }
             (ClientMessage::Join { .. } | ClientMessage::Watch { .. }, Some(_)) => {
-                out.send(conn, protocol::error("joined", "this connection has already joined; open another one"))
+                out.refuse(conn, "joined", "this connection has already joined; open another one")
             }
-            (_, None) => out.send(conn, protocol::error("not_joined", "send 'join' or 'watch' first")),
+            (_, None) => out.refuse(conn, "not_joined", "send 'join' or 'watch' first"),
             (ClientMessage::Command { line, seat }, Some(role)) => match (role, seat) {
                 (Role::Seat(mine), Some(asked)) if asked != mine + 1 => {
                     let message = format!("this connection plays seat {}, not seat {asked}", mine + 1);
-                    self.reply_error(conn, role, &message, &mut out);
+                    self.reply_error(conn, role, &message, out);
                 }
                 (Role::Spectator, _) if !is_read_only(&line) => {
-                    self.reply_error(conn, role, "spectators can only look (state, log, help)", &mut out);
+                    self.reply_error(conn, role, "spectators can only look (state, log, help)", out);
                 }
-                (Role::Seat(mine), _) => self.command(conn, mine, &line, &mut out),
-                (Role::Spectator, _) => self.look(conn, role, &line, &mut out),
+                (Role::Seat(mine), _) => self.command(conn, mine, &line, out),
+                (Role::Spectator, _) => self.look(conn, role, &line, out),
             },
-            (ClientMessage::Say { text }, Some(role)) => self.say(conn, role, &text, &mut out),
-            (ClientMessage::SeatView, Some(role)) => self.seat_view(conn, role, &mut out),
+            (ClientMessage::Say { text }, Some(role)) => self.say(conn, role, &text, out),
+            (ClientMessage::SeatView, Some(role)) => self.seat_view(conn, role, out),
         }
-        out
     }
 
     /// The browser seat's snapshot for `conn` ([`web::seat_view`]), with its pending question.
@@ -377,7 +425,7 @@ impl Room {
             out.send(old, protocol::error("replaced", &format!("seat {seat} was taken by a new connection")));
             out.close.push(old);
         }
-        self.conns.push(Reader { conn, role: Role::Seat(s), look: hello.look });
+        self.conns.push(Reader { conn, role: Role::Seat(s), look: hello.look, version: hello.version });
         let was_away = self.seats[s].away_since.take().is_some();
         let bot_was_playing = std::mem::take(&mut self.seats[s].bot_playing);
         self.seats[s].conn = Some(conn);
@@ -389,7 +437,8 @@ impl Room {
                 if bot_was_playing { format!("{name} is back (the bot stops)") } else { format!("{name} is back") };
             self.tell_others(conn, &[line], &[text], out);
         }
-        self.catch_up(conn, Role::Seat(s), out);
+        let from = if hello.version >= RESUME_SINCE { hello.since } else { self.seats[s].told };
+        self.catch_up(conn, Role::Seat(s), from, out);
     }
 
     fn watch(&mut self, conn: Conn, hello: Hello, out: &mut Outbox) {
@@ -405,9 +454,9 @@ impl Room {
             out.close.push(conn);
             return;
         }
-        self.conns.push(Reader { conn, role: Role::Spectator, look: hello.look });
+        self.conns.push(Reader { conn, role: Role::Spectator, look: hello.look, version: hello.version });
         out.send(conn, self.hello(hello.version, None));
-        self.catch_up(conn, Role::Spectator, out);
+        self.catch_up(conn, Role::Spectator, hello.since, out);
     }
 
     fn check_hello(&self, hello: &Hello) -> Result<(), String> {
@@ -459,15 +508,15 @@ impl Room {
         .to_string()
     }
 
-    /// What a joining reader needs: what happened since it was last told (everything, the
-    /// first time), and, on a return, the current state and the pending question.
-    fn catch_up(&mut self, conn: Conn, role: Role, out: &mut Outbox) {
+    /// What a joining reader needs: the moves after the first `told` (everything since the
+    /// game began when `None`), and, on a return, the current state; a pending question.
+    /// `told` is what the client said it saw (`since`, protocol 4), or what an older client
+    /// was last sent; one past the moves the host has (a host that lost its last moves) is
+    /// taken as them all.
+    fn catch_up(&mut self, conn: Conn, role: Role, told: Option<usize>, out: &mut Outbox) {
         let viewer = Self::viewer(role);
         let look = self.look_of(conn);
-        let told = match role {
-            Role::Seat(s) => self.seats[s].told,
-            Role::Spectator => None,
-        };
+        let told = told.map(|k| k.min(self.at()));
         let mut events = Vec::new();
         let from = match told {
             None => {
@@ -476,18 +525,23 @@ impl Room {
             }
             Some(k) => k,
         };
-        for e in &self.session.entries()[from.min(self.at())..] {
+        for e in &self.session.entries()[from..] {
             events.extend(e.events.iter().cloned());
         }
         let (mut lines, mut text) = self.render(&events, viewer, look);
         if told.is_some() {
-            let name = match role {
-                Role::Seat(s) => self.session.game().name(s).to_string(),
-                Role::Spectator => String::new(),
-            };
             let missed = self.at() - from;
-            lines.insert(0, Object::one("rejoined", Object::one("player", json!(name)).with("missed", json!(missed))));
-            text.insert(0, look.wrap(&format!("welcome back, {name}: {missed} moves since you left")));
+            if let Role::Seat(s) = role {
+                let name = self.session.game().name(s).to_string();
+                let news = match missed {
+                    0 => "nothing was played while you were away".to_string(),
+                    1 => "1 move since you left".to_string(),
+                    n => format!("{n} moves since you left"),
+                };
+                text.insert(0, look.wrap(&format!("welcome back, {name}: {news}")));
+                let line = Object::one("player", json!(name)).with("missed", json!(missed));
+                lines.insert(0, Object::one("rejoined", line));
+            }
             lines.push(Object::one("state", self.state(viewer)));
             // A terminal is shown the board by the screen that follows.
             if !look.terminal {
@@ -598,7 +652,10 @@ impl Room {
         out.send(conn, protocol::output(self.at(), &lines, &text));
     }
 
+    /// A command refused (out of turn, illegal, unknown, not for a spectator): an `error`
+    /// object in an `output`, which counts toward the connection's drop.
     fn reply_error(&self, conn: Conn, _role: Role, message: &str, out: &mut Outbox) {
+        out.refused = true;
         let text = self.look_of(conn).error(message);
         self.reply(conn, vec![Object::one("error", json!(message))], vec![text], out);
     }

@@ -31,6 +31,18 @@ const SCRIPT: &str = include_str!("web/app.js");
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
                       connect-src 'self' ws: wss:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
+/// Sent with every answer of the server, error pages and refusals included.
+pub const SECURITY_HEADERS: [(&str, &str); 3] =
+    [("x-content-type-options", "nosniff"), ("referrer-policy", "no-referrer"), ("content-security-policy", POLICY)];
+
+/// Adds [`SECURITY_HEADERS`] to an answer (every route's, as a layer).
+pub async fn secure(mut response: Response) -> Response {
+    for (name, value) in SECURITY_HEADERS {
+        response.headers_mut().entry(name).or_insert(header::HeaderValue::from_static(value));
+    }
+    response
+}
+
 fn serve(kind: &'static str, body: &'static str) -> Response {
     (
         StatusCode::OK,
@@ -38,9 +50,6 @@ fn serve(kind: &'static str, body: &'static str) -> Response {
             (header::CONTENT_TYPE, kind),
             // A new host version's page replaces an old one at once.
             (header::CACHE_CONTROL, "no-cache"),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            (header::REFERRER_POLICY, "no-referrer"),
-            (header::CONTENT_SECURITY_POLICY, POLICY),
         ],
         body,
     )
@@ -48,8 +57,14 @@ fn serve(kind: &'static str, body: &'static str) -> Response {
 }
 
 /// `GET /` and `GET /ROOM` (without a WebSocket upgrade): the page. Opened on `/`, it asks for
-/// the room, seat and token (or to watch); opened from an invite link, it joins at once.
-pub async fn index() -> Response {
+/// the room, seat and token (or to watch); opened from an invite link, it joins at once. A
+/// WebSocket upgrade to `/` is refused: there is no room there.
+pub async fn index(headers: axum::http::HeaderMap) -> Response {
+    let upgrade = headers.get(header::UPGRADE).and_then(|v| v.to_str().ok());
+    if upgrade.is_some_and(|v| v.eq_ignore_ascii_case("websocket")) {
+        let message = "there is no room at '/': a connection joins ws://HOST:PORT/ROOM\n";
+        return (StatusCode::NOT_FOUND, message).into_response();
+    }
     page()
 }
 

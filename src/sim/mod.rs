@@ -444,7 +444,11 @@ impl Arena {
             // The action is used where `choose` left it: moving it out of the `Result` read
             // back freshly written bytes at an odd offset and stalled every turn.
             let chosen = bot.choose(&View::new(&self.game, seat));
-            if let Some(failure) = crate::script::take_aim_failure() {
+            // A card whose mod cannot say whether it is playable is reported, not hidden (only
+            // a mod's entry can fail to answer).
+            if self.mods
+                && let Some(failure) = self.game.moves().failure()
+            {
                 return Err(format!("a mod failed while {} listed the moves: {failure}", bot.name()));
             }
             let action = match &chosen {

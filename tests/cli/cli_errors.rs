@@ -161,3 +161,20 @@ fn a_simulation_needs_at_least_one_game_and_one_job() {
 fn a_chart_that_cannot_be_written_is_refused_before_the_games_run() {
     fails_with(&["sim", "--games", "5", "--plot", "/no/such/folder/chart.svg"], "there is no folder /no/such/folder");
 }
+
+/// A ruleset the default table (you and one bot) cannot play says how to seat it, with a
+/// table of the right size that then starts.
+#[test]
+fn a_ruleset_for_more_players_says_how_to_seat_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("six.toml");
+    std::fs::write(&rules, "extends = \"standard\"\nname = \"six\"\nmin_players = 6\nmax_players = 6\n").unwrap();
+    let rules = rules.to_str().unwrap();
+    let out = diving().args(["--ruleset", rules]).write_stdin("").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let example = "--players you,bot:greedy,bot:greedy,bot:greedy,bot:greedy,bot:greedy";
+    assert!(err.contains("not 2 (without --players the game seats you and one bot") && err.contains(example), "{err}");
+    let players = example.strip_prefix("--players ").unwrap();
+    diving().args(["--ruleset", rules, "--players", players]).write_stdin("quit\n").assert().success();
+}

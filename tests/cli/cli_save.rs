@@ -78,7 +78,7 @@ fn a_save_file_is_versioned_json_with_the_whole_game() {
     let dir = tempfile::tempdir().unwrap();
     let file = save_after(3, dir.path(), "game.json");
     let save: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    assert_eq!(save["version"], 2);
+    assert_eq!(save["version"], 3);
     assert_eq!(save["ruleset"], "standard");
     // Every save is a replay: the rules' content hash, the mods (none) and a hash per step.
     assert!(save["rules_hash"].as_str().unwrap().starts_with("fnv1a64:"), "{save}");
@@ -111,7 +111,7 @@ fn a_damaged_save_is_refused_with_the_file_named() {
         ("text.json", "hello".into(), "not a Diving Suits save file (a save is one JSON object"),
         ("list.json", "[1,2,3]".into(), "not a Diving Suits save file (a save is one JSON object"),
         ("other.json", "{\"version\": 1}".into(), "not a Diving Suits save file"),
-        ("future.json", edit(&|v| v["version"] = json!(3)), "format version 3"),
+        ("future.json", edit(&|v| v["version"] = json!(4)), "format version 4"),
         ("noversion.json", edit(&|v| v.as_object_mut().unwrap().retain(|k, _| k != "version")), "no format version"),
         ("negative.json", edit(&|v| v["version"] = json!(-1)), "format version must be a whole number, not -1"),
         ("textversion.json", edit(&|v| v["version"] = json!("2")), "format version must be a whole number, not \"2\""),
@@ -177,4 +177,41 @@ fn a_save_whose_ruleset_file_moved_says_how_to_name_it() {
     let (code, _, stderr) =
         run(&["--json", "--ruleset", moved.to_str().unwrap(), "--load", file.to_str().unwrap()], String::new());
     assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// Saves written by earlier versions and by this one still load and replay (fixtures in
+/// `tests/fixtures/`: format 2, whose step hashes are over the JSON text, a finished and an
+/// unfinished game; format 3, over the canonical encoding). Each goes on where it stood.
+#[test]
+fn saves_of_every_format_still_load() {
+    for (file, version, turn) in [("save-v2.json", 2, 55), ("save-v2-running.json", 2, 13), ("save-v3.json", 3, 55)] {
+        let path = format!("tests/fixtures/{file}");
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(saved["version"], version, "{file}");
+        let (code, lines, err) = run(&["--load", &path, "--json"], "state\n".into());
+        assert_eq!(code, Some(0), "{file}: {err}");
+        let state = lines.iter().find_map(|l| l.get("state")).unwrap_or_else(|| panic!("{file}: no state"));
+        assert_eq!(state["turn"], turn, "{file}");
+        assert_eq!(state, &saved["state"], "{file}: the replayed game is the saved one");
+    }
+    // The same game in both formats: the same moves, other step hashes (format 3 does not
+    // hash the JSON text).
+    let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap() };
+    let (v2, v3) = (read("tests/fixtures/save-v2.json"), read("tests/fixtures/save-v3.json"));
+    assert_eq!(v2["actions"], v3["actions"]);
+    assert_ne!(v2["steps"][0], v3["steps"][0]);
+}
+
+/// A format-2 save whose step hash was edited is still caught, at that move.
+#[test]
+fn an_edited_step_of_an_old_save_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut saved: Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/fixtures/save-v2-running.json").unwrap()).unwrap();
+    saved["steps"][4] = json!("0123456789abcdef");
+    let path = dir.path().join("edited.json");
+    std::fs::write(&path, saved.to_string()).unwrap();
+    let (code, _, err) = run(&["--load", path.to_str().unwrap()], "state\n".into());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("move 5 ") && err.contains("does not replay as recorded"), "{err}");
 }

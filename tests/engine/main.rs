@@ -14,6 +14,7 @@ mod bots_plan;
 mod bots_view;
 mod determinism;
 mod properties;
+mod proptests;
 mod registry;
 mod rules;
 mod sim_engine;

@@ -11,7 +11,7 @@ use common::{Deal, action, assert_invariants, refused_twice_then, run};
 use diving::bots::{Bot, LuaBot};
 use diving::core::{Game, Registry, Rules, View};
 use diving::repl::session::{BOT_GAME_TURNS, MAX_GAME_SAID_LINES, Seating, Session};
-use diving::script::{ModSource, load_mods, take_aim_failure};
+use diving::script::{ModSource, load_mods};
 
 const DIR: &str = "tests/mods/runtime";
 
@@ -276,10 +276,10 @@ fn a_lua_bot_starts_afresh_every_call() {
 #[test]
 fn a_failing_targets_function_is_reported_by_the_listing() {
     let mut game = two_turns(&["targets-error.lua"]);
-    take_aim_failure();
-    let legal = game.legal_actions();
+    let listing = game.moves();
+    let legal = listing.to_vec();
     assert!(!legal.iter().any(|a| a.to_string().starts_with("play 7C")), "{legal:?}");
-    let failure = take_aim_failure().expect("the failure is reported");
+    let failure = listing.failure().expect("the failure is reported").to_string();
     assert!(failure.starts_with(&format!("mod {}:5: ", path("targets-error.lua"))), "{failure}");
     assert!(failure.contains("no targets today"), "{failure}");
     let before = game.clone();

@@ -12,7 +12,7 @@ use common::{Deal, action, run};
 use diving::bots::{Bot, MctsBot};
 use diving::core::{Action, Event, Game, Registry, Rules, View};
 use diving::repl::session::{Seating, Session};
-use diving::script::{ModSource, load_mods, take_aim_failure};
+use diving::script::{ModSource, load_mods};
 
 const DIR: &str = "tests/mods/runtime";
 
@@ -179,10 +179,10 @@ fn a_game_with_search_bots_and_a_stateful_mod_saves_and_loads() {
 #[test]
 fn a_playable_function_cannot_change_the_mods_globals() {
     let game = deal().game_with(load("playable-writes.lua"));
-    take_aim_failure();
-    let legal = game.legal_actions();
+    let listing = game.moves();
+    let legal = listing.to_vec();
     assert!(!legal.iter().any(|a| a.to_string().starts_with("play 5")), "{legal:?}");
-    let failure = take_aim_failure().expect("the failure is reported");
+    let failure = listing.failure().expect("the failure is reported").to_string();
     assert!(failure.starts_with(&format!("mod {}:6: ", path("playable-writes.lua"))), "{failure}");
     assert!(failure.contains("cannot change the mod's globals"), "{failure}");
 }
@@ -195,7 +195,7 @@ fn a_playable_function_reads_the_mods_globals() {
     assert!(refused.to_string().contains("wait until everyone has played a 5"), "{refused}");
     let game = run(game, "play 9D; play 5D").game;
     assert!(game.check(&action(&game, "play 5C")).is_ok(), "both have played one");
-    assert_eq!(take_aim_failure(), None);
+    assert_eq!(game.moves().failure(), None);
 }
 
 /// Search bots in `diving sim` play on copies; a mod that would see those plays fails. It
@@ -262,4 +262,40 @@ fn a_preview_does_not_foretell_a_random_roll() {
     }
     assert!(rolls.len() >= 5, "the seeds roll differently: {rolls:?}");
     assert!(foretold <= 5, "{foretold} of 20 rolls foretold");
+}
+
+/// A turn-start hook runs on turn 1 too, while the game is dealt, and what it does is part of
+/// the game's opening like any later turn's: narrated, in the log and the JSON, and kept by a
+/// reload.
+#[test]
+fn what_a_turn_start_hook_does_on_turn_1_is_told() {
+    let (_dir, rules) = ruleset_dir("turn-one.lua");
+    let seating = ["Ann", "Bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
+    let mut session = Session::new(&rules, seating, 11, Some(deal().order())).unwrap();
+    let said = |events: &[Event]| -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Said { text } => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let opening = session.start_events();
+    assert!(matches!(opening[0], Event::TurnStarted { player: 0, turn: 1 }), "{opening:?}");
+    assert_eq!(said(&opening), ["turn 1 begins"]);
+    let action = session.game().legal_actions()[0];
+    let events = session.apply(action).unwrap().to_vec();
+    assert_eq!(said(&events), ["turn 2 begins"]);
+    session.reload().unwrap();
+    assert_eq!(said(&session.start_events()), ["turn 1 begins"], "a reload keeps the opening");
+    // The JSON mode's log opens with it.
+    let out = cli_support::diving()
+        .args(["--ruleset", &rules, "--players", "ann,bob", "--seed", "3", "--json"])
+        .write_stdin("log\n")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first_said = text.lines().find(|l| l.contains("\"said\"")).unwrap_or_default().to_string();
+    assert!(first_said.contains("turn 1 begins"), "{text}");
 }

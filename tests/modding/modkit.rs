@@ -179,7 +179,7 @@ fn mod_test_stresses_the_mod_after_its_scenarios() {
     let out = cli_support::diving().current_dir(&root).args(["mod", "test", "--games", "30"]).output().unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("lucky.lua:19: error: oxygen 11 is outside 0…10\n"), "{stderr}");
+    assert!(stderr.contains("lucky.lua:23: error: oxygen 11 is outside 0…10\n"), "{stderr}");
     assert!(stderr.contains("note: replay it with: diving sim "), "{stderr}");
     assert!(String::from_utf8(out.stdout).unwrap().contains("3 scenarios passed, 0 failed; stress: failed"));
 }
@@ -225,4 +225,81 @@ fn the_guides_scenario_example_passes_against_the_starter_mod() {
         .assert()
         .success()
         .stdout(contains("ok: 1 scenario passed, 0 failed"));
+}
+
+/// A scenario reads actions as the shell takes them too (`play 7H table`, `t2`, `over`), a
+/// `start` may give only the depth, and a turn-start hook sees the started diver on turn 1
+/// and what it does is kept (the start used to overwrite it).
+#[test]
+fn scenarios_take_the_shells_words_and_start_before_the_first_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("deep.lua"),
+        "-- A diver who starts a turn below 20 loses 1 oxygen.\n\
+         diving.on_turn_start(function(ctx, player)\n\
+           if ctx:depth(player) > 20 then ctx:set_oxygen(player, math.max(ctx:oxygen(player) - 1, 1)) end\n\
+         end)\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("rules.toml"), "extends = \"standard\"\nname = \"deep\"\nmods = [\"deep.lua\"]\n")
+        .unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "ruleset = \"rules.toml\"\n\n\
+         [[scenario]]\n\
+         name = \"the shell's words\"\n\
+         hands.Ann = \"2S 3D 4C 5H\"\n\
+         table = \"_ 9D\"\n\
+         discard = \"KC\"\n\
+         start.Ann = { depth = 30 }\n\
+         actions = \"play 9D table\"\n\
+         expect = \"\"\"\n\
+         Ann: depth 39, oxygen 7\n\
+         \"\"\"\n\n\
+         [[scenario]]\n\
+         name = \"a slot as t2\"\n\
+         table = \"_ 9D\"\n\
+         discard = \"KC\"\n\
+         actions = \"play 9D t2\"\n\
+         expect = \"\"\"\n\
+         Ann: depth 9, oxygen 9\n\
+         \"\"\"\n",
+    )
+    .unwrap();
+    let out =
+        cli_support::diving().args(["mod", "test", dir.path().join("s.toml").to_str().unwrap()]).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{text}");
+}
+
+/// The starter mod opens with what players read in `help rules` (what the 7 does), not the
+/// writer's notes; a long opening comment is cut at a word and says so.
+#[test]
+fn the_starter_mods_first_paragraph_is_for_players() {
+    let dir = tempfile::tempdir().unwrap();
+    cli_support::diving().current_dir(dir.path()).args(["mod", "new", "lucky"]).assert().success();
+    let out = cli_support::diving()
+        .current_dir(dir.path().join("lucky"))
+        .args(["--ruleset", "ruleset.toml", "--players", "ann,bob", "--seed", "1"])
+        .write_stdin("help rules\n")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.trim_start().starts_with("lucky.lua:")).unwrap_or_default();
+    assert_eq!(
+        line.trim(),
+        "lucky.lua: A 7 still moves you as usual, and also gives you back 1 oxygen (never past a full tank).",
+        "{text}"
+    );
+    let long = format!("-- {}\ndiving.on_turn_start(function() end)\n", "a long sentence of words ".repeat(20));
+    std::fs::write(dir.path().join("lucky/lucky.lua"), long).unwrap();
+    let out = cli_support::diving()
+        .current_dir(dir.path().join("lucky"))
+        .args(["--ruleset", "ruleset.toml", "--players", "ann,bob", "--seed", "1"])
+        .write_stdin("help rules\n")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.trim_start().starts_with("lucky.lua:")).unwrap_or_default();
+    assert!(line.ends_with("of words ... (the rest of this mod's opening comment is left out)"), "{line}");
 }

@@ -172,3 +172,30 @@ fn the_guides_manifest_example_and_its_messages_are_real() {
         assert_eq!(err.replace(&format!("{}/", dir.path().display()), ""), message);
     }
 }
+
+/// Two mods that replace the same card are refused, naming both files and lines: only the
+/// later would be in force. A mod that says it comes after the other (`requires` it) may,
+/// and a wrap builds on the other's entry as always.
+#[test]
+fn two_mods_replacing_one_card_are_refused_unless_one_says_it_comes_after() {
+    let seven = |name: &str| {
+        format!(
+            "diving.manifest{{ name = \"{name}\", version = \"1.0.0\", api = 1 }}\n\
+             diving.effect(7, {{ resolve = function(ctx, play) ctx:discard(play.card) end }})\n"
+        )
+    };
+    let (a, b) = (seven("sevens-a"), seven("sevens-b"));
+    let err = load(&[("a.lua", &a), ("b.lua", &b)]).unwrap_err();
+    let ruleset = Ruleset::from_text("x.toml", "");
+    assert!(ruleset.is_ok());
+    assert!(err.contains("b.lua:2"), "{err}");
+    assert!(err.contains("replaces the 7 that mod a.lua:2 (sevens-a) already replaced"), "{err}");
+    assert!(err.contains("requires = { [\"sevens-a\"] = \"*\" }"), "{err}");
+    let after = "diving.manifest{ name = \"sevens-b\", version = \"1.0.0\", api = 1, requires = { [\"sevens-a\"] = \"*\" } }\n\
+                 diving.effect(7, { resolve = function(ctx, play) ctx:discard(play.card) end })\n";
+    assert!(load(&[("a.lua", &a), ("b.lua", after)]).is_ok(), "a declared order loads");
+    let wrap = "diving.wrap(7, function(ctx, play, previous) previous(ctx, play) end)\n";
+    assert!(load(&[("a.lua", &a), ("w.lua", wrap)]).is_ok(), "a wrap builds on it");
+    let twice_in_one = format!("{a}diving.effect(7, {{ resolve = function(ctx, play) ctx:discard(play.card) end }})\n");
+    assert!(load(&[("a.lua", &twice_in_one)]).is_ok(), "one file may replace its own entry");
+}

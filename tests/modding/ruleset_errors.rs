@@ -136,7 +136,7 @@ fn bad_recovery_table() {
     );
     assert_eq!(
         one("\nhand_size = 5\n"),
-        "r.toml:2:13: the recovery table has no entry for suit pattern `3+2`, which a discard of up to 5 cards can have"
+        "r.toml:2:13: the recovery table has no entry for suit patterns `3+2`, `5`, which a discard of up to 5 cards can have"
     );
 }
 
@@ -338,7 +338,7 @@ fn check_in_json() {
 fn an_error_about_an_inherited_value_points_at_the_users_change() {
     assert_eq!(
         one("extends = \"standard\"\nhand_size = 6\n"),
-        "r.toml:2:13: the recovery table has no entry for suit pattern `2+2+2`, which a discard of up to 6 cards can have"
+        "r.toml:2:13: the recovery table has no entry for suit patterns `2+2+2`, `3+2`, `3+3`, `4+2`, `5`, `6`, which a discard of up to 6 cards can have"
     );
 }
 

@@ -19,7 +19,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use diving::server::net::{Server, ServerConfig};
-use diving::server::room::RoomOptions;
+use diving::server::room::{Room, RoomOptions};
+use diving::server::store;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 use server_support::*;
@@ -103,10 +104,12 @@ fn start_driver(path: &Path) -> Driver {
 }
 
 /// A TCP proxy on loopback in front of the server; `cut` closes every connection through it
-/// and refuses new ones until `open`.
+/// and refuses new ones until `open`; `point` sends new ones to another server (one resumed
+/// from the first one's directory).
 struct Proxy {
     addr: SocketAddr,
     open: watch::Sender<bool>,
+    target: watch::Sender<SocketAddr>,
 }
 
 impl Proxy {
@@ -114,6 +117,7 @@ impl Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (open, state) = watch::channel(true);
+        let (target, to) = watch::channel(target);
         tokio::spawn(async move {
             while let Ok((mut inbound, _)) = listener.accept().await {
                 let mut state = state.clone();
@@ -121,6 +125,7 @@ impl Proxy {
                     drop(inbound);
                     continue;
                 }
+                let target = *to.borrow();
                 tokio::spawn(async move {
                     let Ok(mut outbound) = TcpStream::connect(target).await else { return };
                     tokio::select! {
@@ -130,7 +135,11 @@ impl Proxy {
                 });
             }
         });
-        Proxy { addr, open }
+        Proxy { addr, open, target }
+    }
+
+    fn point(&self, target: SocketAddr) {
+        self.target.send_replace(target);
     }
 
     fn cut(&self) {
@@ -157,6 +166,15 @@ async fn screenshot(page: &Client, name: &str) {
     let path = artifacts().join(name);
     std::fs::write(&path, png).unwrap();
     let _ = writeln!(std::io::stderr(), "browser test: saved {}", path.display());
+}
+
+/// The lines of "What happened", as the page shows them.
+async fn log(page: &Client) -> Vec<String> {
+    let mut lines = Vec::new();
+    for li in page.find_all(Locator::Css("#log li")).await.unwrap() {
+        lines.push(li.text().await.unwrap());
+    }
+    lines
 }
 
 async fn wait_for(page: &Client, css: &str) -> fantoccini::elements::Element {
@@ -277,9 +295,13 @@ async fn play_a_game(chromium: &Path, chromedriver: &Path) {
     let driver = start_driver(chromedriver);
     let profile = tempfile::tempdir().unwrap();
     let room = room("1", &["alice", "bot:greedy", "bot:random"], 20_261_201, RoomOptions::default());
-    let server = serve(vec![room], ServerConfig::default()).await;
-    let proxy = Proxy::start(server.addr).await;
-    let token = token(&server, "1", 0);
+    let games = tempfile::tempdir().unwrap();
+    store::save_seats(games.path(), &store::Seats { room: "1".into(), tokens: room.tokens().to_vec() }).unwrap();
+    store::save_game(games.path(), "1", room.session()).unwrap();
+    let config = ServerConfig { dir: Some(games.path().to_path_buf()), ..ServerConfig::default() };
+    let mut server = Some(serve(vec![room], config.clone()).await);
+    let proxy = Proxy::start(server.as_ref().unwrap().addr).await;
+    let token = token(server.as_ref().unwrap(), "1", 0);
     let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
     args.push(format!("--user-data-dir={}", profile.path().display()));
     let capabilities = json!({
@@ -291,9 +313,11 @@ async fn play_a_game(chromium: &Path, chromedriver: &Path) {
         .connect(&format!("http://127.0.0.1:{}", driver.port))
         .await
         .expect("chromedriver starts a browser session");
-    let result = drive(&page, &server, &proxy, &token).await;
+    let result = drive(&page, &mut server, &config, &proxy, &token).await;
     let _ = page.close().await;
-    server.stop().await.unwrap();
+    if let Some(server) = server {
+        server.stop().await.unwrap();
+    }
     drop(driver);
     if let Err(panic) = result {
         std::panic::resume_unwind(panic);
@@ -303,17 +327,21 @@ async fn play_a_game(chromium: &Path, chromedriver: &Path) {
 /// The game itself; a failure is carried out so the browser and the driver are closed first.
 async fn drive(
     page: &Client,
-    server: &Server,
+    host: &mut Option<Server>,
+    config: &ServerConfig,
     proxy: &Proxy,
     token: &str,
 ) -> Result<(), Box<dyn std::any::Any + Send>> {
     use futures_util::FutureExt;
     std::panic::AssertUnwindSafe(async {
+        let mut server = host.take().unwrap();
         let invite = format!("http://{}/1#seat=1&token={token}", proxy.addr);
         page.goto(&invite).await.unwrap();
         wait_for(page, "body[data-conn='open'][data-phase='yours']").await;
         assert!(page.find(Locator::Css("#who")).await.unwrap().text().await.unwrap().contains("you are alice"));
         assert_eq!(page.find_all(Locator::Css("#divers li")).await.unwrap().len(), 3);
+        // The tab title says it is this seat's move.
+        assert!(page.title().await.unwrap().starts_with("▶ your move"), "{}", page.title().await.unwrap());
         screenshot(page, "start.png").await;
 
         // Chat reaches the table and comes back.
@@ -329,12 +357,17 @@ async fn drive(
                 break;
             }
             if turn == 3 {
-                // A reload: the page comes back to the same seat with its token.
+                // A reload: the page comes back to the same seat with its token, and shows
+                // what happened as before (it was wiped: 26 lines became 2).
+                let before = log(page).await;
+                assert!(before.len() > 5, "{before:#?}");
                 page.refresh().await.unwrap();
                 wait_for(page, "body[data-conn='open'][data-phase='yours']").await;
+                assert_eq!(log(page).await, before, "the history after a reload");
             }
             if turn == 6 {
                 // The network drops: the page says so, retries, and is back once it can.
+                let before = log(page).await;
                 let at = server.with_room("1", |r| r.session().entries().len()).unwrap();
                 proxy.cut();
                 wait_for(page, "body[data-conn='reconnecting']").await;
@@ -344,8 +377,41 @@ async fn drive(
                 proxy.open();
                 wait_for(page, "body[data-conn='open'][data-reconnects='1'][data-phase='yours']").await;
                 assert_eq!(server.with_room("1", |r| r.session().entries().len()).unwrap(), at, "no move was lost");
+                // One line says so; nothing is told twice, and no terminal board is added.
+                let mut expected = before;
+                expected.push("welcome back, alice: nothing was played while you were away".to_string());
+                assert_eq!(log(page).await, expected, "the history after a reconnection");
+            }
+            if turn == 9 {
+                // The host stops and is resumed from its directory: the page gets back in and
+                // is sent nothing twice (the whole narration was appended again).
+                let before = log(page).await;
+                proxy.cut();
+                server.stop().await.unwrap();
+                wait_for(page, "body[data-conn='reconnecting']").await;
+                let (seats, session) = store::load_all(&config.dir.clone().unwrap()).unwrap().rooms.remove(0);
+                server =
+                    serve(vec![Room::new("1", session, seats.tokens, RoomOptions::default())], config.clone()).await;
+                proxy.point(server.addr);
+                proxy.open();
+                wait_for(page, "body[data-conn='open'][data-reconnects='2'][data-phase='yours']").await;
+                let mut expected = before;
+                expected.push("welcome back, alice: nothing was played while you were away".to_string());
+                assert_eq!(log(page).await, expected, "the history after a resume");
             }
             played.push(play_one(page, turn).await);
+            if turn < 12 {
+                // The focus stays in the game after a move (it fell to the page every time).
+                wait_for(page, "body[data-phase='yours'], body[data-phase='over']").await;
+                let focused: String = page
+                    .execute("return document.activeElement === document.body ? 'body' : document.activeElement.outerHTML", vec![])
+                    .await
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                assert_ne!(focused, "body", "the focus fell to the page after move {turn}");
+            }
         }
         wait_for(page, "body[data-phase='over']").await;
         let (winner, moves) = server
@@ -377,9 +443,42 @@ async fn drive(
             moves,
             played.len()
         );
+        // Each turn's line once (the page keeps the last 300 lines).
+        let turns: Vec<String> = log(page).await.into_iter().filter(|l| l.starts_with("-- turn ")).collect();
+        let once: std::collections::HashSet<&String> = turns.iter().collect();
+        assert!(turns.len() > 10 && once.len() == turns.len(), "a turn told twice: {turns:#?}");
         screenshot(page, "end.png").await;
+        // "What happened" and the chat are announced; the discard top is read with its suit.
+        assert_eq!(attr(page, "#log", "aria-live").await, "polite");
+        assert_eq!(attr(page, "#chat", "aria-live").await, "polite");
+        let top = attr(page, "#discard .card", "aria-label").await;
+        assert!(top.contains(" of ") || top.contains("empty"), "{top}");
         page.set_window_size(390, 844).await.unwrap();
         screenshot(page, "end-phone.png").await;
+        // At a phone's width nothing scrolls sideways, and every button is a 44 px target.
+        let layout = page
+            .execute(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth, \
+                 Math.min(...[...document.querySelectorAll('button')].filter(b => b.offsetParent).map(b => b.getBoundingClientRect().height))]",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let numbers: Vec<f64> = layout.as_array().unwrap().iter().map(|n| n.as_f64().unwrap()).collect();
+        assert!(numbers[0] <= numbers[1], "the page scrolls sideways at 390 px: {numbers:?}");
+        assert!(numbers[2] >= 44.0, "a button is {} px tall", numbers[2]);
+        page.set_window_size(1100, 1300).await.unwrap();
+
+        // A seat link that names no seat shows the host's refusal, and the page stops trying
+        // (it said "cannot reach the host — reconnecting" for ever).
+        for bad in ["abc", "-1", "1.5", "99999999999999999999999", "0"] {
+            page.goto(&format!("http://{}/1#seat={bad}&token={token}", proxy.addr)).await.unwrap();
+            wait_for(page, "body[data-conn='closed']").await;
+            let banner = page.find(Locator::Css("#conn")).await.unwrap().text().await.unwrap();
+            assert!(banner.contains("seat"), "#seat={bad}: {banner}");
+            assert!(!banner.contains("reconnecting"), "#seat={bad}: {banner}");
+        }
+        *host = Some(server);
     })
     .catch_unwind()
     .await

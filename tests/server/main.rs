@@ -8,6 +8,9 @@ mod server_support;
 
 mod browser;
 mod server_leaks;
+mod server_limits;
 mod server_net;
+mod server_protocol;
 mod server_pty;
+mod server_rejoin;
 mod server_web;

@@ -166,11 +166,12 @@ async fn a_player_dropped_in_a_question_gets_the_view_the_news_and_the_question_
     let question = lines(&q).into_iter().find(|l| l.get("question").is_some()).unwrap();
     let options = question["question"]["options"].as_array().unwrap().clone();
     assert!(options.len() >= 2, "{question}");
+    let since = alice.seen();
     drop(alice);
     let away = bob.until(|m| has(m, "away")).await;
     assert_eq!(lines(&away)[0]["away"]["player"], "alice");
-    // Back with the token: the view, the news and the question.
-    let (mut alice, _) = Client::join(&server, "1", 0).await;
+    // Back with the token and what it saw: the view, the news and the question.
+    let (mut alice, _) = Client::rejoin(&server, "1", 0, since).await;
     let back = alice.recv().await.unwrap();
     let l = lines(&back);
     assert_eq!(l[0]["rejoined"]["player"], "alice");
@@ -633,12 +634,71 @@ fn a_joined_seat_gets_back_in_by_itself_when_the_server_comes_back() {
         runtime.block_on(async { diving::server::net::Server::start(listener, vec![resumed], config) }).unwrap();
     until("(back in the game)");
 
-    // And the seat plays on.
+    // It said what it saw: it is told it missed nothing, and nothing is printed again.
     writeln!(stdin, "moves").unwrap();
-    until("legal moves for alice");
+    let back = until("legal moves for alice");
+    assert!(back.iter().any(|l| l == "welcome back, alice: nothing was played while you were away"), "{back:#?}");
+    assert!(!back.iter().any(|l| l.contains("-- turn 1")), "printed again: {back:#?}");
     writeln!(stdin, "quit").unwrap();
     drop(stdin);
     assert!(join.wait().unwrap().success());
+    runtime.block_on(server.stop()).unwrap();
+}
+
+/// `diving join` from a pipe leaves once its input ends, after printing the answers to its
+/// lines (it waited for the game's end), and a `quit` line comes after the answers before it
+/// (with `--json` the `moves` answer was never printed).
+#[test]
+fn a_piped_join_prints_every_answer_and_leaves_when_its_input_ends() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let r = room("1", &["alice", "bot:greedy"], SEED, RoomOptions::default());
+    let token = r.tokens()[0].clone().unwrap();
+    let server = runtime.block_on(serve(vec![r], ServerConfig::default()));
+    let addr = server.addr;
+    let run = |input: &'static str, json: bool| {
+        let mut args = vec!["join".to_string(), format!("{addr}/1"), "--seat".into(), "1".into(), "--token".into()];
+        args.push(token.clone());
+        if json {
+            args.push("--json".into());
+        }
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let pid = child.id();
+        std::thread::spawn(move || tx.send(child.wait_with_output()));
+        match rx.recv_timeout(WAIT) {
+            Ok(out) => out.unwrap(),
+            Err(_) => {
+                let _ = Command::new("kill").arg(pid.to_string()).status();
+                panic!("diving join is still running {}s after its input {input:?} ended", WAIT.as_secs());
+            }
+        }
+    };
+    let out = run("state\n", false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("alice's hand:") || stdout.contains("hand"), "the state is printed: {stdout}");
+
+    let out = run("moves\nquit\n", true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let moves: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l.get("moves").is_some())
+        .collect();
+    assert_eq!(moves.len(), 1, "the moves answer, once: {stdout}");
+    assert!(!moves[0]["moves"].as_array().unwrap().is_empty(), "{stdout}");
+    assert!(stdout.contains(r#"{"bye":true}"#), "{stdout}");
     runtime.block_on(server.stop()).unwrap();
 }
 
@@ -773,4 +833,33 @@ async fn help_in_a_network_game_lists_what_the_room_takes() {
         assert!(lines(&m)[0]["help"].as_str().unwrap().contains("chat to the table"));
         server.stop().await.unwrap();
     }
+}
+
+/// A finished game stays viewable after its last reader leaves (a reload of the page of a
+/// game with one person and bots stopped the host): the server goes on for its `stay`, and a
+/// reader that comes back is sent the whole game, its result included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_stays_viewable_after_everyone_leaves() {
+    let r = room("1", &["bot:greedy", "bot:random"], SEED, RoomOptions::default());
+    assert!(r.is_over(), "two bots play the whole game when the room is made");
+    let config = ServerConfig { stop_when_done: true, stay: Duration::from_secs(3600), ..ServerConfig::default() };
+    let server = serve(vec![r], config).await;
+    for visit in 0..3 {
+        let mut c = Client::connect(&server, "1").await;
+        c.send(json!({"type": "watch", "protocol": PROTOCOL})).await;
+        assert_eq!(c.recv().await.expect("the host still serves")["type"], "hello", "visit {visit}");
+        let history = c.recv().await.unwrap();
+        assert!(
+            lines(&history).iter().any(|l| l["event"] == "won" || l["event"] == "draw"),
+            "visit {visit}: {history}"
+        );
+        drop(c);
+        // The server has seen the reader go (a wait for that, not a timing assertion).
+        let deadline = Instant::now() + WAIT;
+        while server.connections() > 0 {
+            assert!(Instant::now() < deadline, "the reader's leave was seen");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    server.stop().await.unwrap();
 }

@@ -330,3 +330,36 @@ fn a_signal_stops_the_host_with_every_game_saved() {
         Stopped::serving(&["--resume"], &games);
     }
 }
+
+/// `diving host --json` prints its invites as JSON Lines (they were plain text, though
+/// `--help` lists `--json`): a `listening` object, then a `room` object with each seat's token,
+/// join line and browser link.
+#[test]
+fn host_json_prints_the_invites_as_json_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Command::new(env!("CARGO_BIN_EXE_diving"))
+        .args(["--json", "host", "--players", "alice,bob,bot:greedy", "--port", "0", "--seed", "3", "--dir"])
+        .arg(dir.path().join("games"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(host.stdout.take().unwrap()).lines();
+    let mut next = || -> Value { serde_json::from_str(&out.next().expect("a line").unwrap()).expect("JSON") };
+    let listening = next();
+    let room = next();
+    host.kill().unwrap();
+    host.wait().unwrap();
+    let ws = listening["listening"]["ws"].as_str().unwrap();
+    assert!(ws.starts_with("ws://127.0.0.1:"), "{listening}");
+    let room = &room["room"];
+    assert_eq!(room["id"], "1");
+    assert_eq!(room["players"], json!(["alice", "bob", "greedy"]));
+    let seats = room["seats"].as_array().unwrap();
+    assert_eq!(seats.len(), 2, "the bot's seat has no invite: {room}");
+    let token = seats[1]["token"].as_str().unwrap();
+    assert_eq!(seats[1]["player"], "bob");
+    let addr = ws.strip_prefix("ws://").unwrap();
+    assert_eq!(seats[1]["join"], format!("diving join {addr}/1 --seat 2 --token {token}"));
+    assert_eq!(seats[1]["browser"], format!("http://{addr}/1#seat=2&token={token}"));
+}

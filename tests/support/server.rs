@@ -71,6 +71,27 @@ impl Client {
         (c, hello)
     }
 
+    /// Takes `seat` back (0-based), saying it saw the moves up to `since` (protocol 4).
+    pub async fn rejoin(server: &Server, room: &str, seat: usize, since: u64) -> (Client, Value) {
+        let mut c = Client::connect(server, room).await;
+        let token = token(server, room, seat);
+        c.send(json!({"type": "join", "protocol": PROTOCOL, "seat": seat + 1, "token": token, "since": since})).await;
+        let hello = c.recv().await.unwrap();
+        assert_eq!(hello["type"], "hello", "{hello}");
+        (c, hello)
+    }
+
+    /// The highest `at` of the outputs received: what a return says it saw.
+    pub fn seen(&self) -> u64 {
+        self.received
+            .iter()
+            .filter_map(|t| serde_json::from_str::<Value>(t).ok())
+            .filter(|m| m["type"] == "output")
+            .filter_map(|m| m["at"].as_u64())
+            .max()
+            .unwrap_or(0)
+    }
+
     pub async fn send(&mut self, v: Value) {
         self.ws.send(Message::text(v.to_string())).await.unwrap();
     }

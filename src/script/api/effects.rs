@@ -54,6 +54,7 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
                 }
             }
             let resolve = resolve.ok_or_else(|| Sandbox::raise(lua, "diving.effect needs a resolve function"))?;
+            b.check_replacement(lua, rank)?;
             b.change(lua, "effect", |registry| {
                 let effect = LuaEffect::new(&shared, registry.effect(rank), targets, playable, resolve)?;
                 registry.set_effect(rank, Arc::new(effect));
@@ -168,14 +169,11 @@ impl Effect for LuaEffect {
         }
     }
 
-    /// A failure is also recorded ([`open::record_aim_failure`]): the core's listing takes a
-    /// card whose entry fails to answer as unplayable, and the clients report it from there.
+    /// A failure is the answer: the core's listing takes a card whose entry fails to answer
+    /// as unplayable and keeps the failure ([`Moves::failure`](crate::core::Moves::failure)),
+    /// where the clients read it.
     fn aim(&self, game: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
-        let aim = self.aim_of(game, player, card);
-        if let Err(e) = &aim {
-            open::record_aim_failure(&e.0);
-        }
-        aim
+        self.aim_of(game, player, card)
     }
 
     fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {

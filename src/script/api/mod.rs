@@ -31,7 +31,7 @@ use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, Table, Value};
 use crate::core::{EffectError, Play, Rules};
 
 use super::args::HandlerArgs;
-use super::mods::Building;
+use super::building::Building;
 use super::names::CardNames;
 use super::open::{Caller, CtxObject, Owner, Script};
 use super::sandbox::{Sandbox, ScriptError, flatten};

@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const PROTOCOL = 3;
+  const PROTOCOL = 4;
   // Codes after which the server closes the connection for good: no reconnect helps.
   const FATAL = new Set(["protocol", "ruleset", "seat", "token", "full", "replaced"]);
   // Objects of an `output` that answer a command of ours.
@@ -44,6 +44,9 @@
     joined: false,
     everJoined: false,
     reconnects: 0,
+    // The \`at\` of the last \`output\`: a reconnection says it (\`since\`), and the host sends the
+    // rest, nothing twice. A reload starts again from nothing, and is sent the whole history.
+    seen: null,
     attempts: 0,
     timer: null,
     stopped: null,
@@ -68,8 +71,11 @@
     app.ws = ws;
     app.joined = false;
     ws.onopen = () => {
-      if (seat) send({ type: "join", protocol: PROTOCOL, seat: Number(seat), token: token || "" });
-      else send({ type: "watch", protocol: PROTOCOL });
+      const since = app.seen === null ? {} : { since: app.seen };
+      // The seat as the link gives it: the host says what is wrong with one that is not a seat.
+      const asked = /^[0-9]+$/.test(seat || "") && Number.isSafeInteger(Number(seat)) ? Number(seat) : seat;
+      if (seat !== null) send({ type: "join", protocol: PROTOCOL, seat: asked, token: token || "", ...since });
+      else send({ type: "watch", protocol: PROTOCOL, ...since });
     };
     ws.onmessage = (e) => {
       let message;
@@ -114,6 +120,8 @@
 
   function command(line) {
     if (!app.joined || app.commandPending) return;
+    // Taken before the choices close: their button may hold the focus.
+    const key = focusKey();
     if (send({ type: "command", line })) {
       app.commandPending = true;
       // How many commands this page has sent: lets a watcher (or a test) tell one move from the next.
@@ -121,7 +129,7 @@
       body.dataset.sent = String(app.sent);
       closeChoices();
       hint("");
-      draw();
+      draw(key);
     }
   }
 
@@ -157,9 +165,12 @@
         break;
       }
       case "error":
-        if (FATAL.has(m.code)) {
+        // Refused before the host let us in (a seat link that is no seat): trying again
+        // would be refused the same way.
+        if (FATAL.has(m.code) || !app.joined) {
           app.stopped = m.message;
           setConn("closed", m.message);
+          if (app.ws && !FATAL.has(m.code)) app.ws.close();
         } else {
           hint(m.message, true);
         }
@@ -171,10 +182,13 @@
   }
 
   function output(m) {
+    if (typeof m.at === "number") app.seen = Math.max(app.seen === null ? 0 : app.seen, m.at);
     const lines = m.json || [];
     let view = null;
     let chatOnly = lines.length > 0;
     let answered = false;
+    // A return's \`state\` comes with the board as a terminal draws it: the page draws its own.
+    const board = lines.some((line) => line.state);
     for (const line of lines) {
       if (line.seat_view) view = line.seat_view;
       if (line.chat) addChat(line.chat.player, line.chat.text);
@@ -183,7 +197,7 @@
       if (line.bye) app.stopped = "you left the game";
       if (ANSWERS.some((key) => key in line)) answered = true;
     }
-    if (!chatOnly) for (const text of m.text || []) addLog(text);
+    if (!chatOnly) for (const text of m.text || []) if (!(board && text.includes("\n"))) addLog(text);
     if (answered) app.commandPending = false;
     if (view) {
       app.viewInFlight = false;
@@ -206,16 +220,23 @@
     return rules.depth_unit ? `${shown} ${rules.depth_unit}` : String(shown);
   }
 
+  /** A card as it is read out: "5 of hearts" (the suit decides doubling). */
+  function cardLabel(text) {
+    const suit = SUITS[text.slice(-1)] || ["?", "?"];
+    return `${text.slice(0, -1)} of ${suit[1]}`;
+  }
+
   function cardNode(text, props = {}, small = false) {
     const rank = text.slice(0, -1);
     const suit = SUITS[text.slice(-1)] || ["?", "?"];
     const red = text.endsWith("H") || text.endsWith("D");
-    const label = `${rank} of ${suit[1]}`;
+    const label = cardLabel(text);
     const classes = ["card", red ? "red" : "", small ? "small" : "", props.class || ""].join(" ").trim();
     const tag = props.onclick ? "button" : "span";
     return el(
       tag,
-      { ...props, class: classes, "aria-label": props["aria-label"] || label, "data-card": text, type: tag === "button" ? "button" : null },
+      // A span is read by its label only as an image.
+      { role: tag === "span" ? "img" : null, ...props, class: classes, "aria-label": props["aria-label"] || label, "data-card": text, type: tag === "button" ? "button" : null },
       el("span", { class: "rank" }, rank),
       el("span", { class: "suit", "aria-hidden": "true" }, suit[0]),
     );
@@ -230,10 +251,40 @@
     return v.question ? "question" : "waiting";
   }
 
-  function draw() {
+  /** What has the focus, as something the next drawing can find again. */
+  function focusKey() {
+    const a = document.activeElement;
+    if (!a || a === body) return null;
+    if (a.id) return `#${a.id}`;
+    for (const key of ["data-command", "data-answer", "data-slot", "data-index"]) {
+      if (a.hasAttribute(key)) return `${a.closest("[id]") ? "#" + a.closest("[id]").id + " " : ""}[${key}="${CSS.escape(a.getAttribute(key))}"]`;
+    }
+    return null;
+  }
+
+  /** Puts the focus back after a drawing replaced the focused element (it fell to the page
+   * after every move): on the same control if it is there, else on the first card to play,
+   * else on the turn line. */
+  function refocus(key, p) {
+    const a = document.activeElement;
+    // Kept where it is, unless it waits on the turn line and it is now this seat's turn.
+    if (a && a !== body && !(a === $("turn") && p === "yours")) return;
+    const same = key && document.querySelector(key);
+    const target =
+      (same && !same.disabled && same.offsetParent !== null && same) ||
+      document.querySelector("#hand button.playable:not(:disabled), #table button.playable:not(:disabled)") ||
+      $("turn");
+    target.focus({ preventScroll: true });
+  }
+
+  function draw(given) {
     const v = app.view;
+    const key = given === undefined ? focusKey() : given;
+    const hadFocus = key !== null;
     const p = phase();
     body.dataset.phase = p;
+    // The tab says when it is this seat's move (seen from another tab).
+    document.title = p === "yours" ? "▶ your move · Diving Suits" : p === "over" ? "game over · Diving Suits" : "Diving Suits";
     if (!v) return;
     $("game").hidden = false;
     const st = v.state;
@@ -255,6 +306,7 @@
     drawHand(v, p, me);
     drawMoves(v, p);
     drawHelp(v);
+    if (hadFocus) refocus(key, p);
   }
 
   function gauge(kind, label, value, max, text) {
@@ -334,13 +386,14 @@
         class: playable ? "playable" : "",
         title: cardTitle(v, card, plays),
         "data-slot": i + 1,
-        "aria-label": `table slot ${i + 1}: ${card}${playable ? " (playable)" : ""}`,
+        "aria-label": `table slot ${i + 1}: ${cardLabel(card)}${playable ? " (playable)" : ""}`,
         disabled: !playable,
         onclick: () => clickCard(card, i + 1),
       });
     });
     $("table").replaceChildren(...slots);
-    $("discard").replaceChildren(st.discard_top ? cardNode(st.discard_top, { title: "the top of the discard pile: a card of its rank or suit played now is doubled" }) : el("span", { class: "card empty" }, "—"));
+    const top = st.discard_top;
+    $("discard").replaceChildren(top ? cardNode(top, { title: "the top of the discard pile: a card of its rank or suit played now is doubled", "aria-label": `discard top: ${cardLabel(top)}` }) : el("span", { class: "card empty", role: "img", "aria-label": "discard: empty" }, "—"));
     $("discard-size").textContent = `${st.discard_size} card${st.discard_size === 1 ? "" : "s"}`;
     $("deck").replaceChildren(el("span", { "aria-label": `deck: ${st.deck_size} cards` }, String(st.deck_size)));
   }
@@ -356,7 +409,7 @@
         class: yours && !app.recovering && plays.length ? "playable" : "",
         title: cardTitle(v, card, plays),
         "aria-pressed": app.recovering ? String(selected) : null,
-        "aria-label": `${card}${i < 9 ? ` (key ${i + 1})` : ""}`,
+        "aria-label": `${cardLabel(card)}${i < 9 ? ` (key ${i + 1})` : ""}`,
         "data-index": i + 1,
         disabled: !yours,
         onclick: () => clickCard(card, null),
@@ -416,7 +469,8 @@
   function addLog(text) {
     const log = $("log");
     const turn = /^(turn \d+|-- turn)/i.test(text) || /^—/.test(text);
-    log.append(el("li", { class: turn ? "turn" : "" }, text));
+    // A text of several lines (the board a return is sent) keeps its lines.
+    log.append(el("li", { class: `${turn ? "turn" : ""}${text.includes("\n") ? " block" : ""}`.trim() }, text));
     while (log.children.length > 300) log.firstChild.remove();
     log.scrollTop = log.scrollHeight;
   }

@@ -1,0 +1,120 @@
+//! PROTOCOL.md, version by version (issue #33, item 6): what a client of each version sends
+//! and is sent. A version-1 client gets no message of version 2 or 3 (it was sent
+//! `seat_view` and `screen`); `since` is read from version 4 on; an answer carries the `id` of
+//! the message it answers (version 4), so a client can tell it from other seats' chat and
+//! notices; unknown fields are ignored. The room is driven directly: no socket, no clock.
+
+use crate::server_support;
+
+use std::time::Instant;
+
+use diving::server::protocol::{OLDEST_PROTOCOL, PROTOCOL};
+use diving::server::room::{Outbox, Room, RoomOptions};
+use serde_json::{Value, json};
+use server_support::*;
+
+/// The messages of `out` sent to `conn`, parsed.
+fn to(out: &Outbox, conn: u64) -> Vec<Value> {
+    out.sent.iter().filter(|(c, _)| *c == conn).map(|(_, t)| serde_json::from_str(t).unwrap()).collect()
+}
+
+fn send(room: &mut Room, conn: u64, message: Value) -> Vec<Value> {
+    to(&room.receive(conn, &message.to_string(), Instant::now()), conn)
+}
+
+fn objects(messages: &[Value]) -> Vec<Value> {
+    messages.iter().flat_map(lines).collect()
+}
+
+fn two_people() -> Room {
+    room("1", &["alice", "bob"], 99, RoomOptions::default())
+}
+
+#[test]
+fn each_version_is_sent_only_its_own_messages() {
+    assert_eq!((OLDEST_PROTOCOL, PROTOCOL), (1, 4), "a new version needs its row here and in PROTOCOL.md");
+    for version in OLDEST_PROTOCOL..=PROTOCOL {
+        let mut room = two_people();
+        let token = room.tokens()[0].clone().unwrap();
+        let display = json!({"color": false, "unicode": false, "width": 80});
+        // Every field of every version, and one no version defines.
+        let join = json!({"type": "join", "protocol": version, "seat": 1, "token": token,
+                          "display": display, "since": 0, "extra": "ignored"});
+        let mut got = send(&mut room, 1, join);
+        assert_eq!(got[0]["type"], "hello", "v{version}: {got:?}");
+        assert_eq!(got[0]["protocol"], version);
+        // `since` is a return from version 4 on; before, a first join is sent the start.
+        let back = objects(&got).iter().any(|l| l.get("rejoined").is_some());
+        assert_eq!(back, version >= 4, "v{version}: {got:?}");
+        let started = objects(&got).iter().any(|l| l["event"] == "turn_started");
+        assert_eq!(started, version < 4, "v{version}: {got:?}");
+
+        let view = send(&mut room, 1, json!({"type": "seat_view"}));
+        let has_view = objects(&view).iter().any(|l| l.get("seat_view").is_some());
+        assert_eq!(has_view, version >= 2, "v{version}: {view:?}");
+        if version < 2 {
+            assert_eq!(view[0]["code"], "malformed", "{view:?}");
+        }
+        got.extend(view);
+        let resized = send(&mut room, 1, json!({"type": "display", "width": 100}));
+        if version < 3 {
+            assert_eq!(resized[0]["code"], "malformed", "v{version}: {resized:?}");
+        } else {
+            assert!(resized.is_empty(), "v{version}: {resized:?}");
+        }
+        let moves = send(&mut room, 1, json!({"type": "command", "line": "moves", "id": 7}));
+        let first = objects(&moves).iter().find_map(|l| l["moves"].as_array().cloned()).unwrap();
+        assert_eq!(moves[0].get("id").is_some(), version >= 4, "v{version}: {moves:?}");
+        let line = first[0].as_str().unwrap();
+        got.extend(moves.clone());
+        got.extend(send(&mut room, 1, json!({"type": "command", "line": line})));
+
+        let allowed: &[&str] =
+            if version >= 3 { &["hello", "output", "error", "screen"] } else { &["hello", "output", "error"] };
+        for m in &got {
+            assert!(allowed.contains(&m["type"].as_str().unwrap()), "v{version} was sent {m}");
+        }
+        let screens = got.iter().any(|m| m["type"] == "screen");
+        assert_eq!(screens, version >= 3, "v{version}: a display gives screens from version 3 on");
+    }
+}
+
+#[test]
+fn versions_outside_the_range_are_refused() {
+    for version in [0, PROTOCOL + 1] {
+        let mut room = two_people();
+        let token = room.tokens()[0].clone().unwrap();
+        let out = room.receive(
+            1,
+            &json!({"type": "join", "protocol": version, "seat": 1, "token": token}).to_string(),
+            Instant::now(),
+        );
+        assert_eq!(to(&out, 1)[0]["code"], "protocol");
+        assert_eq!(out.close, [1]);
+    }
+}
+
+/// The answer to a message with an `id` carries it, and only the sender's copy: other seats'
+/// chat and notices that come between carry none.
+#[test]
+fn answers_carry_the_id_of_the_message_they_answer() {
+    let mut room = two_people();
+    for (conn, seat) in [(1, 0), (2, 1)] {
+        let token = room.tokens()[seat].clone().unwrap();
+        send(&mut room, conn, json!({"type": "join", "protocol": PROTOCOL, "seat": seat + 1, "token": token}));
+    }
+    let out = room.receive(2, &json!({"type": "say", "text": "hi", "id": "b-1"}).to_string(), Instant::now());
+    assert_eq!(to(&out, 2)[0]["id"], "b-1");
+    assert!(to(&out, 1)[0].get("id").is_none(), "{:?}", to(&out, 1));
+    let state = send(&mut room, 1, json!({"type": "command", "line": "state", "id": 12}));
+    assert_eq!(state[0]["id"], 12);
+    // A refusal answers too.
+    let refused = send(&mut room, 2, json!({"type": "command", "line": "play ZZ", "id": "b-2"}));
+    assert_eq!(refused[0]["id"], "b-2");
+    assert!(objects(&refused)[0].get("error").is_some());
+    // An id that is neither a number nor a short string is malformed.
+    let bad = send(&mut room, 1, json!({"type": "command", "line": "state", "id": {"x": 1}}));
+    assert_eq!(bad[0]["code"], "malformed");
+    let long = send(&mut room, 1, json!({"type": "command", "line": "state", "id": "x".repeat(65)}));
+    assert_eq!(long[0]["code"], "malformed");
+}
