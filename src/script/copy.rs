@@ -2,8 +2,9 @@
 //! look-ahead, a preview, the game before an undone move) gets its own copy of what the mods
 //! keep in their variables ([`super::mods`] calls it).
 //!
-//! What is copied is *data*: `nil`, booleans, numbers, vectors, strings and tables of them, at
-//! any depth, with their metatables, shared and cyclic tables kept shared and cyclic, and
+//! What is copied is *data*: `nil`, booleans, numbers, vectors, strings and tables of them, up
+//! to [`MAX_DEPTH`] tables deep (a deeper one fails the copy with an error saying so, which the
+//! caller reports naming the mod, instead of overflowing the stack), with their metatables, shared and cyclic tables kept shared and cyclic, and
 //! frozen tables frozen. A copy's globals start as the original's; everything else in a
 //! copy is the file as it loaded into the copy's own Lua state:
 //! - a function is not data: where the original holds a function, the copy holds the
@@ -21,9 +22,13 @@ use std::collections::HashMap;
 
 use mlua::{Lua, Table, Value};
 
+/// The deepest nesting of tables copied (a global's table is at depth 1). The copy recurses
+/// once per level: this bound keeps it well inside the smallest stack a worker thread has.
+pub const MAX_DEPTH: usize = 200;
+
 /// Replaces the globals of `to` (an environment in `lua`) with a copy of those of `from`.
 pub(crate) fn copy_globals(lua: &Lua, from: &Table, to: &Table) -> mlua::Result<()> {
-    let mut copier = Copy { lua, done: HashMap::new() };
+    let mut copier = Copy { lua, done: HashMap::new(), depth: 0 };
     let old = lua.create_table()?;
     for (k, v) in raw_pairs(to)? {
         old.raw_set(k, v)?;
@@ -55,6 +60,8 @@ fn raw_pairs(t: &Table) -> mlua::Result<Vec<(Value, Value)>> {
 struct Copy<'a> {
     lua: &'a Lua,
     done: HashMap<usize, Table>,
+    /// Tables being copied, the one in hand included.
+    depth: usize,
 }
 
 impl Copy<'_> {
@@ -68,7 +75,7 @@ impl Copy<'_> {
             Value::Number(n) => Value::Number(n),
             Value::Vector(v) => Value::Vector(v),
             Value::String(s) => Value::String(self.lua.create_string(s.as_bytes())?),
-            Value::Table(t) => Value::Table(self.table(&t, there)?),
+            Value::Table(t) => Value::Table(self.nested(&t, there)?),
             // Not data: the copy keeps what its own file made there, if it is of the same kind.
             Value::Function(_) => match there {
                 Value::Function(f) => Value::Function(f.clone()),
@@ -76,6 +83,19 @@ impl Copy<'_> {
             },
             _ => Value::Nil,
         })
+    }
+
+    /// [`Copy::table`] one level deeper, refused past [`MAX_DEPTH`].
+    fn nested(&mut self, t: &Table, there: &Value) -> mlua::Result<Table> {
+        if self.depth >= MAX_DEPTH {
+            return Err(mlua::Error::runtime(format!(
+                "a global holds tables nested more than {MAX_DEPTH} deep, too deep to copy"
+            )));
+        }
+        self.depth += 1;
+        let copy = self.table(t, there);
+        self.depth -= 1;
+        copy
     }
 
     fn table(&mut self, t: &Table, there: &Value) -> mlua::Result<Table> {
@@ -109,7 +129,7 @@ impl Copy<'_> {
         }
         if let Some(meta) = t.metatable() {
             let before = there.and_then(Table::metatable).map_or(Value::Nil, Value::Table);
-            let meta = self.table(&meta, &before)?;
+            let meta = self.nested(&meta, &before)?;
             copy.set_metatable(Some(meta))?;
         }
         if t.is_readonly() {
@@ -159,5 +179,16 @@ mod tests {
         // The original is untouched, and the copy is separate from it.
         b.load("list[3][1] = 'z'").set_environment(to).exec().unwrap();
         assert_eq!(from.get::<Table>("list").unwrap().get::<Table>(3).unwrap().get::<String>(1).unwrap(), "y");
+    }
+
+    #[test]
+    fn a_table_nested_too_deep_fails_the_copy_instead_of_the_stack() {
+        let (a, b) = (Lua::new(), Lua::new());
+        let from = env(&a, "deep = {} local t = deep for i = 1, 20000 do t.next = {} t = t.next end");
+        let to = env(&b, "");
+        let e = copy_globals(&b, &from, &to).unwrap_err().to_string();
+        assert!(e.contains("nested more than 200 deep"), "{e}");
+        let from = env(&a, "deep = {} local t = deep for i = 1, 199 do t.next = {} t = t.next end");
+        copy_globals(&b, &from, &to).unwrap();
     }
 }

@@ -21,6 +21,15 @@
 //!   caught error costs [`ERROR_STEPS`]. Calls made while another budgeted call runs on the
 //!   same thread (a hook of another sandbox run by a `ctx` function) share its budget. The
 //!   script layer can also put a *pool* over several calls (`pool`), the cap of one turn.
+//!   Pattern searches (`find`, `match`, `gmatch`, `gsub`) are charged by a bound on the work
+//!   the matcher may do between two interrupts ([`pattern_steps`]: `n * m` bytes for a plain
+//!   search or a pattern with a bracket class, `%b` or `%f`), and `tonumber` by its string.
+//! - **A wall-clock bound per call** ([`Limits::time`], one second by default): what the VM
+//!   does in one step without counting it (`a < b` on two huge strings, a pattern stretch)
+//!   is stopped by the clock, read every [`CLOCK_EVERY`] interrupts and at every charge, and
+//!   fails like the budget, at the running line. It is 25 to 50 times what an honest
+//!   budget's worth of steps takes, so honest code never meets it (and games stay the same
+//!   for the same seed); a call the clock stops is hostile or broken either way.
 //! - **Nothing can catch a limit**: once the budget is spent, *every* further interrupt,
 //!   charge and `pcall` return raises the error again until the outermost call returns, and
 //!   that call fails with the budget error even if the script caught it. `pcall` and `xpcall`
@@ -58,6 +67,7 @@
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use mlua::chunk::ChunkMode;
 use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
@@ -70,6 +80,11 @@ pub const BYTES_PER_STEP: u64 = 64;
 pub const GROWN_BYTES_PER_STEP: u64 = 256;
 /// Steps a caught error costs (an error is far dearer than a step: ~100 per call's budget).
 pub const ERROR_STEPS: u64 = 10_000;
+/// The wall-clock time of one outermost call in [`Limits::default`]: 25 to 50 times what a
+/// million honest steps take, so only work the steps cannot see reaches it.
+pub const DEFAULT_TIME: Duration = Duration::from_secs(1);
+/// Interrupts between two looks at the clock (a look costs about as much as an interrupt).
+pub const CLOCK_EVERY: u32 = 16;
 /// Longest error message kept, in characters (the rest is cut off with "…").
 pub const MAX_MESSAGE: usize = 400;
 
@@ -82,13 +97,18 @@ pub struct Limits {
     pub steps: u64,
     /// Bytes the Lua state may hold.
     pub memory: usize,
+    /// Wall-clock time per outermost [`Sandbox::call`], nested calls included: the bound on
+    /// work the steps do not see one by one (two huge strings compared by `<`, a long pattern
+    /// stretch between two interrupts). Checked every [`CLOCK_EVERY`] interrupts and at every
+    /// charge, so a call stops within a few milliseconds of it.
+    pub time: Duration,
 }
 
 impl Default for Limits {
-    /// One million steps (a few milliseconds of honest work, far more than any handler
-    /// needs) and 32 MiB.
+    /// One million steps (20 to 40 ms of honest work on a release build, far more than any
+    /// handler needs), 32 MiB and one second.
     fn default() -> Limits {
-        Limits { steps: 1_000_000, memory: 32 << 20 }
+        Limits { steps: 1_000_000, memory: 32 << 20, time: DEFAULT_TIME }
     }
 }
 
@@ -144,6 +164,10 @@ struct Meter {
     reason: RefCell<Option<Trip>>,
     /// Steps left for the outermost calls to come (and its size), while a pool is open.
     pool: Cell<Option<(u64, u64)>>,
+    /// When the running outermost call must have ended, and its time limit.
+    deadline: Cell<Option<(Instant, Duration)>>,
+    /// Interrupts since the clock was last read.
+    ticks: Cell<u32>,
 }
 
 thread_local! {
@@ -156,6 +180,8 @@ thread_local! {
             tripped: Cell::new(false),
             reason: RefCell::new(None),
             pool: Cell::new(None),
+            deadline: Cell::new(None),
+            ticks: Cell::new(0),
         }
     };
 }
@@ -319,8 +345,8 @@ const OWN_CHUNK: &str = "[sandbox]";
 /// charged after. Arguments of the wrong type are passed on unchanged, so the library's own
 /// error messages are kept.
 const WRAPPERS: &str = r##"
-local charge, after, string, table, utf8, pcall, xpcall, rawlen, type, select, log =
-  charge, after, string, table, utf8, pcall, xpcall, rawlen, type, select, math.log
+local charge, charge_pattern, after, string, table, utf8, pcall, xpcall, rawlen, type, select, log, tonumber =
+  charge, charge_pattern, after, string, table, utf8, pcall, xpcall, rawlen, type, select, math.log, tonumber
 local B = BYTES
 local function bytes(v) if type(v) == "string" then return #v end return 0 end
 local function size(t) if type(t) == "table" then return rawlen(t) end return 0 end
@@ -343,9 +369,14 @@ local function out(result, ...) charge(bytes(result) / B) return result, ... end
 
 pcall_wrapped = function(f, ...) return after(pcall(f, ...)) end
 xpcall_wrapped = function(f, h, ...) return after(xpcall(f, h, ...)) end
+tonumber_wrapped = function(...) charge(bytes((...)) / B) return tonumber(...) end
 
 local s = {}
-for _, name in { "find", "match", "gmatch", "lower", "upper", "reverse", "byte", "len", "unpack", "split" } do
+for _, name in { "find", "match", "gmatch" } do
+  local f = string[name]
+  s[name] = function(a, p, ...) charge_pattern(a, p, name == "find", (select(2, ...))) return f(a, p, ...) end
+end
+for _, name in { "lower", "upper", "reverse", "byte", "len", "unpack", "split" } do
   local f = string[name]
   if f then s[name] = function(a, b, ...) charge((bytes(a) + bytes(b)) / B) return f(a, b, ...) end end
 end
@@ -358,7 +389,7 @@ for _, name in { "format", "pack", "char" } do
   if f then s[name] = function(...) charge(args(...) / B) return out(f(...)) end end
 end
 local gsub = string.gsub
-s.gsub = function(a, p, r, ...) charge((bytes(a) + bytes(p) + bytes(r)) / B) return out(gsub(a, p, r, ...)) end
+s.gsub = function(a, p, r, ...) charge_pattern(a, p, false, false) charge(bytes(r) / B) return out(gsub(a, p, r, ...)) end
 local split = string.split
 if split then
   s.split = function(a, sep) charge((bytes(a) + bytes(sep)) / B) local t = split(a, sep) charge(size(t)) return t end
@@ -536,17 +567,34 @@ impl Sandbox {
                 Ok(values)
             })
         })?;
+        let pattern_fn = lua.create_function(|lua, (s, p, find, plain): (Value, Value, bool, Value)| {
+            let bytes = |v: &Value| match v {
+                Value::String(s) => s.as_bytes().len() as u64,
+                _ => 0,
+            };
+            let pattern = match &p {
+                Value::String(p) => p.as_bytes().to_vec(),
+                _ => Vec::new(),
+            };
+            let plain = !matches!(plain, Value::Nil | Value::Boolean(false));
+            charge(lua, pattern_steps(bytes(&s), &pattern, find, plain))
+        })?;
+        globals.raw_set("charge_pattern", pattern_fn)?;
         globals.raw_set("charge", charge_fn)?;
         globals.raw_set("after", after)?;
         globals.raw_set("BYTES", BYTES_PER_STEP as i64)?;
         lua.load(WRAPPERS).set_name(format!("={OWN_CHUNK}")).exec()?;
-        for (wrapped, name) in [("pcall_wrapped", "pcall"), ("xpcall_wrapped", "xpcall"), ("unpack_wrapped", "unpack")]
-        {
+        for (wrapped, name) in [
+            ("pcall_wrapped", "pcall"),
+            ("xpcall_wrapped", "xpcall"),
+            ("unpack_wrapped", "unpack"),
+            ("tonumber_wrapped", "tonumber"),
+        ] {
             let f: Value = globals.raw_get(wrapped)?;
             globals.raw_set(name, f)?;
             globals.raw_set(wrapped, Value::Nil)?;
         }
-        for name in ["charge", "after", "BYTES"] {
+        for name in ["charge", "charge_pattern", "after", "BYTES"] {
             globals.raw_set(name, Value::Nil)?;
         }
         Ok(())
@@ -677,6 +725,8 @@ impl Sandbox {
             let outer = m.depth.get() == 0;
             if outer {
                 m.steps.set(0);
+                m.ticks.set(0);
+                m.deadline.set(Some((Instant::now() + self.limits.time, self.limits.time)));
                 m.tripped.set(false);
                 m.reason.replace(None);
                 match m.pool.get() {
@@ -750,6 +800,34 @@ impl Sandbox {
     }
 }
 
+/// The characters that make `string.find` match a pattern rather than search for the text.
+const PATTERN_SPECIALS: &[u8] = b"^$*+?.([%-";
+
+/// The steps a pattern search of `subject` bytes for `pattern` is charged up front: a bound
+/// on the work the matcher may do between two interrupts (it interrupts once per start
+/// position and per backtracking step, never inside one stretch of matching).
+/// - a plain search (`find` with `plain`, or a pattern without special characters) compares
+///   the pattern at each place it could start: `(n - m + 1) * m` bytes;
+/// - a bracket class (`[...]`), a balance (`%b`) or a frontier (`%f`) may scan the subject
+///   once per pattern byte without an interrupt (`^[aaa…b]*` compares each subject byte with
+///   the whole class): `n * m` bytes;
+/// - any other pattern reads the subject and the pattern once per stretch: `n + m` bytes.
+///
+/// Each, like every library charge, at [`BYTES_PER_STEP`] bytes a step. What the matcher
+/// does over many stretches is counted by the interrupts, and stopped by the clock.
+pub(crate) fn pattern_steps(subject: u64, pattern: &[u8], find: bool, plain: bool) -> u64 {
+    let m = pattern.len() as u64;
+    let searched = find && (plain || !pattern.iter().any(|b| PATTERN_SPECIALS.contains(b)));
+    let scanned = if searched {
+        (subject + 1).saturating_sub(m).saturating_mul(m)
+    } else if pattern.contains(&b'[') || pattern.windows(2).any(|w| w == b"%b" || w == b"%f") {
+        subject.saturating_mul(m)
+    } else {
+        0
+    };
+    scanned.saturating_add(subject + m) / BYTES_PER_STEP
+}
+
 /// Charges `steps` to the running call's budget (nothing when no budgeted call runs): an
 /// error that trips the call once the budget is spent.
 pub(crate) fn charge(lua: &Lua, steps: u64) -> mlua::Result<()> {
@@ -765,7 +843,28 @@ fn charge_in(lua: &Lua, m: &Meter, steps: u64) -> mlua::Result<()> {
     }
     let total = m.steps.get().saturating_add(steps);
     m.steps.set(total);
-    if total > m.limit.get() { Err(trip(lua, m, None, budget_message(m))) } else { Ok(()) }
+    if total > m.limit.get() {
+        return Err(trip(lua, m, None, budget_message(m)));
+    }
+    check_clock(lua, m)
+}
+
+/// Fails the running call once its wall-clock time is up.
+fn check_clock(lua: &Lua, m: &Meter) -> mlua::Result<()> {
+    m.ticks.set(0);
+    match m.deadline.get() {
+        Some((deadline, time)) if Instant::now() > deadline => Err(trip(
+            lua,
+            m,
+            None,
+            format!(
+                "used up its time budget of {} ms (work the step budget does not count one by one: huge strings \
+                 compared, searched or converted?)",
+                time.as_millis()
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn budget_message(m: &Meter) -> String {
@@ -828,6 +927,11 @@ fn interrupt(lua: &Lua, own: &Holding, memory: u64) -> mlua::Result<VmState> {
         m.steps.set(steps);
         if steps > m.limit.get() {
             return Err(trip(lua, m, None, budget_message(m)));
+        }
+        let ticks = m.ticks.get() + 1;
+        m.ticks.set(ticks);
+        if ticks >= CLOCK_EVERY {
+            check_clock(lua, m)?;
         }
         if used >= memory - memory / 16 {
             return Err(trip(lua, m, None, format!("used more than the memory limit of {} KiB", memory / 1024)));
@@ -1049,7 +1153,8 @@ mod tests {
     use super::*;
 
     fn run(code: &str) -> Result<Value, ScriptError> {
-        let sandbox = Sandbox::with_limits("test", Limits { steps: 100_000, memory: 8 << 20 }).unwrap();
+        let sandbox =
+            Sandbox::with_limits("test", Limits { steps: 100_000, memory: 8 << 20, ..Limits::default() }).unwrap();
         sandbox.load("t.lua", code).map(|l| l.value)
     }
 
@@ -1178,7 +1283,8 @@ mod tests {
 
     #[test]
     fn the_sandbox_is_usable_after_a_failure() {
-        let sandbox = Sandbox::with_limits("test", Limits { steps: 10_000, memory: 4 << 20 }).unwrap();
+        let sandbox =
+            Sandbox::with_limits("test", Limits { steps: 10_000, memory: 4 << 20, ..Limits::default() }).unwrap();
         assert!(sandbox.load("a.lua", "while true do end").is_err());
         assert!(sandbox.load("a.lua", "local t = {} while true do t[#t + 1] = {} end").is_err());
         assert_eq!(sandbox.load("a.lua", "return 7").unwrap().value, Value::Integer(7));
@@ -1210,7 +1316,8 @@ mod tests {
 
     #[test]
     fn pcall_cannot_catch_the_memory_limit() {
-        let sandbox = Sandbox::with_limits("test", Limits { steps: 1 << 40, memory: 8 << 20 }).unwrap();
+        let sandbox =
+            Sandbox::with_limits("test", Limits { steps: 1 << 40, memory: 8 << 20, ..Limits::default() }).unwrap();
         let run = |code: &str| sandbox.load("t.lua", code).map(|l| l.value);
         let e =
             run("local ok = pcall(function() local t = {} for i = 1, 1e8 do t[i] = i end end)\nreturn 1").unwrap_err();
@@ -1247,7 +1354,7 @@ mod tests {
     #[test]
     fn memory_is_charged_to_the_sandbox_that_holds_it() {
         let group = MemoryGroup::new(12 << 20);
-        let limits = Limits { steps: 10_000_000, memory: 8 << 20 };
+        let limits = Limits { steps: 10_000_000, memory: 8 << 20, ..Limits::default() };
         let hoarder = Sandbox::in_group("hoard.lua", limits, Some(&group)).unwrap();
         let innocent = Sandbox::in_group("innocent.lua", limits, Some(&group)).unwrap();
         hoarder.load("hoard.lua", "keep = {} for i = 1, 6 do keep[i] = string.rep(tostring(i), 1e6) end").unwrap();

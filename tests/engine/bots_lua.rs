@@ -191,3 +191,29 @@ fn lua_bots_are_reproducible_and_forget_each_game() {
     };
     assert_eq!(run("1"), run("2"));
 }
+
+/// Issue 35: a bot's pattern, comparison and conversion bombs are stopped (by the charge of
+/// their size or by the call's time budget) at their line, well within a generous bound.
+#[test]
+fn a_bots_pattern_compare_and_conversion_bombs_are_stopped() {
+    for (code, fragment) in [
+        ("local s = string.rep('(', 200000)\nfunction choose(v, m) return s:find('%b()') end", "time budget"),
+        (
+            "local c = '^[' .. string.rep('a', 30000) .. 'b]*'\nlocal s = string.rep('b', 30000)\nfunction choose(v, m) for i = 1, 1000 do local x = s:match(c) end return 1 end",
+            "used up its budget",
+        ),
+        (
+            "local a, b = string.rep('x', 4e6) .. 'a', string.rep('x', 4e6) .. 'b'\nfunction choose(v, m) local n = 0 for i = 1, 1e6 do if a < b then n += 1 end end return 1 end",
+            "time budget",
+        ),
+        (
+            "local d = string.rep('7', 4e6)\nfunction choose(v, m) for i = 1, 1000 do local n = tonumber(d) end return 1 end",
+            "used up its budget",
+        ),
+    ] {
+        let start = std::time::Instant::now();
+        let e = message(code);
+        assert!(e.contains("test-bot.lua:") && e.contains(fragment), "{code}: {e}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(15), "{code}: {:?}", start.elapsed());
+    }
+}

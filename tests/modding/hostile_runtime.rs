@@ -446,3 +446,52 @@ fn the_shells_moves_reports_a_failing_playable_function() {
     let errors = cli_support::errors(&cli_support::json_lines(&output.stdout));
     assert!(errors.iter().any(|e| e.contains("broken.lua:3: ") && e.contains("cannot tell")), "{errors:?}");
 }
+
+// ----- issue 35: work the steps do not see one by one is bounded too -----
+
+const TIME: &str = "used up its time budget of 1000 ms";
+
+/// Runs `misbehaves` (which applies the hostile action twice) and checks it was stopped
+/// within a generous bound: without the bound each attempt ran for tens of seconds or more.
+fn stopped_soon(file: &str, line: u32, fragment: &str) {
+    let start = std::time::Instant::now();
+    misbehaves(&[file], file, Some(line), fragment);
+    let took = start.elapsed();
+    assert!(took < std::time::Duration::from_secs(20), "{file}: two attempts took {took:?}");
+}
+
+/// `%b()` over 200k `(`: one step per start position, each scanning the rest (27.7 s before).
+#[test]
+fn a_balance_pattern_over_a_long_string_is_stopped_by_the_clock() {
+    stopped_soon("lib-balance.lua", 7, TIME);
+}
+
+/// A 30 kB bracket class over 30 kB: charged by size up front, so it fails on steps.
+#[test]
+fn a_long_bracket_class_is_charged_by_its_size() {
+    stopped_soon("lib-class.lua", 8, BUDGET);
+}
+
+/// `a < b` on two 4 MB strings: one step each, stopped by the clock.
+#[test]
+fn comparing_huge_strings_is_stopped_by_the_clock() {
+    stopped_soon("vm-compare.lua", 9, TIME);
+}
+
+/// `tonumber` of a 4 MB string is charged by its size.
+#[test]
+fn converting_a_huge_string_is_charged_by_its_size() {
+    stopped_soon("lib-tonumber.lua", 6, BUDGET);
+}
+
+/// Issue 35: a global 20,000 tables deep overflowed the stack when copied for a copy of the
+/// game (exit 134, no name, in `check` and `sim` with mcts). The copy is depth-bounded
+/// (`copy::MAX_DEPTH`): both end normally (`check` and `sim` would name the mod if the copy's
+/// failure reached the game; `check`/`sim` exit by status, never by a signal).
+#[test]
+fn a_deep_global_does_not_crash_check_or_sim_with_mcts() {
+    let (code, stderr) = check(&["deep-globals.lua"]);
+    assert!(code == 0 || stderr.contains("deep-globals.lua"), "{code}: {stderr}");
+    let (code, _, stderr) = sim(&["deep-globals.lua"], &["--games", "1", "--players", "mcts,greedy"]);
+    assert!(code == 0 || stderr.contains("deep-globals.lua"), "{code}: {stderr}");
+}
