@@ -290,7 +290,7 @@ pub struct HostArgs {
     /// Let every seat ask for `hint` on its turn and `review` after the game (off by default)
     #[arg(long)]
     pub allow_hints: bool,
-    /// Let pages from this origin (http://example.com:8080, or * for any) open connections;
+    /// Let pages from this origin (`http://example.com:8080`, or `*` for any) open connections;
     /// by default only the host's own page may (comma-separated, or given again)
     #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,

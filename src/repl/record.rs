@@ -39,7 +39,7 @@ pub fn differences(name: &str, hash: &str, mods: &[ModRecord], ruleset: &Ruleset
 }
 
 /// The hash of one step of a game: the events a move caused (every card) and the state it
-/// left (`game`, after the move), in the canonical encoding of [`Canonical`]: a versioned
+/// left (`game`, after the move), in the canonical encoding of `Canonical`: a versioned
 /// byte layout of the core's own values, not any text a user reads, so rewording a message or
 /// a JSON field changes no save. Two replays of a move agree exactly when their steps'
 /// hashes do.

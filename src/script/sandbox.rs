@@ -22,7 +22,7 @@
 //!   same thread (a hook of another sandbox run by a `ctx` function) share its budget. The
 //!   script layer can also put a *pool* over several calls (`pool`), the cap of one turn.
 //!   Pattern searches (`find`, `match`, `gmatch`, `gsub`) are charged by a bound on the work
-//!   the matcher may do between two interrupts ([`pattern_steps`]: `n * m` bytes for a plain
+//!   the matcher may do between two interrupts (`pattern_steps`: `n * m` bytes for a plain
 //!   search or a pattern with a bracket class, `%b` or `%f`), and `tonumber` by its string.
 //! - **A wall-clock bound per call** ([`Limits::time`], one second by default): what the VM
 //!   does in one step without counting it (`a < b` on two huge strings, a pattern stretch)
