@@ -115,9 +115,12 @@
 //!   the simulator reloads mods for every fixed block of games. *`tests/engine/determinism.rs`,
 //!   `tests/cli/sim_cli.rs`, `tests/modding/hostile_runtime.rs`, `tests/modding/mod_state.rs`.*
 //! - **Every call into Lua is budgeted.** One step budget per call (per thread, shared by
-//!   nested calls, charging library work and caught errors), a pool per turn, a memory limit
-//!   per mod and a total; nothing a script does can catch them, and a failure is located
-//!   from the Lua stack, never from its message. *`tests/modding/hostile_mods.rs` (load time),
+//!   nested calls, charging library work by its size — patterns and `tonumber` included —
+//!   and caught errors), a wall-clock limit per call (1 s, shared by nested calls: the one
+//!   limit that is not deterministic, reached only by a call already far past what an honest
+//!   mod's steps take, so honest games keep their seed), a pool per turn, a memory limit per
+//!   mod and a total; copies of mod globals stop at 200 tables deep; nothing a script does
+//!   can catch them, and a failure is located from the Lua stack, never from its message. *`tests/modding/hostile_mods.rs` (load time),
 //!   `tests/modding/hostile_runtime.rs` (run time).*
 //! - **Refusal changes nothing.** An illegal action, or a replaced entry or hook that fails
 //!   half-way, comes back as a typed [`core::ActionError`]; the game is exactly as before and

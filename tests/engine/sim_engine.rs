@@ -46,9 +46,44 @@ fn recovery_gain_agrees_with_the_pattern_table() {
         deck.shuffle(&mut rng);
         for n in 1..=8 {
             let cards: &[Card] = &deck[..n];
-            let expected =
-                rules.recovery.get(&SuitPattern::of(cards)).copied().unwrap_or(diving::core::Gain::Amount(0));
+            // The table's entry; for a discard past the table (more cards than a hand holds),
+            // the best entry whose runs can each be matched to a suit holding at least as many.
+            let expected = rules.recovery.get(&SuitPattern::of(cards)).copied().unwrap_or_else(|| {
+                let counts = diving::core::Suit::ALL.map(|s| cards.iter().filter(|c| c.suit == s).count());
+                rules
+                    .recovery
+                    .iter()
+                    .filter(|(pattern, _)| fits(&pattern.to_string(), counts))
+                    .map(|(_, gain)| *gain)
+                    .max_by_key(|g| match g {
+                        diving::core::Gain::Amount(n) => u64::from(*n),
+                        diving::core::Gain::Max => u64::MAX,
+                    })
+                    .unwrap_or(diving::core::Gain::Amount(0))
+            });
             assert_eq!(rules.recovery_gain(cards), expected, "{cards:?}");
         }
     }
+}
+
+/// Whether the runs of `pattern` (`none`, `2`, `3+2` …) can each take a different suit that
+/// holds at least that many of `counts`: tried over every order of the four suits.
+fn fits(pattern: &str, counts: [usize; 4]) -> bool {
+    let runs: Vec<usize> =
+        if pattern == "none" { Vec::new() } else { pattern.split('+').map(|r| r.parse().unwrap()).collect() };
+    let mut order = [0, 1, 2, 3];
+    // Heap's algorithm, all 24 orders.
+    fn each(k: usize, order: &mut [usize; 4], f: &mut dyn FnMut(&[usize; 4]) -> bool) -> bool {
+        if k == 1 {
+            return f(order);
+        }
+        for i in 0..k {
+            if each(k - 1, order, f) {
+                return true;
+            }
+            if k % 2 == 0 { order.swap(i, k - 1) } else { order.swap(0, k - 1) }
+        }
+        false
+    }
+    each(4, &mut order, &mut |o| runs.iter().enumerate().all(|(i, &r)| counts[o[i]] >= r))
 }
