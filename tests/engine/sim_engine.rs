@@ -81,7 +81,7 @@ fn fits(pattern: &str, counts: [usize; 4]) -> bool {
             if each(k - 1, order, f) {
                 return true;
             }
-            if k % 2 == 0 { order.swap(i, k - 1) } else { order.swap(0, k - 1) }
+            if k.is_multiple_of(2) { order.swap(i, k - 1) } else { order.swap(0, k - 1) }
         }
         false
     }
