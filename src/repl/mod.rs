@@ -230,16 +230,23 @@ pub fn play_branch<R: BufRead>(
 /// Colour and Unicode for a terminal: colour unless `--no-color` or `NO_COLOR`; Unicode when
 /// the locale says UTF-8.
 pub fn terminal_style(no_color: bool) -> Style {
-    let stdout_tty = io::stdout().is_terminal();
-    let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    style_for(io::stdout().is_terminal(), no_color, |key| std::env::var(key).ok())
+}
+
+/// [`terminal_style`] for a terminal or not, `--no-color`, and the environment `env` reads:
+/// colour unless `--no-color`, `NO_COLOR` or `TERM=dumb` (a terminal that shows escape codes
+/// as text); Unicode when the locale says UTF-8.
+fn style_for(tty: bool, no_color: bool, env: impl Fn(&str) -> Option<String>) -> Style {
+    let no_color_env = env("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let dumb = env("TERM").is_some_and(|t| t == "dumb");
     let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
         .iter()
-        .filter_map(|k| std::env::var(k).ok())
+        .filter_map(|k| env(k))
         .find(|v| !v.is_empty())
         .unwrap_or_default()
         .to_lowercase();
     let utf8 = locale.contains("utf-8") || locale.contains("utf8");
-    Style { color: stdout_tty && !no_color && !no_color_env, unicode: stdout_tty && utf8 }
+    Style { color: tty && !no_color && !no_color_env && !dumb, unicode: tty && utf8 }
 }
 
 /// The seats from `--players` (or the default): names, and bots as `bot:SPEC`.
@@ -438,6 +445,23 @@ fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Colour only on a terminal that shows it: `--no-color`, `NO_COLOR` and `TERM=dumb`
+    /// each turn it off; Unicode follows the locale.
+    #[test]
+    fn colour_is_off_for_a_dumb_terminal_and_when_asked() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |key: &str| pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| v.to_string())
+        };
+        let plain = env(&[("LANG", "C.UTF-8"), ("TERM", "xterm-256color")]);
+        assert_eq!(style_for(true, false, plain), Style { color: true, unicode: true });
+        assert_eq!(style_for(true, true, plain), Style { color: false, unicode: true });
+        assert_eq!(style_for(false, false, plain), Style::PLAIN);
+        let dumb = env(&[("LANG", "C.UTF-8"), ("TERM", "dumb")]);
+        assert_eq!(style_for(true, false, dumb), Style { color: false, unicode: true });
+        let no_color = env(&[("NO_COLOR", "1"), ("LC_ALL", "C")]);
+        assert_eq!(style_for(true, false, no_color), Style { color: false, unicode: false });
+    }
 
     #[test]
     fn bots_are_named_after_their_spec_and_numbered() {
