@@ -8,7 +8,7 @@
 use crate::cli_support;
 use crate::common;
 
-use common::{Deal, action, run};
+use common::{Deal, action, run, said};
 use diving::bots::{Bot, MctsBot};
 use diving::core::{Action, Event, Game, Registry, Rules, View};
 use diving::repl::session::{Seating, Session};
@@ -272,15 +272,6 @@ fn what_a_turn_start_hook_does_on_turn_1_is_told() {
     let (_dir, rules) = ruleset_dir("turn-one.lua");
     let seating = ["Ann", "Bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
     let mut session = Session::new(&rules, seating, 11, Some(deal().order())).unwrap();
-    let said = |events: &[Event]| -> Vec<String> {
-        events
-            .iter()
-            .filter_map(|e| match e {
-                Event::Said { text } => Some(text.clone()),
-                _ => None,
-            })
-            .collect()
-    };
     let opening = session.start_events();
     assert!(matches!(opening[0], Event::TurnStarted { player: 0, turn: 1 }), "{opening:?}");
     assert_eq!(said(&opening), ["turn 1 begins"]);

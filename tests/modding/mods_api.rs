@@ -5,7 +5,7 @@ use crate::common;
 
 use std::sync::Arc;
 
-use common::{Deal, action, assert_state};
+use common::{Deal, action, assert_state, said};
 use diving::bots::GreedyBot;
 use diving::core::{ActionError, Event, Game, Registry, Rules, Setup, View};
 use diving::script::{ModSource, load_mods};
@@ -23,17 +23,6 @@ fn mods(files: &[&str]) -> Registry {
 fn mods_with(rules: &Rules, files: &[&str]) -> Registry {
     let sources: Vec<ModSource> = files.iter().map(|f| source(&format!("tests/mods/{f}"))).collect();
     load_mods(rules, &sources).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The narration lines in these events.
-fn said(events: &[Event]) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Said { text } => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// What a two-player game dealt with `seed`, with these mods, narrates over `actions` actions,

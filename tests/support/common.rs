@@ -363,3 +363,14 @@ pub fn fragile_ruleset(dir: &std::path::Path) -> std::path::PathBuf {
     .unwrap();
     dir.join("fragile.toml")
 }
+
+/// The narration lines (`ctx:say`) in these events, in order.
+pub fn said(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Said { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
