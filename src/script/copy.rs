@@ -22,28 +22,57 @@ use std::collections::HashMap;
 
 use mlua::{Lua, Table, Value};
 
+#[cfg(doc)]
+use super::sandbox::Limits;
+use super::sandbox::{self, BYTES_PER_STEP};
+
 /// The deepest nesting of tables copied (a global's table is at depth 1). The copy recurses
 /// once per level: this bound keeps it well inside the smallest stack a worker thread has.
 pub const MAX_DEPTH: usize = 200;
 
+/// The most work one copy may do, in steps of the sandbox's budget: one a value copied, and
+/// one per [`BYTES_PER_STEP`] bytes of a string. The budget of one call
+/// ([`Limits::default`]): a copy is charged like the work of a call, and one that would cost
+/// more than a call may do fails, naming the global.
+pub const MAX_STEPS: u64 = 1_000_000;
+
 /// Replaces the globals of `to` (an environment in `lua`) with a copy of those of `from`.
 pub(crate) fn copy_globals(lua: &Lua, from: &Table, to: &Table) -> mlua::Result<()> {
-    let mut copier = Copy { lua, done: HashMap::new(), depth: 0 };
-    let old = lua.create_table()?;
-    for (k, v) in raw_pairs(to)? {
-        old.raw_set(k, v)?;
-    }
-    to.clear()?;
-    for (key, value) in raw_pairs(from)? {
-        let key = copier.value(key, &Value::Nil)?;
-        if key.is_nil() {
-            continue;
+    let mut copier = Copy { lua, done: HashMap::new(), depth: 0, steps: 0 };
+    let copied = copier.globals(from, to);
+    sandbox::spend(copier.steps);
+    copied
+}
+
+impl Copy<'_> {
+    /// [`copy_globals`]'s work.
+    fn globals(&mut self, from: &Table, to: &Table) -> mlua::Result<()> {
+        let old = self.lua.create_table()?;
+        for (k, v) in raw_pairs(to)? {
+            old.raw_set(k, v)?;
         }
-        let there: Value = old.raw_get(&key)?;
-        let value = copier.value(value, &there)?;
-        to.raw_set(key, value)?;
+        to.clear()?;
+        for (key, value) in raw_pairs(from)? {
+            let key = self.value(key, &Value::Nil)?;
+            if key.is_nil() {
+                continue;
+            }
+            let there: Value = old.raw_get(&key)?;
+            let value = self.value(value, &there).map_err(|e| {
+                mlua::Error::runtime(format!("the global {} {}", global_name(&key), sandbox::flatten(&e).1))
+            })?;
+            to.raw_set(key, value)?;
+        }
+        Ok(())
     }
-    Ok(())
+}
+
+/// How an error names the global `key` (a string, shown without control characters).
+fn global_name(key: &Value) -> String {
+    match key {
+        Value::String(s) => format!("`{}`", sandbox::truncate(&s.to_string_lossy())),
+        other => format!("with a {} key", other.type_name()),
+    }
 }
 
 /// The pairs of `t`, without metamethods, collected (so no lock is held while they are copied).
@@ -62,12 +91,25 @@ struct Copy<'a> {
     done: HashMap<usize, Table>,
     /// Tables being copied, the one in hand included.
     depth: usize,
+    /// The work done so far, in steps ([`MAX_STEPS`]).
+    steps: u64,
 }
 
 impl Copy<'_> {
     /// `value` of the original, in the copy's state; `there` is what the copy held at the same
     /// place before (for functions and frozen tables).
     fn value(&mut self, value: Value, there: &Value) -> mlua::Result<Value> {
+        self.steps += 1;
+        if let Value::String(s) = &value {
+            self.steps += s.as_bytes().len() as u64 / BYTES_PER_STEP;
+        }
+        if self.steps > MAX_STEPS {
+            return Err(mlua::Error::runtime(format!(
+                "holds more than {MAX_STEPS} steps' worth of data (a value or {BYTES_PER_STEP} bytes of text a \
+                 step), too much to copy for each copy of the game (freeze tables that never change: a frozen \
+                 table is not copied)"
+            )));
+        }
         Ok(match value {
             Value::Nil => Value::Nil,
             Value::Boolean(b) => Value::Boolean(b),
@@ -89,7 +131,7 @@ impl Copy<'_> {
     fn nested(&mut self, t: &Table, there: &Value) -> mlua::Result<Table> {
         if self.depth >= MAX_DEPTH {
             return Err(mlua::Error::runtime(format!(
-                "a global holds tables nested more than {MAX_DEPTH} deep, too deep to copy"
+                "holds tables nested more than {MAX_DEPTH} deep, too deep to copy"
             )));
         }
         self.depth += 1;
@@ -187,7 +229,7 @@ mod tests {
         let from = env(&a, "deep = {} local t = deep for i = 1, 20000 do t.next = {} t = t.next end");
         let to = env(&b, "");
         let e = copy_globals(&b, &from, &to).unwrap_err().to_string();
-        assert!(e.contains("nested more than 200 deep"), "{e}");
+        assert!(e.contains("the global `deep` holds tables nested more than 200 deep"), "{e}");
         let from = env(&a, "deep = {} local t = deep for i = 1, 199 do t.next = {} t = t.next end");
         copy_globals(&b, &from, &to).unwrap();
     }
