@@ -44,6 +44,8 @@ pub struct Params {
     pub root_recoveries: usize,
     /// Playouts stop after this many turns and are scored by depth and oxygen.
     pub playout_turns: u32,
+    /// Steps of mod work the search may spend on one move ([`SEARCH_STEPS`]).
+    pub steps: u64,
     /// UCB1 exploration constant (rewards are in 0…1).
     pub exploration: f64,
     /// A cut-short playout scores each diver's depth plus this much per oxygen…
@@ -61,6 +63,7 @@ impl Params {
             iterations: iterations.max(1),
             root_recoveries: 3,
             playout_turns: 6,
+            steps: SEARCH_STEPS,
             exploration: 0.5,
             eval_oxygen: 4.0,
             eval_width: 15.0,
@@ -154,7 +157,7 @@ impl MctsBot {
         let me = view.seat();
         let start = steps_spent();
         for it in 0..self.params.iterations {
-            if steps_spent() - start >= SEARCH_STEPS {
+            if steps_spent() - start >= self.params.steps {
                 break;
             }
             let arm = if (it as usize) < n {
@@ -197,7 +200,9 @@ impl MctsBot {
     /// began at `spent` steps) with the greedy policy; the reward of `me`.
     fn playout(&mut self, game: &mut Game, me: Seat, spent: u64) -> f64 {
         let start = game.turn();
-        while !game.is_over() && game.turn() - start < self.params.playout_turns && steps_spent() - spent < SEARCH_STEPS
+        while !game.is_over()
+            && game.turn() - start < self.params.playout_turns
+            && steps_spent() - spent < self.params.steps
         {
             let seat = game.current();
             let action = self.policy.pick(&View::new(game, seat));

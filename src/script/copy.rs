@@ -47,11 +47,22 @@ pub(crate) fn copy_globals(lua: &Lua, from: &Table, to: &Table) -> mlua::Result<
 impl Copy<'_> {
     /// [`copy_globals`]'s work.
     fn globals(&mut self, from: &Table, to: &Table) -> mlua::Result<()> {
+        // Of what the copy held, only its functions and frozen tables are used (where they
+        // stand): keep those, let the rest go before the copy is made, so the copy's state
+        // never holds two copies of the data at once (a mod holding half its memory in
+        // globals could not be copied).
         let old = self.lua.create_table()?;
+        let mut seen = HashMap::new();
         for (k, v) in raw_pairs(to)? {
-            old.raw_set(k, v)?;
+            if let Some(v) = skeleton(self.lua, v, &mut seen, 0)? {
+                old.raw_set(k, v)?;
+            }
         }
+        drop(seen);
         to.clear()?;
+        if self.lua.used_memory() > COLLECT_ABOVE {
+            self.lua.gc_collect()?;
+        }
         for (key, value) in raw_pairs(from)? {
             let key = self.value(key, &Value::Nil)?;
             if key.is_nil() {
@@ -65,6 +76,58 @@ impl Copy<'_> {
         }
         Ok(())
     }
+}
+
+/// Bytes a copy's state must hold before a copy collects its garbage first.
+const COLLECT_ABOVE: usize = 4 << 20;
+
+/// What of `value` (held by a copy's state) a copy of the globals may use in its place: a
+/// function or a frozen table as it is, a table holding some (or with a metatable that
+/// does) as a new table of just those (with its metatable's), nothing for data. `seen` keeps
+/// each table's answer (cycles, shared tables).
+fn skeleton(
+    lua: &Lua,
+    value: Value,
+    seen: &mut HashMap<usize, Option<Table>>,
+    depth: usize,
+) -> mlua::Result<Option<Value>> {
+    let t = match value {
+        Value::Function(_) => return Ok(Some(value)),
+        Value::Table(t) => t,
+        _ => return Ok(None),
+    };
+    if t.is_readonly() {
+        return Ok(Some(Value::Table(t)));
+    }
+    let address = t.to_pointer() as usize;
+    if let Some(known) = seen.get(&address) {
+        return Ok(known.clone().map(Value::Table));
+    }
+    seen.insert(address, None);
+    if depth >= MAX_DEPTH {
+        return Ok(None);
+    }
+    let mut kept: Option<Table> = None;
+    for (k, v) in raw_pairs(&t)? {
+        if let Some(v) = skeleton(lua, v, seen, depth + 1)? {
+            let kept = match &kept {
+                Some(kept) => kept.clone(),
+                None => kept.insert(lua.create_table()?).clone(),
+            };
+            kept.raw_set(k, v)?;
+        }
+    }
+    if let Some(meta) = t.metatable()
+        && let Some(Value::Table(meta)) = skeleton(lua, Value::Table(meta), seen, depth + 1)?
+    {
+        let kept = match &kept {
+            Some(kept) => kept.clone(),
+            None => kept.insert(lua.create_table()?).clone(),
+        };
+        kept.set_metatable(Some(meta))?;
+    }
+    seen.insert(address, kept.clone());
+    Ok(kept.map(Value::Table))
 }
 
 /// How an error names the global `key` (a string, shown without control characters).

@@ -1466,6 +1466,39 @@ mod tests {
         assert!(e.message.chars().count() <= MAX_MESSAGE + 1, "{}", e.message.len());
     }
 
+    /// Issue 35: keys known by their address came in address order, and `tostring` wrote
+    /// the address, so the same seed gave different games.
+    #[test]
+    fn pairs_refuses_keys_ordered_by_address_and_tostring_writes_no_address() {
+        for code in [
+            "local t = { [{}] = 1 }\nfor k in pairs(t) do end",
+            "local t = { [function() end] = 1 }\nlocal k = next(t)",
+            "local t = { [{}] = 1 }\nlocal ok = pcall(function() for k in pairs(t) do end end) return ok",
+        ] {
+            let e = run(code).unwrap_err();
+            assert_eq!(e.line, Some(2), "{code}: {e}");
+            assert!(e.message.starts_with("pairs or next reached a key that is a "), "{code}: {e}");
+        }
+        let sum = run("local n = 0 for k, v in pairs({ a = 1, b = 2, 3 }) do n += v end return n").unwrap();
+        assert_eq!(sum, Value::Integer(6));
+        let same = "local a, b = {}, {}\nlocal s = tostring(a) .. ' ' .. tostring(b) .. ' ' .. string.format('%s', a)\n\
+                    return s == 'table #1 table #2 table #1'";
+        assert_eq!(run(same).unwrap(), Value::Boolean(true));
+        let own = "return tostring(setmetatable({}, { __tostring = function() return 'mine' end })) == 'mine'";
+        assert_eq!(run(own).unwrap(), Value::Boolean(true));
+    }
+
+    /// What a server that stops does to a room's running Lua.
+    #[test]
+    fn a_stop_flag_stops_a_call_and_every_call_after_it() {
+        let flag = Arc::new(AtomicBool::new(true));
+        let _stop = stop_when(flag.clone(), "the host is stopping");
+        let e = run("local n = 0\nwhile true do n += 1 end").unwrap_err();
+        assert_eq!(e.message, "the host is stopping", "{e}");
+        flag.store(false, Ordering::SeqCst);
+        assert_eq!(run("return 1").unwrap(), Value::Integer(1));
+    }
+
     #[test]
     fn memory_is_charged_to_the_sandbox_that_holds_it() {
         let group = MemoryGroup::new(12 << 20);

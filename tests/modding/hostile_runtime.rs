@@ -8,7 +8,7 @@ use crate::cli_support;
 use crate::common;
 
 use common::{Deal, action, assert_invariants, refused_twice_then, run};
-use diving::bots::{Bot, LuaBot, MctsBot, SEARCH_STEPS};
+use diving::bots::{Bot, LuaBot, MctsBot, Params, SEARCH_STEPS};
 use diving::core::{Game, Registry, Rules, View};
 use diving::repl::session::{BOT_GAME_TURNS, MAX_GAME_SAID_LINES, Seating, Session};
 use diving::script::sandbox::steps_spent;
@@ -509,13 +509,15 @@ fn check_names_a_mod_whose_globals_cannot_be_copied() {
 
 // ----- issue 35, item 4: copies and searches are budgeted -----
 
-/// The total playouts of a default search bot's move (`mcts:ITERATIONS`), and the steps it
-/// spent, on turn 1 of the deal with `files` loaded.
-fn search(files: &[&str], iterations: u32) -> (u32, u64) {
+/// The total playouts of a search bot's move (`mcts:ITERATIONS`, with a budget of `steps`),
+/// and the steps it spent, on turn 1 of the deal with `files` loaded.
+fn search(files: &[&str], iterations: u32, steps: u64) -> (u32, u64) {
     let registry = load(files).unwrap_or_else(|e| panic!("{e}"));
     let game = deal().game_with(registry);
     let before = steps_spent();
-    let estimates = MctsBot::new(iterations, 1).estimates(&View::new(&game, 0), &[]).unwrap();
+    let params = Params { steps, ..Params::with_iterations(iterations) };
+    assert_eq!(Params::with_iterations(iterations).steps, SEARCH_STEPS, "the default budget");
+    let estimates = MctsBot::with_params(params, 1).estimates(&View::new(&game, 0), &[]).unwrap();
     (estimates.iter().map(|e| e.playouts).sum(), steps_spent() - before)
 }
 
@@ -538,15 +540,27 @@ fn copying_200k_small_tables_is_charged() {
     drop((second, third));
 }
 
+/// A search with a mod holding 200,000 small tables: each playout's sample copies them (at
+/// 400,000 steps or more), so the search stops at its budget, after a few of its 200
+/// playouts (each move took 3.9 s before). With a budget of 3M steps here (the default's 16M
+/// makes the test slow: each copy is 200,000 tables): at most ten playouts. The copies are made,
+/// too: a copy's state held its old globals and the new ones at once, and ran out of memory.
+#[test]
+fn a_search_over_200k_small_tables_stops_at_its_budget() {
+    let (playouts, spent) = search(&["heavy-globals.lua"], 200, 3_000_000);
+    assert!((1..=10).contains(&playouts), "{playouts} playouts, {spent} steps");
+    assert!((3_000_000..4_000_000).contains(&spent), "{spent} steps: the copies were made and charged");
+}
+
 /// Hooks that burn 850,000 steps every turn: a `mcts:20` move took 39 s. The search now
 /// stops at its budget of steps: a few playouts, the last cut short.
 #[test]
 fn a_search_with_a_hook_burning_850k_steps_a_turn_stops_at_its_budget() {
-    let (playouts, spent) = search(&["burn-hook.lua"], 20);
+    let (playouts, spent) = search(&["burn-hook.lua"], 20, SEARCH_STEPS);
     assert!((1..20).contains(&playouts), "{playouts} playouts");
     assert!(spent < SEARCH_STEPS + 2_000_000, "{spent} steps");
     // Without mods the budget is never reached: every playout is played.
-    assert_eq!(search(&[], 20).0, 20);
+    assert_eq!(search(&[], 20, SEARCH_STEPS).0, 20);
 }
 
 // ----- issue 35, item 3: the same seed gives the same game -----
