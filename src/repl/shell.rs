@@ -569,7 +569,12 @@ impl<W: Write> Shell<W> {
                 } else {
                     "resume with: diving --load"
                 };
-                self.say(&format!("saved to {shown} ({next} {})", shell_quoted(&shown)));
+                // Escaped as the error paths escape it: a name can hold escape codes.
+                let text = limits::shown(&shown, limits::NewLines::Escaped);
+                self.say(&format!(
+                    "saved to {text} ({next} {})",
+                    limits::shown(&shell_quoted(&shown), limits::NewLines::Escaped)
+                ));
                 if self.hot_seat() && !self.session.game().is_over() {
                     // Inherent to resuming: said where the player decides where it goes.
                     self.say("this file shows every hand: keep it from the players");

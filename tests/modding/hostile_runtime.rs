@@ -627,3 +627,35 @@ fn check_finds_a_mod_whose_game_depends_on_addresses() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("iter.lua: error: the same seeded game went differently"), "{stderr}");
 }
+
+// ----- issue 35, item 5: the smaller ones -----
+
+/// `/proc/self/environ` says it is a regular file (of size 0): it was read, and the error
+/// quoted the environment. It is refused before it is read.
+#[test]
+fn a_kernel_file_is_refused_without_quoting_it() {
+    let out =
+        cli_support::diving().args(["check", "/proc/self/environ"]).env("DIVING_SECRET", "hunter2").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not a regular file (it is a file the kernel makes up as it is read"), "{stderr}");
+    assert!(!stderr.contains("DIVING_SECRET") && !stderr.contains("hunter2"), "{stderr}");
+}
+
+/// `save NAME` echoed the name raw (`saved to \e[31mred…`, U+202E) while the error paths
+/// escaped it.
+#[test]
+fn the_save_echo_escapes_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = dir.path().join("\u{1b}[31mred\u{202e}.json");
+    let out = cli_support::diving()
+        .args(["play", "--seed", "1", "--players", "ann,bob", "--no-color"])
+        .write_stdin(format!("save {}\n", name.display()))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(name.exists(), "{stdout}");
+    let echo = stdout.lines().find(|l| l.contains("saved to")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(!echo.contains('\u{1b}') && !echo.contains('\u{202e}'), "{echo:?}");
+    assert!(echo.contains("red"), "{echo:?}");
+}
