@@ -659,3 +659,20 @@ fn the_save_echo_escapes_the_name() {
     assert!(!echo.contains('\u{1b}') && !echo.contains('\u{202e}'), "{echo:?}");
     assert!(echo.contains("red"), "{echo:?}");
 }
+
+/// A mod listed as `victim.lua:7: x/evil.lua` made `check` print `victim.lua:7: error: …`
+/// and JSON `"file":"victim.lua","line":7`. Such a name is refused, at its place in the
+/// ruleset.
+#[test]
+fn a_mod_name_that_reads_as_another_files_line_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("victim.lua:7: x")).unwrap();
+    std::fs::write(dir.path().join("victim.lua:7: x/evil.lua"), "error('boom')\n").unwrap();
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(&rules, "extends = \"standard\"\nmods = [\"victim.lua:7: x/evil.lua\"]\n").unwrap();
+    let out = cli_support::diving().args(["check", "--json", rules.to_str().unwrap()]).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("may not hold ':'"), "{text}");
+    assert!(!text.contains("\"file\":\"victim.lua\""), "{text}");
+}
