@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use crate::server_support::{Client, WAIT, seating};
 use diving::core::Card;
-use diving::repl::session::Session;
 use diving::server::net::{Server, ServerConfig};
 use diving::server::room::{Room, RoomOptions, new_token};
+use diving::table::session::Session;
 
 /// From turn 2 on (the bot's first move, and every move its search tries), each number card's
 /// effect compares two 4 MB strings over and over: one step per comparison, so only the
