@@ -127,9 +127,14 @@
 //!   and caught errors), a wall-clock limit per call (1 s, shared by nested calls: the one
 //!   limit that is not deterministic, reached only by a call already far past what an honest
 //!   mod's steps take, so honest games keep their seed), a pool per turn, a memory limit per
-//!   mod and a total; copies of mod globals stop at 200 tables deep; nothing a script does
-//!   can catch them, and a failure is located from the Lua stack, never from its message. *`tests/modding/hostile_mods.rs` (load time),
-//!   `tests/modding/hostile_runtime.rs` (run time).*
+//!   mod and a total; copies of mod globals stop at 200 tables deep and are charged a step a
+//!   value (a copy past a call's budget fails naming the global, and `diving check` reports
+//!   it); a search bot's move has a budget of steps of mod work (`bots::SEARCH_STEPS`);
+//!   `pairs`/`next` refuse keys ordered by address and `tostring` writes none; nothing a
+//!   script does can catch them, and a failure is located from the Lua stack, never from its
+//!   message. The server runs each room's work on a blocking thread, never on its async
+//!   workers, and stops that work's Lua when it stops. *`tests/modding/hostile_mods.rs` (load time),
+//!   `tests/modding/hostile_runtime.rs` (run time), `tests/server/server_busy.rs`.*
 //! - **Refusal changes nothing.** An illegal action, or a replaced entry or hook that fails
 //!   half-way, comes back as a typed [`core::ActionError`]; the game is exactly as before and
 //!   the sink received nothing. The registry, not its caller, knows which code is built in.

@@ -165,10 +165,20 @@ fn not_regular(meta: &fs::Metadata) -> Option<&'static str> {
     }
 }
 
+/// Whether `path` (through symlinks) is under `/proc` or `/sys`, whose files say they are
+/// regular (of size 0) but are made up by the kernel as they are read (`/proc/self/environ`
+/// holds the environment): never read as a ruleset, a mod, a save or a script.
+fn is_kernel_file(path: &Path) -> bool {
+    fs::canonicalize(path).is_ok_and(|p| p.starts_with("/proc") || p.starts_with("/sys"))
+}
+
 /// Checks that `path` (through symlinks) is a regular file, without opening it (opening a
 /// FIFO would wait for a writer).
 pub fn check_regular(path: &Path) -> Result<fs::Metadata, ReadError> {
     let meta = fs::metadata(path).map_err(ReadError::Io)?;
+    if meta.is_file() && is_kernel_file(path) {
+        return Err(ReadError::NotRegular("a file the kernel makes up as it is read, under /proc or /sys"));
+    }
     match not_regular(&meta) {
         Some(what) => Err(ReadError::NotRegular(what)),
         None => Ok(meta),

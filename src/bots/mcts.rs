@@ -7,6 +7,13 @@
 //! number of iterations (`mcts:200`), never a time budget, and every random choice comes from
 //! the bot's seeded generator, so a game with search bots replays exactly from its seeds.
 //!
+//! A search also has a budget per move of [`SEARCH_STEPS`] steps of mod work (the Lua its
+//! playouts run and the copies of the mods' globals its samples make, counted by
+//! [`steps_spent`]): with heavy mods it stops early, after the playout that spent the
+//! budget, cutting that playout short. A heavy mod makes the bots think less, never for
+//! minutes; without mods (or with light ones) the budget is never reached. Steps, not time,
+//! so the same seed still gives the same move.
+//!
 //! The root moves are every legal play plus the few best recoveries by the greedy score (a
 //! hand of four has fifteen recoveries, most of them poor; searching them all would dilute
 //! the iterations). The first iterations try each root move once, in order; with fewer
@@ -18,9 +25,15 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::core::{Action, Game, Outcome, Seat, View};
+use crate::script::sandbox::steps_spent;
 
 use super::greedy::GreedyBot;
 use super::{Bot, BotError, next_seed};
+
+/// Steps of mod work one search may spend on one move (16 times the budget of one Lua
+/// call: well under a second of honest work, tens of playouts of hooks that burn close to
+/// their budget on every move).
+pub const SEARCH_STEPS: u64 = 16_000_000;
 
 /// How the search spends its iterations.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,6 +44,8 @@ pub struct Params {
     pub root_recoveries: usize,
     /// Playouts stop after this many turns and are scored by depth and oxygen.
     pub playout_turns: u32,
+    /// Steps of mod work the search may spend on one move ([`SEARCH_STEPS`]).
+    pub steps: u64,
     /// UCB1 exploration constant (rewards are in 0…1).
     pub exploration: f64,
     /// A cut-short playout scores each diver's depth plus this much per oxygen…
@@ -48,6 +63,7 @@ impl Params {
             iterations: iterations.max(1),
             root_recoveries: 3,
             playout_turns: 6,
+            steps: SEARCH_STEPS,
             exploration: 0.5,
             eval_oxygen: 4.0,
             eval_width: 15.0,
@@ -139,7 +155,11 @@ impl MctsBot {
         self.rewards.clear();
         self.rewards.resize(n, 0.0);
         let me = view.seat();
+        let start = steps_spent();
         for it in 0..self.params.iterations {
+            if steps_spent() - start >= self.params.steps {
+                break;
+            }
             let arm = if (it as usize) < n {
                 it as usize
             } else {
@@ -156,7 +176,7 @@ impl MctsBot {
             };
             let mut game = view.sample(next_seed(&mut self.rng));
             let reward = match game.apply(&self.candidates[arm], &mut ()) {
-                Ok(()) => self.playout(&mut game, me),
+                Ok(()) => self.playout(&mut game, me, start),
                 // Only a failing scripted effect gets here: never pick that move.
                 Err(_) => -1.0,
             };
@@ -176,10 +196,14 @@ impl MctsBot {
         }
     }
 
-    /// Plays `game` to the end (or the playout cap) with the greedy policy; the reward of `me`.
-    fn playout(&mut self, game: &mut Game, me: Seat) -> f64 {
+    /// Plays `game` to the end (or the playout cap, or the end of the search's budget, which
+    /// began at `spent` steps) with the greedy policy; the reward of `me`.
+    fn playout(&mut self, game: &mut Game, me: Seat, spent: u64) -> f64 {
         let start = game.turn();
-        while !game.is_over() && game.turn() - start < self.params.playout_turns {
+        while !game.is_over()
+            && game.turn() - start < self.params.playout_turns
+            && steps_spent() - spent < self.params.steps
+        {
             let seat = game.current();
             let action = self.policy.pick(&View::new(game, seat));
             if game.apply(&action, &mut ()).is_err() {

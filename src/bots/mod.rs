@@ -21,7 +21,7 @@ use crate::limits::{self, BotSpec, BotSpecError};
 
 pub use greedy::{GreedyBot, Weights};
 pub use lua::LuaBot;
-pub use mcts::{Estimate, MctsBot, Params};
+pub use mcts::{Estimate, MctsBot, Params, SEARCH_STEPS};
 
 /// Why a bot could not be built or could not choose.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

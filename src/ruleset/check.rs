@@ -1,6 +1,9 @@
 //! The smoke games of `diving check` (the command itself is `modkit::check`): a few short
 //! seeded games with random legal actions for each player count, checking the core's
-//! invariants after every action.
+//! invariants after every action, and at the end of each that the game can be copied (the
+//! mods' globals with it: a global too deep to copy is reported, naming the mod); then the
+//! determinism check, one of them played twice side by side (the same seed must give the
+//! same game).
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -63,7 +66,8 @@ pub fn invariant_problem(game: &Game) -> Option<String> {
 /// minimum, if higher), `GAMES` games of random legal actions.
 pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> {
     let rules = &ruleset.rules;
-    let registry = ruleset.registry().map_err(|error| SmokeFailure { error, context: String::new() })?;
+    let (registry, copies) =
+        ruleset.registry_watched().map_err(|error| SmokeFailure { error, context: String::new() })?;
     let top = rules.max_players.min(4).max(rules.min_players);
     let mut report = SmokeReport::default();
     for players in rules.min_players..=top {
@@ -86,7 +90,7 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
                     });
                 }
                 let action = actions[rng.random_range(0..actions.len())];
-                let before = game.clone();
+                let turn = game.turn();
                 if let Err(e) = game.apply(&action, &mut ()) {
                     return Err(SmokeFailure {
                         error: located(ruleset, &e.to_string()),
@@ -97,9 +101,19 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
                 if let Some(problem) = invariant_problem(&game) {
                     return Err(SmokeFailure {
                         error: located(ruleset, &format!("the game broke a rule: {problem}")),
-                        context: context(before.turn(), &format!(": {action}")),
+                        context: context(turn, &format!(": {action}")),
                     });
                 }
+            }
+            // What a bot's look-ahead, a preview or an undo does: copy the game, the mods'
+            // globals with it (a copy that cannot be made fails the copy's handlers, which a
+            // search takes for poor moves, so it is asked for here).
+            drop(game.clone());
+            if let Some(failure) = copies.failure() {
+                return Err(SmokeFailure {
+                    error: failure.into(),
+                    context: context(game.turn(), ": copying the game (for a bot's look-ahead, a preview or an undo)"),
+                });
             }
             report.games += 1;
             match game.outcome() {
@@ -109,7 +123,71 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
             }
         }
     }
+    same_game_twice(ruleset, seed)?;
     Ok(report)
+}
+
+/// The determinism check: the first smoke game (its seed, the fewest players) played twice in
+/// lockstep, the mods loaded afresh into new Lua states for each; every action must give the
+/// same events and the same game. What a mod does that depends on
+/// memory addresses (a generalized `for k, v in t` over table keys; `pairs`, `next` and
+/// `tostring` refuse or hide addresses themselves) makes the two go apart: reported at the
+/// first action where they differ, naming the mods. Without mods there is nothing to check.
+fn same_game_twice(ruleset: &Ruleset, seed: u64) -> Result<(), SmokeFailure> {
+    if ruleset.mods.is_empty() {
+        return Ok(());
+    }
+    let rules = &ruleset.rules;
+    let players = rules.min_players;
+    let game_seed = seed.wrapping_add(1000 * players as u64);
+    let context = |turn: u32, what: &str| {
+        format!("determinism check, smoke game seed {game_seed}, {players} players played twice, turn {turn}{what}")
+    };
+    let fail = |message: &str| SmokeFailure { error: located(ruleset, message), context: String::new() };
+    let mut games = Vec::new();
+    for _ in 0..2 {
+        let registry = ruleset.registry().map_err(|error| SmokeFailure { error, context: String::new() })?;
+        let names = (1..=players).map(|i| format!("P{i}")).collect();
+        let setup = Setup { names, seed: game_seed, deck: None };
+        let game = Game::new(rules.clone(), registry, setup).map_err(|e| fail(&e.to_string()))?;
+        games.push(game);
+    }
+    let mods: Vec<&str> = ruleset.mods.iter().map(|m| m.name.as_str()).collect();
+    let differ = |turn: u32, what: &str| {
+        let message = format!(
+            "the same seeded game went differently when played again ({what}): a mod's result depends on something \
+             other than the game and its seed, like the order of a table with table or function keys, which is \
+             their memory addresses; mods: {}",
+            mods.join(", ")
+        );
+        let error = match mods.as_slice() {
+            [only] => RulesetError { kind: ErrorKind::Mod { file: only.to_string(), line: None }, message },
+            _ => located(ruleset, &message),
+        };
+        SmokeFailure { error, context: context(turn, "") }
+    };
+    if games[0] != games[1] {
+        return Err(differ(1, "the deal"));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
+    while !games[0].is_over() && games[0].turn() <= TURNS {
+        let (first, second) = (games[0].moves().to_vec(), games[1].moves().to_vec());
+        let turn = games[0].turn();
+        if first != second || first.is_empty() {
+            return if first == second { Ok(()) } else { Err(differ(turn, "the moves listed")) };
+        }
+        let action = first[rng.random_range(0..first.len())];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (ra, rb) = (games[0].apply(&action, &mut a), games[1].apply(&action, &mut b));
+        if ra.is_err() != rb.is_err() || a != b || games[0] != games[1] {
+            return Err(differ(turn, &format!("{action}")));
+        }
+        if ra.is_err() {
+            // Failing the same way both times is the smoke games' to report.
+            return Ok(());
+        }
+    }
+    Ok(())
 }
 
 /// A failure message from a game, located in the mod it names, or else in the ruleset file.

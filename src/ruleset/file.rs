@@ -232,6 +232,15 @@ pub(crate) fn meta(source: &Source<'_>, raw: &RawFile) -> Result<Meta, RulesetEr
             if !path.ends_with(".lua") {
                 return Err(source.error(v.span(), format!("`mods`: '{path}' is not a .lua file")));
             }
+            // Errors name a mod as `file:line: …`: a name with a `:` or a control character
+            // could pass for another file's place (`victim.lua:7: x/evil.lua`).
+            if path.contains(':') || path.chars().any(char::is_control) {
+                return Err(source.error(
+                    v.span(),
+                    "`mods`: a mod's file name may not hold ':' or control characters (errors name mods as \
+                     file:line, which such a name could forge)",
+                ));
+            }
             meta.mods.push((path.to_string(), v.span()));
         }
     }

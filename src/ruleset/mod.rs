@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use crate::core::{Registry, Rules};
 use crate::limits::{self, FileKind};
-use crate::script::{Manifest, ModError, ModSource, load_mods};
+use crate::script::{CopyWatch, Manifest, ModError, ModSource, load_mods, load_watched};
 
 pub use check::{SmokeFailure, SmokeReport, smoke};
 pub use mods::{FNV1A64_START, ModRecord, content_hash, differences, fnv1a64, fnv1a64_on};
@@ -338,6 +338,13 @@ impl Ruleset {
     /// A fresh registry with this ruleset's mods loaded (a new Lua state each call).
     pub fn registry(&self) -> Result<Arc<Registry>, RulesetError> {
         Ok(Arc::new(load_mods(&self.rules, &self.mods)?))
+    }
+
+    /// [`Ruleset::registry`], and a watch over the copies of games it makes (whether the
+    /// mods' globals could be copied into each: what `diving check` reports).
+    pub fn registry_watched(&self) -> Result<(Arc<Registry>, CopyWatch), RulesetError> {
+        let (registry, watch) = load_watched(&self.rules, &self.mods)?;
+        Ok((Arc::new(registry), watch))
     }
 
     /// The text of the ruleset file (for `diving rules`), when it came from one.

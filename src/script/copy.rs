@@ -22,28 +22,120 @@ use std::collections::HashMap;
 
 use mlua::{Lua, Table, Value};
 
+#[cfg(doc)]
+use super::sandbox::Limits;
+use super::sandbox::{self, BYTES_PER_STEP};
+
 /// The deepest nesting of tables copied (a global's table is at depth 1). The copy recurses
 /// once per level: this bound keeps it well inside the smallest stack a worker thread has.
 pub const MAX_DEPTH: usize = 200;
 
+/// The most work one copy may do, in steps of the sandbox's budget: one a value copied, and
+/// one per [`BYTES_PER_STEP`] bytes of a string. The budget of one call
+/// ([`Limits::default`]): a copy is charged like the work of a call, and one that would cost
+/// more than a call may do fails, naming the global.
+pub const MAX_STEPS: u64 = 1_000_000;
+
 /// Replaces the globals of `to` (an environment in `lua`) with a copy of those of `from`.
 pub(crate) fn copy_globals(lua: &Lua, from: &Table, to: &Table) -> mlua::Result<()> {
-    let mut copier = Copy { lua, done: HashMap::new(), depth: 0 };
-    let old = lua.create_table()?;
-    for (k, v) in raw_pairs(to)? {
-        old.raw_set(k, v)?;
-    }
-    to.clear()?;
-    for (key, value) in raw_pairs(from)? {
-        let key = copier.value(key, &Value::Nil)?;
-        if key.is_nil() {
-            continue;
+    let mut copier = Copy { lua, done: HashMap::new(), depth: 0, steps: 0 };
+    let copied = copier.globals(from, to);
+    sandbox::spend(copier.steps);
+    copied
+}
+
+impl Copy<'_> {
+    /// [`copy_globals`]'s work.
+    fn globals(&mut self, from: &Table, to: &Table) -> mlua::Result<()> {
+        // Of what the copy held, only its functions and frozen tables are used (where they
+        // stand): keep those, let the rest go before the copy is made, so the copy's state
+        // never holds two copies of the data at once (a mod holding half its memory in
+        // globals could not be copied).
+        let old = self.lua.create_table()?;
+        let mut seen = HashMap::new();
+        for (k, v) in raw_pairs(to)? {
+            if let Some(v) = skeleton(self.lua, v, &mut seen, 0)? {
+                old.raw_set(k, v)?;
+            }
         }
-        let there: Value = old.raw_get(&key)?;
-        let value = copier.value(value, &there)?;
-        to.raw_set(key, value)?;
+        drop(seen);
+        to.clear()?;
+        if self.lua.used_memory() > COLLECT_ABOVE {
+            self.lua.gc_collect()?;
+        }
+        for (key, value) in raw_pairs(from)? {
+            let key = self.value(key, &Value::Nil)?;
+            if key.is_nil() {
+                continue;
+            }
+            let there: Value = old.raw_get(&key)?;
+            let value = self.value(value, &there).map_err(|e| {
+                mlua::Error::runtime(format!("the global {} {}", global_name(&key), sandbox::flatten(&e).1))
+            })?;
+            to.raw_set(key, value)?;
+        }
+        Ok(())
     }
-    Ok(())
+}
+
+/// Bytes a copy's state must hold before a copy collects its garbage first.
+const COLLECT_ABOVE: usize = 4 << 20;
+
+/// What of `value` (held by a copy's state) a copy of the globals may use in its place: a
+/// function or a frozen table as it is, a table holding some (or with a metatable that
+/// does) as a new table of just those (with its metatable's), nothing for data. `seen` keeps
+/// each table's answer (cycles, shared tables).
+fn skeleton(
+    lua: &Lua,
+    value: Value,
+    seen: &mut HashMap<usize, Option<Table>>,
+    depth: usize,
+) -> mlua::Result<Option<Value>> {
+    let t = match value {
+        Value::Function(_) => return Ok(Some(value)),
+        Value::Table(t) => t,
+        _ => return Ok(None),
+    };
+    if t.is_readonly() {
+        return Ok(Some(Value::Table(t)));
+    }
+    let address = t.to_pointer() as usize;
+    if let Some(known) = seen.get(&address) {
+        return Ok(known.clone().map(Value::Table));
+    }
+    seen.insert(address, None);
+    if depth >= MAX_DEPTH {
+        return Ok(None);
+    }
+    let mut kept: Option<Table> = None;
+    for (k, v) in raw_pairs(&t)? {
+        if let Some(v) = skeleton(lua, v, seen, depth + 1)? {
+            let kept = match &kept {
+                Some(kept) => kept.clone(),
+                None => kept.insert(lua.create_table()?).clone(),
+            };
+            kept.raw_set(k, v)?;
+        }
+    }
+    if let Some(meta) = t.metatable()
+        && let Some(Value::Table(meta)) = skeleton(lua, Value::Table(meta), seen, depth + 1)?
+    {
+        let kept = match &kept {
+            Some(kept) => kept.clone(),
+            None => kept.insert(lua.create_table()?).clone(),
+        };
+        kept.set_metatable(Some(meta))?;
+    }
+    seen.insert(address, kept.clone());
+    Ok(kept.map(Value::Table))
+}
+
+/// How an error names the global `key` (a string, shown without control characters).
+fn global_name(key: &Value) -> String {
+    match key {
+        Value::String(s) => format!("`{}`", sandbox::truncate(&s.to_string_lossy())),
+        other => format!("with a {} key", other.type_name()),
+    }
 }
 
 /// The pairs of `t`, without metamethods, collected (so no lock is held while they are copied).
@@ -62,12 +154,25 @@ struct Copy<'a> {
     done: HashMap<usize, Table>,
     /// Tables being copied, the one in hand included.
     depth: usize,
+    /// The work done so far, in steps ([`MAX_STEPS`]).
+    steps: u64,
 }
 
 impl Copy<'_> {
     /// `value` of the original, in the copy's state; `there` is what the copy held at the same
     /// place before (for functions and frozen tables).
     fn value(&mut self, value: Value, there: &Value) -> mlua::Result<Value> {
+        self.steps += 1;
+        if let Value::String(s) = &value {
+            self.steps += s.as_bytes().len() as u64 / BYTES_PER_STEP;
+        }
+        if self.steps > MAX_STEPS {
+            return Err(mlua::Error::runtime(format!(
+                "holds more than {MAX_STEPS} steps' worth of data (a value or {BYTES_PER_STEP} bytes of text a \
+                 step), too much to copy for each copy of the game (freeze tables that never change: a frozen \
+                 table is not copied)"
+            )));
+        }
         Ok(match value {
             Value::Nil => Value::Nil,
             Value::Boolean(b) => Value::Boolean(b),
@@ -89,7 +194,7 @@ impl Copy<'_> {
     fn nested(&mut self, t: &Table, there: &Value) -> mlua::Result<Table> {
         if self.depth >= MAX_DEPTH {
             return Err(mlua::Error::runtime(format!(
-                "a global holds tables nested more than {MAX_DEPTH} deep, too deep to copy"
+                "holds tables nested more than {MAX_DEPTH} deep, too deep to copy"
             )));
         }
         self.depth += 1;
@@ -187,7 +292,7 @@ mod tests {
         let from = env(&a, "deep = {} local t = deep for i = 1, 20000 do t.next = {} t = t.next end");
         let to = env(&b, "");
         let e = copy_globals(&b, &from, &to).unwrap_err().to_string();
-        assert!(e.contains("nested more than 200 deep"), "{e}");
+        assert!(e.contains("the global `deep` holds tables nested more than 200 deep"), "{e}");
         let from = env(&a, "deep = {} local t = deep for i = 1, 199 do t.next = {} t = t.next end");
         copy_globals(&b, &from, &to).unwrap();
     }

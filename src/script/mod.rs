@@ -33,5 +33,5 @@ mod open;
 pub mod sandbox;
 
 pub use manifest::{API_VERSION, Manifest};
-pub use mods::{ModError, ModSource, load_mods, read_manifest};
-pub use sandbox::{Limits, Loaded, Sandbox, ScriptError};
+pub use mods::{CopyWatch, ModError, ModSource, load_mods, load_watched, read_manifest};
+pub use sandbox::{Limits, Loaded, Sandbox, ScriptError, StopWhen, stop_when};

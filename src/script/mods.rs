@@ -55,20 +55,48 @@ pub struct ModError(pub ScriptError);
 /// native standard registry (no Lua at all). A copy of a game running with it gets its own
 /// Lua states, with a copy of the mods' globals.
 pub fn load_mods(rules: &Rules, mods: &[ModSource]) -> Result<Registry, ModError> {
-    if mods.is_empty() {
-        return Ok(Registry::standard());
-    }
-    Ok(load_copyable(rules, mods)?.0)
+    Ok(load_watched(rules, mods)?.0)
 }
 
-/// [`load`], and the copier that gives each copy of a game its own Lua states.
-fn load_copyable(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<LoadedMod>), ModError> {
+/// [`load_mods`], and a [`CopyWatch`] over the copies of games the registry makes.
+pub fn load_watched(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, CopyWatch), ModError> {
+    if mods.is_empty() {
+        return Ok((Registry::standard(), CopyWatch::default()));
+    }
+    let watch = CopyWatch::default();
+    let registry = load_copyable(rules, mods, watch.clone())?.0;
+    Ok((registry, watch))
+}
+
+/// The first time a copy of a game running with a registry could not be given its mods'
+/// globals (a global nested too deep or too big to copy): the mod, and why. A copy that
+/// cannot be made fails every handler it runs, naming the mod; but a bot's look-ahead takes a
+/// failing copy for a poor move and plays on, so `diving check` asks here.
+#[derive(Debug, Clone, Default)]
+pub struct CopyWatch(Arc<Mutex<Option<ScriptError>>>);
+
+impl CopyWatch {
+    /// The first copy failure, located in the mod's file (no line: the globals are copied as
+    /// a whole, after the lines that built them ran).
+    pub fn failure(&self) -> Option<ModError> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone().map(ModError)
+    }
+
+    fn note(&self, failure: ScriptError) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(failure);
+    }
+}
+
+/// [`load`], and the copier that gives each copy of a game its own Lua states (its failures
+/// noted in `watch`).
+fn load_copyable(rules: &Rules, mods: &[ModSource], watch: CopyWatch) -> Result<(Registry, Vec<LoadedMod>), ModError> {
     let (mut registry, loaded) = load(rules, mods)?;
     registry.set_copier(Arc::new(Copies {
         rules: rules.clone(),
         sources: mods.to_vec(),
         mods: loaded.clone(),
         pool: Mutex::new(Vec::new()),
+        watch,
     }));
     Ok((registry, loaded))
 }
@@ -110,6 +138,8 @@ struct Copies {
     /// Registries loaded for copies, with their mods; one a copy of a game still holds (its
     /// `Arc` is held elsewhere) is in use.
     pool: Mutex<Vec<(Arc<Registry>, Vec<LoadedMod>)>>,
+    /// Where a copy that could not be made is noted.
+    watch: CopyWatch,
 }
 
 /// Most registries kept for copies of one game while no copy uses them.
@@ -129,7 +159,7 @@ impl Copier for Copies {
                 }
                 i
             }
-            None => match load_copyable(&self.rules, &self.sources) {
+            None => match load_copyable(&self.rules, &self.sources, CopyWatch::default()) {
                 Ok((registry, mods)) => {
                     pool.push((Arc::new(registry), mods));
                     pool.len() - 1
@@ -140,14 +170,17 @@ impl Copier for Copies {
         let (registry, mods) = &pool[index];
         let mut failure = None;
         for (from, to) in self.mods.iter().zip(mods) {
+            if failure.is_some() {
+                break;
+            }
             if let Err(e) = copy::copy_globals(to.shared.lua(), &from.env, &to.env) {
-                failure.get_or_insert_with(|| {
-                    format!(
-                        "mod {}: its globals could not be copied into a copy of the game: {}",
-                        from.shared.sandbox.name(),
-                        flatten(&e).1
-                    )
-                });
+                let error = ScriptError::new(
+                    from.shared.sandbox.name(),
+                    None,
+                    format!("its globals could not be copied into a copy of the game: {}", flatten(&e).1),
+                );
+                self.watch.note(error.clone());
+                failure = Some(ModError(error).to_string());
             }
         }
         if let (Some(from), Some(to)) = (self.mods.first(), mods.first()) {

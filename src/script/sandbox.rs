@@ -30,6 +30,15 @@
 //!   fails like the budget, at the running line. It is 25 to 50 times what an honest
 //!   budget's worth of steps takes, so honest code never meets it (and games stay the same
 //!   for the same seed); a call the clock stops is hostile or broken either way.
+//! - **Same seed, same game**: `pairs` and `next` stop the call (like a limit, uncatchably)
+//!   at a key that is a table, a function or another value known by its address (their order
+//!   is that of their memory addresses, which change from run to run), and `tostring` (and
+//!   `string.format`'s `%s`) writes such a value as `table #3`, numbered in the order the
+//!   state first wrote them, never its address. A generalized `for k, v in t` is not seen by
+//!   them: `diving check` plays a game twice to find that.
+//! - **Stopped from outside**: while a [`stop_when`] guard lives on a thread, its calls stop
+//!   as soon as the guard's flag is set (a server that stops ends a room's Lua this way),
+//!   failing like the budget.
 //! - **Nothing can catch a limit**: once the budget is spent, *every* further interrupt,
 //!   charge and `pcall` return raises the error again until the outermost call returns, and
 //!   that call fails with the budget error even if the script caught it. `pcall` and `xpcall`
@@ -65,7 +74,7 @@
 //! thread its own sandbox (they are cheap: well under a millisecond to build).
 
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -168,6 +177,11 @@ struct Meter {
     deadline: Cell<Option<(Instant, Duration)>>,
     /// Interrupts since the clock was last read.
     ticks: Cell<u32>,
+    /// Set from elsewhere to stop every call on this thread at once, and why ([`stop_when`]).
+    stop: RefCell<Option<(Arc<AtomicBool>, &'static str)>>,
+    /// Steps spent on this thread so far, by every outermost call and every copy of a mod's
+    /// globals ([`steps_spent`]).
+    spent: Cell<u64>,
 }
 
 thread_local! {
@@ -182,8 +196,50 @@ thread_local! {
             pool: Cell::new(None),
             deadline: Cell::new(None),
             ticks: Cell::new(0),
+            stop: RefCell::new(None),
+            spent: Cell::new(0),
         }
     };
+}
+
+/// Steps spent on this thread so far, by every outermost call (what it was charged, nested
+/// calls included, a call that failed too) and every copy of a mod's globals (charged by
+/// what it copied): what a search measures its budget per move with. Deterministic: the
+/// same work on the same game counts the same, whatever the clock.
+pub fn steps_spent() -> u64 {
+    METER.with(|m| m.spent.get())
+}
+
+/// Counts `steps` of work done outside a call (a copy of a mod's globals) in [`steps_spent`].
+pub(crate) fn spend(steps: u64) {
+    METER.with(|m| m.spent.set(m.spent.get().saturating_add(steps)));
+}
+
+/// While it lives, every budgeted call on this thread fails as soon as `flag` is set, with
+/// `why` as its message, at the running line ([`stop_when`]).
+pub struct StopWhen {
+    previous: Option<(Arc<AtomicBool>, &'static str)>,
+}
+
+/// Makes every budgeted call on this thread, from now until the guard is dropped, stop as
+/// soon as `flag` is set (seen at the next look at the clock: within [`CLOCK_EVERY`]
+/// interrupts or one charge) and fail with `why`; a call started once it is set fails at
+/// once. What a server uses to stop a room's Lua when it stops (`why`: "the host is
+/// stopping"): like the budget, nothing the script does can catch it.
+pub fn stop_when(flag: Arc<AtomicBool>, why: &'static str) -> StopWhen {
+    StopWhen { previous: METER.with(|m| m.stop.replace(Some((flag, why)))) }
+}
+
+impl Drop for StopWhen {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        METER.with(|m| m.stop.replace(previous));
+    }
+}
+
+/// Why calls on this thread must stop now, if they must ([`stop_when`]).
+fn stop_reason(m: &Meter) -> Option<&'static str> {
+    m.stop.borrow().as_ref().filter(|(flag, _)| flag.load(Ordering::Relaxed)).map(|(_, why)| *why)
 }
 
 /// A cap on the steps of several outermost calls on this thread: the script layer opens one
@@ -347,6 +403,8 @@ const OWN_CHUNK: &str = "[sandbox]";
 const WRAPPERS: &str = r##"
 local charge, charge_pattern, after, string, table, utf8, pcall, xpcall, rawlen, type, select, log, tonumber =
   charge, charge_pattern, after, string, table, utf8, pcall, xpcall, rawlen, type, select, math.log, tonumber
+local next, pairs, tostring, setmetatable, address_ordered, find0, format0, unpack0 =
+  next, pairs, tostring, setmetatable, address_ordered, string.find, string.format, table.unpack
 local B = BYTES
 local function bytes(v) if type(v) == "string" then return #v end return 0 end
 local function size(t) if type(t) == "table" then return rawlen(t) end return 0 end
@@ -371,6 +429,33 @@ pcall_wrapped = function(f, ...) return after(pcall(f, ...)) end
 xpcall_wrapped = function(f, h, ...) return after(xpcall(f, h, ...)) end
 tonumber_wrapped = function(...) charge(bytes((...)) / B) return tonumber(...) end
 
+-- Values whose identity is a memory address: as keys their order in `next` is the order of
+-- their addresses, and `tostring` would write the address. Both change from run to run.
+local by_address = { table = true, ["function"] = true, userdata = true, thread = true, buffer = true }
+local function next_w(t, k)
+  local key, value = next(t, k)
+  if by_address[type(key)] then address_ordered(type(key)) end
+  return key, value
+end
+next_wrapped = next_w
+pairs_wrapped = function(t, ...)
+  if type(t) ~= "table" then return pairs(t, ...) end
+  return next_w, t, nil
+end
+-- `table: 0x55d…` becomes `table #3`: numbered in the order the state first wrote them.
+local numbers, count = setmetatable({}, { __mode = "k" }), 0
+local function tostring_w(...)
+  local text = tostring(...)
+  local v = ...
+  if by_address[type(v)] and type(text) == "string" and find0(text, "^%a+: 0x%x+$") then
+    local n = numbers[v]
+    if not n then count += 1 n = count numbers[v] = n end
+    return type(v) .. " #" .. n
+  end
+  return text
+end
+tostring_wrapped = tostring_w
+
 local s = {}
 for _, name in { "find", "match", "gmatch" } do
   local f = string[name]
@@ -387,6 +472,12 @@ end
 for _, name in { "format", "pack", "char" } do
   local f = string[name]
   if f then s[name] = function(...) charge(args(...) / B) return out(f(...)) end end
+end
+s.format = function(f, ...)
+  local n, all = select("#", ...), { ... }
+  for i = 1, n do if by_address[type(all[i])] then all[i] = tostring_w(all[i]) end end
+  charge(args(f, ...) / B)
+  return out(format0(f, unpack0(all, 1, n)))
 end
 local gsub = string.gsub
 s.gsub = function(a, p, r, ...) charge_pattern(a, p, false, false) charge(bytes(r) / B) return out(gsub(a, p, r, ...)) end
@@ -579,6 +670,10 @@ impl Sandbox {
             let plain = !matches!(plain, Value::Nil | Value::Boolean(false));
             charge(lua, pattern_steps(bytes(&s), &pattern, find, plain))
         })?;
+        let ordered = lua.create_function(|lua, kind: String| -> mlua::Result<()> {
+            Err(METER.with(|m| trip(lua, m, None, address_order_message(&kind))))
+        })?;
+        globals.raw_set("address_ordered", ordered)?;
         globals.raw_set("charge_pattern", pattern_fn)?;
         globals.raw_set("charge", charge_fn)?;
         globals.raw_set("after", after)?;
@@ -589,12 +684,15 @@ impl Sandbox {
             ("xpcall_wrapped", "xpcall"),
             ("unpack_wrapped", "unpack"),
             ("tonumber_wrapped", "tonumber"),
+            ("next_wrapped", "next"),
+            ("pairs_wrapped", "pairs"),
+            ("tostring_wrapped", "tostring"),
         ] {
             let f: Value = globals.raw_get(wrapped)?;
             globals.raw_set(name, f)?;
             globals.raw_set(wrapped, Value::Nil)?;
         }
-        for name in ["charge", "charge_pattern", "after", "BYTES"] {
+        for name in ["charge", "charge_pattern", "after", "address_ordered", "BYTES"] {
             globals.raw_set(name, Value::Nil)?;
         }
         Ok(())
@@ -746,7 +844,11 @@ impl Sandbox {
         if outer && self.lua.used_memory() > self.limits.memory / 2 {
             let _ = self.lua.gc_collect();
         }
-        let result = call(function);
+        let halted = if outer { METER.with(stop_reason) } else { None };
+        let result = match halted {
+            Some(why) => Err(mlua::Error::runtime(why)),
+            None => call(function),
+        };
         let trip = METER.with(|m| {
             m.depth.set(m.depth.get() - 1);
             if !outer {
@@ -755,6 +857,7 @@ impl Sandbox {
             if let Some((left, size)) = m.pool.get() {
                 m.pool.set(Some((left.saturating_sub(m.steps.get()), size)));
             }
+            m.spent.set(m.spent.get().saturating_add(m.steps.get()));
             if m.tripped.replace(false) { Some(m.reason.take().unwrap_or_default()) } else { None }
         });
         if outer {
@@ -798,6 +901,15 @@ impl Sandbox {
     pub fn used_memory(&self) -> usize {
         self.lua.used_memory()
     }
+}
+
+/// Why `pairs`/`next` stop at a key of type `kind` (a table, a function …).
+fn address_order_message(kind: &str) -> String {
+    format!(
+        "pairs or next reached a key that is a {kind}: such keys come in the order of their memory addresses, \
+         which change from run to run, so the same seed would not give the same game (key tables by strings or \
+         numbers, or keep the {kind}s in a list)"
+    )
 }
 
 /// The characters that make `string.find` match a pattern rather than search for the text.
@@ -849,9 +961,12 @@ fn charge_in(lua: &Lua, m: &Meter, steps: u64) -> mlua::Result<()> {
     check_clock(lua, m)
 }
 
-/// Fails the running call once its wall-clock time is up.
+/// Fails the running call once its wall-clock time is up, or once it must stop ([`stop_when`]).
 fn check_clock(lua: &Lua, m: &Meter) -> mlua::Result<()> {
     m.ticks.set(0);
+    if let Some(why) = stop_reason(m) {
+        return Err(trip(lua, m, None, why.to_string()));
+    }
     match m.deadline.get() {
         Some((deadline, time)) if Instant::now() > deadline => Err(trip(
             lua,
@@ -1349,6 +1464,39 @@ mod tests {
     fn long_messages_are_cut() {
         let e = run("error(string.rep('x', 1e6))").unwrap_err();
         assert!(e.message.chars().count() <= MAX_MESSAGE + 1, "{}", e.message.len());
+    }
+
+    /// Issue 35: keys known by their address came in address order, and `tostring` wrote
+    /// the address, so the same seed gave different games.
+    #[test]
+    fn pairs_refuses_keys_ordered_by_address_and_tostring_writes_no_address() {
+        for code in [
+            "local t = { [{}] = 1 }\nfor k in pairs(t) do end",
+            "local t = { [function() end] = 1 }\nlocal k = next(t)",
+            "local t = { [{}] = 1 }\nlocal ok = pcall(function() for k in pairs(t) do end end) return ok",
+        ] {
+            let e = run(code).unwrap_err();
+            assert_eq!(e.line, Some(2), "{code}: {e}");
+            assert!(e.message.starts_with("pairs or next reached a key that is a "), "{code}: {e}");
+        }
+        let sum = run("local n = 0 for k, v in pairs({ a = 1, b = 2, 3 }) do n += v end return n").unwrap();
+        assert_eq!(sum, Value::Integer(6));
+        let same = "local a, b = {}, {}\nlocal s = tostring(a) .. ' ' .. tostring(b) .. ' ' .. string.format('%s', a)\n\
+                    return s == 'table #1 table #2 table #1'";
+        assert_eq!(run(same).unwrap(), Value::Boolean(true));
+        let own = "return tostring(setmetatable({}, { __tostring = function() return 'mine' end })) == 'mine'";
+        assert_eq!(run(own).unwrap(), Value::Boolean(true));
+    }
+
+    /// What a server that stops does to a room's running Lua.
+    #[test]
+    fn a_stop_flag_stops_a_call_and_every_call_after_it() {
+        let flag = Arc::new(AtomicBool::new(true));
+        let _stop = stop_when(flag.clone(), "the host is stopping");
+        let e = run("local n = 0\nwhile true do n += 1 end").unwrap_err();
+        assert_eq!(e.message, "the host is stopping", "{e}");
+        flag.store(false, Ordering::SeqCst);
+        assert_eq!(run("return 1").unwrap(), Value::Integer(1));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -29,6 +29,7 @@ use super::protocol::{self, Limits};
 use super::room::{Conn, Outbox, Room};
 use super::store;
 use super::web;
+use crate::script::stop_when;
 use crate::table::save::SaveFile;
 
 /// What a connection's writer is asked to do.
@@ -54,6 +55,16 @@ struct Slot {
     /// How many of the room's moves are in its save or given to the [`Saver`]; `None` while
     /// the room has no save of its game (its next change is written as a whole save).
     kept: Option<usize>,
+    /// The game changed while the server was stopping (work cut short: its Lua stopped, its
+    /// bots playing on what was left): that change is not saved, the room's save and journal
+    /// keep the game as it was before.
+    cut: bool,
+}
+
+impl Slot {
+    fn new(room: Room, kept: Option<usize>) -> Slot {
+        Slot { room, senders: HashMap::new(), kept, cut: false }
+    }
 }
 
 /// The rooms, by name.
@@ -107,6 +118,8 @@ struct Hub {
     open: AtomicUsize,
     done: Notify,
     stop: watch::Sender<bool>,
+    /// Set when the server stops (before `stop` is sent): the Lua of a room's work stops.
+    stopping: Arc<AtomicBool>,
     /// Writes the saves, when the server keeps a games directory.
     saver: Option<Arc<Saver>>,
 }
@@ -114,6 +127,36 @@ struct Hub {
 fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
     // A panic while a room was locked leaves the room as it was after its last whole call.
     slot.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What the Lua of a room's work says when the server stops under it.
+const STOPPING: &str = "the host is stopping";
+
+/// Runs `work` on the room of `slot` with the room locked, on a blocking thread of the
+/// runtime, never on its async workers: a room whose mods or bots think for long (up to their
+/// budgets: a second per Lua call, a search's budget per bot move) holds up its own
+/// connections, whose messages wait their turn, and no other room. While it runs, the Lua
+/// it calls stops at once when the server stops ([`stop_when`]), so a stop waits for no
+/// room's Lua.
+///
+/// Every call into a [`Room`] from the connections and the away timer goes through here.
+async fn in_room<T: Send + 'static>(
+    hub: &Arc<Hub>,
+    slot: &Arc<Mutex<Slot>>,
+    work: impl FnOnce(&Hub, &mut Slot) -> T + Send + 'static,
+) -> T {
+    let (hub, slot) = (hub.clone(), slot.clone());
+    let task = tokio::task::spawn_blocking(move || {
+        let _stop = stop_when(hub.stopping.clone(), STOPPING);
+        work(&hub, &mut lock(&slot))
+    });
+    match task.await {
+        Ok(value) => value,
+        // A panic in the room's work ends the connection's task, as it did on the worker.
+        Err(e) => {
+            std::panic::resume_unwind(e.try_into_panic().unwrap_or_else(|_| Box::new("the room's work was cancelled")))
+        }
+    }
 }
 
 /// Keeps the games on disk, on a thread of its own, away from the rooms' locks and the async
@@ -331,10 +374,17 @@ impl Writer {
         }
     }
 
-    /// Writes the save of `room` as it stands now.
+    /// Writes the save of `room` as it stands now (not a room whose work the server's stop
+    /// cut short: its save and the journal hold it as it was before).
     fn snapshot(&mut self, room: &str) -> bool {
         let Some(slot) = self.rooms.get(room) else { return true };
-        let save = lock(slot).room.session().to_save();
+        let save = {
+            let slot = lock(slot);
+            if slot.cut {
+                return false;
+            }
+            slot.room.session().to_save()
+        };
         self.write_save(room, &save)
     }
 
@@ -417,7 +467,9 @@ impl Hub {
     /// messages leave in the order the room made them; the new moves (or the whole save) are
     /// handed to the [`Saver`] here, in order too.
     fn deliver(&self, slot: &mut Slot, out: Outbox) {
-        if out.changed
+        if out.changed && self.stopping.load(Ordering::SeqCst) {
+            slot.cut = true;
+        } else if out.changed
             && let Some(saver) = &self.saver
         {
             let session = slot.room.session();
@@ -461,7 +513,20 @@ impl Hub {
         }
     }
 
-    /// Every game over and every client gone, on a server that stops then.
+    /// [`Hub::check_done`] from async code: on a blocking thread, as it waits for each room.
+    async fn check_done_later(self: &Arc<Hub>) {
+        let hub = self.clone();
+        let _ = tokio::task::spawn_blocking(move || hub.check_done()).await;
+    }
+
+    /// Stops the server: its connections close, and the Lua of any room's work stops at once.
+    fn halt(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let _ = self.stop.send(true);
+    }
+
+    /// Every game over and every client gone, on a server that stops then (waits for a room
+    /// busy with work: call it off the async workers).
     fn is_done(&self) -> bool {
         self.config.stop_when_done
             && self.open.load(Ordering::SeqCst) == 0
@@ -475,7 +540,7 @@ pub struct Stopper(Arc<Hub>);
 impl Stopper {
     /// Closes every connection and stops the server; its games are saved as at any stop.
     pub fn stop(&self) {
-        let _ = self.0.stop.send(true);
+        self.0.halt();
     }
 }
 
@@ -495,8 +560,7 @@ impl Server {
                 .into_iter()
                 .map(|room| {
                     let kept = config.dir.as_deref().and_then(|dir| store::saved_moves(dir, room.id(), room.session()));
-                    let slot = Slot { room, senders: HashMap::new(), kept };
-                    (slot.room.id().to_string(), Arc::new(Mutex::new(slot)))
+                    (room.id().to_string(), Arc::new(Mutex::new(Slot::new(room, kept))))
                 })
                 .collect(),
         );
@@ -509,6 +573,7 @@ impl Server {
             open: AtomicUsize::new(0),
             done: Notify::new(),
             stop,
+            stopping: Arc::new(AtomicBool::new(false)),
             saver,
         });
         if let Some(every) = hub.config.tick {
@@ -521,11 +586,18 @@ impl Server {
                         _ = interval.tick() => {}
                         _ = stop.changed() => return,
                     }
-                    for slot in hub.rooms.values() {
-                        let mut slot = lock(slot);
-                        let out = slot.room.tick(Instant::now());
-                        hub.deliver(&mut slot, out);
-                    }
+                    // Off the async workers; a room busy with work is looked at next time, so
+                    // that it holds up no other room's timer.
+                    let pass = hub.clone();
+                    let _ = tokio::task::spawn_blocking(move || {
+                        for slot in pass.rooms.values() {
+                            if let Ok(mut slot) = slot.try_lock() {
+                                let out = slot.room.tick(Instant::now());
+                                pass.deliver(&mut slot, out);
+                            }
+                        }
+                    })
+                    .await;
                 }
             });
         }
@@ -550,11 +622,12 @@ impl Server {
                         () = tokio::time::sleep(hub.config.stay) => {}
                         _ = stop.changed() => break,
                     }
-                    if hub.is_done() {
+                    let done = hub.clone();
+                    if tokio::task::spawn_blocking(move || done.is_done()).await.unwrap_or(false) {
                         break;
                     }
                 }
-                let _ = hub.stop.send(true);
+                hub.halt();
             }
         };
         hub.check_done();
@@ -593,8 +666,14 @@ impl Server {
 
     /// Closes every connection and stops.
     pub async fn stop(self) -> std::io::Result<()> {
-        let _ = self.hub.stop.send(true);
+        self.hub.halt();
         self.wait().await
+    }
+
+    /// Whether room `id` is running work now (a command, its mods and bots): what a test of
+    /// a busy room waits for.
+    pub fn is_busy(&self, id: &str) -> bool {
+        self.hub.rooms.get(id).is_some_and(|slot| matches!(slot.try_lock(), Err(std::sync::TryLockError::WouldBlock)))
     }
 
     /// Waits until every move made so far is on disk (in a save or the journal): what a crash
@@ -719,7 +798,8 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
     let limits = hub.config.limits;
     let (mut sink, mut stream) = socket.split();
     let (tx, mut rx) = mpsc::channel::<Out>(256);
-    lock(&slot).senders.insert(conn, tx.clone());
+    let sender = tx.clone();
+    in_room(&hub, &slot, move |_, slot| slot.senders.insert(conn, sender)).await;
     let mut writer = tokio::spawn(async move {
         let mut status = (1001, "the server stops".to_string());
         while let Some(out) = rx.recv().await {
@@ -789,11 +869,15 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
                 true
             }
             Some(text) => {
-                let mut slot = lock(&slot);
-                let out = slot.room.receive(conn, &text, Instant::now());
-                let refused = out.refused;
-                joined |= slot.room.has(conn);
-                hub.deliver(&mut slot, out);
+                let (refused, has) = in_room(&hub, &slot, move |hub, slot| {
+                    let out = slot.room.receive(conn, &text, Instant::now());
+                    let refused = out.refused;
+                    let has = slot.room.has(conn);
+                    hub.deliver(slot, out);
+                    (refused, has)
+                })
+                .await;
+                joined |= has;
                 refused
             }
         };
@@ -806,19 +890,19 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
             break;
         }
     }
-    {
-        let mut slot = lock(&slot);
+    in_room(&hub, &slot, move |hub, slot| {
         let out = slot.room.leave(conn, Instant::now());
         slot.senders.remove(&conn);
-        hub.deliver(&mut slot, out);
-    }
+        hub.deliver(slot, out);
+    })
+    .await;
     drop(own);
     // The writer sends what is queued, then closes.
     if !writer_done {
         let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
     }
     hub.open.fetch_sub(1, Ordering::SeqCst);
-    hub.check_done();
+    hub.check_done_later().await;
 }
 
 #[cfg(test)]
@@ -838,7 +922,7 @@ mod tests {
             store::save_seats(dir, &store::Seats { room: id.clone(), tokens: vec![None, None] }).unwrap();
             store::save_game(dir, &id, &session).unwrap();
             let room = Room::new(&id, session, vec![None, None], RoomOptions::default());
-            rooms.insert(id, Arc::new(Mutex::new(Slot { room, senders: HashMap::new(), kept: Some(0) })));
+            rooms.insert(id, Arc::new(Mutex::new(Slot::new(room, Some(0)))));
         }
         Arc::new(rooms)
     }

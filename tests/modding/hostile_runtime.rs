@@ -8,8 +8,9 @@ use crate::cli_support;
 use crate::common;
 
 use common::{Deal, action, assert_invariants, refused_twice_then, run};
-use diving::bots::{Bot, LuaBot};
+use diving::bots::{Bot, LuaBot, MctsBot, Params, SEARCH_STEPS};
 use diving::core::{Game, Registry, Rules, View};
+use diving::script::sandbox::steps_spent;
 use diving::script::{ModSource, load_mods};
 use diving::table::session::{BOT_GAME_TURNS, MAX_GAME_SAID_LINES, Seating, Session};
 
@@ -491,7 +492,187 @@ fn converting_a_huge_string_is_charged_by_its_size() {
 #[test]
 fn a_deep_global_does_not_crash_check_or_sim_with_mcts() {
     let (code, stderr) = check(&["deep-globals.lua"]);
-    assert!(code == 0 || stderr.contains("deep-globals.lua"), "{code}: {stderr}");
+    assert!(code == 2 && stderr.contains("deep-globals.lua"), "{code}: {stderr}");
     let (code, _, stderr) = sim(&["deep-globals.lua"], &["--games", "1", "--players", "mcts,greedy"]);
     assert!(code == 0 || stderr.contains("deep-globals.lua"), "{code}: {stderr}");
+}
+
+/// Issue 35, item 2: copying the deep global fails, and `check` says so naming the mod and the
+/// global (it said ok: the copies a search made failed quietly, taken for poor moves).
+#[test]
+fn check_names_a_mod_whose_globals_cannot_be_copied() {
+    let (code, stderr) = check(&["deep-globals.lua"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("/deep-globals.lua: error: its globals could not be copied"), "{stderr}");
+    assert!(stderr.contains("the global `deep` holds tables nested more than 200 deep"), "{stderr}");
+}
+
+// ----- issue 35, item 4: copies and searches are budgeted -----
+
+/// The total playouts of a search bot's move (`mcts:ITERATIONS`, with a budget of `steps`),
+/// and the steps it spent, on turn 1 of the deal with `files` loaded.
+fn search(files: &[&str], iterations: u32, steps: u64) -> (u32, u64) {
+    let registry = load(files).unwrap_or_else(|e| panic!("{e}"));
+    let game = deal().game_with(registry);
+    let before = steps_spent();
+    let params = Params { steps, ..Params::with_iterations(iterations) };
+    assert_eq!(Params::with_iterations(iterations).steps, SEARCH_STEPS, "the default budget");
+    let estimates = MctsBot::with_params(params, 1).estimates(&View::new(&game, 0), &[]).unwrap();
+    (estimates.iter().map(|e| e.playouts).sum(), steps_spent() - before)
+}
+
+/// A copy of the game copies the mods' globals, and is charged for it: 200,000 small tables
+/// cost at least a step each.
+#[test]
+fn copying_200k_small_tables_is_charged() {
+    let registry = load(&["heavy-globals.lua"]).unwrap_or_else(|e| panic!("{e}"));
+    let game = deal().game_with(registry);
+    let before = steps_spent();
+    let copy = game.clone();
+    let spent = steps_spent() - before;
+    assert!(spent >= 200_000, "the copy was charged {spent} steps");
+    assert_eq!(copy, game);
+    // Each copy, the next ones too.
+    let before = steps_spent();
+    let (second, third) = (game.clone(), diving::core::View::new(&game, 0).sample(4));
+    let spent = steps_spent() - before;
+    assert!(spent >= 400_000, "two more copies were charged {spent} steps");
+    drop((second, third));
+}
+
+/// A search with a mod holding 200,000 small tables: each playout's sample copies them (at
+/// 400,000 steps or more), so the search stops at its budget, after a few of its 200
+/// playouts (each move took 3.9 s before). With a budget of 3M steps here (the default's 16M
+/// makes the test slow: each copy is 200,000 tables): at most ten playouts. The copies are made,
+/// too: a copy's state held its old globals and the new ones at once, and ran out of memory.
+#[test]
+fn a_search_over_200k_small_tables_stops_at_its_budget() {
+    let (playouts, spent) = search(&["heavy-globals.lua"], 200, 3_000_000);
+    assert!((1..=10).contains(&playouts), "{playouts} playouts, {spent} steps");
+    assert!((3_000_000..4_000_000).contains(&spent), "{spent} steps: the copies were made and charged");
+}
+
+/// Hooks that burn 850,000 steps every turn: a `mcts:20` move took 39 s. The search now
+/// stops at its budget of steps: a few playouts, the last cut short.
+#[test]
+fn a_search_with_a_hook_burning_850k_steps_a_turn_stops_at_its_budget() {
+    let (playouts, spent) = search(&["burn-hook.lua"], 20, SEARCH_STEPS);
+    assert!((1..20).contains(&playouts), "{playouts} playouts");
+    assert!(spent < SEARCH_STEPS + 2_000_000, "{spent} steps");
+    // Without mods the budget is never reached: every playout is played.
+    assert_eq!(search(&[], 20, SEARCH_STEPS).0, 20);
+}
+
+// ----- issue 35, item 3: the same seed gives the same game -----
+
+/// `pairs` over table keys gave them in address order: three runs of one seeded `sim` gave
+/// three reports. Now `pairs` stops at such a key, naming the line, the same way every run.
+#[test]
+fn three_runs_of_a_seeded_sim_over_table_keys_give_one_report() {
+    let args = ["--games", "20", "--players", "random,random", "--seed", "3", "--jobs", "1"];
+    let runs: Vec<(i32, String, String)> = (0..3).map(|_| sim(&["address-order.lua"], &args)).collect();
+    let (code, _, stderr) = &runs[0];
+    assert_eq!(*code, 1, "{stderr}");
+    assert!(stderr.contains("address-order.lua:9: "), "{stderr}");
+    assert!(stderr.contains("pairs or next reached a key that is a table"), "{stderr}");
+    for run in &runs[1..] {
+        // The temporary folder's name differs from run to run; what is reported does not.
+        let strip = |s: &str| s.lines().map(|l| l.rsplit('/').next().unwrap_or(l).to_string()).collect::<Vec<_>>();
+        assert_eq!((run.0, strip(&run.1), strip(&run.2)), (runs[0].0, strip(&runs[0].1), strip(&runs[0].2)));
+    }
+}
+
+/// `tostring({})` wrote an address into the narration, which a save's step hashes cover: the
+/// game's own save did not load in another process. Tables are now written `table #1`.
+#[test]
+fn a_save_of_a_game_that_writes_tables_loads_in_another_process() {
+    let (dir, rules) = ruleset_dir(&["tostring-table.lua"], "");
+    let save = dir.path().join("game.json");
+    let play = |stdin: String, args: &[&str]| {
+        let out =
+            cli_support::diving().args(["--json", "--ruleset", &rules]).args(args).write_stdin(stdin).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        cli_support::json_lines(&out.stdout)
+    };
+    let deck = cli_support::stacked("5H 9C 9D KS QH 4C 8D 2S 6C 7C 10D JD 2C");
+    let first = play(
+        format!("play 5H\nsave {}\n", save.display()),
+        &["play", "--seed", "1", "--players", "ann,bob", "--deck", &deck],
+    );
+    let said: Vec<&str> = first.iter().filter(|l| l["event"] == "said").filter_map(|l| l["text"].as_str()).collect();
+    assert!(said.contains(&"kept table #1 and made table #2 and table #3"), "{first:?}");
+    let loaded = play("state\n".into(), &["--load", save.to_str().unwrap()]);
+    assert_eq!(loaded[0]["event"], "resumed", "{loaded:?}");
+}
+
+/// `check` plays a smoke game twice side by side and names the mod when they go apart: a
+/// generalized `for k, v in t` over table keys, which `pairs` and `next` do not see.
+#[test]
+fn check_finds_a_mod_whose_game_depends_on_addresses() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("rules.toml"),
+        "extends = \"standard\"\nname = \"addresses\"\nmods = [\"iter.lua\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("iter.lua"),
+        "local order = {}\nfor i = 1, 64 do order[{}] = i end\n\
+         diving.on_turn_start(function(ctx, player)\n  for k, v in order do ctx:say('first ' .. v) break end\nend)\n",
+    )
+    .unwrap();
+    let rules = dir.path().join("rules.toml");
+    let out = cli_support::diving().args(["check", rules.to_str().unwrap(), "--games", "0"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("iter.lua: error: the same seeded game went differently"), "{stderr}");
+}
+
+// ----- issue 35, item 5: the smaller ones -----
+
+/// `/proc/self/environ` says it is a regular file (of size 0): it was read, and the error
+/// quoted the environment. It is refused before it is read.
+#[test]
+fn a_kernel_file_is_refused_without_quoting_it() {
+    let out =
+        cli_support::diving().args(["check", "/proc/self/environ"]).env("DIVING_SECRET", "hunter2").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not a regular file (it is a file the kernel makes up as it is read"), "{stderr}");
+    assert!(!stderr.contains("DIVING_SECRET") && !stderr.contains("hunter2"), "{stderr}");
+}
+
+/// `save NAME` echoed the name raw (`saved to \e[31mred…`, U+202E) while the error paths
+/// escaped it.
+#[test]
+fn the_save_echo_escapes_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = dir.path().join("\u{1b}[31mred\u{202e}.json");
+    let out = cli_support::diving()
+        .args(["play", "--seed", "1", "--players", "ann,bob", "--no-color"])
+        .write_stdin(format!("save {}\n", name.display()))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(name.exists(), "{stdout}");
+    let echo = stdout.lines().find(|l| l.contains("saved to")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(!echo.contains('\u{1b}') && !echo.contains('\u{202e}'), "{echo:?}");
+    assert!(echo.contains("red"), "{echo:?}");
+}
+
+/// A mod listed as `victim.lua:7: x/evil.lua` made `check` print `victim.lua:7: error: …`
+/// and JSON `"file":"victim.lua","line":7`. Such a name is refused, at its place in the
+/// ruleset.
+#[test]
+fn a_mod_name_that_reads_as_another_files_line_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("victim.lua:7: x")).unwrap();
+    std::fs::write(dir.path().join("victim.lua:7: x/evil.lua"), "error('boom')\n").unwrap();
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(&rules, "extends = \"standard\"\nmods = [\"victim.lua:7: x/evil.lua\"]\n").unwrap();
+    let out = cli_support::diving().args(["check", "--json", rules.to_str().unwrap()]).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("may not hold ':'"), "{text}");
+    assert!(!text.contains("\"file\":\"victim.lua\""), "{text}");
 }

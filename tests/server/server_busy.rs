@@ -1,0 +1,101 @@
+//! A room whose mods or bots think for long holds up no other room, and no stop (issue 35:
+//! in `diving host --rooms 3` one hostile room froze all three for 15 s, and SIGTERM did not
+//! stop the host within 20 s).
+
+use std::time::{Duration, Instant};
+
+use crate::server_support::{Client, WAIT, seating};
+use diving::core::Card;
+use diving::server::net::{Server, ServerConfig};
+use diving::server::room::{Room, RoomOptions, new_token};
+use diving::table::session::Session;
+
+/// From turn 2 on (the bot's first move, and every move its search tries), each number card's
+/// effect compares two 4 MB strings over and over: one step per comparison, so only the
+/// clock stops it, after a second. A search of 200 playouts takes minutes of it.
+const SLOW: &str = "local a = string.rep('x', 4000000) .. 'a'
+local b = string.rep('x', 4000000) .. 'b'
+for rank = 1, 10 do
+  diving.wrap(rank, function(ctx, play, previous)
+    if ctx:turn() >= 2 then
+      local n = 0
+      for i = 1, 1e6 do if a < b then n += 1 end end
+    end
+    previous(ctx, play)
+  end)
+end
+";
+
+/// Ann holds 5H 9C 9D KS (`play 9C` is legal on turn 1).
+fn deck() -> Vec<Card> {
+    let top = "5H 9C 9D KS QH 4C 8D 2S 6C 7C 10D JD 2C";
+    let mut deck: Vec<Card> = top.split_whitespace().map(|c| c.parse().unwrap()).collect();
+    for suit in ["S", "H", "D", "C"] {
+        for rank in ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"] {
+            let card: Card = format!("{rank}{suit}").parse().unwrap();
+            if !deck.contains(&card) {
+                deck.push(card);
+            }
+        }
+    }
+    deck
+}
+
+fn room_of(id: &str, spec: &str, players: &[&str]) -> Room {
+    let seating = seating(players);
+    let tokens = seating.iter().map(|s| s.bot.is_none().then(new_token)).collect();
+    let session = Session::new(spec, seating, 5, Some(deck())).unwrap();
+    Room::new(id, session, tokens, RoomOptions::default())
+}
+
+/// Room 1 plays the slow mod against a search bot; room 2 is a standard game. Served as
+/// `diving host` serves (two async workers, an away timer that looks at every room).
+async fn two_rooms(dir: &std::path::Path) -> Server {
+    std::fs::write(dir.join("slow.lua"), SLOW).unwrap();
+    std::fs::write(dir.join("rules.toml"), "extends = \"standard\"\nname = \"slow\"\nmods = [\"slow.lua\"]\n").unwrap();
+    let spec = dir.join("rules.toml").to_string_lossy().into_owned();
+    let rooms = vec![room_of("1", &spec, &["ann", "bot:mcts"]), room_of("2", "standard", &["ann", "bob"])];
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let config = ServerConfig { tick: Some(Duration::from_millis(20)), ..ServerConfig::default() };
+    Server::start(listener, rooms, config).unwrap()
+}
+
+/// Waits (without sleeping) until room `id` is running work.
+async fn until_busy(server: &Server, id: &str) {
+    let start = Instant::now();
+    while !server.is_busy(id) {
+        assert!(start.elapsed() < WAIT, "room {id} never got busy");
+        tokio::task::yield_now().await;
+    }
+}
+
+/// Ann's move sets the bot of room 1 searching with the slow mod; meanwhile a command in
+/// room 2 is answered at once (a generous bound, measured once, while room 1 is busy before
+/// and after it), and the server stops within seconds: the search's Lua stops at once.
+/// Before, the room's work ran on the async workers: the away timer, waiting for room 1's
+/// lock, took the second worker, and room 2 waited for the whole search; a stop waited too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_thinking_for_minutes_holds_up_no_other_room_and_no_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = two_rooms(dir.path()).await;
+    let (mut slow, _) = Client::join(&server, "1", 0).await;
+    let (mut healthy, _) = Client::join(&server, "2", 0).await;
+    slow.command("play 9C").await;
+    until_busy(&server, "1").await;
+
+    let start = Instant::now();
+    healthy.command("board").await;
+    let answer = healthy.recv().await.expect("room 2 answers");
+    let took = start.elapsed();
+    assert_eq!(answer["type"], "output", "{answer}");
+    assert!(server.is_busy("1"), "room 1 was still thinking");
+    assert!(took < Duration::from_millis(100), "room 2 answered in {took:?} while room 1 was busy");
+
+    // The stop ends room 1's work (its Lua stops at once): its connection closes once the
+    // work has returned.
+    let start = Instant::now();
+    tokio::time::timeout(WAIT, server.stop()).await.expect("the server stops").unwrap();
+    while slow.recv().await.is_some() {}
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(10), "the stop took {took:?}");
+}
