@@ -298,11 +298,12 @@ pub fn output(at: usize, lines: &[Object], text: &[String]) -> String {
     serde_json::to_string(&Output { kind: "output", at, json: lines, text }).expect("an output serialises")
 }
 
-/// Removes control characters, the invisible ones that reorder or hide text (as player
-/// names refuse them, [`crate::limits::hidden`]) and surrounding space from chat; `Err` when
+/// Removes terminal escape sequences whole, control characters, the invisible ones that
+/// reorder or hide text (as player names refuse them: [`crate::limits::clean_line`], as a
+/// mod's narration) and surrounding space from chat; `Err` when
 /// nothing is left or it is longer than `max` characters.
 pub fn clean_chat(text: &str, max: usize) -> Result<String, String> {
-    let cleaned: String = text.chars().filter(|&c| !crate::limits::hidden(c)).collect();
+    let cleaned = crate::limits::clean_line(text);
     let cleaned = cleaned.trim();
     if cleaned.is_empty() {
         return Err("say what? (say TEXT)".into());
