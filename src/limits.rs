@@ -564,7 +564,7 @@ mod tests {
     fn a_clean_line_loses_whole_escape_sequences_and_reversing_characters() {
         assert_eq!(clean_line("\u{1b}[31;1mred\u{1b}[0m and \u{202e}txet\u{202c} done"), "red and txet done");
         assert_eq!(clean_line("\u{1b}]0;owned\u{7}title kept\tout"), "title kept out");
-        assert_eq!(clean_line("\u{1b}]2;x\u{1b}\\y \u{9b}2Jz \u{1b}cq\u{200b}"), "y zq");
+        assert_eq!(clean_line("\u{1b}]2;x\u{1b}\\y \u{9b}2Jz \u{1b}cq\u{200b}"), "y z q");
         assert_eq!(clean_line("plain ♠ text"), "plain ♠ text");
     }
 
