@@ -531,10 +531,10 @@ async fn hostile_clients_get_clear_errors_and_the_game_goes_on() {
         );
     }
 
-    // Chat: control characters removed, length limited.
+    // Chat: escape sequences (whole) and control characters removed, length limited.
     other.send(json!({"type": "say", "text": "hi\u{1b}[2J\u{7} all"})).await;
     let m = mover.until(|m| has(m, "chat")).await;
-    assert_eq!(lines(&m)[0]["chat"]["text"], "hi[2J all");
+    assert_eq!(lines(&m)[0]["chat"]["text"], "hi all");
     other.command(&format!("say {}", "z".repeat(300))).await;
     let m = other.until(|m| command_error(m).is_some()).await;
     assert!(command_error(&m).unwrap().contains("at most 200"));
