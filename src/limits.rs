@@ -427,7 +427,7 @@ pub fn clean_line(text: &str) -> String {
                 match kind {
                     // A control sequence: parameters and intermediates, then its final letter.
                     Some('[') => {
-                        while let Some(n) = chars.next() {
+                        for n in chars.by_ref() {
                             if ('\u{40}'..='\u{7e}').contains(&n) {
                                 break;
                             }
@@ -554,6 +554,23 @@ pub fn jobs(requested: Option<usize>, games: u64) -> Result<usize, String> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_JOBS),
     };
     Ok(jobs.clamp(1, games.clamp(1, MAX_JOBS as u64) as usize))
+}
+
+/// Removes terminal escape sequences whole, control characters, the invisible ones that
+/// reorder or hide text (as player names refuse them: [`clean_line`], as a mod's narration)
+/// and surrounding space from chat; `Err` when nothing is left or it is longer than `max`
+/// characters.
+pub fn clean_chat(text: &str, max: usize) -> Result<String, String> {
+    let cleaned = clean_line(text);
+    let cleaned = cleaned.trim();
+    if cleaned.is_empty() {
+        return Err("say what? (say TEXT)".into());
+    }
+    let count = cleaned.chars().count();
+    if count > max {
+        return Err(format!("that is {count} characters; say at most {max}"));
+    }
+    Ok(cleaned.to_string())
 }
 
 #[cfg(test)]

@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use diving::repl::session::{Seating, Session};
 use diving::server::net::{Server, ServerConfig};
 use diving::server::room::{Room, RoomOptions, new_token};
 use diving::server::store;
+use diving::table::session::{Seating, Session};
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -552,7 +552,7 @@ async fn keyboard_game(
                 assert!(!stale.contains("recover"), "the hidden box keeps: {stale}");
                 recover_cancelled = true;
             }
-            let recoveries = !page.find(Locator::Css("#recoveries")).await.unwrap().attr("hidden").await.unwrap().is_some();
+            let recoveries = page.find(Locator::Css("#recoveries")).await.unwrap().attr("hidden").await.unwrap().is_none();
             let playable = !page.find_all(Locator::Css("#hand button.playable")).await.unwrap().is_empty();
             if turn % 3 == 2 && recoveries {
                 // A recovery from the list: its summary opens with Enter, Tab goes into it.
