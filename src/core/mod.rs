@@ -18,6 +18,7 @@ pub mod event;
 pub mod forecast;
 pub mod game;
 pub mod legal;
+pub mod observation;
 pub mod rules;
 pub mod seats;
 pub mod state;
@@ -36,6 +37,7 @@ pub use event::{Event, EventSink};
 pub use forecast::Forecast;
 pub use game::Game;
 pub use legal::{Moves, Playable};
+pub use observation::{Observation, SeenDiver};
 pub use rules::{
     Band, DealShape, Gain, MAX_HAND_SIZE, MAX_PLAYERS, MAX_TABLE_SIZE, MIN_PLAYERS, Rules, RulesError, SuitPattern,
 };

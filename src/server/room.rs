@@ -548,7 +548,7 @@ impl Room {
     }
 
     fn state(&self, viewer: Viewer) -> Object {
-        js::state_for(self.session().game(), self.session().bots(), viewer)
+        js::state_for(&crate::core::Observation::of(self.session().game(), viewer), self.session().bots())
     }
 
     fn board(&self, viewer: Viewer, look: Look) -> String {

@@ -121,7 +121,7 @@ pub fn seat_view(session: &Session, viewer: Viewer, question: Option<Object>) ->
         fronts.iter().filter_map(|&r| render::front_meaning(game, r).map(|m| (r.to_string(), json!(m)))).collect();
     Object::new()
         .with("seat", json!(seat.map(|s| s + 1)))
-        .with("state", crate::table::json::state_for(game, session.bots(), viewer))
+        .with("state", crate::table::json::state_for(&crate::core::Observation::of(game, viewer), session.bots()))
         .with(
             "rules",
             json!({

@@ -180,7 +180,7 @@ impl<W: Write> Viewing<W> {
         if self.json {
             let game = replay.game_at(k);
             let events: Vec<Object> = replay.events_at(k).iter().map(|e| js::event(game, e, replay.viewer)).collect();
-            let state = js::state_for(game, replay.session.bots(), replay.viewer);
+            let state = js::state_for(&crate::core::Observation::of(game, replay.viewer), replay.session.bots());
             self.say_json(
                 Object::one("position", json!(k))
                     .with("moves", json!(replay.moves()))

@@ -15,7 +15,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::core::{Card, Event, Gain, Game, Outcome, Rules, Seat, Seen, Source, Viewer};
+use crate::core::{Card, Event, Gain, Game, Observation, Outcome, Rules, Seat, Seen, Source, Viewer};
 
 /// A card as JSON: its D1 text (`"10H"`); read back with the card parser's own message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -469,43 +469,40 @@ pub fn write_state(out: impl std::io::Write, game: &Game, bots: &[Option<String>
     serde_json::to_writer(out, &state)
 }
 
-/// The `state` object as `viewer` may see it ([`Viewer::sees_hand`]): the same keys as
+/// The `state` object as `seen`'s viewer may see it ([`Observation`]): the same keys as
 /// [`state`], with every player's `hand_size`; a hand this viewer may not see has no `hand`,
 /// and only [`Viewer::Everyone`] gets the `deck` (its order is hidden from every seat). What a
 /// network seat or spectator receives.
-pub fn state_for(game: &Game, bots: &[Option<String>], viewer: Viewer) -> Object {
-    let players: Vec<Object> = game
-        .players()
-        .iter()
-        .enumerate()
-        .map(|(seat, p)| {
+pub fn state_for(seen: &Observation, bots: &[Option<String>]) -> Object {
+    let players: Vec<Object> = seen
+        .divers()
+        .map(|d| {
             let mut o = Object::new()
-                .with("name", json!(game.name(seat)))
-                .with("seat", json!(seat + 1))
-                .with("depth", json!(p.depth))
-                .with("oxygen", json!(p.oxygen))
-                .with("hand_size", json!(p.hand.len()));
-            if viewer.sees_hand(seat) {
-                o = o.with("hand", cards(&p.hand));
+                .with("name", json!(d.name))
+                .with("seat", json!(d.seat + 1))
+                .with("depth", json!(d.depth))
+                .with("oxygen", json!(d.oxygen))
+                .with("hand_size", json!(d.hand_size));
+            if let Some(hand) = d.hand {
+                o = o.with("hand", cards(hand));
             }
-            o.with("front", cards(&p.front)).with("bot", json!(bots.get(seat).cloned().flatten()))
+            o.with("front", cards(d.front)).with("bot", json!(bots.get(d.seat).cloned().flatten()))
         })
         .collect();
     let mut o = Object::new()
-        .with("turn", json!(game.turn()))
-        .with("current", json!(game.name(game.current())))
-        .with("winner", json!(game.winner().map(|w| game.name(w).to_string())))
-        .with("draw", json!(game.outcome() == Outcome::Draw))
-        .with("over", json!(game.is_over()))
-        .with("deck_size", json!(game.deck_size()));
-    if viewer == Viewer::Everyone {
-        let deck: Vec<Card> = game.deck().collect();
+        .with("turn", json!(seen.turn()))
+        .with("current", json!(seen.name(seen.current())))
+        .with("winner", json!(seen.winner().map(|w| seen.name(w).to_string())))
+        .with("draw", json!(seen.outcome() == Outcome::Draw))
+        .with("over", json!(seen.is_over()))
+        .with("deck_size", json!(seen.deck_size()));
+    if let Some(deck) = seen.deck() {
         o = o.with("deck", cards(&deck));
     }
-    o.with("discard_size", json!(game.discard_pile().len()))
-        .with("discard_top", json!(game.discard_top().map(|c| c.to_string())))
-        .with("discard", cards(game.discard_pile()))
-        .with("table", json!(game.table().iter().map(|c| c.map(|c| c.to_string())).collect::<Vec<_>>()))
+    o.with("discard_size", json!(seen.discard_pile().len()))
+        .with("discard_top", json!(seen.discard_top().map(|c| c.to_string())))
+        .with("discard", cards(seen.discard_pile()))
+        .with("table", json!(seen.table().iter().map(|c| c.map(|c| c.to_string())).collect::<Vec<_>>()))
         .with("players", players)
 }
 
@@ -677,14 +674,14 @@ mod tests {
     #[test]
     fn a_seats_state_hides_the_other_hands_and_the_deck() {
         let g = Game::standard(&["alice", "bob"], 1).unwrap();
-        let s = state_for(&g, &[None, None], Viewer::Seat(1)).to_value();
+        let s = state_for(&Observation::of(&g, Viewer::Seat(1)), &[None, None]).to_value();
         assert!(s["players"][0].get("hand").is_none());
         assert_eq!(s["players"][0]["hand_size"], 4);
         assert_eq!(s["players"][1]["hand"].as_array().unwrap().len(), 4);
         assert!(s.get("deck").is_none());
-        let spectator = state_for(&g, &[None, None], Viewer::Spectator).to_value();
+        let spectator = state_for(&Observation::of(&g, Viewer::Spectator), &[None, None]).to_value();
         assert!(spectator["players"].as_array().unwrap().iter().all(|p| p.get("hand").is_none()));
-        let all = state_for(&g, &[None, None], Viewer::Everyone).to_value();
+        let all = state_for(&Observation::of(&g, Viewer::Everyone), &[None, None]).to_value();
         assert_eq!(all["deck"].as_array().unwrap().len(), 52 - 8 - 4 - 1);
     }
 

@@ -135,7 +135,7 @@ impl Table {
                 let state = match viewer {
                     // The scripting contract's state: every hand and the deck.
                     Viewer::Everyone => js::state(game, session.bots()),
-                    _ => js::state_for(game, session.bots(), viewer),
+                    _ => js::state_for(&crate::core::Observation::of(game, viewer), session.bots()),
                 };
                 let board = render::board(game, look.style, session.bots(), viewer, look.width);
                 out.line(Object::one("state", state), board.trim_end())

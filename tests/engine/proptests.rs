@@ -125,7 +125,7 @@ proptest! {
         // The same position with every card this seat cannot see dealt otherwise.
         let dealt = View::new(&real, seat).sample(other);
         let bots = vec![None; players];
-        let state = |g: &Game| json::state_for(g, &bots, Viewer::Seat(seat)).to_string();
+        let state = |g: &Game| json::state_for(&diving::core::Observation::of(g, Viewer::Seat(seat)), &bots).to_string();
         prop_assert_eq!(state(&real), state(&dealt));
         // It may do the same, and the listing says so in the same words.
         prop_assert_eq!(View::new(&real, seat).legal_actions(), View::new(&dealt, seat).legal_actions());
