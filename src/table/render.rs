@@ -644,6 +644,8 @@ pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
                 notes.push(format!("doubled to {}", rules.show_depth(*value)))
             }
             Event::Jolted { player } if *player == me => notes.push("jolted: goes up".into()),
+            // A knotted recovery changes no gauge: without this its preview was empty.
+            Event::Knotted { player } if *player == me => notes.push("knotted: no oxygen, uses up the K".into()),
             Event::Quickened { player, extra } if *player == me => {
                 notes.push(format!("quick +{}", rules.show_depth(*extra)))
             }
@@ -986,6 +988,20 @@ mod tests {
         assert_eq!(Style::PLAIN.card(c), "10H");
         assert_eq!(Style { color: false, unicode: true }.card(c), "10♥");
         assert!(Style { color: true, unicode: true }.card(c).contains("\x1b[31m"));
+    }
+
+    #[test]
+    fn a_knotted_recovery_has_a_preview() {
+        let g = game();
+        let me = g.current();
+        let oxygen = g.player(me).oxygen;
+        let cards = Cards::try_from(vec!["2H".parse::<Card>().unwrap(), "3H".parse().unwrap()]).unwrap();
+        let events = vec![
+            Event::Knotted { player: me },
+            Event::Discarded { card: "KS".parse().unwrap() },
+            Event::Recovered { player: me, cards, gain: Gain::Amount(0), from: oxygen, to: oxygen },
+        ];
+        assert_eq!(preview(&g, &events, Viewer::Seat(me)), "knotted: no oxygen, uses up the K");
     }
 
     #[test]
