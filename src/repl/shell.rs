@@ -37,6 +37,12 @@ pub trait Prompter {
         let _ = options;
         self.ask(question)
     }
+
+    /// Between two screenfuls of a long text: whether to show the next (a terminal asks
+    /// `-- more --`). Without a screen to fill, everything is shown.
+    fn more(&mut self) -> bool {
+        true
+    }
 }
 
 /// For scripts: nobody to ask.
@@ -64,6 +70,9 @@ pub struct Shell<W: Write> {
     /// The terminal's width in columns: narration and help are wrapped at word boundaries
     /// and the board is laid out for it. `None` (scripts): nothing is wrapped.
     pub width: Option<usize>,
+    /// The terminal's height in rows: a help longer than the screen is shown a screenful at a
+    /// time. `None` (scripts, pipes): all of it at once.
+    pub height: Option<usize>,
     /// Set when `again` started a new game (the terminal then hands over afresh).
     restarted: bool,
     /// A new game's seed kept back in hot-seat play (it would give every hand away to a
@@ -85,6 +94,7 @@ impl<W: Write> Shell<W> {
             interactive: false,
             viewer: None,
             width: None,
+            height: None,
             restarted: false,
             held_seed: None,
             write_error: None,
@@ -108,6 +118,7 @@ impl<W: Write> Shell<W> {
             interactive: true,
             viewer,
             width: Some(80),
+            height: None,
             restarted: false,
             held_seed: None,
             write_error: None,
@@ -182,13 +193,30 @@ impl<W: Write> Shell<W> {
     /// Writes a line of text (text mode) — ignored in JSON mode.
     pub fn say(&mut self, text: &str) {
         if !self.json {
+            self.after_echo();
+            let text = self.for_screen(text);
             let text = match self.width {
-                Some(width) => render::wrap(text, width),
-                None => text.to_string(),
+                Some(width) => render::wrap(&text, width),
+                None => text,
             };
             let written = writeln!(self.out, "{text}");
             self.note(written);
         }
+    }
+
+    /// Ends the line the terminal echoed a Ctrl-C on (`^C`) while the shell was busy, so what
+    /// follows does not run on from it.
+    fn after_echo(&mut self) {
+        if self.interactive && crate::repl::interrupt::take_echo() {
+            let written = writeln!(self.out);
+            self.note(written);
+        }
+    }
+
+    /// `text` as this terminal can show it: in ASCII when it has no Unicode (a C locale),
+    /// suits as letters as the board writes them. Scripts get the text as it is.
+    fn for_screen(&self, text: &str) -> String {
+        if self.interactive && !self.style.unicode { render::ascii(text) } else { text.to_string() }
     }
 
     /// Writes one JSON object (JSON mode) — ignored in text mode.
@@ -207,7 +235,8 @@ impl<W: Write> Shell<W> {
         if self.json {
             self.say_json(json!({ "error": message }));
         } else {
-            let message = limits::shown(message, limits::NewLines::Escaped);
+            self.after_echo();
+            let message = self.for_screen(&limits::shown(message, limits::NewLines::Escaped));
             let label = self.style.error_label();
             // Laid out for the terminal like the narration (at word boundaries, indented).
             let text = match self.width {
@@ -302,7 +331,7 @@ impl<W: Write> Shell<W> {
             Command::Review => super::hint::review_command(self),
             Command::Save(file) => self.save(&file, prompter),
             Command::Reload => self.reload(),
-            Command::Help(topic) => self.help(topic.as_deref()),
+            Command::Help(topic) => self.help(topic.as_deref(), prompter),
             Command::Again(players) => self.again(players.as_deref(), prompter),
             Command::Quit => return self.quit(prompter),
         }
@@ -475,7 +504,8 @@ impl<W: Write> Shell<W> {
 
     /// The board as text, with the hands this reader may see.
     pub fn board(&self) -> String {
-        render::board(self.session.game(), self.style, self.session.bots(), self.reader(), self.width)
+        let last = self.session.entries().last().map_or(&[][..], |e| &e.events[..]);
+        render::board_after(self.session.game(), last, self.style, self.session.bots(), self.reader(), self.width)
     }
 
     fn hand(&mut self) {
@@ -634,7 +664,7 @@ impl<W: Write> Shell<W> {
         }
     }
 
-    fn help(&mut self, topic: Option<&str>) {
+    fn help(&mut self, topic: Option<&str>, prompter: &mut dyn Prompter) {
         let text = match help_text(topic, self.session.game()) {
             // The rules, or a card a mod changed: what the ruleset's mods say they change.
             Ok(text)
@@ -651,15 +681,41 @@ impl<W: Write> Shell<W> {
                 return;
             }
         };
+        if self.json {
+            return self.say_json(json!({ "help": text }));
+        }
+        // Filled again for the terminal's width (a pipe gets the text as written).
+        let text = self.for_screen(&text);
         let text = match self.width {
-            Some(width) => render::wrap(&text, width),
+            Some(width) => render::reflow(&text, width),
             None => text,
         };
-        if self.json {
-            self.say_json(json!({ "help": text }));
-        } else {
-            let written = write!(self.out, "{text}");
-            self.note(written);
+        self.page(&text, prompter);
+    }
+
+    /// Writes `text` a screenful at a time when it is longer than the terminal is high (the
+    /// prompter asks `-- more --` between screenfuls), else at once.
+    fn page(&mut self, text: &str, prompter: &mut dyn Prompter) {
+        let lines: Vec<&str> = text.lines().collect();
+        // One row is kept for the question.
+        let rows = match self.height {
+            Some(height) if lines.len() >= height => height.saturating_sub(1).max(4),
+            _ => {
+                let written = write!(self.out, "{text}");
+                return self.note(written);
+            }
+        };
+        for (n, screenful) in lines.chunks(rows).enumerate() {
+            if n > 0 {
+                self.flush();
+                if !prompter.more() {
+                    return;
+                }
+            }
+            for line in screenful {
+                let written = writeln!(self.out, "{line}");
+                self.note(written);
+            }
         }
     }
 
@@ -749,7 +805,7 @@ impl<W: Write> Shell<W> {
     /// The end of a game in a few lines: who won and in how many turns, and for each diver
     /// their rescues (where the oxygen ran out) and their longest dive.
     pub fn summary(&mut self) {
-        let mut lines = summary_lines(&self.session);
+        let mut lines = summary_lines_styled(&self.session, self.style);
         if let Some(seed) = self.held_seed.take() {
             lines.push(format!("seed {seed} (replay with --seed {seed})"));
         }
@@ -878,8 +934,14 @@ pub fn moves_lines(
     }
 }
 
-/// The end of a game in a few lines (see [`Shell::summary`]); shared with the game server.
+/// The end of a game in a few lines (see [`Shell::summary`]), cards written plainly (`10S`);
+/// shared with the game server.
 pub fn summary_lines(session: &Session) -> Vec<String> {
+    summary_lines_styled(session, Style::PLAIN)
+}
+
+/// [`summary_lines`] with cards written in `style`, as the narration writes them (`10♠`).
+pub fn summary_lines_styled(session: &Session, style: Style) -> Vec<String> {
     let game = session.game();
     let rules = game.rules();
     let head = match game.outcome() {
@@ -898,7 +960,7 @@ pub fn summary_lines(session: &Session) -> Vec<String> {
                         replay_depth = Some(*to);
                         if entry.seat == seat && to > from && best.as_ref().is_none_or(|(d, _)| to - from > *d) {
                             let command = match &entry.action {
-                                Action::Play { card, .. } => format!("{card}"),
+                                Action::Play { card, .. } => style.card(*card),
                                 _ => String::new(),
                             };
                             best = Some((to - from, command));
