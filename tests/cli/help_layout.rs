@@ -3,10 +3,10 @@
 //! the line before), and `help rules` shown a screenful at a time on a 24-row terminal (whole
 //! in a pipe). Driven through the shell's own functions, with a scripted person at the keyboard.
 
-use diving::repl::parse::COMMANDS;
-use diving::repl::render::{Style, display_width, reflow};
-use diving::repl::session::{Seating, Session};
-use diving::repl::shell::{Prompter, Shell};
+use diving::shell::front::{Prompter, Shell};
+use diving::table::parse::COMMANDS;
+use diving::table::render::{Style, display_width, reflow};
+use diving::table::session::{Seating, Session};
 
 /// Answers `-- more --` from a list (then stops), and counts the questions.
 #[derive(Default)]
@@ -122,7 +122,7 @@ fn every_help_text_is_filled_for_40_60_80_and_120_columns() {
     for (spec, unicode) in [("standard", true), ("standard", false), ("house", true)] {
         let mut s = shell_in(spec, unicode);
         for width in [40, 60, 80, 120] {
-            s.width = Some(width);
+            s.screen.width = Some(width);
             for topic in topics() {
                 let text = run(&mut s, &topic, &mut Reader::default());
                 assert!(!text.contains("error"), "{topic}: {text}");
@@ -130,7 +130,7 @@ fn every_help_text_is_filled_for_40_60_80_and_120_columns() {
                 assert!(wrong.is_empty(), "{spec}, '{topic}' at {width} columns: {wrong:#?}\n{text}");
             }
             // The replay viewer's help too.
-            let text = reflow(&diving::repl::replay::help_text(), width);
+            let text = reflow(&diving::shell::replay::help_text(), width);
             let wrong = ragged(&text, width);
             assert!(wrong.is_empty(), "the viewer's help at {width} columns: {wrong:#?}\n{text}");
         }
@@ -142,9 +142,9 @@ fn every_help_text_is_filled_for_40_60_80_and_120_columns() {
 #[test]
 fn a_filled_help_says_the_same_words_laid_out_as_written() {
     let mut s = shell("standard");
-    s.width = None;
+    s.screen.width = None;
     let written = run(&mut s, "help play", &mut Reader::default());
-    s.width = Some(40);
+    s.screen.width = Some(40);
     let filled = run(&mut s, "help play", &mut Reader::default());
     let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
     assert_eq!(words(&written), words(&filled));
@@ -158,7 +158,7 @@ fn a_filled_help_says_the_same_words_laid_out_as_written() {
         assert!(filled.lines().any(|l| l.contains(example)), "{example}: {filled}");
     }
     // At 120 columns a paragraph is one line.
-    s.width = Some(120);
+    s.screen.width = Some(120);
     let wide = run(&mut s, "help undo", &mut Reader::default());
     assert!(
         wide.contains(
@@ -172,7 +172,7 @@ fn a_filled_help_says_the_same_words_laid_out_as_written() {
 fn the_trophy_never_wraps_alone() {
     let line = "alice plays 9H on 8H — doubled to 18 — quick, +8: depth 76 → 100 — reaches the bottom and wins! 🏆";
     for width in 20..=line.chars().count() + 2 {
-        let wrapped = diving::repl::render::wrap(line, width);
+        let wrapped = diving::table::render::wrap(line, width);
         let lone = wrapped.lines().any(|l| l.trim() == "🏆");
         assert!(!lone, "{width}:\n{wrapped}");
     }
@@ -183,17 +183,17 @@ fn the_trophy_never_wraps_alone() {
 #[test]
 fn help_rules_pages_on_a_small_screen_and_is_whole_in_a_pipe() {
     let mut s = shell("standard");
-    s.width = Some(80);
-    s.height = Some(24);
+    s.screen.width = Some(80);
+    s.screen.height = Some(24);
     let mut reader = Reader { more: vec![true, true, true], ..Reader::default() };
     let paged = run(&mut s, "help rules", &mut reader);
-    s.height = None;
+    s.screen.height = None;
     let whole = run(&mut s, "help rules", &mut Reader::default());
     assert!(whole.lines().count() > 24, "the test needs a long text: {whole}");
     assert_eq!(paged, whole, "every screenful, in order");
     assert_eq!(reader.asked, whole.lines().count().div_ceil(23) - 1);
     // Stopping at the first question: the first screenful only.
-    s.height = Some(24);
+    s.screen.height = Some(24);
     let mut stop = Reader::default();
     let first = run(&mut s, "help rules", &mut stop);
     assert_eq!(stop.asked, 1);

@@ -559,7 +559,7 @@ fn after_a_resize_the_next_command_is_laid_out_for_the_new_width() {
     let board: Vec<String> = screen_lines(&narrow).into_iter().filter(|l| !l.contains("state")).collect();
     assert!(board.iter().any(|l| l.contains("1 alice")), "{narrow}");
     for line in &board {
-        assert!(diving::repl::render::display_width(line) <= 40, "{line:?} in:\n{narrow}");
+        assert!(diving::table::render::display_width(line) <= 40, "{line:?} in:\n{narrow}");
     }
     assert!(!narrow.contains("....."), "no bars at 40 columns: {narrow}");
     // And back: the next command is wide again.
@@ -634,7 +634,7 @@ fn the_replay_viewer_edits_lines_and_fits_the_terminal() {
     assert!(error.contains("there is no turn 99"), "{error}");
     for text in [&help, &error] {
         for line in screen_lines(text) {
-            assert!(diving::repl::render::display_width(&line) <= 40, "{line:?} in:\n{text}");
+            assert!(diving::table::render::display_width(&line) <= 40, "{line:?} in:\n{text}");
         }
     }
     assert!(help.contains("branch"), "{help}");
