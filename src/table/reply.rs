@@ -137,7 +137,8 @@ impl Table {
                     Viewer::Everyone => js::state(game, session.bots()),
                     _ => js::state_for(&crate::core::Observation::of(game, viewer), session.bots()),
                 };
-                let board = render::board(game, look.style, session.bots(), viewer, look.width);
+                let last = session.entries().last().map_or(&[][..], |e| &e.events[..]);
+                let board = render::board_after(game, last, look.style, session.bots(), viewer, look.width);
                 out.line(Object::one("state", state), board.trim_end())
             }
             Reply::Log => {
@@ -151,7 +152,11 @@ impl Table {
             }
             Reply::Help(topic) => match self.help(topic) {
                 Ok(text) => {
-                    let text = look.wrap(&text);
+                    // Filled again for the reader's width (a pipe gets the text as written).
+                    let text = match look.width {
+                        Some(width) => render::reflow(&text, width),
+                        None => text,
+                    };
                     let lines = text.lines().map(String::from).collect();
                     Rendered { json: vec![Object::one("help", json!(text))], text: lines }
                 }
@@ -408,6 +413,11 @@ pub fn moves_lines(
 /// The end of a game in a few lines: who won and in how many turns, and for each diver their
 /// rescues (where the oxygen ran out) and their longest dive.
 pub fn summary_lines(session: &Session) -> Vec<String> {
+    summary_lines_styled(session, Style::PLAIN)
+}
+
+/// [`summary_lines`] with cards written in `style`, as the narration writes them (`10♠`).
+pub fn summary_lines_styled(session: &Session, style: Style) -> Vec<String> {
     let game = session.game();
     let rules = game.rules();
     let head = match game.outcome() {
@@ -426,7 +436,7 @@ pub fn summary_lines(session: &Session) -> Vec<String> {
                         replay_depth = Some(*to);
                         if entry.seat == seat && to > from && best.as_ref().is_none_or(|(d, _)| to - from > *d) {
                             let command = match &entry.action {
-                                Action::Play { card, .. } => format!("{card}"),
+                                Action::Play { card, .. } => style.card(*card),
                                 _ => String::new(),
                             };
                             best = Some((to - from, command));
