@@ -15,11 +15,11 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use diving::repl::session::{Seating, Session};
 use diving::server::net::{self, Server, ServerConfig};
 use diving::server::protocol::{Limits, PROTOCOL, READ_BUFFER};
 use diving::server::room::{Room, RoomOptions, new_token};
 use diving::server::store;
+use diving::table::session::{Seating, Session};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde::de::IgnoredAny;

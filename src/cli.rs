@@ -8,10 +8,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
+use crate::join::{self, JoinOptions};
 use crate::modkit;
-use crate::repl::{self, PlayOptions};
 use crate::ruleset;
-use crate::server::{self, HostOptions, client::JoinOptions, protocol::RulesetId};
+use crate::server::{self, HostOptions, protocol::RulesetId};
+use crate::shell::{self, PlayOptions};
 use crate::sim::{self, SimOptions};
 
 /// Diving Suits: a card race to the bottom of the ocean.
@@ -112,9 +113,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let ruleset = cli.ruleset.first().map(String::as_str);
     let play = cli.play_args().map_err(anyhow::Error::msg)?;
     match &cli.command {
-        None | Some(Command::Play(_)) => repl::play(ruleset, cli.json, &play.into()),
-        Some(Command::Rules) => repl::print_rules(ruleset, cli.json),
-        Some(Command::Replay(args)) => repl::replay::run(ruleset, cli.json, &args.clone().into()),
+        None | Some(Command::Play(_)) => shell::play(ruleset, cli.json, &play.into()),
+        Some(Command::Rules) => shell::print_rules(ruleset, cli.json),
+        Some(Command::Replay(args)) => shell::replay::run(ruleset, cli.json, &args.clone().into()),
         Some(Command::Completions { shell }) => {
             // Into memory first: `generate` panics on a failed write.
             let mut script = Vec::new();
@@ -171,7 +172,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 None => None,
             };
             let JoinArgs { target, seat, token, no_color } = args.clone();
-            server::client::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color })
+            join::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color })
         }
     }
 }
@@ -362,10 +363,10 @@ pub struct ReplayArgs {
 }
 
 /// Destructured, so an option added here cannot be forgotten on the way to the viewer.
-impl From<ReplayArgs> for repl::replay::ReplayOptions {
-    fn from(args: ReplayArgs) -> repl::replay::ReplayOptions {
+impl From<ReplayArgs> for shell::replay::ReplayOptions {
+    fn from(args: ReplayArgs) -> shell::replay::ReplayOptions {
         let ReplayArgs { file, seat, all, html, script, no_color } = args;
-        repl::replay::ReplayOptions { file, seat, all, html, script, no_color }
+        shell::replay::ReplayOptions { file, seat, all, html, script, no_color }
     }
 }
 

@@ -7,17 +7,17 @@
 //! ## Bird's-eye view
 //!
 //! ```text
-//!   main.rs ── cli ──┬── repl (shell, scripts, JSON, save files)
-//!                    ├── server (diving host / join: rooms, WebSocket, per-seat messages) ──► repl
+//!   main.rs ── cli ──┬── shell (the terminal, scripts and JSON Lines) ──────────► table
+//!                    ├── server (diving host / join: rooms, WebSocket, per-seat messages) ──► table
 //!                    ├── sim (bot games in parallel, statistics, reports, plots)
 //!                    └── modkit (check, mod new, mod test: scenarios, then a stress through sim)
-//!   repl, sim ──► bots ──► core::View           ruleset ──► script (Lua sandbox, mods)
-//!        │                                          │               │
+//!   table (a seated game: sessions, saves, commands, rendering), sim ──► bots ──► core::View
+//!        │                                      ruleset ──► script (Lua sandbox, mods)
 //!        └──────────────► core ◄────────────────────┴───────────────┘
 //! ```
 //!
 //! Dependencies point inward only: everything depends on [`core`]; `core` depends on nothing
-//! of this crate and names no edge crate; `repl` and `sim` take plain options and know
+//! of this crate and names no edge crate; `shell`, `table` and `sim` take plain options and know
 //! nothing of the command line; only `cli` names `server`, and only `server` names the
 //! network stack (tokio, axum, tungstenite) (checked by `tests/engine/architecture.rs`).
 //!
@@ -64,19 +64,22 @@
 //!   ([`sim::sweep`]), `diving tune` ([`sim::tune`]) and `diving tournament`
 //!   ([`sim::tournament`], Weng-Lin ratings; with several rulesets, every bot under each and
 //!   the rulesets ranked by skill versus luck).
-//! - [`repl`] — the game shell: command parsing, narration, the board, the JSON scripting
-//!   contract (the wire forms of core types live in `repl::json`), hot-seat secrecy, undo and
-//!   reload; [`repl::save`] — versioned save files, every one a replay ([`repl::record`]: the
-//!   hashes of rules, mods and every step); [`repl::replay`] — `diving replay`, the viewer,
-//!   its `branch` and its HTML page; [`repl::hint`] — `hint` and `review`, the search bot
-//!   asked from the mover's view.
+//! - [`table`] — the layer between the core and every front end, with no terminal and no
+//!   network in it: a seated game ([`table::session::Session`]: log, bots, undo, reload,
+//!   branch), command parsing, narration, the board, the JSON scripting contract (the wire
+//!   forms of core types live in `table::json`); [`table::save`] — versioned save files, every
+//!   one a replay ([`table::record`]: the hashes of rules, mods and every step);
+//!   [`table::hint`] — `hint` and `review`, the search bot asked from the mover's view.
+//! - [`shell`] — the terminal front end and the script/JSON mode: the line loop, rustyline,
+//!   hot-seat gates and secrecy, Ctrl-C; [`shell::replay`] — `diving replay`, the viewer, its
+//!   `branch` and its HTML page.
 //! - [`limits`] — every limit on outside input as a named constant, and the bounded readers
 //!   every edge reads through: command lines, files (regular files only, a size per kind),
 //!   player names, bot specs, `--jobs`. The README's *Limits* section lists them.
 //! - [`server`] — `diving host` and `diving join`: the authoritative game server. A
 //!   [`server::room::Room`] is one game as a state machine without I/O (seats, secret tokens,
 //!   spectators, target questions, away bots, chat) that makes every message for its reader
-//!   through `Viewer`, `repl::json::state_for` and the narrator; `server::net` is the axum
+//!   through `Viewer`, `table::json::state_for` and the narrator; `server::net` is the axum
 //!   WebSocket edge (limits, away timer, a writer thread that appends every move to a journal
 //!   with one `fsync` a batch, and writes a room's whole save when its game ends and at the
 //!   stop; Ctrl-C and SIGTERM stop it the same way; the `Origin` check and the headers of
@@ -84,7 +87,7 @@
 //!   `per_address` of them one address's, and must send each request in time until it is a
 //!   WebSocket);
 //!   `server::store` the games directory (saves, journal, `--resume`, the lock a running host
-//!   holds); `server::client` the `join` shell; `server::web` the browser
+//!   holds); `server::web` the browser
 //!   seat (a plain HTML/CSS/JS page embedded in the binary, and the `seat_view` it draws, whose
 //!   previews, like the shell's, are `Session::preview`s: worked out on the seat's `View::sample`).
 //!   `PROTOCOL.md` is the wire.
@@ -99,10 +102,15 @@
 //!   (terminal, TOML, clap, Lua, serde) and has no `unsafe` code (`#![forbid(unsafe_code)]`).
 //!   *`tests/engine/architecture.rs`.*
 //! - **No import circle inside a folder.** The files (and sub-folders) of each folder import
-//!   one another in layers: no file reaches, through the others, back to itself. One known
-//!   circle remains, in `src/repl/` (shell, hint, replay, html, terminal), listed by name in
-//!   the test until it is taken apart. *`tests/engine/architecture.rs`
-//!   (`no_folder_has_an_import_circle`).*
+//!   one another in layers: no file reaches, through the others, back to itself.
+//!   *`tests/engine/architecture.rs` (`no_folder_has_an_import_circle`).*
+//! - **One interpreter, under every front end.** Only the table matches on the commands a
+//!   person types ([`table::Table::line`]); the shell, the JSON mode, the server and `join`
+//!   hand it lines and render its [`table::Reply`]s with [`table::Table::render`], so a
+//!   command added there appears in each. What a front end does not offer is the table's
+//!   [`table::Policy`]. The server imports nothing from the shell.
+//!   *`tests/engine/architecture.rs` (`only_the_table_interprets_commands`,
+//!   `the_server_imports_nothing_from_the_shell`).*
 //! - **Determinism.** A game owns its seeded ChaCha RNG; every shuffle, reshuffle and mod's
 //!   `math.random` comes from it. Same rules, registry, seed and actions ⇒ same events and
 //!   state. Bots are seeded and never read the clock; the simulator seeds game `i` from the
@@ -174,10 +182,12 @@
 pub mod bots;
 pub mod cli;
 pub mod core;
+pub mod join;
 pub mod limits;
 pub mod modkit;
-pub mod repl;
 pub mod ruleset;
 pub mod script;
 pub mod server;
+pub mod shell;
 pub mod sim;
+pub mod table;

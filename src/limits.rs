@@ -510,6 +510,22 @@ pub fn jobs(requested: Option<usize>, games: u64) -> Result<usize, String> {
     Ok(jobs.clamp(1, games.clamp(1, MAX_JOBS as u64) as usize))
 }
 
+/// Removes control characters, the invisible ones that reorder or hide text (as player
+/// names refuse them, [`crate::limits::hidden`]) and surrounding space from chat; `Err` when
+/// nothing is left or it is longer than `max` characters.
+pub fn clean_chat(text: &str, max: usize) -> Result<String, String> {
+    let cleaned: String = text.chars().filter(|&c| !hidden(c)).collect();
+    let cleaned = cleaned.trim();
+    if cleaned.is_empty() {
+        return Err("say what? (say TEXT)".into());
+    }
+    let count = cleaned.chars().count();
+    if count > max {
+        return Err(format!("that is {count} characters; say at most {max}"));
+    }
+    Ok(cleaned.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

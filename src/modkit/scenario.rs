@@ -36,9 +36,9 @@ use toml::Spanned;
 
 use crate::core::{Action, Card, Cards, Game, Outcome, Pending, Rules, Setup, Source, Viewer, full_deck};
 use crate::limits::{self, FileKind};
-use crate::repl::json;
 use crate::ruleset::Ruleset;
 use crate::ruleset::check::invariant_problem;
+use crate::table::json;
 
 /// The names seats get when a scenario names none: seat 1 is Ann, seat 2 Bob, and so on.
 pub const NAMES: [&str; 8] = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"];

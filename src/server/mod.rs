@@ -1,5 +1,5 @@
-//! The game server (`diving host`) and its client (`diving join`): play with friends
-//! elsewhere. The server is the only authority: games, rulesets and mods run only here, and
+//! The game server (`diving host`): play with friends elsewhere (its terminal client,
+//! `diving join`, is [`crate::join`]). The server is the only authority: games, rulesets and mods run only here, and
 //! each connection receives what its seat (or a spectator) may see, made by the core's
 //! [`Viewer`](crate::core::Viewer) through the JSON layer and the narrator. Clients send lines
 //! of the game shell and print what comes back; a terminal client is also sent, made for its
@@ -9,13 +9,14 @@
 //! `PROTOCOL.md`); [`room`] one game as a state machine without I/O (seats, tokens, watchers,
 //! questions, away bots, chat); [`net`] the axum WebSocket edge (limits, away timer, saving);
 //! [`guard`] its listener (the connection limit and the request deadline, at the door);
-//! [`store`] the games directory; [`client`] `diving join`; [`web`] the browser seat (the page
+//! [`store`] the games directory; [`web`] the browser seat (the page
 //! the server serves and the `seat_view` it draws). This module turns the host's
 //! options into rooms and prints the invites.
 //!
-//! Nothing else in the crate depends on this module (checked by `tests/engine/architecture.rs`).
+//! Nothing but the command line and `join` (which speaks this protocol) depends on this module,
+//! and it imports nothing from the shell: rooms are tables ([`crate::table`]) with
+//! connections (checked by `tests/engine/architecture.rs`).
 
-pub mod client;
 pub mod guard;
 pub mod net;
 pub mod protocol;
@@ -33,8 +34,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use crate::bots;
-use crate::repl::session::Session;
-use crate::repl::{self, read_deck};
+use crate::table::seating::{self, read_deck};
+use crate::table::session::Session;
 use net::{Server, ServerConfig};
 use protocol::Limits;
 use room::{Room, RoomOptions, new_token};
@@ -262,7 +263,7 @@ fn ids(server: &Server) -> Vec<String> {
 /// The new rooms, saved in `--dir`, and the lock on it ([`store::lock`]).
 fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Result<(std::fs::File, Vec<Room>)> {
     let list = seat_list(options.players.as_deref(), options.seats, &options.bots)?;
-    let seating = repl::seating(Some(&list))?;
+    let seating = seating::seating(Some(&list))?;
     if seating.iter().all(|s| s.bot.is_some()) {
         bail!("every seat is a bot: host a game with at least one person (or use diving sim)");
     }

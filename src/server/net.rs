@@ -29,7 +29,7 @@ use super::protocol::{self, Limits};
 use super::room::{Conn, Outbox, Room};
 use super::store;
 use super::web;
-use crate::repl::save::SaveFile;
+use crate::table::save::SaveFile;
 
 /// What a connection's writer is asked to do.
 enum Out {
@@ -211,7 +211,7 @@ impl Saver {
     }
 
     /// Queues the journal lines of `entries`, the moves `first + 1` on of `room`.
-    fn journal(&self, room: &str, first: usize, entries: &[crate::repl::session::Entry]) {
+    fn journal(&self, room: &str, first: usize, entries: &[crate::table::session::Entry]) {
         let mut lines = Vec::with_capacity(160 * entries.len());
         store::journal_lines(&mut lines, room, first, entries);
         let mut state = lock_state(self);
@@ -824,8 +824,8 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::repl::session::{Seating, Session};
     use crate::server::room::RoomOptions;
+    use crate::table::session::{Seating, Session};
 
     /// Rooms of two bots (their whole game is played when the room is made), each saved as
     /// it was dealt, as `diving host` saves a new room.
@@ -853,7 +853,7 @@ mod tests {
     }
 
     fn moves_saved(dir: &std::path::Path, room: &str) -> usize {
-        crate::repl::save::read(&store::save_path(dir, room)).unwrap().actions.len()
+        crate::table::save::read(&store::save_path(dir, room)).unwrap().actions.len()
     }
 
     #[test]

@@ -6,9 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::repl::json::{self as js, Object};
-use crate::repl::render::Style;
 use crate::ruleset::Ruleset;
+use crate::table::json::{self as js, Object};
+use crate::table::render::Style;
 
 /// The longest `id` string a client may give a message.
 pub const MAX_ID: usize = 64;
@@ -298,21 +298,7 @@ pub fn output(at: usize, lines: &[Object], text: &[String]) -> String {
     serde_json::to_string(&Output { kind: "output", at, json: lines, text }).expect("an output serialises")
 }
 
-/// Removes control characters, the invisible ones that reorder or hide text (as player
-/// names refuse them, [`crate::limits::hidden`]) and surrounding space from chat; `Err` when
-/// nothing is left or it is longer than `max` characters.
-pub fn clean_chat(text: &str, max: usize) -> Result<String, String> {
-    let cleaned: String = text.chars().filter(|&c| !crate::limits::hidden(c)).collect();
-    let cleaned = cleaned.trim();
-    if cleaned.is_empty() {
-        return Err("say what? (say TEXT)".into());
-    }
-    let count = cleaned.chars().count();
-    if count > max {
-        return Err(format!("that is {count} characters; say at most {max}"));
-    }
-    Ok(cleaned.to_string())
-}
+pub use crate::limits::clean_chat;
 
 #[cfg(test)]
 mod tests {

@@ -19,26 +19,15 @@ use super::protocol::{
     SEAT_VIEW_SINCE,
 };
 use super::web;
-use crate::bots;
 use crate::core::{Action, Event, Seat, View, Viewer};
-use crate::repl::hint;
-use crate::repl::json::{self as js, Object};
-use crate::repl::parse::{self, Command};
-use crate::repl::render::{self, Narrator, Style};
-use crate::repl::session::Session;
-use crate::repl::shell::{self, Play};
+use crate::table::json::{self as js, Object};
+use crate::table::render::{self, Style};
+use crate::table::reply::summary_lines;
+use crate::table::session::Session;
+use crate::table::{self as tables, Caller, Policy, Rendered, Reply, Table};
 
 /// A connection, numbered by the server.
 pub type Conn = u64;
-
-/// Bot moves in a row after which the room stops and waits (a runaway mod).
-const BOT_MOVES_LIMIT: usize = 100_000;
-
-/// The shell's commands a network game refuses (the host saves every move).
-const NOT_IN_NETWORK_GAMES: [&str; 4] = ["undo", "save", "reload", "again"];
-
-/// What `say` does, as the room's help lists it.
-const SAY_HELP: &str = "chat to the table: say TEXT";
 
 /// What the room wants done after a call.
 #[derive(Debug, Default)]
@@ -104,15 +93,6 @@ struct SeatState {
     told: Option<usize>,
 }
 
-/// A target question waiting for its seat's answer.
-#[derive(Debug, Clone)]
-struct Pending {
-    seat: Seat,
-    action: Action,
-    question: String,
-    options: Vec<Seat>,
-}
-
 /// Who a connection is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -147,8 +127,16 @@ impl Look {
         }
     }
 
-    fn error(&self, message: &str) -> String {
-        self.wrap(&format!("{} {message}", self.style.error_label()))
+    /// The table's look for this reader: a terminal is shown the turn on its board and
+    /// each move's outcome in `moves`.
+    fn table(&self) -> tables::Look {
+        tables::Look {
+            style: self.style,
+            width: self.width,
+            turn_lines: !self.terminal,
+            previews: self.terminal,
+            board_follows: self.terminal,
+        }
     }
 }
 
@@ -184,14 +172,14 @@ struct Reader {
 /// A game with its seats, tokens and watchers.
 pub struct Room {
     id: String,
-    session: Session,
+    /// The seated game and its one interpreter ([`Table::line`]).
+    table: Table,
     ruleset: RulesetId,
     /// The secret token of each seat people play (`None` for bot seats).
     tokens: Vec<Option<String>>,
     seats: Vec<SeatState>,
     /// Joined connections, in join order.
     conns: Vec<Reader>,
-    pending: Option<Pending>,
     options: RoomOptions,
 }
 
@@ -200,12 +188,11 @@ impl Room {
     pub fn new(id: &str, session: Session, tokens: Vec<Option<String>>, options: RoomOptions) -> Room {
         let seats = vec![SeatState::default(); session.game().player_count()];
         let ruleset = RulesetId::of(session.ruleset());
-        let mut room =
-            Room { id: id.to_string(), session, ruleset, tokens, seats, conns: Vec::new(), pending: None, options };
+        let mut table = Table::new(session, Policy::network(options.allow_hints, options.limits.chat));
+        table.set_away_bot(options.away_bot.clone());
         // Bots that move first (or a resumed game waiting on a bot) play now.
-        let mut out = Outbox::default();
-        room.run_bots(&mut out);
-        room
+        table.run_bots(&mut Vec::new());
+        Room { id: id.to_string(), table, ruleset, tokens, seats, conns: Vec::new(), options }
     }
 
     pub fn id(&self) -> &str {
@@ -213,7 +200,7 @@ impl Room {
     }
 
     pub fn session(&self) -> &Session {
-        &self.session
+        self.table.session()
     }
 
     pub fn tokens(&self) -> &[Option<String>] {
@@ -225,7 +212,7 @@ impl Room {
     }
 
     pub fn is_over(&self) -> bool {
-        self.session.game().is_over()
+        self.session().game().is_over()
     }
 
     /// How many connections have joined.
@@ -254,15 +241,20 @@ impl Room {
         self.reader(conn).map_or(OLDEST_PROTOCOL, |r| r.version)
     }
 
-    fn viewer(role: Role) -> Viewer {
+    fn caller(role: Role) -> Caller {
         match role {
-            Role::Seat(s) => Viewer::Seat(s),
-            Role::Spectator => Viewer::Spectator,
+            Role::Seat(s) => Caller::Seat(s),
+            Role::Spectator => Caller::Spectator,
         }
     }
 
+    /// What `role` may see: the table decides ([`Table::viewer`]).
+    fn viewer(&self, role: Role) -> Viewer {
+        self.table.viewer(Self::caller(role))
+    }
+
     fn at(&self) -> usize {
-        self.session.entries().len()
+        self.session().entries().len()
     }
 
     /// One message from `conn` (already within the size and rate limits).
@@ -315,11 +307,7 @@ impl Room {
                     let message = format!("this connection plays seat {}, not seat {asked}", mine + 1);
                     self.reply_error(conn, role, &message, out);
                 }
-                (Role::Spectator, _) if !is_read_only(&line) => {
-                    self.reply_error(conn, role, "spectators can only look (state, log, help)", out);
-                }
-                (Role::Seat(mine), _) => self.command(conn, mine, &line, out),
-                (Role::Spectator, _) => self.look(conn, role, &line, out),
+                _ => self.command(conn, role, &line, out),
             },
             (ClientMessage::Say { text }, Some(role)) => self.say(conn, role, &text, out),
             (ClientMessage::SeatView, Some(role)) => self.seat_view(conn, role, out),
@@ -328,15 +316,11 @@ impl Room {
 
     /// The browser seat's snapshot for `conn` ([`web::seat_view`]), with its pending question.
     fn seat_view(&self, conn: Conn, role: Role, out: &mut Outbox) {
-        let game = self.session.game();
-        let question = match (role, &self.pending) {
-            (Role::Seat(s), Some(p)) if p.seat == s => {
-                let names: Vec<&str> = p.options.iter().map(|&s| game.name(s)).collect();
-                Some(Object::one("text", json!(p.question)).with("options", json!(names)))
-            }
-            _ => None,
-        };
-        let view = web::seat_view(&self.session, Self::viewer(role), question);
+        let question = self
+            .table
+            .question(Self::caller(role))
+            .map(|q| Object::one("text", json!(q.text())).with("options", json!(q.options())));
+        let view = web::seat_view(self.session(), self.viewer(role), question);
         self.reply(conn, vec![Object::one("seat_view", view)], Vec::new(), out);
     }
 
@@ -351,7 +335,7 @@ impl Room {
             self.seats[seat].conn = None;
             if !self.is_over() {
                 self.seats[seat].away_since = Some(now);
-                let name = self.session.game().name(seat).to_string();
+                let name = self.session().game().name(seat).to_string();
                 let after = match &self.options.away_bot {
                     Some(bot) => format!(" (bot {bot} plays for them after {}s)", self.options.away_after.as_secs()),
                     None => String::new(),
@@ -381,10 +365,8 @@ impl Room {
             {
                 self.seats[seat].bot_playing = true;
                 took_over = true;
-                if self.pending.as_ref().is_some_and(|p| p.seat == seat) {
-                    self.pending = None;
-                }
-                let name = self.session.game().name(seat).to_string();
+                self.table.set_away(seat, true);
+                let name = self.session().game().name(seat).to_string();
                 let line = Object::one("away_bot", Object::one("player", json!(name)).with("bot", json!(bot)));
                 self.tell_all(&[line], &[format!("bot {bot} plays for {name} until they return")], &mut out);
             }
@@ -428,9 +410,10 @@ impl Room {
         self.conns.push(Reader { conn, role: Role::Seat(s), look: hello.look, version: hello.version });
         let was_away = self.seats[s].away_since.take().is_some();
         let bot_was_playing = std::mem::take(&mut self.seats[s].bot_playing);
+        self.table.set_away(s, false);
         self.seats[s].conn = Some(conn);
         out.send(conn, self.hello(hello.version, Some(s)));
-        let name = self.session.game().name(s).to_string();
+        let name = self.session().game().name(s).to_string();
         if was_away {
             let line = Object::one("back", Object::one("player", json!(name)));
             let text =
@@ -493,7 +476,7 @@ impl Room {
 
     /// `hello`, in the version the client speaks.
     fn hello(&self, version: u32, seat: Option<Seat>) -> String {
-        let game = self.session.game();
+        let game = self.session().game();
         json!({
             "type": "hello",
             "protocol": version,
@@ -501,7 +484,7 @@ impl Room {
             "seat": seat.map(|s| s + 1),
             "player": seat.map(|s| game.name(s)),
             "players": game.names(),
-            "bots": self.session.bots(),
+            "bots": self.session().bots(),
             "ruleset": self.ruleset.to_json(),
             "limits": self.options.limits.to_json(),
         })
@@ -514,25 +497,25 @@ impl Room {
     /// was last sent; one past the moves the host has (a host that lost its last moves) is
     /// taken as them all.
     fn catch_up(&mut self, conn: Conn, role: Role, told: Option<usize>, out: &mut Outbox) {
-        let viewer = Self::viewer(role);
+        let viewer = self.viewer(role);
         let look = self.look_of(conn);
         let told = told.map(|k| k.min(self.at()));
         let mut events = Vec::new();
         let from = match told {
             None => {
-                events = self.session.start_events();
+                events = self.session().start_events();
                 0
             }
             Some(k) => k,
         };
-        for e in &self.session.entries()[from..] {
+        for e in &self.session().entries()[from..] {
             events.extend(e.events.iter().cloned());
         }
         let (mut lines, mut text) = self.render(&events, viewer, look);
         if told.is_some() {
             let missed = self.at() - from;
             if let Role::Seat(s) = role {
-                let name = self.session.game().name(s).to_string();
+                let name = self.session().game().name(s).to_string();
                 let news = match missed {
                     0 => "nothing was played while you were away".to_string(),
                     1 => "1 move since you left".to_string(),
@@ -548,11 +531,12 @@ impl Room {
                 text.push(self.board(viewer, look));
             }
         }
-        if let (Role::Seat(s), Some(p)) = (role, &self.pending)
-            && p.seat == s
-        {
-            lines.push(self.question_object(p));
-            text.push(look.wrap(&p.question));
+        if let Some(q) = self.table.question(Self::caller(role)) {
+            lines.push(Object::one(
+                "question",
+                Object::one("text", json!(q.text())).with("options", json!(q.options())),
+            ));
+            text.push(look.wrap(&q.text()));
         }
         if let Role::Seat(s) = role {
             self.seats[s].told = Some(self.at());
@@ -564,20 +548,22 @@ impl Room {
     }
 
     fn state(&self, viewer: Viewer) -> Object {
-        js::state_for(self.session.game(), self.session.bots(), viewer)
+        js::state_for(self.session().game(), self.session().bots(), viewer)
     }
 
     fn board(&self, viewer: Viewer, look: Look) -> String {
-        render::board(self.session.game(), look.style, self.session.bots(), viewer, look.width).trim_end().to_string()
+        render::board(self.session().game(), look.style, self.session().bots(), viewer, look.width)
+            .trim_end()
+            .to_string()
     }
 
     /// What a terminal shows around the narration (protocol 3): the board as this reader may
     /// see it, the end-of-game summary, and what Tab completes — the reader's hand, the
     /// table, its legal plays as the commands that play them, a pending question's choices.
     fn screen(&self, role: Role, look: Look) -> String {
-        let game = self.session.game();
-        let viewer = Self::viewer(role);
-        let pending = self.pending.as_ref().filter(|p| Role::Seat(p.seat) == role);
+        let game = self.session().game();
+        let viewer = self.viewer(role);
+        let pending = self.table.question(Self::caller(role));
         let (hand, plays) = match role {
             Role::Seat(seat) => {
                 let hand: Vec<String> = game.player(seat).hand.iter().map(ToString::to_string).collect();
@@ -596,9 +582,9 @@ impl Room {
             Role::Spectator => (Vec::new(), Vec::new()),
         };
         let table: Vec<String> = game.table().iter().flatten().map(ToString::to_string).collect();
-        let choices = pending.map(|p| p.options.iter().map(|&s| game.name(s).to_string()).collect::<Vec<_>>());
+        let choices = pending.as_ref().map(|q| q.options().to_vec());
         let summary: Vec<String> = if game.is_over() {
-            shell::summary_lines(&self.session).iter().map(|l| look.wrap(l)).collect()
+            summary_lines(self.session()).iter().map(|l| look.wrap(l)).collect()
         } else {
             Vec::new()
         };
@@ -627,25 +613,11 @@ impl Room {
         }
     }
 
-    fn question_object(&self, p: &Pending) -> Object {
-        let game = self.session.game();
-        let names: Vec<&str> = p.options.iter().map(|&s| game.name(s)).collect();
-        Object::one("question", Object::one("text", json!(p.question)).with("options", json!(names)))
-    }
-
     /// Events as `viewer` sees them: JSON Lines objects and narration.
     fn render(&self, events: &[Event], viewer: Viewer, look: Look) -> (Vec<Object>, Vec<String>) {
-        let game = self.session.game();
-        let lines = events.iter().map(|e| js::event(game, e, viewer)).collect();
-        let narrator = Narrator {
-            names: game.names(),
-            rules: game.rules(),
-            style: look.style,
-            viewer,
-            turn_lines: !look.terminal,
-        };
-        let text = narrator.lines(events).iter().map(|l| look.wrap(l)).collect();
-        (lines, text)
+        let look = look.table();
+        let told = self.table.events(events, viewer, &look, look.turn_lines);
+        (told.json, told.text)
     }
 
     fn reply(&self, conn: Conn, lines: Vec<Object>, text: Vec<String>, out: &mut Outbox) {
@@ -656,7 +628,7 @@ impl Room {
     /// object in an `output`, which counts toward the connection's drop.
     fn reply_error(&self, conn: Conn, _role: Role, message: &str, out: &mut Outbox) {
         out.refused = true;
-        let text = self.look_of(conn).error(message);
+        let text = self.look_of(conn).table().error(message);
         self.reply(conn, vec![Object::one("error", json!(message))], vec![text], out);
     }
 
@@ -680,10 +652,11 @@ impl Room {
             return;
         }
         out.changed = true;
-        let events: Vec<Event> = self.session.entries()[from..].iter().flat_map(|e| e.events.iter().cloned()).collect();
+        let events: Vec<Event> =
+            self.session().entries()[from..].iter().flat_map(|e| e.events.iter().cloned()).collect();
         let mut told = Vec::new();
         for r in &self.conns {
-            let (lines, text) = self.render(&events, Self::viewer(r.role), r.look);
+            let (lines, text) = self.render(&events, self.viewer(r.role), r.look);
             out.send(r.conn, protocol::output(self.at(), &lines, &text));
             if let Role::Seat(s) = r.role {
                 told.push(s);
@@ -695,318 +668,89 @@ impl Room {
         }
     }
 
-    /// One line from the player in `seat`.
-    fn command(&mut self, conn: Conn, seat: Seat, line: &str, out: &mut Outbox) {
-        let asked = self.pending.as_ref().is_some_and(|p| p.seat == seat);
-        self.command_line(conn, seat, line, out);
+    /// One line from the player in `seat` (or a spectator): the table interprets it.
+    fn command(&mut self, conn: Conn, role: Role, line: &str, out: &mut Outbox) {
+        let caller = Self::caller(role);
+        let asked = self.table.question(caller).is_some();
+        let from = self.at();
+        let mut replies = Vec::new();
+        self.table.line(caller, line, &mut replies);
+        self.deliver(conn, role, &replies, from, out);
         // Another command dropped the question: Tab completes commands again.
-        if asked && self.pending.is_none() && !out.sent.iter().any(|(c, t)| *c == conn && is_screen(t)) {
+        if asked && self.table.question(caller).is_none() && !out.sent.iter().any(|(c, t)| *c == conn && is_screen(t)) {
             self.send_screen(conn, out);
         }
     }
 
-    fn command_line(&mut self, conn: Conn, seat: Seat, line: &str, out: &mut Outbox) {
-        let role = Role::Seat(seat);
-        if let Some(text) = say_text(line) {
-            return self.say(conn, role, text, out);
-        }
-        if let Some(p) = self.pending.clone().filter(|p| p.seat == seat) {
-            self.pending = None;
-            match shell::answer_target(self.session.game(), line) {
-                Ok(target) => {
-                    let mut action = p.action;
-                    if let Action::Play { target: t, .. } = &mut action {
-                        *t = Some(target);
-                    }
-                    return self.play(conn, seat, action, out);
-                }
-                // Another command instead of an answer drops the question and runs.
-                Err(_) if matches!(parse::parse(line), Ok(Some(_))) => {}
-                Err(message) => {
-                    let message = format!("{message} (the question is dropped; play the card again)");
-                    self.reply_error(conn, role, &message, out);
-                    return self.send_screen(conn, out);
-                }
-            }
-        }
-        let command = match parse::parse(line) {
-            Ok(Some(c)) => c,
-            Ok(None) => return,
-            Err(message) => return self.reply_error(conn, role, &message, out),
-        };
-        let action = match command {
-            Command::Play { card, place, target, over } => {
-                if let Err(message) = self.check_turn(seat) {
-                    return self.reply_error(conn, role, &message, out);
-                }
-                match shell::play_action(self.session.game(), card, place, target, over) {
-                    Ok(Play::Ready(action)) => action,
-                    Ok(Play::Ask { action, options, question }) => {
-                        let p = Pending { seat, action, question, options };
-                        let text = self.look_of(conn).wrap(&p.question);
-                        self.reply(conn, vec![self.question_object(&p)], vec![text], out);
-                        self.pending = Some(p);
-                        // Tab now completes the choices.
-                        self.send_screen(conn, out);
-                        return;
-                    }
-                    Err(message) => return self.reply_error(conn, role, &message, out),
-                }
-            }
-            Command::Recover { cards, over } => Action::Recover { cards, face_on_top: over },
-            Command::Pass => Action::Pass,
-            Command::Moves => return self.moves(conn, seat, out),
-            Command::Hand => {
-                let game = self.session.game();
-                let name = game.name(seat).to_string();
-                let cards = game.player(seat).hand.clone();
-                let list: Vec<String> = cards.iter().map(ToString::to_string).collect();
-                let look = self.look_of(conn);
-                let text = look.wrap(&format!("{} hand: {}", render::possessive(&name), look.style.cards(&cards)));
-                let line = Object::one("hand", Object::one("player", json!(name)).with("cards", json!(list)));
-                return self.reply(conn, vec![line], vec![text], out);
-            }
-            Command::Hint | Command::Review if !self.options.allow_hints => {
-                let message = "hints and reviews are off in this network game (the host can allow them: diving host --allow-hints)";
-                return self.reply_error(conn, role, message, out);
-            }
-            Command::Hint => return self.hint(conn, seat, out),
-            Command::Review => return self.review(conn, seat, out),
-            // NOT_IN_NETWORK_GAMES, which the room's help leaves out.
-            Command::Undo | Command::Save(_) | Command::Reload | Command::Again(_) => {
-                let word = line.split_whitespace().next().unwrap_or("").to_lowercase();
-                let message = format!("'{word}' is not available in a network game (the host saves every move)");
-                return self.reply_error(conn, role, &message, out);
-            }
-            Command::State | Command::Log | Command::Help(_) | Command::Quit => {
-                return self.look(conn, role, line, out);
-            }
-        };
-        if let Err(message) = self.check_turn(seat) {
-            return self.reply_error(conn, role, &message, out);
-        }
-        self.play(conn, seat, action, out);
-    }
-
-    /// `hint` for `seat`, on its turn, from its view only ([`hint::suggestions`]).
-    fn hint(&self, conn: Conn, seat: Seat, out: &mut Outbox) {
-        if let Err(message) = self.check_turn(seat) {
-            return self.reply_error(conn, Role::Seat(seat), &format!("no hint: {message}"), out);
-        }
-        let game = self.session.game();
-        match hint::suggestions(game, self.session.ruleset(), hint::HINT_PLAYOUTS) {
-            Ok(list) => {
-                let moves: Vec<serde_json::Value> =
-                    list.iter().map(|s| json!({ "move": s.command, "win": s.win, "playouts": s.playouts })).collect();
-                let name = game.name(seat).to_string();
-                let line =
-                    Object::one("hint", json!({ "player": name, "playouts": hint::HINT_PLAYOUTS, "moves": moves }));
-                self.reply(conn, vec![line], hint::hint_lines(&name, &list, hint::HINT_PLAYOUTS), out);
-            }
-            Err(e) => self.reply_error(conn, Role::Seat(seat), &format!("no hint: {e}"), out),
-        }
-    }
-
-    /// `review` of `seat`'s own moves, once the game is over.
-    fn review(&self, conn: Conn, seat: Seat, out: &mut Outbox) {
-        let game = self.session.game();
-        if !game.is_over() {
-            return self.reply_error(conn, Role::Seat(seat), "review is for a finished game (try 'hint')", out);
-        }
-        let result = self.session.games_before_moves().and_then(|before| {
-            hint::review(&before, self.session.entries(), &[seat], self.session.ruleset(), hint::REVIEW_PLAYOUTS)
-        });
-        match result {
-            Ok((found, looked)) => {
-                let list: Vec<serde_json::Value> = found.iter().map(|f| hint::finding_json(game, f)).collect();
-                let line =
-                    Object::one("review", json!({ "moves": looked, "playouts": hint::REVIEW_PLAYOUTS, "worse": list }));
-                self.reply(conn, vec![line], hint::review_lines(game, &found, looked, &[seat]), out);
-            }
-            Err(e) => self.reply_error(conn, Role::Seat(seat), &format!("cannot review: {e}"), out),
-        }
-    }
-
-    fn check_turn(&self, seat: Seat) -> Result<(), String> {
-        let game = self.session.game();
-        if game.is_over() {
-            return Err("the game is over".into());
-        }
-        if game.current() != seat {
-            return Err(format!("it is {}'s turn, not yours", game.name(game.current())));
-        }
-        Ok(())
-    }
-
-    fn play(&mut self, conn: Conn, seat: Seat, action: Action, out: &mut Outbox) {
-        let from = self.at();
-        if let Err(e) = self.session.apply(action) {
-            let message = render::action_error(self.session.game(), &e);
-            self.reply_error(conn, Role::Seat(seat), &message, out);
-            // A question this answered is gone.
-            return self.send_screen(conn, out);
-        }
-        self.run_bots(out);
-        self.tell_moves(from, out);
-        self.tell_screens(out);
-    }
-
-    /// The commands that only look: state, log, help, quit.
-    fn look(&mut self, conn: Conn, role: Role, line: &str, out: &mut Outbox) {
-        let viewer = Self::viewer(role);
+    /// What the table answered `conn`: the moves made go to every reader (each as it may
+    /// see them), chat to the room, bot warnings to the host's log, the rest to `conn`.
+    fn deliver(&mut self, conn: Conn, role: Role, replies: &[Reply], from: usize, out: &mut Outbox) {
         let look = self.look_of(conn);
-        match parse::parse(line) {
-            Ok(Some(Command::State)) => {
-                self.reply(conn, vec![Object::one("state", self.state(viewer))], vec![self.board(viewer, look)], out)
-            }
-            Ok(Some(Command::Log)) => {
-                let mut all = self.session.start_events();
-                for e in self.session.entries() {
-                    all.extend(e.events.iter().cloned());
+        let viewer = self.viewer(role);
+        let mut mine = Rendered::default();
+        let mut moved = false;
+        let mut asked = false;
+        let mut bye = false;
+        for reply in replies {
+            match reply {
+                Reply::Opened(_) | Reply::Moved { .. } => moved = true,
+                Reply::BotWarning(message) | Reply::BotStuck(message) => {
+                    out.log.push(format!("room {}: {message}", self.id))
                 }
-                // The log narrates every turn, at a terminal too.
-                let (lines, text) = self.render(&all, viewer, Look { terminal: false, ..look });
-                self.reply(conn, vec![Object::one("log", lines)], text, out);
-            }
-            Ok(Some(Command::Help(topic))) => match self.help_text(topic.as_deref()) {
-                Ok(text) => {
-                    let text = look.wrap(&text);
-                    let lines = vec![Object::one("help", json!(text))];
-                    self.reply(conn, lines, text.lines().map(String::from).collect(), out);
+                Reply::Chat { .. } => {
+                    for r in &self.conns {
+                        let told = self.table.render(reply, self.viewer(r.role), &r.look.table());
+                        out.send(r.conn, protocol::output(self.at(), &told.json, &told.text));
+                    }
                 }
-                Err(message) => self.reply_error(conn, role, &message, out),
-            },
-            Ok(Some(Command::Quit)) => {
-                self.reply(conn, vec![Object::one("bye", json!(true))], vec!["bye".into()], out);
-                out.close.push(conn);
-            }
-            Ok(None) => {}
-            Ok(Some(_)) => self.reply_error(conn, role, "spectators can only look (state, log, help)", out),
-            Err(message) => self.reply_error(conn, role, &message, out),
-        }
-    }
-
-    /// `help` in this room: the shell's, less what a network game does not take, with `say`.
-    fn help_text(&self, topic: Option<&str>) -> Result<String, String> {
-        let refused = |word: &str| {
-            NOT_IN_NETWORK_GAMES.contains(&word) || (!self.options.allow_hints && matches!(word, "hint" | "review"))
-        };
-        match topic {
-            None => {
-                let mut commands: Vec<(&str, &str)> =
-                    parse::COMMANDS.iter().copied().filter(|(word, _)| !refused(word)).collect();
-                let at = commands.iter().position(|(word, _)| *word == "help").unwrap_or(commands.len());
-                commands.insert(at, ("say", SAY_HELP));
-                Ok(shell::command_list_help(&commands))
-            }
-            Some(t) if t.eq_ignore_ascii_case("say") => {
-                Ok(format!("say TEXT\n  {SAY_HELP} (everyone in the room sees it)\n"))
-            }
-            Some(t) => {
-                let mut text = shell::help_text(Some(t), self.session.game())?;
-                if let Some(word) = parse::command_word(t).filter(|word| refused(word)) {
-                    text += &format!("('{word}' is not available in this network game)\n");
+                reply => {
+                    out.refused |= matches!(reply, Reply::Refused(_));
+                    asked |= matches!(reply, Reply::Question(_));
+                    bye |= matches!(reply, Reply::Quit);
+                    let told = self.table.render(reply, viewer, &look.table());
+                    mine.json.extend(told.json);
+                    mine.text.extend(told.text);
                 }
-                Ok(text)
             }
         }
-    }
-
-    fn moves(&self, conn: Conn, seat: Seat, out: &mut Outbox) {
-        let game = self.session.game();
-        let actions = View::new(game, seat).legal_actions();
-        let list: Vec<String> = actions.iter().map(|a| render::command_for(game, a)).collect();
-        let look = self.look_of(conn);
-        let mut text = Vec::new();
-        if game.is_over() {
-            text.push("no moves: the game is over".to_string());
-        } else if game.current() != seat {
-            text.push(format!("no moves: it is {}'s turn", game.name(game.current())));
-        } else if look.terminal {
-            // The listing local play prints, with each move's outcome as this seat may see it.
-            text.extend(shell::moves_lines(&self.session, &actions, look.style, Viewer::Seat(seat), look.width));
-        } else {
-            text.push(format!("legal moves for {}:", game.name(seat)));
-            text.extend(list.iter().map(|l| format!("  {l}")));
+        if !mine.json.is_empty() || !mine.text.is_empty() {
+            self.reply(conn, mine.json, mine.text, out);
         }
-        self.reply(conn, vec![Object::one("moves", json!(list))], text, out);
+        if bye {
+            out.close.push(conn);
+        }
+        if asked {
+            // Tab now completes the choices.
+            self.send_screen(conn, out);
+        }
+        if moved {
+            self.tell_moves(from, out);
+            self.tell_screens(out);
+        }
     }
 
     fn say(&mut self, conn: Conn, role: Role, text: &str, out: &mut Outbox) {
-        let Role::Seat(seat) = role else {
-            return self.reply_error(conn, role, "spectators cannot chat", out);
-        };
-        match protocol::clean_chat(text, self.options.limits.chat) {
-            Ok(text) => {
-                let name = self.session.game().name(seat).to_string();
-                let line = Object::one("chat", Object::one("player", json!(name)).with("text", json!(text)));
-                self.tell_all(&[line], &[format!("{name} says: {text}")], out);
-            }
-            Err(message) => self.reply_error(conn, role, &message, out),
-        }
+        let mut replies = Vec::new();
+        self.table.chat(Self::caller(role), text, &mut replies);
+        let from = self.at();
+        self.deliver(conn, role, &replies, from, out);
     }
 
     /// Lets bot seats, and the away bot for seats it plays, move until a person is to move.
     fn run_bots(&mut self, out: &mut Outbox) {
-        for _ in 0..BOT_MOVES_LIMIT {
-            let game = self.session.game();
-            if game.is_over() {
-                return;
-            }
-            let seat = game.current();
-            if self.session.is_bot(seat) {
-                match self.session.bot_move() {
-                    Some(Ok(m)) => out.log.extend(m.warning.map(|w| format!("room {}: {w}", self.id))),
-                    Some(Err(message)) => return out.log.push(format!("room {}: {message}", self.id)),
-                    None => return,
-                }
-            } else if self.seats[seat].bot_playing
-                && let Some(spec) = self.options.away_bot.clone()
-            {
-                if let Err(message) = self.away_move(seat, &spec) {
-                    return out.log.push(format!("room {}: {message}", self.id));
-                }
-            } else {
-                return;
+        let mut replies = Vec::new();
+        self.table.run_bots(&mut replies);
+        for reply in replies {
+            if let Reply::BotWarning(message) | Reply::BotStuck(message) = reply {
+                out.log.push(format!("room {}: {message}", self.id));
             }
         }
-        out.log.push(format!("room {}: the bots stopped after many moves in a row", self.id));
-    }
-
-    /// The away bot's move for `seat`: its choice, or the first legal action that applies.
-    fn away_move(&mut self, seat: Seat, spec: &str) -> Result<(), String> {
-        let game = self.session.game();
-        let seed =
-            (self.session.seed() ^ ((game.turn() as u64) << 8) ^ seat as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let choice = bots::from_spec(spec, seed).and_then(|mut b| b.choose(&View::new(game, seat)));
-        if let Ok(action) = choice
-            && self.session.apply(action).is_ok()
-        {
-            return Ok(());
-        }
-        for action in self.session.game().legal_actions() {
-            if self.session.apply(action).is_ok() {
-                return Ok(());
-            }
-        }
-        Err(format!("{} cannot move: no legal action applies", self.session.game().name(seat)))
     }
 }
 
-/// The text of a `say` line, if it is one.
-fn say_text(line: &str) -> Option<&str> {
-    let trimmed = line.trim_start();
-    let word = trimmed.split_whitespace().next()?;
-    word.eq_ignore_ascii_case("say").then(|| &trimmed[word.len()..])
-}
-
+/// Whether a message for a client is a `screen`.
 fn is_screen(message: &str) -> bool {
     message.starts_with(r#"{"type":"screen""#)
-}
-
-/// Whether a spectator may send this line.
-fn is_read_only(line: &str) -> bool {
-    matches!(parse::parse(line), Ok(None | Some(Command::State | Command::Log | Command::Help(_) | Command::Quit)))
 }
 
 /// Compares two secrets in time that does not depend on where they differ.

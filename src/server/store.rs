@@ -20,10 +20,10 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::core::Action;
-use crate::repl::record;
-use crate::repl::render;
-use crate::repl::save::{self, ActionJson, SaveFile};
-use crate::repl::session::{Entry, Session};
+use crate::table::record;
+use crate::table::render;
+use crate::table::save::{self, ActionJson, SaveFile};
+use crate::table::session::{Entry, Session};
 
 /// The size past which the server begins a new journal (after writing the saves of the rooms
 /// the old one holds lines of).

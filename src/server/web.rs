@@ -18,9 +18,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::core::{Action, Card, Rank, Source, View, Viewer};
-use crate::repl::json::Object;
-use crate::repl::render;
-use crate::repl::session::Session;
+use crate::table::json::Object;
+use crate::table::render;
+use crate::table::session::Session;
 
 /// The page, its style and its script (`/`, `/ROOM`, `/assets/…`).
 const INDEX: &str = include_str!("web/index.html");
@@ -84,7 +84,7 @@ pub async fn asset(Path(file): Path<String>) -> Response {
 
 /// The `seat_view` object for `viewer`: `question` is the reader's pending target question.
 ///
-/// Keys: `seat` (1-based, `null` for a spectator), `state` ([`crate::repl::json::state_for`]),
+/// Keys: `seat` (1-based, `null` for a spectator), `state` ([`crate::table::json::state_for`]),
 /// `rules` (what the gauges are drawn against), `moves` (the legal moves, empty when it is not
 /// the seat's turn), `question`, `card_help` (what each rank the reader can see does) and
 /// `front` (what each card kept in front of a diver means).
@@ -121,7 +121,7 @@ pub fn seat_view(session: &Session, viewer: Viewer, question: Option<Object>) ->
         fronts.iter().filter_map(|&r| render::front_meaning(game, r).map(|m| (r.to_string(), json!(m)))).collect();
     Object::new()
         .with("seat", json!(seat.map(|s| s + 1)))
-        .with("state", crate::repl::json::state_for(game, session.bots(), viewer))
+        .with("state", crate::table::json::state_for(game, session.bots(), viewer))
         .with(
             "rules",
             json!({

@@ -90,13 +90,13 @@ fn a_name_of_70000_characters_is_refused_not_a_panic() {
     refused(&["play", "--players", &players], "is 70000 characters long; a name may have at most 32");
     // The board itself copes with any name it is given (a width `format!` cannot take).
     let seating = vec![
-        diving::repl::session::Seating { name: long.clone(), bot: None },
-        diving::repl::session::Seating { name: "bob".into(), bot: None },
+        diving::table::session::Seating { name: long.clone(), bot: None },
+        diving::table::session::Seating { name: "bob".into(), bot: None },
     ];
-    let session = diving::repl::session::Session::new("standard", seating, 1, None).unwrap();
-    let mut shell = diving::repl::shell::Shell::script(session, Vec::new(), false);
+    let session = diving::table::session::Session::new("standard", seating, 1, None).unwrap();
+    let mut shell = diving::shell::front::Shell::script(session, Vec::new(), false);
     assert!(shell.board().contains(&long));
-    shell.line("state", &mut diving::repl::shell::NoPrompter);
+    shell.line("state", &mut diving::shell::front::NoPrompter);
 }
 
 #[test]
@@ -429,7 +429,7 @@ fn sim_refuses_a_plot_path_that_is_a_directory_before_playing() {
 
 #[test]
 fn the_undo_history_keeps_actions_not_games() {
-    use diving::repl::session::{Entry, Seating, Session};
+    use diving::table::session::{Entry, Seating, Session};
     // A copy of the game per move cost ~1.15 KB; an entry is now its action and events.
     assert!(std::mem::size_of::<Entry>() <= 80, "{}", std::mem::size_of::<Entry>());
     let seating =

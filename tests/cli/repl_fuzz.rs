@@ -1,9 +1,9 @@
 //! Fuzzing the shell: thousands of random command lines, some sensible, most not, fed to the
 //! parser and to whole games. Nothing may panic, and a rejected line never changes the game.
 
-use diving::repl::session::{Seating, Session};
-use diving::repl::shell::{NoPrompter, Shell};
-use diving::repl::{parse, render};
+use diving::shell::front::{NoPrompter, Shell};
+use diving::table::session::{Seating, Session};
+use diving::table::{parse, render};
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -81,23 +81,23 @@ fn fuzz_games(seating: impl Fn() -> Vec<Seating>, games: u64, lines: usize) {
         shell.start();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         for _ in 0..lines {
-            let text = line(&mut rng, shell.session.game());
-            let before = shell.session.game().clone();
-            let moves_before = shell.session.entries().len();
+            let text = line(&mut rng, shell.session().game());
+            let before = shell.session().game().clone();
+            let moves_before = shell.session().entries().len();
             shell.out().clear();
             shell.line(&text, &mut NoPrompter);
             let out = String::from_utf8(shell.out().clone()).unwrap();
             let outputs: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
             if outputs.len() == 1 && outputs[0].get("error").is_some() {
-                assert_eq!(shell.session.game(), &before, "'{text}' was rejected but changed the game");
-                assert_eq!(shell.session.entries().len(), moves_before, "'{text}'");
+                assert_eq!(shell.session().game(), &before, "'{text}' was rejected but changed the game");
+                assert_eq!(shell.session().entries().len(), moves_before, "'{text}'");
                 rejected += 1;
             }
-            let game = shell.session.game();
+            let game = shell.session().game();
             assert_eq!(game.card_count(), 52 * game.decks() as usize, "cards are conserved after '{text}'");
         }
-        moves += shell.session.entries().len();
-        finished += usize::from(shell.session.game().is_over());
+        moves += shell.session().entries().len();
+        finished += usize::from(shell.session().game().is_over());
     }
     eprintln!("{rejected} lines rejected, {moves} moves kept, {finished} games finished");
     // The lines must exercise both sides: many rejections and real games.
@@ -147,7 +147,7 @@ fn text_mode_survives_random_lines_too() {
     let mut shell = Shell::script(session, Vec::<u8>::new(), false);
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     for _ in 0..1000 {
-        let text = line(&mut rng, shell.session.game());
+        let text = line(&mut rng, shell.session().game());
         shell.line(&text, &mut NoPrompter);
     }
     assert!(!shell.out().is_empty());
@@ -183,7 +183,7 @@ fn overlong_lines_and_words_through_the_line_reader() {
                 }
                 _ => {
                     // The line as the plain shell gets it, tracked on its own game.
-                    let text = line(&mut rng, plain.session.game());
+                    let text = line(&mut rng, plain.session().game());
                     plain.line(&text, &mut NoPrompter);
                     input.extend(text.as_bytes());
                     if rng.random_range(0..4) == 0 {
@@ -193,7 +193,7 @@ fn overlong_lines_and_words_through_the_line_reader() {
             }
             input.push(b'\n');
         }
-        diving::repl::run_lines(&mut fed, &input[..]).unwrap();
+        diving::shell::run_lines(&mut fed, &input[..]).unwrap();
         let out = String::from_utf8(fed.out().clone()).unwrap();
         let errors: Vec<String> = out
             .lines()
@@ -205,6 +205,6 @@ fn overlong_lines_and_words_through_the_line_reader() {
         let long: Vec<String> =
             errors.iter().filter(|e| e.len() >= 400).map(|e| e.chars().take(70).collect()).collect();
         assert!(long.is_empty(), "every message is short: {long:?}");
-        assert_eq!(fed.session.game(), plain.session.game(), "seed {seed}: refused lines changed nothing");
+        assert_eq!(fed.session().game(), plain.session().game(), "seed {seed}: refused lines changed nothing");
     }
 }

@@ -9,11 +9,11 @@ use std::path::Path;
 
 use cli_support::diving;
 use diving::core::{Action, Card, Event, Game, Seat, View, Viewer};
-use diving::repl::hint;
-use diving::repl::replay::Replay;
-use diving::repl::save::{self, SaveFile};
-use diving::repl::session::{Seating, Session};
 use diving::ruleset::Ruleset;
+use diving::table::hint;
+use diving::table::replay::Replay;
+use diving::table::save::{self, SaveFile};
+use diving::table::session::{Seating, Session};
 
 fn seat(name: &str, bot: Option<&str>) -> Seating {
     Seating { name: name.into(), bot: bot.map(String::from) }
@@ -274,7 +274,7 @@ fn tags(page: &str) -> Vec<String> {
 /// Whether `page` names `card` as a word (`10H` or `10♥`).
 fn names_card(page: &str, card: Card) -> bool {
     let plain = card.to_string();
-    let fancy = diving::repl::render::Style { color: false, unicode: true }.cards(&[card]);
+    let fancy = diving::table::render::Style { color: false, unicode: true }.cards(&[card]);
     let words: Vec<&str> = page.split(|c: char| c.is_whitespace() || "<>():,;".contains(c)).collect();
     words.iter().any(|w| *w == plain || *w == fancy)
 }
@@ -440,7 +440,7 @@ fn branch_in_the_viewer_plays_on_with_the_rest_of_the_input() {
     assert!(text.contains(&format!("a live game from move 1 of {moves}, by alice (turn 2) of")), "{text}");
     assert!(text.contains("were shuffled anew (seed "), "{text}");
     assert!(text.contains("legal moves for alice:"), "{text}");
-    let hand_then = diving::repl::render::Style::PLAIN.cards(
+    let hand_then = diving::table::render::Style::PLAIN.cards(
         &Replay::open(save::read(&file).unwrap(), &file, None, Some("alice"), false)
             .map(|(mut r, _)| {
                 r.at = 1;

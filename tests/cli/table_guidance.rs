@@ -9,9 +9,9 @@ use crate::cli_support;
 use std::collections::VecDeque;
 
 use diving::core::parse_cards;
-use diving::repl::render::{Style, display_width};
-use diving::repl::session::{Seating, Session};
-use diving::repl::shell::{Prompter, Shell};
+use diving::shell::front::{Prompter, Shell};
+use diving::table::render::{Style, display_width};
+use diving::table::session::{Seating, Session};
 
 /// Answers questions from a list, and records them.
 #[derive(Default)]
@@ -47,7 +47,7 @@ fn shell(spec: &str, players: &[&str], deck: Vec<diving::core::Card>) -> Shell<V
     let session = Session::new(spec, seats(players), 1, Some(deck)).unwrap();
     let mut shell = Shell::interactive(session, Vec::new(), Style::PLAIN);
     // Unwrapped, so the words are checked (the board test sets widths).
-    shell.width = None;
+    shell.screen.width = None;
     shell
 }
 
@@ -81,10 +81,10 @@ fn undo_after_the_game_is_over_is_refused() {
         let out = run(&mut s, line, &mut p);
         assert!(!out.contains("error"), "{line}: {out}");
     }
-    assert!(s.session.game().is_over());
+    assert!(s.session().game().is_over());
     let out = run(&mut s, "undo", &mut p);
     assert!(out.contains("the game is over and every hand has been shown: undo cannot reopen it"), "{out}");
-    assert!(s.session.game().is_over(), "undo reopened the game");
+    assert!(s.session().game().is_over(), "undo reopened the game");
 }
 
 #[test]
@@ -93,10 +93,10 @@ fn against_a_bot_undo_cannot_be_used_to_see_the_next_card() {
     let mut p = Person::default();
     let out = run(&mut s, "play 10h", &mut p);
     assert!(out.contains("alice draws 10D"), "{out}");
-    let before = s.session.game().clone();
+    let before = s.session().game().clone();
     let out = run(&mut s, "undo", &mut p);
     assert!(out.contains("error: cannot undo: a card was drawn from the deck since"), "{out}");
-    assert_eq!(s.session.game(), &before, "a refused undo changes nothing");
+    assert_eq!(s.session().game(), &before, "a refused undo changes nothing");
     // A script sees every card anyway: it undoes freely.
     let mut script = Shell::script(
         Session::new("standard", seats(&["alice", "bot:random"]), 1, Some(short_game_deck())).unwrap(),
@@ -125,7 +125,7 @@ fn moves_preview_each_result_from_the_engine() {
     assert!(out.contains("play QH     -> kept in front"), "{out}");
     assert!(out.contains("play AS t1  -> depth 2, oxygen 9, doubled to 2"), "{out}");
     // The preview changed nothing, and names no card from the deck (10D is drawn next).
-    assert_eq!(s.session.game().turn(), 1);
+    assert_eq!(s.session().game().turn(), 1);
     assert!(!out.contains("10D"), "{out}");
 }
 
@@ -163,7 +163,7 @@ fn a_move_that_gets_you_rescued_is_asked_about_first() {
     );
     let out = run(&mut s, "play 10h", &mut p);
     assert!(out.contains("(not played)"), "{out}");
-    assert_eq!(s.session.game().turn(), 1);
+    assert_eq!(s.session().game().turn(), 1);
     assert!(
         p.asked[0].contains(
             "play 10H takes you to depth 20, where you run out of oxygen: you would be RESCUED back to \
@@ -233,7 +233,7 @@ fn the_end_of_a_game_is_summed_up_and_again_starts_another() {
     // Two people at one terminal: the new seed is kept until the game ends (issue 32).
     assert!(out.contains("a new game: alice, bob (its seed is shown when it ends)"), "{out}");
     assert!(!out.contains("--seed"), "{out}");
-    assert!(!s.session.game().is_over());
+    assert!(!s.session().game().is_over());
     assert!(s.take_restarted());
 }
 
@@ -243,7 +243,7 @@ fn the_board_fits_40_80_and_120_columns() {
     let mut p = Person::default();
     run(&mut s, "play qh", &mut p);
     for width in [40, 80, 120] {
-        s.width = Some(width);
+        s.screen.width = Some(width);
         let board = s.board();
         for line in board.lines() {
             assert!(display_width(line) <= width, "{width} columns: {line:?}\n{board}");
@@ -258,7 +258,7 @@ fn the_board_fits_40_80_and_120_columns() {
         }
     }
     let mut fresh = shell("standard", &["alice", "bot:greedy"], short_game_deck());
-    fresh.width = Some(40);
+    fresh.screen.width = Some(40);
     let moves = run(&mut fresh, "moves", &mut p);
     let column = moves.lines().find(|l| l.contains("->")).map(|l| l.find("-> ").unwrap() + 3).unwrap();
     let goes_on = moves.lines().find(|l| !l.contains("->") && l.starts_with("    ") && !l.contains("help"));
@@ -266,13 +266,13 @@ fn the_board_fits_40_80_and_120_columns() {
     // A wide name is measured by the columns it takes, and the rows still line up.
     assert_eq!(display_width("潜水員"), 6);
     let mut wide = shell("standard", &["潜水員", "bob"], short_game_deck());
-    wide.width = Some(80);
+    wide.screen.width = Some(80);
     let board = wide.board();
     let rows: Vec<&str> = board.lines().skip(1).take(2).collect();
     let at = |row: &str| display_width(&row[..row.find("depth").unwrap()]);
     assert_eq!(at(rows[0]), at(rows[1]), "{board}");
-    assert_eq!(diving::repl::render::wrap("aaa bbb ccc", 20), "aaa bbb ccc");
-    let wrapped = diving::repl::render::wrap("  alice plays 10H on 10S - doubled to 20: depth 0 -> 20", 24);
+    assert_eq!(diving::table::render::wrap("aaa bbb ccc", 20), "aaa bbb ccc");
+    let wrapped = diving::table::render::wrap("  alice plays 10H on 10S - doubled to 20: depth 0 -> 20", 24);
     assert!(wrapped.lines().all(|l| display_width(l) <= 24), "{wrapped}");
     assert!(wrapped.contains("depth 0 -> 20"), "numbers stay whole: {wrapped}");
 }
@@ -280,7 +280,7 @@ fn the_board_fits_40_80_and_120_columns() {
 #[test]
 fn the_metres_ruleset_speaks_metres_throughout() {
     let rs = diving::ruleset::Ruleset::load("meters").unwrap();
-    let text = diving::repl::render::rules_text(&rs.rules);
+    let text = diving::table::render::rules_text(&rs.rules);
     assert!(text.contains("2500 m") && text.contains("goes 800 m further"), "{text}");
     let mut p = Person::default();
     let mut script = Shell::script(
@@ -349,7 +349,7 @@ fn the_moves_listing_fits_the_width_it_is_given() {
     let game = session.game();
     let actions = diving::core::View::new(game, game.current()).legal_actions();
     for width in [40, 80] {
-        let lines = diving::repl::shell::moves_lines(
+        let lines = diving::table::reply::moves_lines(
             &session,
             &actions,
             Style::PLAIN,

@@ -1,7 +1,7 @@
 //! Architecture invariants read from the sources (see the crate docs). The rules core is
 //! pure: nothing under `src/core/` names the Lua engine, the terminal, TOML, the command line,
 //! files, standard I/O, printing, an unseeded RNG or serde (its wire formats are chosen at the
-//! edges), and it has no `unsafe`. The clients `repl` and `sim` do not know the command line:
+//! edges), and it has no `unsafe`. The clients `shell`, `table` and `sim` do not know the command line:
 //! `cli` hands them plain options. `lib.rs` is the architecture page and the module list, with
 //! no code. Each check has a test beside it showing that it catches what it looks for.
 //! The per-ruleset tables are worked out once, in the core (`core::Tables`): the bots read
@@ -141,7 +141,8 @@ fn names_the_cli(line: &str) -> bool {
 
 #[test]
 fn repl_and_sim_do_not_know_the_command_line() {
-    let mut files = sources_under("src/repl");
+    let mut files = sources_under("src/shell");
+    files.extend(sources_under("src/table"));
     files.extend(sources_under("src/sim"));
     let found = breaches(&files, names_the_cli);
     assert!(found.is_empty(), "repl and sim take plain options; only cli knows clap's:\n{}", found.join("\n"));
@@ -209,7 +210,8 @@ fn the_bots_read_costs_and_gains_from_the_core_tables() {
 }
 
 /// The modules of this crate the core must not know: they are its clients.
-const CLIENTS: [&str; 10] = ["bots", "cli", "limits", "main", "modkit", "repl", "ruleset", "script", "server", "sim"];
+const CLIENTS: [&str; 11] =
+    ["bots", "cli", "limits", "main", "modkit", "ruleset", "script", "server", "shell", "sim", "table"];
 
 fn names_a_client(line: &str) -> bool {
     let code = code(line);
@@ -224,7 +226,7 @@ fn the_core_knows_none_of_its_clients() {
 
 #[test]
 fn the_client_check_catches_a_use_of_a_client() {
-    assert!(names_a_client("use crate::repl::json;"));
+    assert!(names_a_client("use crate::table::json;"));
     assert!(names_a_client("let x = crate::sim::EventCounts::default();"));
     assert!(!names_a_client("use crate::core::Card;"));
     assert!(!names_a_client("//! the repl narrates events (crate::repl in a comment)"));
@@ -239,11 +241,13 @@ fn names_the_server(line: &str) -> bool {
 }
 
 /// The server is an outer client: it depends on the core, the JSON layer and the save files;
-/// nothing but the command line depends on it, and no other part names the network stack.
+/// nothing but the command line (and `join`, its client) depends on it, and no other part
+/// names the network stack.
 #[test]
 fn nothing_but_the_cli_depends_on_the_server() {
     let mut files = Vec::new();
-    for dir in ["src/core", "src/repl", "src/sim", "src/bots", "src/ruleset", "src/script"] {
+    // `join` speaks the server's protocol, and it is the one other part on the network.
+    for dir in ["src/core", "src/table", "src/shell", "src/sim", "src/bots", "src/ruleset", "src/script"] {
         files.extend(sources_under(dir));
     }
     let found = breaches(&files, names_the_server);
@@ -256,6 +260,41 @@ fn the_server_check_catches_a_use_of_it() {
     assert!(names_the_server("use axum::Router;"));
     assert!(names_the_server("let rt = tokio::runtime::Builder::new_current_thread();"));
     assert!(!names_the_server("//! the server (crate::server) shows events through this"));
+}
+
+fn names_the_shell(line: &str) -> bool {
+    let code = code(line);
+    code.contains("crate::shell") || code.contains("diving::shell")
+}
+
+/// The server is tables plus connections: it imports nothing from the terminal shell (the
+/// interpreter, the rendering and the sessions are the table's, `src/table/`).
+#[test]
+fn the_server_imports_nothing_from_the_shell() {
+    let found = breaches(&sources_under("src/server"), names_the_shell);
+    assert!(found.is_empty(), "the server is a front end of the table, not of the shell:\n{}", found.join("\n"));
+    assert!(names_the_shell("use crate::shell::terminal::Terminal;"));
+    assert!(!names_the_shell("//! the shell (crate::shell) prints it"));
+}
+
+/// A line of code that dispatches on the typed commands (`Command::Play { .. } =>`).
+fn dispatches_a_command(line: &str) -> bool {
+    let code = code(line);
+    code.contains("Command::") && code.contains("=>")
+}
+
+/// One interpreter: only the table matches on the commands a person types; the shell, the
+/// server and `join` hand every line to [`Table::line`](diving::table::Table::line).
+#[test]
+fn only_the_table_interprets_commands() {
+    let mut files = sources_under("src/shell");
+    files.extend(sources_under("src/server"));
+    let join = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/join.rs");
+    files.push((join.display().to_string(), fs::read_to_string(&join).unwrap()));
+    let found = breaches(&files, dispatches_a_command);
+    assert!(found.is_empty(), "a front end interprets a command itself:\n{}", found.join("\n"));
+    assert!(dispatches_a_command("            Command::Hint => self.hint(conn, seat, out),"));
+    assert!(!dispatches_a_command("// Command::Hint => is the table's"));
 }
 
 /// The server's room, where every message is made, does no I/O of its own: no socket, file,
@@ -496,7 +535,7 @@ fn circles(arrows: &[(String, String)]) -> Vec<Vec<String>> {
 
 /// Folders whose parts still import one another in a circle, as they stand, each to be
 /// taken apart (issue #30): a new circle, or a change to one of these, fails the test.
-const KNOWN_CIRCLES: &[(&str, &[&str])] = &[("repl", &["hint", "html", "replay", "shell", "terminal"])];
+const KNOWN_CIRCLES: &[(&str, &[&str])] = &[];
 
 #[test]
 fn no_folder_has_an_import_circle() {

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use diving::core::{
     Action, Aim, Card, Ctx, Effect, EffectError, Event, EventSink, Game, Play, Rank, Registry, Rules, Setup, State,
 };
-use diving::repl::json::EventJson;
 use diving::sim::EventCounts;
+use diving::table::json::EventJson;
 
 /// Plays `seed`'s game with a simple fixed policy (the first legal play, else the first
 /// legal action) for at most `turns` actions; returns the game, the actions and the events.

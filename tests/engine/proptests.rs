@@ -11,7 +11,7 @@ use crate::common;
 
 use common::assert_invariants;
 use diving::core::{Action, Cards, Game, Registry, Rules, Setup, Source, View, Viewer, full_deck};
-use diving::repl::json;
+use diving::table::json;
 use proptest::prelude::*;
 use std::sync::Arc;
 

@@ -16,7 +16,7 @@ use diving::core::{
     Action, ActionError, Aim, Card, Effect, EffectError, Event, Game, Outcome, Play, Rank, Registry, Rules, Setup,
     SetupError, Source, full_deck, parse_cards,
 };
-use diving::repl::json::EventJson;
+use diving::table::json::EventJson;
 
 fn two() -> Deal {
     Deal::new(2)

@@ -10,8 +10,8 @@ use crate::common;
 use common::{Deal, action, assert_invariants, refused_twice_then, run};
 use diving::bots::{Bot, LuaBot};
 use diving::core::{Game, Registry, Rules, View};
-use diving::repl::session::{BOT_GAME_TURNS, MAX_GAME_SAID_LINES, Seating, Session};
 use diving::script::{ModSource, load_mods};
+use diving::table::session::{BOT_GAME_TURNS, MAX_GAME_SAID_LINES, Seating, Session};
 
 const DIR: &str = "tests/mods/runtime";
 

@@ -11,8 +11,8 @@ use crate::common;
 use common::{Deal, action, run, said};
 use diving::bots::{Bot, MctsBot};
 use diving::core::{Action, Event, Game, Registry, Rules, View};
-use diving::repl::session::{Seating, Session};
 use diving::script::{ModSource, load_mods};
+use diving::table::session::{Seating, Session};
 
 const DIR: &str = "tests/mods/runtime";
 

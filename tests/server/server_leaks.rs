@@ -10,9 +10,9 @@ use crate::server_support;
 use std::time::Instant;
 
 use diving::core::View;
-use diving::repl::render;
 use diving::server::protocol::PROTOCOL;
 use diving::server::room::{Outbox, RoomOptions};
+use diving::table::render;
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -105,7 +105,7 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
         assert_no_leak(room.session(), None, &received[spectator as usize], &[]);
         // The oracle is not blind: at the start, the full state names cards hidden from all.
         let start = room.session().games_before_moves().unwrap().swap_remove(0);
-        let full = diving::repl::json::state(&start, room.session().bots()).to_string();
+        let full = diving::table::json::state(&start, room.session().bots()).to_string();
         let public = &seen_by_move(room.session(), None)[0];
         assert!(cards_named(&full).iter().any(|c| !public.contains(c)), "game {g}: nothing was hidden");
     }
@@ -117,7 +117,7 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
 #[test]
 fn the_leak_check_catches_a_hand_sent_to_the_wrong_seat() {
     let room = room("1", &["alice", "bob"], 5, RoomOptions::default());
-    let full = diving::repl::json::state(room.session().game(), room.session().bots());
+    let full = diving::table::json::state(room.session().game(), room.session().bots());
     let message = json!({"type": "output", "at": 0, "json": [{"state": full.to_value()}]}).to_string();
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         assert_no_leak(room.session(), Some(0), &[message], &[])

@@ -8,13 +8,14 @@ use crate::server_support;
 use std::time::{Duration, Instant};
 
 use diving::core::{Seat, View};
-use diving::repl::render;
-use diving::repl::session::Session;
-use diving::repl::shell::{self, NoPrompter, Play, Shell};
 use diving::server::net::ServerConfig;
 use diving::server::protocol::{Limits, PROTOCOL};
 use diving::server::room::RoomOptions;
 use diving::server::store;
+use diving::shell::front::{NoPrompter, Shell};
+use diving::table::command::{self, Play};
+use diving::table::render;
+use diving::table::session::Session;
 use serde_json::{Value, json};
 use server_support::*;
 use tokio_tungstenite::tungstenite::Message;
@@ -77,8 +78,8 @@ async fn a_whole_game_over_the_protocol_is_the_game_played_locally() {
         let line = render::command_for(before, &e.action);
         shell.line(&line, &mut NoPrompter);
     }
-    assert_eq!(shell.session.to_save().actions, remote.actions, "the same moves");
-    assert_eq!(shell.session.game(), remote_session.game(), "the same game");
+    assert_eq!(shell.session().to_save().actions, remote.actions, "the same moves");
+    assert_eq!(shell.session().game(), remote_session.game(), "the same game");
     let local_lines: Vec<Value> =
         String::from_utf8(shell.out().clone()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     // Each client received exactly the local JSON Lines events, with others' draws hidden.
@@ -130,7 +131,7 @@ async fn a_finished_game_has_its_whole_save_before_the_host_stops() {
     let alice = play_first_moves(alice, "alice".into()).await;
     server.sync().await;
     let played = server.with_room("1", |r| r.session().to_save()).unwrap();
-    let saved = diving::repl::save::read(&store::save_path(dir.path(), "1")).unwrap();
+    let saved = diving::table::save::read(&store::save_path(dir.path(), "1")).unwrap();
     assert_eq!(saved.actions, played.actions, "the save holds the whole game");
     assert_eq!(saved.steps, played.steps);
     drop(alice);
@@ -143,7 +144,8 @@ fn question_seed(players: &[&str]) -> (u64, String) {
         let s = Session::new("standard", seating(players), seed, None).unwrap();
         let game = s.game();
         for card in game.player(game.current()).hand.iter() {
-            if let Ok(Play::Ask { .. }) = shell::play_action(game, *card, diving::repl::parse::Place::Hand, None, false)
+            if let Ok(Play::Ask { .. }) =
+                command::play_action(game, *card, diving::table::parse::Place::Hand, None, false)
             {
                 return (seed, format!("play {card}"));
             }
@@ -286,7 +288,7 @@ async fn a_server_killed_mid_game_resumes_from_its_saves_and_journal() {
     server.stop().await.unwrap();
     assert!(store::journals(dir.path()).unwrap().is_empty(), "a stopped server leaves its saves only");
 
-    let saved = diving::repl::save::read(&store::save_path(crashed.path(), "1")).unwrap();
+    let saved = diving::table::save::read(&store::save_path(crashed.path(), "1")).unwrap();
     assert!(saved.actions.len() < games[0].entries().len(), "the journal holds moves the save lacks");
     let journal = journal_of(crashed.path());
     let text = std::fs::read_to_string(&journal).unwrap();
@@ -532,7 +534,7 @@ async fn hostile_clients_get_clear_errors_and_the_game_goes_on() {
 // Protocol 2: a terminal's screen, and version 1 clients still served.
 
 fn two_people() -> diving::server::room::Room {
-    let seating = ["alice", "bob"].map(|n| diving::repl::session::Seating { name: n.into(), bot: None }).to_vec();
+    let seating = ["alice", "bob"].map(|n| diving::table::session::Seating { name: n.into(), bot: None }).to_vec();
     let session = Session::new("standard", seating, 7, None).unwrap();
     let tokens = vec![Some("a".repeat(32)), Some("b".repeat(32))];
     diving::server::room::Room::new("1", session, tokens, RoomOptions::default())

@@ -10,10 +10,10 @@ use crate::server_support;
 
 use std::process::Command;
 
-use diving::repl::read_deck;
-use diving::repl::session::Session;
 use diving::server::net::{Server, ServerConfig};
 use diving::server::room::{Room, RoomOptions, new_token};
+use diving::table::seating::read_deck;
+use diving::table::session::Session;
 use rexpect::session::{Options, PtySession, spawn_with_options};
 use server_support::seating;
 

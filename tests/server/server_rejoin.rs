@@ -8,12 +8,12 @@
 use crate::server_support;
 
 use diving::core::Viewer;
-use diving::repl::json as js;
-use diving::repl::session::Session;
 use diving::server::net::{Server, ServerConfig};
 use diving::server::protocol::PROTOCOL;
 use diving::server::room::{Room, RoomOptions};
 use diving::server::store;
+use diving::table::json as js;
+use diving::table::session::Session;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use server_support::*;

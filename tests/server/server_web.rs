@@ -10,11 +10,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use diving::core::{View, Viewer};
-use diving::repl::render;
-use diving::repl::session::Session;
 use diving::server::net::ServerConfig;
 use diving::server::protocol::PROTOCOL;
 use diving::server::room::{Outbox, Room, RoomOptions, new_token};
+use diving::table::render;
+use diving::table::session::Session;
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -11,24 +11,20 @@
 //! bot's moves name cards of the mover's hand.
 
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use serde_json::json;
 
-use crate::core::{Event, Game, Outcome, Seat, Viewer};
+use crate::core::{Game, Outcome, Viewer};
 use crate::limits::{self, Line, Lines};
-use crate::repl::hint::{self, HINT_PLAYOUTS, REVIEW_PLAYOUTS};
-use crate::repl::json::{self as js, Object};
-use crate::repl::parse;
-use crate::repl::render::{self, Narrator, Style};
-use crate::repl::save::{self, SaveFile};
-use crate::repl::session::Session;
-use crate::repl::shell;
-
-/// What the end of a game in the shell says about keeping it.
-pub const AFTER_GAME: &str = "'save FILE' writes this game as a replay (watch it with: diving replay FILE); 'review' finds the moves the search bot would have played otherwise.";
+use crate::table::hint::{self, HINT_PLAYOUTS, REVIEW_PLAYOUTS};
+use crate::table::json::{self as js, Object};
+use crate::table::render::{self, Style};
+use crate::table::replay::Replay;
+use crate::table::save;
+use crate::table::session::Session;
 
 /// `diving replay`'s options, as plain values.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,156 +41,6 @@ pub struct ReplayOptions {
     pub no_color: bool,
 }
 
-/// A recorded game, every position of it, and the viewpoint it is seen from.
-pub struct Replay {
-    /// The whole game as recorded.
-    pub session: Session,
-    /// `games[k]`: the game after `k` moves (`games[0]`: the start).
-    games: Vec<Game>,
-    pub viewer: Viewer,
-    /// The position shown: moves played so far.
-    pub at: usize,
-}
-
-impl Replay {
-    /// Replays `file` (checking every recorded step, see [`Session::load`]) and takes the
-    /// viewpoint: `seat` (`--as`), `all` (`--all`), or the public's. Returns the notes of
-    /// the load too.
-    pub fn open(
-        file: SaveFile,
-        path: &Path,
-        ruleset: Option<&str>,
-        seat: Option<&str>,
-        all: bool,
-    ) -> Result<(Replay, Vec<String>), String> {
-        let loaded = Session::load(file, path, ruleset).map_err(|e| e.to_string())?;
-        let session = loaded.session;
-        let game = session.game();
-        let viewer = match (seat, all) {
-            (Some(_), true) => return Err("--as and --all cannot be used together: pick one viewpoint".into()),
-            (None, true) if !game.is_over() => {
-                return Err(format!(
-                    "--all shows every hand, so it is only for a finished game; this one stops at turn {} with {} to play \
-                     (watch it --as a seat, or as the public does without either option)",
-                    game.turn(),
-                    game.name(game.current())
-                ));
-            }
-            (None, true) => Viewer::Everyone,
-            (Some(who), false) => {
-                let seat = shell::seat_of(game, &parse::who(who)?).map_err(|e| format!("--as: {e}"))?;
-                if !game.is_over() {
-                    // Whoever runs the replay would see that seat's hand and draws.
-                    return Err(format!(
-                        "--as shows {} hand and draws, so it is only for a finished game; this one stops at \
-                         turn {} with {} to play (watch it as the public does, without --as, or resume it \
-                         with diving --load)",
-                        render::possessive(game.name(seat)),
-                        game.turn(),
-                        game.name(game.current())
-                    ));
-                }
-                Viewer::Seat(seat)
-            }
-            (None, false) => Viewer::Spectator,
-        };
-        let mut games = session.games_before_moves()?;
-        games.push(session.game().clone());
-        Ok((Replay { session, games, viewer, at: 0 }, loaded.notes))
-    }
-
-    /// How many moves the game has.
-    pub fn moves(&self) -> usize {
-        self.games.len() - 1
-    }
-
-    /// The game after `k` moves.
-    pub fn game_at(&self, k: usize) -> &Game {
-        &self.games[k.min(self.moves())]
-    }
-
-    /// The game at the shown position.
-    pub fn game(&self) -> &Game {
-        self.game_at(self.at)
-    }
-
-    /// The events that led to position `k`: the game's start for 0, else move `k`'s.
-    pub fn events_at(&self, k: usize) -> Vec<Event> {
-        match k {
-            0 => self.session.start_events(),
-            k => self.session.entries()[k - 1].events.clone(),
-        }
-    }
-
-    /// The heading of position `k`: `move 3 of 40 (turn 4)`.
-    pub fn heading(&self, k: usize) -> String {
-        let game = self.game_at(k);
-        let n = self.moves();
-        let place = match k {
-            0 => format!("the start of {n} moves"),
-            k => {
-                let seat = self.session.entries()[k - 1].seat;
-                format!("move {k} of {n}, by {}", game.name(seat))
-            }
-        };
-        let state = match game.outcome() {
-            Outcome::Running => format!("turn {}", game.turn()),
-            Outcome::Won(w) => format!("{} has won", game.name(w)),
-            Outcome::Draw => "a draw".to_string(),
-        };
-        format!("{place} ({state})")
-    }
-
-    /// The narration of position `k`, as the viewpoint may read it.
-    pub fn narration(&self, k: usize, style: Style) -> Vec<String> {
-        let game = self.game_at(k);
-        let narrator =
-            Narrator { names: game.names(), rules: game.rules(), style, viewer: self.viewer, turn_lines: false };
-        narrator.lines(&self.events_at(k))
-    }
-
-    /// The board at position `k`, with the hands the viewpoint may see.
-    pub fn board(&self, k: usize, style: Style, width: Option<usize>) -> String {
-        render::board(self.game_at(k), style, self.session.bots(), self.viewer, width)
-    }
-
-    /// The viewpoint in words.
-    pub fn viewpoint(&self) -> String {
-        match self.viewer {
-            Viewer::Seat(s) => match self.game().name(s) {
-                // The player called "you" is spoken to, as in the narration.
-                name if name.eq_ignore_ascii_case("you") => "as you saw it".into(),
-                name => format!("as {name} saw it"),
-            },
-            Viewer::Spectator => "as the public sees it, no hand shown".into(),
-            Viewer::Everyone => "with every hand open".into(),
-        }
-    }
-
-    /// The first position at which turn `turn` is to be played (or the game ended, for the
-    /// turn after its last).
-    pub fn position_of_turn(&self, turn: u32) -> Result<usize, String> {
-        let first = self.games[0].turn();
-        let last = self.games[self.moves()].turn();
-        self.games
-            .iter()
-            .position(|g| g.turn() >= turn && turn >= first)
-            .ok_or_else(|| format!("there is no turn {turn}: this game has turns {first} to {last}"))
-    }
-
-    /// The seats whose moves `review` judges: those whose hand the viewpoint sees.
-    pub fn reviewed_seats(&self) -> Result<Vec<Seat>, String> {
-        match self.viewer {
-            Viewer::Seat(s) => Ok(vec![s]),
-            Viewer::Everyone => Ok((0..self.game().player_count()).collect()),
-            Viewer::Spectator => Err(
-                "the public sees no hand, so there is no move to judge: replay --as SEAT (or --all for a finished game)"
-                    .into(),
-            ),
-        }
-    }
-}
-
 /// `diving replay`.
 pub fn run(ruleset: Option<&str>, json: bool, options: &ReplayOptions) -> anyhow::Result<ExitCode> {
     let file = save::read(&options.file)?;
@@ -205,7 +51,7 @@ pub fn run(ruleset: Option<&str>, json: bool, options: &ReplayOptions) -> anyhow
     }
     if let Some(out) = &options.html {
         let title = options.file.file_name().map_or("game".into(), |n| n.to_string_lossy().into_owned());
-        let page = super::html::page(&replay, &title);
+        let page = crate::table::html::page(&replay, &title);
         std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
         let line = if json {
             json!({ "wrote": out.display().to_string(), "moves": replay.moves(),
@@ -472,7 +318,7 @@ impl<W: Write> Viewing<W> {
         }
         let moves = replay.moves();
         let result = hint::review(
-            &replay.games[..moves],
+            replay.games_before_moves(),
             replay.session.entries(),
             &seats,
             replay.session.ruleset(),

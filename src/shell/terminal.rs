@@ -21,8 +21,8 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, ExternalPrinter, Helper};
 
 use crate::limits::{self, FileKind, Line, Lines, MAX_LINE_BYTES};
-use crate::repl::parse::{COMMANDS, Command, command_word};
-use crate::repl::shell::{Flow, Prompter, Shell};
+use crate::shell::front::{Flow, Prompter, Shell};
+use crate::table::parse::{COMMANDS, Command, command_word};
 
 /// What tab completion offers, refreshed before every prompt (by the shell, or by what a
 /// game server sends `diving join`).
@@ -319,7 +319,7 @@ impl Terminal {
     /// lines over the list Tab shows.
     fn read_question(&mut self, question: &str) -> Result<String, ReadlineError> {
         let text = question.trim_end();
-        let fitted = crate::repl::render::wrap(text, columns()) + &question[text.len()..];
+        let fitted = crate::table::render::wrap(text, columns()) + &question[text.len()..];
         match fitted.rsplit_once('\n') {
             Some((head, last)) => {
                 let mut out = std::io::stdout();
@@ -423,13 +423,13 @@ fn gate<W: Write>(term: &mut Terminal, shell: &mut Shell<W>, prompt: &str) -> bo
 
 /// Plays the game at the terminal until `quit` or end of input.
 pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&str>) {
-    let hot_seat = shell.hot_seat().then(|| shell.session.game().player_count());
+    let hot_seat = shell.hot_seat().then(|| shell.session().game().player_count());
     let mut term = Terminal::new(hot_seat);
-    shell.width = Some(columns());
+    shell.screen.width = Some(columns());
     let style = shell.style();
-    let game = shell.session.game();
+    let game = shell.session().game();
     let names: Vec<String> = (0..game.player_count())
-        .map(|s| match &shell.session.bots()[s] {
+        .map(|s| match &shell.session().bots()[s] {
             Some(_) => format!("{} (bot)", game.name(s)),
             None => game.name(s).to_string(),
         })
@@ -438,7 +438,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
     shell.say(&style.bold(&format!("Diving Suits {dash} {}", names.join(" vs "))));
     shell.say(&style.dim(&format!(
         "ruleset {}. type 'help' for the commands, 'help rules' for how to play, 'moves' for what you can do, 'quit' to leave.",
-        limits::shown(shell.session.spec(), limits::NewLines::Escaped)
+        limits::shown(shell.session().spec(), limits::NewLines::Escaped)
     )));
     if let Some(seed) = seed {
         shell.announce_seed(seed);
@@ -457,16 +457,16 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
     let mut opening = loaded.is_none();
     let mut quitting = false;
     loop {
-        shell.width = Some(columns());
-        let game = shell.session.game();
+        shell.screen.width = Some(columns());
+        let game = shell.session().game();
         let current = game.current();
-        let someone_else = shell.viewer != Some(current) || hand_over;
-        if !game.is_over() && shell.hot_seat() && someone_else && !shell.session.is_bot(current) {
+        let someone_else = shell.screen.viewer != Some(current) || hand_over;
+        if !game.is_over() && shell.hot_seat() && someone_else && !shell.session().is_bot(current) {
             let next = game.name(current).to_string();
             let last_mover =
-                shell.session.entries().iter().rev().find(|e| !shell.session.is_bot(e.seat)).map(|e| e.seat);
-            if let Some(prev) = shell.viewer.filter(|&v| Some(v) == last_mover && !hand_over) {
-                let prev = shell.session.game().name(prev).to_string();
+                shell.session().entries().iter().rev().find(|e| !shell.session().is_bot(e.seat)).map(|e| e.seat);
+            if let Some(prev) = shell.screen.viewer.filter(|&v| Some(v) == last_mover && !hand_over) {
+                let prev = shell.session().game().name(prev).to_string();
                 if !gate(&mut term, shell, &format!("{prev}: press Enter to end your turn and hide your hand ")) {
                     quitting = true;
                     break;
@@ -484,38 +484,38 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
                 break;
             }
             term.enter_secret();
-            shell.viewer = Some(current);
+            shell.screen.viewer = Some(current);
             term.switch_to(current);
             shell.recap(current);
             shown = None;
         }
-        let game = shell.session.game();
-        let key = (shell.session.entries().len(), game.turn(), game.is_over());
+        let game = shell.session().game();
+        let key = (shell.session().entries().len(), game.turn(), game.is_over());
         if shown != Some(key) {
             shown = Some(key);
-            if shell.session.game().is_over() && term.secret {
+            if shell.session().game().is_over() && term.secret {
                 // Every hand is shown at the end: the last board stays on the main screen.
                 term.leave_secret();
             }
             let board = shell.board();
             shell.say("");
             let _ = write!(shell.out(), "{board}");
-            if shell.session.game().is_over() {
+            if shell.session().game().is_over() {
                 shell.summary();
                 shell.say(&style.dim("the game is over: 'log' shows it all, 'again' plays again, 'quit' leaves."));
             }
             shell.flush();
         }
-        let game = shell.session.game();
-        let seat = shell.viewer.unwrap_or(current);
+        let game = shell.session().game();
+        let seat = shell.screen.viewer.unwrap_or(current);
         let hand: Vec<String> = game.player(seat).hand.iter().map(|c| c.to_string()).collect();
         // The plays the completion offers are the listing's own; they name only this seat's
         // hand and the table (every hand once the game is over: nothing is listed then).
-        let plays = if shell.viewer.is_none_or(|v| v == current) {
+        let plays = if shell.screen.viewer.is_none_or(|v| v == current) {
             game.legal_actions()
                 .iter()
                 .filter(|a| matches!(a, crate::core::Action::Play { .. }))
-                .map(|a| crate::repl::render::command_for(game, a))
+                .map(|a| crate::table::render::command_for(game, a))
                 .collect()
         } else {
             Vec::new()
@@ -535,7 +535,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
             Ok(line) => {
                 term.remember(&line);
                 // Laid out for the terminal as it is now (it may have been resized at the prompt).
-                shell.width = Some(columns());
+                shell.screen.width = Some(columns());
                 if shell.line(&line, &mut term) == Flow::Quit {
                     quitting = true;
                     break;
@@ -565,7 +565,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
         }
     }
     // Whoever takes the terminal next must not find a hand on the screen or in the scrollback.
-    if quitting && shell.hot_seat() && !shell.session.game().is_over() {
+    if quitting && shell.hot_seat() && !shell.session().game().is_over() {
         term.leave_secret();
     }
     shell.flush();

@@ -6,8 +6,8 @@
 //! section at a time with buttons and the arrow keys; without script every section shows.
 //! Nothing is fetched: no link, image, font or script from elsewhere.
 
-use crate::repl::render::Style;
-use crate::repl::replay::Replay;
+use crate::table::render::Style;
+use crate::table::replay::Replay;
 
 /// The page for `replay` as its viewpoint sees it; `title` names the game (the file).
 pub fn page(replay: &Replay, title: &str) -> String {

@@ -89,6 +89,34 @@ pub enum Command {
     Quit,
 }
 
+impl Command {
+    /// The command word that names it (`play`, `recover`, `help` …), as `COMMANDS` lists it.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Command::Play { .. } => "play",
+            Command::Recover { .. } => "recover",
+            Command::Pass => "pass",
+            Command::Moves => "moves",
+            Command::State => "state",
+            Command::Hand => "hand",
+            Command::Log => "log",
+            Command::Undo => "undo",
+            Command::Hint => "hint",
+            Command::Review => "review",
+            Command::Save(_) => "save",
+            Command::Reload => "reload",
+            Command::Help(_) => "help",
+            Command::Again(_) => "again",
+            Command::Quit => "quit",
+        }
+    }
+
+    /// Whether it only looks at the game (what a spectator may send).
+    pub fn only_looks(&self) -> bool {
+        matches!(self, Command::State | Command::Log | Command::Help(_) | Command::Quit)
+    }
+}
+
 /// Reads one line. `Ok(None)` for a blank line or a `#` comment (a `#` after a space also
 /// starts a comment).
 pub fn parse(line: &str) -> Result<Option<Command>, String> {

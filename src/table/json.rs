@@ -267,6 +267,16 @@ impl Object {
         })
     }
 
+    /// A `serde_json` object as an `Object`, its keys in the order it has them (sorted, for
+    /// one made by `json!`), so it serialises exactly as the value does. Anything else is
+    /// kept under the key `value`.
+    pub fn from_value(value: Value) -> Object {
+        match value {
+            Value::Object(map) => Object(map.into_iter().map(|(k, v)| (k, Item::Value(v))).collect()),
+            other => Object::one("value", other),
+        }
+    }
+
     /// As a `serde_json::Value` (the key order is lost).
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).expect("objects serialise")

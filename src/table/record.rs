@@ -9,8 +9,8 @@
 //! differently; they are not a defence against someone forging a file.
 
 use crate::core::{Card, Event, Gain, Game, Outcome, Source, Suit, Viewer};
-use crate::repl::json;
 use crate::ruleset::Ruleset;
+use crate::table::json;
 
 pub use crate::ruleset::ModRecord;
 

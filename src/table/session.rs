@@ -21,9 +21,10 @@ use rand_chacha::ChaCha8Rng;
 use crate::bots;
 use crate::core::{Action, ActionError, Card, Event, Game, Registry, Rules, Seat, Setup, View, full_deck};
 use crate::limits::{self, BotSpec};
-use crate::repl::save::{self, BranchRecord, SaveError, SaveFile, SavedPlayer};
-use crate::repl::{json, record, render};
 use crate::ruleset::Ruleset;
+use crate::table::save::{self, BranchRecord, SaveError, SaveFile, SavedPlayer};
+pub use crate::table::seating::Seating;
+use crate::table::{json, record, render};
 
 /// Turns after which a game in which every seat is a bot ends in a draw, when the ruleset has
 /// no turn limit of its own (D23): such a game has nobody to stop it.
@@ -54,13 +55,6 @@ pub struct Undone {
     pub seat: Seat,
     /// The command that played it (`play 7H`), written for the game it was played in.
     pub command: String,
-}
-
-/// A player as the shell starts the game with: a name, and the bot spec for a computer player.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Seating {
-    pub name: String,
-    pub bot: Option<String>,
 }
 
 /// A move a bot made.
@@ -561,14 +555,14 @@ impl Session {
     /// checks every step against the recorded step hashes, then the final state against the
     /// saved one. `ruleset` overrides the ruleset named in the file. The players are checked
     /// first, as `--players` checks them (the file may have been edited): see
-    /// [`check_saved_players`](super::check_saved_players).
+    /// [`check_saved_players`](crate::table::seating::check_saved_players).
     ///
     /// When the ruleset or a mod differs from the recorded one ([`record::differences`]),
     /// a move that replays otherwise is an error naming the first such move and what
     /// differs; when every move still replays as recorded, the differences come back as
     /// notes. Version 1 files have no such records: only the final state is checked.
     pub fn load(file: SaveFile, path: &Path, ruleset: Option<&str>) -> Result<Loaded, SaveError> {
-        super::check_saved_players(&file.players)
+        crate::table::seating::check_saved_players(&file.players)
             .map_err(|e| SaveError::new(path, format!("damaged save file: {e}")))?;
         if !file.steps.is_empty() && file.steps.len() != file.actions.len() {
             return Err(SaveError::new(

@@ -1,4 +1,5 @@
-//! `diving join`: the game shell over the network. It reads lines like `play` does, sends
+//! `diving join`: the game shell over the network, a terminal front end of a table the host
+//! holds (it speaks the protocol of [`crate::server::protocol`]). It reads lines like `play` does, sends
 //! them to the server, and prints what the server made for its seat: the narration and board
 //! as text, or with `--json` the same JSON Lines objects local `--json` play prints. It holds
 //! no game and no rules: the commands are parsed and checked on the server.
@@ -21,10 +22,10 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-use super::protocol::{PROTOCOL, READ_BUFFER, RulesetId};
 use crate::limits::{Line, MAX_LINE_BYTES};
-use crate::repl::render::Style;
-use crate::repl::terminal::{self, Terminal, Words};
+use crate::server::protocol::{PROTOCOL, READ_BUFFER, RulesetId};
+use crate::shell::terminal::{self, Terminal, Words};
+use crate::table::render::Style;
 
 /// What `diving join` was asked.
 #[derive(Debug, Clone, Default)]
@@ -127,7 +128,7 @@ struct Shell {
 async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCode> {
     let url = url(&options.target)?;
     let ruleset = options.ruleset.as_ref().map(RulesetId::to_json);
-    let style = crate::repl::terminal_style(options.no_color);
+    let style = crate::shell::terminal_style(options.no_color);
     let display =
         at_terminal.then(|| json!({ "color": style.color, "unicode": style.unicode, "width": terminal::columns() }));
     let hello = match (options.seat, &options.token) {
@@ -526,7 +527,7 @@ fn title(hello: &Value, style: Style) -> String {
         ruleset["name"].as_str().unwrap_or("?"),
         ruleset["hash"].as_str().unwrap_or("?"),
     ));
-    text = crate::repl::render::wrap(&text, terminal::columns());
+    text = crate::table::render::wrap(&text, terminal::columns());
     text.push('\n');
     text
 }

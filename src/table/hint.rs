@@ -12,16 +12,13 @@
 //! played with the search's choice by estimated win chance, each from the mover's view at
 //! that time.
 
-use std::io::Write;
-
 use serde_json::json;
 
 use crate::bots::{self, MctsBot};
 use crate::core::{Action, Game, Seat, View};
-use crate::repl::render;
-use crate::repl::session::Entry;
-use crate::repl::shell::Shell;
 use crate::ruleset::Ruleset;
+use crate::table::render;
+use crate::table::session::Entry;
 
 /// Playouts of one hint: enough to rank the moves, quick enough to feel instant.
 pub const HINT_PLAYOUTS: u32 = 300;
@@ -191,72 +188,6 @@ pub fn finding_json(game: &Game, f: &Finding) -> serde_json::Value {
         "played": f.played.command, "played_win": f.played.win,
         "best": f.best.command, "best_win": f.best.win,
     })
-}
-
-/// `hint` in the shell.
-pub fn hint_command<W: Write>(shell: &mut Shell<W>) {
-    let game = shell.session.game();
-    if game.is_over() {
-        return shell.error("no hint: the game is over (try 'review')");
-    }
-    if !shell.session.hints() {
-        return shell.error("hints are off for this game (it was started with --no-hints)");
-    }
-    let seat = game.current();
-    if !shell.reader().sees_hand(seat) {
-        return shell.error(&format!("no hint: it is {}'s turn, and only they may ask for one", game.name(seat)));
-    }
-    let name = game.name(seat).to_string();
-    match suggestions(game, shell.session.ruleset(), HINT_PLAYOUTS) {
-        Ok(list) => {
-            let moves: Vec<serde_json::Value> =
-                list.iter().map(|s| json!({ "move": s.command, "win": s.win, "playouts": s.playouts })).collect();
-            shell.say_json(json!({ "hint": { "player": name, "playouts": HINT_PLAYOUTS, "moves": moves } }));
-            for line in hint_lines(&name, &list, HINT_PLAYOUTS) {
-                shell.say(&line);
-            }
-        }
-        Err(e) => shell.error(&format!("no hint: {e}")),
-    }
-}
-
-/// The seats a review in the shell looks at: the people's, or every seat in a game of bots.
-fn reviewed_seats(session: &crate::repl::session::Session) -> Vec<Seat> {
-    let count = session.game().player_count();
-    let people: Vec<Seat> = (0..count).filter(|&s| !session.is_bot(s)).collect();
-    if people.is_empty() { (0..count).collect() } else { people }
-}
-
-/// `review` in the shell: after the game; a script (which sees every card anyway) may ask
-/// while it runs, unless hints are off.
-pub fn review_command<W: Write>(shell: &mut Shell<W>) {
-    let over = shell.session.game().is_over();
-    if !over && shell.is_interactive() {
-        return shell.error(
-            "review is for a finished game: while it runs it would judge moves by cards others hold \
-             (try 'hint' for your own move)",
-        );
-    }
-    if !over && !shell.session.hints() {
-        return shell.error("hints are off for this game (it was started with --no-hints): review it when it is over");
-    }
-    let seats = reviewed_seats(&shell.session);
-    let before = match shell.session.games_before_moves() {
-        Ok(before) => before,
-        Err(e) => return shell.error(&format!("cannot review: {e}")),
-    };
-    let result = review(&before, shell.session.entries(), &seats, shell.session.ruleset(), REVIEW_PLAYOUTS);
-    let game = shell.session.game().clone();
-    match result {
-        Ok((found, looked)) => {
-            let list: Vec<serde_json::Value> = found.iter().map(|f| finding_json(&game, f)).collect();
-            shell.say_json(json!({ "review": { "moves": looked, "playouts": REVIEW_PLAYOUTS, "worse": list } }));
-            for line in review_lines(&game, &found, looked, &seats) {
-                shell.say(&line);
-            }
-        }
-        Err(e) => shell.error(&format!("cannot review: {e}")),
-    }
 }
 
 /// The help text of `hint` and `review`.

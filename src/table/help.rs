@@ -1,0 +1,172 @@
+//! The help texts: `help`, `help COMMAND`, `help rules` and `help CARD`, from the rules and
+//! the registry in force (a mod's card explains itself), for the commands a table offers.
+
+use crate::core::{Card, Game};
+use crate::limits;
+use crate::table::hint;
+use crate::table::parse::{self, COMMANDS};
+use crate::table::render;
+
+/// The text of `help` (no topic) or `help TOPIC`; `Err` names the commands when there is no
+/// such topic.
+pub fn help_text(topic: Option<&str>, game: &Game) -> Result<String, String> {
+    match topic {
+        None => Ok(general_help()),
+        Some(t) if t.eq_ignore_ascii_case("rules") => Ok(render::rules_guide(game.rules(), game.registry())),
+        Some(t) => match (parse::command_word(t), card_topic(t)) {
+            // `help q`: the Quick card (as `help Q`), and what the one-letter command is.
+            (Some(word), Some(rank)) if t.chars().count() == 1 => Ok(format!(
+                "{}('{t}' typed alone, as a command, is short for '{word}': 'help {word}')\n",
+                render::card_help(rank, game.rules(), game.registry())
+            )),
+            (Some(word), _) => Ok(command_help(word, game.rules())),
+            (None, Some(rank)) => Ok(render::card_help(rank, game.rules(), game.registry())),
+            (None, None) => Err(format!(
+                "no help for '{}' (help rules, help J, help Q, help K, or a command: {})",
+                limits::quoted(t),
+                COMMANDS.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(", ")
+            )),
+        },
+    }
+}
+
+/// A card or rank named as a help topic: `J`, `jolt`, `QH`, `7`, `number`.
+pub fn card_topic(topic: &str) -> Option<crate::core::Rank> {
+    let t = topic.to_lowercase();
+    let word = match t.as_str() {
+        "jolt" | "j" => "J",
+        "quick" | "q" => "Q",
+        "knot" | "k" => "K",
+        "number" | "numbers" | "a" | "ace" => "A",
+        other => other,
+    };
+    if let Ok(card) = word.parse::<Card>() {
+        return Some(card.rank);
+    }
+    // A rank alone: try it with a suit.
+    format!("{word}s").parse::<Card>().ok().map(|c| c.rank)
+}
+
+fn general_help() -> String {
+    command_list_help(COMMANDS)
+}
+
+/// The help's list of `commands`, with how cards and players are named.
+pub fn command_list_help(commands: &[(&str, &str)]) -> String {
+    let mut out = String::from("commands (any case; a line that starts with a card plays it):\n");
+    for (word, summary) in commands {
+        out += &format!("  {word:<8} {summary}\n");
+    }
+    out += "cards are rank then suit: 7H, 10S or TS, QC, A♠. players by name or seat number.\n";
+    out += "'help COMMAND' tells more, e.g. 'help play'; 'help rules' explains the game, 'help J' a card.\n";
+    out
+}
+
+fn command_help(word: &str, rules: &crate::core::Rules) -> String {
+    let recovery: Vec<String> = rules
+        .recovery
+        .iter()
+        .map(|(p, g)| {
+            let g = match g {
+                crate::core::Gain::Max => "max".to_string(),
+                g => g.to_string(),
+            };
+            format!("{p}: {g}")
+        })
+        .collect();
+    match word {
+        "play" => "\
+play CARD [table|tN] [PLAYER] [over]
+  Play CARD from your hand (then draw), or from the table (then the slot is refilled).
+  table, tN   take it from the table (tN or 'table N': slot N); without it, the card comes
+              from your hand, or from the table when it is not in your hand
+  hand        take it from your hand
+  PLAYER      who gets your J (Jolt) or K (Knot), or who your Quick pushes down when this
+              number card uses your Q; a name or seat number. Asked for when there is a
+              choice, made for you when there is only one.
+  over        when this number card uses up a J in front of you: the J goes on top of it on
+              the discard pile (without 'over' it goes below)
+  examples:   play 7h · play qd t3 · play js bob · play 5c 2 · play 9s over · 7h
+"
+        .to_string(),
+        "recover" => format!(
+            "\
+recover CARD… [over]
+  Discard these cards from your hand (in this order: the last one ends on top), draw as many,
+  and gain oxygen by their suits (suit pattern: gain): {}.
+  over   when a K (Knot) in front of you is used up: the K goes on top (default: below)
+  example: recover 2h 9h 3s
+",
+            recovery.join(", ")
+        ),
+        "pass" => {
+            "pass\n  Pass your turn: allowed only when you have no cards and no table card can be played.\n".into()
+        }
+        "moves" => "moves\n  List every legal move, written as the command that plays it.\n".into(),
+        "state" => "state\n  Show the board: divers, table, discard pile, deck and your hand.\n".into(),
+        "hand" => "hand\n  Show your hand.\n".into(),
+        "log" => "log\n  Show everything that happened in this game so far.\n".into(),
+        "undo" => "\
+undo
+  Take back your last move (and the bots' moves after it): only your own move, so in a
+  hot-seat game it is refused once another player moved after you.
+  At a terminal, undo never lets anyone choose again knowing a card they could not have
+  known, so it is refused:
+  - once the moves to take back drew a card from the deck or refilled a table slot (playing
+    again would draw the very same card): that is almost every move, so undo mostly takes
+    back a pass or a move made when the deck is empty;
+  - once a bot played or recovered with cards from its hand since (you saw them);
+  - once the game is over (every hand has been shown): type 'again' for a new game.
+  This holds with several people at one terminal and against bots alike. Before a move that
+  would get you rescued, the game asks first. Scripts (--script, a pipe, --json) see every
+  card anyway and undo freely.
+"
+        .into(),
+        "save" => "\
+save FILE
+  Save the game to FILE; resume it with: diving --load FILE. Every save is a replay too
+  (also after the game is over): watch it with diving replay FILE [--as SEAT | --all].
+  The file shows every hand, the seed and the deck: keep it from the players.
+"
+        .into(),
+        "reload" => "\
+reload
+  Read the ruleset (and its mods) again and replay this game under it; tells the first move
+  whose outcome changed. The game goes on under the reloaded ruleset.
+"
+        .into(),
+        "hint" | "review" => hint::help(word),
+        "help" => "help [COMMAND]\n  List the commands, or explain one.\n".into(),
+        "quit" => "quit\n  Leave the game (asks first when it is not saved).\n".into(),
+        "again" => "\
+again [PLAYER,PLAYER…]   (also: new)
+  Deal a new game, on a new seed, under the same ruleset: for the same players, or for the
+  players named as --players names them (alice,bob,bot:greedy). Asks first when the game in
+  play is not over and not saved.
+"
+        .into(),
+        // Every command word has its entry above; the summary line is the fallback.
+        _ => match COMMANDS.iter().find(|(name, _)| *name == word) {
+            Some((name, summary)) => format!("{name}\n  {summary}\n"),
+            None => format!("{word}\n"),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `help WORD` explains every command in a paragraph of its own (`help again` used to
+    /// print only the word).
+    #[test]
+    fn every_command_has_its_own_help() {
+        let rules = crate::core::Rules::default();
+        for (name, summary) in COMMANDS {
+            let help = command_help(name, &rules);
+            assert!(help.starts_with(name), "{name}: {help}");
+            assert_ne!(help, format!("{name}\n  {summary}\n"), "{name} has only its summary line");
+            assert!(help.lines().count() >= 2, "{name}: {help}");
+        }
+    }
+}
