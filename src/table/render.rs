@@ -513,7 +513,9 @@ fn spent_at_end(game: &Game, last: &[Event]) -> Vec<(Seat, Card)> {
 /// a card a mod changed points to `help`.
 pub fn front_meaning(game: &Game, rank: Rank) -> Option<String> {
     let rules = game.rules();
+    let described = game.registry().description(rank);
     let said = match rank.to_string().as_str() {
+        _ if let Some(text) = described => format!("a mod's card: {text}"),
         _ if !game.registry().is_builtin_card(rank) => format!("a mod's card: 'help {rank}' says what it does"),
         "J" => "jolted: that diver's next number card moves them UP".to_string(),
         "Q" => format!(
@@ -965,7 +967,9 @@ fn item_text(line: &str) -> Option<usize> {
 /// What a card of `rank` does, for `help J` and the rules guide: the standard rules' words
 /// with this ruleset's numbers, or a note that a mod changed it.
 pub fn card_help(rank: Rank, rules: &Rules, registry: &Registry) -> String {
+    let described = registry.description(rank);
     let text = match rank.to_string().as_str() {
+        _ if let Some(text) = described => format!("{rank} (changed by a mod): {text}"),
         _ if !registry.is_builtin_card(rank) => {
             format!("{rank}: a mod of this ruleset changes what this card does (what each mod changes: 'help rules').")
         }
