@@ -22,7 +22,7 @@ use super::web;
 use crate::core::{Action, Event, Seat, View, Viewer};
 use crate::table::json::{self as js, Object};
 use crate::table::render::{self, Style};
-use crate::table::reply::summary_lines;
+use crate::table::reply::summary_lines_styled;
 use crate::table::session::Session;
 use crate::table::{self as tables, Caller, Policy, Rendered, Reply, Table};
 
@@ -552,9 +552,7 @@ impl Room {
     }
 
     fn board(&self, viewer: Viewer, look: Look) -> String {
-        render::board(self.session().game(), look.style, self.session().bots(), viewer, look.width)
-            .trim_end()
-            .to_string()
+        self.table.board(viewer, &look.table()).trim_end().to_string()
     }
 
     /// What a terminal shows around the narration (protocol 3): the board as this reader may
@@ -584,7 +582,7 @@ impl Room {
         let table: Vec<String> = game.table().iter().flatten().map(ToString::to_string).collect();
         let choices = pending.as_ref().map(|q| q.options().to_vec());
         let summary: Vec<String> = if game.is_over() {
-            summary_lines(self.session()).iter().map(|l| look.wrap(l)).collect()
+            summary_lines_styled(self.session(), look.style).iter().map(|l| look.wrap(l)).collect()
         } else {
             Vec::new()
         };

@@ -305,9 +305,7 @@ impl<W: Write> Shell<W> {
 
     /// The board as text, with the hands this reader may see.
     pub fn board(&self) -> String {
-        let session = self.session();
-        let last = session.entries().last().map_or(&[][..], |e| &e.events[..]);
-        render::board_after(session.game(), last, self.screen.style, session.bots(), self.reader(), self.screen.width)
+        self.table.board(self.reader(), &self.screen.look())
     }
 
     /// Whether `again` started a new game since the last call.

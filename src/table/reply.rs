@@ -137,9 +137,7 @@ impl Table {
                     Viewer::Everyone => js::state(game, session.bots()),
                     _ => js::state_for(&crate::core::Observation::of(game, viewer), session.bots()),
                 };
-                let last = session.entries().last().map_or(&[][..], |e| &e.events[..]);
-                let board = render::board_after(game, last, look.style, session.bots(), viewer, look.width);
-                out.line(Object::one("state", state), board.trim_end())
+                out.line(Object::one("state", state), self.board(viewer, look).trim_end())
             }
             Reply::Log => {
                 let mut all = session.start_events();
@@ -212,6 +210,14 @@ impl Table {
             }
             Reply::Quit => out.line(Object::one("bye", json!(true)), "bye"),
         }
+    }
+
+    /// The board as `viewer` may see it, laid out for `look`, after the last move (a Q that
+    /// a winning Quick used is shown as used, [`render::board_after`]).
+    pub fn board(&self, viewer: Viewer, look: &Look) -> String {
+        let session = self.session();
+        let last = session.entries().last().map_or(&[][..], |e| &e.events[..]);
+        render::board_after(session.game(), last, look.style, session.bots(), viewer, look.width)
     }
 
     /// Events as `viewer` sees them: one object each, and the narration.
