@@ -3,10 +3,12 @@
 //! socket, no clock (the caller passes `now`) and no file (it says when the game changed, and
 //! the caller saves it), so tests drive it directly, away timers included.
 //!
-//! Everything a connection receives about the game is made here for its reader: events through
-//! the JSON layer's [`js::event`] and the shell's [`Narrator`] with the reader's [`Viewer`],
-//! the state through [`js::state_for`], moves through the seat's [`View`], the browser seat's
-//! snapshot through [`web::seat_view`] (a pure function of the game and the reader). No message carries
+//! A room is a [`Table`] with connections: every line a seat or spectator sends goes to the
+//! table's one interpreter ([`Table::line`], under [`Policy::network`]), and the room delivers
+//! the replies — the moves to every reader, chat to the room, bot warnings to the host's log,
+//! the rest to the sender — each rendered for its reader by [`Table::render`] with the
+//! reader's [`Viewer`] (which the table decides). The browser seat's snapshot comes from
+//! [`web::seat_view`] (a pure function of the game and the reader). No message carries
 //! the seed, the deck or a hand its reader may not see; bot warnings (which can name a bot's
 //! cards) go to the host's log only.
 

@@ -103,7 +103,7 @@ fn rescues(game: &Game, action: &Action) -> bool {
         && events.iter().any(|e| matches!(e, Event::Rescued { player, .. } if *player == me))
 }
 
-/// The [`HINT_MOVES`] best moves for the seat to move (see [`pick`]).
+/// The [`HINT_MOVES`] best moves for the seat to move (see `pick`).
 pub fn suggestions(game: &Game, ruleset: &Ruleset, playouts: u32) -> Result<Vec<Suggestion>, String> {
     Ok(pick(rate(game, ruleset, playouts, &[])?))
 }

@@ -162,7 +162,7 @@ pub(crate) fn install(
 }
 
 /// The names the sandbox registers, as a mod sees them: `diving.NAME` (functions and
-/// values) and `ctx:NAME`, each sorted. Read from the tables [`install`]'s areas fill, so the
+/// values) and `ctx:NAME`, each sorted. Read from the tables `install`'s areas fill, so the
 /// editor's definition file ([`definitions`]) cannot miss one unnoticed.
 pub fn registered() -> Result<Vec<String>, ScriptError> {
     let setup = |e: mlua::Error| ScriptError::new("mods", None, flatten(&e).1);
@@ -193,7 +193,7 @@ pub fn registered() -> Result<Vec<String>, ScriptError> {
 }
 
 /// The editor's definition file: LuaCATS annotations (`---@meta`) of every name the
-/// sandbox registers ([`registered`]) that [`doc::DOCS`] documents, for an editor with the
+/// sandbox registers ([`registered`]) that `doc::DOCS` documents, for an editor with the
 /// Lua language server to complete and check a mod. Names without a doc are left out.
 pub fn definitions() -> Result<String, ScriptError> {
     use std::fmt::Write;
