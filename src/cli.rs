@@ -129,6 +129,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             modkit::check_command(check_target(file.as_deref(), ruleset)?, options)
         }
         Some(Command::Mod { command: ModCommand::New { name } }) => modkit::new_command(name, std::path::Path::new("")),
+        Some(Command::Mod { command: ModCommand::Api { file } }) => modkit::api_command(file),
         Some(Command::Mod { command: ModCommand::Test { files, games, seed } }) => {
             let options = modkit::TestOptions {
                 files: files.clone(),
@@ -236,6 +237,12 @@ pub enum ModCommand {
     New {
         /// The mod's name: lower-case letters, digits, - and _
         name: String,
+    },
+    /// Write the mod API as a LuaCATS definition file, for an editor to complete and check mods
+    Api {
+        /// Where to write it (`-`: standard output)
+        #[arg(default_value = modkit::api::FILE)]
+        file: PathBuf,
     },
     /// Run scenario files against a mod, then a random-play stress
     Test {

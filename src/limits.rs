@@ -424,6 +424,52 @@ pub fn hidden(c: char) -> bool {
         || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 
+/// `text` as a line others may be shown: terminal escape sequences (colours, cursor moves,
+/// titles: `ESC [ … letter`, `ESC ] … BEL`) removed whole, then every [`hidden`] character (a
+/// tab becomes a space). Removing only the escape character left `[31m` in the line; the
+/// text-reversing characters turned a line around for its readers.
+pub fn clean_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' | '\u{9b}' => {
+                let kind = if c == '\u{9b}' { Some('[') } else { chars.next_if(|n| matches!(n, '[' | ']')) };
+                match kind {
+                    // A control sequence: parameters and intermediates, then its final letter.
+                    Some('[') => {
+                        for n in chars.by_ref() {
+                            if ('\u{40}'..='\u{7e}').contains(&n) {
+                                break;
+                            }
+                        }
+                    }
+                    // An operating-system command (a window title): up to BEL or ESC and a backslash.
+                    Some(_) => {
+                        while let Some(n) = chars.next() {
+                            if n == '\u{7}' || n == '\u{9c}' {
+                                break;
+                            }
+                            if n == '\u{1b}' {
+                                chars.next_if_eq(&'\\');
+                                break;
+                            }
+                        }
+                    }
+                    // ESC and one more character (a two-character sequence).
+                    None => {
+                        chars.next();
+                    }
+                }
+            }
+            '\t' => out.push(' '),
+            c if hidden(c) => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The limits every player name keeps (the REPL adds the words its commands use): not empty,
 /// at most [`MAX_NAME_CHARS`], no space, no control or invisible character.
 pub fn check_name_text(name: &str) -> Result<(), String> {
@@ -521,11 +567,12 @@ pub fn jobs(requested: Option<usize>, games: u64) -> Result<usize, String> {
     Ok(jobs.clamp(1, games.clamp(1, MAX_JOBS as u64) as usize))
 }
 
-/// Removes control characters, the invisible ones that reorder or hide text (as player
-/// names refuse them, [`crate::limits::hidden`]) and surrounding space from chat; `Err` when
-/// nothing is left or it is longer than `max` characters.
+/// Removes terminal escape sequences whole, control characters, the invisible ones that
+/// reorder or hide text (as player names refuse them: [`clean_line`], as a mod's narration)
+/// and surrounding space from chat; `Err` when nothing is left or it is longer than `max`
+/// characters.
 pub fn clean_chat(text: &str, max: usize) -> Result<String, String> {
-    let cleaned: String = text.chars().filter(|&c| !hidden(c)).collect();
+    let cleaned = clean_line(text);
     let cleaned = cleaned.trim();
     if cleaned.is_empty() {
         return Err("say what? (say TEXT)".into());
@@ -540,6 +587,14 @@ pub fn clean_chat(text: &str, max: usize) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clean_line_loses_whole_escape_sequences_and_reversing_characters() {
+        assert_eq!(clean_line("\u{1b}[31;1mred\u{1b}[0m and \u{202e}txet\u{202c} done"), "red and txet done");
+        assert_eq!(clean_line("\u{1b}]0;owned\u{7}title kept\tout"), "title kept out");
+        assert_eq!(clean_line("\u{1b}]2;x\u{1b}\\y \u{9b}2Jz \u{1b}cq\u{200b}"), "y z q");
+        assert_eq!(clean_line("plain ♠ text"), "plain ♠ text");
+    }
 
     fn lines(input: &[u8]) -> Vec<Line> {
         let mut reader = Lines::new(input);

@@ -14,9 +14,17 @@
 //!   weak cards it gets rid of; it is only worked out when it could beat the best play. It
 //!   puts a face card on top of the discard (face cards match only by suit, D8).
 //!
-//! It is deterministic: the same view always gives the same action. It assumes the standard
-//! effects; with a modded ruleset it still plays legally (it only picks listed plays), just
-//! less well. The weights were tuned by playing variants against each other.
+//! It is deterministic: the same view always gives the same action. The weights were tuned
+//! by playing variants against each other.
+//!
+//! The scores above are its model of the built-in cards. It plays the rules in force: the
+//! oxygen cost, the gain and the win are asked of the hooks a mod replaced (a [`Forecast`]),
+//! and a play the model does not know (a rank whose entry is not its built-in card, or any
+//! play once an after-move hook, a rescue or a reaction to a rule point acts on moves:
+//! [`View::plays_as_modelled`]) is weighed by its consequences (`Turn::weighed`): resolved
+//! on a copy of the position dealt from the bot's own view, and again as the model's
+//! built-in card, and scored by the model plus what the two positions differ by. While every
+//! entry is built in, that path is one test a move, and the fast scorer below runs as it is.
 //!
 //! The plays are scored in one loop over the playable cards the engine lists, each with its
 //! own offer (`Turn::best_play`): what a play's target adds to its score is worked out once
@@ -29,8 +37,8 @@ use std::hint::select_unpredictable;
 use std::sync::Arc;
 
 use crate::core::{
-    Action, Card, Diver, Forecast, Gain, Moves, Planning, Playable, Rank, Rules, Seat, Seats, Source, Suit, Tables,
-    View, cards_in_mask,
+    Action, Card, Diver, Event, Forecast, Gain, Moves, Outcome, Planning, Playable, Rank, Rules, Seat, Seats, Source,
+    Suit, Tables, View, cards_in_mask,
 };
 
 use super::{Bot, BotError};
@@ -40,6 +48,10 @@ const WIN: i64 = i64::MAX;
 
 /// Sentinel for "no choice yet".
 const NONE: i64 = i64::MIN;
+
+/// What one oxygen of another diver is worth (tenths of depth): as a Quick push weighs the
+/// breath it costs its target.
+const OTHERS_OXYGEN: i64 = 3;
 
 /// How much an average card is worth keeping (tenths of depth).
 const AVERAGE_KEEP: i64 = 55;
@@ -329,6 +341,9 @@ impl GreedyBot {
     /// the rules in force: the tables while the hooks are built in, else the hooks themselves.
     pub fn pick(&mut self, view: &View<'_>) -> Action {
         self.refresh(view);
+        if !view.plays_as_modelled() {
+            return self.pick_weighing(view);
+        }
         if view.plans_from_tables() {
             self.pick_with(view, &**view.tables())
         } else {
@@ -368,6 +383,42 @@ impl GreedyBot {
             Some(play) => play_action(&moves, play),
             None => Action::Pass,
         }
+    }
+
+    /// [`GreedyBot::pick`] when a mod's card or a hook acting on moves makes some plays do
+    /// what the bot's model does not know: those are weighed by their consequences
+    /// ([`Turn::weighed`]), the others scored as always, one listed play at a time.
+    #[cold]
+    #[inline(never)]
+    fn pick_weighing(&mut self, view: &View<'_>) -> Action {
+        if view.plans_from_tables() {
+            self.pick_weighing_with(view, &**view.tables())
+        } else {
+            self.pick_weighing_with(view, &Asked::new(view))
+        }
+    }
+
+    fn pick_weighing_with<A: Air>(&mut self, view: &View<'_>, air: &A) -> Action {
+        let moves = view.moves();
+        let turn = self.turn(view, &moves, air);
+        let (w, model, me) = (turn.w, turn.model, view.diver(view.seat()));
+        let forecast = view.forecast();
+        let (best, best_play, fallback) = turn.best_play_listed(&moves, Some(&forecast));
+        if best == WIN
+            && let Some(play) = best_play
+        {
+            return play;
+        }
+        if !view.hand().is_empty() {
+            let bound = if air.indexed() { recovery_bound(w, model, view, &me, air) } else { i64::MAX };
+            if best_play.is_none() || bound > best {
+                let (recovery_score, mask) = self.best_recovery(view, air);
+                if best_play.is_none() || recovery_score > best {
+                    return recovery_action(view, &me, mask);
+                }
+            }
+        }
+        best_play.or(fallback).unwrap_or(Action::Pass)
     }
 
     /// What this move's plays are scored against (after [`GreedyBot::refresh`]).
@@ -603,7 +654,7 @@ impl Bot for GreedyBot {
     fn start_game(&mut self, _seed: u64) {}
 
     fn choose(&mut self, view: &View<'_>) -> Result<Action, BotError> {
-        if view.current() != view.seat() || view.outcome() != crate::core::Outcome::Running {
+        if view.current() != view.seat() || view.outcome() != Outcome::Running {
             return Err(BotError::Failed { name: "greedy".into(), message: "it is not this bot's turn".into() });
         }
         Ok(self.pick(view))
@@ -727,15 +778,27 @@ impl<A: Air> Turn<'_, '_, A> {
     }
 
     /// Scores every listed play one by one, in the engine's listing order: the test oracle
-    /// of [`Turn::best_play`], which must choose the same.
-    #[cfg(test)]
-    fn best_play_listed(&self, moves: &crate::core::Moves<'_>) -> (i64, Option<Action>, Option<Action>) {
+    /// of [`Turn::best_play`], which must choose the same; and, with a `forecast` of the
+    /// position, the scorer of [`GreedyBot::pick_weighing`], where a play whose rank the
+    /// model does not know is [`weighed`](Turn::weighed).
+    fn best_play_listed(
+        &self,
+        moves: &crate::core::Moves<'_>,
+        forecast: Option<&Forecast>,
+    ) -> (i64, Option<Action>, Option<Action>) {
         let mut best = NONE;
         let mut best_play = None;
         let mut fallback = None;
         moves.each_play(|card, from, target, face_on_top| {
             let play = Action::Play { card, from, target, face_on_top };
-            match self.score_play(card, &from, target, face_on_top) {
+            let scored = self.score_play(card, &from, target, face_on_top);
+            let scored = match forecast {
+                Some(forecast) if !self.view.plays_rank_as_modelled(card.rank) => {
+                    self.weighed(forecast, &play, scored, i64::from(matches!(from, Source::Table(_))))
+                }
+                _ => scored,
+            };
+            match scored {
                 Some(s) if s > best => {
                     best = s;
                     best_play = Some(play);
@@ -757,9 +820,69 @@ impl<A: Air> Turn<'_, '_, A> {
         self.oxygen.saturating_sub(self.air.cost(self.seat, depth))
     }
 
+    /// The score of `play` under the rules in force, from `scored`, what the model says of
+    /// it (the play as the rank's built-in card, [`Turn::score_play`]): the play is resolved
+    /// on a copy of the position the bot can imagine from its own view ([`Forecast::play`]),
+    /// and so is the model's play ([`Forecast::play_modelled`]); the score moves by what the
+    /// two positions differ by ([`Turn::standing`]). So a wrap that only calls the built-in
+    /// card scores as the card does, and what a mod's card or hook adds (oxygen it costs, a
+    /// diver it moves, a win) counts. `None`: a play to avoid, as in `score_play` (it ends in
+    /// a rescue, or the mod fails on it).
+    fn weighed(&self, forecast: &Forecast, play: &Action, scored: Option<i64>, table_bonus: i64) -> Option<i64> {
+        let (after, events) = forecast.play(play).ok()?;
+        match after.outcome() {
+            Outcome::Won(p) if p == self.seat => return Some(WIN),
+            Outcome::Won(_) => return Some(-100_000),
+            _ => {}
+        }
+        let rescued = |events: &[Event]| {
+            events.iter().any(|e| matches!(e, Event::Rescued { player, .. } if *player == self.seat))
+        };
+        if rescued(&events) {
+            return None;
+        }
+        match (scored, forecast.play_modelled(play)) {
+            (Some(score), Ok((modelled, _))) if score != WIN && !modelled.is_over() => {
+                Some(score.saturating_add(self.standing(&after) - self.standing(&modelled)))
+            }
+            // The model has nothing to build on (it would win, rescue or fail where the rules
+            // in force do not): the move itself is scored, as a number card's is.
+            _ => {
+                let (me, now) = (after.player(self.seat), self.view.diver(self.seat));
+                let own = (i64::from(me.depth) - i64::from(now.depth)) * 10 + i64::from(me.oxygen.min(self.spare));
+                let others: i64 = (0..self.view.player_count())
+                    .filter(|&s| s != self.seat)
+                    .map(|s| {
+                        let (then, now) = (after.player(s), self.view.diver(s));
+                        (i64::from(now.depth) - i64::from(then.depth)) * 10
+                            + (i64::from(now.oxygen) - i64::from(then.oxygen)) * OTHERS_OXYGEN
+                    })
+                    .sum();
+                Some(own + others + table_bonus)
+            }
+        }
+    }
+
+    /// How good a position is for this diver, in the units of the scores, for comparing two
+    /// outcomes of one play: its depth, its oxygen at what one oxygen is worth at its depth
+    /// now (as a recovery is weighed), less the others' depths, and a little of their oxygen
+    /// (as a Quick push weighs the breath it costs them).
+    fn standing(&self, game: &crate::core::Game) -> i64 {
+        let worth = self.air.worth(self.model, self.seat, self.depth);
+        (0..game.player_count())
+            .map(|s| {
+                let p = game.player(s);
+                if s == self.seat {
+                    i64::from(p.depth) * 10 + i64::from(p.oxygen) * worth
+                } else {
+                    -i64::from(p.depth) * 10 - i64::from(p.oxygen) * OTHERS_OXYGEN
+                }
+            })
+            .sum()
+    }
+
     /// The score of one play, or `None` for a play to avoid while anything else is legal
     /// (what [`Turn::best_play`] works out card by card).
-    #[cfg(test)]
     fn score_play(&self, card: Card, from: &Source, target: Option<Seat>, face_on_top: bool) -> Option<i64> {
         // Taking a table card denies it to the next player; break ties that way.
         let table_bonus = i64::from(matches!(from, Source::Table(_)));
@@ -852,7 +975,7 @@ fn push_score(model: &Model, view: &View<'_>, air: &impl Air, target: Seat) -> i
         // They would be rescued: all their depth is lost.
         return i64::from(to) * 10;
     }
-    -i64::from(rules.quick_push) * 10 + i64::from(cost) * 3
+    -i64::from(rules.quick_push) * 10 + i64::from(cost) * OTHERS_OXYGEN
 }
 
 /// How much a diver wants to keep a card, in tenths; the average card is about 55.
@@ -1121,7 +1244,7 @@ mod tests {
                             (best, play.map(|at| play_action(&moves, at)), fallback.map(|at| play_action(&moves, at)));
                         assert_eq!(
                             chosen,
-                            scan.best_play_listed(&moves),
+                            scan.best_play_listed(&moves, None),
                             "{name}, {players} players, seed {seed}, turn {turn}"
                         );
                         let classes =

@@ -12,7 +12,7 @@ use super::aim::Aim;
 use super::card::{Card, Rank};
 use super::ctx::{Context, Hooks};
 use super::error::EffectError;
-use super::event::{Event, EventSink};
+use super::event::{DrawCause, Event, EventSink, Moment};
 use super::rules::Gain;
 use super::seats::Seats;
 use super::state::State;
@@ -253,9 +253,9 @@ pub(super) fn recover<H: Hooks, S: EventSink + ?Sized>(
     };
     ctx.recovered(player, cards, gain, from, to);
     for _ in 0..cards.len() {
-        if !ctx.draw_to_hand(player)? {
+        if !ctx.draw_for(player, DrawCause::Recovery)? {
             break;
         }
     }
-    Ok(())
+    ctx.react(Moment::Recovered { player, cards: &cards[..], gain, from, to })
 }

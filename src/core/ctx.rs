@@ -21,7 +21,7 @@ use rand::RngExt;
 use super::action::{Cards, Seat};
 use super::card::{Card, Rank};
 use super::error::EffectError;
-use super::event::{Event, EventSink};
+use super::event::{BreathCause, DrawCause, Event, EventSink, Moment, Point};
 use super::rules::{Gain, MAX_HAND_SIZE};
 use super::state::{Outcome, State};
 
@@ -51,6 +51,15 @@ pub trait Hooks: Sized {
         player: Seat,
         cards: &[Card],
     ) -> Result<Gain, EffectError>;
+    /// Whether any reaction is registered for `point` (so that a context builds no
+    /// [`Moment`] nobody reads).
+    fn reacts(&self, point: Point) -> bool;
+    /// Runs the reactions registered for `moment`'s point, in order.
+    fn react<S: EventSink + ?Sized>(
+        &self,
+        ctx: &mut Context<'_, Self, S>,
+        moment: &Moment<'_>,
+    ) -> Result<(), EffectError>;
     /// What runs after `player` moved, before the win check.
     fn moved<S: EventSink + ?Sized>(
         &self,
@@ -174,7 +183,15 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         if self.check_win(player)? {
             return Ok(());
         }
-        self.breathe(player)
+        self.breathe_for(player, BreathCause::Move)
+    }
+
+    /// Runs the reactions to `moment`, if any are registered (a hook that ends the game ends
+    /// it: what follows checks [`State::is_over`]).
+    #[inline(always)]
+    pub(super) fn react(&mut self, moment: Moment<'_>) -> Result<(), EffectError> {
+        let hooks = self.hooks;
+        if hooks.reacts(moment.point()) { hooks.react(self, &moment) } else { Ok(()) }
     }
 
     /// Runs the win check for `player`; on a win, ends the game and returns true.
@@ -194,6 +211,11 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     /// `player` spends oxygen for their depth (D10) and is rescued at 0 (D12).
     pub fn breathe(&mut self, player: Seat) -> Result<(), EffectError> {
         self.check_seat(player)?;
+        self.breathe_for(player, BreathCause::Effect)
+    }
+
+    /// [`Context::breathe`], saying why to the reactions.
+    fn breathe_for(&mut self, player: Seat, cause: BreathCause) -> Result<(), EffectError> {
         let depth = self.state.players[player].depth;
         let hooks = self.hooks;
         let cost = hooks.cost(self, player, depth)?;
@@ -201,8 +223,10 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         let to = from.saturating_sub(cost);
         self.state.players[player].oxygen = to;
         self.emit(Event::Breathed { player, from, to });
-        if to == 0 {
+        self.react(Moment::Breathed { player, from, to, cause })?;
+        if to == 0 && !self.state.is_over() {
             hooks.run_rescue(self, player)?;
+            self.react(Moment::Rescued { player })?;
         }
         Ok(())
     }
@@ -212,7 +236,8 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     pub fn rescue(&mut self, player: Seat) -> Result<(), EffectError> {
         self.check_seat(player)?;
         let hooks = self.hooks;
-        hooks.run_rescue(self, player)
+        hooks.run_rescue(self, player)?;
+        self.react(Moment::Rescued { player })
     }
 
     /// The standard rescue (D12): depth 0, oxygen back to max; cards in front stay.
@@ -306,18 +331,37 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     /// Refused when the hand already holds [`MAX_HAND_SIZE`] cards: the rules never draw a hand
     /// past its size, and what is legal (a recovery per set of hand cards) grows as 2ⁿ with it.
     pub fn draw_to_hand(&mut self, player: Seat) -> Result<bool, EffectError> {
+        self.draw_for(player, DrawCause::Effect)
+    }
+
+    /// [`Context::draw_to_hand`], saying why to the reactions.
+    pub(super) fn draw_for(&mut self, player: Seat, cause: DrawCause) -> Result<bool, EffectError> {
         self.check_seat(player)?;
         if self.state.players[player].hand.len() >= MAX_HAND_SIZE {
             return Err(EffectError(format!("a hand holds at most {MAX_HAND_SIZE} cards")));
         }
-        match self.state.draw(self.events) {
+        match self.draw_card()? {
             Some(card) => {
                 self.state.players[player].hand.push(card);
                 self.emit(Event::Drew { player, card });
+                self.react(Moment::Drew { player, card, cause })?;
                 Ok(true)
             }
             None => Ok(false),
         }
+    }
+
+    /// The next card of the deck (reshuffling the discards first when it is empty, D7, and
+    /// then running the reshuffle's reactions), or `None` when there is none.
+    #[inline(always)]
+    pub(super) fn draw_card(&mut self) -> Result<Option<Card>, EffectError> {
+        let reshuffles = self.state.deck.is_empty() && self.state.discard.len() > 1;
+        let card = self.state.draw(self.events);
+        if reshuffles {
+            let cards = self.state.deck.len() + usize::from(card.is_some());
+            self.react(Moment::Reshuffled { cards })?;
+        }
+        Ok(card)
     }
 
     fn check_seat(&self, player: Seat) -> Result<(), EffectError> {

@@ -28,7 +28,7 @@ use super::builtin::{Builtin, builtin_cost, builtin_gain, builtin_win, recover};
 use super::card::{Card, Rank};
 use super::ctx::{self, Context, Hooks};
 use super::error::EffectError;
-use super::event::EventSink;
+use super::event::{EventSink, Moment, Point};
 use super::rules::Gain;
 use super::state::State;
 
@@ -74,6 +74,12 @@ pub trait Effect: Send + Sync {
     fn target_question(&self) -> &str {
         "which player"
     }
+    /// Why `target` (another seat, not among the targets [`Effect::aim`] offers) may not be
+    /// named by `player` for `card` now, when the entry says (a mod's `targets` function may
+    /// give a reason per player). The default: no reason of its own.
+    fn target_refusal(&self, _state: &State, _player: Seat, _card: Card, _target: Seat) -> Option<String> {
+        None
+    }
 }
 
 /// Oxygen spent by `player` after a move to `depth` (D10).
@@ -86,6 +92,9 @@ pub type Rescue = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<(), EffectError> + Se
 pub type RecoveryGain = Arc<dyn Fn(&mut Ctx<'_>, Seat, &[Card]) -> Result<Gain, EffectError> + Send + Sync>;
 /// Runs when `player`'s turn starts.
 pub type TurnStart = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<(), EffectError> + Send + Sync>;
+/// Runs at a rule point ([`Moment`]: a card drawn, a breath, a rescue, a reshuffle, a
+/// recovery, a turn's end), after it happened.
+pub type Reaction = Arc<dyn Fn(&mut Ctx<'_>, &Moment<'_>) -> Result<(), EffectError> + Send + Sync>;
 /// Runs after `player` moved from one depth to another, before the win check.
 pub type AfterMove = Arc<dyn Fn(&mut Ctx<'_>, Seat, u32, u32) -> Result<(), EffectError> + Send + Sync>;
 
@@ -109,6 +118,14 @@ pub struct Registry {
     recovery_gain: Option<RecoveryGain>,
     turn_start: Vec<TurnStart>,
     after_move: Vec<AfterMove>,
+    /// Per [`Point`] (in [`Point::ALL`] order), the reactions to it, in the order added.
+    reactions: [Vec<Reaction>; 6],
+    /// Per rank (by number − 1), what a mod says the card does, for the players' help.
+    descriptions: [Option<Arc<str>>; 13],
+    /// Whether every rank has its own built-in entry and no hook acts on a play beyond the
+    /// cost, gain and win (no after-move hook, no replaced rescue): then a planner's model of
+    /// the rules is what a play does ([`Registry::plays_as_modelled`]). Kept by every setter.
+    modelled: bool,
     /// The built-in card entries, to recognise where an `aim` delegation ends.
     builtins: [Arc<dyn Effect>; 4],
     /// For entries that keep state outside the game (a mod's Lua variables): how a copy of a
@@ -166,9 +183,20 @@ impl Registry {
             recovery_gain: None,
             turn_start: Vec::new(),
             after_move: Vec::new(),
+            reactions: Default::default(),
+            descriptions: Default::default(),
+            modelled: true,
             builtins,
             copier: None,
         }
+    }
+
+    /// Works out [`Registry::plays_as_modelled`] again after a change.
+    fn refresh_modelled(&mut self) {
+        self.modelled = self.after_move.is_empty()
+            && self.rescue.is_none()
+            && self.reactions.iter().all(Vec::is_empty)
+            && Rank::all().all(|rank| self.entry(rank).builtin == Some(Builtin::of(rank)));
     }
 
     /// Sets how a copy of a game gets its own copy of the state these entries keep (see
@@ -212,6 +240,7 @@ impl Registry {
             AimBy::Entry(_) => ASK,
         };
         self.cards[i] = Entry { effect, builtin, aim };
+        self.refresh_modelled();
     }
 
     /// The oxygen-cost hook now in force (the built-in one as a closure), to wrap it.
@@ -239,6 +268,7 @@ impl Registry {
     }
     pub fn set_rescue(&mut self, hook: Rescue) {
         self.rescue = Some(hook);
+        self.refresh_modelled();
     }
     /// The recovery-gain hook now in force, to wrap it.
     pub fn recovery_gain(&self) -> RecoveryGain {
@@ -256,9 +286,16 @@ impl Registry {
     pub fn add_turn_start_first(&mut self, hook: TurnStart) {
         self.turn_start.insert(0, hook);
     }
+    /// Adds a reaction to `point` (after the ones already added).
+    pub fn add_reaction(&mut self, point: Point, hook: Reaction) {
+        self.reactions[point as usize].push(hook);
+        self.refresh_modelled();
+    }
+
     /// Adds a hook that runs after a diver moved (after the ones already added).
     pub fn add_after_move(&mut self, hook: AfterMove) {
         self.after_move.push(hook);
+        self.refresh_modelled();
     }
 
     /// Whether the oxygen cost, the recovery gain and the win check are the built-in hooks,
@@ -276,6 +313,43 @@ impl Registry {
         Planning { cost: self.oxygen_cost.is_none(), gain: self.recovery_gain.is_none(), win: self.win_check.is_none() }
     }
 
+    /// Whether a planner that knows the built-in cards, and asks the cost, gain and win of the
+    /// hooks in force ([`Registry::builtin_planning`], a [`Forecast`](super::Forecast)), knows
+    /// what every play does: every rank has its own built-in entry, and no hook acts on a play
+    /// beyond those three (no after-move hook, no replaced rescue). Otherwise a planner weighs
+    /// a play whose rank is not [`modelled`](Registry::plays_rank_as_modelled) by resolving it
+    /// ([`Forecast::play`](super::Forecast::play)). Read on every move of a bot: one field.
+    #[inline(always)]
+    pub fn plays_as_modelled(&self) -> bool {
+        self.modelled
+    }
+
+    /// Whether a planner's model says what a play of `rank` does: the rank has its own
+    /// built-in entry and no after-move or rescue hook acts on its moves.
+    pub fn plays_rank_as_modelled(&self, rank: Rank) -> bool {
+        self.modelled
+            || (self.after_move.is_empty()
+                && self.rescue.is_none()
+                && self.reactions.iter().all(Vec::is_empty)
+                && self.entry(rank).builtin == Some(Builtin::of(rank)))
+    }
+
+    /// What a planner's model of a play of `rank` stands for: this registry with that rank's
+    /// own built-in entry, and without the after-move hooks and a replaced rescue (the cost,
+    /// gain and win hooks, which the model asks, and the turn-start hooks stay). Resolving a
+    /// play under both and comparing says what the rules in force add to the model
+    /// ([`Forecast::play_modelled`](super::Forecast::play_modelled)).
+    pub fn modelled(&self, rank: Rank) -> Registry {
+        let mut modelled = self.clone();
+        let builtin = Builtin::of(rank);
+        modelled.set_effect(rank, Arc::clone(&self.builtins[builtin as usize]));
+        modelled.after_move.clear();
+        modelled.rescue = None;
+        modelled.reactions = Default::default();
+        modelled.refresh_modelled();
+        modelled
+    }
+
     /// Whether every hook is the built-in one and none was added.
     fn hooks_are_builtin(&self) -> bool {
         self.oxygen_cost.is_none()
@@ -284,6 +358,7 @@ impl Registry {
             && self.recovery_gain.is_none()
             && self.turn_start.is_empty()
             && self.after_move.is_empty()
+            && self.reactions.iter().all(Vec::is_empty)
     }
 
     /// Whether this is the standard behaviour: every rank has its own built-in entry and
@@ -340,8 +415,21 @@ impl Registry {
     pub(crate) fn target_refusal(&self, state: &State, player: Seat, card: Card, target: Seat) -> String {
         match self.aim_of(card.rank) {
             Ok(builtin) => builtin.refusal(state, player, target).into(),
-            Err(_) => "the rules do not allow it".into(),
+            Err(entry) => {
+                entry.target_refusal(state, player, card, target).unwrap_or_else(|| "the rules do not allow it".into())
+            }
         }
+    }
+
+    /// Says what cards of `rank` do, in a player's words (a mod's `diving.describe`): the
+    /// help, the board and the rules page show it instead of the standard rules' text.
+    pub fn describe(&mut self, rank: Rank, text: &str) {
+        self.descriptions[rank.number() as usize - 1] = Some(Arc::from(text));
+    }
+
+    /// What a mod says cards of `rank` do, if one did ([`Registry::describe`]).
+    pub fn description(&self, rank: Rank) -> Option<&str> {
+        self.descriptions[rank.number() as usize - 1].as_deref()
     }
 
     /// Whether cards of `rank` do what the standard rules say (no mod replaced their entry):
@@ -443,6 +531,21 @@ impl Hooks for Registry {
             None => Ok(builtin_gain(ctx.state(), cards)),
             Some(hook) => hook(&mut ctx.reborrow(), player, cards),
         }
+    }
+
+    #[inline(always)]
+    fn reacts(&self, point: Point) -> bool {
+        !self.reactions[point as usize].is_empty()
+    }
+
+    fn react<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, moment: &Moment<'_>) -> Result<(), EffectError> {
+        for hook in &self.reactions[moment.point() as usize] {
+            if ctx.state().is_over() {
+                break;
+            }
+            hook(&mut ctx.reborrow(), moment)?;
+        }
+        Ok(())
     }
 
     fn moved<S: EventSink + ?Sized>(

@@ -6,6 +6,10 @@
 //!
 //! [`Game::apply`](super::Game::apply) sends events to an [`EventSink`]: a `Vec<Event>` keeps
 //! them, `()` drops them, and a client (the simulator's statistics) may count them.
+//!
+//! A [`Moment`] is a rule point a mod can hook (`diving.on_draw`, `on_turn_end` …): the
+//! registry's reactions run there, and whatever they change goes through the context and is
+//! sent as events like any other.
 
 use super::action::{Cards, Seat, Source};
 use super::card::Card;
@@ -54,6 +58,96 @@ pub enum Event {
     Won { player: Seat },
     /// The turn cap was reached: nobody won (D23).
     Draw { turns: u32 },
+}
+
+/// Why a card was drawn into a hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrawCause {
+    /// The replacement for a card played from the hand (D6).
+    Replacement,
+    /// One of the cards drawn after a recovery (D19).
+    Recovery,
+    /// An effect or hook drew it (`ctx:draw`).
+    Effect,
+}
+
+impl DrawCause {
+    /// The word a mod reads (`"replacement"`, `"recovery"`, `"effect"`).
+    pub fn word(self) -> &'static str {
+        match self {
+            DrawCause::Replacement => "replacement",
+            DrawCause::Recovery => "recovery",
+            DrawCause::Effect => "effect",
+        }
+    }
+}
+
+/// Why a diver spent oxygen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BreathCause {
+    /// A move to a new depth (D10), by whatever moved the diver (`ctx:dive` included).
+    Move,
+    /// An effect or hook made the diver breathe where they are (`ctx:breathe`).
+    Effect,
+}
+
+impl BreathCause {
+    /// The word a mod reads (`"move"`, `"effect"`).
+    pub fn word(self) -> &'static str {
+        match self {
+            BreathCause::Move => "move",
+            BreathCause::Effect => "effect",
+        }
+    }
+}
+
+/// A rule point mods can hook, with what happened there: the registry's reactions to it run
+/// right after it (in load order), through the same context as every effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment<'a> {
+    /// `player` drew `card` into their hand (not a table refill: nobody draws it).
+    Drew { player: Seat, card: Card, cause: DrawCause },
+    /// `player` spent oxygen, `from` → `to`, at their depth now.
+    Breathed { player: Seat, from: u32, to: u32, cause: BreathCause },
+    /// `player` was rescued (after the rescue hook ran).
+    Rescued { player: Seat },
+    /// The discards were shuffled into a new deck of `cards` cards (D7).
+    Reshuffled { cards: usize },
+    /// `player` recovered by discarding `cards`, oxygen `from` → `to` (after the cards
+    /// drawn in their place).
+    Recovered { player: Seat, cards: &'a [Card], gain: Gain, from: u32, to: u32 },
+    /// `player`'s turn ends (after their action, before the turn cap and the next turn).
+    TurnEnded { player: Seat },
+}
+
+impl Moment<'_> {
+    /// Which point this is.
+    pub fn point(&self) -> Point {
+        match self {
+            Moment::Drew { .. } => Point::Drew,
+            Moment::Breathed { .. } => Point::Breathed,
+            Moment::Rescued { .. } => Point::Rescued,
+            Moment::Reshuffled { .. } => Point::Reshuffled,
+            Moment::Recovered { .. } => Point::Recovered,
+            Moment::TurnEnded { .. } => Point::TurnEnded,
+        }
+    }
+}
+
+/// The rule points of [`Moment`], to register a reaction for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Point {
+    Drew,
+    Breathed,
+    Rescued,
+    Reshuffled,
+    Recovered,
+    TurnEnded,
+}
+
+impl Point {
+    pub const ALL: [Point; 6] =
+        [Point::Drew, Point::Breathed, Point::Rescued, Point::Reshuffled, Point::Recovered, Point::TurnEnded];
 }
 
 /// Where [`Game::apply`](super::Game::apply) sends the events of an action, in order. A sink

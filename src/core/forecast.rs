@@ -14,14 +14,20 @@
 //! question says: the diver at the depth asked about for the cost and the win check (as after
 //! a move, D10, D11), the cards out of the hand and on the discard pile for the gain (as in a
 //! recovery, D19).
+//!
+//! A planner that does not know what a play does (a mod's card, or a hook acting on its
+//! moves: [`Registry::plays_as_modelled`]) asks [`Forecast::play`] for the position after it
+//! under the rules in force, and [`Forecast::play_modelled`] for the position its model of
+//! the rules expects (the built-in card), and weighs the difference.
 
 use std::sync::Arc;
 
-use super::action::Seat;
+use super::action::{Action, ActionError, Seat};
 use super::card::Card;
 use super::ctx::{Context, Hooks};
 use super::effects::Registry;
 use super::error::EffectError;
+use super::event::Event;
 use super::game::Game;
 use super::rules::Gain;
 use super::state::State;
@@ -73,6 +79,35 @@ impl Forecast {
         }
         let registry = Arc::clone(self.game.registry());
         registry.gain_of(&mut Context::new(&mut self.scratch, &registry, &mut ()), seat, cards)
+    }
+
+    /// What playing `action` leads to under the rules in force: a copy of the position
+    /// after it, and the events it made (the next turn's start hooks included). A refusal or
+    /// a failing entry comes back as the engine's error. The position itself is untouched.
+    pub fn play(&self, action: &Action) -> Result<(Game, Vec<Event>), ActionError> {
+        let mut game = self.game.clone();
+        let mut events = Vec::new();
+        game.apply(action, &mut events)?;
+        Ok((game, events))
+    }
+
+    /// What a planner's model says `action` leads to: the play resolved, unchecked, under
+    /// [`Registry::modelled`] for its rank (the card's built-in entry, no after-move hook, the
+    /// built-in rescue). Compared with [`Forecast::play`], it shows what the rules in force
+    /// add to the model; for a pass-through wrap, nothing.
+    pub fn play_modelled(&self, action: &Action) -> Result<(Game, Vec<Event>), ActionError> {
+        let rank = match action {
+            Action::Play { card, .. } => card.rank,
+            _ => return self.play(action),
+        };
+        // The copy's own registry is held while the game runs on what is made of it, so that
+        // the state it keeps outside the game (a mod's Lua) is not handed to another copy.
+        let copy = Registry::for_copy(self.game.registry());
+        let mut game = self.game.with_registry(Arc::new(copy.modelled(rank)));
+        let mut events = Vec::new();
+        let result = game.apply_unchecked(action, &mut events);
+        drop(copy);
+        result.map(|()| (game, events))
     }
 
     /// The scratch copy made equal to the position again, with `seat` checked.

@@ -16,10 +16,10 @@ use std::sync::Arc;
 
 use super::action::Play;
 use super::action::{Action, ActionError, Source};
-use super::ctx::Context;
+use super::ctx::{Context, Hooks};
 use super::effects::Registry;
 use super::error::EffectError;
-use super::event::{Event, EventSink};
+use super::event::{DrawCause, Event, EventSink, Moment, Point};
 use super::legal::{self, Moves};
 use super::rules::Rules;
 use super::state::{Outcome, Setup, SetupError, State};
@@ -170,6 +170,28 @@ impl Game {
     /// action returns the reason, leaves the game exactly as it was and sends nothing.
     pub fn apply<S: EventSink>(&mut self, action: &Action, events: &mut S) -> Result<(), ActionError> {
         self.check(action)?;
+        self.apply_checked(action, events)
+    }
+
+    /// [`Game::apply`] without asking whether `action` is legal: a planner resolving on a
+    /// copy what a listed play would do under another registry, whose aims may not offer it
+    /// ([`Forecast::play_modelled`](super::Forecast::play_modelled)). The card must be where
+    /// the action says; whatever the entries refuse fails as in `apply`, changing nothing.
+    pub(super) fn apply_unchecked<S: EventSink>(&mut self, action: &Action, events: &mut S) -> Result<(), ActionError> {
+        let player = self.state.current;
+        let there = match action {
+            Action::Play { card, from: Source::Hand, .. } => self.state.player(player).hand.contains(card),
+            Action::Play { card, from: Source::Table(slot), .. } => self.state.table().get(*slot) == Some(&Some(*card)),
+            Action::Recover { cards, .. } => cards.iter().all(|c| self.state.player(player).hand.contains(c)),
+            Action::Pass => true,
+        };
+        if !there || self.state.is_over() {
+            return Err(ActionError::Script(format!("'{action}' cannot be resolved here")));
+        }
+        self.apply_checked(action, events)
+    }
+
+    fn apply_checked<S: EventSink>(&mut self, action: &Action, events: &mut S) -> Result<(), ActionError> {
         let Game { state, registry, undo, pending } = self;
         if registry.resolves_natively(action) {
             // Built-in code does not fail on a checked action.
@@ -216,15 +238,17 @@ fn resolve<S: EventSink + ?Sized>(
             registry.resolve_play(&mut Context::new(state, registry, events), play)?;
             if !state.is_over() {
                 // D6: replacements come after the effect.
-                if let Some(c) = state.draw(events) {
+                let mut ctx = Context::new(&mut *state, registry, &mut *events);
+                if let Some(c) = ctx.draw_card()? {
                     match *from {
                         Source::Hand => {
-                            state.players[player].hand.push(c);
-                            events.push(Event::Drew { player, card: c });
+                            ctx.state.players[player].hand.push(c);
+                            ctx.emit(Event::Drew { player, card: c });
+                            ctx.react(Moment::Drew { player, card: c, cause: DrawCause::Replacement })?;
                         }
                         Source::Table(slot) => {
-                            state.table[slot] = Some(c);
-                            events.push(Event::Refilled { slot, card: c });
+                            ctx.state.table[slot] = Some(c);
+                            ctx.emit(Event::Refilled { slot, card: c });
                         }
                     }
                 }
@@ -237,6 +261,12 @@ fn resolve<S: EventSink + ?Sized>(
     }
     if state.is_over() {
         return Ok(());
+    }
+    if registry.reacts(Point::TurnEnded) {
+        Context::new(&mut *state, registry, &mut *events).react(Moment::TurnEnded { player })?;
+        if state.is_over() {
+            return Ok(());
+        }
     }
     let cap = state.rules().max_turns;
     if cap > 0 && state.turn >= cap {

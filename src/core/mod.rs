@@ -33,7 +33,7 @@ pub use card::{Card, CardParseError, Rank, Suit, full_deck, parse_cards};
 pub use ctx::{Context, Hooks};
 pub use effects::{Copier, Ctx, Effect, Lent, Planning, Registry};
 pub use error::EffectError;
-pub use event::{Event, EventSink};
+pub use event::{BreathCause, DrawCause, Event, EventSink, Moment, Point};
 pub use forecast::Forecast;
 pub use game::Game;
 pub use legal::{Moves, Playable};

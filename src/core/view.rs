@@ -129,6 +129,19 @@ impl<'a> View<'a> {
         self.game.registry().plans_from_tables()
     }
 
+    /// Whether a planner that knows the built-in cards knows what every play does
+    /// ([`Registry::plays_as_modelled`](super::Registry::plays_as_modelled)).
+    #[inline(always)]
+    pub fn plays_as_modelled(&self) -> bool {
+        self.game.registry().plays_as_modelled()
+    }
+
+    /// Whether it knows what a play of `rank` does
+    /// ([`Registry::plays_rank_as_modelled`](super::Registry::plays_rank_as_modelled)).
+    pub fn plays_rank_as_modelled(&self, rank: super::card::Rank) -> bool {
+        self.game.registry().plays_rank_as_modelled(rank)
+    }
+
     /// Which of those hooks are the built-in ones, each answered by the tables.
     pub fn builtin_planning(&self) -> super::effects::Planning {
         self.game.registry().builtin_planning()

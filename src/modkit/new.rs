@@ -112,12 +112,17 @@ pub fn new_command(name: &str, dir: &Path) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot create {}", path.display()))?;
         file.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
     }
+    super::api::write(
+        &root.join(super::api::FILE),
+        &crate::script::definitions().map_err(|e| anyhow::anyhow!("{e}"))?,
+    )?;
     let mut out = std::io::stdout().lock();
     let shown = root.display();
     writeln!(
         out,
-        "created {shown}/: {name}.lua (the mod), ruleset.toml (loads it), tests/{name}.toml (scenarios)\n\
-         next: cd {shown} && diving check ruleset.toml && diving mod test"
+        "created {shown}/: {name}.lua (the mod), ruleset.toml (loads it), tests/{name}.toml (scenarios), {} (the API, for your editor)\n\
+         next: cd {shown} && diving check ruleset.toml && diving mod test",
+        super::api::FILE
     )
     .and_then(|()| out.flush())
     .context("cannot write the report")?;

@@ -10,7 +10,8 @@
 //! - `building`: what the files build while they load (the registry, what a file declared);
 //! - [`manifest`]: what a mod says about itself (name, version, API, requires, conflicts);
 //! - `api`: the Lua API, one module per area (`ctx` reading and changing, `math`, the
-//!   `diving` table's rules, cards, effects and hooks), listed in one place;
+//!   `diving` table's rules, cards, effects and hooks), listed in one place, and the editor's
+//!   definition file made from what it registers ([`definitions`]);
 //! - `open`: which game the running handler may touch (the thread-local slot);
 //! - `convert`: Lua values to typed Rust, with precise errors;
 //! - `copy`: a mod's globals copied into the Lua state of a copy of the game;
@@ -32,6 +33,7 @@ mod names;
 mod open;
 pub mod sandbox;
 
+pub use api::{definitions, registered};
 pub use manifest::{API_VERSION, Manifest};
 pub use mods::{CopyWatch, ModError, ModSource, load_mods, load_watched, read_manifest};
 pub use sandbox::{Limits, Loaded, Sandbox, ScriptError, StopWhen, stop_when};

@@ -173,6 +173,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             stay: FINISHED_STAY,
             allow_origins: options.allow_origins.clone(),
             tick: Some(Duration::from_secs(1)),
+            new_rooms: options.resume.is_none(),
         };
         let server = Server::start(listener, rooms, config)?;
         // Ctrl-C or SIGTERM stops the host as the end of every game does: connections
@@ -260,7 +261,8 @@ fn ids(server: &Server) -> Vec<String> {
     ids
 }
 
-/// The new rooms, saved in `--dir`, and the lock on it ([`store::lock`]).
+/// The new rooms for `--dir` (the server's saver writes their files: `ServerConfig::new_rooms`),
+/// and the lock on it ([`store::lock`]).
 fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Result<(std::fs::File, Vec<Room>)> {
     let list = seat_list(options.players.as_deref(), options.seats, &options.bots)?;
     let seating = seating::seating(Some(&list))?;
@@ -274,9 +276,8 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Resul
     std::fs::create_dir_all(&options.dir)
         .with_context(|| format!("cannot make the games directory {}", options.dir.display()))?;
     let lock = store::lock(&options.dir)?;
-    // Once for every room: each save reading the directory for stale temporaries made a
-    // thousand rooms take seconds before the first invite.
-    store::remove_stale_temporaries(&options.dir);
+    // The rooms' files are written by the server's saver once it runs (`new_rooms`), while
+    // the invites are printed: made here, 2,000 new files kept a thousand invites seconds away.
     let mut rooms = Vec::new();
     for i in 0..options.rooms.max(1) {
         let id = (i + 1).to_string();
@@ -289,8 +290,6 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Resul
         let session = Session::new(spec, seating.clone(), base.wrapping_add(i as u64), deck.clone())
             .map_err(anyhow::Error::msg)?;
         let tokens: Vec<Option<String>> = seating.iter().map(|s| s.bot.is_none().then(new_token)).collect();
-        store::save_seats(&options.dir, &store::Seats { room: id.clone(), tokens: tokens.clone() })?;
-        store::rewrite_game(&options.dir, &id, &session.to_save())?;
         rooms.push(Room::new(&id, session, tokens, room_options.clone()));
     }
     Ok((lock, rooms))

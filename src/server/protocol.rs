@@ -333,7 +333,8 @@ mod tests {
 
     #[test]
     fn chat_loses_control_characters_and_is_limited() {
-        assert_eq!(clean_chat(" hi\u{1b}[31m there\n", 200).unwrap(), "hi[31m there");
+        // The whole colour code goes (only its escape character did: "hi[31m there").
+        assert_eq!(clean_chat(" hi\u{1b}[31m there\n", 200).unwrap(), "hi there");
         assert_eq!(clean_chat("gg\u{202e}ol\u{200b}\u{feff}", 200).unwrap(), "ggol");
         assert!(clean_chat("\u{7}\n", 200).is_err());
         assert!(clean_chat(&"x".repeat(201), 200).unwrap_err().contains("at most 200"));

@@ -3,10 +3,12 @@
 //! socket, no clock (the caller passes `now`) and no file (it says when the game changed, and
 //! the caller saves it), so tests drive it directly, away timers included.
 //!
-//! Everything a connection receives about the game is made here for its reader: events through
-//! the JSON layer's [`js::event`] and the shell's [`Narrator`] with the reader's [`Viewer`],
-//! the state through [`js::state_for`], moves through the seat's [`View`], the browser seat's
-//! snapshot through [`web::seat_view`] (a pure function of the game and the reader). No message carries
+//! A room is a [`Table`] with connections: every line a seat or spectator sends goes to the
+//! table's one interpreter ([`Table::line`], under [`Policy::network`]), and the room delivers
+//! the replies — the moves to every reader, chat to the room, bot warnings to the host's log,
+//! the rest to the sender — each rendered for its reader by [`Table::render`] with the
+//! reader's [`Viewer`] (which the table decides). The browser seat's snapshot comes from
+//! [`web::seat_view`] (a pure function of the game and the reader). No message carries
 //! the seed, the deck or a hand its reader may not see; bot warnings (which can name a bot's
 //! cards) go to the host's log only.
 
@@ -22,7 +24,7 @@ use super::web;
 use crate::core::{Action, Event, Seat, View, Viewer};
 use crate::table::json::{self as js, Object};
 use crate::table::render::{self, Style};
-use crate::table::reply::summary_lines;
+use crate::table::reply::summary_lines_styled;
 use crate::table::session::Session;
 use crate::table::{self as tables, Caller, Policy, Rendered, Reply, Table};
 
@@ -552,9 +554,7 @@ impl Room {
     }
 
     fn board(&self, viewer: Viewer, look: Look) -> String {
-        render::board(self.session().game(), look.style, self.session().bots(), viewer, look.width)
-            .trim_end()
-            .to_string()
+        self.table.board(viewer, &look.table()).trim_end().to_string()
     }
 
     /// What a terminal shows around the narration (protocol 3): the board as this reader may
@@ -584,7 +584,7 @@ impl Room {
         let table: Vec<String> = game.table().iter().flatten().map(ToString::to_string).collect();
         let choices = pending.as_ref().map(|q| q.options().to_vec());
         let summary: Vec<String> = if game.is_over() {
-            summary_lines(self.session()).iter().map(|l| look.wrap(l)).collect()
+            summary_lines_styled(self.session(), look.style).iter().map(|l| look.wrap(l)).collect()
         } else {
             Vec::new()
         };

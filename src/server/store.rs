@@ -7,8 +7,8 @@
 //!
 //! A save holds the whole game, so writing one after every move costs what the game has
 //! grown to; a journal line costs one move, and one `fsync` makes a whole batch of lines (of
-//! many rooms) durable. The server's writer ([`super::net`]) writes a room's save when it
-//! changes without a save of its game here, when its game ends, when the journal has grown past
+//! many rooms) durable. The server's writer ([`super::net`]) writes a new room's save and
+//! then its seat file before any move, a room's save when it changes without a save of its game here, when its game ends, when the journal has grown past
 //! [`JOURNAL_ROLL`] bytes (then a new journal is begun and the old one removed) and when the
 //! server stops (then the journal is removed).
 
@@ -222,7 +222,12 @@ impl Games {
 }
 
 /// Plays the journals of `dir` on from the saved games in `rooms`.
-fn replay_journals(dir: &Path, rooms: &mut HashMap<String, &mut Session>, games: &mut Games) -> anyhow::Result<()> {
+fn replay_journals(
+    dir: &Path,
+    rooms: &mut HashMap<String, &mut Session>,
+    left_out: &BTreeSet<String>,
+    games: &mut Games,
+) -> anyhow::Result<()> {
     let journals = journals(dir)?;
     let newest = journals.last().map(|(g, _)| *g);
     for (generation, path) in journals {
@@ -244,6 +249,10 @@ fn replay_journals(dir: &Path, rooms: &mut HashMap<String, &mut Session>, games:
                 Err(e) => anyhow::bail!("{}: not a journal line ({e}); the journal is damaged", at()),
             };
             let Some(session) = rooms.get_mut(&line.room) else {
+                // A room played in was never new: its seat file is missing.
+                if left_out.contains(&line.room) {
+                    return Err(no_seats(dir, &line.room));
+                }
                 anyhow::bail!("{}: names room '{}', which has no saved game in {}", at(), line.room, dir.display());
             };
             let moves = session.entries().len();
@@ -300,6 +309,15 @@ fn replay_journals(dir: &Path, rooms: &mut HashMap<String, &mut Session>, games:
     Ok(())
 }
 
+/// A save without its seats cannot be resumed (nobody could take a seat): which file is missing.
+fn no_seats(dir: &Path, room: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{} has no {}: the seats' tokens of room {room} are in it, and its game cannot be resumed without them",
+        dir.display(),
+        seats_path(dir, room).file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    )
+}
+
 /// Every room saved in `dir`, with its game replayed and checked, and played on by the
 /// journal's lines; sorted by room name.
 pub fn load_all(dir: &Path) -> anyhow::Result<Games> {
@@ -335,23 +353,32 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Games> {
         rooms.push((seats, session));
     }
     // A save without its seats cannot be resumed (nobody could take a seat): say which file
-    // is missing rather than leave the room out.
+    // is missing rather than leave the room out. Only a new room's save, with no move, may
+    // lack them: a host that stopped in its first seconds, before its saver had written every
+    // new room's seat file after the room's save (`ServerConfig::new_rooms`), left it so.
+    let mut notes = Vec::new();
+    let mut left_out = BTreeSet::new();
     for room in &saved {
         if !rooms.iter().any(|(seats, _)| &seats.room == room) {
-            anyhow::bail!(
-                "{} has no {}: the seats' tokens of room {room} are in it, and its game cannot be resumed without them",
-                dir.display(),
-                seats_path(dir, room).file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-            );
+            let game = save_path(dir, room);
+            if save::read(&game).is_ok_and(|s| s.actions.is_empty() && s.branch.is_none()) {
+                notes.push(format!(
+                    "room {room} is left out: the host stopped before its seat file was written (no one had played in it); {} can be removed",
+                    game.display()
+                ));
+                left_out.insert(room.clone());
+                continue;
+            }
+            return Err(no_seats(dir, room));
         }
     }
     if rooms.is_empty() {
         anyhow::bail!("no saved games in {} (it has no ROOM.seats.json)", dir.display());
     }
     rooms.sort_by(|a, b| a.0.room.cmp(&b.0.room));
-    let mut games = Games { rooms: Vec::new(), notes: Vec::new(), journaled: BTreeSet::new(), journals: Vec::new() };
+    let mut games = Games { rooms: Vec::new(), notes, journaled: BTreeSet::new(), journals: Vec::new() };
     let mut by_name: HashMap<String, &mut Session> = rooms.iter_mut().map(|(s, g)| (s.room.clone(), g)).collect();
-    replay_journals(dir, &mut by_name, &mut games)?;
+    replay_journals(dir, &mut by_name, &left_out, &mut games)?;
     games.rooms = rooms;
     Ok(games)
 }

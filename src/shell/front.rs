@@ -18,7 +18,7 @@ use crate::shell::interrupt::Held;
 use crate::table::command::Listener;
 use crate::table::parse::Command;
 use crate::table::render::{self, Style};
-use crate::table::reply::summary_lines;
+use crate::table::reply::summary_lines_styled;
 use crate::table::session::Session;
 use crate::table::{Caller, Look, Policy, Question, Rendered, Reply, Table};
 
@@ -38,6 +38,12 @@ pub trait Prompter {
     fn choose(&mut self, question: &str, options: &[String]) -> Option<String> {
         let _ = options;
         self.ask(question)
+    }
+
+    /// Between two screenfuls of a long text: whether to show the next (a terminal asks
+    /// `-- more --`). Without a screen to fill, everything is shown.
+    fn more(&mut self) -> bool {
+        true
     }
 }
 
@@ -68,6 +74,11 @@ pub struct Screen<W: Write> {
     /// The terminal's width in columns: narration and help are wrapped at word boundaries
     /// and the board is laid out for it. `None` (scripts): nothing is wrapped.
     pub width: Option<usize>,
+    /// The terminal's height in rows: a help longer than the screen is shown a screenful at a
+    /// time. `None` (scripts, pipes): all of it at once.
+    pub height: Option<usize>,
+    /// The rest of a help longer than the screen, shown after `-- more --`.
+    more: Vec<String>,
     /// Set when `again` started a new game (the terminal then hands over afresh).
     restarted: bool,
     /// A new game's seed kept back in hot-seat play (it would give every hand away to a
@@ -227,6 +238,7 @@ impl<W: Write> Shell<W> {
         let held = self.screen.interactive.then(Held::new);
         let caller = self.caller();
         self.table.line(caller, line, &mut self.screen);
+        self.page(prompter);
         let flow = self.answers(prompter);
         self.after_ctrl_c(held);
         self.flush();
@@ -266,6 +278,22 @@ impl<W: Write> Shell<W> {
         if std::mem::take(&mut self.screen.quit) { Flow::Quit } else { Flow::Continue }
     }
 
+    /// Shows the rest of a long help a screenful at a time, asking `-- more --` between.
+    fn page(&mut self, prompter: &mut dyn Prompter) {
+        let rows = self.screen.height.map_or(usize::MAX, |h| h.saturating_sub(1).max(4));
+        while !self.screen.more.is_empty() {
+            self.flush();
+            if !prompter.more() {
+                self.screen.more.clear();
+                return;
+            }
+            let rest = self.screen.more.split_off(rows.min(self.screen.more.len()));
+            for line in std::mem::replace(&mut self.screen.more, rest) {
+                self.screen.write_line(&line);
+            }
+        }
+    }
+
     /// Says that a Ctrl-C pressed while the shell was busy stopped nothing.
     fn after_ctrl_c(&mut self, held: Option<Held>) {
         if held.is_some_and(|held| held.noted()) {
@@ -277,8 +305,7 @@ impl<W: Write> Shell<W> {
 
     /// The board as text, with the hands this reader may see.
     pub fn board(&self) -> String {
-        let session = self.session();
-        render::board(session.game(), self.screen.style, session.bots(), self.reader(), self.screen.width)
+        self.table.board(self.reader(), &self.screen.look())
     }
 
     /// Whether `again` started a new game since the last call.
@@ -289,7 +316,7 @@ impl<W: Write> Shell<W> {
     /// The end of a game in a few lines: who won and in how many turns, and for each diver
     /// their rescues (where the oxygen ran out) and their longest dive.
     pub fn summary(&mut self) {
-        let mut lines = summary_lines(self.session());
+        let mut lines = summary_lines_styled(self.session(), self.screen.style);
         if let Some(seed) = self.screen.held_seed.take() {
             lines.push(format!("seed {seed} (replay with --seed {seed})"));
         }
@@ -325,6 +352,8 @@ impl<W: Write> Screen<W> {
             interactive,
             viewer,
             width,
+            height: None,
+            more: Vec::new(),
             restarted: false,
             held_seed: None,
             write_error: None,
@@ -359,8 +388,19 @@ impl<W: Write> Screen<W> {
         }
     }
 
+    /// Writes a line of text. At a terminal without Unicode (a C locale) in ASCII, suits as
+    /// letters as the board writes them ([`render::ascii`]); after the terminal echoed a
+    /// Ctrl-C (`^C`) while the shell was busy, on a line of its own.
     fn write_line(&mut self, text: &str) {
-        let written = writeln!(self.out, "{text}");
+        if self.interactive && super::interrupt::take_echo() {
+            let written = writeln!(self.out);
+            self.note(written);
+        }
+        let written = if self.interactive && !self.style.unicode {
+            writeln!(self.out, "{}", render::ascii(text))
+        } else {
+            writeln!(self.out, "{text}")
+        };
         self.note(written);
     }
 
@@ -427,6 +467,25 @@ impl<W: Write> Listener for Screen<W> {
             Reply::Quit => self.quit = true,
             Reply::Question(question) => self.asked = Some(question),
             Reply::NewGame { seed } => self.new_game(table, seed),
+            // A help at a terminal: filled for its width (in ASCII first, where it has no
+            // Unicode: `…` is three columns then), and when longer than the screen, a
+            // screenful now and the rest after `-- more --` (a row is kept for the question).
+            Reply::Help(_) if self.interactive && !self.json => {
+                let look = Look { width: None, ..self.look() };
+                let mut rendered = table.render(&reply, self.reader(table), &look);
+                let text = rendered.text.join("\n");
+                let text = if self.style.unicode { text } else { render::ascii(&text) };
+                let text = match self.width {
+                    Some(width) => render::reflow(&text, width),
+                    None => text,
+                };
+                rendered.text = text.lines().map(String::from).collect();
+                let rows = self.height.unwrap_or(usize::MAX);
+                if rendered.text.len() >= rows {
+                    self.more = rendered.text.split_off(rows.saturating_sub(1).max(4));
+                }
+                self.write(rendered);
+            }
             reply => {
                 let rendered = table.render(&reply, self.reader(table), &self.look());
                 self.write(rendered);

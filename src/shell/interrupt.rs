@@ -5,11 +5,20 @@
 //! terminal is back in its normal mode, where Ctrl-C sends SIGINT, whose default ends the
 //! program: the game was lost, unsaved, without a question. While a [`Held`] lives, SIGINT is
 //! only noted; the command finishes (a move is never left half-made) and the shell says so.
+//! The terminal echoes the key as `^C` wherever the cursor is: the shell's next line then
+//! starts on a line of its own ([`take_echo`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set by the handler; read and cleared by [`Held`].
 static NOTED: AtomicBool = AtomicBool::new(false);
+
+/// Set by the handler when the terminal echoes the Ctrl-C (`^C`, where the cursor was):
+/// the next line written must start on a line of its own ([`take_echo`]).
+static ECHOED: AtomicBool = AtomicBool::new(false);
+
+/// Whether the terminal echoes control characters (`^C`), read when a [`Held`] begins.
+static ECHOES: AtomicBool = AtomicBool::new(false);
 
 /// While it lives, Ctrl-C (SIGINT) is noted instead of ending the program; dropping it puts
 /// back what SIGINT did before.
@@ -20,13 +29,38 @@ pub struct Held {
 
 #[cfg(unix)]
 extern "C" fn note(_: libc::c_int) {
-    // Async-signal-safe: one atomic store.
+    // Async-signal-safe: atomic loads and stores.
     NOTED.store(true, Ordering::Relaxed);
+    if ECHOES.load(Ordering::Relaxed) {
+        ECHOED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Whether a Ctrl-C was echoed (`^C`) since the last call: the terminal wrote it where the
+/// cursor was, so what is written next would run on from it (`^Cbot plays 5D`); the caller
+/// starts a new line first.
+pub fn take_echo() -> bool {
+    ECHOED.swap(false, Ordering::Relaxed)
+}
+
+/// Whether standard input is a terminal that echoes control characters as `^C`.
+#[cfg(unix)]
+fn echoes_control() -> bool {
+    // SAFETY: `termios` is plain data; `tcgetattr` only fills in the struct it is given.
+    unsafe {
+        let mut mode: libc::termios = std::mem::zeroed();
+        libc::tcgetattr(libc::STDIN_FILENO, &mut mode) == 0
+            && mode.c_lflag & libc::ECHO != 0
+            && mode.c_lflag & libc::ECHOCTL != 0
+    }
 }
 
 impl Held {
     pub fn new() -> Held {
         NOTED.store(false, Ordering::Relaxed);
+        ECHOED.store(false, Ordering::Relaxed);
+        #[cfg(unix)]
+        ECHOES.store(echoes_control(), Ordering::Relaxed);
         #[cfg(unix)]
         {
             // SAFETY: `sigaction` is plain data, zeroed then filled in; the handler only stores

@@ -29,7 +29,7 @@ use front::{NoPrompter, Shell};
 /// What a game is started with: the play options of the command line, as plain values.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PlayOptions {
-    /// Player names in seat order, `bot:SPEC` for a computer player (default: [`DEFAULT_PLAYERS`]).
+    /// Player names in seat order, `bot:SPEC` for a computer player (default: [`crate::table::seating::DEFAULT_PLAYERS`]).
     pub players: Option<Vec<String>>,
     /// Seed for the shuffle and reshuffles (default: random, and announced).
     pub seed: Option<u64>,
@@ -187,7 +187,7 @@ pub fn run_lines_from<W: Write, R: BufRead>(shell: &mut Shell<W>, lines: &mut Li
     }
 }
 
-/// Plays a game branched off a replay ([`session::Session::branch`]): at the terminal when
+/// Plays a game branched off a replay ([`Session::branch`]): at the terminal when
 /// the viewer was, else reading the rest of the viewer's input. `note` says where it branched.
 pub fn play_branch<R: BufRead>(
     session: Session,

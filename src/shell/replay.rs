@@ -9,22 +9,36 @@
 //! sees it, and `branch` is refused until it is over (a live game shows the real hands).
 //! `hint` and `review` only judge seats whose hand the viewpoint sees, since the search
 //! bot's moves name cards of the mover's hand.
+//!
+//! Each position is headed by its move and the turn that move was played in, as `log`
+//! numbers turns. At a terminal the viewer reads lines through the shell's line editor
+//! ([`Terminal`]: ↑ and Ctrl-R over what was typed in this viewer, kept in memory only,
+//! Ctrl-L, Tab over the viewer's commands) and lays its narration, help and errors out for
+//! the terminal's width, read again after every line (a resize counts from the next
+//! command); a script or pipe reads plain lines and gets the text as written.
 
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use rustyline::error::ReadlineError;
 use serde_json::json;
 
 use crate::core::{Game, Outcome, Viewer};
-use crate::limits::{self, Line, Lines};
+use crate::limits::{self, Line, Lines, MAX_LINE_BYTES};
 use crate::table::hint::{self, HINT_PLAYOUTS, REVIEW_PLAYOUTS};
 use crate::table::json::{self as js, Object};
 use crate::table::render::{self, Style};
 use crate::table::replay::Replay;
 use crate::table::save;
 use crate::table::session::Session;
+
+use super::terminal::{self, Terminal};
+
+/// The viewer's command words, as Tab completes them.
+const COMMAND_WORDS: [&str; 11] =
+    ["next", "prev", "goto", "start", "end", "board", "hint", "review", "branch", "help", "quit"];
 
 /// `diving replay`'s options, as plain values.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -63,46 +77,77 @@ pub fn run(ruleset: Option<&str>, json: bool, options: &ReplayOptions) -> anyhow
         writeln!(io::stdout(), "{line}").context("cannot write to standard output")?;
         return Ok(ExitCode::SUCCESS);
     }
+    let interactive = !json && options.script.is_none() && io::stdin().is_terminal();
     let input: Box<dyn BufRead> = match &options.script {
         Some(path) => Box::new(BufReader::new(
             limits::open_regular(path).with_context(|| format!("cannot read script {}", path.display()))?,
         )),
+        // At a terminal the line editor reads the keyboard.
+        None if interactive => Box::new(io::empty()),
         None => Box::new(io::stdin().lock()),
     };
-    let interactive = !json && options.script.is_none() && io::stdin().is_terminal();
     let style = if interactive { super::terminal_style(options.no_color) } else { Style::PLAIN };
     let mut viewer = Viewing {
         out: io::stdout().lock(),
         json,
         style,
-        width: interactive.then(super::terminal::columns),
+        width: interactive.then(terminal::columns),
         file: options.file.display().to_string(),
     };
     viewer.open(&replay);
     let mut lines = Lines::new(input);
+    // At a terminal the viewer reads lines as the shell does (↑ and Ctrl-R for what was
+    // typed, Ctrl-L to clear, Tab for its commands); its history is kept in memory only.
+    let mut term = interactive.then(|| {
+        let term = Terminal::in_memory();
+        term.words().lock().unwrap_or_else(|e| e.into_inner()).choices =
+            Some(COMMAND_WORDS.iter().map(|w| w.to_string()).collect());
+        term
+    });
     loop {
-        if interactive {
-            let _ = write!(viewer.out, "replay {}/{}> ", replay.at, replay.moves());
-            let _ = viewer.out.flush();
-        }
-        let line = match lines.next_line() {
-            Ok(None) => break,
-            Ok(Some(Line::Text(line))) => line,
-            Ok(Some(refused)) => {
-                let message = refused.refusal(lines.number()).unwrap_or_default();
-                viewer.error(&message);
-                if refused == Line::Binary {
-                    bail!("{message}");
+        let line = match &mut term {
+            Some(term) => {
+                let read = term.read(&format!("replay {}/{}> ", replay.at, replay.moves()));
+                // Laid out for the terminal as it is now (it may have been resized at the prompt).
+                viewer.width = Some(terminal::columns());
+                match read {
+                    Ok(line) if line.len() > MAX_LINE_BYTES => {
+                        let refused = Line::TooLong { bytes: line.len() as u64 };
+                        viewer.error(&refused.refusal(1).unwrap_or_default().replacen("line 1", "the line", 1));
+                        continue;
+                    }
+                    Ok(line) => {
+                        term.remember(&line);
+                        line
+                    }
+                    Err(ReadlineError::Interrupted) => {
+                        viewer.say("(type 'quit' to leave)");
+                        continue;
+                    }
+                    Err(ReadlineError::Eof) => break,
+                    Err(e) => bail!("the terminal failed: {e}"),
                 }
-                continue;
             }
-            Err(e) => bail!("cannot read input after line {}: {e}", lines.number()),
+            None => match lines.next_line() {
+                Ok(None) => break,
+                Ok(Some(Line::Text(line))) => line,
+                Ok(Some(refused)) => {
+                    let message = refused.refusal(lines.number()).unwrap_or_default();
+                    viewer.error(&message);
+                    if refused == Line::Binary {
+                        bail!("{message}");
+                    }
+                    continue;
+                }
+                Err(e) => bail!("cannot read input after line {}: {e}", lines.number()),
+            },
         };
         match viewer.command(&mut replay, &line, interactive)? {
             Next::Go => {}
             Next::Quit => break,
             Next::Branch(session, note) => {
                 drop(viewer);
+                drop(term);
                 return super::play_branch(*session, json, options.no_color, interactive, &note, &mut lines);
             }
         }
@@ -128,11 +173,18 @@ struct Viewing<W: Write> {
 }
 
 impl<W: Write> Viewing<W> {
+    /// `text` as this terminal can show it (see `Shell::for_screen`): in ASCII at a terminal
+    /// without Unicode; a script gets it as it is.
+    fn for_screen(&self, text: &str) -> String {
+        if self.width.is_some() && !self.style.unicode { render::ascii(text) } else { text.to_string() }
+    }
+
     fn say(&mut self, text: &str) {
         if !self.json {
+            let text = self.for_screen(text);
             let text = match self.width {
-                Some(width) => render::wrap(text, width),
-                None => text.to_string(),
+                Some(width) => render::wrap(&text, width),
+                None => text,
             };
             let _ = writeln!(self.out, "{text}");
         }
@@ -149,9 +201,14 @@ impl<W: Write> Viewing<W> {
             self.say_json(json!({ "error": message }));
         } else {
             // As the shell shows one: escaped, on one line, bounded.
-            let message = limits::shown(message, limits::NewLines::Escaped);
+            let message = self.for_screen(&limits::shown(message, limits::NewLines::Escaped));
             let label = self.style.error_label();
-            let _ = writeln!(self.out, "{label} {message}");
+            // Laid out for the terminal like the narration (at word boundaries, indented).
+            let text = match self.width {
+                Some(width) => render::wrap(&format!("{label} {message}"), width),
+                None => format!("{label} {message}"),
+            };
+            let _ = writeln!(self.out, "{text}");
         }
     }
 
@@ -258,6 +315,11 @@ impl<W: Write> Viewing<W> {
                 let text = help_text();
                 self.say_json(json!({ "help": text }));
                 if !self.json {
+                    // Filled again for the terminal's width (a pipe gets the text as written).
+                    let text = match self.width {
+                        Some(width) => render::reflow(&self.for_screen(&text), width),
+                        None => text,
+                    };
                     let _ = write!(self.out, "{text}");
                 }
             }

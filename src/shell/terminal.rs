@@ -2,6 +2,8 @@
 //! board shown once per turn, and the hot-seat hand-over that keeps hands secret (each turn
 //! drawn on the alternate screen, which no scrollback keeps). The history file is replaced
 //! whole (a temporary file renamed over it), so a closed terminal never leaves it empty.
+//! The terminal's size is read again after every line (a window resized at the prompt lays
+//! out that line's output anew), and a help longer than the screen waits at `-- more --`.
 //!
 //! Everything a command does is the [`Shell`]'s business; this module only reads lines, draws
 //! the screen between them and answers the shell's questions.
@@ -355,6 +357,17 @@ impl Prompter for Terminal {
         set(self, None);
         answer
     }
+
+    /// `-- more --`: Enter shows the next screenful; `q`, Ctrl-C or Ctrl-D stop. The question
+    /// is wiped once answered, so the next screenful follows the last.
+    fn more(&mut self) -> bool {
+        let on = matches!(self.read("-- more -- (Enter: more, q: stop) "), Ok(line) if line.trim().is_empty());
+        if self.clear {
+            let mut out = std::io::stdout();
+            let _ = write!(out, "\x1b[1A\x1b[2K").and_then(|()| out.flush());
+        }
+        on
+    }
 }
 
 /// A line editor with completion, adding nothing to its history by itself.
@@ -366,8 +379,8 @@ fn new_editor() -> Option<Editor<Completion, FileHistory>> {
     })
 }
 
-/// The terminal's width in columns: asked of the terminal, else `$COLUMNS`, else 80.
-pub fn columns() -> usize {
+/// The terminal's size, `(columns, rows)`, as the terminal says it (0 where it says nothing).
+fn window() -> (usize, usize) {
     #[cfg(unix)]
     {
         // SAFETY: TIOCGWINSZ only writes a `winsize` into the struct it is given.
@@ -375,11 +388,26 @@ pub fn columns() -> usize {
         for fd in [libc::STDOUT_FILENO, libc::STDIN_FILENO] {
             // SAFETY: as above; `fd` is a standard stream and `size` lives across the call.
             if unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) } == 0 && size.ws_col > 0 {
-                return size.ws_col as usize;
+                return (size.ws_col as usize, size.ws_row as usize);
             }
         }
     }
-    std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|&c| c > 0).unwrap_or(80)
+    (0, 0)
+}
+
+/// A size from the environment (`$COLUMNS`, `$LINES`), when it is a positive number.
+fn from_env(name: &str) -> Option<usize> {
+    std::env::var(name).ok().and_then(|c| c.trim().parse().ok()).filter(|&c| c > 0)
+}
+
+/// The terminal's width in columns: asked of the terminal, else `$COLUMNS`, else 80.
+pub fn columns() -> usize {
+    Some(window().0).filter(|&c| c > 0).or_else(|| from_env("COLUMNS")).unwrap_or(80)
+}
+
+/// The terminal's height in rows: asked of the terminal, else `$LINES`, else 24.
+pub fn rows() -> usize {
+    Some(window().1).filter(|&r| r > 0).or_else(|| from_env("LINES")).unwrap_or(24)
 }
 
 /// `$XDG_DATA_HOME/diving/history`, else `~/.local/share/diving/history`.
@@ -426,6 +454,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
     let hot_seat = shell.hot_seat().then(|| shell.session().game().player_count());
     let mut term = Terminal::new(hot_seat);
     shell.screen.width = Some(columns());
+    shell.screen.height = Some(rows());
     let style = shell.style();
     let game = shell.session().game();
     let names: Vec<String> = (0..game.player_count())
@@ -458,6 +487,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
     let mut quitting = false;
     loop {
         shell.screen.width = Some(columns());
+        shell.screen.height = Some(rows());
         let game = shell.session().game();
         let current = game.current();
         let someone_else = shell.screen.viewer != Some(current) || hand_over;
@@ -536,6 +566,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
                 term.remember(&line);
                 // Laid out for the terminal as it is now (it may have been resized at the prompt).
                 shell.screen.width = Some(columns());
+                shell.screen.height = Some(rows());
                 if shell.line(&line, &mut term) == Flow::Quit {
                     quitting = true;
                     break;

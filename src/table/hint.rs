@@ -15,7 +15,7 @@
 use serde_json::json;
 
 use crate::bots::{self, MctsBot};
-use crate::core::{Action, Game, Seat, View};
+use crate::core::{Action, Event, Game, Seat, View};
 use crate::ruleset::Ruleset;
 use crate::table::render;
 use crate::table::session::Entry;
@@ -40,6 +40,9 @@ pub struct Suggestion {
     pub win: f64,
     /// Playouts the search spent on it.
     pub playouts: u32,
+    /// Whether it gets the mover rescued (out of oxygen, back to the surface), as the mover
+    /// can foresee it: played on a copy dealt from their own view, as `moves` previews it.
+    pub rescues: bool,
 }
 
 /// A move of a review that was clearly worse than the search's choice.
@@ -79,10 +82,12 @@ pub fn rate(game: &Game, ruleset: &Ruleset, playouts: u32, also: &[Action]) -> R
     let view = View::new(&game, game.current());
     let mut bot = MctsBot::new(playouts, search_seed(&game));
     let estimates = bot.estimates(&view, also).map_err(|e| e.to_string())?;
+    let copy = view.sample(search_seed(&game));
     Ok(estimates
         .into_iter()
         .map(|e| Suggestion {
             command: render::command_for(&game, &e.action),
+            rescues: rescues(&copy, &e.action),
             action: e.action,
             win: e.value,
             playouts: e.playouts,
@@ -90,11 +95,40 @@ pub fn rate(game: &Game, ruleset: &Ruleset, playouts: u32, also: &[Action]) -> R
         .collect())
 }
 
-/// The [`HINT_MOVES`] best moves for the seat to move.
+/// Whether `action` gets the seat to move in `game` rescued.
+fn rescues(game: &Game, action: &Action) -> bool {
+    let me = game.current();
+    let mut events = Vec::new();
+    game.clone().apply(action, &mut events).is_ok()
+        && events.iter().any(|e| matches!(e, Event::Rescued { player, .. } if *player == me))
+}
+
+/// The [`HINT_MOVES`] best moves for the seat to move (see `pick`).
 pub fn suggestions(game: &Game, ruleset: &Ruleset, playouts: u32) -> Result<Vec<Suggestion>, String> {
-    let mut list = rate(game, ruleset, playouts, &[])?;
-    list.truncate(HINT_MOVES);
-    Ok(list)
+    Ok(pick(rate(game, ruleset, playouts, &[])?))
+}
+
+/// The moves a hint lists, from every move `rated` (the search's order): its first
+/// [`HINT_MOVES`]. When every one of them is at 0% and the one the hint would put first
+/// ([`hint_lines`]) gets the mover rescued, the search's best move that does not takes the
+/// last place, and so the first: at 0% any move is as good as the search's favourite, and a
+/// rescue costs all the depth there is.
+fn pick(mut rated: Vec<Suggestion>) -> Vec<Suggestion> {
+    let rest = rated.split_off(HINT_MOVES.min(rated.len()));
+    let first = rated.iter().min_by_key(|s| shown_order(s));
+    if first.is_some_and(|s| s.rescues && percent_of(s.win) == 0)
+        && let Some(other) = rest.into_iter().find(|s| !s.rescues)
+    {
+        rated.truncate(HINT_MOVES - 1);
+        rated.push(other);
+    }
+    rated
+}
+
+/// How a hint orders its moves: by the chance shown, best first, and among moves shown with
+/// the same chance, those that do not get the mover rescued first.
+fn shown_order(s: &Suggestion) -> (std::cmp::Reverse<i64>, bool) {
+    (std::cmp::Reverse(percent_of(s.win)), s.rescues)
 }
 
 /// Reviews the moves of `seats` in a game: `before[i]` is the game just before `entries[i]`.
@@ -143,12 +177,13 @@ pub fn percent(win: f64) -> String {
 /// The lines of a hint for `name`.
 ///
 /// The moves are listed in the order of the chance shown (the search ranks by playouts, which
-/// can put 71% above 72%).
+/// can put 71% above 72%); of moves shown with the same chance, one that gets the mover
+/// rescued comes after those that do not.
 pub fn hint_lines(name: &str, list: &[Suggestion], playouts: u32) -> Vec<String> {
     let mut lines = vec![format!("hint for {name} (a search of {playouts} playouts, from what {name} can see):")];
     let width = list.iter().map(|s| s.command.chars().count()).max().unwrap_or(0);
     let mut list: Vec<&Suggestion> = list.iter().collect();
-    list.sort_by_key(|s| std::cmp::Reverse(percent_of(s.win)));
+    list.sort_by_key(|s| shown_order(s));
     for s in list {
         let pad = " ".repeat(width - s.command.chars().count());
         lines.push(format!("  {}{pad}  {} estimated win chance", s.command, percent(s.win)));
@@ -228,6 +263,7 @@ mod tests {
             command: command.into(),
             win,
             playouts,
+            rescues: false,
         };
         let list = [s("play 7H", 0.71, 140), s("play 9S", 0.72, 100), s("play 2C", 0.704, 60)];
         let lines = hint_lines("alice", &list, 300);

@@ -4,6 +4,10 @@
 //! Nothing here decides what a player may see: callers pass which seats' hands and draws are
 //! visible. Colour and suit symbols are switched by a [`Style`]; with [`Style::PLAIN`] the
 //! output is plain ASCII with D1 cards (`10H`).
+//!
+//! Text is laid out for a terminal here too: [`wrap`] for narration and messages (a reading
+//! like `depth 20 -> 28` kept whole), [`reflow`] for help texts (their paragraphs filled
+//! again, not cut where the source line ended), [`ascii`] for a terminal without Unicode.
 
 use crate::core::{
     Action, ActionError, Card, Event, Game, Outcome, Rank, Registry, Rules, Seat, Seen, Source, SuitPattern, Viewer,
@@ -356,6 +360,22 @@ fn pattern_words(p: &SuitPattern) -> String {
 /// bars, then the row's parts on continuation lines), the cards in front are explained and
 /// the discard top says what doubles on it. Without it (scripts): one fixed layout.
 pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer, width: Option<usize>) -> String {
+    board_after(game, &[], style, bots, viewer, width)
+}
+
+/// [`board`] after the move whose events are `last`: a Q that move used up is not shown in
+/// front. A Quick that wins the game leaves its Q where it lies (D20: the game ends at once,
+/// before the Q goes to the pile), but it is spent: the board says `QS used`, not `front: QS`,
+/// which would mean a Quick still to come.
+pub fn board_after(
+    game: &Game,
+    last: &[Event],
+    style: Style,
+    bots: &[Option<String>],
+    viewer: Viewer,
+    width: Option<usize>,
+) -> String {
+    let spent = spent_at_end(game, last);
     let s = &style;
     let rules = game.rules();
     let mut out = String::new();
@@ -399,9 +419,19 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer,
             format!("depth {depth:>depth_width$} {gauge}", depth = rules.show_depth(p.depth)).trim_end().to_string(),
             format!("oxygen {ox:>oxygen_width$} {oxygen}", ox = p.oxygen).trim_end().to_string(),
         ];
-        if !p.front.is_empty() {
-            parts.push(format!("front: {}", s.cards(&p.front)));
-            fronts.extend(p.front.iter().map(|c| c.rank));
+        let mut front = p.front.clone();
+        let used = spent.iter().filter(|(who, _)| *who == seat).map(|(_, c)| *c).collect::<Vec<_>>();
+        for card in &used {
+            if let Some(i) = front.iter().position(|c| c == card) {
+                front.remove(i);
+            }
+        }
+        if !front.is_empty() {
+            parts.push(format!("front: {}", s.cards(&front)));
+            fronts.extend(front.iter().map(|c| c.rank));
+        }
+        if !used.is_empty() {
+            parts.push(format!("{} used", s.cards(&used)));
         }
         if let Some(Some(bot)) = bots.get(seat) {
             parts.push(s.dim(&format!("(bot: {bot})")));
@@ -462,12 +492,30 @@ pub fn board(game: &Game, style: Style, bots: &[Option<String>], viewer: Viewer,
     out
 }
 
+/// The cards in front that the move with events `last` used up but left where they lie
+/// because it ended the game: the Q of a Quick that won (D20).
+fn spent_at_end(game: &Game, last: &[Event]) -> Vec<(Seat, Card)> {
+    if !game.is_over() {
+        return Vec::new();
+    }
+    last.iter()
+        .filter_map(|e| match e {
+            Event::Quickened { player, .. } => {
+                game.player(*player).front.iter().find(|c| c.rank == Rank::QUEEN).map(|c| (*player, *c))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// What a card of `rank` in front of a diver means, as the board explains it (`None`: a card
 /// that is never kept in front). The built-in cards are explained with the ruleset's numbers;
 /// a card a mod changed points to `help`.
 pub fn front_meaning(game: &Game, rank: Rank) -> Option<String> {
     let rules = game.rules();
+    let described = game.registry().description(rank);
     let said = match rank.to_string().as_str() {
+        _ if let Some(text) = described => format!("a mod's card: {text}"),
         _ if !game.registry().is_builtin_card(rank) => format!("a mod's card: 'help {rank}' says what it does"),
         "J" => "jolted: that diver's next number card moves them UP".to_string(),
         "Q" => format!(
@@ -644,6 +692,8 @@ pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
                 notes.push(format!("doubled to {}", rules.show_depth(*value)))
             }
             Event::Jolted { player } if *player == me => notes.push("jolted: goes up".into()),
+            // A knotted recovery changes no gauge: without this its preview was empty.
+            Event::Knotted { player } if *player == me => notes.push("knotted: no oxygen, uses up the K".into()),
             Event::Quickened { player, extra } if *player == me => {
                 notes.push(format!("quick +{}", rules.show_depth(*extra)))
             }
@@ -691,6 +741,29 @@ pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
     parts.join(", ")
 }
 
+/// `text` with its suit symbols written as letters (`A♠` → `AS`) and the other signs a
+/// terminal without Unicode cannot show written in ASCII (`→` → `->`, `…` → `...`), for such a
+/// terminal (a C locale): what [`Style::card`] does for cards, done for the words around them
+/// (an error quoting a card as the core wrote it, a help text).
+pub fn ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '♠' | '♤' => out.push('S'),
+            '♥' | '♡' => out.push('H'),
+            '♦' | '♢' => out.push('D'),
+            '♣' | '♧' => out.push('C'),
+            '→' => out += "->",
+            '…' => out += "...",
+            '—' | '–' => out.push('-'),
+            '·' => out.push('/'),
+            '×' => out.push('x'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// How many columns `text` takes on a terminal: colour codes take none, wide characters
 /// (CJK, most emoji) two.
 pub fn display_width(text: &str) -> usize {
@@ -726,56 +799,177 @@ pub fn wrap(text: &str, width: usize) -> String {
             continue;
         }
         let indent_len = line.len() - line.trim_start().len();
-        let indent = format!("{}  ", &line[..indent_len]);
-        let mut used = 0;
-        let mut first = true;
-        // A reading stays whole: an arrow with the numbers on either side of it, `depth` or
-        // `oxygen` with the number after it, a unit with its number (`depth 2000 m -> 4000 m`).
-        let mut words: Vec<String> = Vec::new();
-        let (mut glue, mut label) = (false, false);
-        for word in line.trim_start().split(' ') {
-            let arrow = matches!(word, "->" | "→");
-            let reading = label && word.starts_with(|c: char| c.is_ascii_digit());
-            let unit = !word.is_empty()
-                && word.chars().count() <= 3
-                && word.chars().all(|c| c.is_alphabetic() || ",;:.)".contains(c))
-                && words.last().is_some_and(|w| w.ends_with(|c: char| c.is_ascii_digit()));
-            match words.last_mut() {
-                Some(last) if arrow || glue || unit || reading => {
-                    last.push(' ');
-                    last.push_str(word);
-                }
-                _ => words.push(word.to_string()),
+        let indent = &line[..indent_len];
+        out += &fill(indent, &units(&line[indent_len..]), display_width(indent) + 2, width);
+    }
+    out
+}
+
+/// The pieces of `text` that a line break may not split: its words, with a reading kept
+/// whole (an arrow with the numbers on either side of it, `depth` or `oxygen` with the
+/// number after it, a unit with its number: `depth 2000 m -> 4000 m`) and a sign that is no
+/// word (`-`, `·`, `🏆`) kept with the word before it, so no line starts with it or holds
+/// only it.
+fn units(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let (mut glue, mut label) = (false, false);
+    for word in text.split(' ') {
+        let arrow = matches!(word, "->" | "→");
+        let reading = label && word.starts_with(|c: char| c.is_ascii_digit());
+        let unit = !word.is_empty()
+            && word.chars().count() <= 3
+            && word.chars().all(|c| c.is_alphabetic() || ",;:.)".contains(c))
+            && words.last().is_some_and(|w| w.ends_with(|c: char| c.is_ascii_digit()));
+        let sign = !word.is_empty() && !word.chars().any(char::is_alphanumeric);
+        match words.last_mut() {
+            Some(last) if arrow || glue || unit || reading || sign => {
+                last.push(' ');
+                last.push_str(word);
             }
-            glue = arrow;
-            label = matches!(word, "depth" | "oxygen");
+            _ => words.push(word.to_string()),
         }
-        for word in words.iter().map(String::as_str) {
-            let w = display_width(word);
-            if first {
-                out += &line[..indent_len];
-                out += word;
-                used = indent_len + w;
-                first = false;
-            } else if used + 1 + w > width {
-                out.push('\n');
-                out += &indent;
-                out += word;
-                used = indent.len() + w;
-            } else {
-                out.push(' ');
-                out += word;
-                used += 1 + w;
-            }
+        glue = arrow;
+        label = matches!(word, "depth" | "oxygen");
+    }
+    words
+}
+
+/// `units` filled greedily into lines of at most `width` columns: the first line starts with
+/// `lead`, the others with `hang` spaces. A unit longer than a line is left whole.
+fn fill(lead: &str, units: &[String], hang: usize, width: usize) -> String {
+    let mut out = lead.to_string();
+    let mut used = display_width(lead);
+    let indent = " ".repeat(hang);
+    let mut first = true;
+    for unit in units {
+        let w = display_width(unit);
+        if first {
+            out += unit;
+            used += w;
+            first = false;
+        } else if used + 1 + w > width {
+            out.push('\n');
+            out += &indent;
+            out += unit;
+            used = hang + w;
+        } else {
+            out.push(' ');
+            out += unit;
+            used += 1 + w;
         }
     }
     out
 }
 
+/// A help text laid out for `width` columns: its paragraphs filled again, so that no line is
+/// broken where the source text was but the terminal is not.
+///
+/// The help texts are written for a pipe, hard-broken at about 90 columns, and a pipe gets
+/// them as they are. Here each paragraph is read back and filled at `width`:
+/// - a line at the margin (a title, or a paragraph written on one line) stands alone;
+/// - an item, `term   text` (two spaces or more after a short term) or `- text`, starts a
+///   paragraph whose lines go on under its text;
+/// - any other line continues the paragraph above when it is indented as that paragraph's
+///   lines go on and the line above does not end a sentence (`.` or `:`).
+///
+/// A paragraph goes on where the source had it go on; one written on a single line goes on
+/// two columns further in. Short examples separated by ` · ` (or ` / `, as [`ascii`] writes
+/// it) are kept whole.
+pub fn reflow(text: &str, width: usize) -> String {
+    struct Paragraph<'t> {
+        /// The first line up to its text: indent, and an item's term with its gap.
+        lead: &'t str,
+        /// Where the source goes on (the text's column): a continuation is indented so.
+        column: usize,
+        text: String,
+        lines: usize,
+        /// The last source line ends a sentence.
+        ended: bool,
+    }
+    let width = width.max(20);
+    let mut paragraphs: Vec<Option<Paragraph>> = Vec::new();
+    for line in text.trim_end_matches('\n').split('\n') {
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        if body.is_empty() {
+            paragraphs.push(None);
+            continue;
+        }
+        let item = item_text(line);
+        let ended = body.trim_end().ends_with(['.', ':']);
+        if let (None, Some(Some(last))) = (item, paragraphs.last_mut())
+            && indent > 0
+            && indent == last.column
+            && !last.ended
+        {
+            last.text.push(' ');
+            last.text += body.trim_end();
+            last.lines += 1;
+            last.ended = ended;
+            continue;
+        }
+        let start = item.unwrap_or(indent);
+        paragraphs.push(Some(Paragraph {
+            lead: &line[..start],
+            column: display_width(&line[..start]),
+            text: line[start..].trim_end().to_string(),
+            lines: 1,
+            ended,
+        }));
+    }
+    let mut out = String::new();
+    for paragraph in paragraphs {
+        let Some(p) = paragraph else {
+            out.push('\n');
+            continue;
+        };
+        let indent = p.lead.len() - p.lead.trim_start().len();
+        let item = p.lead.len() > indent;
+        let mut hang = if item || p.lines > 1 { p.column } else { indent + 2 };
+        if hang + 16 > width {
+            // Too narrow for the text's column: it goes on further left.
+            hang = (indent + 4).min(width / 2);
+        }
+        // A list of short examples (`play 7h · play qd t3 · …`): each kept whole.
+        let examples = [" · ", " / "].into_iter().find_map(|sep| {
+            let list: Vec<&str> = p.text.split(sep).collect();
+            (list.len() > 1 && list.iter().all(|e| display_width(e) <= 20)).then_some((sep.trim_end(), list))
+        });
+        let pieces: Vec<String> = match examples {
+            Some((mark, list)) => {
+                let last = list.len() - 1;
+                list.iter()
+                    .enumerate()
+                    .map(|(i, e)| if i < last { format!("{e}{mark}") } else { e.to_string() })
+                    .collect()
+            }
+            None => units(&p.text),
+        };
+        out += &fill(p.lead, &pieces, hang, width);
+        out.push('\n');
+    }
+    out
+}
+
+/// Where an item's text starts (`  table, tN   take it …`, `  - once …`), or `None` for a
+/// line that is no item.
+fn item_text(line: &str) -> Option<usize> {
+    let body = line.trim_start();
+    if let Some(rest) = body.strip_prefix("- ") {
+        return Some(line.len() - rest.trim_start().len());
+    }
+    let gap = body.find("  ")?;
+    let term = &body[..gap];
+    let text = body[gap..].trim_start();
+    (!term.is_empty() && display_width(term) <= 24 && !text.is_empty()).then(|| line.len() - text.len())
+}
+
 /// What a card of `rank` does, for `help J` and the rules guide: the standard rules' words
 /// with this ruleset's numbers, or a note that a mod changed it.
 pub fn card_help(rank: Rank, rules: &Rules, registry: &Registry) -> String {
+    let described = registry.description(rank);
     let text = match rank.to_string().as_str() {
+        _ if let Some(text) = described => format!("{rank} (changed by a mod): {text}"),
         _ if !registry.is_builtin_card(rank) => {
             format!("{rank}: a mod of this ruleset changes what this card does (what each mod changes: 'help rules').")
         }
@@ -986,6 +1180,20 @@ mod tests {
         assert_eq!(Style::PLAIN.card(c), "10H");
         assert_eq!(Style { color: false, unicode: true }.card(c), "10♥");
         assert!(Style { color: true, unicode: true }.card(c).contains("\x1b[31m"));
+    }
+
+    #[test]
+    fn a_knotted_recovery_has_a_preview() {
+        let g = game();
+        let me = g.current();
+        let oxygen = g.player(me).oxygen;
+        let cards = Cards::try_from(vec!["2H".parse::<Card>().unwrap(), "3H".parse().unwrap()]).unwrap();
+        let events = vec![
+            Event::Knotted { player: me },
+            Event::Discarded { card: "KS".parse().unwrap() },
+            Event::Recovered { player: me, cards, gain: Gain::Amount(0), from: oxygen, to: oxygen },
+        ];
+        assert_eq!(preview(&g, &events, Viewer::Seat(me)), "knotted: no oxygen, uses up the K");
     }
 
     #[test]

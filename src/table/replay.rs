@@ -100,23 +100,22 @@ impl Replay {
         }
     }
 
-    /// The heading of position `k`: `move 3 of 40 (turn 4)`.
+    /// The heading of position `k`: `move 3 of 40 (turn 3: bob)`, numbered as `log` numbers
+    /// the turns (the turn the move was played in, not the one it handed on).
     pub fn heading(&self, k: usize) -> String {
         let game = self.game_at(k);
         let n = self.moves();
-        let place = match k {
-            0 => format!("the start of {n} moves"),
-            k => {
-                let seat = self.session.entries()[k - 1].seat;
-                format!("move {k} of {n}, by {}", game.name(seat))
-            }
+        if k == 0 {
+            return format!("the start of {n} moves (turn {})", game.turn());
+        }
+        let seat = self.session.entries()[k - 1].seat;
+        let turn = self.game_at(k - 1).turn();
+        let end = match game.outcome() {
+            Outcome::Running => String::new(),
+            Outcome::Won(w) => format!("; {} has won", game.name(w)),
+            Outcome::Draw => "; a draw".to_string(),
         };
-        let state = match game.outcome() {
-            Outcome::Running => format!("turn {}", game.turn()),
-            Outcome::Won(w) => format!("{} has won", game.name(w)),
-            Outcome::Draw => "a draw".to_string(),
-        };
-        format!("{place} ({state})")
+        format!("move {k} of {n} (turn {turn}: {}{end})", game.name(seat))
     }
 
     /// The narration of position `k`, as the viewpoint may read it.
@@ -129,7 +128,7 @@ impl Replay {
 
     /// The board at position `k`, with the hands the viewpoint may see.
     pub fn board(&self, k: usize, style: Style, width: Option<usize>) -> String {
-        render::board(self.game_at(k), style, self.session.bots(), self.viewer, width)
+        render::board_after(self.game_at(k), &self.events_at(k), style, self.session.bots(), self.viewer, width)
     }
 
     /// The viewpoint in words.

@@ -137,8 +137,7 @@ impl Table {
                     Viewer::Everyone => js::state(game, session.bots()),
                     _ => js::state_for(&crate::core::Observation::of(game, viewer), session.bots()),
                 };
-                let board = render::board(game, look.style, session.bots(), viewer, look.width);
-                out.line(Object::one("state", state), board.trim_end())
+                out.line(Object::one("state", state), self.board(viewer, look).trim_end())
             }
             Reply::Log => {
                 let mut all = session.start_events();
@@ -151,7 +150,11 @@ impl Table {
             }
             Reply::Help(topic) => match self.help(topic) {
                 Ok(text) => {
-                    let text = look.wrap(&text);
+                    // Filled again for the reader's width (a pipe gets the text as written).
+                    let text = match look.width {
+                        Some(width) => render::reflow(&text, width),
+                        None => text,
+                    };
                     let lines = text.lines().map(String::from).collect();
                     Rendered { json: vec![Object::one("help", json!(text))], text: lines }
                 }
@@ -207,6 +210,14 @@ impl Table {
             }
             Reply::Quit => out.line(Object::one("bye", json!(true)), "bye"),
         }
+    }
+
+    /// The board as `viewer` may see it, laid out for `look`, after the last move (a Q that
+    /// a winning Quick used is shown as used, [`render::board_after`]).
+    pub fn board(&self, viewer: Viewer, look: &Look) -> String {
+        let session = self.session();
+        let last = session.entries().last().map_or(&[][..], |e| &e.events[..]);
+        render::board_after(session.game(), last, look.style, session.bots(), viewer, look.width)
     }
 
     /// Events as `viewer` sees them: one object each, and the narration.
@@ -408,6 +419,11 @@ pub fn moves_lines(
 /// The end of a game in a few lines: who won and in how many turns, and for each diver their
 /// rescues (where the oxygen ran out) and their longest dive.
 pub fn summary_lines(session: &Session) -> Vec<String> {
+    summary_lines_styled(session, Style::PLAIN)
+}
+
+/// [`summary_lines`] with cards written in `style`, as the narration writes them (`10♠`).
+pub fn summary_lines_styled(session: &Session, style: Style) -> Vec<String> {
     let game = session.game();
     let rules = game.rules();
     let head = match game.outcome() {
@@ -426,7 +442,7 @@ pub fn summary_lines(session: &Session) -> Vec<String> {
                         replay_depth = Some(*to);
                         if entry.seat == seat && to > from && best.as_ref().is_none_or(|(d, _)| to - from > *d) {
                             let command = match &entry.action {
-                                Action::Play { card, .. } => format!("{card}"),
+                                Action::Play { card, .. } => style.card(*card),
                                 _ => String::new(),
                             };
                             best = Some((to - from, command));

@@ -86,3 +86,20 @@ fn the_hand_command_says_your_hand_to_you() {
     let out = text_game("alice,bob", "10H 5C JD 2S  JS 2D 3D 4D  AS 6H 7H 8H  10S", "hand\n");
     assert!(out.contains("alice's hand: 10H 5C JD 2S\n"), "{out}");
 }
+
+/// Issue 32: a Quick that wins ends the game at once (D20), so its Q is never put on the
+/// pile; the final board showed it `front: QS`, as if a Quick were still to come. It says the
+/// Q was used; the JSON state keeps it where it lies, as the engine does.
+#[test]
+fn after_a_winning_quick_the_board_shows_the_q_used() {
+    let deck = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/short-game.deck")).unwrap();
+    let top: String = deck.lines().map(|l| l.split('#').next().unwrap()).collect::<Vec<_>>().join(" ");
+    let moves = "play 10H\nplay 2C\nplay QH\nplay 3C\nplay 10C\nplay KS\nplay QD\nplay 5D\nplay 10D\nrecover 6H 7H\nplay QS\nplay 8H\nplay 9H\nstate\n";
+    let out = text_game("alice,bob", &top, moves);
+    assert!(out.contains("quick, +8: depth 76 -> 100 - reaches the bottom and wins!"), "{out}");
+    let board = &out[out.rfind("turn 13 - alice won").unwrap()..];
+    assert!(board.contains("front: KS  QS used"), "{board}");
+    assert!(!board.contains("front: KS QS"), "{board}");
+    let lines = json_game("alice,bob", &top, moves);
+    assert_eq!(player(last_state(&lines), "alice")["front"], serde_json::json!(["KS", "QS"]));
+}

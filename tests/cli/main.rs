@@ -16,6 +16,7 @@ mod cli_save;
 mod cli_scripts;
 mod cli_terminal_safety;
 mod cli_text;
+mod help_layout;
 mod limits;
 mod repl_fuzz;
 mod repl_pty;

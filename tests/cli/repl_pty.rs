@@ -521,3 +521,175 @@ fn ctrl_c_at_quit_is_no_and_the_history_is_replaced_whole() {
     let leftovers: Vec<_> = std::fs::read_dir(history.parent().unwrap()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "{leftovers:?}");
 }
+
+/// Sets the pseudo-terminal's size, as a terminal window being resized does (the program
+/// gets SIGWINCH).
+fn resize(p: &PtySession, columns: u16, rows: u16) {
+    use std::os::fd::AsRawFd;
+    let master = p.process().get_file_handle().unwrap();
+    let size = libc::winsize { ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0 };
+    // SAFETY: TIOCSWINSZ only reads the `winsize` it is given; `master` is an open descriptor
+    // of the pseudo-terminal for the length of the call.
+    assert_eq!(unsafe { libc::ioctl(master.as_raw_fd(), libc::TIOCSWINSZ, &size) }, 0);
+}
+
+/// The lines of a stretch of pseudo-terminal output, as they end up on the screen (the line
+/// editor's carriage returns dropped).
+fn screen_lines(text: &str) -> Vec<String> {
+    text.split('\n').map(|l| l.rsplit('\r').find(|part| !part.is_empty()).unwrap_or("").to_string()).collect()
+}
+
+/// Issue 32: after a resize the next command was still laid out for the old width (the width
+/// was read before the prompt, while the window changed during it).
+#[test]
+fn after_a_resize_the_next_command_is_laid_out_for_the_new_width() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p =
+        start(&["--players", "alice,bot:random", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    resize(&p, 120, 40);
+    p.exp_string("alice> ").unwrap();
+    p.send_line("state").unwrap();
+    let wide = p.exp_string("alice> ").unwrap();
+    // 120 columns: 20-cell depth bars.
+    assert!(wide.contains("depth   0 ...................."), "{wide}");
+    // The window shrinks while the prompt waits.
+    resize(&p, 40, 20);
+    p.send_line("state").unwrap();
+    let narrow = p.exp_string("alice> ").unwrap();
+    let board: Vec<String> = screen_lines(&narrow).into_iter().filter(|l| !l.contains("state")).collect();
+    assert!(board.iter().any(|l| l.contains("1 alice")), "{narrow}");
+    for line in &board {
+        assert!(diving::table::render::display_width(line) <= 40, "{line:?} in:\n{narrow}");
+    }
+    assert!(!narrow.contains("....."), "no bars at 40 columns: {narrow}");
+    // And back: the next command is wide again.
+    resize(&p, 120, 40);
+    p.send_line("state").unwrap();
+    let again = p.exp_string("alice> ").unwrap();
+    assert!(again.contains("depth   0 ...................."), "{again}");
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// Issue 32: `help rules` is longer than a 24-row screen: at a terminal it is shown a
+/// screenful at a time, `-- more --` between; `q` stops there.
+#[test]
+fn help_rules_pages_at_a_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p =
+        start(&["--players", "alice,bot:random", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
+    resize(&p, 80, 24);
+    p.exp_string("alice> ").unwrap();
+    p.send_line("help rules").unwrap();
+    let first = p.exp_string("-- more --").unwrap();
+    assert!(first.contains("How to play"), "{first}");
+    assert!(!first.contains("'state' shows the board"), "the whole text at once: {first}");
+    p.send_line("").unwrap();
+    p.exp_string("'state' shows the board").unwrap();
+    p.exp_string("alice> ").unwrap();
+    // Stopped at the first question: the rest is not shown.
+    p.send_line("help rules").unwrap();
+    p.exp_string("-- more --").unwrap();
+    p.send_line("q").unwrap();
+    let stopped = p.exp_string("alice> ").unwrap();
+    assert!(!stopped.contains("'state' shows the board"), "{stopped}");
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// Issue 32: the replay viewer read lines raw (↑ printed `^[[A`, Ctrl-L `^L`) and cut its help
+/// and errors mid-word. It edits lines as the shell does and lays its text out for the width.
+#[test]
+fn the_replay_viewer_edits_lines_and_fits_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let save = home.path().join("game.json");
+    let moves: Vec<&str> = SHORT_GAME_MOVES.to_vec();
+    let output = cli_support::diving()
+        .args(["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"])
+        .write_stdin(format!("{}\nsave {}\n", moves.join("\n"), save.display()))
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let mut p = start(&["replay", save.to_str().unwrap()], home.path());
+    resize(&p, 40, 20);
+    p.exp_string("replay 0/13> ").unwrap();
+    p.send_line("next").unwrap();
+    p.exp_string("replay 1/13> ").unwrap();
+    // ↑ brings back `next`; Enter runs it.
+    p.send("\x1b[A").unwrap();
+    p.send_line("").unwrap();
+    let up = p.exp_string("replay 2/13> ").unwrap();
+    assert!(!up.contains("^[[A") && !up.contains("[A"), "{up:?}");
+    // Ctrl-L clears the screen and draws the prompt again; it is not typed into the line.
+    p.send_control('l').unwrap();
+    p.exp_string("replay 2/13> ").unwrap();
+    p.send_line("board").unwrap();
+    let board = p.exp_string("replay 2/13> ").unwrap();
+    assert!(!board.contains("^L") && board.contains("turn 3"), "{board:?}");
+    // Help and errors at 40 columns, cut at word boundaries.
+    p.send_line("help").unwrap();
+    let help = p.exp_string("replay 2/13> ").unwrap();
+    p.send_line("goto 99").unwrap();
+    let error = p.exp_string("replay 2/13> ").unwrap();
+    assert!(error.contains("there is no turn 99"), "{error}");
+    for text in [&help, &error] {
+        for line in screen_lines(text) {
+            assert!(diving::table::render::display_width(&line) <= 40, "{line:?} in:\n{text}");
+        }
+    }
+    assert!(help.contains("branch"), "{help}");
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// The short game of `scripts/short-game.txt`: alice wins at move 13.
+const SHORT_GAME_MOVES: [&str; 13] = [
+    "play 10H",
+    "play 2C",
+    "play QH",
+    "play 3C",
+    "play 10C",
+    "play KS",
+    "play QD",
+    "play 5D",
+    "play 10D",
+    "recover 6H 7H",
+    "play QS",
+    "play 8H",
+    "play 9H",
+];
+
+/// Issue 32: the terminal echoes Ctrl-C as `^C` where the cursor is; while a bot thought,
+/// the next line ran on from it (`^Cmcts plays …`). The shell starts a new line first. (The
+/// pseudo-terminal echoes control characters, as a terminal does.)
+#[test]
+fn ctrl_c_while_a_bot_thinks_does_not_run_into_the_next_line() {
+    let home = tempfile::tempdir().unwrap();
+    // The terminal's echo is turned on (rexpect turns it off) before the program starts.
+    let mut cmd = Command::new("sh");
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["-c", "stty echo echoctl && exec \"$0\" \"$@\""])
+        .arg(assert_cmd::cargo::cargo_bin!("diving"))
+        .args(["--players", "alice,bot:mcts:20000", "--seed", "1", "--deck", "@scripts/short-game.deck"])
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .env("LANG", "C")
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"));
+    let mut p =
+        spawn_with_options(cmd, Options::new().timeout_ms(Some(TIMEOUT_MS)).strip_ansi_escape_codes(true)).unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("play 10h").unwrap();
+    p.exp_string("alice plays 10H").unwrap();
+    p.exp_string("alice draws 10D").unwrap();
+    p.send_control('c').unwrap();
+    let before = p.exp_string("(Ctrl-C: the game goes on").unwrap();
+    let echoed = before.find("^C").expect("the terminal echoes Ctrl-C");
+    let after = &before[echoed + 2..];
+    assert!(after.starts_with('\n') || after.starts_with("\r\n"), "the next line runs on from ^C: {before:?}");
+    p.exp_string("alice> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("quit anyway?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+}

@@ -359,11 +359,11 @@ fn all_needs_a_finished_game_and_the_viewer_steps_through() {
         headings,
         [
             "-- the start of 12 moves (turn 1) --",
-            "-- move 1 of 12, by ann (turn 2) --",
-            "-- move 4 of 12, by ben (turn 5) --",
-            "-- move 3 of 12, by ann (turn 4) --",
-            "-- move 5 of 12, by ann (turn 6) --",
-            "-- move 12 of 12, by ben (turn 13) --",
+            "-- move 1 of 12 (turn 1: ann) --",
+            "-- move 4 of 12 (turn 4: ben) --",
+            "-- move 3 of 12 (turn 3: ann) --",
+            "-- move 5 of 12 (turn 5: ann) --",
+            "-- move 12 of 12 (turn 12: ben) --",
             "-- the start of 12 moves (turn 1) --",
         ]
     );
@@ -437,7 +437,7 @@ fn branch_in_the_viewer_plays_on_with_the_rest_of_the_input() {
     let output = output.unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains(&format!("a live game from move 1 of {moves}, by alice (turn 2) of")), "{text}");
+    assert!(text.contains(&format!("a live game from move 1 of {moves} (turn 1: alice) of")), "{text}");
     assert!(text.contains("were shuffled anew (seed "), "{text}");
     assert!(text.contains("legal moves for alice:"), "{text}");
     let hand_then = diving::table::render::Style::PLAIN.cards(
@@ -490,4 +490,64 @@ fn the_json_viewer_shows_each_viewpoint_s_state() {
             line["events"].as_array().unwrap().iter().filter(|e| e["event"] == "drew").collect();
         assert!(drew.iter().all(|e| e["card"].is_null()), "{line}");
     }
+}
+
+/// Issue 32: the viewer numbered turns one off from `log` (it named the turn a move handed
+/// on, not the one it was played in). For every move of a game, the turn in the viewer's
+/// heading is the turn under which `log` narrates that move.
+#[test]
+fn the_viewer_numbers_turns_as_log_does() {
+    let (session, _, _) = bot_game("standard", 12, usize::MAX);
+    assert!(session.game().is_over());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.json");
+    save::write(&file, &session.to_save()).unwrap();
+    let moves = session.entries().len();
+    // `log` in a pipe, from the saved game: `-- turn N: NAME --` before each turn's lines.
+    let output = diving().args(["--load", file.to_str().unwrap()]).write_stdin("log\n").output().unwrap();
+    let log = String::from_utf8_lossy(&output.stdout).into_owned();
+    // The viewer with every hand open (so its narration is the log's), one move at a time.
+    let script = "next\n".repeat(moves);
+    let output = diving().args(["replay", file.to_str().unwrap(), "--all"]).write_stdin(script).output().unwrap();
+    let viewer = String::from_utf8_lossy(&output.stdout).into_owned();
+    let mut log_lines = log.lines();
+    let mut log_turn = None;
+    let mut checked = 0;
+    let mut lines = viewer.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(heading) = line.strip_prefix("-- move ") else { continue };
+        let turn: u32 = heading.split("(turn ").nth(1).unwrap().split(':').next().unwrap().parse().unwrap();
+        // The move's first line of narration, found in the log after the last one.
+        let said = lines.next().unwrap();
+        loop {
+            let l = log_lines.next().unwrap_or_else(|| panic!("{said:?} is not in the log:\n{log}"));
+            if let Some(t) = l.strip_prefix("-- turn ") {
+                log_turn = Some(t.split(':').next().unwrap().parse::<u32>().unwrap());
+            } else if l == said {
+                break;
+            }
+        }
+        assert_eq!(Some(turn), log_turn, "{line} / {said}");
+        checked += 1;
+    }
+    assert_eq!(checked, moves, "{viewer}");
+}
+
+/// Issue 32: the viewpoint of the player called "you" read "seen as you sees it".
+#[test]
+fn the_viewpoint_of_you_is_as_you_saw_it() {
+    let seating = vec![seat("you", Some("greedy")), seat("ben", Some("greedy"))];
+    let mut session = Session::new("standard", seating, 3, None).unwrap();
+    while let Some(moved) = session.bot_move() {
+        moved.unwrap();
+    }
+    assert!(session.game().is_over());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.json");
+    save::write(&file, &session.to_save()).unwrap();
+    let output = diving().args(["replay", file.to_str().unwrap(), "--as", "you"]).write_stdin("quit\n").output();
+    let text = String::from_utf8(output.unwrap().stdout).unwrap();
+    assert!(text.contains("; seen as you saw it."), "{text}");
+    let replay = open(save::read(&file).unwrap(), Some("ben"), false);
+    assert_eq!(replay.viewpoint(), "as ben saw it");
 }

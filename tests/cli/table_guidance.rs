@@ -362,3 +362,82 @@ fn the_moves_listing_fits_the_width_it_is_given() {
         }
     }
 }
+
+/// Issue 32: the end summary wrote `10C` where the narration, in the same style, writes `10♣`.
+#[test]
+fn the_summary_writes_cards_as_the_narration_does() {
+    let session = Session::new("standard", seats(&["alice", "bob"]), 1, Some(short_game_deck())).unwrap();
+    let unicode = Style { color: false, unicode: true };
+    let mut s = Shell::interactive(session, Vec::new(), unicode);
+    s.screen.width = None;
+    let mut p = Person::default();
+    let mut narration = String::new();
+    for line in SHORT_GAME {
+        narration += &run(&mut s, line, &mut p);
+    }
+    assert!(narration.contains("alice plays 10♣"), "{narration}");
+    s.summary();
+    let out = String::from_utf8(std::mem::take(s.out())).unwrap();
+    assert!(out.contains("alice: depth 100, never rescued, longest dive 28 with 10♣"), "{out}");
+    assert!(out.contains("longest dive 16 with 8♥"), "{out}");
+}
+
+/// Issue 32: at a terminal without Unicode (`LC_ALL=C`) the board wrote suits as letters but
+/// errors and help still printed ♠ (and `…`, `·`). Everything such a terminal gets is ASCII;
+/// a script gets the words as they are (the scripting contract).
+#[test]
+fn a_terminal_without_unicode_gets_suits_as_letters_everywhere() {
+    let mut s = shell("standard", &["alice", "bob"], short_game_deck());
+    let mut p = Person::default();
+    let error = run(&mut s, "play 7x", &mut p);
+    assert!(error.contains("like 7H, 10S, TD, QC or AS)"), "{error}");
+    let mut seen = error;
+    for line in ["help", "help recover", "help play", "help again", "help rules", "state", "moves"] {
+        seen += &run(&mut s, line, &mut p);
+    }
+    s.screen.width = Some(40);
+    seen += &run(&mut s, "help play", &mut p);
+    let odd: Vec<char> = seen.chars().filter(|c| !c.is_ascii()).collect();
+    assert!(odd.is_empty(), "{odd:?} in:\n{seen}");
+    // A script's error is the core's, as the scripting contract has it.
+    let mut script = Shell::script(
+        Session::new("standard", seats(&["alice", "bob"]), 1, Some(short_game_deck())).unwrap(),
+        Vec::new(),
+        false,
+    );
+    assert!(run(&mut script, "play 7x", &mut p).contains("QC or A♠)"));
+}
+
+/// Issue 32: with every move at 0% the hint recommended one that gets you rescued. Here bob
+/// has a Q in front and the table holds number cards of 4 and more: whatever alice does, he
+/// reaches the bottom (12) next turn; every play of alice's empties her oxygen (1), a
+/// recovery does not.
+#[test]
+fn a_hint_at_no_chance_does_not_recommend_a_rescue() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("doomed.toml");
+    std::fs::write(
+        &rules,
+        "extends = \"standard\"\nmax_depth = 12\nmax_oxygen = 1\n\n[[oxygen_bands]]\nto = 12\ncost = 1\n",
+    )
+    .unwrap();
+    let deck = cli_support::stacked("2H 3H 2C 3S  QH 7D 8D 9D  4S 5S 4C 5C  KD  6D 10C");
+    let output = cli_support::diving()
+        .args(["play", "--ruleset", rules.to_str().unwrap(), "--players", "alice,bob", "--seed", "1"])
+        .args(["--deck", &deck])
+        .write_stdin("recover 2H\nplay QH\nmoves\nhint\n")
+        .output()
+        .unwrap();
+    let out = String::from_utf8(output.stdout).unwrap();
+    let plays: Vec<&str> = out.lines().filter(|l| l.starts_with("  play ") && l.contains(" -> ")).collect();
+    assert!(plays.len() >= 8 && plays.iter().all(|l| l.contains("RESCUED")), "{out}");
+    let hint: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("hint for alice"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert_eq!(hint.len(), 3, "{out}");
+    assert!(hint.iter().all(|l| l.ends_with(" 0% estimated win chance")), "{out}");
+    assert!(hint[0].trim_start().starts_with("recover "), "the hint recommends a rescue:\n{out}");
+}

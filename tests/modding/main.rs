@@ -8,12 +8,16 @@ mod cli_support;
 #[path = "../support/common.rs"]
 mod common;
 
+mod bots_rules;
 mod hostile_mods;
 mod hostile_runtime;
+mod mod_api_file;
 mod mod_state;
 mod modkit;
 mod mods_api;
+mod mods_events;
 mod mods_guide;
 mod mods_manifest;
+mod mods_refusals;
 mod ruleset_errors;
 mod ruleset_shipped;

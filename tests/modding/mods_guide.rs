@@ -151,3 +151,33 @@ fn the_reference_names_every_function_and_nothing_else() {
     assert_eq!(real(documented("ctx:")), ctx, "ctx functions");
     assert_eq!(real(documented("diving.")), diving, "diving fields");
 }
+
+/// A mod's narration reaches its readers without colour codes or text-reversing characters, as
+/// chat does: only the control characters went, leaving `[31m` and a right-to-left override in
+/// every reader's log (issue 33, item 10).
+#[test]
+fn a_mods_narration_loses_colour_codes_and_reversing_characters() {
+    let code = r#"
+        diving.on_turn_start(function(ctx, player)
+          ctx:say("\27[31mred\27[0m alert:\t\u{202E}reversed\u{202C} \27]0;title\7end")
+        end)
+    "#;
+    let registry = load_mods(&Rules::default(), &[ModSource { name: "colour.lua".into(), code: code.into() }]).unwrap();
+    let mut game = Game::new(
+        Arc::new(Rules::default()),
+        Arc::new(registry),
+        Setup { names: vec!["a".into(), "b".into()], seed: 1, deck: None },
+    )
+    .unwrap();
+    let first = game.legal_actions()[0];
+    let mut events = Vec::new();
+    game.apply(&first, &mut events).unwrap();
+    let said: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Said { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said, ["red alert: reversed end"]);
+}

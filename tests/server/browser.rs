@@ -19,8 +19,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use diving::server::net::{Server, ServerConfig};
-use diving::server::room::{Room, RoomOptions};
+use diving::server::room::{Room, RoomOptions, new_token};
 use diving::server::store;
+use diving::table::session::{Seating, Session};
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 use server_support::*;
@@ -272,10 +275,11 @@ async fn play_one(page: &Client, style: usize) -> &'static str {
     done
 }
 
-#[test]
-fn a_whole_game_in_the_browser_against_a_bot_with_a_reconnect() {
-    let (chromium, chromedriver) = match browser() {
-        Ok(found) => found,
+/// The browser and its driver, or `None` (said on stderr) when they are missing and the test
+/// may be skipped.
+fn browser_or_skip() -> Option<(PathBuf, PathBuf)> {
+    match browser() {
+        Ok(found) => Some(found),
         Err(why) if std::env::var_os("DIVING_REQUIRE_BROWSER").is_some() => {
             panic!("the browser test must run (DIVING_REQUIRE_BROWSER is set), but {why}")
         }
@@ -284,11 +288,331 @@ fn a_whole_game_in_the_browser_against_a_bot_with_a_reconnect() {
             let note =
                 format!("\nbrowser tests NOT RUN: {why} (install them: apt-get install chromium chromium-driver)\n");
             let _ = std::io::stderr().lock().write_all(note.as_bytes());
-            return;
+            None
         }
-    };
+    }
+}
+
+#[test]
+fn a_whole_game_in_the_browser_against_a_bot_with_a_reconnect() {
+    let Some((chromium, chromedriver)) = browser_or_skip() else { return };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(play_a_game(&chromium, &chromedriver));
+}
+
+/// A headless Chromium session through `driver`, with a profile in `profile`.
+async fn open_browser(chromium: &Path, driver: &Driver, profile: &Path) -> Client {
+    let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
+    args.push(format!("--user-data-dir={}", profile.display()));
+    let capabilities = json!({
+        "browserName": "chrome",
+        "goog:chromeOptions": { "binary": chromium, "args": args },
+    });
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(capabilities.as_object().unwrap().clone())
+        .connect(&format!("http://127.0.0.1:{}", driver.port))
+        .await
+        .expect("chromedriver starts a browser session")
+}
+
+/// Presses one key, as a keyboard does (the page gets the real key events, and Tab moves the
+/// focus as it would for a person).
+async fn press(page: &Client, key: Key) {
+    let code: char = key.into();
+    let keys = KeyActions::new("keyboard".to_string())
+        .then(KeyAction::Down { value: code })
+        .then(KeyAction::Up { value: code });
+    page.perform_actions(keys).await.unwrap();
+}
+
+/// What has the focus: `group:ID|label` for a cell of a group (`data-rove`), `#ID|…` or the
+/// tag otherwise, `body` for none.
+async fn focused(page: &Client) -> String {
+    let script = "const a = document.activeElement; if (!a || a === document.body) return 'body'; \
+                  const g = a.closest('[data-rove]'); \
+                  const where = g ? 'group:' + g.id : (a.id ? '#' + a.id : a.tagName.toLowerCase()); \
+                  return where + '|' + (a.getAttribute('aria-label') || a.textContent.trim().slice(0, 80));";
+    page.execute(script, vec![]).await.unwrap().as_str().unwrap().to_string()
+}
+
+/// Presses Tab until the focus is in `group` (at most 40 times); how many it took.
+async fn tab_to(page: &Client, group: &str) -> usize {
+    for tabs in 0..40 {
+        if focused(page).await.starts_with(&format!("group:{group}|")) {
+            return tabs;
+        }
+        press(page, Key::Tab).await;
+    }
+    panic!("40 Tabs never reached the group #{group}: the focus is on {}", focused(page).await)
+}
+
+/// Every cell of the focused group, read by going through it with the right arrow (until it
+/// comes back to where it began).
+async fn arrow_through(page: &Client) -> Vec<String> {
+    let first = focused(page).await;
+    let mut seen = vec![first.clone()];
+    for _ in 0..80 {
+        press(page, Key::Right).await;
+        let now = focused(page).await;
+        if now == first {
+            return seen;
+        }
+        seen.push(now);
+    }
+    panic!("the arrow keys never came back to {first}: {seen:#?}")
+}
+
+/// A layout fact measured in the page at the window's size: `[scrollWidth, innerWidth, the
+/// hand's top, innerHeight]`.
+async fn layout(page: &Client, width: u32, height: u32) -> Vec<f64> {
+    // The window's size counts the browser's own frame: the page gets `height` once that is added.
+    page.set_window_size(width, height).await.unwrap();
+    let inner = page.execute("return window.innerHeight", vec![]).await.unwrap().as_f64().unwrap() as u32;
+    page.set_window_size(width, height + height.saturating_sub(inner)).await.unwrap();
+    let script = "window.scrollTo(0, 0); \
+                  const hand = document.getElementById('hand').getBoundingClientRect(); \
+                  return [document.documentElement.scrollWidth, window.innerWidth, hand.top, window.innerHeight];";
+    let numbers = page.execute(script, vec![]).await.unwrap();
+    numbers.as_array().unwrap().iter().map(|n| n.as_f64().unwrap()).collect()
+}
+
+/// A whole game played with the keyboard alone (Tab, Enter and the arrow keys), four divers,
+/// one with a name of 32 letters; the table, the discard, the deck, every diver and every card
+/// in front reachable in one Tab each group; and the page measured at phone widths.
+#[test]
+fn a_keyboard_only_game_and_the_page_at_phone_widths() {
+    let Some((chromium, chromedriver)) = browser_or_skip() else { return };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let driver = start_driver(&chromedriver);
+        let profile = tempfile::tempdir().unwrap();
+        let long = "abcdefghijklmnopqrstuvwxyzabcdef";
+        assert_eq!(long.chars().count(), 32);
+        // The person has the long name: the header, the divers, the chat and the turn line show it.
+        let seat = |name: &str, bot: Option<&str>| Seating { name: name.into(), bot: bot.map(str::to_string) };
+        let seating = vec![
+            seat(long, None),
+            seat("ann", Some("greedy")),
+            seat("bob", Some("random")),
+            seat("cy", Some("greedy")),
+        ];
+        let session = Session::new("standard", seating, 20_261_202, None).unwrap();
+        let room = Room::new("1", session, vec![Some(new_token()), None, None, None], RoomOptions::default());
+        let server = serve(vec![room], ServerConfig::default()).await;
+        let token = token(&server, "1", 0);
+        let page = open_browser(&chromium, &driver, profile.path()).await;
+        let result = keyboard_game(&page, &server, &token, long).await;
+        let _ = page.close().await;
+        server.stop().await.unwrap();
+        drop(driver);
+        if let Err(panic) = result {
+            std::panic::resume_unwind(panic);
+        }
+    });
+}
+
+async fn keyboard_game(
+    page: &Client,
+    server: &Server,
+    token: &str,
+    long: &str,
+) -> Result<(), Box<dyn std::any::Any + Send>> {
+    use futures_util::FutureExt;
+    std::panic::AssertUnwindSafe(async {
+        page.goto(&format!("http://{}/1#seat=1&token={token}", server.addr)).await.unwrap();
+        wait_for(page, "body[data-conn='open'][data-phase='yours']").await;
+
+        // Phones: no sideways scroll with the 32-letter name at 390 px, and the hand on the
+        // first screen with four divers at 320 to 360 px.
+        for (width, height) in [(320, 568), (360, 640), (390, 844)] {
+            let [scroll, inner, hand, tall] = layout(page, width, height).await[..] else { unreachable!() };
+            screenshot(page, &format!("keyboard-phone-{width}.png")).await;
+            assert!(scroll <= inner, "at {width} px the page scrolls sideways: {scroll} > {inner}");
+            assert!(hand < tall, "at {width}x{height} the hand begins below the first screen ({hand} px of {tall})");
+        }
+        let _ = layout(page, 320, 568).await;
+        // A 200-character chat line and a 300-character line of narration wrap inside their
+        // boxes (the narration's is added as the page adds one, with its classes).
+        let word = "w".repeat(200);
+        page.find(Locator::Css("#chat-text")).await.unwrap().send_keys(&word).await.unwrap();
+        page.find(Locator::Css("#chat-form button")).await.unwrap().click().await.unwrap();
+        wait_for(page, "#chat li").await;
+        let script = "const li = document.createElement('li'); li.textContent = 'm'.repeat(300); \
+                      const block = document.createElement('li'); block.className = 'block'; block.textContent = 'b'.repeat(300) + '\\n' + 'c'.repeat(300); \
+                      document.getElementById('log').append(li, block); \
+                      return [...document.querySelectorAll('#chat li, #log li')].filter(n => n.scrollWidth > n.clientWidth + 1).map(n => n.textContent.slice(0, 40));";
+        let overflowing = page.execute(script, vec![]).await.unwrap();
+        assert_eq!(overflowing, json!([]), "lines cut instead of wrapped at 320 px");
+        let scroll = page.execute("return document.documentElement.scrollWidth <= window.innerWidth", vec![]).await.unwrap();
+        assert_eq!(scroll, json!(true), "the long lines scroll the page sideways at 320 px");
+        // Wide screens: the gauges keep a bounded width.
+        page.set_window_size(2400, 1200).await.unwrap();
+        let widest = page
+            .execute("return Math.max(...[...document.querySelectorAll('.gauge .bar')].map(b => b.getBoundingClientRect().width))", vec![])
+            .await
+            .unwrap()
+            .as_f64()
+            .unwrap();
+        assert!(widest > 0.0 && widest <= 600.0, "a gauge is {widest} px wide at 2400 px");
+        page.set_window_size(1100, 1300).await.unwrap();
+        assert!(page.find(Locator::Css("#divers")).await.unwrap().text().await.unwrap().contains(long));
+
+        // The page's Tab stops, from the top: each group is one stop.
+        // From the turn line (the page's first focusable place, not a Tab stop itself).
+        page.execute("document.getElementById('turn').focus();", vec![]).await.unwrap();
+        let mut stops: Vec<String> = Vec::new();
+        for _ in 0..40 {
+            press(page, Key::Tab).await;
+            let at = focused(page).await;
+            if stops.first() == Some(&at) || at == "body" {
+                break;
+            }
+            stops.push(at);
+        }
+        let groups: Vec<&str> = stops.iter().filter_map(|s| s.strip_prefix("group:")).map(|s| s.split('|').next().unwrap()).collect();
+        for group in ["board", "hand", "divers", "moves"] {
+            assert_eq!(groups.iter().filter(|g| **g == group).count(), 1, "#{group} is not one Tab stop: {stops:#?}");
+        }
+        assert!(stops.len() <= 16, "{} Tab stops: {stops:#?}", stops.len());
+        // The table, the discard and the deck, read with the arrow keys.
+        tab_to(page, "board").await;
+        let board = arrow_through(page).await;
+        let slots = server.with_room("1", |r| r.session().game().table().len()).unwrap();
+        assert_eq!(board.len(), slots + 2, "{board:#?}");
+        for (i, cell) in board.iter().take(slots).enumerate() {
+            assert!(cell.contains(&format!("table slot {} (t{})", i + 1, i + 1)), "{cell}");
+        }
+        assert!(board[slots].contains("discard"), "{board:#?}");
+        assert!(board[slots + 1].contains("deck: "), "{board:#?}");
+        tab_to(page, "divers").await;
+        let divers = arrow_through(page).await;
+        assert_eq!(divers.len(), 4, "{divers:#?}");
+        assert!(divers[0].contains(&format!("{long} (you")) && divers[0].contains("depth ") && divers[0].contains("oxygen "), "{divers:#?}");
+
+        let mut fronts_read = false;
+        let mut reason_heard = false;
+        let mut recover_cancelled = false;
+        let mut made: Vec<&str> = Vec::new();
+        for turn in 0..400 {
+            let phase = wait_for(page, "body[data-phase='yours'], body[data-phase='over']").await;
+            if phase.attr("data-phase").await.unwrap().as_deref() == Some("over") {
+                break;
+            }
+            let sent: u64 = attr(page, "body", "data-sent").await.parse().unwrap();
+            // Cards in front of the divers, once there are some: each one read in the divers'
+            // group, with whose it is and its suit.
+            let fronts = page.find_all(Locator::Css("#divers .front-card .card")).await.unwrap().len();
+            if fronts > 0 && !fronts_read {
+                tab_to(page, "divers").await;
+                let cells = arrow_through(page).await;
+                let read: Vec<&String> = cells.iter().filter(|c| c.contains("|in front of ")).collect();
+                assert_eq!(read.len(), fronts, "{cells:#?}");
+                assert!(read.iter().all(|c| c.contains(" of ")), "{read:#?}");
+                fronts_read = true;
+            }
+            if !reason_heard {
+                // A card of the hand that has no move now: Enter on it says why, in the host's
+                // words (the page said only "cannot be played now").
+                let cards = page.find_all(Locator::Css("#hand button.card")).await.unwrap();
+                let mut blocked = None;
+                for (i, card) in cards.iter().enumerate() {
+                    if !card.attr("class").await.unwrap().unwrap_or_default().contains("playable") {
+                        blocked = Some((i, card.attr("data-card").await.unwrap().unwrap()));
+                        break;
+                    }
+                }
+                if let Some((i, card)) = blocked {
+                    tab_to(page, "hand").await;
+                    press(page, Key::Home).await;
+                    for _ in 0..i {
+                        press(page, Key::Right).await;
+                    }
+                    press(page, Key::Enter).await;
+                    let hint = wait_for(page, "#hint.error").await.text().await.unwrap();
+                    assert!(hint.contains(&card) && hint.contains(": "), "{card}: {hint}");
+                    wait_for(page, &format!("body[data-sent='{}'][data-phase='yours']", sent + 1)).await;
+                    reason_heard = true;
+                    continue;
+                }
+            }
+            if !recover_cancelled && page.find(Locator::Css("#recover-mode")).await.unwrap().is_enabled().await.unwrap() {
+                // Recover… opened and closed again by keyboard leaves no text in the hidden box.
+                for _ in 0..40 {
+                    if focused(page).await.starts_with("#recover-mode") {
+                        break;
+                    }
+                    press(page, Key::Tab).await;
+                }
+                press(page, Key::Enter).await;
+                wait_for(page, "#choices:not([hidden])").await;
+                assert!(focused(page).await.starts_with("#recover-mode"), "{}", focused(page).await);
+                press(page, Key::Enter).await;
+                wait_for(page, "#choices[hidden]").await;
+                let stale = page.find(Locator::Css("#choices")).await.unwrap().html(true).await.unwrap();
+                assert!(!stale.contains("recover"), "the hidden box keeps: {stale}");
+                recover_cancelled = true;
+            }
+            let recoveries = page.find(Locator::Css("#recoveries")).await.unwrap().attr("hidden").await.unwrap().is_none();
+            let playable = !page.find_all(Locator::Css("#hand button.playable")).await.unwrap().is_empty();
+            if turn % 3 == 2 && recoveries {
+                // A recovery from the list: its summary opens with Enter, Tab goes into it.
+                for _ in 0..40 {
+                    if focused(page).await.starts_with("#recoveries-title") {
+                        break;
+                    }
+                    press(page, Key::Tab).await;
+                }
+                assert!(focused(page).await.starts_with("#recoveries-title"), "{}", focused(page).await);
+                // Open stays open from an earlier recovery: Enter would close it.
+                if page.find(Locator::Css("#recoveries")).await.unwrap().attr("open").await.unwrap().is_none() {
+                    press(page, Key::Enter).await;
+                }
+                tab_to(page, "recoveries-list").await;
+                press(page, Key::Enter).await;
+                made.push("recovery");
+            } else if turn % 3 == 0 && playable {
+                // A card of the hand: the arrow keys to a playable one, Enter; a card with a
+                // choice (a target) opens it with the focus on its first button: Enter.
+                tab_to(page, "hand").await;
+                for _ in 0..20 {
+                    if page.execute("return document.activeElement.classList.contains('playable')", vec![]).await.unwrap() == json!(true) {
+                        break;
+                    }
+                    press(page, Key::Right).await;
+                }
+                press(page, Key::Enter).await;
+                if attr(page, "body", "data-sent").await == sent.to_string() {
+                    wait_for(page, "#choices:not([hidden]) #choices-list button").await;
+                    assert!(focused(page).await.starts_with("group:choices-list|"), "{}", focused(page).await);
+                    press(page, Key::Enter).await;
+                    made.push("card with a choice");
+                } else {
+                    made.push("card");
+                }
+            } else {
+                // A move of the list: Tab to it, down the arrow a few, Enter.
+                tab_to(page, "moves").await;
+                for _ in 0..turn % 4 {
+                    press(page, Key::Down).await;
+                }
+                press(page, Key::Enter).await;
+                made.push("listed move");
+            }
+            wait_for(page, &format!("body[data-sent='{}']", sent + 1)).await;
+            wait_for(page, "body[data-phase='yours'], body[data-phase='over']").await;
+            assert_ne!(focused(page).await, "body", "the focus fell to the page after move {turn}");
+        }
+        wait_for(page, "body[data-phase='over']").await;
+        assert!(server.with_room("1", |r| r.is_over()).unwrap(), "the server's game is over");
+        for kind in ["card", "listed move"] {
+            assert!(made.contains(&kind), "no {kind} was made by keyboard: {made:?}");
+        }
+        assert!(reason_heard && recover_cancelled && fronts_read, "{reason_heard} {recover_cancelled} {fronts_read}");
+        let _ = writeln!(std::io::stderr(), "browser test: a keyboard-only game of {} moves: {made:?}", made.len());
+        screenshot(page, "keyboard-end.png").await;
+    })
+    .catch_unwind()
+    .await
 }
 
 async fn play_a_game(chromium: &Path, chromedriver: &Path) {
@@ -302,17 +626,7 @@ async fn play_a_game(chromium: &Path, chromedriver: &Path) {
     let mut server = Some(serve(vec![room], config.clone()).await);
     let proxy = Proxy::start(server.as_ref().unwrap().addr).await;
     let token = token(server.as_ref().unwrap(), "1", 0);
-    let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
-    args.push(format!("--user-data-dir={}", profile.path().display()));
-    let capabilities = json!({
-        "browserName": "chrome",
-        "goog:chromeOptions": { "binary": chromium, "args": args },
-    });
-    let page = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(capabilities.as_object().unwrap().clone())
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("chromedriver starts a browser session");
+    let page = open_browser(chromium, &driver, profile.path()).await;
     let result = drive(&page, &mut server, &config, &proxy, &token).await;
     let _ = page.close().await;
     if let Some(server) = server {

@@ -1,7 +1,10 @@
 //! `ctx` reading: `ctx:players()` … `ctx:winner()`, allowed in every handler (targets and
 //! playable functions included). Each reads the open game ([`with_game`]) and nothing else;
 //! the pending tricks (`ctx:pending`, `ctx:under_quick`) are the core's [`Pending`], the same
-//! reading the built-in number card makes.
+//! reading the built-in number card makes. `ctx:hand(p)` reads a hand, only the current
+//! player's: the one hand the game is acting on (a draw hook learns the card it drew as its
+//! argument), so that no handler, a `targets` function least of all, can make what is legal
+//! or narrated depend on a hand its seat's owner is not the one to see.
 
 use mlua::{Lua, Table, Value};
 
@@ -9,6 +12,7 @@ use crate::core::Pending;
 
 use super::super::convert::{rank, seat};
 use super::super::open::with_game;
+use super::super::sandbox::Sandbox;
 use super::{CtxEnv, caller};
 
 pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()> {
@@ -52,6 +56,21 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
         let p = seat(lua, game.player_count(), &a.0)?;
         let rank = rank(lua, &a.1)?;
         Ok(game.player(p).has_front(rank))
+    });
+    let names = env.names.clone();
+    read!("hand", |lua, game, p: Value| {
+        let p = seat(lua, game.player_count(), &p)?;
+        if p != game.current() {
+            return Err(Sandbox::raise(
+                lua,
+                format!(
+                    "ctx:hand({}) is refused: hands are secret, and a handler reads only the hand of the player whose turn it is ({})",
+                    p + 1,
+                    game.current() + 1
+                ),
+            ));
+        }
+        lua.create_sequence_from(game.player(p).hand.iter().map(|c| names.card(*c)))
     });
     let names = env.names.clone();
     read!("discard_top", |lua, game, _a: ()| Ok(game.discard_top().map(|c| names.card(c))));

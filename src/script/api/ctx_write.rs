@@ -105,8 +105,10 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
             Value::Integer(_) | Value::Number(_) | Value::Boolean(_) => show(&text),
             other => return Err(Sandbox::raise(lua, format!("ctx:say needs text, got {}", show(other)))),
         };
-        let mut text: String = text.chars().take(MAX_SAY).collect();
-        text.retain(|c| !c.is_control() || c == '\t');
+        // Colour codes and text-reversing characters go whole, as chat's do (only the control
+        // characters went: `[31m` and a right-to-left override reached every reader).
+        let text: String = text.chars().take(MAX_SAY).collect();
+        let text = crate::limits::clean_line(&text);
         with_ctx(lua, caller, "say", |ctx| {
             count_said(text.len()).in_lua(lua)?;
             ctx.say(text);

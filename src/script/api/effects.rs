@@ -1,4 +1,5 @@
-//! `diving.effect` and `diving.wrap`: a rank's behaviour written in Lua, installed as a
+//! `diving.describe` says in a player's words what a rank does (shown by the help and the
+//! board). `diving.effect` and `diving.wrap`: a rank's behaviour written in Lua, installed as a
 //! [`LuaEffect`] registry entry that keeps the entry it replaced and hands it to the handler
 //! as `previous`, so mods chain.
 
@@ -6,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::{Aim, Card, Ctx, Effect, EffectError, Play, Seat, Seats, State};
+use crate::core::{Aim, Card, Ctx, Effect, EffectError, Pending, Play, Seat, Seats, State};
 
 use super::super::convert::{self, InLua};
 use super::super::open::{self, Caller, run_read, run_write, site};
@@ -58,6 +59,36 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
             b.change(lua, "effect", |registry| {
                 let effect = LuaEffect::new(&shared, registry.effect(rank), targets, playable, resolve)?;
                 registry.set_effect(rank, Arc::new(effect));
+                Ok(())
+            })
+        })?,
+    )?;
+    let b = env.building.clone();
+    diving.raw_set(
+        "describe",
+        lua.create_function(move |lua, (rank, text): (Value, Value)| {
+            let rank = convert::rank(lua, &rank)?;
+            let text = match &text {
+                Value::String(s) => s.to_string_lossy(),
+                other => {
+                    return Err(Sandbox::raise(
+                        lua,
+                        format!("diving.describe needs the card's text, got {}", convert::show(other)),
+                    ));
+                }
+            };
+            let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let length = text.chars().count();
+            if text.is_empty() || length > MAX_DESCRIPTION {
+                return Err(Sandbox::raise(
+                    lua,
+                    format!(
+                        "diving.describe({rank}, …) needs a text of 1 to {MAX_DESCRIPTION} characters, got {length}:                          say it shorter (it is shown whole, never cut)"
+                    ),
+                ));
+            }
+            b.change(lua, "describe", |registry| {
+                registry.describe(rank, &text);
                 Ok(())
             })
         })?,
@@ -176,6 +207,27 @@ impl Effect for LuaEffect {
         self.aim_of(game, player, card)
     }
 
+    /// A `targets` function's second value, when it is a table, gives a reason per player
+    /// number (`{[2] = "Bob is immune"}`); when it is text, it is the reason for every player
+    /// it leaves out. A failure to answer gives no reason (the listing reports the failure).
+    fn target_refusal(&self, game: &State, player: Seat, card: Card, target: Seat) -> Option<String> {
+        let shared = &self.shared;
+        match &self.targets {
+            Targets::Inherit if self.playable.is_none() => self.previous.target_refusal(game, player, card, target),
+            Targets::Function(f) => {
+                let (_, reason): (Value, Value) = run_read(game, f, shared.ctx().ok()?, |c| {
+                    shared.call_reading(f, (c, player as i64 + 1, self.card_value(card)))
+                })
+                .ok()?;
+                match &reason {
+                    Value::Table(t) => t.raw_get::<Value>(target as i64 + 1).ok().as_ref().and_then(reason_text),
+                    other => reason_text(other),
+                }
+            }
+            _ => None,
+        }
+    }
+
     fn resolve(&self, ctx: &mut Ctx<'_>, play: Play) -> Result<(), EffectError> {
         let shared = &self.shared;
         let (object, table) = shared.play(&play)?;
@@ -184,6 +236,9 @@ impl Effect for LuaEffect {
         })
     }
 }
+
+/// The longest text `diving.describe` takes, in characters.
+const MAX_DESCRIPTION: usize = 300;
 
 /// Most player numbers a targets function may return.
 const MAX_TARGETS: usize = 64;
@@ -218,15 +273,18 @@ impl LuaEffect {
                 }
             }
         }
+        // D13: a jolted diver chooses the discard order of their number card and the J,
+        // whatever the card's targets are (the built-in card reads `face_on_top` then).
+        let order_choice = card.rank.is_number() && Pending::of(game.player(player)).jolt;
         match &self.targets {
             Targets::Inherit => self.previous.aim(game, player, card),
-            Targets::None => Ok(Aim::FREE),
+            Targets::None => Ok(Aim::Open { targets: None, order_choice }),
             Targets::Others => {
                 let seats = game.others(player);
                 Ok(if seats.is_empty() {
                     Aim::Blocked("there is nobody to target".into())
                 } else {
-                    Aim::Open { targets: Some(seats), order_choice: false }
+                    Aim::Open { targets: Some(seats), order_choice }
                 })
             }
             Targets::Function(f) => {
@@ -262,7 +320,7 @@ impl LuaEffect {
                     let reason = reason_text(&reason).unwrap_or_else(|| format!("{card} has no target now"));
                     Aim::Blocked(reason.into())
                 } else {
-                    Aim::Open { targets: Some(seats), order_choice: false }
+                    Aim::Open { targets: Some(seats), order_choice }
                 })
             }
         }

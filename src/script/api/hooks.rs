@@ -1,4 +1,6 @@
-//! The hooks: `diving.on_turn_start` and `diving.on_after_move` add a handler to a list;
+//! The hooks: `diving.on_turn_start`, `diving.on_after_move` and the reactions to rule points
+//! (`on_draw`, `on_breathe`, `on_rescue`, `on_reshuffle`, `on_recover`, `on_turn_end`: the
+//! core's [`Moment`]s) add a handler to a list;
 //! `diving.oxygen_cost`, `diving.recovery_gain`, `diving.rescue` and `diving.win_check`
 //! replace the entry before them and hand it to the handler as `previous`. Each handler
 //! becomes a hook closure of the registry that runs it through [`run_write`] and checks what
@@ -8,8 +10,8 @@ use std::sync::Arc;
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::effects::{AfterMove, OxygenCost, RecoveryGain, Rescue, TurnStart, WinCheck};
-use crate::core::{Card, Ctx, EffectError, Gain, Registry, Seat};
+use crate::core::effects::{AfterMove, OxygenCost, Reaction, RecoveryGain, Rescue, TurnStart, WinCheck};
+use crate::core::{Card, Ctx, EffectError, Gain, Moment, Point, Registry, Seat};
 
 use super::super::convert::{self, InLua};
 use super::super::open::{self, Caller, Owner, run_write, site};
@@ -34,6 +36,58 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
         r.add_after_move(hook);
         Ok(())
     })?;
+
+    // Reactions to rule points, added to a list like the two above.
+    for (name, point) in [
+        ("on_draw", Point::Drew),
+        ("on_breathe", Point::Breathed),
+        ("on_rescue", Point::Rescued),
+        ("on_reshuffle", Point::Reshuffled),
+        ("on_recover", Point::Recovered),
+        ("on_turn_end", Point::TurnEnded),
+    ] {
+        handler_api(lua, diving, env, name, move |_, f, shared, r| {
+            let names = shared.names.clone();
+            let hook: Reaction = Arc::new(move |ctx: &mut Ctx<'_>, moment: &Moment<'_>| {
+                let lua = shared.lua();
+                let seat = |p: Seat| Value::Integer(p as i64 + 1);
+                let text = |s: &str| lua.create_string(s).map(Value::String).map_err(|e| shared.lua_error(e));
+                let args: Vec<Value> = match *moment {
+                    Moment::Drew { player, card, cause } => {
+                        vec![seat(player), Value::String(names.card(card)), text(cause.word())?]
+                    }
+                    Moment::Breathed { player, from, to, cause } => {
+                        vec![seat(player), Value::Integer(from.into()), Value::Integer(to.into()), text(cause.word())?]
+                    }
+                    Moment::Rescued { player } | Moment::TurnEnded { player } => vec![seat(player)],
+                    Moment::Reshuffled { cards } => vec![Value::Integer(cards as i64)],
+                    Moment::Recovered { player, cards, gain, from, to } => {
+                        let list = lua
+                            .create_sequence_from(cards.iter().map(|c| names.card(*c)))
+                            .map_err(|e| shared.lua_error(e))?;
+                        let gain = match gain {
+                            Gain::Amount(n) => Value::Integer(n.into()),
+                            Gain::Max => text("max")?,
+                        };
+                        vec![
+                            seat(player),
+                            Value::Table(list),
+                            gain,
+                            Value::Integer(from.into()),
+                            Value::Integer(to.into()),
+                        ]
+                    }
+                };
+                run_write(ctx, &f, None, shared.ctx()?, |c| {
+                    let mut all = vec![Value::Table(c)];
+                    all.extend(args);
+                    shared.call::<()>(&f, mlua::MultiValue::from_vec(all))
+                })
+            });
+            r.add_reaction(point, hook);
+            Ok(())
+        })?;
+    }
 
     // Hooks that replace the previous one (which the handler may call).
     handler_api(lua, diving, env, "oxygen_cost", |lua, f, shared, r| {

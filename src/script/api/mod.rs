@@ -17,6 +17,7 @@
 mod cards;
 mod ctx_read;
 mod ctx_write;
+pub mod doc;
 mod effects;
 mod hooks;
 mod manifest;
@@ -158,6 +159,110 @@ pub(crate) fn install(
     shared.sandbox.freeze(&math)?;
     shared.sandbox.expose("math", math)?;
     Ok(shared)
+}
+
+/// The names the sandbox registers, as a mod sees them: `diving.NAME` (functions and
+/// values) and `ctx:NAME`, each sorted. Read from the tables `install`'s areas fill, so the
+/// editor's definition file ([`definitions`]) cannot miss one unnoticed.
+pub fn registered() -> Result<Vec<String>, ScriptError> {
+    let setup = |e: mlua::Error| ScriptError::new("mods", None, flatten(&e).1);
+    let sandbox = Sandbox::in_group("api", super::sandbox::Limits::default(), None)?;
+    let lua = sandbox.lua().clone();
+    let (owner, names) = (Owner::new(), Arc::new(CardNames::new(&lua).map_err(setup)?));
+    let env = CtxEnv { owner, names: Arc::clone(&names) };
+    let ctx = fill(&lua, CTX, &env).map_err(setup)?;
+    let args = Arc::new(HandlerArgs::new(&lua, &names, &ctx).map_err(setup)?);
+    let script = Arc::new(Script::default());
+    let shared = Arc::new(Shared { sandbox, owner, names, args, script, env: OnceLock::new() });
+    let building = Building::new(true);
+    let env = DivingEnv { rules: &Rules::default(), shared: &shared, building: &building };
+    let diving = fill(&lua, DIVING, &env).map_err(setup)?;
+    let keys = |table: &Table, prefix: &str| -> mlua::Result<Vec<String>> {
+        let mut keys = Vec::new();
+        for pair in table.pairs::<Value, Value>() {
+            if let (Value::String(key), _) = pair? {
+                keys.push(format!("{prefix}{}", key.to_string_lossy()));
+            }
+        }
+        keys.sort();
+        Ok(keys)
+    };
+    let mut all = keys(&diving, "diving.").map_err(setup)?;
+    all.extend(keys(&ctx, "ctx:").map_err(setup)?);
+    Ok(all)
+}
+
+/// The editor's definition file: LuaCATS annotations (`---@meta`) of every name the
+/// sandbox registers ([`registered`]) that `doc::DOCS` documents, for an editor with the
+/// Lua language server to complete and check a mod. Names without a doc are left out.
+pub fn definitions() -> Result<String, ScriptError> {
+    use std::fmt::Write;
+    let names = registered()?;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "---@meta diving\n-- The Diving Suits mod API {}, for editors (LuaCATS annotations, as the Lua language server reads them).\n-- Written by `diving mod api`: do not edit; MODDING.md is the guide.\n",
+        super::API_VERSION
+    );
+    out.push_str(doc::TYPES);
+    out.push_str("\n---@class diving.Ctx\nlocal ctx = {}\n\n---@class diving.Diving\ndiving = {}\n\n");
+    for name in &names {
+        let Some(entry) = doc::DOCS.iter().find(|d| d.name == name) else { continue };
+        let _ = writeln!(out, "--- {}", entry.doc);
+        match name.split_once(':') {
+            Some((_, method)) => {
+                let params = split_top(entry.params);
+                for p in &params {
+                    let _ = writeln!(out, "---@param {p}");
+                }
+                for r in split_top(entry.returns) {
+                    let _ = writeln!(out, "---@return {r}");
+                }
+                let args: Vec<&str> = params.iter().map(|p| p.split(' ').next().unwrap_or(p)).collect();
+                let _ = writeln!(out, "function ctx:{method}({}) end\n", args.join(", "));
+            }
+            None if entry.params.is_empty() && entry.returns.is_empty() => {
+                let kind = match name.as_str() {
+                    "diving.rules" => "diving.Rules",
+                    _ => "integer",
+                };
+                let _ = writeln!(out, "---@type {kind}\n{name} = nil\n");
+            }
+            None => {
+                let params = split_top(entry.params);
+                for p in &params {
+                    // `fn fun(…)`: the name, then the type (which may hold ", ").
+                    let _ = writeln!(out, "---@param {p}");
+                }
+                for r in split_top(entry.returns) {
+                    let _ = writeln!(out, "---@return {r}");
+                }
+                let args: Vec<&str> = params.iter().map(|p| p.split(' ').next().unwrap_or(p)).collect();
+                let _ = writeln!(out, "function {name}({}) end\n", args.join(", "));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `text` split at its commas outside brackets (a `fun(a: x, b: y)` type stays whole),
+/// without empty parts.
+fn split_top(text: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '<' | '{' => depth += 1,
+            ')' | '>' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(text[start..].trim());
+    parts.retain(|p| !p.is_empty());
+    parts
 }
 
 /// A new table with the functions of `areas`.

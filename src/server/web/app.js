@@ -56,6 +56,8 @@
     sent: 0,
     recovering: false,
     selected: [],
+    // Said after the host's refusal of a card clicked that has no move (what to do instead).
+    instead: "",
   };
 
   // ----- the connection -----
@@ -193,12 +195,15 @@
       if (line.seat_view) view = line.seat_view;
       if (line.chat) addChat(line.chat.player, line.chat.text);
       else chatOnly = false;
-      if (line.error) hint(line.error, true);
+      if (line.error) hint(line.error + (app.instead || ""), true);
       if (line.bye) app.stopped = "you left the game";
       if (ANSWERS.some((key) => key in line)) answered = true;
     }
     if (!chatOnly) for (const text of m.text || []) if (!(board && text.includes("\n"))) addLog(text);
-    if (answered) app.commandPending = false;
+    if (answered) {
+      app.commandPending = false;
+      app.instead = "";
+    }
     if (view) {
       app.viewInFlight = false;
       app.view = view;
@@ -226,7 +231,7 @@
     return `${text.slice(0, -1)} of ${suit[1]}`;
   }
 
-  function cardNode(text, props = {}, small = false) {
+  function cardNode(text, props = {}, small = false, corner = null) {
     const rank = text.slice(0, -1);
     const suit = SUITS[text.slice(-1)] || ["?", "?"];
     const red = text.endsWith("H") || text.endsWith("D");
@@ -235,11 +240,44 @@
     const tag = props.onclick ? "button" : "span";
     return el(
       tag,
-      // A span is read by its label only as an image.
-      { role: tag === "span" ? "img" : null, ...props, class: classes, "aria-label": props["aria-label"] || label, "data-card": text, type: tag === "button" ? "button" : null },
+      // A span is read by its label only as an image. Every card is a cell of its group: one
+      // Tab reaches the group, the arrow keys its cards (see rove).
+      { role: tag === "span" ? "img" : null, ...props, class: classes, "aria-label": props["aria-label"] || label, "data-card": text, "data-cell": true, type: tag === "button" ? "button" : null },
+      // The slot's name as the moves say it ("play 7H t1").
+      corner ? el("span", { class: "slot", "aria-hidden": "true" }, corner) : null,
       el("span", { class: "rank" }, rank),
       el("span", { class: "suit", "aria-hidden": "true" }, suit[0]),
     );
+  }
+
+  /** A control that cannot be used now but stays reachable (and read) by keyboard: a
+   * `disabled` button takes no focus, so a card could not be read out. */
+  function inert(node, off) {
+    if (off) node.setAttribute("aria-disabled", "true");
+    else node.removeAttribute("aria-disabled");
+    return node;
+  }
+
+  /** One Tab stop per group (`data-rove`): the group's cell last focused (or its first) takes
+   * Tab, the others -1; the arrow keys, Home and End move inside it. Without it the table, the
+   * cards in front and the moves took up to dozens of Tabs. */
+  function cells(group) {
+    return [...group.querySelectorAll("[data-cell]")].filter((n) => !n.disabled);
+  }
+
+  function rove(group) {
+    const items = cells(group);
+    if (!items.length) return;
+    let at = items.indexOf(document.activeElement);
+    if (at < 0) at = Math.min(Number(group.dataset.at || 0), items.length - 1);
+    group.dataset.at = String(at);
+    items.forEach((n, i) => {
+      n.tabIndex = i === at ? 0 : -1;
+    });
+  }
+
+  function roveAll() {
+    for (const group of document.querySelectorAll("[data-rove]")) rove(group);
   }
 
   function phase() {
@@ -272,7 +310,7 @@
     const same = key && document.querySelector(key);
     const target =
       (same && !same.disabled && same.offsetParent !== null && same) ||
-      document.querySelector("#hand button.playable:not(:disabled), #table button.playable:not(:disabled)") ||
+      document.querySelector("#hand button.playable:not([aria-disabled]), #table button.playable:not([aria-disabled])") ||
       $("turn");
     target.focus({ preventScroll: true });
   }
@@ -307,6 +345,7 @@
     drawMoves(v, p);
     drawHelp(v);
     if (hadFocus) refocus(key, p);
+    roveAll();
   }
 
   function gauge(kind, label, value, max, text) {
@@ -345,13 +384,18 @@
             pl.front.map((c) => {
               const rank = c.slice(0, -1);
               const meaning = v.front[rank] || "";
-              return el("span", { class: "front-card" }, cardNode(c, { title: meaning }, true), " ", meaning);
+              const label = `in front of ${pl.name}: ${cardLabel(c)}${meaning ? ` (${meaning})` : ""}`;
+              return el("span", { class: "front-card" }, cardNode(c, { title: meaning, "aria-label": label }, true), " ", meaning);
             }),
           )
         : null;
+      const fronts = pl.front.length ? `; in front: ${pl.front.map(cardLabel).join(", ")}` : "";
+      const said =
+        `${pl.name} (${notes.join(", ")})${pl.name === st.current && !st.over ? ", to play" : ""}: ` +
+        `depth ${showDepth(pl.depth)} of ${showDepth(rules.max_depth)}, oxygen ${pl.oxygen} of ${rules.max_oxygen}${fronts}`;
       return el(
         "li",
-        { class: `diver${pl.name === st.current && !st.over ? " current" : ""}`, "data-seat": pl.seat, "data-depth": pl.depth, "data-oxygen": pl.oxygen },
+        { class: `diver${pl.name === st.current && !st.over ? " current" : ""}`, "data-seat": pl.seat, "data-depth": pl.depth, "data-oxygen": pl.oxygen, "data-cell": true, "aria-label": said },
         el("div", { class: "name" }, pl.name, " ", el("span", { class: "note" }, `(${notes.join(", ")})`)),
         el(
           "div",
@@ -379,23 +423,35 @@
   function drawTable(v, p) {
     const st = v.state;
     const slots = st.table.map((card, i) => {
-      if (!card) return el("span", { class: "card empty", "aria-label": `table slot ${i + 1}: empty` }, "—");
+      if (!card)
+        return el(
+          "span",
+          { class: "card empty", role: "img", "aria-label": `table slot ${i + 1} (t${i + 1}): empty`, "data-cell": true, "data-slot": i + 1 },
+          el("span", { class: "slot", "aria-hidden": "true" }, `t${i + 1}`),
+          "—",
+        );
       const plays = playsOf(v, card, i + 1);
       const playable = p === "yours" && plays.length > 0 && !app.recovering;
-      return cardNode(card, {
-        class: playable ? "playable" : "",
-        title: cardTitle(v, card, plays),
-        "data-slot": i + 1,
-        "aria-label": `table slot ${i + 1}: ${cardLabel(card)}${playable ? " (playable)" : ""}`,
-        disabled: !playable,
-        onclick: () => clickCard(card, i + 1),
-      });
+      const node = cardNode(
+        card,
+        {
+          class: playable ? "playable" : "",
+          title: cardTitle(v, card, plays),
+          "data-slot": i + 1,
+          "aria-label": `table slot ${i + 1} (t${i + 1}): ${cardLabel(card)}${playable ? " (playable)" : ""}`,
+          onclick: () => clickCard(card, i + 1),
+        },
+        false,
+        `t${i + 1}`,
+      );
+      return inert(node, !playable);
     });
     $("table").replaceChildren(...slots);
     const top = st.discard_top;
-    $("discard").replaceChildren(top ? cardNode(top, { title: "the top of the discard pile: a card of its rank or suit played now is doubled", "aria-label": `discard top: ${cardLabel(top)}` }) : el("span", { class: "card empty", role: "img", "aria-label": "discard: empty" }, "—"));
-    $("discard-size").textContent = `${st.discard_size} card${st.discard_size === 1 ? "" : "s"}`;
-    $("deck").replaceChildren(el("span", { "aria-label": `deck: ${st.deck_size} cards` }, String(st.deck_size)));
+    const pile = `${st.discard_size} card${st.discard_size === 1 ? "" : "s"}`;
+    $("discard").replaceChildren(top ? cardNode(top, { title: "the top of the discard pile: a card of its rank or suit played now is doubled", "aria-label": `discard top: ${cardLabel(top)} (${pile} in the pile)` }) : el("span", { class: "card empty", role: "img", "aria-label": "discard: empty", "data-cell": true }, "—"));
+    $("discard-size").textContent = pile;
+    $("deck").replaceChildren(el("span", { role: "img", "aria-label": `deck: ${st.deck_size} card${st.deck_size === 1 ? "" : "s"}`, "data-cell": true }, String(st.deck_size)));
   }
 
   function drawHand(v, p, me) {
@@ -405,15 +461,15 @@
     const hand = (me.hand || []).map((card, i) => {
       const plays = playsOf(v, card, null);
       const selected = app.selected.includes(card);
-      return cardNode(card, {
+      const node = cardNode(card, {
         class: yours && !app.recovering && plays.length ? "playable" : "",
         title: cardTitle(v, card, plays),
         "aria-pressed": app.recovering ? String(selected) : null,
         "aria-label": `${cardLabel(card)}${i < 9 ? ` (key ${i + 1})` : ""}`,
         "data-index": i + 1,
-        disabled: !yours,
         onclick: () => clickCard(card, null),
       });
+      return inert(node, !yours);
     });
     $("hand").replaceChildren(...hand);
     const canRecover = v.moves.some((m) => m.kind === "recover");
@@ -432,7 +488,7 @@
   function moveButton(m) {
     return el(
       "button",
-      { type: "button", "data-command": m.command, onclick: () => command(m.command) },
+      { type: "button", "data-command": m.command, "data-cell": true, onclick: () => command(m.command) },
       m.command,
       m.preview ? el("span", { class: "preview" }, " → " + m.preview) : null,
     );
@@ -500,6 +556,8 @@
 
   function closeChoices() {
     $("choices").hidden = true;
+    // Nothing stale left in the hidden box (a recovery's text stayed there).
+    $("choices-title").textContent = "";
     $("choices-list").replaceChildren();
   }
 
@@ -513,6 +571,7 @@
   function clickCard(card, slot) {
     const v = app.view;
     if (!v || phase() !== "yours") return;
+    if (slot !== null && app.recovering) return;
     if (app.recovering && slot === null) {
       const i = app.selected.indexOf(card);
       if (i >= 0) app.selected.splice(i, 1);
@@ -523,8 +582,11 @@
     const plays = playsOf(v, card, slot);
     if (plays.length === 1) return command(plays[0].command);
     if (plays.length === 0) {
+      // The page knows no rule: the host says why (its answer is the shell's, "7H cannot be
+      // played now: …"), and the hint adds what can be done instead.
       const recover = v.moves.some((m) => m.kind === "recover");
-      hint(`${card} cannot be played now${recover ? "; press r (Recover…) to select cards to recover" : ""}`, true);
+      app.instead = recover ? " — press r (Recover…) to select cards to recover" : "";
+      command(`play ${card}${slot ? ` t${slot}` : ""}`);
       return;
     }
     choose(
@@ -532,7 +594,7 @@
       plays.map((m) =>
         el(
           "button",
-          { type: "button", "data-command": m.command, onclick: () => command(m.command) },
+          { type: "button", "data-command": m.command, "data-cell": true, onclick: () => command(m.command) },
           describe(m),
           m.preview ? el("span", { class: "preview" }, " → " + m.preview) : null,
         ),
@@ -560,7 +622,7 @@
       matching.map((m) =>
         el(
           "button",
-          { type: "button", "data-command": line(m), "data-recover": true, onclick: () => finishRecovery(line(m)) },
+          { type: "button", "data-command": line(m), "data-recover": true, "data-cell": true, onclick: () => finishRecovery(line(m)) },
           m.over ? "recover, the K on top" : "recover",
           m.preview ? el("span", { class: "preview" }, " → " + m.preview) : null,
         ),
@@ -586,7 +648,7 @@
   function showQuestion(q) {
     choose(
       q.text,
-      q.options.map((name) => el("button", { type: "button", "data-answer": name, onclick: () => command(name) }, name)),
+      q.options.map((name) => el("button", { type: "button", "data-answer": name, "data-cell": true, onclick: () => command(name) }, name)),
     );
   }
 
@@ -603,6 +665,26 @@
     e.preventDefault();
     const text = $("chat-text").value.trim();
     if (text && send({ type: "say", text })) $("chat-text").value = "";
+  });
+
+  document.addEventListener("focusin", (e) => {
+    const group = e.target.closest && e.target.closest("[data-rove]");
+    if (!group || !e.target.hasAttribute("data-cell")) return;
+    const at = cells(group).indexOf(e.target);
+    if (at >= 0) group.dataset.at = String(at);
+    rove(group);
+  });
+
+  const STEPS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  document.addEventListener("keydown", (e) => {
+    const group = e.target.hasAttribute && e.target.hasAttribute("data-cell") && e.target.closest("[data-rove]");
+    if (group && (e.key in STEPS || e.key === "Home" || e.key === "End") && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      const items = cells(group);
+      const at = items.indexOf(e.target);
+      const next = e.key === "Home" ? 0 : e.key === "End" ? items.length - 1 : (at + STEPS[e.key] + items.length) % items.length;
+      e.preventDefault();
+      items[next].focus();
+    }
   });
 
   document.addEventListener("keydown", (e) => {
