@@ -41,7 +41,8 @@ pub const MAX_MCTS_ITERATIONS: u32 = 100_000;
 /// The most worker threads `sim --jobs` may start.
 pub const MAX_JOBS: usize = 256;
 /// The most moves a save file may hold (a longer game cannot be saved, and such a file is
-/// refused as soon as the count is passed).
+/// refused as soon as the count is passed); its list of step hashes, one per move, is bounded
+/// the same way.
 pub const MAX_SAVED_MOVES: usize = 50_000;
 /// The longest chain of rulesets that `extends` one another.
 pub const MAX_EXTENDS_DEPTH: usize = 16;

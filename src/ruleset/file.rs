@@ -39,6 +39,7 @@ use crate::core::{
 };
 
 use super::RulesetError;
+use crate::limits;
 
 /// The keys of a ruleset file as written, each with its span.
 #[derive(Debug, Deserialize)]
@@ -112,6 +113,16 @@ pub(crate) fn parse(source: &Source<'_>) -> Result<RawFile, RulesetError> {
     toml::from_str::<RawFile>(source.text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         let mut message = e.message().trim().to_string();
+        if message == "recursion limit" && span.is_empty() {
+            // A dotted key of too many parts: the parser gives no place (it used to be blamed
+            // on line 1, often `extends`), so find the key with the most parts.
+            if let Some((start, key, parts)) = deepest_key(source.text) {
+                return source.error(
+                    start..start,
+                    format!("`{}`: a dotted key of {parts} parts is nested too deeply", limits::quoted(&key)),
+                );
+            }
+        }
         let written = bare_value(source.text, span.start);
         if let Some((key, _)) = written.as_ref().filter(|(_, value)| value.is_empty()) {
             // `key =` with nothing after it (or only a comment): the parser reads the end of the
@@ -135,6 +146,62 @@ pub(crate) fn parse(source: &Source<'_>) -> Result<RawFile, RulesetError> {
         }
         source.error(span, message)
     })
+}
+
+/// The dotted key with the most parts in `text` (of a `key = …` line or a `[table]` header):
+/// its byte offset, the key as written and its number of parts.
+fn deepest_key(text: &str) -> Option<(usize, String, usize)> {
+    let mut deepest: Option<(usize, String, usize)> = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let indent = line.len() - line.trim_start().len();
+        let body = line.trim();
+        let (skip, key) = match body.strip_prefix('[') {
+            Some(header) => {
+                let header = header.trim_start_matches('[');
+                (body.len() - header.len(), header.split(']').next().unwrap_or(""))
+            }
+            None => (0, key_part(body)),
+        };
+        let parts = dotted_parts(key);
+        if parts > deepest.as_ref().map_or(1, |d| d.2) {
+            let key = key.trim();
+            let start = offset + indent + skip + (body[skip..].len() - body[skip..].trim_start().len());
+            deepest = Some((start, key.to_string(), parts));
+        }
+        offset += line.len();
+    }
+    deepest
+}
+
+/// The key of a `key = value` line: what comes before the first `=` outside quotes.
+fn key_part(line: &str) -> &str {
+    let mut quote = None;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, '=') => return &line[..i],
+            (None, '#') => return "",
+            _ => {}
+        }
+    }
+    ""
+}
+
+/// How many parts a dotted key has (`a."b.c".d` has 3).
+fn dotted_parts(key: &str) -> usize {
+    let mut quote = None;
+    let mut parts = 1;
+    for c in key.chars() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, '.') => parts += 1,
+            _ => {}
+        }
+    }
+    parts
 }
 
 /// The line holding byte `offset` of `text`.
@@ -427,5 +494,15 @@ mod tests {
         assert_eq!(key_at("a = 1\nhand_size = 'x'\n", 14).as_deref(), Some("hand_size"));
         assert_eq!(key_at("[display]\n", 2).as_deref(), Some("display"));
         assert_eq!(key_at("\"2+2\" = 3", 8).as_deref(), Some("2+2"));
+    }
+
+    #[test]
+    fn the_deepest_dotted_key_is_found() {
+        let text = "extends = \"standard\"\na.b = 1\n  x.\"y.z\".w.v = 2 # a.b.c.d.e.f\n[p.q]\n";
+        let (start, key, parts) = deepest_key(text).unwrap();
+        assert_eq!((key.as_str(), parts), ("x.\"y.z\".w.v", 4));
+        assert_eq!(line_col(text, start), (3, 3));
+        assert_eq!(deepest_key("[[a.b.c]]\nx = 1\n").map(|d| (d.1, d.2)), Some(("a.b.c".to_string(), 3)));
+        assert_eq!(deepest_key("extends = \"a.b\"\n"), None);
     }
 }

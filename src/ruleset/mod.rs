@@ -370,8 +370,20 @@ fn read_merged(origin: &Origin, text: &str, chain: &mut Vec<String>) -> Result<M
         },
         Some((base, span)) => {
             let looks_like_path = base.contains(['/', '\\']) || base.ends_with(".toml");
+            let on_disk = origin.join(base);
+            // A directory is named as one, whether or not the name could have been a shipped
+            // ruleset's (`extends = "rules"` next to a folder `rules/` is not a misspelling).
+            if let Origin::Disk(path) = &on_disk
+                && (looks_like_path || shipped(base).is_none())
+                && path.is_dir()
+            {
+                return Err(source.error(
+                    span.clone(),
+                    format!("`extends`: '{}' is a directory, not a ruleset file", limits::quoted(&on_disk.display())),
+                ));
+            }
             let base_origin = if looks_like_path {
-                origin.join(base)
+                on_disk
             } else {
                 shipped(base).ok_or_else(|| {
                     source.error(

@@ -71,8 +71,9 @@ pub struct SaveFile {
     #[serde(with = "action_list")]
     pub actions: Vec<Action>,
     /// The hash of every step ([`super::record::step_hash`], 16 hex digits), one per action:
-    /// what the replay of each move must give. Empty in a version 1 file.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// what the replay of each move must give. Empty in a version 1 file. Read with the
+    /// same bound as the actions (one step per move).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "step_list::deserialize")]
     pub steps: Vec<String>,
     /// Hints were switched off for this game (`--no-hints`).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -170,6 +171,38 @@ mod action_list {
                     actions.push(Action::from(action));
                 }
                 Ok(actions)
+            }
+        }
+        d.deserialize_seq(Bounded)
+    }
+}
+
+/// The step hashes, for `#[serde(deserialize_with = "step_list::deserialize")]`.
+mod step_list {
+    use super::*;
+
+    /// Stops at the first step past [`limits::MAX_SAVED_MOVES`], before reading the rest (a
+    /// file of nothing but empty hashes, `"", "", …`, would otherwise hold twenty times its
+    /// size in memory before the count of steps and moves is compared).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        struct Bounded;
+        impl<'de> serde::de::Visitor<'de> for Bounded {
+            type Value = Vec<String>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of step hashes")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+                let mut steps = Vec::new();
+                while let Some(step) = seq.next_element::<String>()? {
+                    if steps.len() == limits::MAX_SAVED_MOVES {
+                        return Err(serde::de::Error::custom(format_args!(
+                            "more than {} step hashes (a save holds at most that many moves, one hash each)",
+                            limits::MAX_SAVED_MOVES
+                        )));
+                    }
+                    steps.push(step);
+                }
+                Ok(steps)
             }
         }
         d.deserialize_seq(Bounded)

@@ -272,6 +272,65 @@ fn a_save_with_too_many_moves_is_refused_while_it_is_read() {
 }
 
 #[test]
+fn a_save_of_empty_step_hashes_is_refused_while_it_is_read() {
+    // Issue 35: 4.5 MB of `"", "", …` took ~111 MB before the count of steps was compared
+    // with the count of moves.
+    let dir = tmp();
+    let (file, mut save) = a_save(dir.path());
+    save["steps"] = Value::Array(vec![json!(""); 1_500_000]);
+    let text = serde_json::to_string(&save).unwrap();
+    assert!(text.len() > 4_500_000, "{}", text.len());
+    std::fs::write(&file, text).unwrap();
+    refused(
+        &["play", "--load", file.to_str().unwrap()],
+        &format!("{}: damaged save file: more than 50000 step hashes (a save holds at most", file.display()),
+    );
+}
+
+#[test]
+fn a_deep_dotted_key_is_blamed_on_itself_not_on_extends() {
+    // Issue 35: the parser gives no place for a key past its depth, and the key on line 1
+    // (`extends`) took the blame.
+    let dir = tmp();
+    let file = dir.path().join("deep.toml");
+    let key = vec!["a"; 200].join(".");
+    std::fs::write(&file, format!("extends = \"standard\"\nname = \"deep\"\n  {key} = 1\n")).unwrap();
+    let shown = format!("{}…", &key[..limits::MAX_QUOTED_CHARS]);
+    refused(
+        &["rules", "--ruleset", file.to_str().unwrap()],
+        &format!("deep.toml:3:3: `{shown}`: a dotted key of 200 parts is nested too deeply"),
+    );
+    std::fs::write(&file, format!("extends = \"standard\"\n[{key}]\nx = 1\n")).unwrap();
+    refused(
+        &["rules", "--ruleset", file.to_str().unwrap()],
+        &format!("deep.toml:2:2: `{shown}`: a dotted key of 200 parts is nested too deeply"),
+    );
+}
+
+#[test]
+fn a_directory_given_to_extends_is_named_as_a_directory() {
+    // Issue 35: `extends = "rules"` beside a folder `rules/` was called an unknown shipped
+    // ruleset.
+    let dir = tmp();
+    let d = dir.path();
+    std::fs::create_dir(d.join("rules")).unwrap();
+    std::fs::create_dir(d.join("base.toml")).unwrap();
+    for base in ["rules", "./rules", "base.toml"] {
+        std::fs::write(d.join("top.toml"), format!("extends = \"{base}\"\n")).unwrap();
+        let shown = base.strip_prefix("./").unwrap_or(base);
+        refused(
+            &["rules", "--ruleset", d.join("top.toml").to_str().unwrap()],
+            &format!("top.toml:1:11: `extends`: '{}' is a directory, not a ruleset file", d.join(shown).display()),
+        );
+    }
+    // A shipped name stays the shipped ruleset even beside a folder of that name.
+    std::fs::create_dir(d.join("meters")).unwrap();
+    std::fs::write(d.join("top.toml"), "extends = \"meters\"\n").unwrap();
+    let r = run(&["rules", "--ruleset", d.join("top.toml").to_str().unwrap()], "");
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+}
+
+#[test]
 fn extends_chains_and_mod_lists_are_bounded() {
     let dir = tmp();
     let d = dir.path();
