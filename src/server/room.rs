@@ -24,7 +24,7 @@ use super::web;
 use crate::core::{Action, Event, Seat, View, Viewer};
 use crate::table::json::{self as js, Object};
 use crate::table::render::{self, Style};
-use crate::table::reply::summary_lines_styled;
+use crate::table::reply::{question_json, summary_lines_styled};
 use crate::table::session::Session;
 use crate::table::{self as tables, Caller, Policy, Rendered, Reply, Table};
 
@@ -318,10 +318,7 @@ impl Room {
 
     /// The browser seat's snapshot for `conn` ([`web::seat_view`]), with its pending question.
     fn seat_view(&self, conn: Conn, role: Role, out: &mut Outbox) {
-        let question = self
-            .table
-            .question(Self::caller(role))
-            .map(|q| Object::one("text", json!(q.text())).with("options", json!(q.options())));
+        let question = self.table.question(Self::caller(role)).map(|q| question_json(&q));
         let view = web::seat_view(self.session(), self.viewer(role), question);
         self.reply(conn, vec![Object::one("seat_view", view)], Vec::new(), out);
     }
@@ -534,10 +531,7 @@ impl Room {
             }
         }
         if let Some(q) = self.table.question(Self::caller(role)) {
-            lines.push(Object::one(
-                "question",
-                Object::one("text", json!(q.text())).with("options", json!(q.options())),
-            ));
+            lines.push(Object::one("question", question_json(&q)));
             text.push(look.wrap(&q.text()));
         }
         if let Role::Seat(s) = role {

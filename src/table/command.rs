@@ -26,6 +26,9 @@ const BOT_MOVES_LIMIT: usize = 100_000;
 /// host's to start).
 pub const NOT_IN_NETWORK_GAMES: [&str; 4] = ["undo", "save", "reload", "again"];
 
+/// What the table says when a person decides to stay in an unsaved game.
+const NOT_QUITTING: &str = "(not quitting; 'save FILE' keeps the game)";
+
 /// Who sends a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Caller {
@@ -311,10 +314,6 @@ impl Table {
 
     /// The game's start: what the opening did, then the bots that move first.
     pub fn start(&mut self, out: &mut dyn Listener) {
-        self.start_into(out);
-    }
-
-    fn start_into(&mut self, out: &mut dyn Listener) {
         out.reply(self, Reply::Opened(self.session.start_events()));
         self.run_bots(out);
     }
@@ -330,14 +329,9 @@ impl Table {
         }
         match parse::parse(line) {
             Ok(None) => {}
-            Ok(Some(command)) => self.command_into(caller, command, out),
+            Ok(Some(command)) => self.command(caller, command, out),
             Err(message) => out.reply(self, Reply::Refused(message)),
         }
-    }
-
-    /// Runs one command from `caller`, then lets bots move.
-    pub fn command(&mut self, caller: Caller, command: Command, out: &mut dyn Listener) {
-        self.command_into(caller, command, out);
     }
 
     /// Nobody can answer `caller`'s question (the input ended, Ctrl-D).
@@ -378,11 +372,11 @@ impl Table {
                         return self.play(caller, action, out);
                     }
                     Ok(seat) => format!("{} cannot be chosen", self.game().name(seat)),
-                    // Another command instead of an answer drops the question and runs.
-                    Err(_) if matches!(parse::parse(line), Ok(Some(_))) => {
-                        return self.command_into(caller, parse::parse(line).ok().flatten().expect("parsed"), out);
-                    }
-                    Err(message) => message,
+                    Err(message) => match parse::parse(line) {
+                        // Another command instead of an answer drops the question and runs.
+                        Ok(Some(command)) => return self.command(caller, command, out),
+                        _ => message,
+                    },
                 };
                 let question = Question::Target { card, role: role.clone(), options: names, problem: Some(problem) };
                 self.ask(caller, Pending::Target { action, card, role, options }, question, out);
@@ -398,27 +392,28 @@ impl Table {
             Pending::Overwrite { then_quit, .. } => {
                 out.reply(self, Reply::Note("(not saved)".into()));
                 if then_quit {
-                    out.reply(self, Reply::Note("(not quitting; 'save FILE' keeps the game)".into()));
+                    out.reply(self, Reply::Note(NOT_QUITTING.into()));
                 }
             }
             Pending::Again { players } if yes => self.again(caller, players, false, out),
             Pending::Again { .. } => out.reply(self, Reply::Note("(the game goes on)".into())),
             Pending::Quit => match line.trim().to_lowercase().as_str() {
                 "y" | "yes" => out.reply(self, Reply::Quit),
-                "" | "n" | "no" => out.reply(self, Reply::Note("(not quitting; 'save FILE' keeps the game)".into())),
+                "" | "n" | "no" => out.reply(self, Reply::Note(NOT_QUITTING.into())),
                 _ => {
                     self.save(caller, line.trim(), true, out);
                     if !self.session.is_dirty() {
                         out.reply(self, Reply::Quit);
                     } else if self.pending.is_none() {
-                        out.reply(self, Reply::Note("(not quitting; 'save FILE' keeps the game)".into()));
+                        out.reply(self, Reply::Note(NOT_QUITTING.into()));
                     }
                 }
             },
         }
     }
 
-    fn command_into(&mut self, caller: Caller, command: Command, out: &mut dyn Listener) {
+    /// Runs one command from `caller`, then lets bots move.
+    pub fn command(&mut self, caller: Caller, command: Command, out: &mut dyn Listener) {
         let word = command.word();
         if !self.policy.offers(word) && !matches!(command, Command::Hint | Command::Review) {
             let message = format!("'{word}' is not available in a network game (the host saves every move)");
@@ -780,7 +775,7 @@ impl Table {
                 self.session = session;
                 self.pending = None;
                 out.reply(self, Reply::NewGame { seed });
-                self.start_into(out);
+                self.start(out);
             }
             Err(e) => out.reply(self, Reply::Refused(e)),
         }
@@ -810,11 +805,11 @@ fn say_text(line: &str) -> Option<&str> {
 }
 
 /// A `play` command made into an action for the current player: ready, or waiting for the
-/// player to name a target among `options` (the card's own `question`).
+/// player to name a target among `options` (the table asks it: [`Question::Target`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Play {
     Ready(Action),
-    Ask { action: Action, options: Vec<Seat>, question: String },
+    Ask { action: Action, options: Vec<Seat> },
 }
 
 /// The pieces of a `play` command as an action for the current player of `game`: the source
@@ -844,11 +839,7 @@ pub fn play_action(game: &Game, card: Card, place: Place, target: Option<Who>, o
             }
             return Ok(Play::Ready(action));
         }
-        let names: Vec<String> = options.iter().map(|&s| game.name(s).to_string()).collect();
-        // The card's entry words the question (a mod's card asks its own).
-        let role = game.registry().target_question(card.rank);
-        let question = format!("{card}: {role}? ({})", super::render::or_list(&names));
-        return Ok(Play::Ask { action, options, question });
+        return Ok(Play::Ask { action, options });
     }
     Ok(Play::Ready(action))
 }

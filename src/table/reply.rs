@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::core::{Action, Event, Viewer};
 use crate::limits;
-use crate::table::command::{HelpTopic, Reply, Table};
+use crate::table::command::{HelpTopic, Question, Reply, Table};
 use crate::table::hint;
 use crate::table::json::{self as js, Object};
 use crate::table::parse;
@@ -92,10 +92,7 @@ impl Table {
                 out.line(Object::one("warning", json!(w)), look.wrap(&look.style.dim(&format!("warning: {shown}"))))
             }
             Reply::BotStuck(message) | Reply::Refused(message) => out.error(message, look),
-            Reply::Question(q) => {
-                let o = Object::one("text", json!(q.text())).with("options", json!(q.options()));
-                out.line(Object::one("question", o), look.wrap(&q.text()))
-            }
+            Reply::Question(q) => out.line(Object::one("question", question_json(q)), look.wrap(&q.text())),
             Reply::NotPlayed => Rendered { json: Vec::new(), text: vec!["(not played)".into()] },
             Reply::Note(text) => Rendered { json: Vec::new(), text: vec![look.wrap(text)] },
             Reply::Moves { seat, actions, failure } => {
@@ -472,6 +469,11 @@ pub fn summary_lines_styled(session: &Session, style: Style) -> Vec<String> {
         lines.push("(a rescue sends a diver back to depth 0: watch the oxygen column of 'moves')".into());
     }
     lines
+}
+
+/// A question as the JSON contract and the network carry it: `{"text": …, "options": […]}`.
+pub fn question_json(q: &Question) -> Object {
+    Object::one("text", json!(q.text())).with("options", json!(q.options()))
 }
 
 /// `text` as a shell word: as it is when it holds nothing a shell reads, else in single quotes.
