@@ -126,6 +126,13 @@ pub struct Registry {
     /// cost, gain and win (no after-move hook, no replaced rescue): then a planner's model of
     /// the rules is what a play does ([`Registry::plays_as_modelled`]). Kept by every setter.
     modelled: bool,
+    /// Per rank (bit `number`), whether a checked play of it runs only built-in code that
+    /// cannot fail ([`Registry::resolves_natively`]); bit 0: whether a recovery or a pass
+    /// does. Kept by every setter, so that the engine's every move reads one field.
+    native: u16,
+    /// Per [`Point`] (bit `point as u8`), whether a reaction to it is registered: read at
+    /// every draw and breath, so kept beside `native` instead of read from `reactions`.
+    reacting: u8,
     /// The built-in card entries, to recognise where an `aim` delegation ends.
     builtins: [Arc<dyn Effect>; 4],
     /// For entries that keep state outside the game (a mod's Lua variables): how a copy of a
@@ -186,17 +193,37 @@ impl Registry {
             reactions: Default::default(),
             descriptions: Default::default(),
             modelled: true,
+            native: u16::MAX,
+            reacting: 0,
             builtins,
             copier: None,
         }
     }
 
-    /// Works out [`Registry::plays_as_modelled`] again after a change.
-    fn refresh_modelled(&mut self) {
+    /// Works out what the engine and the planners read on every move
+    /// ([`Registry::plays_as_modelled`], [`Registry::resolves_natively`]) again after a change.
+    /// Every setter ends with it.
+    fn refresh(&mut self) {
         self.modelled = self.after_move.is_empty()
             && self.rescue.is_none()
             && self.reactions.iter().all(Vec::is_empty)
             && Rank::all().all(|rank| self.entry(rank).builtin == Some(Builtin::of(rank)));
+        self.reacting = 0;
+        for (point, reactions) in self.reactions.iter().enumerate() {
+            if !reactions.is_empty() {
+                self.reacting |= 1 << point;
+            }
+        }
+        self.native = 0;
+        if self.hooks_are_builtin() {
+            self.native = 1;
+            for rank in Rank::all() {
+                let own = Builtin::of(rank);
+                if self.entry(rank).builtin == Some(own) && self.aim_slots[usize::from(rank.number())] == own as u16 {
+                    self.native |= 1 << rank.number();
+                }
+            }
+        }
     }
 
     /// Sets how a copy of a game gets its own copy of the state these entries keep (see
@@ -212,6 +239,13 @@ impl Registry {
             None => Arc::clone(registry),
             Some(copier) => copier.copy(),
         }
+    }
+
+    /// Whether the entries keep state outside the game (a mod's Lua variables, with a
+    /// [`Copier`] for them): [`Game::apply`](super::Game::apply) then keeps a copy of that
+    /// state too while an action runs, to go back to if the action fails.
+    pub fn keeps_state(&self) -> bool {
+        self.copier.is_some()
     }
 
     fn entry(&self, rank: Rank) -> &Entry {
@@ -240,7 +274,7 @@ impl Registry {
             AimBy::Entry(_) => ASK,
         };
         self.cards[i] = Entry { effect, builtin, aim };
-        self.refresh_modelled();
+        self.refresh();
     }
 
     /// The oxygen-cost hook now in force (the built-in one as a closure), to wrap it.
@@ -249,6 +283,7 @@ impl Registry {
     }
     pub fn set_oxygen_cost(&mut self, hook: OxygenCost) {
         self.oxygen_cost = Some(hook);
+        self.refresh();
     }
     /// The win check now in force, to wrap it.
     pub fn win_check(&self) -> WinCheck {
@@ -256,6 +291,7 @@ impl Registry {
     }
     pub fn set_win_check(&mut self, hook: WinCheck) {
         self.win_check = Some(hook);
+        self.refresh();
     }
     /// The rescue now in force, to wrap it.
     pub fn rescue(&self) -> Rescue {
@@ -268,7 +304,7 @@ impl Registry {
     }
     pub fn set_rescue(&mut self, hook: Rescue) {
         self.rescue = Some(hook);
-        self.refresh_modelled();
+        self.refresh();
     }
     /// The recovery-gain hook now in force, to wrap it.
     pub fn recovery_gain(&self) -> RecoveryGain {
@@ -276,26 +312,29 @@ impl Registry {
     }
     pub fn set_recovery_gain(&mut self, hook: RecoveryGain) {
         self.recovery_gain = Some(hook);
+        self.refresh();
     }
     /// Adds a hook that runs when a turn starts (after the ones already added).
     pub fn add_turn_start(&mut self, hook: TurnStart) {
         self.turn_start.push(hook);
+        self.refresh();
     }
     /// Adds a hook that runs when a turn starts, before the ones already added (a test's or
     /// scenario's set-up that the ruleset's own hooks then see).
     pub fn add_turn_start_first(&mut self, hook: TurnStart) {
         self.turn_start.insert(0, hook);
+        self.refresh();
     }
     /// Adds a reaction to `point` (after the ones already added).
     pub fn add_reaction(&mut self, point: Point, hook: Reaction) {
         self.reactions[point as usize].push(hook);
-        self.refresh_modelled();
+        self.refresh();
     }
 
     /// Adds a hook that runs after a diver moved (after the ones already added).
     pub fn add_after_move(&mut self, hook: AfterMove) {
         self.after_move.push(hook);
-        self.refresh_modelled();
+        self.refresh();
     }
 
     /// Whether the oxygen cost, the recovery gain and the win check are the built-in hooks,
@@ -346,7 +385,7 @@ impl Registry {
         modelled.after_move.clear();
         modelled.rescue = None;
         modelled.reactions = Default::default();
-        modelled.refresh_modelled();
+        modelled.refresh();
         modelled
     }
 
@@ -378,17 +417,13 @@ impl Registry {
     /// for a play, the rank's own built-in card answering both `aim` and the play (a built-in
     /// card under another rank can fail: a Jolt's aim does not know a Q cannot stack), and
     /// every hook. The engine then needs no copy of the state to go back to.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn resolves_natively(&self, action: &Action) -> bool {
-        self.hooks_are_builtin()
-            && match action {
-                Action::Play { card, .. } => {
-                    let own = Builtin::of(card.rank);
-                    let entry = self.entry(card.rank);
-                    entry.builtin == Some(own) && self.aim_slots[usize::from(card.rank.number())] == own as u16
-                }
-                Action::Recover { .. } | Action::Pass => true,
-            }
+        let bit = match action {
+            Action::Play { card, .. } => card.rank.number(),
+            Action::Recover { .. } | Action::Pass => 0,
+        };
+        self.native & (1 << bit) != 0
     }
 
     // ----- what the engine asks -----
@@ -535,7 +570,7 @@ impl Hooks for Registry {
 
     #[inline(always)]
     fn reacts(&self, point: Point) -> bool {
-        !self.reactions[point as usize].is_empty()
+        self.reacting & (1 << point as u8) != 0
     }
 
     fn react<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, moment: &Moment<'_>) -> Result<(), EffectError> {
@@ -593,5 +628,65 @@ impl Effect for BuiltinCard {
 
     fn target_question(&self) -> &str {
         self.0.question()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::action::Source;
+    use crate::core::card::Suit;
+
+    fn natives(registry: &Registry) -> Vec<bool> {
+        let mut all: Vec<bool> = Rank::all()
+            .map(|rank| registry.resolves_natively(&Action::play(Card::new(rank, Suit::Hearts), Source::Hand)))
+            .collect();
+        all.push(registry.resolves_natively(&Action::Pass));
+        all
+    }
+
+    /// The engine skips the undo copy on what `resolves_natively` says, read from a field
+    /// that every setter keeps: each setter must say "not native" for what it changes.
+    #[test]
+    fn every_setter_keeps_what_resolves_natively() {
+        let standard = Registry::standard();
+        assert!(natives(&standard).iter().all(|&n| n), "the standard rules run natively");
+
+        type Setter = Box<dyn Fn(&mut Registry)>;
+        let hooks: Vec<(&str, Setter)> = vec![
+            ("oxygen cost", Box::new(|r| r.set_oxygen_cost(Arc::new(|_, _, _| Ok(1))))),
+            ("win check", Box::new(|r| r.set_win_check(Arc::new(|_, _| Ok(false))))),
+            ("rescue", Box::new(|r| r.set_rescue(Arc::new(|_, _| Ok(()))))),
+            ("recovery gain", Box::new(|r| r.set_recovery_gain(Arc::new(|_, _, _| Ok(Gain::Amount(0)))))),
+            ("turn start", Box::new(|r| r.add_turn_start(Arc::new(|_, _| Ok(()))))),
+            ("turn start first", Box::new(|r| r.add_turn_start_first(Arc::new(|_, _| Ok(()))))),
+            ("after move", Box::new(|r| r.add_after_move(Arc::new(|_, _, _, _| Ok(()))))),
+            ("reaction", Box::new(|r| r.add_reaction(Point::TurnEnded, Arc::new(|_, _| Ok(()))))),
+        ];
+        for (name, set) in hooks {
+            let mut registry = Registry::standard();
+            set(&mut registry);
+            assert!(natives(&registry).iter().all(|&n| !n), "after setting the {name} hook nothing runs natively");
+        }
+
+        // Each point reacts once a reaction to it is added, and only that point.
+        for point in Point::ALL {
+            let mut registry = Registry::standard();
+            assert!(Point::ALL.iter().all(|&p| !registry.reacts(p)));
+            registry.add_reaction(point, Arc::new(|_, _| Ok(())));
+            for other in Point::ALL {
+                assert_eq!(registry.reacts(other), other == point, "{other:?} after a reaction to {point:?}");
+            }
+        }
+
+        // A built-in card under another rank can fail: only that rank loses the fast path.
+        let (six, seven) = (Rank::new(6).unwrap(), Rank::new(7).unwrap());
+        let mut registry = Registry::standard();
+        registry.set_effect(seven, registry.effect(Rank::JACK));
+        let expected: Vec<bool> = Rank::all().map(|rank| rank != seven).chain([true]).collect();
+        assert_eq!(natives(&registry), expected);
+        // Putting the rank's own entry back gives it back.
+        registry.set_effect(seven, registry.effect(six));
+        assert!(natives(&registry).iter().all(|&n| n));
     }
 }

@@ -4,8 +4,10 @@
 //! `apply` checks the action ([`legal::check`]), then resolves it: the
 //! card's entry (or the recovery, or a pass), the replacement draw (D6), the end of the turn
 //! and the next turn's start hooks. When the action runs anything but built-in code, the
-//! state is copied first and put back if that code fails, and the events go to the caller's
-//! sink only once the action succeeded: a refused or failed action changes nothing.
+//! state is copied first and put back if that code fails — and so is what the entries keep
+//! outside the state (a mod's Lua variables, [`Registry::keeps_state`]) — and the events go
+//! to the caller's sink only once the action succeeded: a refused or failed action changes
+//! nothing, so no caller keeps a copy of the game of its own.
 //!
 //! Invariants, checked by the tests after every action:
 //! - a refused action leaves the game exactly as it was, whatever entry or hook refused;
@@ -199,9 +201,11 @@ impl Game {
             debug_assert_eq!(result, Ok(()), "built-in code failed on '{action}'");
             return result.map_err(|e| ActionError::Script(e.0));
         }
-        // Scripted code may fail half-way: keep a copy to go back to, and hold the events back.
+        // Scripted code may fail half-way: keep a copy to go back to, of the state and of
+        // what the entries keep outside it (a mod's Lua variables), and hold the events back.
         let before = undo.get_or_insert_with(|| Box::new(state.clone()));
         State::clone_from(before, state);
+        let kept = registry.keeps_state().then(|| Registry::for_copy(registry));
         pending.clear();
         match resolve(state, registry, action, pending) {
             Ok(()) => {
@@ -210,6 +214,9 @@ impl Game {
             }
             Err(e) => {
                 std::mem::swap(state, before);
+                if let Some(kept) = kept {
+                    *registry = kept;
+                }
                 Err(ActionError::Script(e.0))
             }
         }

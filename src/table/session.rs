@@ -293,21 +293,13 @@ impl Session {
     }
 
     /// Plays `action` for the current player; a refused action changes nothing, the mods'
-    /// Lua variables included: an action that runs a mod is played after keeping a copy of
-    /// the game (which copies the mods' globals, see [`Game::clone`]), and when a mod fails
-    /// half-way the game goes on from that copy, so what the handler changed before it failed
-    /// is not kept (a replay of the saved moves never runs it).
+    /// Lua variables included ([`Game::apply`] goes back to them when a mod fails half-way),
+    /// so what a handler changed before it failed is not kept (a replay of the saved moves
+    /// never runs it).
     pub fn apply(&mut self, action: Action) -> Result<&[Event], ActionError> {
         let seat = self.game.current();
         let mut events = Vec::new();
-        self.game.check(&action)?;
-        let before = (!self.game.registry().resolves_natively(&action)).then(|| self.game.clone());
-        if let Err(e) = self.game.apply(&action, &mut events) {
-            if let Some(before) = before {
-                self.game = before;
-            }
-            return Err(e);
-        }
+        self.game.apply(&action, &mut events)?;
         let events = keep_narration(&self.entries, events);
         let step = record::step_hash(&self.game, &self.bots, &events);
         if let Some(legacy) = &mut self.legacy_steps {

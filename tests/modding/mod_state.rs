@@ -237,6 +237,30 @@ fn a_refused_action_does_not_keep_what_the_mod_counted() {
     assert!(loaded.game() == session.game());
 }
 
+/// The same, on the core's `Game` with nobody keeping a copy of it: `apply` itself goes back
+/// to the mod's globals as they were when a mod fails half-way.
+#[test]
+fn a_refused_action_leaves_the_games_mod_state_as_it_was() {
+    let mut game = deal().game_with(load("count-then-fail.lua"));
+    for text in ["play 5H", "play 5D"] {
+        let chosen = action(&game, text);
+        game.apply(&chosen, &mut Vec::new()).unwrap();
+    }
+    let before = game.clone();
+    let chosen = action(&game, "play 5C");
+    let refused = game.apply(&chosen, &mut Vec::new()).unwrap_err();
+    assert!(refused.to_string().contains("5C is refused after counting it"), "{refused}");
+    assert!(game == before, "the state is as it was");
+    for text in ["play 9D", "play 5S"] {
+        let chosen = action(&game, text);
+        let mut events = Vec::new();
+        game.apply(&chosen, &mut events).unwrap();
+        if text == "play 5S" {
+            assert!(events.iter().any(|e| matches!(e, Event::Said { .. })), "5S is the third five counted: {events:?}");
+        }
+    }
+}
+
 /// A preview tells what a move does as far as the mover can know, not how a random roll will
 /// come out: the same move on the same deal, in games of different seeds, rolls differently,
 /// and its preview (worked out with a generator of its own) cannot foretell the rolls. Before,
