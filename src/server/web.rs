@@ -102,12 +102,11 @@ pub fn seat_view(session: &Session, viewer: Viewer, question: Option<Object>) ->
     let mut shown: Vec<Card> = game.table().iter().flatten().copied().collect();
     shown.extend(game.discard_top());
     let mut fronts: Vec<Rank> = Vec::new();
-    for (s, p) in game.players().iter().enumerate() {
-        shown.extend(p.front.iter().copied());
-        fronts.extend(p.front.iter().map(|c| c.rank));
-        if viewer.sees_hand(s) {
-            shown.extend(p.hand.iter().copied());
-        }
+    let seen = crate::core::Observation::of(game, viewer);
+    for diver in seen.divers() {
+        shown.extend(diver.front.iter().copied());
+        fronts.extend(diver.front.iter().map(|c| c.rank));
+        shown.extend(diver.hand.into_iter().flatten().copied());
     }
     let mut ranks: Vec<Rank> = shown.iter().map(|c| c.rank).collect();
     ranks.sort_by_key(|r| r.number());
@@ -121,7 +120,7 @@ pub fn seat_view(session: &Session, viewer: Viewer, question: Option<Object>) ->
         fronts.iter().filter_map(|&r| render::front_meaning(game, r).map(|m| (r.to_string(), json!(m)))).collect();
     Object::new()
         .with("seat", json!(seat.map(|s| s + 1)))
-        .with("state", crate::table::json::state_for(&crate::core::Observation::of(game, viewer), session.bots()))
+        .with("state", crate::table::json::state_for(&seen, session.bots()))
         .with(
             "rules",
             json!({

@@ -344,7 +344,7 @@ impl<W: Write> Viewing<W> {
             return self.error("no hint: the game is over here (try 'review')");
         }
         let seat = game.current();
-        if !replay.viewer.sees_hand(seat) {
+        if crate::core::Observation::of(game, replay.viewer).hand(seat).is_none() {
             return self.error(&format!(
                 "no hint: {} is to move, and this replay does not show their hand (replay --as {})",
                 game.name(seat),

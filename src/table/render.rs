@@ -10,7 +10,8 @@
 //! again, not cut where the source line ended), [`ascii`] for a terminal without Unicode.
 
 use crate::core::{
-    Action, ActionError, Card, Event, Game, Outcome, Rank, Registry, Rules, Seat, Seen, Source, SuitPattern, Viewer,
+    Action, ActionError, Card, Event, Game, Observation, Outcome, Rank, Registry, Rules, Seat, Seen, Source,
+    SuitPattern, Viewer,
 };
 
 /// How to draw text: colours (ANSI) and Unicode (suit symbols, bars) on or off.
@@ -484,9 +485,9 @@ pub fn board_after(
             out.push('\n');
         }
     }
-    for (seat, p) in game.players().iter().enumerate() {
-        if viewer.sees_hand(seat) {
-            out += &format!("  {} hand: {}\n", possessive(game.name(seat)), s.cards(&p.hand));
+    for diver in Observation::of(game, viewer).divers() {
+        if let Some(hand) = diver.hand {
+            out += &format!("  {} hand: {}\n", possessive(diver.name), s.cards(hand));
         }
     }
     out
@@ -676,7 +677,7 @@ pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
     let mut pushed: Vec<(Seat, u32)> = Vec::new();
     let mut others_rescued: Vec<Seat> = Vec::new();
     for ev in events {
-        let Seen::Whole(ev) = viewer.sees(ev) else { continue };
+        let Seen::Whole(ev) = Observation::of(game, viewer).event(ev) else { continue };
         match ev {
             Event::Moved { player, to, .. } if *player == me => {
                 depth = *to;

@@ -297,6 +297,19 @@ fn only_the_table_interprets_commands() {
     assert!(!dispatches_a_command("// Command::Hint => is the table's"));
 }
 
+/// One place decides what a viewer may see: outside the core, nothing asks whether a hand
+/// is visible itself; the renderers read [`Observation`](diving::core::Observation), whose
+/// hands are `None` where the viewer may not look.
+#[test]
+fn only_the_observation_decides_which_hands_are_seen() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    files.retain(|(path, _)| !Path::new(path).starts_with(root.join("core")));
+    let found = breaches(&files, |line| code(line).contains("sees_hand("));
+    assert!(found.is_empty(), "a renderer decides itself which hands a viewer sees:\n{}", found.join("\n"));
+}
+
 /// The server's room, where every message is made, does no I/O of its own: no socket, file,
 /// clock or printing (the edge, `server/net.rs`, passes the time in and saves).
 #[test]
