@@ -23,7 +23,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 use crate::limits::{Line, MAX_LINE_BYTES};
-use crate::server::protocol::{PROTOCOL, READ_BUFFER, RulesetId};
+use crate::server::protocol::{ClientMessage, Display, PROTOCOL, READ_BUFFER, RulesetId};
 use crate::shell::terminal::{self, Terminal, Words};
 use crate::table::render::Style;
 
@@ -127,18 +127,17 @@ struct Shell {
 
 async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCode> {
     let url = url(&options.target)?;
-    let ruleset = options.ruleset.as_ref().map(RulesetId::to_json);
+    let ruleset = options.ruleset.clone();
     let style = crate::shell::terminal_style(options.no_color);
     let display =
-        at_terminal.then(|| json!({ "color": style.color, "unicode": style.unicode, "width": terminal::columns() }));
-    let hello = match (options.seat, &options.token) {
+        at_terminal.then(|| Display { color: style.color, unicode: style.unicode, width: Some(terminal::columns()) });
+    let mut hello = match (options.seat, &options.token) {
         (Some(seat), Some(token)) => {
-            json!({ "type": "join", "protocol": PROTOCOL, "seat": seat, "token": token, "ruleset": ruleset, "display": display })
+            ClientMessage::Join { protocol: PROTOCOL, seat, token: token.clone(), ruleset, display, since: None }
         }
-        (None, None) => json!({ "type": "watch", "protocol": PROTOCOL, "ruleset": ruleset, "display": display }),
+        (None, None) => ClientMessage::Watch { protocol: PROTOCOL, ruleset, display, since: None },
         _ => bail!("--seat and --token go together (the host's invite has both); without them you watch"),
     };
-    let mut hello = hello;
     let (mut sink, mut stream) = connect(&url, &hello).await?;
     // A seat whose connection breaks gets back in by itself, with its token (a spectator or
     // a script reading JSON starts again as it likes).
@@ -180,8 +179,10 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                 };
                 if let Some(why) = lost.filter(|_| rejoins && !over && !leaving) {
                     screen.print(&format!("({why}; getting back in…)\n"))?;
-                    if let Some(at) = seen {
-                        hello["since"] = json!(at);
+                    if let (Some(at), ClientMessage::Join { since, .. } | ClientMessage::Watch { since, .. }) =
+                        (seen, &mut hello)
+                    {
+                        *since = usize::try_from(at).ok();
                     }
                     match rejoin(&url, &hello, &mut screen, &mut lines).await? {
                         Some((new_sink, new_stream)) => (sink, stream) = (new_sink, new_stream),
@@ -272,8 +273,8 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                     Some(Input::Line(line)) => line,
                     Some(Input::Width(width)) => {
                         if connected {
-                            let message = json!({ "type": "display", "color": style.color, "unicode": style.unicode, "width": width });
-                            sink.send(Message::text(message.to_string())).await?;
+                            let message = ClientMessage::Display(Display { color: style.color, unicode: style.unicode, width: Some(width) });
+                            sink.send(Message::text(message.to_text())).await?;
                         }
                         continue;
                     }
@@ -297,8 +298,8 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                     continue;
                 }
                 leaving = is_quit(&line);
-                let message = json!({ "type": "command", "line": line });
-                sink.send(Message::text(message.to_string())).await?;
+                let message = ClientMessage::Command { line, seat: None };
+                sink.send(Message::text(message.to_text())).await?;
             }
         }
     }
@@ -316,13 +317,13 @@ type Stream = futures_util::stream::SplitStream<Socket>;
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// Opens the connection and says `hello` (the `join` or `watch` message).
-async fn connect(url: &str, hello: &Value) -> anyhow::Result<(Sink, Stream)> {
+async fn connect(url: &str, hello: &ClientMessage) -> anyhow::Result<(Sink, Stream)> {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
     let (socket, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), false)
         .await
         .map_err(|e| connect_error(url, e))?;
     let (mut sink, stream) = socket.split();
-    sink.send(Message::text(hello.to_string())).await?;
+    sink.send(Message::text(hello.to_text())).await?;
     Ok((sink, stream))
 }
 
@@ -360,7 +361,7 @@ const REJOIN_TRIES: u32 = 32;
 /// leaves (`None`), anything else is answered with where things stand.
 async fn rejoin(
     url: &str,
-    hello: &Value,
+    hello: &ClientMessage,
     screen: &mut Screen,
     lines: &mut tokio::sync::mpsc::Receiver<Input>,
 ) -> anyhow::Result<Option<(Sink, Stream)>> {

@@ -110,7 +110,7 @@ impl Limits {
 
 /// What names a ruleset across machines: how it was named, a hash of its content (every rule
 /// and every mod's code), and its mods.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RulesetId {
     pub name: String,
     pub hash: String,
@@ -148,8 +148,9 @@ fn shown_name(spec: &str) -> String {
     if stem.is_empty() { spec.to_string() } else { stem.to_string() }
 }
 
-/// A message from a client.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// A message from a client: what the host reads, and what `diving join` writes (an absent
+/// field is left out of the text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMessage {
     /// Take (or take back) a seat: 1-based `seat` and its secret token; `ruleset`, when
@@ -158,24 +159,24 @@ pub enum ClientMessage {
         protocol: u32,
         seat: usize,
         token: String,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         ruleset: Option<RulesetId>,
         /// A terminal's display (version 3): text for it, and `screen` messages.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         display: Option<Display>,
         /// (version 4) The `at` of the last `output` this client received in this room: the
         /// host sends what came after it (`None`: everything since the game began).
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         since: Option<usize>,
     },
     /// Watch the room's public view.
     Watch {
         protocol: u32,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         ruleset: Option<RulesetId>,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         display: Option<Display>,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         since: Option<usize>,
     },
     /// The terminal changed (its width, after a resize): text from now on is made for this.
@@ -184,7 +185,7 @@ pub enum ClientMessage {
     /// `seat`, when given, must be the connection's own.
     Command {
         line: String,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         seat: Option<usize>,
     },
     /// Chat to the table.
@@ -195,6 +196,11 @@ pub enum ClientMessage {
 }
 
 impl ClientMessage {
+    /// The message as it goes over the wire (one JSON object).
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).expect("a client message serialises")
+    }
+
     /// Reads one message, or says plainly what is wrong with it.
     pub fn parse(text: &str) -> Result<ClientMessage, String> {
         Self::parse_with_id(text).map(|(message, _)| message)
@@ -249,7 +255,7 @@ fn js_text(value: &Value) -> String {
 
 /// How a terminal client shows text (version 3): with colour, with Unicode (suit symbols,
 /// bars), and how many columns wide (text is wrapped and the board laid out for it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Display {
     #[serde(default)]
     pub color: bool,
@@ -303,6 +309,46 @@ pub use crate::limits::clean_chat;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `diving join` writes is what the host reads: every message it sends comes back
+    /// the same through the host's parser, and a field it has no value for is left out.
+    #[test]
+    fn what_join_writes_the_host_reads() {
+        let ruleset = RulesetId { name: "sharks".into(), hash: "abc".into(), mods: vec!["sharks.lua".into()] };
+        let display = Display { color: true, unicode: false, width: Some(100) };
+        let messages = [
+            ClientMessage::Join {
+                protocol: PROTOCOL,
+                seat: 2,
+                token: "t0k".into(),
+                ruleset: Some(ruleset.clone()),
+                display: Some(display),
+                since: Some(7),
+            },
+            ClientMessage::Join {
+                protocol: PROTOCOL,
+                seat: 1,
+                token: "t".into(),
+                ruleset: None,
+                display: None,
+                since: None,
+            },
+            ClientMessage::Watch { protocol: PROTOCOL, ruleset: Some(ruleset), display: None, since: Some(0) },
+            ClientMessage::Display(display),
+            ClientMessage::Command { line: "play 7h".into(), seat: None },
+            ClientMessage::Say { text: "hi".into() },
+            ClientMessage::SeatView,
+        ];
+        for message in messages {
+            let text = message.to_text();
+            assert_eq!(ClientMessage::parse(&text).as_ref(), Ok(&message), "{text}");
+            assert!(!text.contains("null"), "an absent field is left out: {text}");
+        }
+        assert_eq!(
+            ClientMessage::Command { line: "moves".into(), seat: None }.to_text(),
+            r#"{"type":"command","line":"moves"}"#
+        );
+    }
 
     #[test]
     fn messages_are_read_with_plain_errors() {
