@@ -365,10 +365,27 @@ async fn arrow_through(page: &Client) -> Vec<String> {
 /// A layout fact measured in the page at the window's size: `[scrollWidth, innerWidth, the
 /// hand's top, innerHeight]`.
 async fn layout(page: &Client, width: u32, height: u32) -> Vec<f64> {
-    // The window's size counts the browser's own frame: the page gets `height` once that is added.
-    page.set_window_size(width, height).await.unwrap();
-    let inner = page.execute("return window.innerHeight", vec![]).await.unwrap().as_f64().unwrap() as u32;
-    page.set_window_size(width, height + height.saturating_sub(inner)).await.unwrap();
+    // The window's size counts the browser's own frame: the page gets `height` once that is
+    // added. The page learns of a new size a little later (on a busy machine it read the old
+    // one), so the frame is measured again until the page has the size asked for.
+    let inner_height = || async {
+        page.execute("return [window.innerWidth, window.innerHeight]", vec![]).await.unwrap().as_array().unwrap()[1]
+            .as_f64()
+            .unwrap() as u32
+    };
+    let mut outer = height;
+    let deadline = std::time::Instant::now() + PAGE_WAIT;
+    loop {
+        page.set_window_size(width, outer).await.unwrap();
+        let inner = inner_height().await;
+        if inner == height {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the page never got {width}x{height} (it has {inner} px)");
+        // Grow or shrink the window by what the page lacks or has too much of.
+        outer = (outer + height).saturating_sub(inner).max(height);
+        tokio::task::yield_now().await;
+    }
     let script = "window.scrollTo(0, 0); \
                   const hand = document.getElementById('hand').getBoundingClientRect(); \
                   return [document.documentElement.scrollWidth, window.innerWidth, hand.top, window.innerHeight];";
