@@ -236,7 +236,8 @@ pub struct HelpTopic(pub Option<String>);
 pub struct Table {
     session: Session,
     policy: Policy,
-    pending: Option<(Caller, Pending)>,
+    /// The question waiting for a caller's answer, and what answering it does.
+    pending: Option<(Caller, Pending, Question)>,
     /// The bot that plays for a seat whose person is away, and the seats it plays.
     away_bot: Option<String>,
     away: Vec<bool>,
@@ -275,7 +276,7 @@ impl Table {
         if let Some(slot) = self.away.get_mut(seat) {
             *slot = away;
         }
-        if away && self.pending.as_ref().is_some_and(|(c, _)| *c == Caller::Seat(seat)) {
+        if away && self.pending.as_ref().is_some_and(|(c, ..)| *c == Caller::Seat(seat)) {
             self.pending = None;
         }
     }
@@ -293,22 +294,8 @@ impl Table {
     /// The question `caller` is asked, if one is waiting.
     pub fn question(&self, caller: Caller) -> Option<Question> {
         match &self.pending {
-            Some((c, p)) if *c == caller => Some(self.question_of(p)),
+            Some((c, _, question)) if *c == caller => Some(question.clone()),
             _ => None,
-        }
-    }
-
-    fn question_of(&self, pending: &Pending) -> Question {
-        match pending {
-            Pending::Target { card, role, options, .. } => Question::Target {
-                card: *card,
-                role: role.clone(),
-                options: options.iter().map(|&s| self.game().name(s).to_string()).collect(),
-                problem: None,
-            },
-            Pending::Quit => Question::Quit,
-            // Only the target question lasts past the line that asked it (a network seat).
-            _ => Question::YesNo(String::new()),
         }
     }
 
@@ -324,7 +311,7 @@ impl Table {
         if let Some(text) = self.policy.chat.and(say_text(line)) {
             return self.say(caller, text, out);
         }
-        if let Some((_, pending)) = self.pending.take_if(|(c, _)| *c == caller) {
+        if let Some((_, pending, _)) = self.pending.take_if(|(c, ..)| *c == caller) {
             return self.answer(caller, pending, line, out);
         }
         match parse::parse(line) {
@@ -336,7 +323,7 @@ impl Table {
 
     /// Nobody can answer `caller`'s question (the input ended, Ctrl-D).
     pub fn unanswered(&mut self, caller: Caller, out: &mut dyn Listener) {
-        let Some((_, pending)) = self.pending.take_if(|(c, _)| *c == caller) else { return };
+        let Some((_, pending, _)) = self.pending.take_if(|(c, ..)| *c == caller) else { return };
         let reply = match pending {
             Pending::Target { card, options, .. } => {
                 let e = ActionError::TargetNeeded { card, options };
@@ -351,7 +338,7 @@ impl Table {
     }
 
     fn ask(&mut self, caller: Caller, pending: Pending, question: Question, out: &mut dyn Listener) {
-        self.pending = Some((caller, pending));
+        self.pending = Some((caller, pending, question.clone()));
         out.reply(self, Reply::Question(question));
     }
 
@@ -431,9 +418,9 @@ impl Table {
                     Ok(Play::Ready(action)) => self.play(caller, action, out),
                     Ok(Play::Ask { action, options, .. }) if self.policy.asks => {
                         let role = self.game().registry().target_question(card.rank).to_string();
-                        let pending = Pending::Target { action, card, role, options };
-                        let question = self.question_of(&pending);
-                        self.ask(caller, pending, question, out);
+                        let names = options.iter().map(|&s| self.game().name(s).to_string()).collect();
+                        let question = Question::Target { card, role: role.clone(), options: names, problem: None };
+                        self.ask(caller, Pending::Target { action, card, role, options }, question, out);
                     }
                     Ok(Play::Ask { options, .. }) => {
                         let e = ActionError::TargetNeeded { card, options };

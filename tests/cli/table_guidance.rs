@@ -441,3 +441,31 @@ fn a_hint_at_no_chance_does_not_recommend_a_rescue() {
     assert!(hint.iter().all(|l| l.ends_with(" 0% estimated win chance")), "{out}");
     assert!(hint[0].trim_start().starts_with("recover "), "the hint recommends a rescue:\n{out}");
 }
+
+/// A question waits for its answer as the table asked it: a front end that asks the table
+/// what is waiting (a seat that comes back, a page asking for its view) is told the same
+/// yes/no question, not an empty one.
+#[test]
+fn a_waiting_question_is_told_again_as_it_was_asked() {
+    use diving::table::{Caller, Policy, Question, Reply, Table};
+    let dir = tempfile::tempdir().unwrap();
+    let ruleset = dir.path().join("thin-air.toml");
+    std::fs::write(&ruleset, "extends = \"standard\"\nmax_oxygen = 1\n").unwrap();
+    let session =
+        Session::new(ruleset.to_str().unwrap(), seats(&["alice", "bob"]), 1, Some(short_game_deck())).unwrap();
+    let mut table = Table::new(session, Policy::terminal(true));
+    let mut replies: Vec<Reply> = Vec::new();
+    table.line(Caller::Seat(0), "play 10h", &mut replies);
+    let asked = replies
+        .iter()
+        .find_map(|r| match r {
+            Reply::Question(q) => Some(q.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("the rescue is asked about: {replies:?}"));
+    let Question::YesNo(text) = &asked else { panic!("a yes/no question: {asked:?}") };
+    assert!(text.contains("you would be RESCUED"), "{text}");
+    let waiting = table.question(Caller::Seat(0)).expect("the question waits");
+    assert!(matches!(&waiting, Question::YesNo(t) if t == text), "{waiting:?} is not {asked:?}");
+    assert!(table.question(Caller::Seat(1)).is_none(), "bob is asked nothing");
+}
