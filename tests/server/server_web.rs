@@ -363,3 +363,29 @@ fn host_json_prints_the_invites_as_json_lines() {
     assert_eq!(seats[1]["join"], format!("diving join {addr}/1 --seat 2 --token {token}"));
     assert_eq!(seats[1]["browser"], format!("http://{addr}/1#seat=2&token={token}"));
 }
+
+/// A mod's own words for a card reach the browser seat: the card help the page shows for a
+/// K in the hand is what the heavy-knot mod says of it (`diving.describe`), not the plain
+/// Knot's, as in `help K` and on the text board.
+#[test]
+fn the_browser_seat_shows_what_a_mod_says_a_card_does() {
+    use diving::core::Rank;
+    use diving::table::session::Seating;
+    let seats = || ["alice", "bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
+    let with_a_king = |spec: &str| {
+        (0..200)
+            .map(|seed| Session::new(spec, seats(), seed, None).unwrap())
+            .find(|s| s.game().player(0).hand.iter().any(|c| c.rank == Rank::KING))
+            .expect("a deal with a K in alice's hand")
+    };
+    let king_help = |session: &Session| {
+        let view = diving::server::web::seat_view(session, Viewer::Seat(0), None).to_value();
+        view["card_help"]["K"].as_str().unwrap_or_else(|| panic!("the K is explained: {view}")).to_string()
+    };
+    let help = king_help(&with_a_king("rulesets/examples/heavy-knot/ruleset.toml"));
+    assert!(help.starts_with("K (changed by a mod): "), "{help}");
+    assert!(help.contains("each of their moves costs 1 more oxygen"), "{help}");
+    assert!(!help.contains("Knot"), "not the plain Knot's words: {help}");
+    // The standard game's K keeps the plain words.
+    assert!(king_help(&with_a_king("standard")).starts_with("K (Knot)"));
+}
