@@ -38,7 +38,7 @@ use crate::core::{Action, Card, Cards, Game, Outcome, Pending, Rules, Setup, Sou
 use crate::limits::{self, FileKind};
 use crate::ruleset::Ruleset;
 use crate::ruleset::check::invariant_problem;
-use crate::table::json;
+use crate::table::{json, render};
 
 /// The names seats get when a scenario names none: seat 1 is Ann, seat 2 Bob, and so on.
 pub const NAMES: [&str; 8] = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"];
@@ -291,8 +291,10 @@ impl ScenarioFile {
                 }
                 Ok(()) => {}
                 Err(e) => match &s.refused {
+                    // Worded as the shell, the JSON mode and the server word a refusal.
                     Some(want) if last => {
-                        if !e.to_string().contains(want.get_ref().as_str()) {
+                        let e = render::action_error(&game, &e);
+                        if !e.contains(want.get_ref().as_str()) {
                             return Err(at_line(
                                 *line,
                                 format!("'{text}' was refused with \"{e}\", not with \"{}\"", want.get_ref()),
@@ -302,7 +304,12 @@ impl ScenarioFile {
                             return Err(at_line(*line, format!("'{text}' was refused but changed the game")));
                         }
                     }
-                    _ => return Err(at_line(*line, format!("'{text}' was refused: {e}"))),
+                    _ => {
+                        return Err(at_line(
+                            *line,
+                            format!("'{text}' was refused: {}", render::action_error(&game, &e)),
+                        ));
+                    }
                 },
             }
             if let Some(problem) = invariant_problem(&game) {
