@@ -629,6 +629,12 @@ impl Effect for BuiltinCard {
     fn target_question(&self) -> &str {
         self.0.question()
     }
+
+    /// The built-in rule's reason (D13: not deeper, a J already in front; a K already in
+    /// front), so that an entry wrapping this one can give it for the targets it keeps out.
+    fn target_refusal(&self, state: &State, player: Seat, _card: Card, target: Seat) -> Option<String> {
+        Some(self.0.refusal(state, player, target).into())
+    }
 }
 
 #[cfg(test)]

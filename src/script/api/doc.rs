@@ -178,7 +178,7 @@ pub const TYPES: &str = r#"---@alias diving.Rank integer|"A"|"2"|"3"|"4"|"5"|"6"
 
 ---@class diving.EffectSpec
 ---@field resolve diving.Resolve carries out the play (required)
----@field targets? "none"|"other"|fun(ctx: diving.Ctx, player: integer, card: string): integer[]?, (string|table<integer, string>)?
+---@field targets? "none"|"other"|fun(ctx: diving.Ctx, player: integer, card: string, offered: integer[]): integer[]?, (string|table<integer, string>)?
 ---@field playable? fun(ctx: diving.Ctx, player: integer, card: string): boolean, string?
 
 ---@class diving.Manifest

@@ -118,7 +118,9 @@ enum Targets {
     None,
     /// Any other player.
     Others,
-    /// `function(ctx, player, card)` returning a list of player numbers.
+    /// `function(ctx, player, card, offered)` returning a list of player numbers (and the
+    /// reasons for those left out); `offered` is the list the replaced entry offers (the
+    /// built-in card's, D13), so that a mod can filter it instead of writing the rule again.
     Function(Function),
 }
 
@@ -215,14 +217,23 @@ impl Effect for LuaEffect {
         match &self.targets {
             Targets::Inherit if self.playable.is_none() => self.previous.target_refusal(game, player, card, target),
             Targets::Function(f) => {
+                let offered = self.offered(game, player, card).ok()?;
                 let (_, reason): (Value, Value) = run_read(game, f, shared.ctx().ok()?, |c| {
-                    shared.call_reading(f, (c, player as i64 + 1, self.card_value(card)))
+                    shared.call_reading(f, (c, player as i64 + 1, self.card_value(card), offered))
                 })
                 .ok()?;
-                match &reason {
+                let own = match &reason {
                     Value::Table(t) => t.raw_get::<Value>(target as i64 + 1).ok().as_ref().and_then(reason_text),
                     other => reason_text(other),
-                }
+                };
+                // A diver the mod left out without a word, and the replaced entry kept out
+                // too: the replaced entry's reason (a filtered built-in card's D13).
+                own.or_else(|| {
+                    let previous = self.previous.aim(game, player, card).ok()?;
+                    let kept_out =
+                        !matches!(previous, Aim::Open { targets: Some(seats), .. } if seats.contains(target));
+                    kept_out.then(|| self.previous.target_refusal(game, player, card, target)).flatten()
+                })
             }
             _ => None,
         }
@@ -252,6 +263,16 @@ fn reason_text(value: &Value) -> Option<String> {
 }
 
 impl LuaEffect {
+    /// What the replaced entry offers `player` for `card`, as a list of player numbers for
+    /// the `targets` function's fourth argument (empty when it offers no target or blocks).
+    fn offered(&self, game: &State, player: Seat, card: Card) -> Result<mlua::Table, EffectError> {
+        let seats = match self.previous.aim(game, player, card)? {
+            Aim::Open { targets: Some(seats), .. } => seats.iter().map(|s| s as i64 + 1).collect(),
+            _ => Vec::new(),
+        };
+        self.shared.lua().create_sequence_from(seats).map_err(|e| self.shared.lua_error(e))
+    }
+
     fn aim_of(&self, game: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
         let shared = &self.shared;
         if let Some(playable) = &self.playable {
@@ -288,8 +309,9 @@ impl LuaEffect {
                 })
             }
             Targets::Function(f) => {
+                let offered = self.offered(game, player, card)?;
                 let (list, reason): (Value, Value) = run_read(game, f, shared.ctx()?, |c| {
-                    shared.call_reading(f, (c, player as i64 + 1, self.card_value(card)))
+                    shared.call_reading(f, (c, player as i64 + 1, self.card_value(card), offered))
                 })?;
                 let bad = |what: String| {
                     EffectError(format!(
