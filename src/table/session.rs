@@ -47,6 +47,10 @@ pub struct Entry {
     pub events: Vec<Event>,
     /// [`record::step_hash`] of this move: what a replay of it must give.
     pub step: u64,
+    /// Whether the stand-in bot made this move for a seat whose person was away
+    /// ([`Session::mark_stand_in`]): narration tells it as the bot's. Not saved: a resumed
+    /// game tells its earlier moves as the seat's.
+    pub stand_in: bool,
 }
 
 /// A move that `undo` took back, as the shell shows it.
@@ -313,9 +317,16 @@ impl Session {
         if let Some(legacy) = &mut self.legacy_steps {
             legacy.push(record::legacy_step_hash(&self.game, &self.bots, &events));
         }
-        self.entries.push(Entry { seat, action, events, step });
+        self.entries.push(Entry { seat, action, events, step, stand_in: false });
         self.version += 1;
         Ok(&self.entries.last().expect("just pushed").events)
+    }
+
+    /// Marks the last move as made by the stand-in bot for a seat whose person is away.
+    pub fn mark_stand_in(&mut self) {
+        if let Some(last) = self.entries.last_mut() {
+            last.stand_in = true;
+        }
     }
 
     /// What `action` would cause if the current player took it now, as far as that player
@@ -469,7 +480,7 @@ impl Session {
             })?;
             let events = keep_narration(&replayed, events);
             let step = record::step_hash(&game, &self.bots, &events);
-            replayed.push(Entry { seat, action: old.action, events, step });
+            replayed.push(Entry { seat, action: old.action, events, step, stand_in: old.stand_in });
         }
         Ok((game, replayed))
     }
@@ -496,7 +507,7 @@ impl Session {
                         report = Reload::Changed { index, seat, command, old: old.events.clone(), new: events.clone() };
                     }
                     let step = record::step_hash(&game, &self.bots, &events);
-                    entries.push(Entry { seat, action: old.action, events, step });
+                    entries.push(Entry { seat, action: old.action, events, step, stand_in: old.stand_in });
                 }
                 Err(e) => {
                     let reason = render::action_error(&game, &e);
