@@ -149,7 +149,7 @@ async fn a_real_host_serves_a_healthy_room_beside_a_hostile_one_and_stops_on_sig
 
     let start = Instant::now();
     hostile.send(json!({"type": "command", "line": "play 9C", "id": "bomb"})).await;
-    let (tx, mut answered) = tokio::sync::oneshot::channel();
+    let (tx, answered) = tokio::sync::oneshot::channel();
     let waiting = tokio::spawn(async move {
         let answer = hostile.until(|m| m["id"] == "bomb").await;
         let _ = tx.send((answer, start.elapsed()));
