@@ -246,8 +246,8 @@ impl Table {
         let session = self.session();
         let mut out = Rendered::default();
         let mut batch = if with_start { session.start_events() } else { Vec::new() };
-        for entry in &session.entries()[moves] {
-            if entry.stand_in {
+        for (i, entry) in session.entries().iter().enumerate().take(moves.end).skip(moves.start) {
+            if session.by_stand_in(i) {
                 let told = self.events(&std::mem::take(&mut batch), viewer, look, turn_lines);
                 let own = self.events_by(&entry.events, Some(entry.seat), viewer, look, turn_lines);
                 for part in [told, own] {

@@ -47,10 +47,6 @@ pub struct Entry {
     pub events: Vec<Event>,
     /// [`record::step_hash`] of this move: what a replay of it must give.
     pub step: u64,
-    /// Whether the stand-in bot made this move for a seat whose person was away
-    /// ([`Session::mark_stand_in`]): narration tells it as the bot's. Not saved: a resumed
-    /// game tells its earlier moves as the seat's.
-    pub stand_in: bool,
 }
 
 /// A move that `undo` took back, as the shell shows it.
@@ -98,6 +94,9 @@ pub struct Session {
     /// turn-start hooks did (a mod's narration on turn 1 included).
     opening: Vec<Event>,
     entries: Vec<Entry>,
+    /// The moves (indices into `entries`, ascending) the stand-in bot made for away seats;
+    /// kept apart so that an entry stays small (the undo history holds one per move).
+    stand_ins: Vec<usize>,
     /// Counts changes to the game, to tell whether it was saved since.
     version: u64,
     saved_version: Option<u64>,
@@ -152,6 +151,7 @@ impl Session {
             opening,
             game,
             entries: Vec::new(),
+            stand_ins: Vec::new(),
             version: 0,
             saved_version: None,
             branch,
@@ -317,16 +317,24 @@ impl Session {
         if let Some(legacy) = &mut self.legacy_steps {
             legacy.push(record::legacy_step_hash(&self.game, &self.bots, &events));
         }
-        self.entries.push(Entry { seat, action, events, step, stand_in: false });
+        self.stand_ins.retain(|&i| i < self.entries.len());
+        self.entries.push(Entry { seat, action, events, step });
         self.version += 1;
         Ok(&self.entries.last().expect("just pushed").events)
     }
 
-    /// Marks the last move as made by the stand-in bot for a seat whose person is away.
+    /// Marks the last move as made by the stand-in bot for a seat whose person is away:
+    /// narration tells it as the bot's ([`Session::by_stand_in`]). Not saved: a resumed game
+    /// tells its earlier moves as the seat's.
     pub fn mark_stand_in(&mut self) {
-        if let Some(last) = self.entries.last_mut() {
-            last.stand_in = true;
+        if let Some(last) = self.entries.len().checked_sub(1) {
+            self.stand_ins.push(last);
         }
+    }
+
+    /// Whether the stand-in bot made move `index` (0-based) for an away seat.
+    pub fn by_stand_in(&self, index: usize) -> bool {
+        index < self.entries.len() && self.stand_ins.binary_search(&index).is_ok()
     }
 
     /// What `action` would cause if the current player took it now, as far as that player
@@ -480,7 +488,7 @@ impl Session {
             })?;
             let events = keep_narration(&replayed, events);
             let step = record::step_hash(&game, &self.bots, &events);
-            replayed.push(Entry { seat, action: old.action, events, step, stand_in: old.stand_in });
+            replayed.push(Entry { seat, action: old.action, events, step });
         }
         Ok((game, replayed))
     }
@@ -507,7 +515,7 @@ impl Session {
                         report = Reload::Changed { index, seat, command, old: old.events.clone(), new: events.clone() };
                     }
                     let step = record::step_hash(&game, &self.bots, &events);
-                    entries.push(Entry { seat, action: old.action, events, step, stand_in: old.stand_in });
+                    entries.push(Entry { seat, action: old.action, events, step });
                 }
                 Err(e) => {
                     let reason = render::action_error(&game, &e);

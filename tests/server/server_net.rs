@@ -420,7 +420,7 @@ fn moves_the_away_bot_made_are_told_as_the_stand_in_bots() {
     room.receive(2, &join(other, &room, None), t0);
     room.leave(1, t0);
     let out = room.tick(t0 + Duration::from_secs(60));
-    assert!(room.session().entries()[0].stand_in, "the bot moved for the absent seat");
+    assert!(room.session().by_stand_in(0), "the bot moved for the absent seat");
     let stand_in = format!("{name}'s stand-in bot ");
     let told: Vec<&String> =
         out.sent.iter().filter(|(to, t)| *to == 2 && t.contains(r#""type":"output""#)).map(|(_, t)| t).collect();
