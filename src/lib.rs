@@ -127,7 +127,7 @@
 //!   and caught errors), a wall-clock limit per call (1 s, shared by nested calls: the one
 //!   limit that is not deterministic, reached only by a call already far past what an honest
 //!   mod's steps take, so honest games keep their seed), a pool per turn, a memory limit per
-//!   mod and a total; copies of mod globals stop at 200 tables deep and are charged a step a
+//!   mod and a total (judged on what a state holds after a collection, not on its garbage); copies of mod globals stop at 200 tables deep and are charged a step a
 //!   value (a copy past a call's budget fails naming the global, and `diving check` reports
 //!   it); a search bot's move has a budget of steps of mod work (`bots::SEARCH_STEPS`);
 //!   `pairs`/`next` refuse keys ordered by address and `tostring` writes none; nothing a

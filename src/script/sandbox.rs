@@ -44,10 +44,15 @@
 //!   that call fails with the budget error even if the script caught it. `pcall` and `xpcall`
 //!   are wrapped: a memory error they catch trips the call the same way.
 //! - **A memory limit** for the state, and optionally a total for a [`MemoryGroup`] of
-//!   sandboxes (one per mod): a call that ends up near its own limit fails in its own name; a
-//!   call that takes the group past its total fails naming the sandbox that holds the most.
-//!   `string.rep` asking for more than a quarter of the limit in one go fails up front. The
-//!   garbage of a failed call is collected before the next one.
+//!   sandboxes (one per mod): what a state *holds* is judged, not its garbage. A state that
+//!   reaches [`COLLECT_AT`] of its limit (or takes the group past its total) is collected at
+//!   that interrupt, and the call fails only if what it still holds is within a sixteenth of
+//!   its limit (in its own name) or still takes the group past its total (naming the sandbox
+//!   that holds the most). The allocator refuses to go past the limit itself: one instruction
+//!   that asks for that much between two interrupts (one huge `..`) fails at its own line,
+//!   located by the handler every call runs under before the stack unwinds. `string.rep`
+//!   asking for more than a quarter of the limit in one go fails up front. A call starts by
+//!   collecting a state that holds more than half its limit.
 //! - **Attribution from the stack**: a failure is located from the Lua call stack (Luau's
 //!   traceback of the failing call, or the debug info of the calling line for errors raised
 //!   by Rust functions), never from the text of the message; an error value that is not a
@@ -94,6 +99,14 @@ pub const ERROR_STEPS: u64 = 10_000;
 pub const DEFAULT_TIME: Duration = Duration::from_secs(1);
 /// Interrupts between two looks at the clock (a look costs about as much as an interrupt).
 pub const CLOCK_EVERY: u32 = 16;
+/// A state is collected at an interrupt once it holds this part of its memory limit (three
+/// quarters), so what a mod holds is told from its garbage before the allocator refuses
+/// (it refuses at the limit, where no collection runs).
+pub const COLLECT_AT: (u64, u64) = (3, 4);
+/// After a collection, the next one waits until the state has grown by this part of its
+/// limit (a sixteenth): what keeps a state just under its limit from being collected at
+/// every interrupt.
+pub const COLLECT_EVERY: u64 = 16;
 /// Longest error message kept, in characters (the rest is cut off with "…").
 pub const MAX_MESSAGE: usize = 400;
 
@@ -104,7 +117,8 @@ pub struct Limits {
     /// work of library functions and caught errors) per outermost [`Sandbox::call`], nested
     /// calls included.
     pub steps: u64,
-    /// Bytes the Lua state may hold.
+    /// Bytes the Lua state may hold: the allocator's limit; a call whose state still holds
+    /// within a sixteenth of it after a collection fails.
     pub memory: usize,
     /// Wall-clock time per outermost [`Sandbox::call`], nested calls included: the bound on
     /// work the steps do not see one by one (two huge strings compared by `<`, a long pattern
@@ -296,6 +310,9 @@ struct Holding {
     /// What the state held at the last interrupt: memory it grew by since is charged as
     /// work (a string built by `..` is copied by the VM, where no library function counts it).
     seen: AtomicU64,
+    /// What the state must hold before it is collected again in this call: what it held after
+    /// the last collection plus [`COLLECT_EVERY`] of its limit (0 at the start of a call).
+    next_collect: AtomicU64,
 }
 
 impl Holding {
@@ -320,6 +337,11 @@ pub struct Sandbox {
     holding: Arc<Holding>,
     /// Between each loaded chunk's environment and the safe globals: what [`Sandbox::expose`] added.
     exposed: Table,
+    /// The library's own `xpcall` (the scripts' is wrapped), and the handler every call runs
+    /// under ([`Sandbox::call`]): it writes the traceback the failure is located by, and
+    /// locates running out of memory, which leaves no traceback otherwise.
+    xpcall: Function,
+    on_error: Function,
 }
 
 impl std::fmt::Debug for Sandbox {
@@ -406,6 +428,10 @@ local charge, charge_pattern, after, string, table, utf8, pcall, xpcall, rawlen,
 local next, pairs, tostring, setmetatable, address_ordered, find0, format0, unpack0 =
   next, pairs, tostring, setmetatable, address_ordered, string.find, string.format, table.unpack
 local B = BYTES
+-- The handler every call runs under: an error of Rust's (a userdata, which scripts cannot
+-- make) goes on untouched, so a panic under a handler is not taken out of it.
+local on_error = on_error
+on_error_wrapped = function(e) if type(e) == "userdata" then return e end return on_error(e) end
 local function bytes(v) if type(v) == "string" then return #v end return 0 end
 local function size(t) if type(t) == "table" then return rawlen(t) end return 0 end
 local function num(v, d) if type(v) == "number" then return v end return d end
@@ -576,7 +602,10 @@ impl Sandbox {
         string.raw_set("rep", guarded).map_err(fail)?;
         // `string.dump` would turn functions into bytecode: refuse it by name.
         string.raw_set("dump", refusal(&lua, "string.dump").map_err(fail)?).map_err(fail)?;
-        Sandbox::wrap_library(&lua).map_err(fail)?;
+        let xpcall: Function = globals.get("xpcall").map_err(fail)?;
+        let memory = limits.memory;
+        let on_error = lua.create_function(move |lua, e| on_error(lua, e, memory)).map_err(fail)?;
+        let on_error = Sandbox::wrap_library(&lua, on_error).map_err(fail)?;
         // Hide the string metatable (it is also made read-only by the sandbox below).
         let string_meta: Option<Table> = lua.load("return getmetatable('')").eval().map_err(fail)?;
         if let Some(meta) = string_meta {
@@ -619,6 +648,7 @@ impl Sandbox {
             held: AtomicU64::new(0),
             group: group.cloned(),
             seen: AtomicU64::new(0),
+            next_collect: AtomicU64::new(0),
         });
         if let Some(group) = group {
             group.members.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::clone(&holding));
@@ -626,12 +656,13 @@ impl Sandbox {
         holding.record(lua.used_memory() as u64);
         let (h, memory) = (Arc::clone(&holding), limits.memory as u64);
         lua.set_interrupt(move |lua| interrupt(lua, &h, memory));
-        Ok(Sandbox { lua, name: name.to_string(), limits, holding, exposed })
+        Ok(Sandbox { lua, name: name.to_string(), limits, holding, exposed, xpcall, on_error })
     }
 
     /// Replaces `pcall`, `xpcall`, `unpack` and the library functions that do unbounded work
-    /// with the charged versions of [`WRAPPERS`].
-    fn wrap_library(lua: &Lua) -> mlua::Result<()> {
+    /// with the charged versions of [`WRAPPERS`]; returns the calls' error handler, which
+    /// passes Rust errors by and gives the rest to `on_error`.
+    fn wrap_library(lua: &Lua, on_error: Function) -> mlua::Result<Function> {
         let globals = lua.globals();
         let charge_fn = lua.create_function(|lua, steps: f64| charge(lua, steps.max(0.0).ceil() as u64))?;
         let after = lua.create_function(|lua, values: MultiValue| {
@@ -678,6 +709,7 @@ impl Sandbox {
         globals.raw_set("charge", charge_fn)?;
         globals.raw_set("after", after)?;
         globals.raw_set("BYTES", BYTES_PER_STEP as i64)?;
+        globals.raw_set("on_error", on_error)?;
         lua.load(WRAPPERS).set_name(format!("={OWN_CHUNK}")).exec()?;
         for (wrapped, name) in [
             ("pcall_wrapped", "pcall"),
@@ -692,10 +724,11 @@ impl Sandbox {
             globals.raw_set(name, f)?;
             globals.raw_set(wrapped, Value::Nil)?;
         }
-        for name in ["charge", "charge_pattern", "after", "address_ordered", "BYTES"] {
+        let handler: Function = globals.raw_get("on_error_wrapped")?;
+        for name in ["charge", "charge_pattern", "after", "address_ordered", "BYTES", "on_error", "on_error_wrapped"] {
             globals.raw_set(name, Value::Nil)?;
         }
-        Ok(())
+        Ok(handler)
     }
 
     /// The Lua state, to create tables and Rust functions for the script. Do not turn the
@@ -809,7 +842,20 @@ impl Sandbox {
         args: impl IntoLuaMulti,
         file: &str,
     ) -> Result<R, ScriptError> {
-        self.call_then(function, file, |f| f.call::<R>(args))
+        self.call_then(function, file, |f| {
+            let mut all = args.into_lua_multi(&self.lua)?;
+            all.push_front(Value::Function(self.on_error.clone()));
+            all.push_front(Value::Function(f.clone()));
+            let mut out: MultiValue = self.xpcall.call(all)?;
+            match out.pop_front() {
+                Some(Value::Boolean(true)) => R::from_lua_multi(out, &self.lua),
+                _ => Err(match out.pop_front() {
+                    Some(Value::Error(e)) => *e,
+                    Some(Value::String(s)) => mlua::Error::RuntimeError(s.to_string_lossy()),
+                    other => mlua::Error::RuntimeError(format!("{other:?}")),
+                }),
+            }
+        })
     }
 
     /// Runs `call` (which calls `function` and converts what it returned) within the budget.
@@ -827,6 +873,7 @@ impl Sandbox {
                 m.deadline.set(Some((Instant::now() + self.limits.time, self.limits.time)));
                 m.tripped.set(false);
                 m.reason.replace(None);
+                self.holding.next_collect.store(0, Ordering::Relaxed);
                 match m.pool.get() {
                     Some((left, _)) if left < self.limits.steps => {
                         m.limit.set(left);
@@ -901,6 +948,28 @@ impl Sandbox {
     pub fn used_memory(&self) -> usize {
         self.lua.used_memory()
     }
+}
+
+/// The handler of every call ([`Sandbox::call`]), run by `xpcall` where the error was raised,
+/// before the stack unwinds: it writes a string error's traceback (as mlua's own handler
+/// does), passes a Rust error on, and trips the call at the running line when the allocator
+/// refused (mlua's handler writes no traceback then, and one big `..` past the limit was
+/// placed at the function's first line).
+fn on_error(lua: &Lua, e: Value, memory: usize) -> mlua::Result<Value> {
+    if let Value::String(s) = &e
+        && s.as_bytes().as_ref() == b"not enough memory"
+    {
+        METER.with(|m| {
+            let _ = trip(lua, m, None, format!("used more than the memory limit of {} KiB", memory / 1024));
+        });
+        return Ok(e);
+    }
+    let text = match &e {
+        Value::Error(_) => return Ok(e),
+        Value::String(s) => s.to_string_lossy(),
+        other => other.to_string().unwrap_or_else(|_| format!("error value: a {}", other.type_name())),
+    };
+    Ok(Value::String(lua.traceback(Some(&text), 0)?))
 }
 
 /// Why `pairs`/`next` stop at a key of type `kind` (a table, a function …).
@@ -1048,39 +1117,65 @@ fn interrupt(lua: &Lua, own: &Holding, memory: u64) -> mlua::Result<VmState> {
         if ticks >= CLOCK_EVERY {
             check_clock(lua, m)?;
         }
-        if used >= memory - memory / 16 {
-            return Err(trip(lua, m, None, format!("used more than the memory limit of {} KiB", memory / 1024)));
-        }
-        if let Some(group) = &own.group {
-            let others = group.held.load(Ordering::Relaxed).saturating_sub(own.held.load(Ordering::Relaxed));
-            if others + used > group.total {
-                let (holder, held) = group.biggest(own, used);
-                let mut why = format!(
-                    "holds {} KiB, the most of all the mods, which together hold more than their limit of {} KiB",
-                    held / 1024,
-                    group.total / 1024
-                );
-                if holder == own.name {
-                    // The running mod holds the most: the error is at its running line.
-                    return Err(trip(lua, m, None, why));
-                }
-                // Another mod holds the most, but none of its lines is running: it kept the
-                // memory in an earlier call or while its file loaded. Say so, and where the
-                // running mod went over the total.
-                let running = match caller(lua, 0) {
-                    (Some(file), Some(line)) => format!("{file}:{line}"),
-                    (Some(file), None) => file,
-                    _ => own.name.clone(),
-                };
-                why.push_str(&format!(
-                    " (no line: it kept that memory in an earlier call or while its file loaded; the total was \
-                     passed at {running})"
-                ));
-                return Err(trip(lua, m, Some(holder), why));
-            }
+        if let Some(why) = over_memory(lua, m, own, memory, used) {
+            return Err(why);
         }
         Ok(VmState::Continue)
     })
+}
+
+/// Whether the state, holding `used` bytes, is over its own limit or takes its group over
+/// the group's total: the error that trips the call if it is. Garbage is not counted: a state
+/// that holds [`COLLECT_AT`] of its limit, or takes the group over its total, is collected
+/// first and judged by what it holds then; until it has grown by [`COLLECT_EVERY`] of its
+/// limit since, it is not judged again (the allocator's limit bounds it meanwhile). A full
+/// collection here is safe: an interrupt comes where the VM steps its own collector (loop
+/// back edges, calls and returns, with the running frame's registers all on the stack it
+/// marks).
+fn over_memory(lua: &Lua, m: &Meter, own: &Holding, memory: u64, mut used: u64) -> Option<mlua::Error> {
+    let others = |own: &Holding, group: &MemoryGroup| {
+        group.held.load(Ordering::Relaxed).saturating_sub(own.held.load(Ordering::Relaxed))
+    };
+    let group_over = |used: u64| own.group.as_ref().is_some_and(|g| others(own, g) + used > g.total);
+    if used < own.next_collect.load(Ordering::Relaxed) {
+        return None;
+    }
+    if used >= memory / COLLECT_AT.1 * COLLECT_AT.0 || group_over(used) {
+        let _ = lua.gc_collect();
+        used = lua.used_memory() as u64;
+        own.seen.store(used, Ordering::Relaxed);
+        own.next_collect.store(used.saturating_add(memory / COLLECT_EVERY), Ordering::Relaxed);
+    }
+    if used >= memory - memory / 16 {
+        return Some(trip(lua, m, None, format!("used more than the memory limit of {} KiB", memory / 1024)));
+    }
+    if !group_over(used) {
+        return None;
+    }
+    let group = own.group.as_ref()?;
+    let (holder, held) = group.biggest(own, used);
+    let mut why = format!(
+        "holds {} KiB, the most of all the mods, which together hold more than their limit of {} KiB",
+        held / 1024,
+        group.total / 1024
+    );
+    if holder == own.name {
+        // The running mod holds the most: the error is at its running line.
+        return Some(trip(lua, m, None, why));
+    }
+    // Another mod holds the most, but none of its lines is running: it kept the memory in an
+    // earlier call or while its file loaded. Say so, and where the running mod went over the
+    // total.
+    let running = match caller(lua, 0) {
+        (Some(file), Some(line)) => format!("{file}:{line}"),
+        (Some(file), None) => file,
+        _ => own.name.clone(),
+    };
+    why.push_str(&format!(
+        " (no line: it kept that memory in an earlier call or while its file loaded; the total was passed at \
+         {running})"
+    ));
+    Some(trip(lua, m, Some(holder), why))
 }
 
 /// Stops the running call for good: every interrupt fails from now until the outermost
@@ -1497,6 +1592,36 @@ mod tests {
         assert_eq!(e.message, "the host is stopping", "{e}");
         flag.store(false, Ordering::SeqCst);
         assert_eq!(run("return 1").unwrap(), Value::Integer(1));
+    }
+
+    /// Issue 35: the limit counted uncollected garbage, so a mod holding half of it at a
+    /// time was refused; and one `..` past the limit was placed at the function's first line.
+    #[test]
+    fn garbage_is_collected_before_the_memory_limit_refuses() {
+        let sandbox = Sandbox::new("test").unwrap();
+        let churn = "local window, chunk = {}, string.rep('y', 1024 * 1024)\n\
+                     for i = 1, 100 do window[i % 16] = chunk .. i end\n\
+                     return #window";
+        assert_eq!(sandbox.load("churn.lua", churn).unwrap().value, Value::Integer(15));
+        let hold = "local kept, chunk = {}, string.rep('y', 1024 * 1024)\n\
+                    for i = 1, 100 do kept[i] = chunk .. i end\n\
+                    return #kept";
+        let e = sandbox.load("hold.lua", hold).unwrap_err();
+        assert_eq!(e.to_string(), "hold.lua:2: used more than the memory limit of 32768 KiB");
+        let jump = "local big = string.rep('x', 7 * 1024 * 1024)\nlocal n = #big\n\
+                    local huge = big .. big .. big .. big .. big\nreturn #huge";
+        let e = sandbox.load("jump.lua", jump).unwrap_err();
+        assert_eq!(e.to_string(), "jump.lua:3: used more than the memory limit of 32768 KiB");
+        let f: Function = sandbox
+            .load("f.lua", "local big = string.rep('x', 7 * 1024 * 1024)\nreturn function()\n  local n = 1\n  return big .. big .. big .. big .. big\nend")
+            .unwrap()
+            .value
+            .as_function()
+            .cloned()
+            .unwrap();
+        let e = sandbox.call::<Value>(&f, ()).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("f.lua", Some(4)), "{e}");
+        assert_eq!(sandbox.load("after.lua", "return 7").unwrap().value, Value::Integer(7));
     }
 
     #[test]

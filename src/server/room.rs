@@ -21,7 +21,7 @@ use super::protocol::{
     SEAT_VIEW_SINCE,
 };
 use super::web;
-use crate::core::{Action, Event, Seat, View, Viewer};
+use crate::core::{Action, Seat, View, Viewer};
 use crate::table::json::{self as js, Object};
 use crate::table::render::{self, Style};
 use crate::table::reply::{question_json, summary_lines_styled};
@@ -499,18 +499,8 @@ impl Room {
         let viewer = self.viewer(role);
         let look = self.look_of(conn);
         let told = told.map(|k| k.min(self.at()));
-        let mut events = Vec::new();
-        let from = match told {
-            None => {
-                events = self.session().start_events();
-                0
-            }
-            Some(k) => k,
-        };
-        for e in &self.session().entries()[from..] {
-            events.extend(e.events.iter().cloned());
-        }
-        let (mut lines, mut text) = self.render(&events, viewer, look);
+        let from = told.unwrap_or(0);
+        let (mut lines, mut text) = self.render_moves(from, told.is_none(), viewer, look);
         if told.is_some() {
             let missed = self.at() - from;
             if let Role::Seat(s) = role {
@@ -608,9 +598,11 @@ impl Room {
     }
 
     /// Events as `viewer` sees them: JSON Lines objects and narration.
-    fn render(&self, events: &[Event], viewer: Viewer, look: Look) -> (Vec<Object>, Vec<String>) {
+    /// The moves from `from` on (after the game's start when `with_start`) as `viewer` may
+    /// read them, a stand-in bot's move told as the bot's ([`Table::told`]).
+    fn render_moves(&self, from: usize, with_start: bool, viewer: Viewer, look: Look) -> (Vec<Object>, Vec<String>) {
         let look = look.table();
-        let told = self.table.events(events, viewer, &look, look.turn_lines);
+        let told = self.table.told(from..self.at(), with_start, viewer, &look, look.turn_lines);
         (told.json, told.text)
     }
 
@@ -646,11 +638,9 @@ impl Room {
             return;
         }
         out.changed = true;
-        let events: Vec<Event> =
-            self.session().entries()[from..].iter().flat_map(|e| e.events.iter().cloned()).collect();
         let mut told = Vec::new();
         for r in &self.conns {
-            let (lines, text) = self.render(&events, self.viewer(r.role), r.look);
+            let (lines, text) = self.render_moves(from, false, self.viewer(r.role), r.look);
             out.send(r.conn, protocol::output(self.at(), &lines, &text));
             if let Role::Seat(s) = r.role {
                 told.push(s);

@@ -593,10 +593,12 @@ impl Table {
         if let Ok(action) = choice
             && self.session.apply(action).is_ok()
         {
+            self.session.mark_stand_in();
             return Ok(());
         }
         for action in self.game().legal_actions() {
             if self.session.apply(action).is_ok() {
+                self.session.mark_stand_in();
                 return Ok(());
             }
         }

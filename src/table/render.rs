@@ -88,6 +88,10 @@ pub struct Narrator<'a> {
     pub viewer: Viewer,
     /// Whether to print a line when a turn starts (scripts: yes; the terminal shows a board).
     pub turn_lines: bool,
+    /// The seat whose person was away while these events happened, its move made by the
+    /// stand-in bot: its play, recovery or pass is told as the bot's (`bob's stand-in bot
+    /// plays 7H`), not as the person's own.
+    pub stand_in: Option<Seat>,
 }
 
 impl Narrator<'_> {
@@ -98,6 +102,15 @@ impl Narrator<'_> {
     /// `alice plays`, but `you play`: the default human player is called "you".
     fn act(&self, seat: Seat, verb: &str) -> String {
         format!("{} {}", self.name(seat), self.verb(seat, verb))
+    }
+
+    /// [`Narrator::act`] for the move itself: the stand-in bot's when it moved for `seat`.
+    fn mover(&self, seat: Seat, verb: &str) -> String {
+        if self.stand_in == Some(seat) {
+            format!("{} stand-in bot {verb}", self.possessive(seat))
+        } else {
+            self.act(seat, verb)
+        }
     }
 
     /// `verb` (third person) as it agrees with this player's name.
@@ -135,7 +148,7 @@ impl Narrator<'_> {
                     }
                 }
                 Event::Played { player, card, from } => {
-                    let mut line = format!("{} {}", self.act(*player, "plays"), s.card(*card));
+                    let mut line = format!("{} {}", self.mover(*player, "plays"), s.card(*card));
                     if let Source::Table(slot) = from {
                         line += &format!(" from table slot {}", slot + 1);
                     }
@@ -154,7 +167,7 @@ impl Narrator<'_> {
                 }
                 Event::Knotted { player } => knotted = Some(*player),
                 Event::Recovered { player, cards, gain, from, to } => {
-                    let mut line = format!("{} with {}", self.act(*player, "recovers"), s.cards(cards));
+                    let mut line = format!("{} with {}", self.mover(*player, "recovers"), s.cards(cards));
                     if knotted == Some(*player) {
                         line += &format!(" {dash} knotted! no oxygen, {from} {arrow} {to}");
                         knotted = None;
@@ -192,7 +205,9 @@ impl Narrator<'_> {
                     out.push(format!("the deck ran out: {cards} discards are shuffled into a new deck"))
                 }
                 Event::Passed { player } => {
-                    out.push(format!("{} and {}", self.act(*player, "cannot move"), self.verb(*player, "passes")))
+                    let passes =
+                        if self.stand_in == Some(*player) { "passes".into() } else { self.verb(*player, "passes") };
+                    out.push(format!("{} and {passes}", self.mover(*player, "cannot move")))
                 }
                 // A mod's line; the move or breath it caused follows it on the line
                 // (`a current carries ann down: depth 10 → 13, oxygen 9 → 8`).
@@ -1216,6 +1231,7 @@ mod tests {
             style: Style::PLAIN,
             viewer: Viewer::Spectator,
             turn_lines: true,
+            stand_in: None,
         };
         assert_eq!(
             n.lines(&events),
@@ -1243,8 +1259,14 @@ mod tests {
             Event::Passed { player: 0 },
             Event::Won { player: 0 },
         ];
-        let n =
-            Narrator { names: &names, rules: &rules, style: Style::PLAIN, viewer: Viewer::Everyone, turn_lines: false };
+        let n = Narrator {
+            names: &names,
+            rules: &rules,
+            style: Style::PLAIN,
+            viewer: Viewer::Everyone,
+            turn_lines: false,
+            stand_in: None,
+        };
         assert_eq!(
             n.lines(&events),
             [
@@ -1278,6 +1300,7 @@ mod tests {
             style: Style::PLAIN,
             viewer: Viewer::Spectator,
             turn_lines: false,
+            stand_in: None,
         };
         assert_eq!(
             n.lines(&events),
@@ -1303,6 +1326,7 @@ mod tests {
             style: Style::PLAIN,
             viewer: Viewer::Spectator,
             turn_lines: false,
+            stand_in: None,
         };
         let card = |c: &str| c.parse::<Card>().unwrap();
         let said = |t: &str| Event::Said { text: t.into() };
@@ -1385,6 +1409,7 @@ mod tests {
             style: Style::PLAIN,
             viewer: Viewer::Everyone,
             turn_lines: false,
+            stand_in: None,
         };
         let events = [Event::Moved { player: 0, from: 3, to: 45 }];
         assert_eq!(n.lines(&events), ["alice: depth 300 m -> 4500 m"]);

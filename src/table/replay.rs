@@ -121,8 +121,16 @@ impl Replay {
     /// The narration of position `k`, as the viewpoint may read it.
     pub fn narration(&self, k: usize, style: Style) -> Vec<String> {
         let game = self.game_at(k);
-        let narrator =
-            Narrator { names: game.names(), rules: game.rules(), style, viewer: self.viewer, turn_lines: false };
+        let stand_in =
+            k.checked_sub(1).filter(|&i| self.session.by_stand_in(i)).map(|i| self.session.entries()[i].seat);
+        let narrator = Narrator {
+            names: game.names(),
+            rules: game.rules(),
+            style,
+            viewer: self.viewer,
+            turn_lines: false,
+            stand_in,
+        };
         narrator.lines(&self.events_at(k))
     }
 

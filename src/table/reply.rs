@@ -82,11 +82,7 @@ impl Table {
         let out = Rendered::default();
         match reply {
             Reply::Opened(events) => self.events(events, viewer, look, look.turn_lines),
-            Reply::Moved { from, to } => {
-                let events: Vec<Event> =
-                    session.entries()[*from..*to].iter().flat_map(|e| e.events.iter().cloned()).collect();
-                self.events(&events, viewer, look, look.turn_lines)
-            }
+            Reply::Moved { from, to } => self.told(*from..*to, false, viewer, look, look.turn_lines),
             Reply::BotWarning(w) => {
                 let shown = limits::shown(w, limits::NewLines::Escaped);
                 out.line(Object::one("warning", json!(w)), look.wrap(&look.style.dim(&format!("warning: {shown}"))))
@@ -137,12 +133,8 @@ impl Table {
                 out.line(Object::one("state", state), self.board(viewer, look).trim_end())
             }
             Reply::Log => {
-                let mut all = session.start_events();
-                for e in session.entries() {
-                    all.extend(e.events.iter().cloned());
-                }
                 // The log narrates every turn, at a terminal too.
-                let told = self.events(&all, viewer, look, true);
+                let told = self.told(0..session.entries().len(), true, viewer, look, true);
                 Rendered { json: vec![Object::one("log", told.json)], text: told.text }
             }
             Reply::Help(topic) => match self.help(topic) {
@@ -219,11 +211,57 @@ impl Table {
 
     /// Events as `viewer` sees them: one object each, and the narration.
     pub fn events(&self, events: &[Event], viewer: Viewer, look: &Look, turn_lines: bool) -> Rendered {
+        self.events_by(events, None, viewer, look, turn_lines)
+    }
+
+    /// [`Table::events`] of a move the stand-in bot made for `stand_in`'s seat, if any.
+    fn events_by(
+        &self,
+        events: &[Event],
+        stand_in: Option<crate::core::Seat>,
+        viewer: Viewer,
+        look: &Look,
+        turn_lines: bool,
+    ) -> Rendered {
         let game = self.game();
         let json = events.iter().map(|e| js::event(game, e, viewer)).collect();
-        let narrator = Narrator { names: game.names(), rules: game.rules(), style: look.style, viewer, turn_lines };
+        let narrator =
+            Narrator { names: game.names(), rules: game.rules(), style: look.style, viewer, turn_lines, stand_in };
         let text = narrator.lines(events).iter().map(|l| look.wrap(l)).collect();
         Rendered { json, text }
+    }
+
+    /// The events of the moves `moves` (after the game's start when `with_start`), as
+    /// [`Table::events`] tells them, a move the stand-in bot made for an away seat told as
+    /// the bot's (`bob's stand-in bot plays 7H`): what every reader is told of new moves,
+    /// a returning seat's catch-up and the log.
+    pub fn told(
+        &self,
+        moves: std::ops::Range<usize>,
+        with_start: bool,
+        viewer: Viewer,
+        look: &Look,
+        turn_lines: bool,
+    ) -> Rendered {
+        let session = self.session();
+        let mut out = Rendered::default();
+        let mut batch = if with_start { session.start_events() } else { Vec::new() };
+        for (i, entry) in session.entries().iter().enumerate().take(moves.end).skip(moves.start) {
+            if session.by_stand_in(i) {
+                let told = self.events(&std::mem::take(&mut batch), viewer, look, turn_lines);
+                let own = self.events_by(&entry.events, Some(entry.seat), viewer, look, turn_lines);
+                for part in [told, own] {
+                    out.json.extend(part.json);
+                    out.text.extend(part.text);
+                }
+            } else {
+                batch.extend(entry.events.iter().cloned());
+            }
+        }
+        let told = self.events(&batch, viewer, look, turn_lines);
+        out.json.extend(told.json);
+        out.text.extend(told.text);
+        out
     }
 
     fn reloaded(&self, report: &Reload, viewer: Viewer, look: &Look) -> Rendered {
@@ -251,8 +289,15 @@ impl Table {
                     game.name(*seat)
                 ))];
                 let narrator = |events: &[Event]| {
-                    Narrator { names: game.names(), rules: game.rules(), style: look.style, viewer, turn_lines: false }
-                        .lines(events)
+                    Narrator {
+                        names: game.names(),
+                        rules: game.rules(),
+                        style: look.style,
+                        viewer,
+                        turn_lines: false,
+                        stand_in: None,
+                    }
+                    .lines(events)
                 };
                 lines.extend(narrator(old).iter().map(|l| look.wrap(&format!("  was: {l}"))));
                 lines.extend(narrator(new).iter().map(|l| look.wrap(&format!("  now: {l}"))));

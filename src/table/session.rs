@@ -94,6 +94,9 @@ pub struct Session {
     /// turn-start hooks did (a mod's narration on turn 1 included).
     opening: Vec<Event>,
     entries: Vec<Entry>,
+    /// The moves (indices into `entries`, ascending) the stand-in bot made for away seats;
+    /// kept apart so that an entry stays small (the undo history holds one per move).
+    stand_ins: Vec<usize>,
     /// Counts changes to the game, to tell whether it was saved since.
     version: u64,
     saved_version: Option<u64>,
@@ -148,6 +151,7 @@ impl Session {
             opening,
             game,
             entries: Vec::new(),
+            stand_ins: Vec::new(),
             version: 0,
             saved_version: None,
             branch,
@@ -305,9 +309,24 @@ impl Session {
         if let Some(legacy) = &mut self.legacy_steps {
             legacy.push(record::legacy_step_hash(&self.game, &self.bots, &events));
         }
+        self.stand_ins.retain(|&i| i < self.entries.len());
         self.entries.push(Entry { seat, action, events, step });
         self.version += 1;
         Ok(&self.entries.last().expect("just pushed").events)
+    }
+
+    /// Marks the last move as made by the stand-in bot for a seat whose person is away:
+    /// narration tells it as the bot's ([`Session::by_stand_in`]). Not saved: a resumed game
+    /// tells its earlier moves as the seat's.
+    pub fn mark_stand_in(&mut self) {
+        if let Some(last) = self.entries.len().checked_sub(1) {
+            self.stand_ins.push(last);
+        }
+    }
+
+    /// Whether the stand-in bot made move `index` (0-based) for an away seat.
+    pub fn by_stand_in(&self, index: usize) -> bool {
+        index < self.entries.len() && self.stand_ins.binary_search(&index).is_ok()
     }
 
     /// What `action` would cause if the current player took it now, as far as that player

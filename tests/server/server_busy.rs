@@ -2,6 +2,8 @@
 //! in `diving host --rooms 3` one hostile room froze all three for 15 s, and SIGTERM did not
 //! stop the host within 20 s).
 
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::server_support::{Client, WAIT, seating};
@@ -9,6 +11,7 @@ use diving::core::Card;
 use diving::server::net::{Server, ServerConfig};
 use diving::server::room::{Room, RoomOptions, new_token};
 use diving::table::session::Session;
+use serde_json::json;
 
 /// From turn 2 on (the bot's first move, and every move its search tries), each number card's
 /// effect compares two 4 MB strings over and over: one step per comparison, so only the
@@ -98,4 +101,94 @@ async fn a_room_thinking_for_minutes_holds_up_no_other_room_and_no_stop() {
     while slow.recv().await.is_some() {}
     let took = start.elapsed();
     assert!(took < Duration::from_secs(10), "the stop took {took:?}");
+}
+
+/// On every number card's play, a balance pattern over 100,000 `(`: charged by its size, a
+/// few thousand steps, but the matcher's stretches run for seconds, so only the clock stops
+/// it, after a second, at line 4.
+const BOMB: &str = "local s = string.rep('(', 100000)
+for rank = 1, 10 do
+  diving.wrap(rank, function(ctx, play, previous)
+    local found = s:find('%b()')
+    previous(ctx, play)
+  end)
+end
+";
+
+/// The same with a real `diving host --rooms 2` of a ruleset with that bomb: while room 1's
+/// play runs it, room 2's seat gets every answer within 100 ms, and SIGTERM stops the host
+/// within seconds with exit status 0 and its games saved, though room 1 runs the bomb again
+/// when it comes (issue 35: one hostile room froze every room, and SIGTERM did not stop the
+/// host within 20 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_host_serves_a_healthy_room_beside_a_hostile_one_and_stops_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bomb.lua"), BOMB).unwrap();
+    std::fs::write(dir.path().join("rules.toml"), "extends = \"standard\"\nname = \"bomb\"\nmods = [\"bomb.lua\"]\n")
+        .unwrap();
+    let deck: Vec<String> = deck().iter().map(|c| c.to_string()).collect();
+    let mut host = Command::new(env!("CARGO_BIN_EXE_diving"))
+        .args(["--json", "host", "--players", "alice,bob", "--rooms", "2", "--port", "0", "--deck", &deck.join(" ")])
+        .arg("--ruleset")
+        .arg(dir.path().join("rules.toml"))
+        .arg("--dir")
+        .arg(dir.path().join("games"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(host.stdout.take().unwrap()).lines();
+    let mut next = || -> serde_json::Value { serde_json::from_str(&out.next().expect("a line").unwrap()).unwrap() };
+    let (listening, first, second) = (next(), next(), next());
+    // The rest of the output, read to its end (a host whose output is closed stops).
+    let rest = std::thread::spawn(move || out.map_while(Result::ok).collect::<Vec<String>>());
+    let ws = listening["listening"]["ws"].as_str().unwrap().to_string();
+    let token = |room: &serde_json::Value| room["room"]["seats"][0]["token"].as_str().unwrap().to_string();
+    let (mut hostile, _) = Client::join_url(&format!("{ws}/1"), 1, &token(&first)).await;
+    let (mut healthy, _) = Client::join_url(&format!("{ws}/2"), 1, &token(&second)).await;
+
+    let start = Instant::now();
+    hostile.send(json!({"type": "command", "line": "play 9C", "id": "bomb"})).await;
+    let (tx, answered) = tokio::sync::oneshot::channel();
+    let waiting = tokio::spawn(async move {
+        let answer = hostile.until(|m| m["id"] == "bomb").await;
+        let _ = tx.send((answer, start.elapsed()));
+        hostile
+    });
+    // Room 2's seat asks for the board every 50 ms (within the host's 20 messages a second)
+    // until room 1 answers, 15 times at most.
+    let mut round_trips = Vec::new();
+    let mut pace = tokio::time::interval(Duration::from_millis(50));
+    while round_trips.len() < 15 && answered.is_empty() {
+        pace.tick().await;
+        let start = Instant::now();
+        let id = round_trips.len();
+        healthy.send(json!({"type": "command", "line": "board", "id": id})).await;
+        let reply = healthy.until(|m| m["id"] == id).await;
+        round_trips.push(start.elapsed());
+        assert_eq!(reply["type"], "output", "{reply}");
+    }
+    let before = round_trips.len();
+    let (answer, busy) = answered.await.unwrap();
+    let hostile_text = answer.to_string();
+    assert!(hostile_text.contains("bomb.lua:4") && hostile_text.contains("time budget"), "{hostile_text}");
+    assert!(busy >= Duration::from_millis(900), "room 1 was busy for {busy:?} only");
+    assert!(before >= 5, "room 2 was asked only {before} times while room 1 was busy");
+    let slowest = round_trips.iter().max().unwrap();
+    assert!(*slowest < Duration::from_millis(100), "room 2 answered in up to {slowest:?}: {round_trips:?}");
+
+    // Room 1 runs the bomb again, and the host is told to stop meanwhile.
+    let mut hostile = waiting.await.unwrap();
+    hostile.command("play 9C").await;
+    let start = Instant::now();
+    Command::new("kill").arg("-TERM").arg(host.id().to_string()).status().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(host.wait()));
+    let status = rx.recv_timeout(Duration::from_secs(20)).expect("the host stops").unwrap();
+    let took = start.elapsed();
+    let rest = rest.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{rest:?}");
+    assert!(took < Duration::from_secs(5), "the host took {took:?} to stop");
+    assert!(rest.iter().any(|l| l.contains(r#""stopped":"signal""#)), "{rest:?}");
+    drop(healthy);
 }

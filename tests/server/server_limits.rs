@@ -128,15 +128,22 @@ async fn refused_messages_drop_a_connection_even_between_accepted_ones() {
     let server = serve(vec![room("1", &["alice", "bot:greedy"], 7, options)], config).await;
     let url = format!("ws://{}/1", server.addr);
 
-    // A spectator playing cards, with a `state` (accepted) after every two.
+    // A spectator playing cards (refused), with a `state` (accepted) after every two: one
+    // more refused than accepted every three messages. It sends up to the message that
+    // should drop it and no further: one sent after the drop could reach a closed socket and
+    // reset the connection before the close frame was read (as it did on a loaded machine).
     let (mut spy, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
     spy.send(Message::text(json!({"type": "watch", "protocol": PROTOCOL}).to_string())).await.unwrap();
-    for i in 0..200 {
-        let line = if i % 3 == 2 { "state" } else { "play 7h" };
-        if spy.send(Message::text(json!({"type": "command", "line": line}).to_string())).await.is_err() {
-            break;
-        }
+    let mut count = 0u32;
+    let mut sent = 0;
+    while count < limits.max_strikes {
+        let refused = sent % 3 != 2;
+        let line = if refused { "play 7h" } else { "state" };
+        spy.send(Message::text(json!({"type": "command", "line": line}).to_string())).await.unwrap();
+        sent += 1;
+        count = if refused { count + 1 } else { count - 1 };
     }
+    assert_eq!(sent, 56, "twenty more refused than accepted");
     let mut dropped = false;
     let mut frame = None;
     while let Ok(Some(m)) = tokio::time::timeout(WAIT, spy.next()).await {

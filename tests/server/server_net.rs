@@ -397,6 +397,53 @@ async fn a_server_killed_mid_game_resumes_from_its_saves_and_journal() {
     }
 }
 
+/// Issue 33: a move the away bot made was narrated as the player's own ("alice plays 7H").
+/// The other reader is told it was the stand-in bot, and so is the player in the catch-up
+/// on their return; the moves people make are told as before.
+#[test]
+fn moves_the_away_bot_made_are_told_as_the_stand_in_bots() {
+    let options =
+        RoomOptions { away_bot: Some("greedy".into()), away_after: Duration::from_secs(60), ..RoomOptions::default() };
+    let mut room = room("1", &["alice", "bob"], SEED, options);
+    let t0 = Instant::now();
+    let join = |seat: usize, room: &diving::server::room::Room, since: Option<usize>| {
+        let mut m = json!({"type": "join", "protocol": PROTOCOL, "seat": seat + 1, "token": room.tokens()[seat].clone().unwrap()});
+        if let Some(since) = since {
+            m["since"] = json!(since);
+        }
+        m.to_string()
+    };
+    let first: Seat = room.session().game().current();
+    let other = 1 - first;
+    let name = room.session().game().name(first).to_string();
+    room.receive(1, &join(first, &room, None), t0);
+    room.receive(2, &join(other, &room, None), t0);
+    room.leave(1, t0);
+    let out = room.tick(t0 + Duration::from_secs(60));
+    assert!(room.session().by_stand_in(0), "the bot moved for the absent seat");
+    let stand_in = format!("{name}'s stand-in bot ");
+    let told: Vec<&String> =
+        out.sent.iter().filter(|(to, t)| *to == 2 && t.contains(r#""type":"output""#)).map(|(_, t)| t).collect();
+    assert!(told.iter().any(|t| t.contains(&stand_in)), "{told:?}");
+    for own in [format!("{name} plays"), format!("{name} recovers")] {
+        assert!(!told.iter().any(|t| t.contains(&own)), "{own}: {told:?}");
+    }
+    // The other seat moves itself: told as its own (and the bot moves again for the away one).
+    let game = room.session().game();
+    let other_name = game.name(other).to_string();
+    let action = View::new(game, other).legal_actions()[0];
+    let line = render::command_for(game, &action);
+    let out = room.receive(2, &json!({"type": "command", "line": line}).to_string(), t0 + Duration::from_secs(61));
+    let mine: String = out.sent.iter().map(|(_, t)| t.as_str()).collect();
+    assert!(!mine.contains(&format!("{other_name}'s stand-in")), "{mine}");
+    assert!(mine.contains(&format!(r#""text":["{other_name} "#)), "{mine}");
+    // Back, having seen nothing since it left: its catch-up tells the bot's move as the bot's.
+    let out = room.receive(3, &join(first, &room, Some(0)), t0 + Duration::from_secs(62));
+    let back: String = out.sent.iter().filter(|(to, _)| *to == 3).map(|(_, t)| t.as_str()).collect();
+    assert!(back.contains(&stand_in), "{back}");
+    assert!(back.contains(r#""missed":"#), "{back}");
+}
+
 #[test]
 fn the_away_bot_plays_for_an_absent_seat_after_the_timeout_until_it_returns() {
     let options =

@@ -1,7 +1,8 @@
 //! Nothing lost on a return, nothing twice (issue #33, item 1): a seat that leaves right after
 //! each of its moves — by a clean close, by dropping the socket, by a TCP reset — and comes
 //! back saying what it last saw (`since`, protocol 4) is sent every event of the game exactly
-//! once, across any number of returns and a host stopped and resumed from its directory. Each
+//! once, across any number of returns (200 in one test, most without a move between them,
+//! many after the end) and a host stopped and resumed from its directory. Each
 //! test counts every event the seat received against the events of the game as its seat sees
 //! them.
 
@@ -92,6 +93,11 @@ async fn next(ws: &mut Socket, seen: &mut Seen, since: Option<u64>) -> Option<Va
 /// One connection: joins (saying what was seen), asks for `moves`, plays the first and leaves
 /// as `leave` says. Returns whether the game is over.
 async fn one_visit(server: &Server, token: &str, seen: &mut Seen, leave: Leave) -> bool {
+    visit(server, token, seen, leave, true).await
+}
+
+/// [`one_visit`], playing only when `play` says so (else it leaves once the moves came).
+async fn visit(server: &Server, token: &str, seen: &mut Seen, leave: Leave, play: bool) -> bool {
     let since = seen.at;
     let mut ws = open(server, token, since).await;
     let hello = next(&mut ws, seen, since).await.expect("hello");
@@ -107,8 +113,10 @@ async fn one_visit(server: &Server, token: &str, seen: &mut Seen, leave: Leave) 
         assert!(seen.over, "no moves while the game goes on");
         return true;
     }
-    let first = moves[0].as_str().unwrap();
-    ws.send(Message::text(json!({"type": "command", "line": first}).to_string())).await.unwrap();
+    if play {
+        let first = moves[0].as_str().unwrap();
+        ws.send(Message::text(json!({"type": "command", "line": first}).to_string())).await.unwrap();
+    }
     match leave {
         Leave::Close => {
             let _ = ws.close(None).await;
@@ -217,4 +225,43 @@ fn a_since_past_the_hosts_moves_is_sent_nothing() {
     assert_eq!(l[0]["rejoined"]["missed"], 0, "{output}");
     assert!(l.iter().all(|l| l.get("event").is_none()), "{output}");
     assert!(l.iter().any(|l| l.get("state").is_some()));
+}
+
+/// 200 returns, a move on every seventh, leaving by a clean close, a dropped socket or a reset
+/// in turn (in another rhythm than the moves), on past the end of the game; and the same with
+/// the host stopped and brought back from its directory (what `--resume` does) every 20
+/// returns while the game runs. Every event the seat may see arrives exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_returns_with_and_without_moves_receive_every_event_once() {
+    for resume in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let r = room("1", &["alice", "bot:greedy"], 31, RoomOptions::default());
+        let token = r.tokens()[0].clone().unwrap();
+        store::save_seats(dir.path(), &store::Seats { room: "1".into(), tokens: r.tokens().to_vec() }).unwrap();
+        store::save_game(dir.path(), "1", r.session()).unwrap();
+        let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
+        let mut server = serve(vec![r], config.clone()).await;
+        let mut seen = Seen::default();
+        let (mut restarts, mut over_at) = (0, None);
+        for visits in 0..200 {
+            if resume && visits % 20 == 19 && !seen.over {
+                server.stop().await.unwrap();
+                let (seats, session) = store::load_all(dir.path()).unwrap().rooms.into_iter().next().unwrap();
+                server =
+                    serve(vec![Room::new("1", session, seats.tokens, RoomOptions::default())], config.clone()).await;
+                restarts += 1;
+            }
+            let leave = LEAVES[(visits + visits / 3) % 3];
+            if visit(&server, &token, &mut seen, leave, visits % 7 == 0).await && over_at.is_none() {
+                over_at = Some(visits);
+            }
+        }
+        let over_at = over_at.expect("the game ends within 200 returns");
+        assert!(over_at >= 50, "resume {resume}: the game ended after {over_at} returns");
+        assert!(!resume || restarts >= 2, "only {restarts} restarts before the end");
+        assert_eq!(seen.returns.len(), 199, "resume {resume}: each return is told as one");
+        let want = server.with_room("1", |r| expected(r.session(), 0)).unwrap();
+        check(&seen, &want);
+        server.stop().await.unwrap();
+    }
 }

@@ -71,6 +71,17 @@ impl Client {
         (c, hello)
     }
 
+    /// Connects to `url` (`ws://HOST:PORT/ROOM`, as a real host's invites give it) and takes
+    /// `seat` (1-based, as the invites number it) with `token`; returns the hello.
+    pub async fn join_url(url: &str, seat: u64, token: &str) -> (Client, Value) {
+        let (ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        let mut c = Client { ws, received: Vec::new() };
+        c.send(json!({"type": "join", "protocol": PROTOCOL, "seat": seat, "token": token})).await;
+        let hello = c.recv().await.unwrap();
+        assert_eq!(hello["type"], "hello", "{hello}");
+        (c, hello)
+    }
+
     /// Takes `seat` back (0-based), saying it saw the moves up to `since` (protocol 4).
     pub async fn rejoin(server: &Server, room: &str, seat: usize, since: u64) -> (Client, Value) {
         let mut c = Client::connect(server, room).await;
