@@ -40,7 +40,11 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
             return Ok(ExitCode::from(2));
         }
     };
+    let progress = super::Progress::new();
+    let shown = limits::shown(file, NewLines::Escaped);
+    progress.now(&format!("checking {shown}: smoke games…"));
     let found = smoke(&ruleset, 1).map_err(|f| (f.error, f.context, None)).and_then(|report| {
+        progress.now(&format!("checking {shown}: stress games…"));
         match stress(&ruleset, options.games, options.seed) {
             Ok(stressed) => Ok((report, stressed)),
             Err(f) => {
@@ -49,6 +53,7 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
             }
         }
     });
+    progress.done();
     match found {
         Ok((report, stressed)) => {
             let mut out = std::io::stdout().lock();

@@ -21,3 +21,30 @@ pub use check::{CheckOptions, check_command};
 pub use new::new_command;
 pub use stress::{StressFailure, StressReport, stress};
 pub use test::{TestOptions, test_command};
+
+/// What a long check is doing, for a person waiting at a terminal: one line on stderr,
+/// replaced by the next and wiped by [`Progress::done`]. Nothing is written when stderr is
+/// not a terminal (a pipe, a test, a script reading the report), so reports stay exact.
+pub(crate) struct Progress {
+    shown: bool,
+}
+
+impl Progress {
+    pub(crate) fn new() -> Progress {
+        use std::io::IsTerminal;
+        Progress { shown: std::io::stderr().is_terminal() }
+    }
+
+    /// Says what runs now (a few words, e.g. `stress: 420 games…`).
+    pub(crate) fn now(&self, what: &str) {
+        if self.shown {
+            use std::io::Write;
+            let _ = write!(std::io::stderr(), "\r\x1b[K{what}");
+        }
+    }
+
+    /// Wipes the line, before the report is printed.
+    pub(crate) fn done(&self) {
+        self.now("");
+    }
+}

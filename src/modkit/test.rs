@@ -135,8 +135,12 @@ pub fn test_command(options: &TestOptions) -> anyhow::Result<ExitCode> {
     let mut stress_games = 0;
     let mut stress_failed = false;
     if failed == 0 {
+        let progress = super::Progress::new();
         for ruleset in &rulesets {
-            match stress(ruleset, options.games, options.seed) {
+            progress.now(&format!("stress games for {}…", limits::shown(&ruleset.name, NewLines::Escaped)));
+            let stressed = stress(ruleset, options.games, options.seed);
+            progress.done();
+            match stressed {
                 Ok(report) => stress_games += report.games,
                 Err(f) => {
                     stress_failed = true;
