@@ -167,6 +167,8 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
     let mut seen: Option<u64> = None;
     // Whether the server said hello: another hello is the answer to getting back in.
     let mut greeted = false;
+    // Whether the output answering this connection's join has come.
+    let mut answered = false;
     loop {
         tokio::select! {
             message = stream.next(), if connected => {
@@ -232,9 +234,14 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                             printed = hello_text(&value, options.json);
                         }
                         greeted = true;
+                        answered = false;
                     }
                     Some("output") => {
-                        seen = value["at"].as_u64().max(seen);
+                        // The output answering a join carries the host's own count: a host
+                        // that lost its last moves in a crash counts fewer than we saw, and the
+                        // moves after its count are new ones (PROTOCOL.md, `since`).
+                        seen = if answered { value["at"].as_u64().max(seen) } else { value["at"].as_u64() };
+                        answered = true;
                         let (text, ended) = output_text(&value, options.json);
                         printed = text;
                         over |= ended;

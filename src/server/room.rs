@@ -498,6 +498,8 @@ impl Room {
     fn catch_up(&mut self, conn: Conn, role: Role, told: Option<usize>, out: &mut Outbox) {
         let viewer = self.viewer(role);
         let look = self.look_of(conn);
+        // A client that saw more moves than the host has: the host lost its last moves.
+        let lost = told.map_or(0, |k| k.saturating_sub(self.at()));
         let told = told.map(|k| k.min(self.at()));
         let from = told.unwrap_or(0);
         let (mut lines, mut text) = self.render_moves(from, told.is_none(), viewer, look);
@@ -511,8 +513,18 @@ impl Room {
                     n => format!("{n} moves since you left"),
                 };
                 text.insert(0, look.wrap(&format!("welcome back, {name}: {news}")));
-                let line = Object::one("player", json!(name)).with("missed", json!(missed));
+                let mut line = Object::one("player", json!(name)).with("missed", json!(missed));
+                if lost > 0 {
+                    line = line.with("lost", json!(lost));
+                }
                 lines.insert(0, Object::one("rejoined", line));
+            }
+            if lost > 0 {
+                let moves = if lost == 1 { "move" } else { "moves" };
+                text.insert(0, look.wrap(&format!(
+                    "(the host lost the last {lost} {moves} you saw when it stopped abruptly: the game goes on from before {})",
+                    if lost == 1 { "it" } else { "them" }
+                )));
             }
             lines.push(Object::one("state", self.state(viewer)));
             // A terminal is shown the board by the screen that follows.

@@ -212,19 +212,31 @@ async fn returns_across_a_resumed_host_send_nothing_twice() {
 }
 
 /// The client's `since` is taken at its word within the game: one past the host's moves (a
-/// host that lost its last moves in a crash) is sent nothing more and told it missed none.
+/// host that lost its last moves in a crash) is sent nothing more and told it missed none,
+/// and how many moves the host lost (`lost`), with the answer's `at` the host's own count, so
+/// that the client counts on from there (an outside client kept its old `since` and missed
+/// the moves played again after the crash).
 #[test]
-fn a_since_past_the_hosts_moves_is_sent_nothing() {
+fn a_since_past_the_hosts_moves_is_sent_nothing_and_told_what_was_lost() {
     let mut room = room("1", &["alice", "bot:greedy"], 5, RoomOptions::default());
     let token = room.tokens()[0].clone().unwrap();
     let now = std::time::Instant::now();
-    let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token, "since": 9999});
+    let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token, "since": 9});
     let out = room.receive(1, &join.to_string(), now);
     let output: Value = serde_json::from_str(&out.sent[1].1).unwrap();
     let l = lines(&output);
     assert_eq!(l[0]["rejoined"]["missed"], 0, "{output}");
+    let at = output["at"].as_u64().unwrap();
+    assert!(at < 9, "{output}");
+    assert_eq!(l[0]["rejoined"]["lost"], 9 - at, "{output}");
+    assert!(output["text"].to_string().contains("the host lost the last"), "{output}");
     assert!(l.iter().all(|l| l.get("event").is_none()), "{output}");
     assert!(l.iter().any(|l| l.get("state").is_some()));
+    // A return that saw no more than the host has is told of no loss.
+    let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token, "since": at});
+    let out = room.receive(2, &join.to_string(), now);
+    let output: Value = serde_json::from_str(out.sent.iter().rev().find(|(c, _)| *c == 2).unwrap().1.as_str()).unwrap();
+    assert!(lines(&output)[0]["rejoined"].get("lost").is_none(), "{output}");
 }
 
 /// 200 returns, a move on every seventh, leaving by a clean close, a dropped socket or a reset

@@ -147,6 +147,7 @@
     switch (m.type) {
       case "hello": {
         app.joined = true;
+        app.answered = false;
         app.attempts = 0;
         if (app.everJoined) {
           app.reconnects += 1;
@@ -184,7 +185,12 @@
   }
 
   function output(m) {
-    if (typeof m.at === "number") app.seen = Math.max(app.seen === null ? 0 : app.seen, m.at);
+    // The output answering a join carries the host's own count: a host that lost its last
+    // moves in a crash counts fewer than we saw, and the moves after its count are new ones.
+    if (typeof m.at === "number") {
+      app.seen = app.answered ? Math.max(app.seen === null ? 0 : app.seen, m.at) : m.at;
+      app.answered = true;
+    }
     const lines = m.json || [];
     let view = null;
     let chatOnly = lines.length > 0;
