@@ -9,7 +9,7 @@ use mlua::Lua;
 
 use super::manifest::Manifest;
 use super::sandbox::Sandbox;
-use crate::core::{Rank, Registry};
+use crate::core::{ActionName, Rank, Registry};
 
 /// The registry the mod files register into while they load (taken when they are loaded),
 /// and what the file being loaded has declared so far.
@@ -19,7 +19,12 @@ pub(crate) struct Building {
     head: Arc<Mutex<Head>>,
     /// Every `diving.effect` so far, by rank: which file replaced it, where, and as which mod.
     replaced: Arc<Mutex<Vec<Replacement>>>,
+    /// Every `diving.action` so far: its name, and which file registered it where.
+    actions: Arc<Mutex<Vec<Registered>>>,
 }
+
+/// A mod's action, where it was registered: its name, the file and the line.
+type Registered = (ActionName, String, Option<u32>);
 
 /// One rank's entry replaced (not wrapped) by a mod file.
 struct Replacement {
@@ -49,6 +54,7 @@ impl Building {
             registry: Arc::new(Mutex::new(Some(Registry::standard()))),
             head: Arc::new(Mutex::new(Head { manifest_only, ..Head::default() })),
             replaced: Arc::new(Mutex::new(Vec::new())),
+            actions: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
@@ -83,6 +89,29 @@ impl Building {
             ));
         }
         replaced.push(Replacement { rank, file: head.file.clone(), line: Sandbox::calling_line(lua), by: me.name });
+        Ok(())
+    }
+
+    /// Checks that no action called `name` was registered before (by this mod or another),
+    /// naming where it was; then records this one.
+    pub(crate) fn check_action(&self, lua: &Lua, name: ActionName) -> mlua::Result<()> {
+        let head = self.head.lock().expect("manifest lock");
+        if head.manifest_only {
+            return Ok(());
+        }
+        let mut actions = self.actions.lock().expect("actions lock");
+        let line = Sandbox::calling_line(lua);
+        if let Some((_, file, at)) = actions.iter().find(|(n, ..)| *n == name) {
+            let at = at.map_or(String::new(), |l| format!(":{l}"));
+            return Err(Sandbox::raise(
+                lua,
+                format!(
+                    "diving.action(\"{name}\") is already the action of mod {file}{at}: two actions cannot share a \
+                     name (rename one)"
+                ),
+            ));
+        }
+        actions.push((name, head.file.clone(), line));
         Ok(())
     }
 

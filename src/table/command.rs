@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::core::{Action, ActionError, Card, Event, Game, Seat, Source, View, Viewer};
+use crate::core::{Action, ActionError, ActionName, Card, Event, Game, Seat, Source, View, Viewer};
 use crate::limits;
 use crate::table::hint::{self, Finding, Suggestion};
 use crate::table::parse::{self, Command, Place, Who};
@@ -327,7 +327,7 @@ impl Table {
         if let Some((_, pending)) = self.pending.take_if(|(c, _)| *c == caller) {
             return self.answer(caller, pending, line, out);
         }
-        match parse::parse(line) {
+        match parse::parse_with(line, self.game().registry().actions()) {
             Ok(None) => {}
             Ok(Some(command)) => self.command(caller, command, out),
             Err(message) => out.reply(self, Reply::Refused(message)),
@@ -372,7 +372,7 @@ impl Table {
                         return self.play(caller, action, out);
                     }
                     Ok(seat) => format!("{} cannot be chosen", self.game().name(seat)),
-                    Err(message) => match parse::parse(line) {
+                    Err(message) => match parse::parse_with(line, self.game().registry().actions()) {
                         // Another command instead of an answer drops the question and runs.
                         Ok(Some(command)) => return self.command(caller, command, out),
                         _ => message,
@@ -444,6 +444,15 @@ impl Table {
             }
             Command::Recover { cards, over } => self.act(caller, Action::Recover { cards, face_on_top: over }, out),
             Command::Pass => self.act(caller, Action::Pass, out),
+            Command::Act { name, target } => {
+                if let Err(message) = self.check_turn(caller) {
+                    return out.reply(self, Reply::Refused(message));
+                }
+                match act_action(self.game(), name, target) {
+                    Ok(action) => self.play(caller, action, out),
+                    Err(message) => out.reply(self, Reply::Refused(message)),
+                }
+            }
             Command::Moves => self.moves(caller, out),
             Command::State => out.reply(self, Reply::State),
             Command::Hand => match self.own_seat(caller) {
@@ -842,6 +851,29 @@ pub fn play_action(game: &Game, card: Card, place: Place, target: Option<Who>, o
         return Ok(Play::Ask { action, options });
     }
     Ok(Play::Ready(action))
+}
+
+/// A mod's action as typed (`buddy bob`) made into an action for the current player: the
+/// player named, or, when it needs one and the listing offers just one, that one. Anything
+/// else is the core's to refuse.
+pub fn act_action(game: &Game, name: ActionName, target: Option<Who>) -> Result<Action, String> {
+    let target = target.map(|who| seat_of(game, &who)).transpose()?;
+    let needs = game.registry().action(name).is_some_and(|a| !a.arg.allows_none());
+    if target.is_none() && needs {
+        let moves = game.moves();
+        let offered: Vec<Seat> = moves
+            .acts()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Act { name: n, target } if *n == name => *target,
+                _ => None,
+            })
+            .collect();
+        if let [only] = offered[..] {
+            return Ok(Action::Act { name, target: Some(only) });
+        }
+    }
+    Ok(Action::Act { name, target })
 }
 
 /// The answer to a target question: a player by name or seat number (empty: cancelled).

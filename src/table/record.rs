@@ -251,6 +251,12 @@ impl Canonical {
                 self.n(20);
                 self.n(u64::from(*turns));
             }
+            Event::Acted { player, name, target } => {
+                self.n(21);
+                seat(self, *player);
+                self.text(name.as_str());
+                self.n(target.map_or(0, |t| t as u64 + 1));
+            }
         }
     }
 }

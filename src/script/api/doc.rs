@@ -42,6 +42,12 @@ pub const DOCS: &[Doc] = &[
         "Wraps the effect of rank, keeping who it can target.",
     ),
     d(
+        "diving.action",
+        "name string, spec diving.ActionSpec",
+        "",
+        "Adds an action a player can take instead of playing (typed as its name).",
+    ),
+    d(
         "diving.on_turn_start",
         "fn fun(ctx: diving.Ctx, player: integer)",
         "",
@@ -180,6 +186,16 @@ pub const TYPES: &str = r#"---@alias diving.Rank integer|"A"|"2"|"3"|"4"|"5"|"6"
 ---@field resolve diving.Resolve carries out the play (required)
 ---@field targets? "none"|"other"|fun(ctx: diving.Ctx, player: integer, card: string): integer[]?, (string|table<integer, string>)?
 ---@field playable? fun(ctx: diving.Ctx, player: integer, card: string): boolean, string?
+
+---@class diving.ActionArgs
+---@field player integer who takes the action
+---@field target integer? the diver named, under the name `args` gives it
+
+---@class diving.ActionSpec
+---@field args? table<string, "other"|"other?"|"diver"|"diver?"> one named diver, e.g. { target = "other" }
+---@field describe? string one line for the help: "buddy PLAYER: pass 1 oxygen to another diver"
+---@field legal? fun(ctx: diving.Ctx, args: diving.ActionArgs): boolean, string? whether it may be taken, and why not
+---@field resolve fun(ctx: diving.Ctx, args: diving.ActionArgs) carries it out (required)
 
 ---@class diving.Manifest
 ---@field name string lower-case letters, digits, - and _
