@@ -7,7 +7,7 @@ use crate::common;
 use std::path::Path;
 use std::sync::Arc;
 
-use diving::bots::{Bot, GreedyBot, MctsBot, RandomBot};
+use diving::bots::{Bot, GreedyBot, LuaBot, MctsBot, RandomBot};
 use diving::core::{Action, ActionError, Event, Game, Rules, Setup, View};
 use diving::modkit::scenario::ScenarioFile;
 use diving::ruleset::Ruleset;
@@ -169,6 +169,31 @@ fn the_bots_choose_buddy_from_the_listing() {
     eprintln!("buddy taken by greedy, random, mcts: {chosen:?}");
     assert!(chosen[0] > 0, "greedy never took buddy: {chosen:?}");
     assert!(chosen[1] > 0, "random never took buddy: {chosen:?}");
+}
+
+/// A Lua bot reads a mod's action in its moves (`kind` `act`, its `name` and `target`) and
+/// may return it.
+#[test]
+fn a_lua_bot_lists_and_takes_a_mods_action() {
+    let code = r#"
+function choose(view, moves)
+  for _, m in ipairs(moves) do
+    if m.kind == "act" and m.name == "buddy" and m.target then
+      return m
+    end
+  end
+  return 1
+end
+"#;
+    let mut bot = LuaBot::from_code("buddy-bot.lua", code, 1).unwrap();
+    let mut game = buddy_game(1, 2);
+    let mut taken = 0;
+    while !game.is_over() && game.turn() < 60 {
+        let action = bot.choose(&View::new(&game, game.current())).unwrap();
+        taken += usize::from(matches!(action, Action::Act { .. }));
+        game.apply(&action, &mut ()).unwrap();
+    }
+    assert!(taken > 0, "the Lua bot never saw buddy");
 }
 
 #[test]
