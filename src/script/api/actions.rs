@@ -93,6 +93,7 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
             let describe = describe.unwrap_or_else(|| name.to_string());
             let shared = upgrade(lua, &w)?;
             b.check_action(lua, name)?;
+            b.own(lua, format!("action {name}"), "adds");
             b.change(lua, "action", |registry| {
                 let (arg_name, arg) = arg;
                 let rule = LuaAction { shared, name, arg_name, legal, resolve };

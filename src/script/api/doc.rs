@@ -203,6 +203,8 @@ pub const TYPES: &str = r#"---@alias diving.Rank integer|"A"|"2"|"3"|"4"|"5"|"6"
 ---@field api integer the mod API version it is written for
 ---@field requires? table<string, string> mods loaded before this one, with version ranges
 ---@field conflicts? table<string, string> mods that cannot be loaded with this one
+---@field after? string[] mods this one loads after, when the ruleset loads them
+---@field before? string[] mods this one loads before, when the ruleset loads them
 ---@field description? string
 
 ---@class diving.Pending
