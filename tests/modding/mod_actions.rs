@@ -196,12 +196,14 @@ end
     assert!(taken > 0, "the Lua bot never saw buddy");
 }
 
+/// `diving sim` plays it and counts the mod's actions taken per game.
 #[test]
-fn sim_runs_the_buddy_line() {
+fn sim_runs_the_buddy_line_and_counts_its_actions() {
     cli_support::diving()
         .args(["sim", "--ruleset", BUDDY, "--games", "40", "--players", "greedy,random,greedy", "--jobs", "1"])
         .assert()
-        .success();
+        .success()
+        .stdout(contains(" mod actions\n"));
 }
 
 /// The JSON mode types it (`buddy 1`), lists it in `moves`, narrates it as `acted`; `help`
