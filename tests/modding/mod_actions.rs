@@ -81,11 +81,13 @@ fn an_action_called_like_a_command_or_another_mods_action_is_refused_at_load() {
     let action = |name: &str| format!("diving.action(\"{name}\", {{ resolve = function(ctx, args) end }})\n");
     let e = load_error(&[("a.lua", &format!("\n{}", action("moves")))]);
     assert!(e.starts_with("mod a.lua:2: "), "{e}");
-    assert!(e.contains("called like the built-in command `moves`"), "{e}");
-    for word in ["play", "recover", "pass", "help", "p", "say"] {
+    assert!(e.contains("called like `moves`, a command (or help topic) the game already reads"), "{e}");
+    for word in ["play", "recover", "pass", "help", "p", "say", "rules", "jolt"] {
         let e = load_error(&[("a.lua", &action(word))]);
-        assert!(e.contains(&format!("the built-in command `{word}`")), "{word}: {e}");
+        assert!(e.contains(&format!("called like `{word}`, a command")), "{word}: {e}");
     }
+    let e = load_error(&[("a.lua", &action("qs"))]);
+    assert!(e.contains("diving.action(\"qs\") is called like a card"), "{e}");
     let e = load_error(&[("a.lua", &format!("\n\n{}", action("hug"))), ("b.lua", &format!("\n{}", action("hug")))]);
     assert!(e.starts_with("mod b.lua:2: "), "{e}");
     assert!(e.contains("already the action of mod a.lua:3"), "{e}");

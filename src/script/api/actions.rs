@@ -18,12 +18,15 @@ use super::super::sandbox::Sandbox;
 use super::{DivingEnv, Shared, upgrade};
 
 /// The words a mod's action may not be called: every command word and short form the table
-/// reads (`play`, `p`, `moves`, `help`, `?` …) and `say`, its chat. The table's parser checks
+/// reads (`play`, `p`, `moves`, `help`, `?` …), `say`, its chat, and the words `help` takes
+/// as topics (`rules`, `jolt` …); nor may it be called like a card (`ah`). The table's parser checks
 /// that each of its words is here (`table::parse`'s tests), so a new command cannot be
 /// shadowed by a mod's action.
 pub const RESERVED: &[&str] = &[
     "play", "recover", "pass", "moves", "state", "hand", "log", "undo", "hint", "review", "save", "reload", "help",
     "again", "quit", "p", "r", "m", "board", "s", "h", "exit", "q", "new", "say", "table", "t", "over",
+    // `help` topics: the rules and the cards by name.
+    "rules", "jolt", "quick", "knot", "number", "numbers", "ace", "a", "j", "k",
 ];
 
 /// The longest `describe` text, in characters.
@@ -44,12 +47,19 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
                 }
             };
             let name = ActionName::new(&name_text).map_err(|e| Sandbox::raise(lua, format!("diving.action: {e}")))?;
+            // A line that starts with a card plays it (`ah`, `qs`): no action may be called so.
+            if name.as_str().parse::<crate::core::Card>().is_ok() {
+                return Err(Sandbox::raise(
+                    lua,
+                    format!("diving.action(\"{name}\") is called like a card, which typed alone plays it: choose another name"),
+                ));
+            }
             if RESERVED.contains(&name.as_str()) {
                 return Err(Sandbox::raise(
                     lua,
                     format!(
-                        "diving.action(\"{name}\") is called like the built-in command `{name}`, which the players \
-                         would no longer reach: choose another name"
+                        "diving.action(\"{name}\") is called like `{name}`, a command (or help topic) the game \
+                         already reads, which the players would no longer reach: choose another name"
                     ),
                 ));
             }
