@@ -188,8 +188,8 @@ pub enum Action {
     /// Only when nothing else is legal (D22).
     Pass,
     /// An action a mod registered ([`Registry::add_action`](super::Registry::add_action)),
-    /// by its name, with its one argument when it takes one: a seat.
-    Act { name: ActionName, target: Option<Seat> },
+    /// by its name, with its one argument when it takes one: a seat, or a card of the hand.
+    Act { name: ActionName, target: Option<Seat>, card: Option<Card> },
 }
 
 impl Action {
@@ -239,10 +239,13 @@ impl fmt::Display for Action {
                 Ok(())
             }
             Action::Pass => f.write_str("pass"),
-            Action::Act { name, target } => {
+            Action::Act { name, target, card } => {
                 f.write_str(name.as_str())?;
                 if let Some(t) = target {
                     write!(f, " @{}", t + 1)?;
+                }
+                if let Some(c) = card {
+                    write!(f, " {c}")?;
                 }
                 Ok(())
             }
@@ -363,6 +366,12 @@ pub enum ActionError {
     ActBadTarget { name: ActionName, target: Seat, reason: String },
     #[error("{name} cannot be taken now: {reason}")]
     ActNotAllowed { name: ActionName, reason: String },
+    #[error("{name} needs a card from your hand")]
+    ActCardNeeded { name: ActionName },
+    #[error("{name} takes no card")]
+    ActNoCardTaken { name: ActionName },
+    #[error("{card} cannot be used for {name}: {reason}")]
+    ActBadCard { name: ActionName, card: Card, reason: String },
     /// A scripted effect or hook failed; nothing it did is kept.
     #[error("{0}")]
     Script(String),
@@ -387,8 +396,10 @@ mod tests {
             assert!(ActionName::new(bad).is_err(), "{bad:?}");
         }
         let name = ActionName::new("buddy").unwrap();
-        assert_eq!(Action::Act { name, target: Some(1) }.to_string(), "buddy @2");
-        assert_eq!(Action::Act { name, target: None }.to_string(), "buddy");
+        assert_eq!(Action::Act { name, target: Some(1), card: None }.to_string(), "buddy @2");
+        assert_eq!(Action::Act { name, target: None, card: None }.to_string(), "buddy");
+        let card = Some("7H".parse().unwrap());
+        assert_eq!(Action::Act { name, target: None, card }.to_string(), "buddy 7H");
     }
 
     #[test]

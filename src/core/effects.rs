@@ -90,31 +90,51 @@ pub enum ActionArg {
     /// A diver (`buddy bob`): another one, or with `me` any one, the mover included. With
     /// `optional`, the action may also be taken without one (then listed first without).
     Diver { me: bool, optional: bool },
+    /// A card of the mover's hand (`toss 7h`); with `optional`, also none.
+    Card { optional: bool },
 }
 
 impl ActionArg {
     /// The divers `player` may name among `players`, before the action's own legality.
     pub fn seats(self, players: usize, player: Seat) -> impl Iterator<Item = Seat> {
         let me = matches!(self, ActionArg::Diver { me: true, .. });
-        let any = !matches!(self, ActionArg::None);
+        let any = matches!(self, ActionArg::Diver { .. });
         (0..players).filter(move |&s| any && (me || s != player))
     }
 
-    /// Whether the action may be taken without a diver.
+    /// The cards of `hand` it may name, each once, in hand order (none unless it takes a card).
+    pub fn cards(self, hand: &[Card]) -> impl Iterator<Item = Card> + '_ {
+        let any = matches!(self, ActionArg::Card { .. });
+        hand.iter().enumerate().filter(move |&(i, c)| any && !hand[..i].contains(c)).map(|(_, &c)| c)
+    }
+
+    /// Whether the action may be taken naming nothing.
     pub fn allows_none(self) -> bool {
-        matches!(self, ActionArg::None | ActionArg::Diver { optional: true, .. })
+        matches!(self, ActionArg::None | ActionArg::Diver { optional: true, .. } | ActionArg::Card { optional: true })
     }
 }
 
 /// What an action a mod registered does: whether it may be taken, with which argument, and
 /// carrying it out. The registry's entry for the action ([`ActionEntry`]).
 pub trait ActionRule: Send + Sync {
-    /// Whether `player` may take the action now at `target` (of the seats its
-    /// [`ActionArg`] allows): `Ok(Ok(()))`, or `Ok(Err(reason))` in the players' words.
-    /// Reads only.
-    fn legal(&self, state: &State, player: Seat, target: Option<Seat>) -> Result<Result<(), String>, EffectError>;
-    /// Carries it out, through the context.
-    fn resolve(&self, ctx: &mut Ctx<'_>, player: Seat, target: Option<Seat>) -> Result<(), EffectError>;
+    /// Whether `player` may take the action now at `target` or with `card` (of the seats or
+    /// hand cards its [`ActionArg`] allows): `Ok(Ok(()))`, or `Ok(Err(reason))` in the
+    /// players' words. Reads only.
+    fn legal(
+        &self,
+        state: &State,
+        player: Seat,
+        target: Option<Seat>,
+        card: Option<Card>,
+    ) -> Result<Result<(), String>, EffectError>;
+    /// Carries it out, through the context (a card named is still in the hand).
+    fn resolve(
+        &self,
+        ctx: &mut Ctx<'_>,
+        player: Seat,
+        target: Option<Seat>,
+        card: Option<Card>,
+    ) -> Result<(), EffectError>;
 }
 
 /// An action a mod registered (`diving.action`): its name, what it takes, what it says it
@@ -430,16 +450,17 @@ impl Registry {
         self.actions.iter().find(|a| a.name == name)
     }
 
-    /// Carries out `player`'s registered action `name` at `target` (checked).
+    /// Carries out `player`'s registered action `name` at `target` or with `card` (checked).
     pub(crate) fn resolve_act<S: EventSink + ?Sized>(
         &self,
         ctx: &mut Ctx<'_, S>,
         player: Seat,
         name: ActionName,
         target: Option<Seat>,
+        card: Option<Card>,
     ) -> Result<(), EffectError> {
         let entry = self.action(name).ok_or_else(|| EffectError(format!("there is no action called {name}")))?;
-        entry.rule.resolve(&mut ctx.reborrow(), player, target)
+        entry.rule.resolve(&mut ctx.reborrow(), player, target, card)
     }
 
     /// Whether every hook is the built-in one and none was added.

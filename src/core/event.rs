@@ -52,9 +52,10 @@ pub enum Event {
     Reshuffled { cards: usize },
     /// `player` could not act and passed (D22).
     Passed { player: Seat },
-    /// `player` took the action a mod registered as `name` (at `target`, when it takes one);
+    /// `player` took the action a mod registered as `name` (at `target`, or with a `card` of
+    /// their hand, when it takes one; a card named so is shown to every seat);
     /// what it did follows as events of its own.
-    Acted { player: Seat, name: ActionName, target: Option<Seat> },
+    Acted { player: Seat, name: ActionName, target: Option<Seat>, card: Option<Card> },
     /// A mod's narration.
     Said { text: String },
     /// `player` reached the bottom and won (D20).

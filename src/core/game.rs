@@ -258,9 +258,10 @@ fn resolve<S: EventSink + ?Sized>(
             registry.recover(&mut Context::new(state, registry, events), player, cards, *face_on_top)?
         }
         Action::Pass => events.push(Event::Passed { player }),
-        Action::Act { name, target } => {
-            events.push(Event::Acted { player, name: *name, target: *target });
-            registry.resolve_act(&mut Context::new(&mut *state, registry, &mut *events), player, *name, *target)?;
+        Action::Act { name, target, card } => {
+            events.push(Event::Acted { player, name: *name, target: *target, card: *card });
+            let mut ctx = Context::new(&mut *state, registry, &mut *events);
+            registry.resolve_act(&mut ctx, player, *name, *target, *card)?;
         }
     }
     if state.is_over() {

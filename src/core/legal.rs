@@ -125,8 +125,9 @@ impl Playable {
 /// distinct hand card, then of each table card (per card: targets in seat order, the plain
 /// discard order before the card on top); then the recoveries, one per distinct set of hand
 /// cards in mask order (K on top first when the player may choose); then the actions mods
-/// registered (in the order added; per action, without a target first when it may, then its
-/// targets in seat order); `pass` only when nothing else is legal (D22). Empty when the game is over or it is not the asking seat's turn.
+/// registered (in the order added; per action, naming nothing first when it may, then its
+/// targets in seat order, or its hand cards in hand order); `pass` only when nothing else is
+/// legal (D22). Empty when the game is over or it is not the asking seat's turn.
 ///
 /// A listing is what each card's rank offers and which cards are playable, not a list of
 /// actions: with the built-in cards it works out four offers (number, J, Q, K) in one pass
@@ -276,12 +277,14 @@ impl<'a> Moves<'a> {
     #[inline(never)]
     fn list_acts(&mut self, state: &State, registry: &Registry) {
         let me = state.current();
+        let hand = &state.player(me).hand[..];
         for entry in registry.actions() {
-            let none = entry.arg.allows_none().then_some(None);
-            let seats = entry.arg.seats(state.player_count(), me).map(Some);
-            for target in none.into_iter().chain(seats) {
-                match entry.rule.legal(state, me, target) {
-                    Ok(Ok(())) => self.answers().acts.push(Action::Act { name: entry.name, target }),
+            let none = entry.arg.allows_none().then_some((None, None));
+            let seats = entry.arg.seats(state.player_count(), me).map(|s| (Some(s), None));
+            let cards = entry.arg.cards(hand).map(|c| (None, Some(c)));
+            for (target, card) in none.into_iter().chain(seats).chain(cards) {
+                match entry.rule.legal(state, me, target, card) {
+                    Ok(Ok(())) => self.answers().acts.push(Action::Act { name: entry.name, target, card }),
                     Ok(Err(_)) => {}
                     Err(failure) => {
                         self.answers().failure.get_or_insert(failure);
@@ -691,7 +694,7 @@ pub fn check(state: &State, registry: &Registry, action: &Action) -> Result<(), 
             }
             Ok(())
         }
-        Action::Act { name, target } => check_act(state, registry, *name, *target),
+        Action::Act { name, target, card } => check_act(state, registry, *name, *target, *card),
         Action::Pass => {
             if Moves::of(state, registry).is_pass_only() {
                 Ok(())
@@ -702,18 +705,34 @@ pub fn check(state: &State, registry: &Registry, action: &Action) -> Result<(), 
     }
 }
 
-/// Whether the current player may take the registered action `name` at `target`.
-fn check_act(state: &State, registry: &Registry, name: ActionName, target: Option<Seat>) -> Result<(), ActionError> {
+/// Whether the current player may take the registered action `name` at `target` or with
+/// `card`.
+fn check_act(
+    state: &State,
+    registry: &Registry,
+    name: ActionName,
+    target: Option<Seat>,
+    card: Option<Card>,
+) -> Result<(), ActionError> {
     let entry = registry.action(name).ok_or(ActionError::NoSuchAction { name })?;
     let me = state.current();
     let allowed = |t: Seat| entry.arg.seats(state.player_count(), me).any(|s| s == t);
+    let takes_card = matches!(entry.arg, ActionArg::Card { .. });
+    if target.is_some() && !matches!(entry.arg, ActionArg::Diver { .. }) {
+        return Err(ActionError::ActNoTargetTaken { name });
+    }
+    match (card, takes_card) {
+        (Some(_), false) => return Err(ActionError::ActNoCardTaken { name }),
+        (Some(card), true) if !state.player(me).hand.contains(&card) => return Err(ActionError::NotInHand { card }),
+        (None, true) if !entry.arg.allows_none() => return Err(ActionError::ActCardNeeded { name }),
+        _ => {}
+    }
     match (entry.arg, target) {
-        (ActionArg::None, Some(_)) => return Err(ActionError::ActNoTargetTaken { name }),
-        (_, None) if !entry.arg.allows_none() => {
+        (ActionArg::Diver { .. }, None) if !entry.arg.allows_none() => {
             let options = entry
                 .arg
                 .seats(state.player_count(), me)
-                .filter(|&t| matches!(entry.rule.legal(state, me, Some(t)), Ok(Ok(()))))
+                .filter(|&t| matches!(entry.rule.legal(state, me, Some(t), None), Ok(Ok(()))))
                 .collect();
             return Err(ActionError::ActTargetNeeded { name, options });
         }
@@ -727,11 +746,12 @@ fn check_act(state: &State, registry: &Registry, name: ActionName, target: Optio
         }
         _ => {}
     }
-    match entry.rule.legal(state, me, target).map_err(|e| ActionError::Script(e.0))? {
+    match entry.rule.legal(state, me, target, card).map_err(|e| ActionError::Script(e.0))? {
         Ok(()) => Ok(()),
-        Err(reason) => Err(match target {
-            Some(target) => ActionError::ActBadTarget { name, target, reason },
-            None => ActionError::ActNotAllowed { name, reason },
+        Err(reason) => Err(match (target, card) {
+            (Some(target), _) => ActionError::ActBadTarget { name, target, reason },
+            (None, Some(card)) => ActionError::ActBadCard { name, card, reason },
+            (None, None) => ActionError::ActNotAllowed { name, reason },
         }),
     }
 }
@@ -758,7 +778,13 @@ mod tests {
     struct Gift;
 
     impl ActionRule for Gift {
-        fn legal(&self, state: &State, player: Seat, target: Option<Seat>) -> Result<Result<(), String>, EffectError> {
+        fn legal(
+            &self,
+            state: &State,
+            player: Seat,
+            target: Option<Seat>,
+            _: Option<Card>,
+        ) -> Result<Result<(), String>, EffectError> {
             let t = target.expect("gift names a diver");
             if state.player(t).depth <= state.player(player).depth {
                 return Ok(Err(format!("{} is not deeper than you", state.name(t))));
@@ -766,7 +792,13 @@ mod tests {
             Ok(Ok(()))
         }
 
-        fn resolve(&self, ctx: &mut Ctx<'_>, player: Seat, target: Option<Seat>) -> Result<(), EffectError> {
+        fn resolve(
+            &self,
+            ctx: &mut Ctx<'_>,
+            player: Seat,
+            target: Option<Seat>,
+            _: Option<Card>,
+        ) -> Result<(), EffectError> {
             let t = target.expect("checked");
             let (mine, theirs) = (ctx.state().player(player).oxygen, ctx.state().player(t).oxygen);
             ctx.set_oxygen(player, i64::from(mine) - 1)?;
@@ -778,11 +810,17 @@ mod tests {
     struct Broken;
 
     impl ActionRule for Broken {
-        fn legal(&self, _: &State, _: Seat, _: Option<Seat>) -> Result<Result<(), String>, EffectError> {
+        fn legal(
+            &self,
+            _: &State,
+            _: Seat,
+            _: Option<Seat>,
+            _: Option<Card>,
+        ) -> Result<Result<(), String>, EffectError> {
             Err(EffectError("mod broken.lua:3: it failed".into()))
         }
 
-        fn resolve(&self, _: &mut Ctx<'_>, _: Seat, _: Option<Seat>) -> Result<(), EffectError> {
+        fn resolve(&self, _: &mut Ctx<'_>, _: Seat, _: Option<Seat>, _: Option<Card>) -> Result<(), EffectError> {
             Err(EffectError("mod broken.lua:7: it failed".into()))
         }
     }
@@ -801,7 +839,7 @@ mod tests {
     }
 
     fn gift(target: Seat) -> Action {
-        Action::Act { name: "gift".parse().unwrap(), target: Some(target) }
+        Action::Act { name: "gift".parse().unwrap(), target: Some(target), card: None }
     }
 
     /// A mod's action is listed after the recoveries, once per diver its rule allows; every
@@ -844,17 +882,17 @@ mod tests {
             game.check(&gift(1)).unwrap_err().to_string(),
             "player 2 is not a valid target for gift: you cannot target yourself"
         );
-        let none = Action::Act { name: "gift".parse().unwrap(), target: None };
+        let none = Action::Act { name: "gift".parse().unwrap(), target: None, card: None };
         assert_eq!(
             game.check(&none),
             Err(ActionError::ActTargetNeeded { name: "gift".parse().unwrap(), options: vec![0] })
         );
-        let unknown = Action::Act { name: "hug".parse().unwrap(), target: None };
+        let unknown = Action::Act { name: "hug".parse().unwrap(), target: None, card: None };
         assert_eq!(game.check(&unknown), Err(ActionError::NoSuchAction { name: "hug".parse().unwrap() }));
 
         let mut events = Vec::new();
         game.apply(&gift(0), &mut events).unwrap();
-        assert_eq!(events[0], Event::Acted { player: 1, name: "gift".parse().unwrap(), target: Some(0) });
+        assert_eq!(events[0], Event::Acted { player: 1, name: "gift".parse().unwrap(), target: Some(0), card: None });
         assert_eq!(game.player(1).oxygen, 9);
         assert!(matches!(events.last(), Some(Event::TurnStarted { player: 2, .. })), "{events:?}");
     }
@@ -868,7 +906,7 @@ mod tests {
         assert!(moves.acts().is_empty());
         assert_eq!(moves.failure().map(|f| f.0.as_str()), Some("mod broken.lua:3: it failed"));
         let before = game.clone();
-        let oops = Action::Act { name: "oops".parse().unwrap(), target: None };
+        let oops = Action::Act { name: "oops".parse().unwrap(), target: None, card: None };
         let mut events = Vec::new();
         assert_eq!(game.apply(&oops, &mut events), Err(ActionError::Script("mod broken.lua:3: it failed".into())));
         assert_eq!((game == before, events.len()), (true, 0));

@@ -436,9 +436,15 @@ pub fn parse_action(game: &Game, text: &str) -> Result<Action, String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let on_top = words.iter().any(|w| *w == "on-top" || w.eq_ignore_ascii_case("over"));
     let words: Vec<&str> = words.into_iter().filter(|w| *w != "on-top" && !w.eq_ignore_ascii_case("over")).collect();
-    // A mod's action: `buddy @2`, `buddy @bob`, `buddy bob`.
+    // A mod's action: `buddy @2`, `buddy @bob`, `buddy bob`, `toss 7H` (a card).
     let act = words.first().and_then(|w| game.registry().actions().iter().find(|a| a.name.as_str() == *w));
     if let Some(entry) = act {
+        if let [w] = &words[1..]
+            && !w.starts_with('@')
+            && let Ok(card) = w.parse::<Card>()
+        {
+            return Ok(Action::Act { name: entry.name, target: None, card: Some(card) });
+        }
         let target = match &words[1..] {
             [] => None,
             [who] => {
@@ -449,9 +455,9 @@ pub fn parse_action(game: &Game, text: &str) -> Result<Action, String> {
                     Err(_) => game.seat_of(who).ok_or_else(|| format!("'{text}': no player called {who}"))?,
                 })
             }
-            _ => return Err(format!("cannot read '{text}': {} names at most one player", entry.name)),
+            _ => return Err(format!("cannot read '{text}': {} names at most one player or card", entry.name)),
         };
-        return Ok(Action::Act { name: entry.name, target });
+        return Ok(Action::Act { name: entry.name, target, card: None });
     }
     let card = |w: &str| w.parse::<Card>().map_err(|e| format!("'{w}' in '{text}': {e}"));
     match words.first().copied() {

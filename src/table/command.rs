@@ -444,11 +444,11 @@ impl Table {
             }
             Command::Recover { cards, over } => self.act(caller, Action::Recover { cards, face_on_top: over }, out),
             Command::Pass => self.act(caller, Action::Pass, out),
-            Command::Act { name, target } => {
+            Command::Act { name, target, card } => {
                 if let Err(message) = self.check_turn(caller) {
                     return out.reply(self, Reply::Refused(message));
                 }
-                match act_action(self.game(), name, target) {
+                match act_action(self.game(), name, target, card) {
                     Ok(action) => self.play(caller, action, out),
                     Err(message) => out.reply(self, Reply::Refused(message)),
                 }
@@ -853,27 +853,21 @@ pub fn play_action(game: &Game, card: Card, place: Place, target: Option<Who>, o
     Ok(Play::Ready(action))
 }
 
-/// A mod's action as typed (`buddy bob`) made into an action for the current player: the
-/// player named, or, when it needs one and the listing offers just one, that one. Anything
-/// else is the core's to refuse.
-pub fn act_action(game: &Game, name: ActionName, target: Option<Who>) -> Result<Action, String> {
+/// A mod's action as typed (`buddy bob`, `toss 7h`) made into an action for the current
+/// player: the player or card named, or, when it needs one and the listing offers just one,
+/// that one. Anything else is the core's to refuse.
+pub fn act_action(game: &Game, name: ActionName, target: Option<Who>, card: Option<Card>) -> Result<Action, String> {
     let target = target.map(|who| seat_of(game, &who)).transpose()?;
     let needs = game.registry().action(name).is_some_and(|a| !a.arg.allows_none());
-    if target.is_none() && needs {
+    if target.is_none() && card.is_none() && needs {
         let moves = game.moves();
-        let offered: Vec<Seat> = moves
-            .acts()
-            .iter()
-            .filter_map(|a| match a {
-                Action::Act { name: n, target } if *n == name => *target,
-                _ => None,
-            })
-            .collect();
+        let offered: Vec<&Action> =
+            moves.acts().iter().filter(|a| matches!(a, Action::Act { name: n, .. } if *n == name)).collect();
         if let [only] = offered[..] {
-            return Ok(Action::Act { name, target: Some(only) });
+            return Ok(*only);
         }
     }
-    Ok(Action::Act { name, target })
+    Ok(Action::Act { name, target, card })
 }
 
 /// The answer to a target question: a player by name or seat number (empty: cancelled).

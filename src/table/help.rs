@@ -76,10 +76,15 @@ fn action_help(act: &crate::core::ActionEntry) -> String {
         ActionArg::Diver { me: true, optional: false } => (format!("{name} PLAYER"), "any diver, you included"),
         ActionArg::Diver { me: false, optional: true } => (format!("{name} [PLAYER]"), "another diver, or none"),
         ActionArg::Diver { me: true, optional: true } => (format!("{name} [PLAYER]"), "any diver, or none"),
+        ActionArg::Card { optional: false } => (format!("{name} CARD"), ""),
+        ActionArg::Card { optional: true } => (format!("{name} [CARD]"), ""),
     };
     let mut out = format!("{usage}\n  {}\n", act.describe);
     if !player.is_empty() {
         out += &format!("  PLAYER      {player}: a name or seat number (e.g. {name} 2)\n");
+    }
+    if matches!(act.arg, ActionArg::Card { .. }) {
+        out += &format!("  CARD        a card of your hand (e.g. {name} 7h)\n");
     }
     out += "  An action of this ruleset's mods, taken instead of playing a card: 'moves' lists it when\n  it is allowed, and a refusal says why not.\n";
     out

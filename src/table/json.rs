@@ -219,6 +219,8 @@ pub enum EventJson<'a, P = Seat> {
         name: ActionNameJson,
         #[serde(skip_serializing_if = "Option::is_none")]
         target: Option<P>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        card: Option<CardJson>,
     },
     Said {
         text: &'a str,
@@ -272,9 +274,12 @@ impl<'a, P> EventJson<'a, P> {
             Event::Refilled { slot, card } => EventJson::Refilled { slot, card: CardJson(card) },
             Event::Reshuffled { cards } => EventJson::Reshuffled { cards },
             Event::Passed { player } => EventJson::Passed { player: p(player) },
-            Event::Acted { player, name, target } => {
-                EventJson::Acted { player: p(player), name: ActionNameJson(name), target: target.map(&p) }
-            }
+            Event::Acted { player, name, target, card } => EventJson::Acted {
+                player: p(player),
+                name: ActionNameJson(name),
+                target: target.map(&p),
+                card: card.map(CardJson),
+            },
             Event::Said { ref text } => EventJson::Said { text },
             Event::Won { player } => EventJson::Won { player: p(player) },
             Event::Draw { turns } => EventJson::Draw { turns },
@@ -751,12 +756,16 @@ mod tests {
             (Event::Reshuffled { cards: 31 }, r#"{"event":"reshuffled","cards":31}"#),
             (Event::Passed { player: 1 }, r#"{"event":"passed","player":"bob"}"#),
             (
-                Event::Acted { player: 0, name: "buddy".parse().unwrap(), target: Some(1) },
+                Event::Acted { player: 0, name: "buddy".parse().unwrap(), target: Some(1), card: None },
                 r#"{"event":"acted","player":"alice","name":"buddy","target":"bob"}"#,
             ),
             (
-                Event::Acted { player: 1, name: "shout".parse().unwrap(), target: None },
+                Event::Acted { player: 1, name: "shout".parse().unwrap(), target: None, card: None },
                 r#"{"event":"acted","player":"bob","name":"shout"}"#,
+            ),
+            (
+                Event::Acted { player: 1, name: "toss".parse().unwrap(), target: None, card: Some(c("7H")) },
+                r#"{"event":"acted","player":"bob","name":"toss","card":"7H"}"#,
             ),
             (Event::Said { text: "a \"shark\"!".into() }, r#"{"event":"said","text":"a \"shark\"!"}"#),
             (Event::Won { player: 0 }, r#"{"event":"won","player":"alice"}"#),

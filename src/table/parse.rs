@@ -4,7 +4,7 @@
 //! card, a place, a player and an order. Whether the card is in the hand, whether `bob` exists
 //! or may be targeted is decided later by the session and the core. Every error is one line
 //! meant for the player. The one thing it is told of the rules is the names of the actions
-//! mods registered ([`parse_with`]): `buddy bob` is then a [`Command::Act`].
+//! mods registered ([`parse_with`]): `buddy bob` (or `toss 7h`) is then a [`Command::Act`].
 
 use crate::core::{ActionEntry, ActionName, Card, Cards};
 use crate::limits;
@@ -73,10 +73,11 @@ pub enum Command {
         over: bool,
     },
     Pass,
-    /// An action a mod registered, with the player it names.
+    /// An action a mod registered, with the player or the card it names.
     Act {
         name: ActionName,
         target: Option<Who>,
+        card: Option<Card>,
     },
     Moves,
     State,
@@ -148,10 +149,14 @@ pub fn parse_with(line: &str, actions: &[ActionEntry]) -> Result<Option<Command>
     if let Some(entry) = actions.iter().find(|a| a.name.as_str() == first) {
         let name = entry.name;
         return match &words[1..] {
-            [] => Ok(Some(Command::Act { name, target: None })),
-            [one] => Ok(Some(Command::Act { name, target: Some(who(one)?) })),
+            [] => Ok(Some(Command::Act { name, target: None, card: None })),
+            // A card (`toss 7h`), else a player (`buddy bob`, `buddy 2`, `buddy @7h`).
+            [one] if !one.starts_with('@') && one.parse::<Card>().is_ok() => {
+                Ok(Some(Command::Act { name, target: None, card: Some(parse_card(one)?) }))
+            }
+            [one] => Ok(Some(Command::Act { name, target: Some(who(one)?), card: None })),
             [_, extra, ..] => {
-                Err(format!("only one player can be named (found '{}' after the first)", limits::quoted(extra)))
+                Err(format!("{name} names one player or card (found '{}' after the first)", limits::quoted(extra)))
             }
         };
     }

@@ -195,9 +195,14 @@ impl Narrator<'_> {
                 }
                 // A mod's action, as it is typed (`alice chooses buddy bob`); what it did
                 // follows on lines of its own.
-                Event::Acted { player, name, target } => out.push(match target {
-                    Some(t) => format!("{} {} {}", self.act(*player, "chooses"), s.bold(name.as_str()), self.name(*t)),
-                    None => format!("{} {}", self.act(*player, "chooses"), s.bold(name.as_str())),
+                Event::Acted { player, name, target, card } => out.push(match (target, card) {
+                    (Some(t), _) => {
+                        format!("{} {} {}", self.act(*player, "chooses"), s.bold(name.as_str()), self.name(*t))
+                    }
+                    (None, Some(c)) => {
+                        format!("{} {} {}", self.act(*player, "chooses"), s.bold(name.as_str()), s.card(*c))
+                    }
+                    (None, None) => format!("{} {}", self.act(*player, "chooses"), s.bold(name.as_str())),
                 }),
                 // A mod's line; the move or breath it caused follows it on the line
                 // (`a current carries ann down: depth 10 → 13, oxygen 9 → 8`).
@@ -632,10 +637,11 @@ pub fn command_for(game: &Game, action: &Action) -> String {
             text
         }
         Action::Pass => "pass".into(),
-        Action::Act { name, target: None } => name.to_string(),
-        Action::Act { name, target: Some(t) } => {
+        Action::Act { name, target: Some(t), .. } => {
             format!("{name} {}", game.names().get(*t).map_or("?", String::as_str))
         }
+        Action::Act { name, card: Some(c), .. } => format!("{name} {c}"),
+        Action::Act { name, .. } => name.to_string(),
     }
 }
 
@@ -661,6 +667,8 @@ pub fn action_error(game: &Game, err: &ActionError) -> String {
             format!("{} cannot be targeted with {act}: {reason}", name(*target))
         }
         ActionError::ActNoTargetTaken { name: act } => format!("{act} takes no player here"),
+        ActionError::ActNoCardTaken { name: act } => format!("{act} takes no card here"),
+        ActionError::ActCardNeeded { name: act } => format!("{act} needs a card from your hand (e.g. {act} 7h)"),
         ActionError::NotInHand { card } if game.player(game.current()).hand.contains(card) => {
             let held = game.player(game.current()).hand.iter().filter(|c| *c == card).count();
             format!("{card} is named more often than you hold it ({held} in your hand)")

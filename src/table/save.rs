@@ -114,11 +114,14 @@ pub enum ActionJson {
     },
     Pass,
     /// A mod's action: `{"action":"act","name":"buddy","target":1}` (the target a seat
-    /// number from 0, left out when there is none).
+    /// number from 0), or `{"action":"act","name":"toss","card":"7H"}`; what it does not
+    /// name is left out.
     Act {
         name: ActionNameJson,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         target: Option<Seat>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        card: Option<CardJson>,
     },
 }
 
@@ -134,7 +137,9 @@ impl From<&Action> for ActionJson {
             }
             Action::Recover { cards, face_on_top } => ActionJson::Recover { cards, face_on_top },
             Action::Pass => ActionJson::Pass,
-            Action::Act { name, target } => ActionJson::Act { name: ActionNameJson(name), target },
+            Action::Act { name, target, card } => {
+                ActionJson::Act { name: ActionNameJson(name), target, card: card.map(CardJson) }
+            }
         }
     }
 }
@@ -147,7 +152,7 @@ impl From<ActionJson> for Action {
             }
             ActionJson::Recover { cards, face_on_top } => Action::Recover { cards, face_on_top },
             ActionJson::Pass => Action::Pass,
-            ActionJson::Act { name, target } => Action::Act { name: name.0, target },
+            ActionJson::Act { name, target, card } => Action::Act { name: name.0, target, card: card.map(|c| c.0) },
         }
     }
 }
@@ -585,8 +590,9 @@ mod tests {
             Action::recover(vec![card("2C"), card("3C")]),
             Action::Recover { cards: Cards::try_from([card("4S")]).unwrap(), face_on_top: true },
             Action::Pass,
-            Action::Act { name: "buddy".parse().unwrap(), target: Some(2) },
-            Action::Act { name: "shout".parse().unwrap(), target: None },
+            Action::Act { name: "buddy".parse().unwrap(), target: Some(2), card: None },
+            Action::Act { name: "shout".parse().unwrap(), target: None, card: None },
+            Action::Act { name: "toss".parse().unwrap(), target: None, card: Some(card("7H")) },
         ];
         let text = serde_json::to_string(&save).unwrap();
         let expected = concat!(
@@ -597,7 +603,8 @@ mod tests {
             r#"{"action":"recover","cards":["4S"],"face_on_top":true},"#,
             r#"{"action":"pass"},"#,
             r#"{"action":"act","name":"buddy","target":2},"#,
-            r#"{"action":"act","name":"shout"}]"#,
+            r#"{"action":"act","name":"shout"},"#,
+            r#"{"action":"act","name":"toss","card":"7H"}]"#,
         );
         assert!(text.contains(expected), "{text}");
         assert_eq!(parse(Path::new("x.json"), &text).unwrap(), save);

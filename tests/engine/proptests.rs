@@ -47,11 +47,12 @@ fn any_action() -> impl Strategy<Value = Action> {
             face_on_top,
         },
     );
-    let recover = (prop::collection::vec(card, 0..6), any::<bool>())
+    let recover = (prop::collection::vec(card.clone(), 0..6), any::<bool>())
         .prop_map(|(cards, face_on_top)| Action::Recover { cards: Cards::from_slice(&cards).unwrap(), face_on_top });
     // A mod's action, by a name the game may or may not have, at any seat or none.
     let names = prop_oneof![Just("buddy"), Just("nope")].prop_map(|n| n.parse().unwrap());
-    let act = (names, prop::option::of(0usize..10)).prop_map(|(name, target)| Action::Act { name, target });
+    let act = (names, prop::option::of(0usize..10), prop::option::of(card))
+        .prop_map(|(name, target, card)| Action::Act { name, target, card });
     prop_oneof![4 => play, 2 => recover, 1 => Just(Action::Pass), 1 => act]
 }
 

@@ -63,16 +63,19 @@ fn a_refused_buddy_gets_the_mods_reason_and_changes_nothing() {
     assert!(game.moves().acts().is_empty(), "nobody is deeper at the start");
     let name = "buddy".parse().unwrap();
     let before = game.clone();
-    let e = common::refuse_action(&mut game, &Action::Act { name, target: Some(1) });
+    let e = common::refuse_action(&mut game, &Action::Act { name, target: Some(1), card: None });
     assert_eq!(e, ActionError::ActBadTarget { name, target: 1, reason: "bob is not deeper than you".into() });
     assert_eq!(game, before);
+    let held = Some(game.player(0).hand[0]);
+    let e = common::refuse_action(&mut game, &Action::Act { name, target: Some(1), card: held });
+    assert_eq!(e, ActionError::ActNoCardTaken { name });
     let deep =
         game.legal_actions().into_iter().find(|a| matches!(a, Action::Play { card, .. } if card.rank.is_number()));
     game.apply(&deep.unwrap(), &mut ()).unwrap();
-    assert_eq!(game.moves().acts(), [Action::Act { name, target: Some(0) }]);
+    assert_eq!(game.moves().acts(), [Action::Act { name, target: Some(0), card: None }]);
     let mut events = Vec::new();
-    game.apply(&Action::Act { name, target: Some(0) }, &mut events).unwrap();
-    assert_eq!(events[0], Event::Acted { player: 1, name, target: Some(0) });
+    game.apply(&Action::Act { name, target: Some(0), card: None }, &mut events).unwrap();
+    assert_eq!(events[0], Event::Acted { player: 1, name, target: Some(0), card: None });
     assert_eq!(common::said(&events), ["ann takes 1 oxygen from bob and pulls them down the line"]);
 }
 
@@ -131,13 +134,15 @@ diving.action(\"spin\", {
     let moves = game.moves();
     let failure = moves.failure().expect("the listing keeps the first failure").to_string();
     assert!(failure.starts_with("mod bad.lua:2: a legal function must return true"), "{failure}");
-    assert_eq!(moves.acts(), [Action::Act { name: "boom".parse().unwrap(), target: None }]);
+    assert_eq!(moves.acts(), [Action::Act { name: "boom".parse().unwrap(), target: None, card: None }]);
     let before = game.clone();
     let mut events = Vec::new();
-    let e = game.apply(&Action::Act { name: "boom".parse().unwrap(), target: None }, &mut events).unwrap_err();
+    let e =
+        game.apply(&Action::Act { name: "boom".parse().unwrap(), target: None, card: None }, &mut events).unwrap_err();
     assert!(e.to_string().contains("bad.lua:10: the line snapped"), "{e}");
     assert!(game == before && events.is_empty());
-    let e = game.check(&Action::Act { name: "spin".parse().unwrap(), target: None }).unwrap_err().to_string();
+    let e =
+        game.check(&Action::Act { name: "spin".parse().unwrap(), target: None, card: None }).unwrap_err().to_string();
     assert!(e.contains("bad.lua:16"), "{e}");
 }
 
@@ -242,4 +247,76 @@ fn the_table_types_lists_explains_saves_and_replays_a_mods_action() {
         .assert()
         .success()
         .stdout(contains("bob chooses buddy ann"));
+}
+
+const TOSS: &str = r#"
+diving.action("toss", {
+  args = { card = "card" },
+  describe = "toss CARD: instead of playing, throw a heart of your hand away and draw",
+  legal = function(ctx, args)
+    if diving.suit(args.card) ~= "H" then
+      return false, "only a heart can be tossed"
+    end
+    return true
+  end,
+  resolve = function(ctx, args)
+    ctx:say(ctx:name(args.player) .. " tosses " .. args.card)
+    assert(ctx:take_hand(args.card))
+    ctx:discard(args.card)
+    ctx:draw(args.player)
+  end,
+})
+"#;
+
+/// An action that names a card of the hand: listed once per card its rule allows, refused
+/// with the mod's reason for another, typed `toss kh` in the JSON mode, saved and narrated
+/// with its card; `ctx:take_hand` puts the card in play for the mod to discard.
+#[test]
+fn an_action_naming_a_card_of_the_hand() {
+    let registry = Arc::new(load_mods(&Rules::default(), &[lua("toss.lua", TOSS)]).unwrap_or_else(|e| panic!("{e}")));
+    let setup = Setup { names: vec!["ann".into(), "bob".into()], seed: 1, deck: None };
+    let mut game = Game::new(Arc::new(Rules::default()), registry, setup).unwrap();
+    let name = "toss".parse().unwrap();
+    let hand = game.player(0).hand.clone();
+    let hearts: Vec<Action> = hand
+        .iter()
+        .filter(|c| c.suit == diving::core::Suit::Hearts)
+        .map(|&c| Action::Act { name, target: None, card: Some(c) })
+        .collect();
+    assert!(!hearts.is_empty(), "seed 1 deals ann a heart: {hand:?}");
+    assert_eq!(game.moves().acts(), &hearts[..]);
+    let other = *hand.iter().find(|c| c.suit != diving::core::Suit::Hearts).unwrap();
+    let e = common::refuse_action(&mut game, &Action::Act { name, target: None, card: Some(other) });
+    assert_eq!(e, ActionError::ActBadCard { name, card: other, reason: "only a heart can be tossed".into() });
+    let e = common::refuse_action(&mut game, &Action::Act { name, target: None, card: None });
+    assert_eq!(e, ActionError::ActCardNeeded { name });
+    let missing = diving::core::full_deck(1).into_iter().find(|c| !hand.contains(c)).unwrap();
+    let e = common::refuse_action(&mut game, &Action::Act { name, target: None, card: Some(missing) });
+    assert_eq!(e, ActionError::NotInHand { card: missing });
+    let e = common::refuse_action(&mut game, &Action::Act { name, target: Some(1), card: None });
+    assert_eq!(e, ActionError::ActNoTargetTaken { name });
+    let mut events = Vec::new();
+    let Action::Act { card: Some(heart), .. } = hearts[0] else { unreachable!() };
+    game.apply(&hearts[0], &mut events).unwrap();
+    assert_eq!(events[0], Event::Acted { player: 0, name, target: None, card: Some(heart) });
+    assert!(!game.player(0).hand.contains(&heart) && game.player(0).hand.len() == hand.len());
+    assert_eq!(game.discard_top(), Some(heart));
+    common::assert_invariants(&game, "after toss");
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("toss.lua"), TOSS).unwrap();
+    std::fs::write(dir.path().join("rules.toml"), "mods = [\"toss.lua\"]\n").unwrap();
+    let script = format!("toss {}\nsave s.json\n", heart.to_string().to_lowercase());
+    let out = cli_support::diving()
+        .current_dir(dir.path())
+        .args(["--json", "play", "--ruleset", "rules.toml", "--players", "ann,bob", "--seed", "1"])
+        .write_stdin(script)
+        .output()
+        .unwrap();
+    let lines = cli_support::json_lines(&out.stdout);
+    let acted = lines.iter().find(|l| l["event"] == "acted").unwrap_or_else(|| panic!("{lines:?}"));
+    assert_eq!(acted["card"], heart.to_string(), "{acted}");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("s.json")).unwrap()).unwrap();
+    assert_eq!(saved["actions"][0], serde_json::json!({"action": "act", "name": "toss", "card": heart.to_string()}));
 }

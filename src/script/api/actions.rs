@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::{ActionArg, ActionEntry, ActionName, ActionRule, Ctx, EffectError, Seat, State};
+use crate::core::{ActionArg, ActionEntry, ActionName, ActionRule, Card, Ctx, EffectError, Seat, State};
 
 use super::super::convert;
 use super::super::open::{run_read, run_write, site};
@@ -137,15 +137,16 @@ fn describe_text(lua: &Lua, name: ActionName, value: &Value) -> mlua::Result<Str
     Ok(text)
 }
 
-/// `args`: nothing, or one named diver: `{ target = "other" }` (another diver), `"diver"`
-/// (any, the mover included), either with `?` when it may be left out.
+/// `args`: nothing, or one named argument: a diver, `{ target = "other" }` (another diver),
+/// `"diver"` (any, the mover included), or a card of the hand, `{ card = "card" }`; each with
+/// `?` when it may be left out.
 fn parse_args(lua: &Lua, name: ActionName, value: &Value) -> mlua::Result<(Option<String>, ActionArg)> {
     let bad = |what: String| {
         Sandbox::raise(
             lua,
             format!(
-                "diving.action(\"{name}\", …): args takes one named diver, {{ target = \"other\" }} (or \"other?\", \
-                 \"diver\", \"diver?\"); {what}"
+                "diving.action(\"{name}\", …): args takes one named diver or card, {{ target = \"other\" }} (or \
+                 \"other?\", \"diver\", \"diver?\", \"card\", \"card?\"); {what}"
             ),
         )
     };
@@ -173,6 +174,8 @@ fn parse_args(lua: &Lua, name: ActionName, value: &Value) -> mlua::Result<(Optio
             "other?" => ActionArg::Diver { me: false, optional: true },
             "diver" => ActionArg::Diver { me: true, optional: false },
             "diver?" => ActionArg::Diver { me: true, optional: true },
+            "card" => ActionArg::Card { optional: false },
+            "card?" => ActionArg::Card { optional: true },
             other => return Err(bad(format!("got {key} = \"{other}\""))),
         };
         found = Some((key, arg));
@@ -191,23 +194,33 @@ struct LuaAction {
 }
 
 impl LuaAction {
-    /// The `args` table: `player` (who acts) and the argument under its name, as player numbers.
-    fn args(&self, player: Seat, target: Option<Seat>) -> Result<Table, EffectError> {
+    /// The `args` table: `player` (who acts) and the argument under its name: a player
+    /// number, or a card (`"7H"`).
+    fn args(&self, player: Seat, target: Option<Seat>, card: Option<Card>) -> Result<Table, EffectError> {
         let shared = &self.shared;
         let t = shared.lua().create_table().map_err(|e| shared.lua_error(e))?;
         t.raw_set("player", player as i64 + 1).map_err(|e| shared.lua_error(e))?;
         if let (Some(key), Some(target)) = (&self.arg_name, target) {
             t.raw_set(key.as_str(), target as i64 + 1).map_err(|e| shared.lua_error(e))?;
         }
+        if let (Some(key), Some(card)) = (&self.arg_name, card) {
+            t.raw_set(key.as_str(), shared.names.card(card)).map_err(|e| shared.lua_error(e))?;
+        }
         Ok(t)
     }
 }
 
 impl ActionRule for LuaAction {
-    fn legal(&self, state: &State, player: Seat, target: Option<Seat>) -> Result<Result<(), String>, EffectError> {
+    fn legal(
+        &self,
+        state: &State,
+        player: Seat,
+        target: Option<Seat>,
+        card: Option<Card>,
+    ) -> Result<Result<(), String>, EffectError> {
         let Some(legal) = &self.legal else { return Ok(Ok(())) };
         let shared = &self.shared;
-        let args = self.args(player, target)?;
+        let args = self.args(player, target, card)?;
         let (ok, reason): (Value, Value) =
             run_read(state, legal, shared.ctx()?, |c| shared.call_reading(legal, (c, args)))?;
         match ok {
@@ -224,9 +237,15 @@ impl ActionRule for LuaAction {
         }
     }
 
-    fn resolve(&self, ctx: &mut Ctx<'_>, player: Seat, target: Option<Seat>) -> Result<(), EffectError> {
+    fn resolve(
+        &self,
+        ctx: &mut Ctx<'_>,
+        player: Seat,
+        target: Option<Seat>,
+        card: Option<Card>,
+    ) -> Result<(), EffectError> {
         let shared = &self.shared;
-        let args = self.args(player, target)?;
+        let args = self.args(player, target, card)?;
         run_write(ctx, &self.resolve, None, shared.ctx()?, |c| shared.call::<()>(&self.resolve, (c, args)))
     }
 }

@@ -156,6 +156,12 @@ pub const DOCS: &[Doc] = &[
         "string?",
         "Takes the card of rank from in front of p (now in play), or nil.",
     ),
+    d(
+        "ctx:take_hand",
+        "card string",
+        "boolean",
+        "Takes card from the current player's hand (now in play); false if it is not there.",
+    ),
     d("ctx:draw", "p integer", "boolean", "Player p draws a card; false if there was nothing to draw."),
     d(
         "ctx:number_value",
@@ -190,9 +196,10 @@ pub const TYPES: &str = r#"---@alias diving.Rank integer|"A"|"2"|"3"|"4"|"5"|"6"
 ---@class diving.ActionArgs
 ---@field player integer who takes the action
 ---@field target integer? the diver named, under the name `args` gives it
+---@field card string? the hand card named, under the name `args` gives it
 
 ---@class diving.ActionSpec
----@field args? table<string, "other"|"other?"|"diver"|"diver?"> one named diver, e.g. { target = "other" }
+---@field args? table<string, "other"|"other?"|"diver"|"diver?"|"card"|"card?"> one named diver or hand card, e.g. { target = "other" }
 ---@field describe? string one line for the help: "buddy PLAYER: pass 1 oxygen to another diver"
 ---@field legal? fun(ctx: diving.Ctx, args: diving.ActionArgs): boolean, string? whether it may be taken, and why not
 ---@field resolve fun(ctx: diving.Ctx, args: diving.ActionArgs) carries it out (required)
