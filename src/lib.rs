@@ -24,8 +24,10 @@
 //! ## The core in one paragraph
 //!
 //! A [`core::Game`] is a [`core::State`] (plain data: divers, piles, table, turn, the seeded
-//! RNG and the per-ruleset [`core::Tables`]) and a [`core::Registry`] (what each rank does and
-//! every rule marked *(hook)* in the decisions). [`core::Game::moves`] lists what the current
+//! RNG and the per-ruleset [`core::Tables`]) and a [`core::Registry`] (what each rank does,
+//! every rule marked *(hook)* in the decisions, and the actions mods add: an
+//! [`core::Action::Act`] names its [`core::ActionEntry`] by its inline name, so an action stays
+//! `Copy` and is saved, typed and sent without a registry at hand). [`core::Game::moves`] lists what the current
 //! seat may do ([`core::Moves`], the single source of legality: `legal_actions`, counts, the
 //! random bot's pick and greedy's scan are folds over it, and [`core::Game::check`] asks the
 //! same function what a card offers). [`core::Game::apply`] is the one way to change a game: it
@@ -140,9 +142,11 @@
 //!   the sink received nothing. The registry, not its caller, knows which code is built in.
 //!   *`tests/engine/registry.rs`, `tests/engine/rules.rs` (every refusal), `tests/engine/proptests.rs`
 //!   (any action from arbitrary parts), `tests/modding/hostile_mods.rs`.*
-//! - **One listing.** Every fold of [`core::Moves`] (the list, counts, `nth`, each play)
+//! - **One listing.** Every fold of [`core::Moves`] (the list, counts, `nth`, each play, a
+//!   mod's actions after the recoveries)
 //!   agrees with the others and every listed action checks. *`tests/engine/determinism.rs`
-//!   (`every_sink_sees_the_same_game`), `tests/engine/properties.rs`, `tests/engine/proptests.rs`.*
+//!   (`every_sink_sees_the_same_game`), `tests/engine/properties.rs`, `tests/engine/proptests.rs`,
+//!   `core::legal`'s tests (a mod's action), `tests/modding/mod_actions.rs`.*
 //! - **Conservation and bounds.** Hands + table + discard + deck + cards in front always hold
 //!   52 × decks cards; depth stays in `0..=max_depth`, oxygen in `0..=max_oxygen`; nobody has
 //!   two cards of one rank in front (D17); no entry draws a hand past `MAX_HAND_SIZE`, so a

@@ -23,7 +23,8 @@
 //! play once an after-move hook, a rescue or a reaction to a rule point acts on moves:
 //! [`View::plays_as_modelled`]) is weighed by its consequences (`Turn::weighed`): resolved
 //! on a copy of the position dealt from the bot's own view, and again as the model's
-//! built-in card, and scored by the model plus what the two positions differ by. While every
+//! built-in card, and scored by the model plus what the two positions differ by. An action a
+//! mod registered (`buddy bob`) is weighed the same way, resolved on such a copy. While every
 //! entry is built in, that path is one test a move, and the fast scorer below runs as it is.
 //!
 //! The plays are scored in one loop over the playable cards the engine lists, each with its
@@ -403,7 +404,17 @@ impl GreedyBot {
         let turn = self.turn(view, &moves, air);
         let me = view.diver(view.seat());
         let forecast = view.forecast();
-        let (best, best_play, fallback) = turn.best_play_listed(&moves, Some(&forecast));
+        let (mut best, mut best_play, mut fallback) = turn.best_play_listed(&moves, Some(&forecast));
+        // A mod's actions, weighed by what they lead to, as a play the model does not know.
+        for act in moves.acts() {
+            match turn.weighed(&forecast, act, None, 0) {
+                Some(score) if score > best => (best, best_play) = (score, Some(*act)),
+                Some(_) => {}
+                None => {
+                    fallback.get_or_insert(*act);
+                }
+            }
+        }
         if best == WIN
             && let Some(play) = best_play
         {

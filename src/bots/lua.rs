@@ -413,6 +413,16 @@ fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action, air: &m
             t.raw_set("oxygen", i64::from(me.oxygen + gain))?;
         }
         Action::Pass => t.raw_set("kind", "pass")?,
+        Action::Act { name, target, card } => {
+            t.raw_set("kind", "act")?;
+            t.raw_set("name", name.as_str())?;
+            if let Some(target) = target {
+                t.raw_set("target", seat_number(*target))?;
+            }
+            if let Some(card) = card {
+                t.raw_set("card", card.to_string())?;
+            }
+        }
     }
     t.set_readonly(true);
     Ok(t)

@@ -191,6 +191,8 @@ impl MctsBot {
             self.candidates.push(Action::Play { card, from, target, face_on_top })
         });
         self.candidates.extend(self.policy.ranked_recoveries(view, self.params.root_recoveries));
+        // A mod's actions, searched like any move (empty with the standard rules).
+        self.candidates.extend_from_slice(view.moves().acts());
         if self.candidates.is_empty() {
             self.candidates.push(Action::Pass);
         }

@@ -134,6 +134,7 @@ mod tests {
                     Action::Recover { face_on_top: true, .. } => knotted += 1,
                     Action::Recover { .. } => recoveries += 1,
                     Action::Pass => {}
+                    Action::Act { .. } => unreachable!("the standard rules have no mod actions"),
                 }
                 game.apply(&action, &mut ()).unwrap();
             }

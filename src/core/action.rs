@@ -187,6 +187,9 @@ pub enum Action {
     },
     /// Only when nothing else is legal (D22).
     Pass,
+    /// An action a mod registered ([`Registry::add_action`](super::Registry::add_action)),
+    /// by its name, with its one argument when it takes one: a seat, or a card of the hand.
+    Act { name: ActionName, target: Option<Seat>, card: Option<Card> },
 }
 
 impl Action {
@@ -236,7 +239,83 @@ impl fmt::Display for Action {
                 Ok(())
             }
             Action::Pass => f.write_str("pass"),
+            Action::Act { name, target, card } => {
+                f.write_str(name.as_str())?;
+                if let Some(t) = target {
+                    write!(f, " @{}", t + 1)?;
+                }
+                if let Some(c) = card {
+                    write!(f, " {c}")?;
+                }
+                Ok(())
+            }
         }
+    }
+}
+
+/// The name of an action a mod registered (`buddy`): 1 to [`ActionName::CAPACITY`]
+/// characters, a lower-case ASCII letter then letters, digits, `_` or `-`, kept inline so that
+/// an [`Action`] stays `Copy` and names its registry entry without a registry at hand (a save,
+/// a JSON line, the shell's words). Compares and hashes as its text.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ActionName {
+    len: u8,
+    /// `bytes[..len]` is the name; the rest are zeros.
+    bytes: [u8; ActionName::CAPACITY],
+}
+
+/// Why a text cannot be an action's name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "an action's name is 1 to {} characters: a lower-case letter, then letters, digits, `_` or `-` (got \"{shown}\")",
+    ActionName::CAPACITY
+)]
+pub struct BadActionName {
+    /// The text, cut to a line.
+    pub shown: String,
+}
+
+impl ActionName {
+    /// The longest name.
+    pub const CAPACITY: usize = 15;
+
+    /// `text` as a name, if it is one.
+    pub fn new(text: &str) -> Result<ActionName, BadActionName> {
+        let bad = || BadActionName { shown: text.chars().filter(|c| !c.is_control()).take(40).collect() };
+        let mut chars = text.bytes();
+        let first_ok = chars.next().is_some_and(|b| b.is_ascii_lowercase());
+        let rest_ok = chars.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+        if !first_ok || !rest_ok || text.len() > ActionName::CAPACITY {
+            return Err(bad());
+        }
+        let mut bytes = [0; ActionName::CAPACITY];
+        bytes[..text.len()].copy_from_slice(text.as_bytes());
+        Ok(ActionName { len: text.len() as u8, bytes })
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Only ASCII is ever stored.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
+    }
+}
+
+impl fmt::Display for ActionName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for ActionName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
+impl std::str::FromStr for ActionName {
+    type Err = BadActionName;
+
+    fn from_str(text: &str) -> Result<ActionName, BadActionName> {
+        ActionName::new(text)
     }
 }
 
@@ -276,6 +355,23 @@ pub enum ActionError {
     EmptyRecovery,
     #[error("you can only pass when you have no cards and no table card can be played")]
     CannotPass,
+    /// No action of this name is registered.
+    #[error("there is no action called {name}")]
+    NoSuchAction { name: ActionName },
+    #[error("{name} needs a target: one of {}", list_seats(options))]
+    ActTargetNeeded { name: ActionName, options: Vec<Seat> },
+    #[error("{name} takes no target")]
+    ActNoTargetTaken { name: ActionName },
+    #[error("player {} is not a valid target for {name}: {reason}", target + 1)]
+    ActBadTarget { name: ActionName, target: Seat, reason: String },
+    #[error("{name} cannot be taken now: {reason}")]
+    ActNotAllowed { name: ActionName, reason: String },
+    #[error("{name} needs a card from your hand")]
+    ActCardNeeded { name: ActionName },
+    #[error("{name} takes no card")]
+    ActNoCardTaken { name: ActionName },
+    #[error("{card} cannot be used for {name}: {reason}")]
+    ActBadCard { name: ActionName, card: Card, reason: String },
     /// A scripted effect or hook failed; nothing it did is kept.
     #[error("{0}")]
     Script(String),
@@ -290,6 +386,21 @@ fn list_seats(seats: &[Seat]) -> String {
 mod tests {
     use super::*;
     use crate::core::parse_cards;
+
+    #[test]
+    fn an_action_name_is_a_short_lower_case_word() {
+        for good in ["buddy", "a", "pass-air", "x_2", "abcdefghijklmno"] {
+            assert_eq!(ActionName::new(good).unwrap().as_str(), good);
+        }
+        for bad in ["", "Buddy", "2x", "bud dy", "abcdefghijklmnop", "é", "-x"] {
+            assert!(ActionName::new(bad).is_err(), "{bad:?}");
+        }
+        let name = ActionName::new("buddy").unwrap();
+        assert_eq!(Action::Act { name, target: Some(1), card: None }.to_string(), "buddy @2");
+        assert_eq!(Action::Act { name, target: None, card: None }.to_string(), "buddy");
+        let card = Some("7H".parse().unwrap());
+        assert_eq!(Action::Act { name, target: None, card }.to_string(), "buddy 7H");
+    }
 
     #[test]
     fn cards_in_mask_takes_the_masked_cards_in_hand_order() {

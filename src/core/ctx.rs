@@ -313,6 +313,17 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         Ok(())
     }
 
+    /// Takes `card` out of the current player's hand (the one hand a handler may read),
+    /// if it is there: it is then in play, for the handler to discard or place.
+    pub fn take_from_hand(&mut self, card: Card) -> bool {
+        let me = self.state.current;
+        let held = self.state.players[me].hand.contains(&card);
+        if held {
+            self.state.take_from_hand(me, card);
+        }
+        held
+    }
+
     /// Removes the card of `rank` from in front of `player`, if there is one.
     pub fn take_front(&mut self, player: Seat, rank: Rank) -> Option<Card> {
         let p = self.state.players.get_mut(player)?;

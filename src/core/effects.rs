@@ -22,7 +22,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::action::{Action, Cards, Play, Seat};
+use super::action::{Action, ActionName, Cards, Play, Seat};
 use super::aim::Aim;
 use super::builtin::{Builtin, builtin_cost, builtin_gain, builtin_win, recover};
 use super::card::{Card, Rank};
@@ -82,6 +82,78 @@ pub trait Effect: Send + Sync {
     }
 }
 
+/// What an action a mod registered takes as its argument ([`ActionEntry::arg`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionArg {
+    /// Nothing: the action is typed alone (`shout`).
+    None,
+    /// A diver (`buddy bob`): another one, or with `me` any one, the mover included. With
+    /// `optional`, the action may also be taken without one (then listed first without).
+    Diver { me: bool, optional: bool },
+    /// A card of the mover's hand (`toss 7h`); with `optional`, also none.
+    Card { optional: bool },
+}
+
+impl ActionArg {
+    /// The divers `player` may name among `players`, before the action's own legality.
+    pub fn seats(self, players: usize, player: Seat) -> impl Iterator<Item = Seat> {
+        let me = matches!(self, ActionArg::Diver { me: true, .. });
+        let any = matches!(self, ActionArg::Diver { .. });
+        (0..players).filter(move |&s| any && (me || s != player))
+    }
+
+    /// The cards of `hand` it may name, each once, in hand order (none unless it takes a card).
+    pub fn cards(self, hand: &[Card]) -> impl Iterator<Item = Card> + '_ {
+        let any = matches!(self, ActionArg::Card { .. });
+        hand.iter().enumerate().filter(move |&(i, c)| any && !hand[..i].contains(c)).map(|(_, &c)| c)
+    }
+
+    /// Whether the action may be taken naming nothing.
+    pub fn allows_none(self) -> bool {
+        matches!(self, ActionArg::None | ActionArg::Diver { optional: true, .. } | ActionArg::Card { optional: true })
+    }
+}
+
+/// What an action a mod registered does: whether it may be taken, with which argument, and
+/// carrying it out. The registry's entry for the action ([`ActionEntry`]).
+pub trait ActionRule: Send + Sync {
+    /// Whether `player` may take the action now at `target` or with `card` (of the seats or
+    /// hand cards its [`ActionArg`] allows): `Ok(Ok(()))`, or `Ok(Err(reason))` in the
+    /// players' words. Reads only.
+    fn legal(
+        &self,
+        state: &State,
+        player: Seat,
+        target: Option<Seat>,
+        card: Option<Card>,
+    ) -> Result<Result<(), String>, EffectError>;
+    /// Carries it out, through the context (a card named is still in the hand).
+    fn resolve(
+        &self,
+        ctx: &mut Ctx<'_>,
+        player: Seat,
+        target: Option<Seat>,
+        card: Option<Card>,
+    ) -> Result<(), EffectError>;
+}
+
+/// An action a mod registered (`diving.action`): its name, what it takes, what it says it
+/// does, and its rule. Listed by [`Moves`](super::Moves) after the recoveries.
+#[derive(Clone)]
+pub struct ActionEntry {
+    pub name: ActionName,
+    pub arg: ActionArg,
+    /// One line for the players' help (`buddy PLAYER: pass 1 oxygen to another diver`).
+    pub describe: Arc<str>,
+    pub rule: Arc<dyn ActionRule>,
+}
+
+impl fmt::Debug for ActionEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ActionEntry").field("name", &self.name).field("arg", &self.arg).finish_non_exhaustive()
+    }
+}
+
 /// Oxygen spent by `player` after a move to `depth` (D10).
 pub type OxygenCost = Arc<dyn Fn(&mut Ctx<'_>, Seat, u32) -> Result<u32, EffectError> + Send + Sync>;
 /// Whether `player` has won after moving (D11, D20).
@@ -122,9 +194,12 @@ pub struct Registry {
     reactions: [Vec<Reaction>; 6],
     /// Per rank (by number − 1), what a mod says the card does, for the players' help.
     descriptions: [Option<Arc<str>>; 13],
-    /// Whether every rank has its own built-in entry and no hook acts on a play beyond the
-    /// cost, gain and win (no after-move hook, no replaced rescue): then a planner's model of
-    /// the rules is what a play does ([`Registry::plays_as_modelled`]). Kept by every setter.
+    /// The actions mods registered, in the order added (the listing's order).
+    actions: Vec<ActionEntry>,
+    /// Whether every rank has its own built-in entry, no hook acts on a play beyond the
+    /// cost, gain and win (no after-move hook, no replaced rescue) and no mod added an action
+    /// (which a planner weighs by resolving it): then a planner's model of the rules is what
+    /// every move does ([`Registry::plays_as_modelled`]). Kept by every setter.
     modelled: bool,
     /// Per rank (bit `number`), whether a checked play of it runs only built-in code that
     /// cannot fail ([`Registry::resolves_natively`]); bit 0: whether a recovery or a pass
@@ -192,6 +267,7 @@ impl Registry {
             after_move: Vec::new(),
             reactions: Default::default(),
             descriptions: Default::default(),
+            actions: Vec::new(),
             modelled: true,
             native: u16::MAX,
             reacting: 0,
@@ -205,6 +281,7 @@ impl Registry {
     /// Every setter ends with it.
     fn refresh(&mut self) {
         self.modelled = self.after_move.is_empty()
+            && self.actions.is_empty()
             && self.rescue.is_none()
             && self.reactions.iter().all(Vec::is_empty)
             && Rank::all().all(|rank| self.entry(rank).builtin == Some(Builtin::of(rank)));
@@ -389,6 +466,42 @@ impl Registry {
         modelled
     }
 
+    /// Adds an action (listed after the ones already added); refused when an action of that
+    /// name is registered already.
+    pub fn add_action(&mut self, entry: ActionEntry) -> Result<(), String> {
+        if self.action(entry.name).is_some() {
+            return Err(format!("an action called {} is registered already", entry.name));
+        }
+        self.actions.push(entry);
+        self.refresh();
+        Ok(())
+    }
+
+    /// The actions mods registered, in listing order. Empty for the standard rules: the
+    /// listing and `apply` then test this one slice and nothing else.
+    #[inline(always)]
+    pub fn actions(&self) -> &[ActionEntry] {
+        &self.actions
+    }
+
+    /// The registered action called `name`.
+    pub fn action(&self, name: ActionName) -> Option<&ActionEntry> {
+        self.actions.iter().find(|a| a.name == name)
+    }
+
+    /// Carries out `player`'s registered action `name` at `target` or with `card` (checked).
+    pub(crate) fn resolve_act<S: EventSink + ?Sized>(
+        &self,
+        ctx: &mut Ctx<'_, S>,
+        player: Seat,
+        name: ActionName,
+        target: Option<Seat>,
+        card: Option<Card>,
+    ) -> Result<(), EffectError> {
+        let entry = self.action(name).ok_or_else(|| EffectError(format!("there is no action called {name}")))?;
+        entry.rule.resolve(&mut ctx.reborrow(), player, target, card)
+    }
+
     /// Whether every hook is the built-in one and none was added.
     fn hooks_are_builtin(&self) -> bool {
         self.oxygen_cost.is_none()
@@ -403,7 +516,9 @@ impl Registry {
     /// Whether this is the standard behaviour: every rank has its own built-in entry and
     /// every hook is the built-in one.
     pub fn is_native(&self) -> bool {
-        self.hooks_are_builtin() && Rank::all().all(|rank| self.entry(rank).builtin == Some(Builtin::of(rank)))
+        self.hooks_are_builtin()
+            && self.actions.is_empty()
+            && Rank::all().all(|rank| self.entry(rank).builtin == Some(Builtin::of(rank)))
     }
 
     /// Whether every rank's `aim` is its own built-in card's (directly or through wraps that
@@ -422,6 +537,8 @@ impl Registry {
         let bit = match action {
             Action::Play { card, .. } => card.rank.number(),
             Action::Recover { .. } | Action::Pass => 0,
+            // A mod's rule: never native.
+            Action::Act { .. } => return false,
         };
         self.native & (1 << bit) != 0
     }

@@ -11,7 +11,7 @@
 //! registry's reactions run there, and whatever they change goes through the context and is
 //! sent as events like any other.
 
-use super::action::{Cards, Seat, Source};
+use super::action::{ActionName, Cards, Seat, Source};
 use super::card::Card;
 use super::rules::Gain;
 
@@ -52,6 +52,10 @@ pub enum Event {
     Reshuffled { cards: usize },
     /// `player` could not act and passed (D22).
     Passed { player: Seat },
+    /// `player` took the action a mod registered as `name` (at `target`, or with a `card` of
+    /// their hand, when it takes one; a card named so is shown to every seat);
+    /// what it did follows as events of its own.
+    Acted { player: Seat, name: ActionName, target: Option<Seat>, card: Option<Card> },
     /// A mod's narration.
     Said { text: String },
     /// `player` reached the bottom and won (D20).

@@ -185,7 +185,7 @@ impl Game {
             Action::Play { card, from: Source::Hand, .. } => self.state.player(player).hand.contains(card),
             Action::Play { card, from: Source::Table(slot), .. } => self.state.table().get(*slot) == Some(&Some(*card)),
             Action::Recover { cards, .. } => cards.iter().all(|c| self.state.player(player).hand.contains(c)),
-            Action::Pass => true,
+            Action::Pass | Action::Act { .. } => true,
         };
         if !there || self.state.is_over() {
             return Err(ActionError::Script(format!("'{action}' cannot be resolved here")));
@@ -265,6 +265,11 @@ fn resolve<S: EventSink + ?Sized>(
             registry.recover(&mut Context::new(state, registry, events), player, cards, *face_on_top)?
         }
         Action::Pass => events.push(Event::Passed { player }),
+        Action::Act { name, target, card } => {
+            events.push(Event::Acted { player, name: *name, target: *target, card: *card });
+            let mut ctx = Context::new(&mut *state, registry, &mut *events);
+            registry.resolve_act(&mut ctx, player, *name, *target, *card)?;
+        }
     }
     if state.is_over() {
         return Ok(());

@@ -5,14 +5,18 @@
 //! `Builtin::offer`, the code the built-in entries' own `aim` runs; any other entry is
 //! asked through the registry (once per listing when its answer does not depend on the card). Everything else — the list of legal
 //! actions, counts, the random bot's pick, greedy's scan, `View` — is a fold over `Moves`.
+//!
+//! The actions mods registered ([`Action::Act`]) are listed last, before a pass: each rule is
+//! asked once per argument it may take (its reason for a refused one is what [`check`]
+//! returns). With no such action, listing them is one test of an empty slice.
 
 use smallvec::SmallVec;
 
-use super::action::{Action, ActionError, Seat, Source, cards_in_mask};
+use super::action::{Action, ActionError, ActionName, Seat, Source, cards_in_mask};
 use super::aim::Aim;
 use super::builtin::Builtin;
 use super::card::Card;
-use super::effects::{ASK, Effect, Registry};
+use super::effects::{ASK, ActionArg, Effect, Registry};
 use super::error::EffectError;
 use super::seats::Seats;
 use super::state::State;
@@ -120,8 +124,10 @@ impl Playable {
 /// What the current seat may do now, in the order every listing uses: the plays of each
 /// distinct hand card, then of each table card (per card: targets in seat order, the plain
 /// discard order before the card on top); then the recoveries, one per distinct set of hand
-/// cards in mask order (K on top first when the player may choose); `pass` only when nothing
-/// else is legal (D22). Empty when the game is over or it is not the asking seat's turn.
+/// cards in mask order (K on top first when the player may choose); then the actions mods
+/// registered (in the order added; per action, naming nothing first when it may, then its
+/// targets in seat order, or its hand cards in hand order); `pass` only when nothing else is
+/// legal (D22). Empty when the game is over or it is not the asking seat's turn.
 ///
 /// A listing is what each card's rank offers and which cards are playable, not a list of
 /// actions: with the built-in cards it works out four offers (number, J, Q, K) in one pass
@@ -171,6 +177,8 @@ struct Answers {
     /// The first entry that failed to answer (its cards are not listed): what a client that
     /// lists moves reports instead of hiding the cards ([`Moves::failure`]).
     failure: Option<EffectError>,
+    /// The listed actions mods registered ([`Action::Act`]), in listing order.
+    acts: Vec<Action>,
 }
 
 /// `Moves::slots`: the rank's entry answers card by card (its aim looks at the card).
@@ -255,8 +263,45 @@ impl<'a> Moves<'a> {
         }
         moves.listed = listed;
         moves.play_count = play_count;
-        moves.pass = listed == 0 && !recover;
+        // With the standard rules, one test of an empty slice.
+        if !registry.actions().is_empty() {
+            moves.list_acts(state, registry);
+        }
+        moves.pass = listed == 0 && !recover && moves.acts().is_empty();
         moves
+    }
+
+    /// Lists the actions mods registered that the current player may take now: each asked
+    /// per argument, once per listing. A rule that fails to answer lists nothing and is kept
+    /// as the listing's failure.
+    #[inline(never)]
+    fn list_acts(&mut self, state: &State, registry: &Registry) {
+        let me = state.current();
+        let hand = &state.player(me).hand[..];
+        for entry in registry.actions() {
+            let none = entry.arg.allows_none().then_some((None, None));
+            let seats = entry.arg.seats(state.player_count(), me).map(|s| (Some(s), None));
+            let cards = entry.arg.cards(hand).map(|c| (None, Some(c)));
+            for (target, card) in none.into_iter().chain(seats).chain(cards) {
+                match entry.rule.legal(state, me, target, card) {
+                    Ok(Ok(())) => self.answers().acts.push(Action::Act { name: entry.name, target, card }),
+                    Ok(Err(_)) => {}
+                    Err(failure) => {
+                        self.answers().failure.get_or_insert(failure);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The listed actions mods registered, in listing order (empty with the standard rules).
+    #[inline]
+    pub fn acts(&self) -> &[Action] {
+        match &self.answers {
+            None => &[],
+            Some(answers) => &answers.acts,
+        }
     }
 
     /// Whether `card` (at place `at` of `listed`), whose rank's offer is not a built-in one
@@ -300,7 +345,13 @@ impl<'a> Moves<'a> {
     fn answers(&mut self) -> &mut Answers {
         let slots = self.slots;
         self.answers.get_or_insert_with(|| {
-            Box::new(Answers { slots: *slots, other: Vec::new(), card_offers: [ASK; 32], failure: None })
+            Box::new(Answers {
+                slots: *slots,
+                other: Vec::new(),
+                card_offers: [ASK; 32],
+                failure: None,
+                acts: Vec::new(),
+            })
         })
     }
 
@@ -391,13 +442,13 @@ impl<'a> Moves<'a> {
         if self.pass {
             return 1;
         }
-        self.play_count + self.recovery_count() * self.per_recovery()
+        self.play_count + self.recovery_count() * self.per_recovery() + self.acts().len()
     }
 
     /// Whether nothing is legal (the game is over or it is not this seat's turn).
     #[inline]
     pub fn is_empty(&self) -> bool {
-        !self.pass && !self.recover && self.listed == 0
+        !self.pass && !self.recover && self.listed == 0 && self.acts().is_empty()
     }
 
     /// Action `i` of the listing (`i < self.len()`), built alone.
@@ -415,6 +466,12 @@ impl<'a> Moves<'a> {
             }
         }
         rest -= self.play_count;
+        if !self.acts().is_empty() {
+            let recoveries = self.recovery_count() * self.per_recovery();
+            if rest >= recoveries {
+                return self.acts().get(rest - recoveries).copied();
+            }
+        }
         let knotted = self.order_choice;
         // Two actions per mask with the order choice (K on top first); a shift, not a division.
         let m = rest >> usize::from(knotted);
@@ -435,6 +492,7 @@ impl<'a> Moves<'a> {
             }
             out.push(self.recovery(mask, false));
         }
+        out.extend_from_slice(self.acts());
         if self.pass {
             out.push(Action::Pass);
         }
@@ -636,6 +694,7 @@ pub fn check(state: &State, registry: &Registry, action: &Action) -> Result<(), 
             }
             Ok(())
         }
+        Action::Act { name, target, card } => check_act(state, registry, *name, *target, *card),
         Action::Pass => {
             if Moves::of(state, registry).is_pass_only() {
                 Ok(())
@@ -643,6 +702,57 @@ pub fn check(state: &State, registry: &Registry, action: &Action) -> Result<(), 
                 Err(ActionError::CannotPass)
             }
         }
+    }
+}
+
+/// Whether the current player may take the registered action `name` at `target` or with
+/// `card`.
+fn check_act(
+    state: &State,
+    registry: &Registry,
+    name: ActionName,
+    target: Option<Seat>,
+    card: Option<Card>,
+) -> Result<(), ActionError> {
+    let entry = registry.action(name).ok_or(ActionError::NoSuchAction { name })?;
+    let me = state.current();
+    let allowed = |t: Seat| entry.arg.seats(state.player_count(), me).any(|s| s == t);
+    let takes_card = matches!(entry.arg, ActionArg::Card { .. });
+    if target.is_some() && !matches!(entry.arg, ActionArg::Diver { .. }) {
+        return Err(ActionError::ActNoTargetTaken { name });
+    }
+    match (card, takes_card) {
+        (Some(_), false) => return Err(ActionError::ActNoCardTaken { name }),
+        (Some(card), true) if !state.player(me).hand.contains(&card) => return Err(ActionError::NotInHand { card }),
+        (None, true) if !entry.arg.allows_none() => return Err(ActionError::ActCardNeeded { name }),
+        _ => {}
+    }
+    match (entry.arg, target) {
+        (ActionArg::Diver { .. }, None) if !entry.arg.allows_none() => {
+            let options = entry
+                .arg
+                .seats(state.player_count(), me)
+                .filter(|&t| matches!(entry.rule.legal(state, me, Some(t), None), Ok(Ok(()))))
+                .collect();
+            return Err(ActionError::ActTargetNeeded { name, options });
+        }
+        (_, Some(t)) if !allowed(t) => {
+            let reason = if t >= state.player_count() {
+                format!("there are only {} players", state.player_count())
+            } else {
+                "you cannot target yourself".into()
+            };
+            return Err(ActionError::ActBadTarget { name, target: t, reason });
+        }
+        _ => {}
+    }
+    match entry.rule.legal(state, me, target, card).map_err(|e| ActionError::Script(e.0))? {
+        Ok(()) => Ok(()),
+        Err(reason) => Err(match (target, card) {
+            (Some(target), _) => ActionError::ActBadTarget { name, target, reason },
+            (None, Some(card)) => ActionError::ActBadCard { name, card, reason },
+            (None, None) => ActionError::ActNotAllowed { name, reason },
+        }),
     }
 }
 
@@ -659,6 +769,160 @@ fn target_reason(state: &State, registry: &Registry, card: Card, target: Seat) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::sync::Arc;
+
+    use crate::core::{ActionEntry, ActionRule, Ctx, Event, Game, Rules, Setup};
+
+    /// A test action, `gift PLAYER`: give 1 oxygen to a deeper diver.
+    struct Gift;
+
+    impl ActionRule for Gift {
+        fn legal(
+            &self,
+            state: &State,
+            player: Seat,
+            target: Option<Seat>,
+            _: Option<Card>,
+        ) -> Result<Result<(), String>, EffectError> {
+            let t = target.expect("gift names a diver");
+            if state.player(t).depth <= state.player(player).depth {
+                return Ok(Err(format!("{} is not deeper than you", state.name(t))));
+            }
+            Ok(Ok(()))
+        }
+
+        fn resolve(
+            &self,
+            ctx: &mut Ctx<'_>,
+            player: Seat,
+            target: Option<Seat>,
+            _: Option<Card>,
+        ) -> Result<(), EffectError> {
+            let t = target.expect("checked");
+            let (mine, theirs) = (ctx.state().player(player).oxygen, ctx.state().player(t).oxygen);
+            ctx.set_oxygen(player, i64::from(mine) - 1)?;
+            ctx.set_oxygen(t, i64::from(theirs.min(9)) + 1)
+        }
+    }
+
+    /// An action whose rule cannot answer.
+    struct Broken;
+
+    impl ActionRule for Broken {
+        fn legal(
+            &self,
+            _: &State,
+            _: Seat,
+            _: Option<Seat>,
+            _: Option<Card>,
+        ) -> Result<Result<(), String>, EffectError> {
+            Err(EffectError("mod broken.lua:3: it failed".into()))
+        }
+
+        fn resolve(&self, _: &mut Ctx<'_>, _: Seat, _: Option<Seat>, _: Option<Card>) -> Result<(), EffectError> {
+            Err(EffectError("mod broken.lua:7: it failed".into()))
+        }
+    }
+
+    fn entry(name: &str, arg: ActionArg, rule: impl ActionRule + 'static) -> ActionEntry {
+        ActionEntry { name: name.parse().unwrap(), arg, describe: "a test".into(), rule: Arc::new(rule) }
+    }
+
+    fn game_with(entries: Vec<ActionEntry>) -> Game {
+        let mut registry = Registry::standard();
+        for e in entries {
+            registry.add_action(e).unwrap();
+        }
+        let setup = Setup { names: vec!["ann".into(), "bob".into(), "cy".into()], seed: 3, deck: None };
+        Game::new(Arc::new(Rules::default()), Arc::new(registry), setup).unwrap()
+    }
+
+    fn gift(target: Seat) -> Action {
+        Action::Act { name: "gift".parse().unwrap(), target: Some(target), card: None }
+    }
+
+    /// A mod's action is listed after the recoveries, once per diver its rule allows; every
+    /// fold of the listing agrees, every listed action checks, and it resolves as an event.
+    #[test]
+    fn a_registered_action_is_listed_checked_and_resolved() {
+        let other = ActionArg::Diver { me: false, optional: false };
+        let mut game = game_with(vec![entry("gift", other, Gift)]);
+        assert!(game.moves().acts().is_empty(), "nobody is deeper at the start");
+        assert_eq!(
+            game.check(&gift(1)),
+            Err(ActionError::ActBadTarget {
+                name: "gift".parse().unwrap(),
+                target: 1,
+                reason: "bob is not deeper than you".into()
+            })
+        );
+        let first =
+            game.legal_actions().into_iter().find(|a| matches!(a, Action::Play { card, .. } if card.rank.is_number()));
+        let first = first.expect("a number card to play");
+        game.apply(&first, &mut ()).unwrap();
+        // Bob's turn: ann is deeper, cy is not.
+        let moves = game.moves();
+        assert_eq!(moves.acts(), [gift(0)]);
+        let all = moves.to_vec();
+        assert_eq!(all.len(), moves.len());
+        assert_eq!(all.last(), Some(&gift(0)), "after the recoveries");
+        for (i, a) in all.iter().enumerate() {
+            assert_eq!(moves.nth(i).as_ref(), Some(a), "nth {i}");
+            assert_eq!(game.check(a), Ok(()), "{a}");
+        }
+        assert_eq!(moves.nth(all.len()), None);
+        let before = game.clone();
+        let refused = game.apply(&gift(2), &mut Vec::new());
+        assert!(
+            matches!(&refused, Err(ActionError::ActBadTarget { reason, .. }) if reason == "cy is not deeper than you")
+        );
+        assert_eq!(game, before, "a refusal changes nothing");
+        assert_eq!(
+            game.check(&gift(1)).unwrap_err().to_string(),
+            "player 2 is not a valid target for gift: you cannot target yourself"
+        );
+        let none = Action::Act { name: "gift".parse().unwrap(), target: None, card: None };
+        assert_eq!(
+            game.check(&none),
+            Err(ActionError::ActTargetNeeded { name: "gift".parse().unwrap(), options: vec![0] })
+        );
+        let unknown = Action::Act { name: "hug".parse().unwrap(), target: None, card: None };
+        assert_eq!(game.check(&unknown), Err(ActionError::NoSuchAction { name: "hug".parse().unwrap() }));
+
+        let mut events = Vec::new();
+        game.apply(&gift(0), &mut events).unwrap();
+        assert_eq!(events[0], Event::Acted { player: 1, name: "gift".parse().unwrap(), target: Some(0), card: None });
+        assert_eq!(game.player(1).oxygen, 9);
+        assert!(matches!(events.last(), Some(Event::TurnStarted { player: 2, .. })), "{events:?}");
+    }
+
+    /// A rule that fails to answer lists nothing and the listing keeps its failure; taking
+    /// the action fails and changes nothing.
+    #[test]
+    fn a_failing_action_rule_is_the_listings_failure_and_changes_nothing() {
+        let mut game = game_with(vec![entry("oops", ActionArg::None, Broken)]);
+        let moves = game.moves();
+        assert!(moves.acts().is_empty());
+        assert_eq!(moves.failure().map(|f| f.0.as_str()), Some("mod broken.lua:3: it failed"));
+        let before = game.clone();
+        let oops = Action::Act { name: "oops".parse().unwrap(), target: None, card: None };
+        let mut events = Vec::new();
+        assert_eq!(game.apply(&oops, &mut events), Err(ActionError::Script("mod broken.lua:3: it failed".into())));
+        assert_eq!((game == before, events.len()), (true, 0));
+    }
+
+    /// Two actions cannot share a name; a standard listing has none and asks nothing.
+    #[test]
+    fn action_names_are_unique_and_the_standard_listing_has_none() {
+        let mut registry = Registry::standard();
+        registry.add_action(entry("oops", ActionArg::None, Broken)).unwrap();
+        assert!(registry.add_action(entry("oops", ActionArg::None, Gift)).unwrap_err().contains("registered already"));
+        assert!(!registry.is_native());
+        let game = Game::standard(&["ann", "bob"], 1).unwrap();
+        assert!(game.registry().actions().is_empty());
+        assert!(game.moves().acts().is_empty() && game.moves().failure().is_none());
+    }
 
     /// A listing is returned by value every turn: at 192 bytes it was copied out with a
     /// `memcpy` whose stores the caller's first reads then waited on (random games ran 7–10%

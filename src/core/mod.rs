@@ -26,12 +26,12 @@ pub mod tables;
 pub mod view;
 pub mod visibility;
 
-pub use action::{Action, ActionError, Cards, Play, Seat, Source, cards_in_mask};
+pub use action::{Action, ActionError, ActionName, BadActionName, Cards, Play, Seat, Source, cards_in_mask};
 pub use aim::Aim;
 pub use builtin::Pending;
 pub use card::{Card, CardParseError, Rank, Suit, full_deck, parse_cards};
 pub use ctx::{Context, Hooks};
-pub use effects::{Copier, Ctx, Effect, Lent, Planning, Registry};
+pub use effects::{ActionArg, ActionEntry, ActionRule, Copier, Ctx, Effect, Lent, Planning, Registry};
 pub use error::EffectError;
 pub use event::{BreathCause, DrawCause, Event, EventSink, Moment, Point};
 pub use forecast::Forecast;

@@ -2,7 +2,8 @@
 //! as `file:line:col: error: message`, exit status 2), plays the smoke games (short, checking
 //! the core's invariants after every action), then the random-play [`stress`](super::stress())
 //! for every player count. A failure names the mod's file and line, the game it happened in
-//! and the `diving sim` command that replays it.
+//! and the `diving sim` command that replays it. A ruleset that passes is listed with who owns
+//! each entry its mods set (`card 7: replaced by lucky (lucky.lua:7)`).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -60,6 +61,8 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
             let cannot = "cannot write the check's report";
             let rules = &ruleset.rules;
             let mods = ruleset.mods.len();
+            // The mods loaded once already (smoke games): who sets which entry.
+            let owners = crate::script::owners(rules, &ruleset.mods).unwrap_or_default();
             if json {
                 let line = serde_json::json!({
                     "ok": true,
@@ -79,6 +82,13 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
                         "drawn": stressed.drawn,
                         "max_turns": stress::MAX_TURNS,
                     },
+                    "entries": owners.iter().map(|o| serde_json::json!({
+                        "entry": o.entry,
+                        "how": o.how,
+                        "mod": o.by,
+                        "file": o.file,
+                        "line": o.line,
+                    })).collect::<Vec<_>>(),
                 });
                 writeln!(out, "{line}").context(cannot)?;
             } else {
@@ -101,6 +111,9 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
                     stress::MAX_TURNS,
                 )
                 .context(cannot)?;
+                for line in owner_lines(&owners) {
+                    writeln!(out, "{}", limits::shown(&line, NewLines::Escaped)).context(cannot)?;
+                }
             }
             out.flush().context(cannot)?;
             Ok(ExitCode::SUCCESS)
@@ -111,6 +124,27 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
             Ok(ExitCode::from(2))
         }
     }
+}
+
+/// Who owns each entry the mods set, one line each under `entries:` (nothing without mods):
+/// `  card 7: replaced by lucky (lucky.lua:7)`. An entry set twice (a wrap over a replacement)
+/// is listed once per mod, in load order: the last is the one in force outermost.
+fn owner_lines(owners: &[crate::script::Owned]) -> Vec<String> {
+    if owners.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec!["entries:".to_string()];
+    for o in owners {
+        let how = match o.how {
+            "replaces" => "replaced",
+            "wraps" => "wrapped",
+            "describes" => "described",
+            _ => "added",
+        };
+        let at = o.line.map_or(String::new(), |l| format!(":{l}"));
+        lines.push(format!("  {}: {how} by {} ({}{at})", o.entry, o.by, o.file));
+    }
+    lines
 }
 
 /// A stress failure as `diving check` reports it: the error located in the mod it names, the

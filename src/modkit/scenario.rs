@@ -443,6 +443,29 @@ pub fn parse_action(game: &Game, text: &str) -> Result<Action, String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let on_top = words.iter().any(|w| *w == "on-top" || w.eq_ignore_ascii_case("over"));
     let words: Vec<&str> = words.into_iter().filter(|w| *w != "on-top" && !w.eq_ignore_ascii_case("over")).collect();
+    // A mod's action: `buddy @2`, `buddy @bob`, `buddy bob`, `toss 7H` (a card).
+    let act = words.first().and_then(|w| game.registry().actions().iter().find(|a| a.name.as_str() == *w));
+    if let Some(entry) = act {
+        if let [w] = &words[1..]
+            && !w.starts_with('@')
+            && let Ok(card) = w.parse::<Card>()
+        {
+            return Ok(Action::Act { name: entry.name, target: None, card: Some(card) });
+        }
+        let target = match &words[1..] {
+            [] => None,
+            [who] => {
+                let who = who.strip_prefix('@').unwrap_or(who);
+                Some(match who.parse::<usize>() {
+                    Ok(0) => return Err(format!("'{text}': players count from 1")),
+                    Ok(n) => n - 1,
+                    Err(_) => game.seat_of(who).ok_or_else(|| format!("'{text}': no player called {who}"))?,
+                })
+            }
+            _ => return Err(format!("cannot read '{text}': {} names at most one player or card", entry.name)),
+        };
+        return Ok(Action::Act { name: entry.name, target, card: None });
+    }
     let card = |w: &str| w.parse::<Card>().map_err(|e| format!("'{w}' in '{text}': {e}"));
     match words.first().copied() {
         Some("pass") if words.len() == 1 => Ok(Action::Pass),
@@ -479,7 +502,8 @@ pub fn parse_action(game: &Game, text: &str) -> Result<Action, String> {
             Ok(Action::Play { card: played, from, target, face_on_top: on_top })
         }
         _ => Err(format!(
-            "cannot read the action '{text}' (play CARD [tableN] [@PLAYER] [on-top], recover CARD… [on-top], pass)"
+            "cannot read the action '{text}' (play CARD [tableN] [@PLAYER] [on-top], recover CARD… [on-top], pass, \
+             or a mod's action: NAME [@PLAYER])"
         )),
     }
 }

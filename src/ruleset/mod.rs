@@ -44,7 +44,8 @@ pub struct Ruleset {
     /// The file's own `name`, if it gives one (`"House rules"`).
     pub title: Option<String>,
     pub description: Option<String>,
-    /// The mods, in load order (the base ruleset's first).
+    /// The mods, in load order (the base ruleset's first, then as listed, moved behind the mods
+    /// their manifests say they come `after`).
     pub mods: Arc<[ModSource]>,
     /// Their manifests, in the same order (a default one for a mod that declares none).
     pub manifests: Arc<[Manifest]>,
@@ -296,13 +297,14 @@ impl Ruleset {
     fn finish(spec: &str, merged: Merged, top: String) -> Result<Ruleset, RulesetError> {
         validate(&merged, &top)?;
         let manifests = mods::manifests(&merged.rules, &merged.mods)?;
-        mods::resolve(&merged.mods, &manifests)?;
+        let (loaded, manifests) = mods::order(merged.mods, manifests)?;
+        mods::resolve(&loaded, &manifests)?;
         let ruleset = Ruleset {
             name: spec.to_string(),
             rules: Arc::new(merged.rules),
             title: merged.title,
             description: merged.description,
-            mods: Arc::from(merged.mods),
+            mods: Arc::from(loaded),
             manifests: Arc::from(manifests),
             file: Some(top),
         };

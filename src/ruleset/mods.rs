@@ -1,5 +1,6 @@
 //! The set of mods a ruleset loads, resolved before any of them loads: every mod's manifest
-//! is read ([`read_manifest`]), then `resolve` refuses a set in which two mods share a name,
+//! is read ([`read_manifest`]), `order` puts them in load order (a manifest's `after` and
+//! `before`), then `resolve` refuses a set in which two mods share a name,
 //! a mod's `requires` is missing, of a version outside its range or loaded after it, or a mod's
 //! `conflicts` is loaded. Each message names both mods, their versions and files, and the range.
 //!
@@ -106,6 +107,62 @@ pub(crate) fn manifests(rules: &Rules, mods: &[ModSource]) -> Result<Vec<Manifes
 /// `name version` for messages.
 fn who(m: &Manifest) -> String {
     format!("{} {}", m.name, m.version)
+}
+
+/// The mods in load order: as the ruleset lists them, except that a mod whose manifest says
+/// it comes `after` another the ruleset loads (or that the other comes `before` it) is moved
+/// behind it. Mods no manifest orders keep their places relative to one another (the first
+/// listed of those free to load goes next). Orders that cannot all hold are refused, naming
+/// the mods caught in them.
+pub(crate) fn order(
+    mods: Vec<ModSource>,
+    manifests: Vec<Manifest>,
+) -> Result<(Vec<ModSource>, Vec<Manifest>), RulesetError> {
+    let n = mods.len();
+    let index = |name: &str| manifests.iter().position(|m| m.name == name);
+    // `first[i][j]`: mod j must load before mod i.
+    let mut first = vec![vec![false; n]; n];
+    for (i, m) in manifests.iter().enumerate() {
+        for j in m.after.iter().filter_map(|a| index(a)) {
+            first[i][j] = true;
+        }
+        for j in m.before.iter().filter_map(|b| index(b)) {
+            first[j][i] = true;
+        }
+    }
+    if first.iter().all(|row| row.iter().all(|f| !f)) {
+        return Ok((mods, manifests));
+    }
+    let mut placed = vec![false; n];
+    let mut sequence = Vec::with_capacity(n);
+    while sequence.len() < n {
+        let free = (0..n).find(|&i| !placed[i] && (0..n).all(|j| placed[j] || !first[i][j]));
+        match free {
+            Some(i) => {
+                placed[i] = true;
+                sequence.push(i);
+            }
+            None => {
+                let caught: Vec<String> = (0..n)
+                    .filter(|&i| !placed[i])
+                    .map(|i| format!("{} ({})", who(&manifests[i]), mods[i].name))
+                    .collect();
+                let i = (0..n).find(|&i| !placed[i]).expect("a mod is left");
+                return Err(RulesetError {
+                    kind: ErrorKind::Mod { file: mods[i].name.clone(), line: manifests[i].line },
+                    message: format!(
+                        "the manifests' `after` and `before` cannot all hold: {} each come after another of them",
+                        caught.join(", ")
+                    ),
+                });
+            }
+        }
+    }
+    let mut mods: Vec<Option<ModSource>> = mods.into_iter().map(Some).collect();
+    let mut manifests: Vec<Option<Manifest>> = manifests.into_iter().map(Some).collect();
+    let mods = sequence.iter().map(|&i| mods[i].take().expect("each once")).collect();
+    let manifests = sequence.iter().map(|&i| manifests[i].take().expect("each once")).collect();
+    Ok((mods, manifests))
 }
 
 /// Checks that the set fits together (see the module docs); the error is placed at the

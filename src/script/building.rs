@@ -9,7 +9,7 @@ use mlua::Lua;
 
 use super::manifest::Manifest;
 use super::sandbox::Sandbox;
-use crate::core::{Rank, Registry};
+use crate::core::{ActionName, Rank, Registry};
 
 /// The registry the mod files register into while they load (taken when they are loaded),
 /// and what the file being loaded has declared so far.
@@ -19,7 +19,14 @@ pub(crate) struct Building {
     head: Arc<Mutex<Head>>,
     /// Every `diving.effect` so far, by rank: which file replaced it, where, and as which mod.
     replaced: Arc<Mutex<Vec<Replacement>>>,
+    /// Every `diving.action` so far: its name, and which file registered it where.
+    actions: Arc<Mutex<Vec<Registered>>>,
+    /// Every registration so far, in order: who set which entry.
+    owners: Arc<Mutex<Vec<Owned>>>,
 }
+
+/// A mod's action, where it was registered: its name, the file and the line.
+type Registered = (ActionName, String, Option<u32>);
 
 /// One rank's entry replaced (not wrapped) by a mod file.
 struct Replacement {
@@ -27,6 +34,20 @@ struct Replacement {
     file: String,
     line: Option<u32>,
     by: String,
+    /// The mods its manifest says it loads `before`.
+    before: Vec<String>,
+}
+
+/// Who set one entry of the registry, as `diving check` lists it: the entry (`7`, `action
+/// buddy`, `hook oxygen_cost`), how (`replaces`, `wraps`, `describes`, `adds`), and the mod,
+/// its file and the line of the registration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owned {
+    pub entry: String,
+    pub how: &'static str,
+    pub by: String,
+    pub file: String,
+    pub line: Option<u32>,
 }
 
 /// What a mod file has done so far at its top level.
@@ -49,6 +70,8 @@ impl Building {
             registry: Arc::new(Mutex::new(Some(Registry::standard()))),
             head: Arc::new(Mutex::new(Head { manifest_only, ..Head::default() })),
             replaced: Arc::new(Mutex::new(Vec::new())),
+            actions: Arc::new(Mutex::new(Vec::new())),
+            owners: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
@@ -68,22 +91,70 @@ impl Building {
         }
         let me = head.manifest.clone().unwrap_or_else(|| Manifest::default_for(&head.file));
         let mut replaced = self.replaced.lock().expect("replacements lock");
-        if let Some(earlier) = replaced.iter().find(|r| r.rank == rank && r.file != head.file)
-            && !me.requires.iter().any(|(name, _)| *name == earlier.by)
+        // Declared in order: this mod requires the earlier one or comes after it, or the
+        // earlier one comes before it.
+        let ordered = |earlier: &Replacement| {
+            me.requires.iter().any(|(name, _)| *name == earlier.by)
+                || me.after.contains(&earlier.by)
+                || earlier.before.contains(&me.name)
+        };
+        if let Some(earlier) = replaced.iter().rev().find(|r| r.rank == rank && r.file != head.file)
+            && !ordered(earlier)
         {
             let at = earlier.line.map_or(String::new(), |l| format!(":{l}"));
             return Err(Sandbox::raise(
                 lua,
                 format!(
                     "diving.effect({rank}) replaces the {rank} that mod {}{at} ({}) already replaced, so only one of \
-                     them would be in force: use diving.wrap to build on it, or say this mod comes after it \
-                     (requires = {{ [\"{}\"] = \"*\" }} in its manifest)",
+                     them would be in force: use diving.wrap to build on it, or say in this mod's manifest that it \
+                     comes after it (after = {{ \"{}\" }})",
                     earlier.file, earlier.by, earlier.by
                 ),
             ));
         }
-        replaced.push(Replacement { rank, file: head.file.clone(), line: Sandbox::calling_line(lua), by: me.name });
+        let line = Sandbox::calling_line(lua);
+        replaced.push(Replacement { rank, file: head.file.clone(), line, by: me.name.clone(), before: me.before });
         Ok(())
+    }
+
+    /// Checks that no action called `name` was registered before (by this mod or another),
+    /// naming where it was; then records this one.
+    pub(crate) fn check_action(&self, lua: &Lua, name: ActionName) -> mlua::Result<()> {
+        let head = self.head.lock().expect("manifest lock");
+        if head.manifest_only {
+            return Ok(());
+        }
+        let mut actions = self.actions.lock().expect("actions lock");
+        let line = Sandbox::calling_line(lua);
+        if let Some((_, file, at)) = actions.iter().find(|(n, ..)| *n == name) {
+            let at = at.map_or(String::new(), |l| format!(":{l}"));
+            return Err(Sandbox::raise(
+                lua,
+                format!(
+                    "diving.action(\"{name}\") is already the action of mod {file}{at}: two actions cannot share a \
+                     name (rename one)"
+                ),
+            ));
+        }
+        actions.push((name, head.file.clone(), line));
+        Ok(())
+    }
+
+    /// Records that the file being loaded sets `entry` (`how`: replaces, wraps …), at the
+    /// calling line, for `diving check`'s list of who owns what.
+    pub(crate) fn own(&self, lua: &Lua, entry: String, how: &'static str) {
+        let head = self.head.lock().expect("manifest lock");
+        if head.manifest_only {
+            return;
+        }
+        let by = head.manifest.as_ref().map_or_else(|| Manifest::default_for(&head.file).name, |m| m.name.clone());
+        let owned = Owned { entry, how, by, file: head.file.clone(), line: Sandbox::calling_line(lua) };
+        self.owners.lock().expect("owners lock").push(owned);
+    }
+
+    /// Who set which entry, in the order the mods registered.
+    pub(crate) fn owners(&self) -> Vec<Owned> {
+        self.owners.lock().expect("owners lock").clone()
     }
 
     /// Stops a file whose manifest has been read (only when reading manifests).

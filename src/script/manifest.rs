@@ -33,6 +33,11 @@ pub struct Manifest {
     pub requires: Vec<(String, VersionReq)>,
     /// Mods that must not be loaded with this one in the versions given, by name.
     pub conflicts: Vec<(String, VersionReq)>,
+    /// Mods this one loads after when the ruleset loads them too (without needing them): the
+    /// ruleset puts them first, and this mod may replace an entry one of them replaced.
+    pub after: Vec<String>,
+    /// Mods this one loads before when the ruleset loads them too: the mirror of `after`.
+    pub before: Vec<String>,
     /// The line of the `diving.manifest` call (`None` for a mod without one).
     pub line: Option<u32>,
 }
@@ -59,6 +64,8 @@ impl Manifest {
             api: API_VERSION,
             requires: Vec::new(),
             conflicts: Vec::new(),
+            after: Vec::new(),
+            before: Vec::new(),
             line: None,
         }
     }
@@ -130,12 +137,20 @@ impl Manifest {
         }
         let requires = relations(lua, t, "requires", &name)?;
         let conflicts = relations(lua, t, "conflicts", &name)?;
-        Ok(Manifest { name, version, api, requires, conflicts, line })
+        let after = order(lua, t, "after", &name)?;
+        let before = order(lua, t, "before", &name)?;
+        if let Some(both) = after.iter().find(|a| before.contains(a)) {
+            return Err(Sandbox::raise(
+                lua,
+                format!("diving.manifest: `after` and `before` both name {both}: a mod loads on one side of another"),
+            ));
+        }
+        Ok(Manifest { name, version, api, requires, conflicts, after, before, line })
     }
 }
 
 /// The keys a manifest may have.
-const KEYS: [&str; 6] = ["name", "version", "api", "requires", "conflicts", "description"];
+const KEYS: [&str; 8] = ["name", "version", "api", "requires", "conflicts", "after", "before", "description"];
 
 /// Whether `name` can name a mod: 1–64 lower-case letters, digits, `-` and `_`, starting
 /// with a letter or digit; otherwise what is wrong.
@@ -153,6 +168,42 @@ pub fn check_name(name: &str) -> Result<(), String> {
         return Err(format!("\"{name}\" may hold only lower-case letters, digits, - and _ (not '{c}')"));
     }
     Ok(())
+}
+
+/// `after` or `before`: a list of mod names (`{ "sharks", "heavy-knot" }`).
+fn order(lua: &Lua, t: &Table, key: &str, own: &str) -> mlua::Result<Vec<String>> {
+    let bad = |what: String| {
+        Sandbox::raise(
+            lua,
+            format!("diving.manifest: `{key}` must be a list of mod names, such as {{ \"sharks\" }}; {what}"),
+        )
+    };
+    let table = match t.raw_get::<Value>(key)? {
+        Value::Nil => return Ok(Vec::new()),
+        Value::Table(table) => table,
+        other => return Err(bad(format!("got {}", show(&other)))),
+    };
+    if table.raw_len() > MAX_RELATIONS {
+        return Err(Sandbox::raise(lua, format!("diving.manifest: `{key}` lists more than {MAX_RELATIONS} mods")));
+    }
+    let mut out = Vec::new();
+    for pair in table.pairs::<Value, Value>() {
+        let (index, name) = pair?;
+        let name = match (index, name) {
+            (Value::Integer(_), Value::String(s)) => s.to_string_lossy(),
+            (index, name) => return Err(bad(format!("found {} = {}", show(&index), show(&name)))),
+        };
+        check_name(&name)
+            .map_err(|why| Sandbox::raise(lua, format!("diving.manifest: `{key}`: the mod name {why}")))?;
+        if name == own {
+            return Err(Sandbox::raise(lua, format!("diving.manifest: `{key}` names the mod itself ({own})")));
+        }
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// `requires` or `conflicts`: a table of mod names to version ranges (`{ shark = ">=1.2" }`).

@@ -33,7 +33,8 @@ mod names;
 mod open;
 pub mod sandbox;
 
-pub use api::{definitions, registered};
+pub use api::{RESERVED, definitions, registered};
+pub use building::Owned;
 pub use manifest::{API_VERSION, Manifest};
-pub use mods::{CopyWatch, ModError, ModSource, load_mods, load_watched, read_manifest};
+pub use mods::{CopyWatch, ModError, ModSource, load_mods, load_watched, owners, read_manifest};
 pub use sandbox::{Limits, Loaded, Sandbox, ScriptError, StopWhen, stop_when};

@@ -28,7 +28,7 @@ use mlua::Table;
 use crate::core::{Aim, Card, Copier, Ctx, Effect, EffectError, Play, Rank, Registry, Rules, Seat, State};
 
 use super::api::{self, Shared};
-use super::building::Building;
+use super::building::{Building, Owned};
 use super::copy;
 use super::manifest::Manifest;
 use super::open::Script;
@@ -108,8 +108,20 @@ struct LoadedMod {
     env: Table,
 }
 
+/// Who sets which entry of the registry `mods` build, in registration order: each mod's
+/// cards (replaced or wrapped), words, actions and hooks, with its file and line. For
+/// `diving check`, which lists them.
+pub fn owners(rules: &Rules, mods: &[ModSource]) -> Result<Vec<Owned>, ModError> {
+    Ok(load_owned(rules, mods)?.2)
+}
+
 /// Loads `mods` into a registry of their own (one sandbox per file, one memory total).
 fn load(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<LoadedMod>), ModError> {
+    load_owned(rules, mods).map(|(registry, loaded, _)| (registry, loaded))
+}
+
+/// [`load`], and who set which entry.
+fn load_owned(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<LoadedMod>, Vec<Owned>), ModError> {
     let building = Building::new(false);
     let group = MemoryGroup::new(TOTAL_MEMORY);
     let script = Arc::new(Script::default());
@@ -123,7 +135,7 @@ fn load(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<LoadedMod>),
         loaded.push(LoadedMod { shared, env });
     }
     let registry = building.take_registry();
-    Ok((registry, loaded))
+    Ok((registry, loaded, building.owners()))
 }
 
 /// Copies of a game with mods kept in reserve: the mods loaded again into Lua states of

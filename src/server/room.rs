@@ -569,7 +569,7 @@ impl Room {
                     View::new(game, seat)
                         .legal_actions()
                         .iter()
-                        .filter(|a| matches!(a, Action::Play { .. }))
+                        .filter(|a| matches!(a, Action::Play { .. } | Action::Act { .. }))
                         .map(|a| render::command_for(game, a))
                         .collect()
                 };

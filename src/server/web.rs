@@ -168,6 +168,12 @@ fn moves(session: &Session, seat: usize) -> Vec<Object> {
                     .with("cards", json!(cards.iter().map(ToString::to_string).collect::<Vec<_>>()))
                     .with("over", json!(face_on_top)),
                 Action::Pass => o.with("kind", json!("pass")),
+                Action::Act { name, target, card } => o
+                    .with("kind", json!("act"))
+                    .with("name", json!(name.as_str()))
+                    .with("target", json!(target.map(|t| game.name(t))))
+                    .with("card", json!(card.map(|c| c.to_string())))
+                    .with("describe", json!(game.registry().action(*name).map(|a| &*a.describe))),
             };
             o.with("command", json!(command)).with("preview", json!(preview))
         })

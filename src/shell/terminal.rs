@@ -33,7 +33,8 @@ pub struct Words {
     pub hand: Vec<String>,
     pub table: Vec<String>,
     /// Every legal play, as the command that plays it (`play 7H t2 bob over`): after a card,
-    /// completion offers the words that can follow it, as the core's listing has them.
+    /// completion offers the words that can follow it, as the core's listing has them. A
+    /// mod's listed actions are here too, as they are typed (`buddy bob`).
     pub plays: Vec<String>,
     /// While a question asks for one of these (a player), completion offers only them.
     pub choices: Option<Vec<String>>,
@@ -57,6 +58,17 @@ impl Completion {
             Some(_) if first_is_card => out.extend(following(&w.plays, earlier[0], &earlier[1..])),
             None => {
                 out.extend(COMMANDS.iter().map(|(c, _)| c.to_string()));
+                // A mod's actions the listing has (`buddy bob`): their names.
+                out.extend(acts(&w.plays).filter_map(|a| a.split_whitespace().next()).map(String::from));
+            }
+            Some(first) if command_word(&first).is_none() => {
+                // After a mod's action's name: the players the listing offers with it.
+                for act in acts(&w.plays) {
+                    let mut words = act.split_whitespace();
+                    if words.next().is_some_and(|n| n == first) && earlier.len() == 1 {
+                        out.extend(words.next().map(String::from));
+                    }
+                }
             }
             Some(first) => match command_word(&first) {
                 Some("play") if earlier.len() == 1 => {
@@ -81,6 +93,11 @@ impl Completion {
         out.dedup();
         Some(out)
     }
+}
+
+/// The listed moves in `plays` that are a mod's actions (not `play …`).
+fn acts(plays: &[String]) -> impl Iterator<Item = &String> {
+    plays.iter().filter(|p| !p.starts_with("play "))
 }
 
 /// The words that may follow `card` and the words `typed` after it, in the legal plays
@@ -544,7 +561,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
         let plays = if shell.screen.viewer.is_none_or(|v| v == current) {
             game.legal_actions()
                 .iter()
-                .filter(|a| matches!(a, crate::core::Action::Play { .. }))
+                .filter(|a| matches!(a, crate::core::Action::Play { .. } | crate::core::Action::Act { .. }))
                 .map(|a| crate::table::render::command_for(game, a))
                 .collect()
         } else {
@@ -631,5 +648,16 @@ mod tests {
         assert_eq!(following(&plays, "kc", &[]), ["bob", "t2"]);
         assert_eq!(following(&plays, "7h", &[]), Vec::<String>::new());
         assert_eq!(following(&plays, "kc", &["t2"]), ["bob"]);
+    }
+
+    /// A mod's listed action completes like a command, then with the players it is listed with.
+    #[test]
+    fn completion_offers_a_mods_listed_actions_and_their_players() {
+        let plays = vec!["play 7H".to_string(), "buddy bob".to_string(), "buddy carol".to_string()];
+        let words = Words { plays, ..Words::default() };
+        let completion = Completion { words: Arc::new(Mutex::new(words)), files: FilenameCompleter::new() };
+        assert_eq!(completion.candidates("", "bu"), Some(vec!["buddy".to_string()]));
+        assert_eq!(completion.candidates("buddy ", ""), Some(vec!["bob".to_string(), "carol".to_string()]));
+        assert_eq!(completion.candidates("buddy ", "c"), Some(vec!["carol".to_string()]));
     }
 }

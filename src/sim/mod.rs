@@ -278,8 +278,8 @@ fn progress_bar_of(len: u64, unit: &'static str) -> indicatif::ProgressBar {
     bar
 }
 
-/// What the simulator counts of a game's events: cards played by rank, rescues and
-/// recoveries. It is the sink the games are applied with, so no event is kept.
+/// What the simulator counts of a game's events: cards played by rank, rescues,
+/// recoveries and a mod's actions. It is the sink the games are applied with, so no event is kept.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EventCounts {
     /// [`Event::Played`], by rank (index 0 = ace … 12 = king).
@@ -288,6 +288,8 @@ pub struct EventCounts {
     pub rescues: u32,
     /// [`Event::Recovered`].
     pub recoveries: u32,
+    /// [`Event::Acted`]: actions a mod added, taken.
+    pub acts: u32,
 }
 
 impl EventSink for EventCounts {
@@ -297,6 +299,7 @@ impl EventSink for EventCounts {
             Event::Played { card, .. } => self.plays[card.rank.number() as usize - 1] += 1,
             Event::Rescued { .. } => self.rescues += 1,
             Event::Recovered { .. } => self.recoveries += 1,
+            Event::Acted { .. } => self.acts += 1,
             _ => {}
         }
     }
@@ -391,6 +394,7 @@ impl Arena {
         record.plays = counts.plays;
         record.rescues = counts.rescues;
         record.recoveries = counts.recoveries;
+        record.acts = counts.acts;
         Ok(())
     }
 
@@ -402,6 +406,7 @@ impl Arena {
         record.plays = counts.counts.plays;
         record.rescues = counts.counts.rescues;
         record.recoveries = counts.counts.recoveries;
+        record.acts = counts.counts.acts;
         record.lead_changes = counts.lead_changes;
         if let Some(winner) = record.winner {
             let depth = |s: usize| self.game.player(s).depth;

@@ -269,7 +269,12 @@ impl Report<'_> {
             let bar = "#".repeat(((count * 40).div_ceil(top)) as usize);
             let _ = writeln!(o, "  {:>5}–{:<5} {:<40} {}", from, to, bar, count);
         }
-        let _ = writeln!(o, "\nPer game: {:.2} rescues, {:.2} recoveries", t.rescues.mean(), t.per_game(t.recoveries));
+        let _ = write!(o, "\nPer game: {:.2} rescues, {:.2} recoveries", t.rescues.mean(), t.per_game(t.recoveries));
+        // A mod's actions, when the rules have any that were taken.
+        if t.acts > 0 {
+            let _ = write!(o, ", {:.2} mod actions", t.per_game(t.acts));
+        }
+        let _ = writeln!(o);
         let kinds: Vec<String> =
             KINDS.iter().enumerate().map(|(k, name)| format!("{name} {:.2}", t.per_game(t.kind_plays(k)))).collect();
         let _ = writeln!(o, "Cards played per game: {}", kinds.join(", "));
@@ -314,6 +319,7 @@ impl Report<'_> {
             },
             "rescues_per_game": t.rescues.mean(),
             "recoveries_per_game": t.per_game(t.recoveries),
+            "mod_actions_per_game": t.per_game(t.acts),
             "plays_per_game": Value::Object(plays),
         })
     }

@@ -30,6 +30,8 @@ pub struct GameRecord {
     pub turns: u32,
     pub rescues: u32,
     pub recoveries: u32,
+    /// Actions a mod added, taken.
+    pub acts: u32,
     /// Cards played, by rank (index 0 = ace … 12 = king).
     pub plays: [u32; 13],
     /// Times the lead (the strictly deepest diver) passed to another diver, and how far the
@@ -100,6 +102,8 @@ pub struct Tally {
     pub lengths: Vec<u64>,
     pub rescues: Moments,
     pub recoveries: u64,
+    /// Actions a mod added, taken.
+    pub acts: u64,
     pub plays: [u64; 13],
     /// Lead changes per game, and the winner's margin per won game (depth units): measured
     /// by a sweep ([`Tally::observe_balance`]), else empty.
@@ -119,6 +123,7 @@ impl Tally {
             lengths: vec![0; LENGTH_BUCKETS + 1],
             rescues: Moments::default(),
             recoveries: 0,
+            acts: 0,
             plays: [0; 13],
             lead_changes: Moments::default(),
             margins: Moments::default(),
@@ -147,6 +152,7 @@ impl Tally {
         self.lengths[(record.turns as usize).min(LENGTH_BUCKETS)] += 1;
         self.rescues.add(i64::from(record.rescues));
         self.recoveries += u64::from(record.recoveries);
+        self.acts += u64::from(record.acts);
         for (total, &n) in self.plays.iter_mut().zip(&record.plays) {
             *total += u64::from(n);
         }
@@ -168,6 +174,7 @@ impl Tally {
         }
         self.rescues.merge(&other.rescues);
         self.recoveries += other.recoveries;
+        self.acts += other.acts;
         for (a, b) in self.plays.iter_mut().zip(&other.plays) {
             *a += b;
         }

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::core::{Action, ActionError, Card, Event, Game, Seat, Source, View, Viewer};
+use crate::core::{Action, ActionError, ActionName, Card, Event, Game, Seat, Source, View, Viewer};
 use crate::limits;
 use crate::table::hint::{self, Finding, Suggestion};
 use crate::table::parse::{self, Command, Place, Who};
@@ -314,7 +314,7 @@ impl Table {
         if let Some((_, pending, _)) = self.pending.take_if(|(c, ..)| *c == caller) {
             return self.answer(caller, pending, line, out);
         }
-        match parse::parse(line) {
+        match parse::parse_with(line, self.game().registry().actions()) {
             Ok(None) => {}
             Ok(Some(command)) => self.command(caller, command, out),
             Err(message) => out.reply(self, Reply::Refused(message)),
@@ -359,7 +359,7 @@ impl Table {
                         return self.play(caller, action, out);
                     }
                     Ok(seat) => format!("{} cannot be chosen", self.game().name(seat)),
-                    Err(message) => match parse::parse(line) {
+                    Err(message) => match parse::parse_with(line, self.game().registry().actions()) {
                         // Another command instead of an answer drops the question and runs.
                         Ok(Some(command)) => return self.command(caller, command, out),
                         _ => message,
@@ -431,6 +431,15 @@ impl Table {
             }
             Command::Recover { cards, over } => self.act(caller, Action::Recover { cards, face_on_top: over }, out),
             Command::Pass => self.act(caller, Action::Pass, out),
+            Command::Act { name, target, card } => {
+                if let Err(message) = self.check_turn(caller) {
+                    return out.reply(self, Reply::Refused(message));
+                }
+                match act_action(self.game(), name, target, card) {
+                    Ok(action) => self.play(caller, action, out),
+                    Err(message) => out.reply(self, Reply::Refused(message)),
+                }
+            }
             Command::Moves => self.moves(caller, out),
             Command::State => out.reply(self, Reply::State),
             Command::Hand => match self.own_seat(caller) {
@@ -831,6 +840,23 @@ pub fn play_action(game: &Game, card: Card, place: Place, target: Option<Who>, o
         return Ok(Play::Ask { action, options });
     }
     Ok(Play::Ready(action))
+}
+
+/// A mod's action as typed (`buddy bob`, `toss 7h`) made into an action for the current
+/// player: the player or card named, or, when it needs one and the listing offers just one,
+/// that one. Anything else is the core's to refuse.
+pub fn act_action(game: &Game, name: ActionName, target: Option<Who>, card: Option<Card>) -> Result<Action, String> {
+    let target = target.map(|who| seat_of(game, &who)).transpose()?;
+    let needs = game.registry().action(name).is_some_and(|a| !a.arg.allows_none());
+    if target.is_none() && card.is_none() && needs {
+        let moves = game.moves();
+        let offered: Vec<&Action> =
+            moves.acts().iter().filter(|a| matches!(a, Action::Act { name: n, .. } if *n == name)).collect();
+        if let [only] = offered[..] {
+            return Ok(*only);
+        }
+    }
+    Ok(Action::Act { name, target, card })
 }
 
 /// The answer to a target question: a player by name or seat number (empty: cancelled).

@@ -10,6 +10,10 @@ use crate::table::render;
 /// The text of `help` (no topic) or `help TOPIC`; `Err` names the commands when there is no
 /// such topic.
 pub fn help_text(topic: Option<&str>, game: &Game) -> Result<String, String> {
+    // A mod's action explains itself (its name is never a command word).
+    if let Some(act) = topic.and_then(|t| game.registry().actions().iter().find(|a| a.name.as_str() == t)) {
+        return Ok(action_help(act));
+    }
     match topic {
         None => Ok(general_help()),
         Some(t) if t.eq_ignore_ascii_case("rules") => Ok(render::rules_guide(game.rules(), game.registry())),
@@ -59,6 +63,30 @@ pub fn command_list_help(commands: &[(&str, &str)]) -> String {
     }
     out += "cards are rank then suit: 7H, 10S or TS, QC, A♠. players by name or seat number.\n";
     out += "'help COMMAND' tells more, e.g. 'help play'; 'help rules' explains the game, 'help J' a card.\n";
+    out
+}
+
+/// `help NAME` for an action a mod registered: how it is typed and what it says it does.
+fn action_help(act: &crate::core::ActionEntry) -> String {
+    use crate::core::ActionArg;
+    let name = act.name;
+    let (usage, player) = match act.arg {
+        ActionArg::None => (name.to_string(), ""),
+        ActionArg::Diver { me: false, optional: false } => (format!("{name} PLAYER"), "another diver"),
+        ActionArg::Diver { me: true, optional: false } => (format!("{name} PLAYER"), "any diver, you included"),
+        ActionArg::Diver { me: false, optional: true } => (format!("{name} [PLAYER]"), "another diver, or none"),
+        ActionArg::Diver { me: true, optional: true } => (format!("{name} [PLAYER]"), "any diver, or none"),
+        ActionArg::Card { optional: false } => (format!("{name} CARD"), ""),
+        ActionArg::Card { optional: true } => (format!("{name} [CARD]"), ""),
+    };
+    let mut out = format!("{usage}\n  {}\n", act.describe);
+    if !player.is_empty() {
+        out += &format!("  PLAYER      {player}: a name or seat number (e.g. {name} 2)\n");
+    }
+    if matches!(act.arg, ActionArg::Card { .. }) {
+        out += &format!("  CARD        a card of your hand (e.g. {name} 7h)\n");
+    }
+    out += "  An action of this ruleset's mods, taken instead of playing a card: 'moves' lists it when\n  it is allowed, and a refusal says why not.\n";
     out
 }
 

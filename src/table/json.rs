@@ -15,7 +15,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::core::{Card, Event, Gain, Game, Observation, Outcome, Rules, Seat, Seen, Source, Viewer};
+use crate::core::{ActionName, Card, Event, Gain, Game, Observation, Outcome, Rules, Seat, Seen, Source, Viewer};
 
 /// A card as JSON: its D1 text (`"10H"`); read back with the card parser's own message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +35,24 @@ impl<'de> Deserialize<'de> for CardJson {
             e.text = crate::limits::quoted(&e.text);
             serde::de::Error::custom(e)
         })
+    }
+}
+
+/// The name of a mod's action as JSON: its text (`"buddy"`); read back with the name's own
+/// check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActionNameJson(pub ActionName);
+
+impl Serialize for ActionNameJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ActionNameJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ActionNameJson, D::Error> {
+        let text = String::deserialize(d)?;
+        ActionName::new(&text).map(ActionNameJson).map_err(serde::de::Error::custom)
     }
 }
 
@@ -122,26 +140,97 @@ impl From<&Gain> for GainJson {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventJson<'a, P = Seat> {
-    TurnStarted { player: P, turn: u32 },
-    Played { player: P, card: CardJson, from: SourceJson },
-    Doubled { player: P, card: CardJson, on: CardJson, value: u32 },
-    Moved { player: P, from: u32, to: u32 },
-    Breathed { player: P, from: u32, to: u32 },
-    Rescued { player: P, depth: u32, oxygen: u32 },
-    Placed { player: P, target: P, card: CardJson },
-    Jolted { player: P },
-    Quickened { player: P, extra: u32 },
-    Pushed { player: P, target: P, by: u32 },
-    Knotted { player: P },
-    Recovered { player: P, cards: CardsJson<'a>, gain: GainJson, from: u32, to: u32 },
-    Discarded { card: CardJson },
-    Drew { player: P, card: CardJson },
-    Refilled { slot: usize, card: CardJson },
-    Reshuffled { cards: usize },
-    Passed { player: P },
-    Said { text: &'a str },
-    Won { player: P },
-    Draw { turns: u32 },
+    TurnStarted {
+        player: P,
+        turn: u32,
+    },
+    Played {
+        player: P,
+        card: CardJson,
+        from: SourceJson,
+    },
+    Doubled {
+        player: P,
+        card: CardJson,
+        on: CardJson,
+        value: u32,
+    },
+    Moved {
+        player: P,
+        from: u32,
+        to: u32,
+    },
+    Breathed {
+        player: P,
+        from: u32,
+        to: u32,
+    },
+    Rescued {
+        player: P,
+        depth: u32,
+        oxygen: u32,
+    },
+    Placed {
+        player: P,
+        target: P,
+        card: CardJson,
+    },
+    Jolted {
+        player: P,
+    },
+    Quickened {
+        player: P,
+        extra: u32,
+    },
+    Pushed {
+        player: P,
+        target: P,
+        by: u32,
+    },
+    Knotted {
+        player: P,
+    },
+    Recovered {
+        player: P,
+        cards: CardsJson<'a>,
+        gain: GainJson,
+        from: u32,
+        to: u32,
+    },
+    Discarded {
+        card: CardJson,
+    },
+    Drew {
+        player: P,
+        card: CardJson,
+    },
+    Refilled {
+        slot: usize,
+        card: CardJson,
+    },
+    Reshuffled {
+        cards: usize,
+    },
+    Passed {
+        player: P,
+    },
+    Acted {
+        player: P,
+        name: ActionNameJson,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        target: Option<P>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        card: Option<CardJson>,
+    },
+    Said {
+        text: &'a str,
+    },
+    Won {
+        player: P,
+    },
+    Draw {
+        turns: u32,
+    },
 }
 
 impl<'a> From<&'a Event> for EventJson<'a> {
@@ -185,6 +274,12 @@ impl<'a, P> EventJson<'a, P> {
             Event::Refilled { slot, card } => EventJson::Refilled { slot, card: CardJson(card) },
             Event::Reshuffled { cards } => EventJson::Reshuffled { cards },
             Event::Passed { player } => EventJson::Passed { player: p(player) },
+            Event::Acted { player, name, target, card } => EventJson::Acted {
+                player: p(player),
+                name: ActionNameJson(name),
+                target: target.map(&p),
+                card: card.map(CardJson),
+            },
             Event::Said { ref text } => EventJson::Said { text },
             Event::Won { player } => EventJson::Won { player: p(player) },
             Event::Draw { turns } => EventJson::Draw { turns },
@@ -660,6 +755,18 @@ mod tests {
             (Event::Refilled { slot: 0, card: c("3D") }, r#"{"event":"refilled","slot":0,"card":"3D"}"#),
             (Event::Reshuffled { cards: 31 }, r#"{"event":"reshuffled","cards":31}"#),
             (Event::Passed { player: 1 }, r#"{"event":"passed","player":"bob"}"#),
+            (
+                Event::Acted { player: 0, name: "buddy".parse().unwrap(), target: Some(1), card: None },
+                r#"{"event":"acted","player":"alice","name":"buddy","target":"bob"}"#,
+            ),
+            (
+                Event::Acted { player: 1, name: "shout".parse().unwrap(), target: None, card: None },
+                r#"{"event":"acted","player":"bob","name":"shout"}"#,
+            ),
+            (
+                Event::Acted { player: 1, name: "toss".parse().unwrap(), target: None, card: Some(c("7H")) },
+                r#"{"event":"acted","player":"bob","name":"toss","card":"7H"}"#,
+            ),
             (Event::Said { text: "a \"shark\"!".into() }, r#"{"event":"said","text":"a \"shark\"!"}"#),
             (Event::Won { player: 0 }, r#"{"event":"won","player":"alice"}"#),
             (Event::Draw { turns: 200 }, r#"{"event":"draw","turns":200}"#),

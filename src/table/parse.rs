@@ -3,9 +3,10 @@
 //! Parsing is purely syntactic: `play 7h t2 bob over` becomes a [`Command::Play`] naming a
 //! card, a place, a player and an order. Whether the card is in the hand, whether `bob` exists
 //! or may be targeted is decided later by the session and the core. Every error is one line
-//! meant for the player.
+//! meant for the player. The one thing it is told of the rules is the names of the actions
+//! mods registered ([`parse_with`]): `buddy bob` (or `toss 7h`) is then a [`Command::Act`].
 
-use crate::core::{Card, Cards};
+use crate::core::{ActionEntry, ActionName, Card, Cards};
 use crate::limits;
 
 /// Every command word, in the order `help` lists them, with a one-line summary.
@@ -72,6 +73,12 @@ pub enum Command {
         over: bool,
     },
     Pass,
+    /// An action a mod registered, with the player or the card it names.
+    Act {
+        name: ActionName,
+        target: Option<Who>,
+        card: Option<Card>,
+    },
     Moves,
     State,
     Hand,
@@ -96,6 +103,7 @@ impl Command {
             Command::Play { .. } => "play",
             Command::Recover { .. } => "recover",
             Command::Pass => "pass",
+            Command::Act { .. } => "act",
             Command::Moves => "moves",
             Command::State => "state",
             Command::Hand => "hand",
@@ -120,6 +128,12 @@ impl Command {
 /// Reads one line. `Ok(None)` for a blank line or a `#` comment (a `#` after a space also
 /// starts a comment).
 pub fn parse(line: &str) -> Result<Option<Command>, String> {
+    parse_with(line, &[])
+}
+
+/// [`parse`], with `actions` the mods registered: a line starting with one's name is a
+/// [`Command::Act`] (`buddy bob`, `buddy 2`, `buddy @bob`).
+pub fn parse_with(line: &str, actions: &[ActionEntry]) -> Result<Option<Command>, String> {
     // `#` starts a comment at the start of a line or after a space.
     let line = match line.find(" #").or_else(|| line.find("\t#")) {
         Some(i) => &line[..i],
@@ -132,6 +146,20 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let first = words[0].to_lowercase();
     let rest = &words[1..];
+    if let Some(entry) = actions.iter().find(|a| a.name.as_str() == first) {
+        let name = entry.name;
+        return match &words[1..] {
+            [] => Ok(Some(Command::Act { name, target: None, card: None })),
+            // A card (`toss 7h`), else a player (`buddy bob`, `buddy 2`, `buddy @7h`).
+            [one] if !one.starts_with('@') && one.parse::<Card>().is_ok() => {
+                Ok(Some(Command::Act { name, target: None, card: Some(parse_card(one)?) }))
+            }
+            [one] => Ok(Some(Command::Act { name, target: Some(who(one)?), card: None })),
+            [_, extra, ..] => {
+                Err(format!("{name} names one player or card (found '{}' after the first)", limits::quoted(extra)))
+            }
+        };
+    }
     let word = match command_word(&first) {
         Some(w) => w,
         // A line that starts with a card is a play: `7h` = `play 7h`.
@@ -443,6 +471,17 @@ mod tests {
         assert!(parse("save \"\"").unwrap_err().contains("file name"));
         assert!(parse("save ''").unwrap_err().contains("file name"));
         assert_eq!(ok("save \""), Command::Save("\"".into()), "one quote is no pair");
+    }
+
+    /// A mod's action cannot be called like a command: every command word and short form is
+    /// one the Lua layer refuses as an action's name.
+    #[test]
+    fn every_command_word_is_reserved_from_mods_actions() {
+        for (word, _) in COMMANDS.iter().chain(ALIASES) {
+            if ActionName::new(word).is_ok() {
+                assert!(crate::script::RESERVED.contains(word), "'{word}' is not in script::RESERVED");
+            }
+        }
     }
 
     #[test]

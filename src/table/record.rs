@@ -251,6 +251,16 @@ impl Canonical {
                 self.n(20);
                 self.n(u64::from(*turns));
             }
+            Event::Acted { player, name, target, card } => {
+                self.n(21);
+                seat(self, *player);
+                self.text(name.as_str());
+                self.n(target.map_or(0, |t| t as u64 + 1));
+                self.n(u64::from(card.is_some()));
+                if let Some(c) = card {
+                    self.card(*c);
+                }
+            }
         }
     }
 }

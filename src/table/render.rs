@@ -209,6 +209,17 @@ impl Narrator<'_> {
                         if self.stand_in == Some(*player) { "passes".into() } else { self.verb(*player, "passes") };
                     out.push(format!("{} and {passes}", self.mover(*player, "cannot move")))
                 }
+                // A mod's action, as it is typed (`alice chooses buddy bob`); what it did
+                // follows on lines of its own.
+                Event::Acted { player, name, target, card } => out.push(match (target, card) {
+                    (Some(t), _) => {
+                        format!("{} {} {}", self.act(*player, "chooses"), s.bold(name.as_str()), self.name(*t))
+                    }
+                    (None, Some(c)) => {
+                        format!("{} {} {}", self.act(*player, "chooses"), s.bold(name.as_str()), s.card(*c))
+                    }
+                    (None, None) => format!("{} {}", self.act(*player, "chooses"), s.bold(name.as_str())),
+                }),
                 // A mod's line; the move or breath it caused follows it on the line
                 // (`a current carries ann down: depth 10 → 13, oxygen 9 → 8`).
                 Event::Said { text } => {
@@ -642,6 +653,11 @@ pub fn command_for(game: &Game, action: &Action) -> String {
             text
         }
         Action::Pass => "pass".into(),
+        Action::Act { name, target: Some(t), .. } => {
+            format!("{name} {}", game.names().get(*t).map_or("?", String::as_str))
+        }
+        Action::Act { name, card: Some(c), .. } => format!("{name} {c}"),
+        Action::Act { name, .. } => name.to_string(),
     }
 }
 
@@ -657,6 +673,18 @@ pub fn action_error(game: &Game, err: &ActionError) -> String {
             format!("{} cannot be targeted with {card}: {reason}", name(*target))
         }
         ActionError::NoTargetTaken { card } => format!("{card} takes no player here"),
+        // A mod's action, worded as a card's refusal is.
+        ActionError::ActTargetNeeded { name: act, options } if !options.is_empty() => {
+            let names: Vec<String> = options.iter().map(|&s| name(s)).collect();
+            format!("{act} needs a player: {} (e.g. {act} {})", or_list(&names), names[0])
+        }
+        ActionError::ActTargetNeeded { name: act, .. } => format!("{act} needs a player, and nobody can be chosen now"),
+        ActionError::ActBadTarget { name: act, target, reason } => {
+            format!("{} cannot be targeted with {act}: {reason}", name(*target))
+        }
+        ActionError::ActNoTargetTaken { name: act } => format!("{act} takes no player here"),
+        ActionError::ActNoCardTaken { name: act } => format!("{act} takes no card here"),
+        ActionError::ActCardNeeded { name: act } => format!("{act} needs a card from your hand (e.g. {act} 7h)"),
         ActionError::NotInHand { card } if game.player(game.current()).hand.contains(card) => {
             let held = game.player(game.current()).hand.iter().filter(|c| *c == card).count();
             format!("{card} is named more often than you hold it ({held} in your hand)")

@@ -329,6 +329,10 @@ impl Table {
             None => {
                 let mut commands: Vec<(&str, &str)> =
                     parse::COMMANDS.iter().copied().filter(|(word, _)| policy.offers(word)).collect();
+                // A mod's actions, after `pass`, with what they say they do.
+                let at = commands.iter().position(|(word, _)| *word == "pass").map_or(commands.len(), |i| i + 1);
+                let acts = game.registry().actions().iter().map(|a| (a.name.as_str(), &*a.describe));
+                commands.splice(at..at, acts);
                 if policy.chat.is_some() {
                     let at = commands.iter().position(|(word, _)| *word == "help").unwrap_or(commands.len());
                     commands.insert(at, ("say", SAY_HELP));

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::json::{CardJson, SourceJson, card_list};
+use super::json::{ActionNameJson, CardJson, SourceJson, card_list};
 use super::record::ModRecord;
 use crate::core::{Action, Card, Cards, Seat};
 use crate::limits::{self, FileKind};
@@ -113,6 +113,16 @@ pub enum ActionJson {
         face_on_top: bool,
     },
     Pass,
+    /// A mod's action: `{"action":"act","name":"buddy","target":1}` (the target a seat
+    /// number from 0), or `{"action":"act","name":"toss","card":"7H"}`; what it does not
+    /// name is left out.
+    Act {
+        name: ActionNameJson,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<Seat>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        card: Option<CardJson>,
+    },
 }
 
 fn is_false(b: &bool) -> bool {
@@ -127,6 +137,9 @@ impl From<&Action> for ActionJson {
             }
             Action::Recover { cards, face_on_top } => ActionJson::Recover { cards, face_on_top },
             Action::Pass => ActionJson::Pass,
+            Action::Act { name, target, card } => {
+                ActionJson::Act { name: ActionNameJson(name), target, card: card.map(CardJson) }
+            }
         }
     }
 }
@@ -139,6 +152,7 @@ impl From<ActionJson> for Action {
             }
             ActionJson::Recover { cards, face_on_top } => Action::Recover { cards, face_on_top },
             ActionJson::Pass => Action::Pass,
+            ActionJson::Act { name, target, card } => Action::Act { name: name.0, target, card: card.map(|c| c.0) },
         }
     }
 }
@@ -576,6 +590,9 @@ mod tests {
             Action::recover(vec![card("2C"), card("3C")]),
             Action::Recover { cards: Cards::try_from([card("4S")]).unwrap(), face_on_top: true },
             Action::Pass,
+            Action::Act { name: "buddy".parse().unwrap(), target: Some(2), card: None },
+            Action::Act { name: "shout".parse().unwrap(), target: None, card: None },
+            Action::Act { name: "toss".parse().unwrap(), target: None, card: Some(card("7H")) },
         ];
         let text = serde_json::to_string(&save).unwrap();
         let expected = concat!(
@@ -584,7 +601,10 @@ mod tests {
             r#"{"action":"play","card":"JD","from":{"table":3},"target":1,"face_on_top":true},"#,
             r#"{"action":"recover","cards":["2C","3C"]},"#,
             r#"{"action":"recover","cards":["4S"],"face_on_top":true},"#,
-            r#"{"action":"pass"}]"#,
+            r#"{"action":"pass"},"#,
+            r#"{"action":"act","name":"buddy","target":2},"#,
+            r#"{"action":"act","name":"shout"},"#,
+            r#"{"action":"act","name":"toss","card":"7H"}]"#,
         );
         assert!(text.contains(expected), "{text}");
         assert_eq!(parse(Path::new("x.json"), &text).unwrap(), save);
@@ -598,7 +618,11 @@ mod tests {
         let cases = [
             (
                 good.replace(pass, r#"{"action":"dive"}"#),
-                "unknown variant `dive`, expected one of `play`, `recover`, `pass`",
+                "unknown variant `dive`, expected one of `play`, `recover`, `pass`, `act`",
+            ),
+            (
+                good.replace(pass, r#"{"action":"act","name":"Buddy"}"#),
+                "an action's name is 1 to 15 characters: a lower-case letter, then letters, digits, `_` or `-` (got \"Buddy\")",
             ),
             (good.replace(pass, r#"{"act":"pass"}"#), "missing field `action`"),
             (good.replace(pass, r#"{"action":"play","card":"7H"}"#), "missing field `from`"),

@@ -1,7 +1,7 @@
 //! The architecture page's properties, as `proptest` states them: for any seed, player count
 //! and sequence of choices, cards are conserved and depth and oxygen stay in bounds after
 //! every action (conservation and bounds); every fold of the listing agrees and every listed
-//! action checks (one listing); any action built from arbitrary parts is either played or
+//! action checks (one listing, a mod's actions included); any action built from arbitrary parts is either played or
 //! refused with the game exactly as before (refusal changes nothing); and what a seat sees —
 //! its state and what it may do — does not change when the cards it cannot see are dealt
 //! otherwise (visibility under permutations of hidden cards). Failing cases shrink
@@ -47,9 +47,21 @@ fn any_action() -> impl Strategy<Value = Action> {
             face_on_top,
         },
     );
-    let recover = (prop::collection::vec(card, 0..6), any::<bool>())
+    let recover = (prop::collection::vec(card.clone(), 0..6), any::<bool>())
         .prop_map(|(cards, face_on_top)| Action::Recover { cards: Cards::from_slice(&cards).unwrap(), face_on_top });
-    prop_oneof![4 => play, 2 => recover, 1 => Just(Action::Pass)]
+    // A mod's action, by a name the game may or may not have, at any seat or none.
+    let names = prop_oneof![Just("buddy"), Just("nope")].prop_map(|n| n.parse().unwrap());
+    let act = (names, prop::option::of(0usize..10), prop::option::of(card))
+        .prop_map(|(name, target, card)| Action::Act { name, target, card });
+    prop_oneof![4 => play, 2 => recover, 1 => Just(Action::Pass), 1 => act]
+}
+
+/// A game under the buddy-line example, whose mod adds the action `buddy`.
+fn buddy_game(seed: u64, players: usize) -> Game {
+    let ruleset = diving::ruleset::Ruleset::load("rulesets/examples/buddy-line/ruleset.toml").unwrap();
+    let names = common::NAMES[..players].iter().map(|s| s.to_string()).collect();
+    let rules = Rules { max_turns: 300, ..(*ruleset.rules).clone() };
+    Game::new(Arc::new(rules), ruleset.registry().unwrap(), Setup { names, seed, deck: None }).unwrap()
 }
 
 proptest! {
@@ -94,6 +106,25 @@ proptest! {
         prop_assert!(moves.failure().is_none());
     }
 
+    /// The same with a mod's action in the listing (buddy line): it folds like the rest.
+    #[test]
+    fn every_fold_agrees_with_a_mods_actions_listed(
+        seed in any::<u64>(),
+        players in 2usize..=4,
+        choices in prop::collection::vec(any::<u16>(), 0..40),
+    ) {
+        let game = play(buddy_game(seed, players), &choices);
+        let moves = game.moves();
+        let list = moves.to_vec();
+        prop_assert_eq!(moves.len(), list.len());
+        prop_assert_eq!(&list[list.len() - moves.acts().len()..], moves.acts());
+        for (i, action) in list.iter().enumerate() {
+            prop_assert_eq!(moves.nth(i), Some(*action));
+            prop_assert_eq!(game.check(action), Ok(()), "listed action {} does not check", action);
+        }
+        prop_assert_eq!(moves.nth(list.len()), None);
+    }
+
     #[test]
     fn an_action_is_played_or_refused_with_nothing_changed(
         seed in any::<u64>(),
@@ -101,7 +132,9 @@ proptest! {
         choices in prop::collection::vec(any::<u16>(), 0..120),
         action in any_action(),
     ) {
-        let mut game = play(game(seed, players), &choices);
+        // Half the games under the buddy line, whose `buddy` the arbitrary actions may name.
+        let dealt = if seed % 2 == 0 { game(seed, players) } else { buddy_game(seed, players.min(4)) };
+        let mut game = play(dealt, &choices);
         let before = game.clone();
         let mut events = Vec::new();
         match game.apply(&action, &mut events) {

@@ -11,6 +11,7 @@ mod common;
 mod bots_rules;
 mod hostile_mods;
 mod hostile_runtime;
+mod mod_actions;
 mod mod_api_file;
 mod mod_state;
 mod modkit;

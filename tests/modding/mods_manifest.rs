@@ -174,8 +174,8 @@ fn the_guides_manifest_example_and_its_messages_are_real() {
 }
 
 /// Two mods that replace the same card are refused, naming both files and lines: only the
-/// later would be in force. A mod that says it comes after the other (`requires` it) may,
-/// and a wrap builds on the other's entry as always.
+/// later would be in force. A mod that says it comes after the other (`after`, or `requires`
+/// it) may, and a wrap builds on the other's entry as always.
 #[test]
 fn two_mods_replacing_one_card_are_refused_unless_one_says_it_comes_after() {
     let seven = |name: &str| {
@@ -190,7 +190,7 @@ fn two_mods_replacing_one_card_are_refused_unless_one_says_it_comes_after() {
     assert!(ruleset.is_ok());
     assert!(err.contains("b.lua:2"), "{err}");
     assert!(err.contains("replaces the 7 that mod a.lua:2 (sevens-a) already replaced"), "{err}");
-    assert!(err.contains("requires = { [\"sevens-a\"] = \"*\" }"), "{err}");
+    assert!(err.contains("after = { \"sevens-a\" }"), "{err}");
     let after = "diving.manifest{ name = \"sevens-b\", version = \"1.0.0\", api = 1, requires = { [\"sevens-a\"] = \"*\" } }\n\
                  diving.effect(7, { resolve = function(ctx, play) ctx:discard(play.card) end })\n";
     assert!(load(&[("a.lua", &a), ("b.lua", after)]).is_ok(), "a declared order loads");
@@ -198,4 +198,91 @@ fn two_mods_replacing_one_card_are_refused_unless_one_says_it_comes_after() {
     assert!(load(&[("a.lua", &a), ("w.lua", wrap)]).is_ok(), "a wrap builds on it");
     let twice_in_one = format!("{a}diving.effect(7, {{ resolve = function(ctx, play) ctx:discard(play.card) end }})\n");
     assert!(load(&[("a.lua", &twice_in_one)]).is_ok(), "one file may replace its own entry");
+}
+
+/// A mod replacing the card `previous` one replaced: it says what it does by its `say`.
+fn sevens(name: &str, order: &str) -> String {
+    format!(
+        "diving.manifest{{ name = \"{name}\", version = \"1.0.0\", api = 1{order} }}\n\
+         diving.effect(7, {{ resolve = function(ctx, play) ctx:say(\"{name}\") ctx:discard(play.card) end }})\n"
+    )
+}
+
+/// `after` and `before` put the mods in a declared load order whatever order the ruleset
+/// lists them in, so two mods replacing one card load (the later in force) instead of being
+/// refused; orders that cannot all hold are refused naming the mods.
+#[test]
+fn after_and_before_order_the_mods_and_let_the_later_replace_a_card() {
+    let names = |r: &Ruleset| r.manifests.iter().map(|m| m.name.clone()).collect::<Vec<_>>();
+    let a = sevens("sevens-a", "");
+    let b_after = sevens("sevens-b", ", after = { \"sevens-a\" }");
+    // Listed after and before the other: loaded after it either way.
+    for files in
+        [[("a.lua", a.as_str()), ("b.lua", b_after.as_str())], [("b.lua", b_after.as_str()), ("a.lua", a.as_str())]]
+    {
+        let ruleset = load(&files).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(names(&ruleset), ["sevens-a", "sevens-b"]);
+        let registry = ruleset.registry().unwrap();
+        let mut game = diving::core::Game::new(
+            ruleset.rules.clone(),
+            registry,
+            diving::core::Setup { names: vec!["ann".into(), "bob".into()], seed: 1, deck: None },
+        )
+        .unwrap();
+        let seven = game
+            .legal_actions()
+            .into_iter()
+            .find(|x| matches!(x, diving::core::Action::Play { card, .. } if card.rank.number() == 7));
+        let seven = seven.expect("seed 1 deals a 7");
+        let mut events = Vec::new();
+        game.apply(&seven, &mut events).unwrap();
+        assert!(
+            events.iter().any(|e| matches!(e, diving::core::Event::Said { text } if text == "sevens-b")),
+            "{events:?}"
+        );
+    }
+    // `before` says the same from the other side.
+    let a_before = sevens("sevens-a", ", before = { \"sevens-b\" }");
+    let b = sevens("sevens-b", "");
+    let ruleset = load(&[("b.lua", &b), ("a.lua", &a_before)]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(names(&ruleset), ["sevens-a", "sevens-b"]);
+    // A mod the ruleset does not load orders nothing; mods nobody orders keep their places.
+    let c = "diving.manifest{ name = \"calm\", version = \"1.0.0\", api = 1, after = { \"nowhere\" } }\n";
+    let ruleset = load(&[("c.lua", c), ("b.lua", &b_after), ("a.lua", &a)]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(names(&ruleset), ["calm", "sevens-a", "sevens-b"]);
+    // Orders that cannot all hold.
+    let a_after = sevens("sevens-a", ", after = { \"sevens-b\" }");
+    let err = load(&[("a.lua", &a_after), ("b.lua", &b_after)]).unwrap_err();
+    assert_eq!(
+        err,
+        "mod a.lua:1: the manifests' `after` and `before` cannot all hold: sevens-a 1.0.0 (a.lua), sevens-b 1.0.0 (b.lua) each come after another of them"
+    );
+    let both = "diving.manifest{ name = \"x\", version = \"1.0.0\", api = 1, after = { \"y\" }, before = { \"y\" } }\n";
+    assert!(load(&[("x.lua", both)]).unwrap_err().contains("`after` and `before` both name y"));
+    let bad = "diving.manifest{ name = \"x\", version = \"1.0.0\", api = 1, after = { y = \"*\" } }\n";
+    assert!(load(&[("x.lua", bad)]).unwrap_err().contains("`after` must be a list of mod names"));
+}
+
+/// `diving check` says which mod owns each entry: who replaced, wrapped or added what, where.
+#[test]
+fn check_lists_which_mod_owns_each_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrap = "diving.manifest{ name = \"wrapper\", version = \"1.0.0\", api = 1 }\n\
+                diving.wrap(7, function(ctx, play, previous) previous(ctx, play) end)\n\
+                diving.on_turn_end(function(ctx, player) end)\n";
+    std::fs::write(dir.path().join("a.lua"), sevens("sevens-a", "")).unwrap();
+    std::fs::write(dir.path().join("w.lua"), wrap).unwrap();
+    std::fs::write(dir.path().join("rules.toml"), "mods = [\"a.lua\", \"w.lua\"]\n").unwrap();
+    let out = crate::cli_support::diving()
+        .current_dir(dir.path())
+        .args(["check", "rules.toml", "--games", "0"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let entries = &stdout[stdout.find("entries:\n").expect("an entries list")..];
+    assert_eq!(
+        entries,
+        "entries:\n  card 7: replaced by sevens-a (a.lua:2)\n  card 7: wrapped by wrapper (w.lua:2)\n  hook on_turn_end: added by wrapper (w.lua:3)\n"
+    );
 }

@@ -73,6 +73,36 @@ async fn the_page_and_its_assets_answer_beside_the_protocol() {
     server.stop().await.unwrap();
 }
 
+/// A mod's action over the network: the seat's view lists it as a button (`kind` `act`, its
+/// command and the mod's line), and the seat sends that command through the table.
+#[tokio::test]
+async fn a_seat_sees_and_sends_a_mods_action() {
+    let seating = seating(&["alice", "bob"]);
+    let tokens = seating.iter().map(|_| Some(diving::server::room::new_token())).collect();
+    let session =
+        diving::table::session::Session::new("rulesets/examples/buddy-line/ruleset.toml", seating, 1, None).unwrap();
+    let room = diving::server::room::Room::new("1", session, tokens, RoomOptions::default());
+    let server = serve(vec![room], ServerConfig::default()).await;
+    let (mut alice, _) = Client::join(&server, "1", 0).await;
+    let (mut bob, _) = Client::join(&server, "1", 1).await;
+    alice.command("play 7d t1").await;
+    bob.until(|m| lines(m).iter().any(|l| l["event"] == "turn_started" && l["player"] == "bob")).await;
+    bob.send(json!({"type": "seat_view"})).await;
+    let view = bob.until(|m| has(m, "seat_view")).await;
+    let moves = lines(&view)[0]["seat_view"]["moves"].as_array().unwrap().clone();
+    let act = moves.iter().find(|m| m["kind"] == "act").unwrap_or_else(|| panic!("no act in {moves:?}"));
+    assert_eq!((act["name"].as_str(), act["target"].as_str()), (Some("buddy"), Some("alice")));
+    assert_eq!(act["command"], "buddy alice");
+    assert!(act["describe"].as_str().unwrap().starts_with("buddy PLAYER: instead of playing"), "{act}");
+    bob.command(act["command"].as_str().unwrap()).await;
+    let done = alice.until(|m| lines(m).iter().any(|l| l["event"] == "acted")).await;
+    let acted = lines(&done).into_iter().find(|l| l["event"] == "acted").unwrap();
+    assert_eq!((acted["player"].as_str(), acted["target"].as_str()), (Some("bob"), Some("alice")));
+    let text = done["text"].as_array().unwrap().iter().filter_map(|t| t.as_str()).collect::<Vec<_>>().join("\n");
+    assert!(text.contains("bob chooses buddy alice"), "{text}");
+    server.stop().await.unwrap();
+}
+
 #[test]
 fn the_invite_prints_a_browser_link_that_opens_the_seat() {
     let dir = tempfile::tempdir().unwrap();

@@ -92,6 +92,14 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
             names.card(c)
         }))
     });
+    write!("take_hand", |lua, caller, c: Value| {
+        let card = card(lua, &c)?;
+        let taken = with_ctx(lua, caller, "take_hand", |ctx| Ok(ctx.take_from_hand(card)))?;
+        if taken {
+            take_back(card);
+        }
+        Ok(taken)
+    });
     write!("draw", |lua, caller, p: Value| {
         with_live_ctx(lua, caller, "ctx:draw", |ctx| {
             let p = seat(lua, ctx.state().player_count(), &p)?;

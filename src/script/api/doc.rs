@@ -42,6 +42,12 @@ pub const DOCS: &[Doc] = &[
         "Wraps the effect of rank, keeping who it can target.",
     ),
     d(
+        "diving.action",
+        "name string, spec diving.ActionSpec",
+        "",
+        "Adds an action a player can take instead of playing (typed as its name).",
+    ),
+    d(
         "diving.on_turn_start",
         "fn fun(ctx: diving.Ctx, player: integer)",
         "",
@@ -150,6 +156,12 @@ pub const DOCS: &[Doc] = &[
         "string?",
         "Takes the card of rank from in front of p (now in play), or nil.",
     ),
+    d(
+        "ctx:take_hand",
+        "card string",
+        "boolean",
+        "Takes card from the current player's hand (now in play); false if it is not there.",
+    ),
     d("ctx:draw", "p integer", "boolean", "Player p draws a card; false if there was nothing to draw."),
     d(
         "ctx:number_value",
@@ -181,12 +193,25 @@ pub const TYPES: &str = r#"---@alias diving.Rank integer|"A"|"2"|"3"|"4"|"5"|"6"
 ---@field targets? "none"|"other"|fun(ctx: diving.Ctx, player: integer, card: string, offered: integer[]): integer[]?, (string|table<integer, string>)?
 ---@field playable? fun(ctx: diving.Ctx, player: integer, card: string): boolean, string?
 
+---@class diving.ActionArgs
+---@field player integer who takes the action
+---@field target integer? the diver named, under the name `args` gives it
+---@field card string? the hand card named, under the name `args` gives it
+
+---@class diving.ActionSpec
+---@field args? table<string, "other"|"other?"|"diver"|"diver?"|"card"|"card?"> one named diver or hand card, e.g. { target = "other" }
+---@field describe? string one line for the help: "buddy PLAYER: pass 1 oxygen to another diver"
+---@field legal? fun(ctx: diving.Ctx, args: diving.ActionArgs): boolean, string? whether it may be taken, and why not
+---@field resolve fun(ctx: diving.Ctx, args: diving.ActionArgs) carries it out (required)
+
 ---@class diving.Manifest
 ---@field name string lower-case letters, digits, - and _
 ---@field version string a semantic version
 ---@field api integer the mod API version it is written for
 ---@field requires? table<string, string> mods loaded before this one, with version ranges
 ---@field conflicts? table<string, string> mods that cannot be loaded with this one
+---@field after? string[] mods this one loads after, when the ruleset loads them
+---@field before? string[] mods this one loads before, when the ruleset loads them
 ---@field description? string
 
 ---@class diving.Pending

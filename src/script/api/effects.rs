@@ -56,6 +56,7 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
             }
             let resolve = resolve.ok_or_else(|| Sandbox::raise(lua, "diving.effect needs a resolve function"))?;
             b.check_replacement(lua, rank)?;
+            b.own(lua, format!("card {rank}"), "replaces");
             b.change(lua, "effect", |registry| {
                 let effect = LuaEffect::new(&shared, registry.effect(rank), targets, playable, resolve)?;
                 registry.set_effect(rank, Arc::new(effect));
@@ -87,6 +88,7 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
                     ),
                 ));
             }
+            b.own(lua, format!("words of {rank}"), "describes");
             b.change(lua, "describe", |registry| {
                 registry.describe(rank, &text);
                 Ok(())
@@ -100,6 +102,7 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
             let rank = convert::rank(lua, &rank)?;
             let resolve = convert::function(lua, resolve, "diving.wrap's handler")?;
             let shared = upgrade(lua, &w)?;
+            b.own(lua, format!("card {rank}"), "wraps");
             b.change(lua, "wrap", |registry| {
                 let effect = LuaEffect::new(&shared, registry.effect(rank), Targets::Inherit, None, resolve)?;
                 registry.set_effect(rank, Arc::new(effect));

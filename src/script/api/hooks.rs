@@ -207,6 +207,9 @@ fn handler_api(
     let api = lua.create_function(move |lua, f: Value| {
         let f = convert::function(lua, f, &what)?;
         let shared = upgrade(lua, &w)?;
+        // The hooks before them are replaced (and handed over as `previous`); `on_…` adds one.
+        let how = if name.starts_with("on_") { "adds" } else { "replaces" };
+        b.own(lua, format!("hook {name}"), how);
         b.change(lua, name, |r| install(lua, f, shared, r))
     })?;
     diving.raw_set(name, api)

@@ -6,14 +6,15 @@
 //!   [`ctx_write`] (in `resolve` handlers and hooks);
 //! - `math`: Luau's, with the game's seeded `random` ([`math`]);
 //! - `diving`, the table a mod file registers with while it loads: [`manifest`] (what the
-//!   mod says about itself), [`rules`] (`version`, `rules`), [`cards`] (`rank`, `suit`, `value`), [`effects`] (`effect`, `wrap`) and
-//!   [`hooks`] (`on_turn_start` … `win_check`).
+//!   mod says about itself), [`rules`] (`version`, `rules`), [`cards`] (`rank`, `suit`, `value`), [`effects`] (`effect`, `wrap`), [`actions`]
+//!   (`action`) and [`hooks`] (`on_turn_start` … `win_check`).
 //!
 //! A name none of them holds is refused with the closest real one ([`unknown`]).
 //!
 //! Areas convert Lua values with [`super::convert`] and reach the game only through
 //! [`super::open`].
 
+mod actions;
 mod cards;
 mod ctx_read;
 mod ctx_write;
@@ -24,6 +25,8 @@ mod manifest;
 mod math;
 mod rules;
 mod unknown;
+
+pub use actions::RESERVED;
 
 use std::sync::{Arc, OnceLock, Weak};
 
@@ -61,7 +64,7 @@ const CTX: &[CtxArea] = &[ctx_read::register, ctx_write::register];
 const MATH: &[CtxArea] = &[math::register];
 /// The areas of `diving`.
 const DIVING: &[DivingArea] =
-    &[manifest::register, rules::register, cards::register, effects::register, hooks::register];
+    &[manifest::register, rules::register, cards::register, effects::register, actions::register, hooks::register];
 
 /// What every handler of one Lua state shares.
 pub(crate) struct Shared {

@@ -494,7 +494,8 @@
   function moveButton(m) {
     return el(
       "button",
-      { type: "button", "data-command": m.command, "data-cell": true, onclick: () => command(m.command) },
+      // A mod's action says what it does on hover.
+      { type: "button", "data-command": m.command, "data-cell": true, title: m.describe || null, onclick: () => command(m.command) },
       m.command,
       m.preview ? el("span", { class: "preview" }, " → " + m.preview) : null,
     );
