@@ -120,7 +120,8 @@
 //!   game does not: a Lua bot is loaded afresh for every call; a mod's globals belong to its
 //!   game — a copy of a game ([`core::Game::clone`], a bot's sample) runs on Lua states of its
 //!   own that start with a copy of them (the registry's [`core::Copier`]), listing moves
-//!   cannot change them, and the shell goes back to a copy when a mod fails half-way; the
+//!   cannot change them, and [`core::Game::apply`] goes back to them when a mod fails
+//!   half-way; the
 //!   shell loads a game's mods afresh and `undo`, load and reload replay with fresh ones, and
 //!   the simulator reloads mods for every fixed block of games. *`tests/engine/determinism.rs`,
 //!   `tests/cli/sim_cli.rs`, `tests/modding/hostile_runtime.rs`, `tests/modding/mod_state.rs`.*
@@ -138,10 +139,12 @@
 //!   workers, and stops that work's Lua when it stops. *`tests/modding/hostile_mods.rs` (load time),
 //!   `tests/modding/hostile_runtime.rs` (run time), `tests/server/server_busy.rs`.*
 //! - **Refusal changes nothing.** An illegal action, or a replaced entry or hook that fails
-//!   half-way, comes back as a typed [`core::ActionError`]; the game is exactly as before and
-//!   the sink received nothing. The registry, not its caller, knows which code is built in.
+//!   half-way, comes back as a typed [`core::ActionError`]; the game is exactly as before
+//!   (the mods' Lua state included: `Game::apply` keeps a copy of it while a scripted action
+//!   runs) and the sink received nothing. The registry, not its caller, knows which code is built in.
 //!   *`tests/engine/registry.rs`, `tests/engine/rules.rs` (every refusal), `tests/engine/proptests.rs`
-//!   (any action from arbitrary parts), `tests/modding/hostile_mods.rs`.*
+//!   (any action from arbitrary parts), `tests/modding/hostile_mods.rs`,
+//!   `tests/modding/mod_state.rs` (`a_refused_action_leaves_the_games_mod_state_as_it_was`).*
 //! - **One listing.** Every fold of [`core::Moves`] (the list, counts, `nth`, each play, a
 //!   mod's actions after the recoveries)
 //!   agrees with the others and every listed action checks. *`tests/engine/determinism.rs`
@@ -160,7 +163,10 @@
 //! - **Nobody sees a hidden card.** No event as a seat or spectator sees it names a card in
 //!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting
 //!   the hidden cards does not move a bot's choice, nor a hint; a replay, its page and a
-//!   review show only what their viewpoint may see. *`tests/engine/visibility.rs`,
+//!   review show only what their viewpoint may see. Outside the core no renderer asks
+//!   whether a hand may be seen: it reads [`core::Observation`], whose hands are `None`
+//!   where the viewer may not look. *`tests/engine/visibility.rs`,
+//!   `tests/engine/architecture.rs` (`only_the_observation_decides_which_hands_are_seen`),
 //!   `tests/engine/proptests.rs` (a seat's state and moves with the hidden cards dealt
 //!   otherwise), `tests/engine/bots_view.rs`, `tests/cli/replay.rs`.*
 //! - **Input is bounded.** Every line, file, name and bot spec from outside is read through

@@ -103,6 +103,19 @@ pub(crate) fn function(lua: &Lua, value: Value, what: &str) -> mlua::Result<Func
     }
 }
 
+/// The fields of a spec table a mod passed (`{ resolve = …, targets = … }`), each key as
+/// text (a key that is not a string shown as a value is, for the "unknown field" message).
+pub(crate) fn fields(spec: &mlua::Table) -> impl Iterator<Item = mlua::Result<(String, Value)>> + '_ {
+    spec.pairs::<Value, Value>().map(|pair| {
+        let (key, value) = pair?;
+        let key = match &key {
+            Value::String(s) => s.to_string_lossy(),
+            other => show(other),
+        };
+        Ok((key, value))
+    })
+}
+
 /// A short description of a Lua value for error messages.
 pub(crate) fn show(value: &Value) -> String {
     match value {

@@ -76,12 +76,8 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
                 }
             };
             let (mut resolve, mut legal, mut describe, mut arg) = (None, None, None, (None, ActionArg::None));
-            for pair in spec.pairs::<Value, Value>() {
-                let (key, value) = pair?;
-                let key_text = match &key {
-                    Value::String(s) => s.to_string_lossy(),
-                    other => convert::show(other),
-                };
+            for pair in convert::fields(&spec) {
+                let (key_text, value) = pair?;
                 match key_text.as_str() {
                     "resolve" => resolve = Some(convert::function(lua, value, "resolve")?),
                     "legal" => legal = Some(convert::function(lua, value, "legal")?),

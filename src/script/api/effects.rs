@@ -36,12 +36,8 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
             let mut resolve = None;
             let mut targets = Targets::None;
             let mut playable = None;
-            for pair in spec.pairs::<Value, Value>() {
-                let (key, value) = pair?;
-                let key_text = match &key {
-                    Value::String(s) => s.to_string_lossy(),
-                    other => convert::show(other),
-                };
+            for pair in convert::fields(&spec) {
+                let (key_text, value) = pair?;
                 match key_text.as_str() {
                     "resolve" => resolve = Some(convert::function(lua, value, "resolve")?),
                     "playable" => playable = Some(convert::function(lua, value, "playable")?),
