@@ -93,7 +93,7 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
-/// How many rooms' work ([`in_room`]) runs at once; the rest waits its turn. Tokio's default
+/// How many rooms' work runs at once on the blocking threads; the rest waits its turn. Tokio's default
 /// (512) let 1,000 busy rooms start hundreds of threads, whose stacks and switches took
 /// most of the time (the load example: 11,800 actions/s, p99 417 ms; with 16, 22,700 and
 /// 77 ms; 4 gave the same as 16). Sixteen keep both cores busy and leave room for up to
