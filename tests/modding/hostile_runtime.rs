@@ -324,7 +324,7 @@ fn hooks_that_together_spend_more_than_the_turn_budget() {
     let before = game.clone();
     let act = action(&game, "play 4C");
     let e = game.apply(&act, &mut ()).unwrap_err().to_string();
-    assert!(e.starts_with(&format!("mod {}:6: ", path("turn-pool.lua"))), "{e}");
+    assert!(e.starts_with(&format!("mod {}:7: ", path("turn-pool.lua"))), "{e}");
     assert!(e.contains("used up the turn's budget of 4000000 steps"), "{e}");
     assert!(game == before);
     assert_eq!(game.apply(&act, &mut ()).unwrap_err().to_string(), e);
