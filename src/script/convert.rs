@@ -103,6 +103,17 @@ pub(crate) fn function(lua: &Lua, value: Value, what: &str) -> mlua::Result<Func
     }
 }
 
+/// The spec table a mod passed to `call` (`diving.effect`, `diving.action(…)`), or the error
+/// that names what it got instead.
+pub(crate) fn spec(lua: &Lua, spec: Value, call: &str) -> mlua::Result<mlua::Table> {
+    match spec {
+        Value::Table(t) => Ok(t),
+        other => {
+            Err(Sandbox::raise(lua, format!("{call} needs a table {{ resolve = function … }}, got {}", show(&other))))
+        }
+    }
+}
+
 /// The fields of a spec table a mod passed (`{ resolve = …, targets = … }`), each key as
 /// text (a key that is not a string shown as a value is, for the "unknown field" message).
 pub(crate) fn fields(spec: &mlua::Table) -> impl Iterator<Item = mlua::Result<(String, Value)>> + '_ {

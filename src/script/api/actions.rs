@@ -63,18 +63,7 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
                     ),
                 ));
             }
-            let spec = match spec {
-                Value::Table(t) => t,
-                other => {
-                    return Err(Sandbox::raise(
-                        lua,
-                        format!(
-                            "diving.action(\"{name}\", …) needs a table {{ resolve = function … }}, got {}",
-                            convert::show(&other)
-                        ),
-                    ));
-                }
-            };
+            let spec = convert::spec(lua, spec, &format!("diving.action(\"{name}\", …)"))?;
             let (mut resolve, mut legal, mut describe, mut arg) = (None, None, None, (None, ActionArg::None));
             for pair in convert::fields(&spec) {
                 let (key_text, value) = pair?;

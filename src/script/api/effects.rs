@@ -21,18 +21,7 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
         lua.create_function(move |lua, (rank, spec): (Value, Value)| {
             let rank = convert::rank(lua, &rank)?;
             let shared = upgrade(lua, &w)?;
-            let spec = match spec {
-                Value::Table(t) => t,
-                other => {
-                    return Err(Sandbox::raise(
-                        lua,
-                        format!(
-                            "diving.effect needs a table {{ resolve = function … }}, got {}",
-                            convert::show(&other)
-                        ),
-                    ));
-                }
-            };
+            let spec = convert::spec(lua, spec, "diving.effect")?;
             let mut resolve = None;
             let mut targets = Targets::None;
             let mut playable = None;
