@@ -439,7 +439,6 @@ impl GreedyBot {
     }
 
     /// What this move's plays are scored against (after [`GreedyBot::refresh`]).
-    #[inline(always)]
     fn turn<'a, 'v, A: Air>(&'a self, view: &'a View<'v>, moves: &'a Moves<'v>, air: &'a A) -> Turn<'a, 'v, A> {
         let model = self.model.as_ref().expect("refreshed");
         let rules = model.rules();
