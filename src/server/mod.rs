@@ -17,6 +17,7 @@
 //! and it imports nothing from the shell: rooms are tables ([`crate::table`]) with
 //! connections (checked by `tests/engine/architecture.rs`).
 
+pub mod db;
 pub mod guard;
 pub mod net;
 pub mod protocol;
