@@ -10,6 +10,7 @@ mod browser;
 mod server_busy;
 mod server_leaks;
 mod server_limits;
+mod server_lobby;
 mod server_net;
 mod server_protocol;
 mod server_pty;

@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const PROTOCOL = 4;
+  const PROTOCOL = 5;
   // Codes after which the server closes the connection for good: no reconnect helps.
   const FATAL = new Set(["protocol", "ruleset", "seat", "token", "full", "replaced"]);
   // Objects of an `output` that answer a command of ours.
