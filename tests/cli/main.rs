@@ -17,6 +17,7 @@ mod cli_scripts;
 mod cli_terminal_safety;
 mod cli_text;
 mod help_layout;
+mod host_ratings;
 mod limits;
 mod repl_fuzz;
 mod repl_pty;

@@ -12,6 +12,8 @@
 //! messages. Lines from the server arrive while a line is being typed: they are printed above
 //! it.
 
+pub mod board;
+
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
