@@ -174,8 +174,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 )),
                 None => None,
             };
-            let JoinArgs { target, seat, token, no_color } = args.clone();
-            join::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color })
+            let JoinArgs { target, seat, token, no_color, name } = args.clone();
+            join::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color, name })
         }
     }
 }
@@ -231,7 +231,8 @@ pub enum Command {
     /// Host games for players elsewhere: prints an invite per open seat (`diving host --dir DIR
     /// ratings` prints the leaderboards instead)
     Host(HostArgs),
-    /// Join a hosted game with an invite (or watch it without --seat and --token)
+    /// Join a hosted game with an invite (or watch it without --seat and --token); HOST:PORT alone:
+    /// the host's lobby
     Join(JoinArgs),
 }
 
@@ -413,7 +414,8 @@ impl From<ReplayArgs> for shell::replay::ReplayOptions {
 
 #[derive(Debug, Clone, Args)]
 pub struct JoinArgs {
-    /// Where the game is: HOST:PORT/ROOM, as the invite prints it
+    /// Where the game is: HOST:PORT/ROOM, as the invite prints it; HOST:PORT alone opens the
+    /// host's lobby (its tables, new tables, ratings: type 'help' there)
     pub target: String,
     /// Your seat (from the invite)
     #[arg(long, requires = "token")]
@@ -424,6 +426,10 @@ pub struct JoinArgs {
     /// Never use colour (also: the NO_COLOR environment variable)
     #[arg(long)]
     pub no_color: bool,
+    /// In the lobby: the name you go by (kept with your player key in
+    /// $XDG_DATA_HOME/diving/player.json; asked for the first time when not given)
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Args)]
