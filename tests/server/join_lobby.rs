@@ -1,0 +1,231 @@
+//! `diving join HOST:PORT`, the terminal lobby, driven through a pipe: who you are (the player
+//! file under `XDG_DATA_HOME`, a refused name asked again, `--name` refused with status 2)
+//! against a host that plays the lobby's part of PROTOCOL.md message by message, so each
+//! step is checked as the client sends it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+
+use crate::server_support::WAIT;
+use diving::server::protocol::PROTOCOL;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::Message;
+
+/// A running `diving join`, its output read line by line on a thread of its own.
+pub struct Joined {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    /// Every line printed so far.
+    pub printed: Vec<String>,
+}
+
+impl Joined {
+    pub fn spawn(args: &[&str], data_home: &std::path::Path) -> Joined {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+            .args(args)
+            .env("XDG_DATA_HOME", data_home)
+            .env("HOME", data_home)
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Joined { child, stdin, lines, printed: Vec::new() }
+    }
+
+    /// The lines printed until one contains `what` (that one last); fails after [`WAIT`].
+    pub fn until(&mut self, what: &str) -> Vec<String> {
+        let deadline = std::time::Instant::now() + WAIT;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.printed.push(line.clone());
+                    let found = line.contains(what);
+                    seen.push(line);
+                    if found {
+                        return seen;
+                    }
+                }
+                Err(e) => panic!("no line with {what:?} ({e}); printed since: {seen:#?}"),
+            }
+        }
+    }
+
+    pub fn line(&mut self, line: &str) {
+        writeln!(self.stdin.as_mut().expect("the input is open"), "{line}").unwrap();
+    }
+
+    /// Ends the input, then waits (at most [`WAIT`]) for the exit: its status code, stderr,
+    /// and every line it printed.
+    pub fn finish(mut self) -> (Option<i32>, String, Vec<String>) {
+        drop(self.stdin.take());
+        self.exit()
+    }
+
+    /// Waits (at most [`WAIT`]) for it to end by itself, its input still open.
+    pub fn exit(mut self) -> (Option<i32>, String, Vec<String>) {
+        let deadline = std::time::Instant::now() + WAIT;
+        let mut stderr = self.child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+            let _ = tx.send(text);
+        });
+        let err = rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()));
+        let Ok(err) = err else {
+            let _ = self.child.kill();
+            panic!("diving join did not end within {}s of its input's end", WAIT.as_secs());
+        };
+        let status = self.child.wait().unwrap();
+        // The reader ends at the output's end, which came with the exit.
+        while let Ok(line) = self.lines.recv_timeout(WAIT) {
+            self.printed.push(line);
+        }
+        (status.code(), err, self.printed)
+    }
+}
+
+type Socket = WebSocketStream<tokio::net::TcpStream>;
+
+/// The host's side of one connection: accepted on `/lobby` (any other path fails the test).
+async fn accept(listener: &TcpListener) -> Socket {
+    let (stream, _) = tokio::time::timeout(WAIT, listener.accept()).await.expect("diving join connects").unwrap();
+    let check = |request: &tokio_tungstenite::tungstenite::handshake::server::Request, response| {
+        assert_eq!(request.uri().path(), "/lobby");
+        Ok(response)
+    };
+    tokio_tungstenite::accept_hdr_async(stream, check).await.unwrap()
+}
+
+async fn recv(ws: &mut Socket) -> Value {
+    loop {
+        match tokio::time::timeout(WAIT, ws.next()).await.expect("diving join sends in time") {
+            Some(Ok(Message::Text(text))) => return serde_json::from_str(&text).unwrap(),
+            Some(Ok(Message::Close(_))) | None => panic!("diving join closed the lobby"),
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => panic!("{e}"),
+        }
+    }
+}
+
+async fn send(ws: &mut Socket, message: Value) {
+    ws.send(Message::text(message.to_string())).await.unwrap();
+}
+
+fn lobby(you: &str) -> Value {
+    json!({
+        "type": "lobby", "protocol": PROTOCOL, "you": {"name": you},
+        "rulesets": [{"id": "standard", "name": "Standard", "about": "The rules as decided.", "balance": null, "seats": [2, 8]}],
+        "bots": ["greedy"], "tables": [], "limits": {"tables_per_connection": 3, "tables": 2000, "idle_secs": 600},
+    })
+}
+
+#[test]
+fn a_refused_name_is_asked_again_and_the_name_the_host_took_is_kept_with_the_key() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let data = tempfile::tempdir().unwrap();
+    let file = data.path().join("diving").join("player.json");
+
+    let mut join = Joined::spawn(&["join", &addr], data.path());
+    join.until("what name do you go by");
+    join.line("ann");
+    let mut ws = runtime.block_on(accept(&listener));
+    let hello = runtime.block_on(recv(&mut ws));
+    assert_eq!(
+        (hello["type"].as_str(), hello["protocol"].as_u64(), hello["name"].as_str()),
+        (Some("lobby"), Some(PROTOCOL.into()), Some("ann"))
+    );
+    let key = hello["key"].as_str().unwrap().to_string();
+    assert!(key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()), "{hello}");
+    let refusal = "the name 'ann' belongs to another player here; pick another";
+    runtime.block_on(send(&mut ws, json!({"type": "error", "code": "name", "message": refusal})));
+    join.until(refusal);
+    join.until("what name do you go by");
+    assert!(!file.exists(), "a refused name is not kept");
+
+    join.line("ann2");
+    let mut ws = runtime.block_on(accept(&listener));
+    let hello = runtime.block_on(recv(&mut ws));
+    assert_eq!((hello["name"].as_str(), hello["key"].as_str()), (Some("ann2"), Some(key.as_str())), "the same key");
+    runtime.block_on(send(&mut ws, lobby("ann2")));
+    let shown = join.until("type 'help'");
+    assert!(shown.iter().any(|l| l == &format!("lobby of {addr} - you are ann2")), "{shown:#?}");
+    assert!(shown.iter().any(|l| l == "no tables yet: 'new' makes one"), "{shown:#?}");
+    let kept: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(kept, json!({"name": "ann2", "key": key}));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    // The lobby's commands are its messages; a typo is answered without asking the host.
+    join.line("new standard --seats 9");
+    join.until("error: standard seats 2 to 8 players, not 9");
+    join.line("ratings");
+    assert_eq!(runtime.block_on(recv(&mut ws)), json!({"type": "ratings", "ruleset": "standard"}));
+    let board = json!({"type": "ratings", "ruleset": "standard",
+        "rows": [{"rank": 1, "player": "ann2", "bot": false, "rating": 1.25, "uncertainty": 7.5, "games": 1, "wins": 1}],
+        "recent": []});
+    runtime.block_on(send(&mut ws, board));
+    join.until("ratings for standard");
+    let row = join.until("ann2");
+    assert_eq!(row.last().unwrap().split_whitespace().collect::<Vec<_>>(), ["1", "ann2", "1.25", "7.50", "1", "1"]);
+    join.line("new --bots greedy");
+    let create = runtime.block_on(recv(&mut ws));
+    assert_eq!(
+        create,
+        json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": ["greedy"], "hints": false})
+    );
+    let (code, err, _) = join.finish();
+    assert_eq!(code, Some(0), "{err}");
+
+    // Next time the file says who this is: no name is asked.
+    let join = Joined::spawn(&["join", &addr], data.path());
+    let mut ws = runtime.block_on(accept(&listener));
+    let hello = runtime.block_on(recv(&mut ws));
+    assert_eq!((hello["name"].as_str(), hello["key"].as_str()), (Some("ann2"), Some(key.as_str())));
+    let (code, err, printed) = join.finish();
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!printed.iter().any(|l| l.contains("what name")), "{printed:#?}");
+}
+
+#[test]
+fn a_name_given_with_name_that_the_host_refuses_ends_with_its_reason_and_status_2() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let data = tempfile::tempdir().unwrap();
+    let join = Joined::spawn(&["join", &addr, "--name", "bob"], data.path());
+    let mut ws = runtime.block_on(accept(&listener));
+    let hello = runtime.block_on(recv(&mut ws));
+    assert_eq!(hello["name"], "bob");
+    let refusal = "'bob' looks too much like 'B0b', another player's name here; pick another";
+    runtime.block_on(send(&mut ws, json!({"type": "error", "code": "name", "message": refusal})));
+    let (code, err, _) = join.exit();
+    assert_eq!(code, Some(2));
+    assert_eq!(err.trim_end(), format!("diving: {refusal}"));
+    assert!(!data.path().join("diving").join("player.json").exists());
+}
