@@ -110,6 +110,8 @@ type Socket = WebSocketStream<tokio::net::TcpStream>;
 /// The host's side of one connection: accepted on `/lobby` (any other path fails the test).
 async fn accept(listener: &TcpListener) -> Socket {
     let (stream, _) = tokio::time::timeout(WAIT, listener.accept()).await.expect("diving join connects").unwrap();
+    // The callback's type is tungstenite's, large error and all.
+    #[allow(clippy::result_large_err)]
     let check = |request: &tokio_tungstenite::tungstenite::handshake::server::Request, response| {
         assert_eq!(request.uri().path(), "/lobby");
         Ok(response)
