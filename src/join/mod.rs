@@ -65,7 +65,7 @@ pub fn url(target: &str) -> anyhow::Result<String> {
 }
 
 /// Runs `diving join`: at a terminal as the game shell, else reading lines from the pipe;
-/// with no room (`HOST:PORT`), the host's lobby ([`lobby`]).
+/// with no room (`HOST:PORT`), the host's lobby (`join/lobby.rs`).
 pub fn join(options: &JoinOptions) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let at_terminal = !options.json && io::stdin().is_terminal();
