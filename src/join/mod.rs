@@ -11,6 +11,14 @@
 //! hand, the table, its legal plays, a question's choices — comes in the server's `screen`
 //! messages. Lines from the server arrive while a line is being typed: they are printed above
 //! it.
+//!
+//! With no room (`diving join HOST:PORT`) it is the host's lobby (`lobby`, private): tables,
+//! new ones, ratings; the seat taken there is played by the same code as an invite's, the
+//! lobby handing over its reader of the input. [`player`] keeps who you are (name and key,
+//! under XDG data); [`board`] lays out a leaderboard, for the lobby and `diving host ratings`.
+//! A room's table made in the lobby may wait for its people (`waiting`) and start again
+//! (`rematch`, `new_game`): those are shown as they come; `rematch` is a line like any other,
+//! sent to the host as a command.
 
 pub mod board;
 mod lobby;
