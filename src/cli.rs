@@ -165,7 +165,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Tune(args)) => sim::tune::run(cli.json, &tune_options(args, ruleset)?),
         Some(Command::Host(args)) => match args.command {
             Some(HostCommand::Ratings) => host_ratings(args, ruleset, cli.json),
-            None => server::host(&host_options(args, ruleset, cli.json)?),
+            None => server::host(&host_options(args, ruleset, &cli.ruleset, cli.json)?),
         },
         Some(Command::Join(args)) => {
             let expect = match ruleset {
@@ -345,7 +345,12 @@ fn host_ratings(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::R
     join::board::print_host_ratings(&args.dir, ruleset, json)
 }
 
-fn host_options(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::Result<HostOptions> {
+fn host_options(
+    args: &HostArgs,
+    ruleset: Option<&str>,
+    rulesets: &[String],
+    json: bool,
+) -> anyhow::Result<HostOptions> {
     let HostArgs {
         players,
         seats,
@@ -365,6 +370,7 @@ fn host_options(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::R
     } = args.clone();
     Ok(HostOptions {
         ruleset: ruleset.map(String::from),
+        rulesets: rulesets.to_vec(),
         players,
         seats: seats.map(|s| s as usize),
         bots,

@@ -137,7 +137,8 @@ pub struct StoredTable {
     pub seats: Vec<SeatRow>,
     /// The names of the seats' players (`None`: open), in seat order.
     pub names: Vec<Option<String>>,
-    /// The current game's setup and moves (`None`: the table waits for its seats).
+    /// The current game's setup (with the moves made as it was dealt) and the moves after
+    /// those (`None`: the table waits for its seats).
     pub current: Option<(SaveFile, Vec<(String, ActionJson)>)>,
 }
 
@@ -441,6 +442,9 @@ impl Db {
                     let at = format!("{}: room {room} game {game}", self.what());
                     let save: SaveFile =
                         serde_json::from_str(&text).with_context(|| format!("{at}: its setup is damaged"))?;
+                    // The setup holds the moves made as the game was dealt (bots that move
+                    // first); the table's moves follow them.
+                    let base = save.actions.len() as i64;
                     let mut moves = Vec::new();
                     let mut statement = self.conn.prepare(
                         "SELECT number, step, action FROM moves WHERE room = ?1 AND game = ?2 ORDER BY number",
@@ -449,10 +453,11 @@ impl Db {
                         Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
                     })? {
                         let (number, step, action) = row?;
-                        if number != moves.len() as i64 + 1 {
+                        let expected = base + moves.len() as i64 + 1;
+                        if number != expected {
                             anyhow::bail!(
                                 "{at}: move {number} follows move {}: the moves between are missing",
-                                moves.len()
+                                expected - 1
                             );
                         }
                         let action: ActionJson =
@@ -465,6 +470,12 @@ impl Db {
             out.push(StoredTable { room, spec, lobby, hints, game, seats, names, current });
         }
         Ok(out)
+    }
+
+    /// The name of every table the database holds, closed ones too.
+    pub fn rooms(&self) -> anyhow::Result<std::collections::HashSet<String>> {
+        let mut statement = self.conn.prepare("SELECT room FROM tables")?;
+        Ok(statement.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?)
     }
 
     /// The highest room number any table ever had (new rooms are numbered on from it).
