@@ -20,10 +20,10 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::Receiver;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::player::{self, Player};
+use super::player::{self, Player, new_player};
 use super::{Editor, Handover, Input, JoinOptions, Prompt, Screen, board};
 use crate::limits::{NewLines, shown};
-use crate::server::protocol::PROTOCOL;
+use crate::server::protocol::{LobbyMessage, PROTOCOL};
 use crate::shell::terminal::Terminal;
 
 /// The lobby's prompt at a terminal.
@@ -55,7 +55,7 @@ fn host_words(text: &str) -> String {
 #[derive(Debug, Clone, PartialEq)]
 enum Asked {
     /// A message to the host.
-    Send(Value),
+    Send(LobbyMessage),
     /// Text to print (help, the lobby again).
     Print(String),
     Watch(String),
@@ -94,20 +94,20 @@ fn command(line: &str, lobby: Option<&Value>, host: &str) -> Result<Asked, Strin
         "tables" | "lobby" | "list" => Ok(Asked::Print(lobby_text(lobby, host))),
         "new" => new_table(rest, lobby).map(Asked::Send),
         "sit" => match rest {
-            [room] => Ok(Asked::Send(json!({"type": "sit", "room": room}))),
-            [room, seat] => match seat.parse::<u64>() {
-                Ok(n) if n >= 1 => Ok(Asked::Send(json!({"type": "sit", "room": room, "seat": n}))),
+            [room] => Ok(Asked::Send(LobbyMessage::Sit { room: room.to_string(), seat: None })),
+            [room, seat] => match seat.parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(Asked::Send(LobbyMessage::Sit { room: room.to_string(), seat: Some(n) })),
                 _ => Err(format!("'{seat}' is not a seat number (1, 2, …)")),
             },
             _ => Err("sit takes a room and maybe a seat: sit ROOM [SEAT]".into()),
         },
         "code" => match rest {
-            [code] => Ok(Asked::Send(json!({"type": "code", "code": code}))),
+            [code] => Ok(Asked::Send(LobbyMessage::Code { code: code.to_string() })),
             _ => Err("code takes the invite's code: code CODE".into()),
         },
         "ratings" => match rest {
-            [] => Ok(Asked::Send(json!({"type": "ratings", "ruleset": first_ruleset()?}))),
-            [ruleset] => Ok(Asked::Send(json!({"type": "ratings", "ruleset": ruleset}))),
+            [] => Ok(Asked::Send(LobbyMessage::Ratings { ruleset: first_ruleset()? })),
+            [ruleset] => Ok(Asked::Send(LobbyMessage::Ratings { ruleset: ruleset.to_string() })),
             _ => Err("ratings takes at most one ruleset: ratings [RULESET]".into()),
         },
         "watch" => match rest {
@@ -120,7 +120,7 @@ fn command(line: &str, lobby: Option<&Value>, host: &str) -> Result<Asked, Strin
 
 /// `new [RULESET] [--seats N] [--bots a,b] [--hints]` as a `create` message, checked against
 /// what the lobby offers.
-fn new_table(words: &[&str], lobby: &Value) -> Result<Value, String> {
+fn new_table(words: &[&str], lobby: &Value) -> Result<LobbyMessage, String> {
     let rulesets = lobby["rulesets"].as_array().map(Vec::as_slice).unwrap_or_default();
     let ids: Vec<&str> = rulesets.iter().filter_map(|r| r["id"].as_str()).collect();
     let (mut ruleset, mut seats, mut bots, mut hints) = (None, None, Vec::new(), false);
@@ -129,7 +129,7 @@ fn new_table(words: &[&str], lobby: &Value) -> Result<Value, String> {
         match word {
             "--seats" => {
                 let n = words.next().ok_or("--seats needs a number: --seats N")?;
-                seats = Some(n.parse::<u64>().map_err(|_| format!("--seats takes a number, not '{n}'"))?);
+                seats = Some(n.parse::<usize>().map_err(|_| format!("--seats takes a number, not '{n}'"))?);
             }
             "--bots" => {
                 let list = words.next().ok_or("--bots needs bot names: --bots greedy,random")?;
@@ -156,21 +156,21 @@ fn new_table(words: &[&str], lobby: &Value) -> Result<Value, String> {
     };
     let range = rulesets.iter().find(|r| r["id"] == ruleset.as_str()).map(|r| &r["seats"]);
     let (min, max) = match range {
-        Some(range) => (range[0].as_u64().unwrap_or(2), range[1].as_u64().unwrap_or(8)),
+        Some(range) => (range[0].as_u64().map_or(2, |n| n as usize), range[1].as_u64().map_or(8, |n| n as usize)),
         None => (2, 8),
     };
     let seats = seats.unwrap_or(min.max(2));
     if !(min..=max).contains(&seats) {
         return Err(format!("{ruleset} seats {min} to {max} players, not {seats}"));
     }
-    if bots.len() as u64 >= seats {
+    if bots.len() >= seats {
         return Err(format!("{} bots at {seats} seats leave no seat for you", bots.len()));
     }
     let offered: Vec<&str> = lobby["bots"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     if let Some(unknown) = bots.iter().find(|b| !offered.is_empty() && !offered.contains(&b.as_str())) {
         return Err(format!("the host has no bot '{}' (it has: {})", host_words(unknown), offered.join(", ")));
     }
-    Ok(json!({"type": "create", "ruleset": ruleset, "seats": seats, "bots": bots, "hints": hints}))
+    Ok(LobbyMessage::Create { ruleset, seats, bots, hints })
 }
 
 /// The lobby as text: who you are, the tables, the rulesets and bots offered.
@@ -213,10 +213,10 @@ fn lobby_text(lobby: &Value, host: &str) -> String {
     }
     for r in rulesets {
         let seats = &r["seats"];
+        let (id, name) = (host_words(r["id"].as_str().unwrap_or("?")), host_words(r["name"].as_str().unwrap_or("?")));
         out += &format!(
-            "  {} ({}), {}-{} seats: {}\n",
-            host_words(r["id"].as_str().unwrap_or("?")),
-            host_words(r["name"].as_str().unwrap_or("?")),
+            "  {id}{}, {}-{} seats: {}\n",
+            if name == id { String::new() } else { format!(" ({name})") },
             seats[0].as_u64().unwrap_or(2),
             seats[1].as_u64().unwrap_or(8),
             host_words(r["about"].as_str().unwrap_or("")),
@@ -315,19 +315,23 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
 
     let mut me = match (&options.name, &stored) {
         (Some(name), Some(p)) => Player { name: name.clone(), key: p.key.clone() },
-        (Some(name), None) => Player::new(name)?,
+        (Some(name), None) => new_player(name)?,
         (None, Some(p)) => p.clone(),
         (None, None) => match ask_name(&mut screen, &prompt, &mut lines).await? {
-            Some(name) => Player::new(&name)?,
+            Some(name) => new_player(&name)?,
             None => bail!("the input ended before a name was given (diving join HOST:PORT --name NAME gives one)"),
         },
     };
     let mut saved = stored;
 
     loop {
-        let hello = json!({"type": "lobby", "protocol": PROTOCOL, "name": me.name, "key": me.key});
-        let (mut sink, mut stream) = super::connect(&url, &hello.to_string()).await?;
+        let hello = LobbyMessage::Lobby { protocol: PROTOCOL, name: Some(me.name.clone()), key: Some(me.key.clone()) };
+        let (mut sink, mut stream) = super::connect(&url, &serde_json::to_string(&hello)?).await?;
         let mut lobby: Option<Value> = None;
+        // A line waits for the lobby, and for the answer to the message the line before sent
+        // (seated, ratings or an error): a pipe's lines are answered in their order, and a
+        // line meant for the seat a `new` takes is not read as a lobby command.
+        let mut answered = true;
         let renamed = 'connection: loop {
             tokio::select! {
                 message = stream.next() => {
@@ -358,7 +362,12 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                             }
                             lobby = Some(value);
                         }
-                        "ratings" if !options.json => screen.print(&board::text(&value))?,
+                        "ratings" => {
+                            answered = true;
+                            if !options.json {
+                                screen.print(&board::text(&value))?;
+                            }
+                        }
                         "seated" => {
                             let (Some(room), Some(seat), Some(token)) =
                                 (value["room"].as_str(), value["seat"].as_u64(), value["token"].as_str())
@@ -382,6 +391,7 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                             return super::run(&seat, at_terminal, Some(handover)).await;
                         }
                         "error" => {
+                            answered = true;
                             let code = value["code"].as_str().unwrap_or("");
                             let message = host_words(value["message"].as_str().unwrap_or("error"));
                             if code == "name" {
@@ -403,14 +413,17 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                         _ => {}
                     }
                 }
-                line = lines.recv() => {
+                line = lines.recv(), if lobby.is_some() && answered => {
                     let line = match line {
                         Some(Input::Line(line)) => line,
                         Some(Input::Width(_)) => continue,
                         None => break 'connection false,
                     };
                     match command(&line, lobby.as_ref(), host) {
-                        Ok(Asked::Send(message)) => sink.send(Message::text(message.to_string())).await?,
+                        Ok(Asked::Send(message)) => {
+                            sink.send(Message::text(serde_json::to_string(&message)?)).await?;
+                            answered = false;
+                        }
                         Ok(Asked::Print(text)) => screen.print(&text)?,
                         Ok(Asked::Quit) => break 'connection false,
                         Ok(Asked::Watch(room)) => {
@@ -457,6 +470,14 @@ mod tests {
         })
     }
 
+    /// The message a line sends, as it goes over the wire.
+    fn sent(asked: Asked) -> Value {
+        match asked {
+            Asked::Send(message) => serde_json::to_value(message).unwrap(),
+            other => panic!("{other:?} sends nothing"),
+        }
+    }
+
     #[test]
     fn hosts_without_a_room_are_the_lobbys() {
         assert_eq!(host_of("127.0.0.1:7878").unwrap().as_deref(), Some("127.0.0.1:7878"));
@@ -471,14 +492,12 @@ mod tests {
         let l = lobby();
         let create = |line: &str| command(line, Some(&l), "h:1");
         assert_eq!(
-            create("new").unwrap(),
-            Asked::Send(json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": [], "hints": false}))
+            sent(create("new").unwrap()),
+            json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": [], "hints": false})
         );
         assert_eq!(
-            create("new standard --seats 3 --bots bot:greedy,random --hints").unwrap(),
-            Asked::Send(
-                json!({"type": "create", "ruleset": "standard", "seats": 3, "bots": ["greedy", "random"], "hints": true})
-            )
+            sent(create("new standard --seats 3 --bots bot:greedy,random --hints").unwrap()),
+            json!({"type": "create", "ruleset": "standard", "seats": 3, "bots": ["greedy", "random"], "hints": true})
         );
         assert_eq!(
             create("new sharks").unwrap_err(),
@@ -501,12 +520,12 @@ mod tests {
     fn the_other_commands_are_their_messages() {
         let l = lobby();
         let c = |line: &str| command(line, Some(&l), "h:1");
-        assert_eq!(c("sit 3").unwrap(), Asked::Send(json!({"type": "sit", "room": "3"})));
-        assert_eq!(c("SIT 3 2").unwrap(), Asked::Send(json!({"type": "sit", "room": "3", "seat": 2})));
+        assert_eq!(sent(c("sit 3").unwrap()), json!({"type": "sit", "room": "3"}));
+        assert_eq!(sent(c("SIT 3 2").unwrap()), json!({"type": "sit", "room": "3", "seat": 2}));
         assert_eq!(c("sit 3 x").unwrap_err(), "'x' is not a seat number (1, 2, …)");
-        assert_eq!(c("code ab12").unwrap(), Asked::Send(json!({"type": "code", "code": "ab12"})));
-        assert_eq!(c("ratings").unwrap(), Asked::Send(json!({"type": "ratings", "ruleset": "standard"})));
-        assert_eq!(c("ratings duel").unwrap(), Asked::Send(json!({"type": "ratings", "ruleset": "duel"})));
+        assert_eq!(sent(c("code ab12").unwrap()), json!({"type": "code", "code": "ab12"}));
+        assert_eq!(sent(c("ratings").unwrap()), json!({"type": "ratings", "ruleset": "standard"}));
+        assert_eq!(sent(c("ratings duel").unwrap()), json!({"type": "ratings", "ruleset": "duel"}));
         assert_eq!(c("watch 3").unwrap(), Asked::Watch("3".into()));
         assert_eq!(c("quit").unwrap(), Asked::Quit);
         assert!(matches!(c("help").unwrap(), Asked::Print(text) if text.contains("sit ROOM [SEAT]")));

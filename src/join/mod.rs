@@ -191,8 +191,11 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
         (None, None) => ClientMessage::Watch { protocol: PROTOCOL, ruleset, display, since: None },
         _ => bail!("--seat and --token go together (the host's invite has both); without them you watch"),
     };
-    let player = handover.as_ref().and_then(|h| h.player.clone());
-    let (mut sink, mut stream) = connect(&url, &hello_message(&hello, player.as_ref())).await?;
+    // A seat the lobby gave is its player's (PROTOCOL.md, *A waiting table*).
+    if let (Some(handover), ClientMessage::Join { player, .. }) = (&handover, &mut hello) {
+        player.clone_from(&handover.player);
+    }
+    let (mut sink, mut stream) = connect(&url, &hello.to_text()).await?;
     // A seat whose connection breaks gets back in by itself, with its token (a spectator or
     // a script reading JSON starts again as it likes).
     let rejoins = options.token.is_some() && !options.json;
@@ -251,7 +254,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                     {
                         *since = usize::try_from(at).ok();
                     }
-                    match rejoin(&url, &hello_message(&hello, player.as_ref()), &mut screen, &mut lines).await? {
+                    match rejoin(&url, &hello.to_text(), &mut screen, &mut lines).await? {
                         Some((new_sink, new_stream)) => (sink, stream) = (new_sink, new_stream),
                         None => {
                             connected = false;
@@ -411,15 +414,6 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
 type Sink = futures_util::stream::SplitSink<Socket, Message>;
 type Stream = futures_util::stream::SplitStream<Socket>;
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-/// The `join` or `watch` message as sent: with the lobby's player, when the lobby sent us
-/// (a lobby table's seat is its player's, PROTOCOL.md *A waiting table*).
-fn hello_message(hello: &ClientMessage, player: Option<&player::Player>) -> String {
-    let Some(player) = player else { return hello.to_text() };
-    let mut value: Value = serde_json::from_str(&hello.to_text()).expect("a client message is JSON");
-    value["player"] = player.to_json();
-    value.to_string()
-}
 
 /// Opens the connection and says `hello` (the `join`, `watch` or `lobby` message).
 async fn connect(url: &str, hello: &str) -> anyhow::Result<(Sink, Stream)> {

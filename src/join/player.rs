@@ -8,31 +8,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use serde::{Deserialize, Serialize};
 
 /// The file's name in the data directory.
 pub const FILE: &str = "player.json";
 
-/// A player as the host knows them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Player {
-    pub name: String,
-    /// 64 hex digits (32 random bytes).
-    pub key: String,
-}
+/// A player as the host knows them: the file holds what a `join` carries, `{name, key}`.
+pub use crate::server::protocol::Player;
 
-impl Player {
-    /// A player called `name` with a new key.
-    pub fn new(name: &str) -> anyhow::Result<Player> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("cannot make a player key: {e}"))?;
-        Ok(Player { name: name.to_string(), key: bytes.iter().map(|b| format!("{b:02x}")).collect() })
-    }
-
-    /// What a `lobby` or `join` message carries: `{name, key}`.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({ "name": self.name, "key": self.key })
-    }
+/// A player called `name` with a new key: 32 random bytes, as 64 hex digits.
+pub fn new_player(name: &str) -> anyhow::Result<Player> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("cannot make a player key: {e}"))?;
+    Ok(Player { name: name.to_string(), key: bytes.iter().map(|b| format!("{b:02x}")).collect() })
 }
 
 /// Where the player file is: `$XDG_DATA_HOME/diving/player.json`, else under `$HOME`.
@@ -99,10 +86,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("diving").join(FILE);
         assert_eq!(load(&path).unwrap(), None);
-        let ann = Player::new("ann").unwrap();
+        let ann = new_player("ann").unwrap();
         assert_eq!(ann.key.len(), 64);
         assert!(crate::server::db::check_key(&ann.key).is_ok());
-        assert_ne!(ann.key, Player::new("ann").unwrap().key, "a new key each time");
+        assert_ne!(ann.key, new_player("ann").unwrap().key, "a new key each time");
         save(&path, &ann).unwrap();
         assert_eq!(load(&path).unwrap(), Some(ann));
         #[cfg(unix)]

@@ -7,7 +7,6 @@
 mod server_support;
 
 mod browser;
-mod join_lobby;
 mod server_busy;
 mod server_leaks;
 mod server_limits;

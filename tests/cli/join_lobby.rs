@@ -7,7 +7,6 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 
-use crate::server_support::WAIT;
 use diving::server::protocol::PROTOCOL;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -22,6 +21,41 @@ pub struct Joined {
     lines: mpsc::Receiver<String>,
     /// Every line printed so far.
     pub printed: Vec<String>,
+    /// The host's rate limit, kept to as a person keeps to it (see [`Pace`]).
+    pace: Pace,
+}
+
+/// The host takes bursts of 40 messages, then 20 a second (PROTOCOL.md, *Limits*), and
+/// refuses the rest. A person never comes near it; a test that answers every turn at once
+/// does (two lines a turn, a whole game in a fraction of a second). So lines are sent as a
+/// bucket smaller and slower than the host's allows them (30, then 15 a second: the margin
+/// covers the `join` the client sends itself and the clocks' drift): a line waits only when
+/// that bucket is empty, and no wait stands in for an answer awaited.
+struct Pace {
+    tokens: f64,
+    at: std::time::Instant,
+}
+
+impl Pace {
+    const BURST: f64 = 30.0;
+    const PER_SECOND: f64 = 15.0;
+
+    fn new() -> Pace {
+        Pace { tokens: Self::BURST, at: std::time::Instant::now() }
+    }
+
+    fn take(&mut self) {
+        let now = std::time::Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * Self::PER_SECOND).min(Self::BURST);
+        self.at = now;
+        if self.tokens < 1.0 {
+            let wait = (1.0 - self.tokens) / Self::PER_SECOND;
+            std::thread::sleep(std::time::Duration::from_secs_f64(wait));
+            self.tokens = 1.0;
+            self.at = std::time::Instant::now();
+        }
+        self.tokens -= 1.0;
+    }
 }
 
 impl Joined {
@@ -47,7 +81,7 @@ impl Joined {
             }
         });
         let stdin = child.stdin.take();
-        Joined { child, stdin, lines, printed: Vec::new() }
+        Joined { child, stdin, lines, printed: Vec::new(), pace: Pace::new() }
     }
 
     /// The lines printed until one contains `what` (that one last); fails after [`WAIT`].
@@ -65,12 +99,16 @@ impl Joined {
                         return seen;
                     }
                 }
-                Err(e) => panic!("no line with {what:?} ({e}); printed since: {seen:#?}"),
+                Err(e) => {
+                    let last = &self.printed[self.printed.len().saturating_sub(40)..];
+                    panic!("no line with {what:?} ({e}); the last lines printed: {last:#?}")
+                }
             }
         }
     }
 
     pub fn line(&mut self, line: &str) {
+        self.pace.take();
         writeln!(self.stdin.as_mut().expect("the input is open"), "{line}").unwrap();
     }
 
@@ -104,6 +142,10 @@ impl Joined {
         (status.code(), err, self.printed)
     }
 }
+
+/// The longest a test waits for one line or message (a hung client fails the test; nothing
+/// sleeps).
+const WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 type Socket = WebSocketStream<tokio::net::TcpStream>;
 
@@ -201,6 +243,13 @@ fn a_refused_name_is_asked_again_and_the_name_the_host_took_is_kept_with_the_key
         create,
         json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": ["greedy"], "hints": false})
     );
+    // The next line waits for the answer: it is not read as a lobby command meanwhile.
+    join.line("tables");
+    let refusal = "this connection made 3 tables already (the most one may)";
+    runtime.block_on(send(&mut ws, json!({"type": "error", "code": "limit", "message": refusal})));
+    let answers = join.until("type 'help'");
+    assert_eq!(answers[0], format!("error: {refusal}"), "{answers:#?}");
+    assert_eq!(answers[1], format!("lobby of {addr} - you are ann2"), "{answers:#?}");
     let (code, err, _) = join.finish();
     assert_eq!(code, Some(0), "{err}");
 
@@ -209,6 +258,7 @@ fn a_refused_name_is_asked_again_and_the_name_the_host_took_is_kept_with_the_key
     let mut ws = runtime.block_on(accept(&listener));
     let hello = runtime.block_on(recv(&mut ws));
     assert_eq!((hello["name"].as_str(), hello["key"].as_str()), (Some("ann2"), Some(key.as_str())));
+    runtime.block_on(send(&mut ws, lobby("ann2")));
     let (code, err, printed) = join.finish();
     assert_eq!(code, Some(0), "{err}");
     assert!(!printed.iter().any(|l| l.contains("what name")), "{printed:#?}");
@@ -230,4 +280,111 @@ fn a_name_given_with_name_that_the_host_refuses_ends_with_its_reason_and_status_
     assert_eq!(code, Some(2));
     assert_eq!(err.trim_end(), format!("diving: {refusal}"));
     assert!(!data.path().join("diving").join("player.json").exists());
+}
+
+/// A real host with no table made at start-up: `diving host --json --port 0`, its address
+/// read from its `listening` line. Killed when dropped.
+struct Host {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    addr: String,
+}
+
+impl Host {
+    fn start(dir: &std::path::Path) -> Host {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+            .args(["host", "--json", "--bind", "127.0.0.1", "--port", "0", "--dir"])
+            .arg(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let listening: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+        let ws = listening["listening"]["ws"].as_str().unwrap_or_else(|| panic!("{listening}"));
+        let addr = ws.strip_prefix("ws://").unwrap().trim_end_matches('/').to_string();
+        // The rest of its output is read (and dropped), so a full pipe never holds it up.
+        std::thread::spawn(move || for _ in out.lines() {});
+        Host { child, addr }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// From the lobby to the leaderboard through the real host: ann makes a table with a greedy
+/// bot, is seated at once (the bot needs no invite), plays the whole game from the pipe by
+/// taking the first legal move on each of her turns, and then the lobby's `ratings` and
+/// `diving host --dir DIR ratings` both show her with one game.
+#[test]
+fn a_table_made_in_the_lobby_is_played_to_the_end_and_rated() {
+    let games = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let host = Host::start(games.path());
+    let addr = host.addr.clone();
+
+    let mut join = Joined::spawn(&["join", &addr, "--name", "ann"], data.path());
+    join.until("you are ann");
+    join.until("type 'help'");
+    join.line("new standard --seats 2 --bots greedy");
+    let seated = join.until("you have seat");
+    assert!(seated.last().unwrap().starts_with("you have seat 1 at room "), "{seated:#?}");
+    join.until("joined room");
+
+    // ann's turns: each one's first legal move, until someone reaches the bottom.
+    let mut moves = 0;
+    let winner = loop {
+        let line = join.until("").pop().unwrap();
+        if line.contains("the bottom and win") {
+            break line;
+        }
+        if !(line.starts_with("-- turn ") && line.ends_with(": ann --")) {
+            continue;
+        }
+        join.line("moves");
+        join.until("legal moves for ann:");
+        let first = join.until("").pop().unwrap();
+        join.line(first.trim());
+        moves += 1;
+        assert!(moves < 400, "the game does not end: {:#?}", join.printed);
+    };
+    assert!(winner.contains("ann") || winner.contains("greedy"), "{winner}");
+    assert!(moves >= 5, "a whole game takes ann more than {moves} moves");
+    join.line("quit");
+    let (code, err, printed) = join.finish();
+    assert_eq!(code, Some(0), "{err}\n{printed:#?}");
+
+    // The lobby's board, with the name and key the file kept.
+    let mut again = Joined::spawn(&["join", &addr], data.path());
+    again.until("you are ann");
+    again.line("ratings standard");
+    again.until("ratings for standard");
+    let board = again.until("recent results");
+    let ann: Vec<&str> =
+        board.iter().find(|l| l.contains(" ann ")).expect("ann is on the board").split_whitespace().collect();
+    assert_eq!((ann[1], ann[4]), ("ann", "1"), "{board:#?}");
+    assert!(board.iter().any(|l| l.contains(" bot:greedy ")), "{board:#?}");
+    let (code, err, _) = again.finish();
+    assert_eq!(code, Some(0), "{err}");
+
+    // And the host's own, read from its database while it runs.
+    let out = Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+        .args(["host", "--dir"])
+        .arg(games.path())
+        .args(["ratings", "--ruleset", "standard"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ann: Vec<&str> =
+        text.lines().find(|l| l.contains(" ann ")).expect("ann is on the board").split_whitespace().collect();
+    assert_eq!((ann[1], ann[4]), ("ann", "1"), "{text}");
+    drop(host);
 }
