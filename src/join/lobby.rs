@@ -249,9 +249,8 @@ fn seated_text(seated: &Value) -> String {
     }
     for invite in invites {
         out += &format!(
-            "  seat {}: code {} (in the lobby: code {}), or: {}\n    or in a browser: {}\n",
+            "  seat {}: 'code {}' in this lobby, or: {}\n    or in a browser: {}\n",
             invite["seat"].as_u64().unwrap_or(0),
-            field(invite, "code"),
             field(invite, "code"),
             field(invite, "join"),
             field(invite, "browser")

@@ -686,10 +686,13 @@ fn waiting_text(waiting: &Value) -> String {
         .map(|s| format!("{} {}", s["seat"].as_u64().unwrap_or(0), seat_name(s)))
         .collect();
     let open = waiting["open"].as_u64().unwrap_or(0);
+    let room = crate::limits::shown(waiting["room"].as_str().unwrap_or("?"), crate::limits::NewLines::Escaped);
+    if open == 0 {
+        return format!("every seat at room {room} is taken: {}; the game starts\n", seats.join(", "));
+    }
     let s = if open == 1 { "" } else { "s" };
     format!(
-        "waiting for {open} more player{s} at room {}: {} (the game starts when every seat is taken)\n",
-        crate::limits::shown(waiting["room"].as_str().unwrap_or("?"), crate::limits::NewLines::Escaped),
+        "waiting for {open} more player{s} at room {room}: {} (the game starts when every seat is taken)\n",
         seats.join(", ")
     )
 }

@@ -357,6 +357,16 @@ fn a_table_made_in_the_lobby_is_played_to_the_end_and_rated() {
     };
     assert!(winner.contains("ann") || winner.contains("greedy"), "{winner}");
     assert!(moves >= 5, "a whole game takes ann more than {moves} moves");
+
+    // A rematch: the bot always agrees, so the next game starts at once, the seats turned
+    // one on (ann is seat 2 now), and the game is greeted as a new one.
+    join.line("rematch");
+    join.until("ann asked for a rematch; everyone agrees: a new game starts");
+    let new_game = join.until("a new shuffle").pop().unwrap();
+    assert!(new_game.starts_with("game 2 at room ") && new_game.ends_with("you are seat 2 now"), "{new_game}");
+    let hello = join.until("joined room").pop().unwrap();
+    assert!(hello.contains("as ann (seat 2 of 2): greedy, ann"), "{hello}");
+    join.until("-- turn 1: greedy --");
     join.line("quit");
     let (code, err, printed) = join.finish();
     assert_eq!(code, Some(0), "{err}\n{printed:#?}");
