@@ -28,6 +28,8 @@ use crate::shell::terminal::Terminal;
 
 /// The lobby's prompt at a terminal.
 const PROMPT: &str = "lobby> ";
+/// The prompt of the name question.
+const NAME_PROMPT: &str = "your name: ";
 
 /// The host of a target that names no room (`HOST:PORT`, `ws://HOST:PORT/`): the lobby's;
 /// `None` for `HOST:PORT/ROOM`.
@@ -259,25 +261,57 @@ fn seated_text(seated: &Value) -> String {
     out
 }
 
-/// Asks for a name, on the lobby's reader; `None` when the input ended.
+/// The terminal's reader waits after each lobby line until the lobby lets it read the next
+/// (so that it reads it under the prompt that line led to); a pipe's reader never waits.
+struct Hold {
+    go: std::sync::mpsc::Sender<()>,
+    at_terminal: bool,
+    /// The reader waits.
+    held: bool,
+}
+
+impl Hold {
+    /// A line came from the reader: it now waits.
+    fn read(&mut self) {
+        self.held = self.at_terminal;
+    }
+
+    /// The prompt is the one the next line is read under: let the reader go on.
+    fn release(&mut self) {
+        if std::mem::take(&mut self.held) {
+            let _ = self.go.send(());
+        }
+    }
+}
+
+fn set_prompt(prompt: &Mutex<Prompt>, text: &str) {
+    prompt.lock().unwrap_or_else(|e| e.into_inner()).lobby = Some(text.into());
+}
+
+/// Asks for a name, on the lobby's reader; `None` when the input ended. The prompt is the
+/// lobby's again once the name is given, and the reader waits for the lobby's answer.
 async fn ask_name(
     screen: &mut Screen,
     prompt: &Arc<Mutex<Prompt>>,
     lines: &mut Receiver<Input>,
+    hold: &mut Hold,
 ) -> anyhow::Result<Option<String>> {
-    prompt.lock().unwrap_or_else(|e| e.into_inner()).lobby = Some("your name: ".into());
+    set_prompt(prompt, NAME_PROMPT);
+    hold.release();
     screen.print("what name do you go by here? (one word, at most 24 characters; kept with your player key)\n")?;
     loop {
         match lines.recv().await {
             None => return Ok(None),
             Some(Input::Width(_)) => continue,
             Some(Input::Line(line)) => {
+                hold.read();
                 let name = line.trim();
                 if name.is_empty() {
                     screen.print("a name, please (or Ctrl-D to leave)\n")?;
+                    hold.release();
                     continue;
                 }
-                prompt.lock().unwrap_or_else(|e| e.into_inner()).lobby = Some(PROMPT.into());
+                set_prompt(prompt, PROMPT);
                 return Ok(Some(name.to_string()));
             }
         }
@@ -293,21 +327,22 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
 
     // One reader of the input for the lobby and the seat it leads to.
     let (tx, mut lines) = tokio::sync::mpsc::channel::<Input>(16);
-    let prompt = Arc::new(Mutex::new(Prompt { player: None, over: false, lobby: Some(PROMPT.into()) }));
+    let prompt = Arc::new(Mutex::new(Prompt { lobby: Some(PROMPT.into()), ..Prompt::game(None) }));
     let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut screen = Screen::Stdout;
     let mut words = None;
-    let needs_name = options.name.is_none() && stored.is_none();
-    if needs_name {
-        prompt.lock().unwrap_or_else(|e| e.into_inner()).lobby = Some("your name: ".into());
+    if options.name.is_none() && stored.is_none() {
+        set_prompt(&prompt, NAME_PROMPT);
     }
+    let (go, go_rx) = std::sync::mpsc::channel();
+    let mut hold = Hold { go: go.clone(), at_terminal, held: false };
     if at_terminal {
         let mut term = Terminal::in_memory();
         if let Some(printer) = term.printer() {
             screen = Screen::Editor(printer);
         }
         words = Some(term.words());
-        super::read_terminal(term, tx, prompt.clone(), closed.clone());
+        super::read_terminal(term, tx, prompt.clone(), closed.clone(), Some(go_rx));
     } else {
         super::read_pipe(tx);
     }
@@ -316,7 +351,7 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
         (Some(name), Some(p)) => Player { name: name.clone(), key: p.key.clone() },
         (Some(name), None) => new_player(name)?,
         (None, Some(p)) => p.clone(),
-        (None, None) => match ask_name(&mut screen, &prompt, &mut lines).await? {
+        (None, None) => match ask_name(&mut screen, &prompt, &mut lines, &mut hold).await? {
             Some(name) => new_player(&name)?,
             None => bail!("the input ended before a name was given (diving join HOST:PORT --name NAME gives one)"),
         },
@@ -360,9 +395,13 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                                 screen.print(&lobby_text(&value, host))?;
                             }
                             lobby = Some(value);
+                            if answered {
+                                hold.release();
+                            }
                         }
                         "ratings" => {
                             answered = true;
+                            hold.release();
                             if !options.json {
                                 screen.print(&board::text(&value))?;
                             }
@@ -385,7 +424,7 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                                 name: None,
                                 ..options.clone()
                             };
-                            let editor = words.map(|words| Editor { screen, words, prompt, closed });
+                            let editor = words.map(|words| Editor { screen, words, prompt, closed, go: go.clone() });
                             let handover = Handover { lines, terminal: editor, player: Some(me) };
                             return super::run(&seat, at_terminal, Some(handover)).await;
                         }
@@ -403,6 +442,7 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                             if matches!(code, "protocol" | "timeout" | "dropped" | "replaced") {
                                 bail!("{message}");
                             }
+                            hold.release();
                             if options.json {
                                 screen.print(&format!("{value}\n"))?;
                             } else {
@@ -418,21 +458,28 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                         Some(Input::Width(_)) => continue,
                         None => break 'connection false,
                     };
+                    hold.read();
                     match command(&line, lobby.as_ref(), host) {
                         Ok(Asked::Send(message)) => {
                             sink.send(Message::text(serde_json::to_string(&message)?)).await?;
                             answered = false;
                         }
-                        Ok(Asked::Print(text)) => screen.print(&text)?,
+                        Ok(Asked::Print(text)) => {
+                            screen.print(&text)?;
+                            hold.release();
+                        }
                         Ok(Asked::Quit) => break 'connection false,
                         Ok(Asked::Watch(room)) => {
                             let _ = sink.send(Message::Close(None)).await;
                             let watch = JoinOptions { target: format!("{host}/{room}"), seat: None, token: None, name: None, ..options.clone() };
-                            let editor = words.map(|words| Editor { screen, words, prompt, closed });
+                            let editor = words.map(|words| Editor { screen, words, prompt, closed, go: go.clone() });
                             let handover = Handover { lines, terminal: editor, player: None };
                             return super::run(&watch, at_terminal, Some(handover)).await;
                         }
-                        Err(message) => screen.print(&format!("error: {message}\n"))?,
+                        Err(message) => {
+                            screen.print(&format!("error: {message}\n"))?;
+                            hold.release();
+                        }
                     }
                 }
             }
@@ -442,7 +489,7 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
             closed.store(true, std::sync::atomic::Ordering::SeqCst);
             return Ok(ExitCode::SUCCESS);
         }
-        match ask_name(&mut screen, &prompt, &mut lines).await? {
+        match ask_name(&mut screen, &prompt, &mut lines, &mut hold).await? {
             Some(name) => me.name = name,
             None => return Ok(ExitCode::SUCCESS),
         }

@@ -99,12 +99,14 @@ struct Handover {
 }
 
 /// The parts of a line editor that is already reading: where text goes above its line, what
-/// it completes, its prompt, and the flag that stops it.
+/// it completes, its prompt, the flag that stops it, and what lets it read the next line once
+/// the prompt is the right one.
 struct Editor {
     screen: Screen,
     words: Arc<Mutex<Words>>,
     prompt: Arc<Mutex<Prompt>>,
     closed: Arc<std::sync::atomic::AtomicBool>,
+    go: std::sync::mpsc::Sender<()>,
 }
 
 /// What the reading side sends the network side.
@@ -120,8 +122,18 @@ struct Prompt {
     /// This seat's player (`None`: watching).
     player: Option<String>,
     over: bool,
-    /// A prompt of the lobby's (`lobby> `, `your name: `), in place of the game's.
+    /// A prompt of the lobby's (`lobby> `, `your name: `), in place of the game's. While it
+    /// is set, the terminal's reader waits after each line until the lobby has dealt with it
+    /// (the `go` of [`read_terminal`]), so the next prompt is the one that line led to: the
+    /// lobby's again, the name question's, or the seat's.
     lobby: Option<String>,
+}
+
+impl Prompt {
+    /// The game's prompt for `player`.
+    fn game(player: Option<String>) -> Prompt {
+        Prompt { player, over: false, lobby: None }
+    }
 }
 
 impl Prompt {
@@ -217,7 +229,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
         if let Some(parts) = handover.terminal {
             screen = parts.screen;
             closed = parts.closed;
-            handed = Some((parts.words, parts.prompt));
+            handed = Some((parts.words, parts.prompt, parts.go));
         }
     }
     if !at_terminal && let Some(tx) = lines_tx.take() {
@@ -292,15 +304,18 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                         } else if at_terminal && let Some(shell) = &mut shell {
                             // A new game at the table (a rematch): the same shell goes on.
                             printed = title(&value, style);
-                            *shell.prompt.lock().unwrap_or_else(|e| e.into_inner()) = Prompt { player: me, over: false, lobby: None };
+                            *shell.prompt.lock().unwrap_or_else(|e| e.into_inner()) = Prompt::game(me);
                             shell.shown = None;
-                        } else if at_terminal && let Some((words, prompt)) = handed.take() {
+                        } else if at_terminal && let Some((words, prompt, go)) = handed.take() {
                             printed = title(&value, style);
-                            *prompt.lock().unwrap_or_else(|e| e.into_inner()) = Prompt { player: me, over: false, lobby: None };
+                            *prompt.lock().unwrap_or_else(|e| e.into_inner()) = Prompt::game(me);
+                            // The lobby's reader waits on the line that took the seat: it
+                            // reads on under the seat's prompt (and never waits again).
+                            let _ = go.send(());
                             shell = Some(Shell { style, words, prompt, shown: None });
                         } else if at_terminal {
                             printed = title(&value, style);
-                            let prompt = Prompt { player: me, over: false, lobby: None };
+                            let prompt = Prompt::game(me);
                             let mut term = Terminal::in_memory();
                             if let Some(printer) = term.printer() {
                                 screen = Screen::Editor(printer);
@@ -343,7 +358,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                             screen.print(&shell.screen(&value))?;
                             // The first prompt comes under the first board.
                             if let (Some(term), Some(tx)) = (editor.take(), lines_tx.take()) {
-                                read_terminal(term, tx, shell.prompt.clone(), closed.clone());
+                                read_terminal(term, tx, shell.prompt.clone(), closed.clone(), None);
                             }
                         }
                     }
@@ -528,6 +543,7 @@ fn read_terminal(
     lines_tx: tokio::sync::mpsc::Sender<Input>,
     prompt: Arc<Mutex<Prompt>>,
     closed: Arc<std::sync::atomic::AtomicBool>,
+    go: Option<std::sync::mpsc::Receiver<()>>,
 ) {
     std::thread::spawn(move || {
         let mut width = terminal::columns();
@@ -560,7 +576,15 @@ fn read_terminal(
             }
             term.remember(&line);
             let quit = is_quit(&line);
+            let in_lobby = prompt.lock().unwrap_or_else(|e| e.into_inner()).lobby.is_some();
             if lines_tx.blocking_send(Input::Line(line)).is_err() || quit {
+                return;
+            }
+            // A lobby line: the next prompt is known once the lobby has dealt with it.
+            if in_lobby
+                && let Some(go) = &go
+                && go.recv().is_err()
+            {
                 return;
             }
         }

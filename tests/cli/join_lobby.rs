@@ -398,3 +398,37 @@ fn a_table_made_in_the_lobby_is_played_to_the_end_and_rated() {
     assert_eq!((ann[1], ann[4]), ("ann", "1"), "{text}");
     drop(host);
 }
+
+/// At a terminal: the name asked at its own prompt, the lobby's prompt, and the seat a `new`
+/// takes played in the game shell by the same line editor (the board with this seat's hand,
+/// the seat's prompt), until `quit`.
+#[cfg(unix)]
+#[test]
+fn at_a_terminal_the_lobby_hands_its_line_editor_to_the_seat() {
+    use rexpect::session::{Options, spawn_with_options};
+    let games = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let host = Host::start(games.path());
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("diving"));
+    cmd.args(["join", &host.addr]).env("XDG_DATA_HOME", data.path()).env("HOME", data.path());
+    cmd.env("TERM", "xterm").env("NO_COLOR", "1").env("LANG", "C").env_remove("LC_ALL").env_remove("LC_CTYPE");
+    let options = Options::new().timeout_ms(Some(WAIT.as_millis() as u64)).strip_ansi_escape_codes(true);
+    let mut p = spawn_with_options(cmd, options).unwrap();
+    p.exp_string("what name do you go by").unwrap();
+    p.exp_string("your name: ").unwrap();
+    p.send_line("carol").unwrap();
+    p.exp_string("you are carol").unwrap();
+    p.exp_string("lobby> ").unwrap();
+    p.send_line("new standard --bots greedy").unwrap();
+    p.exp_string("you have seat 1 at room").unwrap();
+    p.exp_string("Diving Suits - carol vs greedy (bot)").unwrap();
+    let board = p.exp_string("carol's hand:").unwrap();
+    assert!(board.contains("turn 1 - carol to play"), "{board}");
+    p.exp_string("carol> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("you left the game").unwrap();
+    p.exp_eof().unwrap();
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(data.path().join("diving/player.json")).unwrap()).unwrap();
+    assert_eq!(kept["name"], "carol");
+}
