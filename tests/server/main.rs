@@ -8,6 +8,7 @@ mod server_support;
 
 mod browser;
 mod server_busy;
+mod server_crash;
 mod server_leaks;
 mod server_limits;
 mod server_lobby;
