@@ -163,7 +163,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             sim::tournament::run(&cli.ruleset, cli.json, &options)
         }
         Some(Command::Tune(args)) => sim::tune::run(cli.json, &tune_options(args, ruleset)?),
-        Some(Command::Host(args)) => server::host(&host_options(args, ruleset, cli.json)?),
+        Some(Command::Host(args)) => server::host(&host_options(args, ruleset, &cli.ruleset, cli.json)?),
         Some(Command::Join(args)) => {
             let expect = match ruleset {
                 Some(spec) => Some(RulesetId::of(
@@ -304,7 +304,12 @@ pub struct HostArgs {
     pub allow_origin: Vec<String>,
 }
 
-fn host_options(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::Result<HostOptions> {
+fn host_options(
+    args: &HostArgs,
+    ruleset: Option<&str>,
+    rulesets: &[String],
+    json: bool,
+) -> anyhow::Result<HostOptions> {
     let HostArgs {
         players,
         seats,
@@ -323,6 +328,7 @@ fn host_options(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::R
     } = args.clone();
     Ok(HostOptions {
         ruleset: ruleset.map(String::from),
+        rulesets: rulesets.to_vec(),
         players,
         seats: seats.map(|s| s as usize),
         bots,

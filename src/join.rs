@@ -132,9 +132,15 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
     let display =
         at_terminal.then(|| Display { color: style.color, unicode: style.unicode, width: Some(terminal::columns()) });
     let mut hello = match (options.seat, &options.token) {
-        (Some(seat), Some(token)) => {
-            ClientMessage::Join { protocol: PROTOCOL, seat, token: token.clone(), ruleset, display, since: None }
-        }
+        (Some(seat), Some(token)) => ClientMessage::Join {
+            protocol: PROTOCOL,
+            seat,
+            token: token.clone(),
+            ruleset,
+            display,
+            since: None,
+            player: None,
+        },
         (None, None) => ClientMessage::Watch { protocol: PROTOCOL, ruleset, display, since: None },
         _ => bail!("--seat and --token go together (the host's invite has both); without them you watch"),
     };

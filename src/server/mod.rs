@@ -17,7 +17,9 @@
 //! and it imports nothing from the shell: rooms are tables ([`crate::table`]) with
 //! connections (checked by `tests/engine/architecture.rs`).
 
+pub mod db;
 pub mod guard;
+pub mod lobby;
 pub mod net;
 pub mod protocol;
 pub mod room;
@@ -49,6 +51,8 @@ pub const FINISHED_STAY: Duration = Duration::from_secs(600);
 #[derive(Debug, Clone, Default)]
 pub struct HostOptions {
     pub ruleset: Option<String>,
+    /// Every `--ruleset` given: the lobby offers them besides the shipped ones.
+    pub rulesets: Vec<String>,
     /// Seats as `play --players` gives them (names, `bot:SPEC`).
     pub players: Option<Vec<String>>,
     /// Or: this many seats, the last ones played by `bots`.
@@ -133,7 +137,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
     };
     // Held until the host ends: no other host may run the same games meanwhile.
     let lock;
-    let (dir, rooms) = match &options.resume {
+    let (dir, db, rooms, lobby) = match &options.resume {
         Some(dir) => {
             if options.players.is_some() || options.seats.is_some() || options.seed.is_some() || options.deck.is_some()
             {
@@ -141,26 +145,27 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
                     "--resume brings back the saved games as they were: it cannot be combined with --players, --seats, --seed or --deck"
                 );
             }
-            lock = store::lock(dir)?;
-            let games = store::load_all(dir)?;
-            for note in &games.notes {
-                eprintln!("diving host: {note}");
+            if !dir.is_dir() {
+                bail!("there is no games directory {} to resume", dir.display());
             }
-            // The moves the journal held go into the saves before anything else is written.
-            games.compact(dir)?;
-            let rooms = games
-                .rooms
-                .into_iter()
-                .map(|(seats, session)| Room::new(&seats.room, session, seats.tokens, room_options.clone()))
-                .collect();
-            (dir.clone(), rooms)
+            lock = store::lock(dir)?;
+            let (db, rooms) = resume_rooms(dir, &room_options)?;
+            // A host of the lobby resumes as one; a host of start-up tables stops, as it did,
+            // once their games are over.
+            let lobby = rooms.is_empty() || rooms.iter().any(Room::is_lobby);
+            (dir.clone(), db, rooms, lobby)
         }
         None => {
-            let (taken, rooms) = new_rooms(options, &room_options)?;
-            lock = taken;
-            (options.dir.clone(), rooms)
+            let lobby = options.players.is_none() && options.seats.is_none() && options.bots.is_empty();
+            std::fs::create_dir_all(&options.dir)
+                .with_context(|| format!("cannot make the games directory {}", options.dir.display()))?;
+            lock = store::lock(&options.dir)?;
+            let db = db::Db::open(&options.dir)?;
+            let rooms = if lobby { Vec::new() } else { new_rooms(options, &room_options, &db)? };
+            (options.dir.clone(), db, rooms, lobby)
         }
     };
+    let offers = if lobby { Some(lobby::offers(&options.rulesets, Some(&dir))?) } else { None };
     let runtime = net::runtime()?;
     let stopped_by_signal = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind((options.bind.as_str(), options.port))
@@ -169,17 +174,18 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
         let config = ServerConfig {
             dir: Some(dir.clone()),
             limits: Limits::default(),
-            stop_when_done: true,
+            stop_when_done: !lobby,
             stay: FINISHED_STAY,
             allow_origins: options.allow_origins.clone(),
             tick: Some(Duration::from_secs(1)),
-            new_rooms: options.resume.is_none(),
+            lobby: offers,
+            room: room_options,
         };
-        let server = Server::start(listener, rooms, config)?;
+        let server = Server::start_with(listener, rooms, config, db)?;
         // Ctrl-C or SIGTERM stops the host as the end of every game does: connections
         // closed, every game in its save, the journal removed.
         let signal = stop_signals();
-        print_invites(&server, &ids(&server), &dir, options.json)?;
+        print_invites(&server, &server.room_ids(), &dir, lobby, options.json)?;
         let stopper = server.stopper();
         // Set before the stop it causes, so it is set by the time the server has stopped.
         let signalled = Arc::new(AtomicBool::new(false));
@@ -249,21 +255,9 @@ fn stop_signals() -> impl std::future::Future<Output = ()> {
     }
 }
 
-fn ids(server: &Server) -> Vec<String> {
-    let mut ids = Vec::new();
-    for i in 1.. {
-        let id = i.to_string();
-        if server.with_room(&id, |_| ()).is_none() {
-            break;
-        }
-        ids.push(id);
-    }
-    ids
-}
-
-/// The new rooms for `--dir` (the server's saver writes their files: `ServerConfig::new_rooms`),
-/// and the lock on it ([`store::lock`]).
-fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Result<(std::fs::File, Vec<Room>)> {
+/// The tables made at start-up (`--players`, `--seats`, `--rooms`); [`Server::start_with`]
+/// writes them into the database.
+fn new_rooms(options: &HostOptions, room_options: &RoomOptions, db: &db::Db) -> anyhow::Result<Vec<Room>> {
     let list = seat_list(options.players.as_deref(), options.seats, &options.bots)?;
     let seating = seating::seating(Some(&list))?;
     if seating.iter().all(|s| s.bot.is_some()) {
@@ -273,15 +267,11 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Resul
     let deck = options.deck.as_deref().map(read_deck).transpose()?;
     // 52 bits, like `play`; from the OS, never shown to a client.
     let base = options.seed.unwrap_or_else(|| rand::random::<u64>() >> 12);
-    std::fs::create_dir_all(&options.dir)
-        .with_context(|| format!("cannot make the games directory {}", options.dir.display()))?;
-    let lock = store::lock(&options.dir)?;
-    // The rooms' files are written by the server's saver once it runs (`new_rooms`), while
-    // the invites are printed: made here, 2,000 new files kept a thousand invites seconds away.
+    let held = db.rooms()?;
     let mut rooms = Vec::new();
     for i in 0..options.rooms.max(1) {
         let id = (i + 1).to_string();
-        if store::save_path(&options.dir, &id).exists() {
+        if held.contains(&id) || store::save_path(&options.dir, &id).exists() {
             bail!(
                 "{} already holds a game of room {id}: resume it with --resume {0}, or host in another --dir",
                 options.dir.display()
@@ -292,17 +282,105 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions) -> anyhow::Resul
         let tokens: Vec<Option<String>> = seating.iter().map(|s| s.bot.is_none().then(new_token)).collect();
         rooms.push(Room::new(&id, session, tokens, room_options.clone()));
     }
-    Ok((lock, rooms))
+    Ok(rooms)
+}
+
+/// The tables to resume from `dir`: those of its database, each game replayed from its setup
+/// and every move checked against its recorded step; or, in a directory an older `diving
+/// host` kept (saves, seat files and a journal, no tables in the database), its games, which
+/// [`Server::start_with`] then writes into the database.
+fn resume_rooms(dir: &std::path::Path, room_options: &RoomOptions) -> anyhow::Result<(db::Db, Vec<Room>)> {
+    let db = db::Db::open(dir)?;
+    let stored = db.tables()?;
+    if stored.is_empty() && !db.rooms()?.is_empty() {
+        // Every table was closed: a lobby with nothing to bring back.
+        return Ok((db, Vec::new()));
+    }
+    if stored.is_empty() {
+        let games = store::load_all(dir)?;
+        for note in &games.notes {
+            eprintln!("diving host: {note}");
+        }
+        // The moves the journal held go into the saves before anything else is written.
+        games.compact(dir)?;
+        eprintln!(
+            "diving host: {} games of an older diving host are taken into {} (their files stay as they are)",
+            games.rooms.len(),
+            dir.join(db::FILE).display()
+        );
+        let rooms = games
+            .rooms
+            .into_iter()
+            .map(|(seats, session)| Room::new(&seats.room, session, seats.tokens, room_options.clone()))
+            .collect();
+        return Ok((db, rooms));
+    }
+    let mut rooms = Vec::new();
+    for table in stored {
+        let mut options = room_options.clone();
+        options.allow_hints = table.hints;
+        let tokens: Vec<Option<String>> = table.seats.iter().map(|s| s.token.clone()).collect();
+        let players: Vec<Option<db::PlayerId>> = table.seats.iter().map(|s| s.player).collect();
+        let at = format!("{} room {} game {}", dir.join(db::FILE).display(), table.room, table.game);
+        let room = match table.current {
+            Some((setup, moves)) => {
+                let session = replay(&at, setup, &moves)?;
+                Room::new(&table.room, session, tokens, options).resumed(table.game, None, players, table.lobby)
+            }
+            None => {
+                let plan: Vec<room::Plan> = table
+                    .seats
+                    .iter()
+                    .zip(&table.names)
+                    .map(|(seat, name)| match (&seat.bot, seat.player, name) {
+                        (Some(spec), player, _) => room::Plan::Bot { spec: spec.clone(), player },
+                        (None, Some(player), Some(name)) => room::Plan::Taken { name: name.clone(), player },
+                        _ => room::Plan::Open,
+                    })
+                    .collect();
+                let seed = rand::random::<u64>() >> 12;
+                let (room, _) =
+                    Room::waiting(&table.room, &table.spec, &plan, seed, options, std::time::Instant::now())
+                        .map_err(|e| anyhow::anyhow!("{at}: cannot seat the table again: {e}"))?;
+                room.with_tokens(tokens)
+            }
+        };
+        rooms.push(room);
+    }
+    Ok((db, rooms))
+}
+
+/// A game from its setup and its moves, each checked to replay as recorded.
+fn replay(
+    at: &str,
+    setup: crate::table::save::SaveFile,
+    moves: &[(String, crate::table::save::ActionJson)],
+) -> anyhow::Result<Session> {
+    let mut session = Session::from_save(setup, std::path::Path::new(at), None)?;
+    for (step, action) in moves {
+        let number = session.entries().len() + 1;
+        let action = crate::core::Action::from(action.clone());
+        let text = crate::table::render::command_for(session.game(), &action);
+        if let Err(e) = session.apply(action) {
+            let reason = crate::table::render::action_error(session.game(), &e);
+            bail!("{at}: move {number} ('{text}') cannot be replayed: {reason}");
+        }
+        if !session.replays(number - 1, step) {
+            bail!("{at}: move {number} ('{text}') does not replay as recorded (step {step})");
+        }
+    }
+    Ok(session)
 }
 
 /// The invites as JSON Lines (`diving host --json`): one `listening` object, then one per room.
-fn print_json_invites(server: &Server, ids: &[String], dir: &std::path::Path) -> anyhow::Result<()> {
+fn print_json_invites(server: &Server, ids: &[String], dir: &std::path::Path, lobby: bool) -> anyhow::Result<()> {
     use serde_json::json;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let addr = server.addr;
     let listening = json!({ "listening": {
         "ws": format!("ws://{addr}"), "browser": format!("http://{addr}/"), "dir": dir.display().to_string(),
         "every_interface": addr.ip().is_unspecified(),
+        "lobby": lobby.then(|| format!("http://{addr}/")),
     }});
     writeln!(out, "{listening}")?;
     for id in ids {
@@ -334,9 +412,15 @@ fn print_json_invites(server: &Server, ids: &[String], dir: &std::path::Path) ->
     Ok(())
 }
 
-fn print_invites(server: &Server, ids: &[String], dir: &std::path::Path, json: bool) -> anyhow::Result<()> {
+fn print_invites(
+    server: &Server,
+    ids: &[String],
+    dir: &std::path::Path,
+    lobby: bool,
+    json: bool,
+) -> anyhow::Result<()> {
     if json {
-        return print_json_invites(server, ids, dir);
+        return print_json_invites(server, ids, dir, lobby);
     }
     // Buffered: a thousand rooms' lines written one by one took a write each.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -348,6 +432,12 @@ fn print_invites(server: &Server, ids: &[String], dir: &std::path::Path, json: b
     )?;
     if addr.ip().is_unspecified() {
         writeln!(out, "(bound to every interface: give friends this machine's address instead of {})", addr.ip())?;
+    }
+    if lobby {
+        writeln!(
+            out,
+            "lobby: http://{addr}/ in a browser (or diving join {addr} at a terminal): make a table there, and send friends its invite links"
+        )?;
     }
     for id in ids {
         server

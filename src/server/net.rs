@@ -6,12 +6,12 @@
 //! and keeping each game on disk move by move (the `Saver`). The game itself is the [`Room`]'s; this module
 //! only moves its messages.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -24,13 +24,18 @@ use axum::routing::get;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{Notify, mpsc, watch};
 
+use super::db::{Change, Db, Place, PlayerId, SeatRow, Unkeyed};
 use super::guard::{Door, Guarded};
-use super::protocol::{self, Limits};
-use super::room::{Conn, Outbox, Room};
+use super::lobby::{Lobby, Offer, Order};
+use super::protocol::{self, LOBBY_SINCE, Limits, LobbyMessage, PROTOCOL};
+use super::room::{Conn, Outbox, Plan, Record, Room, RoomOptions};
 use super::store;
 use super::web;
+use crate::core::Seat;
 use crate::script::stop_when;
-use crate::table::save::SaveFile;
+use crate::table::record;
+use crate::table::save::{ActionJson, SaveFile};
+use crate::table::seating;
 
 /// What a connection's writer is asked to do.
 enum Out {
@@ -48,27 +53,57 @@ fn close_status(last: Option<&str>) -> (u16, String) {
     }
 }
 
-/// A room with the writers of its connections.
-struct Slot {
-    room: Room,
-    senders: HashMap<Conn, mpsc::Sender<Out>>,
-    /// How many of the room's moves are in its save or given to the [`Saver`]; `None` while
-    /// the room has no save of its game (its next change is written as a whole save).
-    kept: Option<usize>,
-    /// The game changed while the server was stopping (work cut short: its Lua stopped, its
-    /// bots playing on what was left): that change is not saved, the room's save and journal
-    /// keep the game as it was before.
-    cut: bool,
+/// A connection's writer, as the room's messages reach it.
+#[derive(Clone)]
+struct Link {
+    tx: mpsc::Sender<Out>,
+    /// Set once a message could not be queued (a reader 256 messages behind): it is sent
+    /// nothing more, so what it was sent has no gap.
+    behind: Arc<AtomicBool>,
 }
 
-impl Slot {
-    fn new(room: Room, kept: Option<usize>) -> Slot {
-        Slot { room, senders: HashMap::new(), kept, cut: false }
+impl Link {
+    fn new(tx: mpsc::Sender<Out>) -> Link {
+        Link { tx, behind: Arc::new(AtomicBool::new(false)) }
+    }
+
+    fn send(&self, out: Out) {
+        if self.behind.load(Ordering::Relaxed) {
+            return;
+        }
+        if self.tx.try_send(out).is_err() {
+            self.behind.store(true, Ordering::Relaxed);
+        }
     }
 }
 
-/// The rooms, by name.
-type Rooms = HashMap<String, Arc<Mutex<Slot>>>;
+/// A room with the writers of its connections.
+struct Slot {
+    room: Room,
+    senders: HashMap<Conn, Link>,
+    /// How many of the current game's moves are in the database or handed to the [`Keeper`].
+    kept: usize,
+    /// The last of the table's games whose result is handed to the keeper.
+    rated: u32,
+    /// The game changed while the server was stopping (work cut short: its Lua stopped, its
+    /// bots playing on what was left): that change is not kept, the database keeps the game
+    /// as it was before.
+    cut: bool,
+    /// Deliveries of this room that wait for the keeper: while there are any, the room's
+    /// next messages wait behind them, so that they leave in the order the room made them.
+    queued: Arc<AtomicUsize>,
+}
+
+impl Slot {
+    fn new(room: Room) -> Slot {
+        let kept = room.session().entries().len();
+        let rated = if room.is_over() { room.game_number() } else { room.game_number() - 1 };
+        Slot { room, senders: HashMap::new(), kept, rated, cut: false, queued: Arc::new(AtomicUsize::new(0)) }
+    }
+}
+
+/// The rooms, by name: the lobby makes new ones, and idle lobby tables are closed.
+type Rooms = RwLock<HashMap<String, Arc<Mutex<Slot>>>>;
 
 /// The most sockets the runtime takes ready from the kernel at once: see [`runtime`].
 pub const READY_AT_ONCE: usize = 16;
@@ -104,7 +139,8 @@ pub const ROOM_THREADS: usize = 16;
 /// How the server runs.
 #[derive(Debug, Clone, Default)]
 pub struct ServerConfig {
-    /// Keep every game here, move by move (saves and a journal, see [`store`]).
+    /// Keep every game here, move by move, in the database ([`db::FILE`]), and each finished
+    /// game's save file.
     pub dir: Option<PathBuf>,
     pub limits: Limits,
     /// Stop once every game is over and every client has left …
@@ -117,15 +153,18 @@ pub struct ServerConfig {
     /// Origins (`http://HOST:PORT`) whose pages may open a connection, besides the page of
     /// the address the connection came to; `*` lets any.
     pub allow_origins: Vec<String>,
-    /// The rooms are new and nothing of them is in `dir` yet: the saver writes each one's save
-    /// and then its seat file, before any move's journal line, while the host prints the
-    /// invites (writing those 2,000 files first kept a thousand rooms' invites 4–6 s away).
-    pub new_rooms: bool,
+    /// Serve the lobby (`/lobby`), offering these rulesets (`None`: no lobby).
+    pub lobby: Option<Vec<Offer>>,
+    /// How the lobby's tables run (the away bot; their limits and hints are the server's and
+    /// the table's).
+    pub room: RoomOptions,
 }
 
 /// Everything the connections share.
 struct Hub {
-    rooms: Arc<Rooms>,
+    rooms: Rooms,
+    /// The address the server listens on.
+    addr: SocketAddr,
     config: ServerConfig,
     next: AtomicU64,
     open: AtomicUsize,
@@ -133,8 +172,10 @@ struct Hub {
     stop: watch::Sender<bool>,
     /// Set when the server stops (before `stop` is sent): the Lua of a room's work stops.
     stopping: Arc<AtomicBool>,
-    /// Writes the saves, when the server keeps a games directory.
-    saver: Option<Arc<Saver>>,
+    /// Commits what the rooms change, then sends their messages.
+    keeper: Arc<Keeper>,
+    db: Arc<Mutex<Db>>,
+    lobby: Option<Lobby>,
 }
 
 fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
@@ -172,364 +213,245 @@ async fn in_room<T: Send + 'static>(
     }
 }
 
-/// Keeps the games on disk, on a thread of its own, away from the rooms' locks and the async
-/// workers (an fsync takes a millisecond or more). Each move becomes a line of the journal
-/// ([`store`]), and the writer appends every line waiting, of every room, and makes them
-/// durable with one fsync: a move costs its line, not a save of the whole game, and however
-/// many rooms move, one fsync covers the batch. A room's whole save is written first thing for
-/// a new room, then its seat file ([`ServerConfig::new_rooms`]), when it
-/// changes without a save of its game in the directory (the journal's lines follow a save),
-/// when its game ends (once a game, so that a finished game's file is whole), when the
-/// journal rolls over ([`store::JOURNAL_ROLL`]) and when the server stops, which leaves the
-/// saves alone in the directory.
-///
-/// The rooms' answers do not wait for the disk: a host killed loses the moves not yet handed
-/// to the file (those since the last batch), a power cut also those of the batch not yet
-/// made durable by its fsync, never an earlier one (`--resume` plays the journal on from the
-/// saves).
-struct Saver {
-    state: Mutex<Saving>,
+/// Keeps the games in the host's database ([`db`]), on a thread of its own, away from the
+/// rooms' locks and the async workers. What a room call changed (a table made, a seat taken,
+/// a game dealt, its moves, a result) is handed over with the messages it made; the keeper
+/// commits everything waiting, of every room, in one transaction (one `fsync` however many
+/// rooms moved), and only then sends those messages. So **no one is told of a move the
+/// database does not hold**: a host killed at any moment loses only moves no one heard of.
+/// A finished game's save file (`ROOM.save.json`, `ROOM~N.save.json`) is written after its
+/// commit, for `diving replay` and `--load`.
+struct Keeper {
+    state: Mutex<Keeping>,
     /// Wakes the writer (work or stop) and those waiting for it to be idle.
     changed: Condvar,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    db: Arc<Mutex<Db>>,
+}
+
+/// A room call's messages, sent once its changes are committed.
+struct Delivery {
+    sends: Vec<(Link, Out)>,
+    /// The room's count of deliveries waiting, taken down once these are sent.
+    queued: Option<Arc<AtomicUsize>>,
 }
 
 /// What waits for the writer.
 #[derive(Default)]
-struct Saving {
-    /// Journal lines, and the rooms they are of.
-    lines: Vec<u8>,
-    lines_of: HashSet<String>,
-    /// Whole saves, the newest of each room.
-    saves: HashMap<String, SaveFile>,
-    /// Seat files of new rooms, written after the saves waiting with them.
-    seats: Vec<store::Seats>,
+struct Keeping {
+    changes: Vec<Change>,
+    /// Finished games' save files.
+    exports: Vec<(PathBuf, SaveFile)>,
+    deliveries: Vec<Delivery>,
     writing: bool,
     stop: bool,
 }
 
-/// What the writer thread keeps.
-struct Writer {
-    dir: PathBuf,
-    rooms: Arc<Rooms>,
-    /// The journal being appended to, its generation and size, and the size past which it
-    /// rolls over.
-    journal: Option<std::fs::File>,
-    generation: u64,
-    size: u64,
-    roll_at: u64,
-    /// The generations this writer began and has not removed.
-    own: Vec<u64>,
-    /// Rooms with lines in the current journal that no later save of theirs covers.
-    in_journal: HashSet<String>,
-    /// Rooms whose save this writer wrote, with its moves.
-    saved: HashMap<String, usize>,
+fn lock_keeping(keeper: &Keeper) -> MutexGuard<'_, Keeping> {
+    keeper.state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn lock_state(saver: &Saver) -> MutexGuard<'_, Saving> {
-    saver.state.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn is_symlink(path: &std::path::Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+fn lock_db(db: &Mutex<Db>) -> MutexGuard<'_, Db> {
+    db.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn log_error(what: &str, e: impl std::fmt::Display) {
     let _ = writeln!(std::io::stderr(), "diving host: {what}: {e:#}");
 }
 
-impl Saver {
-    fn start(dir: PathBuf, rooms: Arc<Rooms>) -> Arc<Saver> {
-        Saver::rolling_at(dir, rooms, store::JOURNAL_ROLL)
-    }
-
-    /// [`Saver::start`] with a journal that rolls over past `roll_at` bytes.
-    fn rolling_at(dir: PathBuf, rooms: Arc<Rooms>, roll_at: u64) -> Arc<Saver> {
-        let saver =
-            Arc::new(Saver { state: Mutex::new(Saving::default()), changed: Condvar::new(), thread: Mutex::new(None) });
-        // A journal of an earlier run is never appended to or removed by this one.
-        let generation = store::journals(&dir).ok().and_then(|j| j.last().map(|(g, _)| *g)).unwrap_or(0) + 1;
-        let writer = Writer {
-            dir,
-            rooms,
-            journal: None,
-            generation,
-            size: 0,
-            roll_at,
-            own: Vec::new(),
-            in_journal: HashSet::new(),
-            saved: HashMap::new(),
-        };
-        let this = Arc::clone(&saver);
+impl Keeper {
+    fn start(db: Arc<Mutex<Db>>) -> Arc<Keeper> {
+        let keeper = Arc::new(Keeper {
+            state: Mutex::new(Keeping::default()),
+            changed: Condvar::new(),
+            thread: Mutex::new(None),
+            db,
+        });
+        let this = Arc::clone(&keeper);
         let thread = std::thread::Builder::new()
-            .name("diving-saver".into())
-            .spawn(move || this.run(writer))
-            .expect("the saver thread starts");
-        *saver.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread);
-        saver
+            .name("diving-keeper".into())
+            .spawn(move || this.run())
+            .expect("the keeper thread starts");
+        *keeper.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread);
+        keeper
     }
 
-    /// Queues the journal lines of `entries`, the moves `first + 1` on of `room`.
-    fn journal(&self, room: &str, first: usize, entries: &[crate::table::session::Entry]) {
-        let mut lines = Vec::with_capacity(160 * entries.len());
-        store::journal_lines(&mut lines, room, first, entries);
-        let mut state = lock_state(self);
-        state.lines.extend_from_slice(&lines);
-        if !state.lines_of.contains(room) {
-            state.lines_of.insert(room.to_string());
-        }
+    /// Hands over a room call's changes, files and messages.
+    fn hand(&self, changes: Vec<Change>, exports: Vec<(PathBuf, SaveFile)>, delivery: Delivery) {
+        let mut state = lock_keeping(self);
+        state.changes.extend(changes);
+        state.exports.extend(exports);
+        state.deliveries.push(delivery);
         if !state.writing {
             self.changed.notify_all();
         }
     }
 
-    /// Queues `save` as room `room`'s newest whole save.
-    fn save(&self, room: &str, save: SaveFile) {
-        let mut state = lock_state(self);
-        state.saves.insert(room.to_string(), save);
-        if !state.writing {
-            self.changed.notify_all();
-        }
-    }
-
-    /// Queues the first save and the seat file of a new room (written in that order, before
-    /// any journal line queued after them).
-    fn create(&self, room: &str, save: SaveFile, seats: store::Seats) {
-        let mut state = lock_state(self);
-        state.saves.insert(room.to_string(), save);
-        state.seats.push(seats);
-        if !state.writing {
-            self.changed.notify_all();
-        }
-    }
-
-    /// Returns once everything queued is written.
+    /// Returns once everything handed over is committed and sent.
     fn flush(&self) {
-        let mut state = lock_state(self);
-        while !state.lines.is_empty() || !state.saves.is_empty() || !state.seats.is_empty() || state.writing {
+        let mut state = lock_keeping(self);
+        while !state.changes.is_empty() || !state.deliveries.is_empty() || !state.exports.is_empty() || state.writing {
             state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
         }
     }
 
-    /// Writes what is queued, the save of every room the journal holds moves of, removes the
-    /// journal, and stops the writer thread.
+    /// Commits and sends what is handed over, then stops the writer thread.
     fn stop(&self) {
-        lock_state(self).stop = true;
+        lock_keeping(self).stop = true;
         self.changed.notify_all();
         if let Some(thread) = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = thread.join();
         }
     }
 
-    fn run(&self, mut writer: Writer) {
-        // Once for every room: reading a directory of a thousand games once a save took a
-        // fifth of the server's CPU while games ended.
-        store::remove_stale_temporaries(&writer.dir);
-        let mut state = lock_state(self);
+    fn run(&self) {
+        let mut state = lock_keeping(self);
         loop {
-            if !state.lines.is_empty() || !state.saves.is_empty() || !state.seats.is_empty() {
+            if !state.changes.is_empty() || !state.deliveries.is_empty() || !state.exports.is_empty() {
                 state.writing = true;
+                let changes = std::mem::take(&mut state.changes);
+                let exports = std::mem::take(&mut state.exports);
+                let deliveries = std::mem::take(&mut state.deliveries);
                 drop(state);
-                writer.drain(self);
-                writer.roll(self);
-                state = lock_state(self);
+                self.write(&changes, exports, deliveries);
+                state = lock_keeping(self);
                 state.writing = false;
                 self.changed.notify_all();
                 continue;
             }
             if state.stop {
-                drop(state);
-                writer.close();
                 return;
             }
             state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
         }
     }
+
+    fn write(&self, changes: &[Change], exports: Vec<(PathBuf, SaveFile)>, deliveries: Vec<Delivery>) {
+        if !changes.is_empty() {
+            let mut db = lock_db(&self.db);
+            // Once more after a failure (a disk briefly full, a lock held by a reader); then
+            // the games go on, and the host's log says what is not kept.
+            if let Err(first) = db.commit(changes)
+                && let Err(e) = db.commit(changes)
+            {
+                log_error(&format!("cannot keep {} changes in the database (first: {first:#})", changes.len()), e);
+            }
+        }
+        for (path, save) in exports {
+            if let Err(e) = crate::table::save::write(&path, &save) {
+                log_error(&format!("cannot write {}", path.display()), e);
+            }
+        }
+        for delivery in deliveries {
+            for (link, out) in delivery.sends {
+                link.send(out);
+            }
+            if let Some(queued) = delivery.queued {
+                queued.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+    }
 }
 
-impl Writer {
-    /// Writes the saves waiting, then the seat files of new rooms (a seat file is found by
-    /// `--resume` with its save beside it), then appends the lines waiting to the journal (a
-    /// room's lines follow its save and seats) and makes them durable.
-    fn drain(&mut self, saver: &Saver) {
-        let (saves, seats, lines, lines_of) = {
-            let mut state = lock_state(saver);
-            (
-                std::mem::take(&mut state.saves),
-                std::mem::take(&mut state.seats),
-                std::mem::take(&mut state.lines),
-                std::mem::take(&mut state.lines_of),
-            )
-        };
-        for (room, save) in saves {
-            if self.write_save(&room, &save) {
-                self.in_journal.remove(&room);
-            }
-        }
-        if !seats.is_empty() {
-            for seat_file in seats {
-                // Without its save a seat file would stop `--resume`: it waits for the save.
-                if !self.saved.contains_key(&seat_file.room) {
-                    continue;
-                }
-                if let Err(e) = store::save_seats(&self.dir, &seat_file) {
-                    log_error(&format!("room {}", seat_file.room), e);
-                }
-            }
-            if let Err(e) = store::sync_dir(&self.dir) {
-                log_error(&format!("cannot write {}", self.dir.display()), e);
-            }
-        }
-        if lines.is_empty() {
-            return;
-        }
-        match self.append(&lines) {
-            Ok(()) => self.in_journal.extend(lines_of),
-            Err(e) => {
-                log_error(
-                    &format!("cannot write the journal {}", store::journal_path(&self.dir, self.generation).display()),
-                    e,
-                );
-                // Their moves are not in the journal: their saves must hold them.
-                for room in lines_of {
-                    self.snapshot(&room);
-                }
-            }
-        }
-    }
+/// The seats of a room as the database keeps them.
+fn seat_rows(room: &Room) -> Vec<SeatRow> {
+    let bots = room.session().bots();
+    room.tokens()
+        .iter()
+        .zip(room.players())
+        .enumerate()
+        .map(|(s, (token, player))| SeatRow {
+            token: token.clone(),
+            bot: bots.get(s).cloned().flatten(),
+            player: *player,
+        })
+        .collect()
+}
 
-    /// Writes `save` of `room`, unless this writer wrote one with more moves already.
-    /// Whether the room's save now holds the moves of `save`.
-    fn write_save(&mut self, room: &str, save: &SaveFile) -> bool {
-        let moves = save.actions.len();
-        let result = match self.saved.get(room) {
-            Some(&written) if written >= moves => return true,
-            // The stale temporaries of the directory went when the writer began (`run`); a
-            // save that is a link to elsewhere has its own directory looked at once.
-            None if is_symlink(&store::save_path(&self.dir, room)) => store::write_game(&self.dir, room, save),
-            _ => store::rewrite_game(&self.dir, room, save),
-        };
-        match result {
-            Ok(()) => {
-                self.saved.insert(room.to_string(), moves);
-                true
-            }
-            Err(e) => {
-                log_error(&format!("room {room}"), e);
-                false
-            }
-        }
-    }
+/// The save file of a table's game: `ROOM.save.json` for its first game, `ROOM~N.save.json`
+/// for game N.
+pub fn export_path(dir: &std::path::Path, room: &str, game: u32) -> PathBuf {
+    if game <= 1 { store::save_path(dir, room) } else { dir.join(format!("{room}~{game}.save.json")) }
+}
 
-    /// Writes the save of `room` as it stands now (not a room whose work the server's stop
-    /// cut short: its save and the journal hold it as it was before).
-    fn snapshot(&mut self, room: &str) -> bool {
-        let Some(slot) = self.rooms.get(room) else { return true };
-        let save = {
-            let slot = lock(slot);
-            if slot.cut {
-                return false;
-            }
-            slot.room.session().to_save()
-        };
-        self.write_save(room, &save)
-    }
-
-    /// Appends `lines` to the journal and makes them durable; on a failure the journal is
-    /// cut back to where it was, so no half line is left before the next ones.
-    fn append(&mut self, lines: &[u8]) -> std::io::Result<()> {
-        if self.journal.is_none() {
-            let path = store::journal_path(&self.dir, self.generation);
-            let file = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
-            self.size = file.metadata()?.len();
-            self.own.push(self.generation);
-            self.journal = Some(file);
-            store::sync_dir(&self.dir)?;
-        }
-        let file = self.journal.as_mut().expect("opened above");
-        let written = file.write_all(lines).and_then(|()| file.sync_data());
-        if written.is_err() {
-            let _ = file.set_len(self.size);
-        } else {
-            self.size += lines.len() as u64;
-        }
-        written
-    }
-
-    /// Checked after each batch: past `roll_at` bytes ([`store::JOURNAL_ROLL`]), begins a new
-    /// journal, writes the saves of the rooms the old one holds moves of (writing what comes
-    /// in meanwhile to the new one), then removes the old one.
-    fn roll(&mut self, saver: &Saver) {
-        if self.size < self.roll_at {
-            return;
-        }
-        let rooms = std::mem::take(&mut self.in_journal);
-        let old: Vec<u64> = std::mem::take(&mut self.own);
-        self.journal = None;
-        self.generation += 1;
-        self.size = 0;
-        let mut all = true;
-        for room in rooms {
-            all &= self.snapshot(&room);
-            self.drain(saver);
-        }
-        self.remove(old, all);
-    }
-
-    /// Removes the journals of `generations` once `saved` (every room they hold moves of has
-    /// its save); otherwise keeps them for `--resume`.
-    fn remove(&mut self, generations: Vec<u64>, saved: bool) {
-        if !saved {
-            self.own.extend(generations);
-            return;
-        }
-        if let Err(e) = store::sync_dir(&self.dir) {
-            self.own.extend(generations);
-            return log_error(&format!("cannot write {}", self.dir.display()), e);
-        }
-        for generation in generations {
-            let path = store::journal_path(&self.dir, generation);
-            if let Err(e) = std::fs::remove_file(&path) {
-                log_error(&format!("cannot remove {}", path.display()), e);
-            }
-        }
-        let _ = store::sync_dir(&self.dir);
-    }
-
-    /// At the server's stop: every room's save holds all its moves, and the journal goes.
-    fn close(&mut self) {
-        let rooms = std::mem::take(&mut self.in_journal);
-        let mut all = true;
-        for room in rooms {
-            all &= self.snapshot(&room);
-        }
-        self.journal = None;
-        let own = std::mem::take(&mut self.own);
-        self.remove(own, all);
-    }
+/// The places of a finished game, with each seat's player, for the ratings.
+fn places(room: &Room) -> Option<Vec<Place>> {
+    let game = room.session().game();
+    let depths: Vec<u32> = game.players().iter().map(|p| p.depth).collect();
+    let winner = game.winner();
+    let places = crate::sim::tournament::finishing_places(winner, &depths);
+    room.players()
+        .iter()
+        .enumerate()
+        .map(|(seat, player)| Some(Place { seat, player: (*player)?, place: places[seat], won: winner == Some(seat) }))
+        .collect()
 }
 
 impl Hub {
-    /// Saves, logs and sends what a room call produced. Called with the room locked, so
-    /// messages leave in the order the room made them; the new moves (or the whole save) are
-    /// handed to the [`Saver`] here, in order too.
+    fn slot(&self, id: &str) -> Option<Arc<Mutex<Slot>>> {
+        self.rooms.read().unwrap_or_else(|e| e.into_inner()).get(id).cloned()
+    }
+
+    fn slots(&self) -> Vec<Arc<Mutex<Slot>>> {
+        self.rooms.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()
+    }
+
+    fn room_count(&self) -> usize {
+        self.rooms.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Keeps, logs and sends what a room call produced. Called with the room locked, so
+    /// messages leave in the order the room made them: what changed is handed to the
+    /// [`Keeper`] here, and the messages with it, sent once it is committed.
     fn deliver(&self, slot: &mut Slot, out: Outbox) {
-        if out.changed && self.stopping.load(Ordering::SeqCst) {
+        let mut changes = Vec::new();
+        let mut exports = Vec::new();
+        let changed = out.changed || !out.records.is_empty();
+        if changed && self.stopping.load(Ordering::SeqCst) {
             slot.cut = true;
-        } else if out.changed
-            && let Some(saver) = &self.saver
-        {
-            let session = slot.room.session();
-            let moves = session.entries().len();
-            match slot.kept {
-                // A finished game gets its whole save, once: whoever opens the file (`diving
-                // replay`, `--load`) finds the whole game without a `--resume`.
-                Some(kept) if kept <= moves && !slot.room.is_over() => {
-                    saver.journal(slot.room.id(), kept, &session.entries()[kept..]);
+        } else if changed {
+            let id = slot.room.id().to_string();
+            let game = slot.room.game_number();
+            for record in &out.records {
+                match *record {
+                    Record::Sat { seat, player } => changes.push(Change::Sat { room: id.clone(), seat, player }),
+                    Record::Dealt => {
+                        let setup = Box::new(slot.room.session().to_save());
+                        slot.kept = setup.actions.len();
+                        changes.push(Change::Dealt { room: id.clone(), game, setup, seats: seat_rows(&slot.room) });
+                    }
                 }
-                _ => saver.save(slot.room.id(), session.to_save()),
             }
-            slot.kept = Some(moves);
+            let entries = slot.room.session().entries();
+            if entries.len() > slot.kept && !slot.room.is_waiting() {
+                let moves = entries[slot.kept..]
+                    .iter()
+                    .map(|e| (record::step_text(e.step), ActionJson::from(&e.action)))
+                    .collect();
+                changes.push(Change::Moves { room: id.clone(), game, first: slot.kept, moves });
+                slot.kept = entries.len();
+            }
+            if slot.room.is_over() && slot.rated < game && !slot.room.is_waiting() {
+                slot.rated = game;
+                match places(&slot.room) {
+                    Some(places) => {
+                        let ruleset = slot.room.ruleset().name.clone();
+                        changes.push(Change::Finished { room: id.clone(), game, ruleset, places });
+                    }
+                    None => log_error(&format!("room {id}"), "a seat has no player, so the game is not rated"),
+                }
+                if let Some(dir) = &self.config.dir {
+                    exports.push((export_path(dir, &id, game), slot.room.session().to_save()));
+                }
+                if let Some(lobby) = &self.lobby {
+                    lobby.list(&slot.room);
+                }
+            }
+        }
+        if out.listed
+            && let Some(lobby) = &self.lobby
+        {
+            lobby.list(&slot.room);
         }
         for line in out.log {
             eprintln!("diving host: {line}");
@@ -539,19 +461,26 @@ impl Hub {
             let last = out.sent.iter().rev().find(|(to, _)| to == c).map(|(_, t)| t.as_str());
             closing.push((*c, close_status(last)));
         }
+        let mut sends = Vec::with_capacity(out.sent.len() + closing.len());
         for (to, text) in out.sent {
-            if let Some(tx) = slot.senders.get(&to)
-                && tx.try_send(Out::Text(text)).is_err()
-            {
-                // A reader this far behind is dropped rather than held in memory.
-                slot.senders.remove(&to);
+            if let Some(link) = slot.senders.get(&to) {
+                sends.push((link.clone(), Out::Text(text)));
             }
         }
         for (c, (code, reason)) in closing {
-            if let Some(tx) = slot.senders.remove(&c) {
-                let _ = tx.try_send(Out::Close(code, reason));
+            if let Some(link) = slot.senders.remove(&c) {
+                sends.push((link, Out::Close(code, reason)));
             }
         }
+        if changes.is_empty() && exports.is_empty() && slot.queued.load(Ordering::SeqCst) == 0 {
+            for (link, out) in sends {
+                link.send(out);
+            }
+            return;
+        }
+        slot.queued.fetch_add(1, Ordering::SeqCst);
+        let delivery = Delivery { sends, queued: Some(slot.queued.clone()) };
+        self.keeper.hand(changes, exports, delivery);
     }
 
     fn check_done(&self) {
@@ -577,7 +506,36 @@ impl Hub {
     fn is_done(&self) -> bool {
         self.config.stop_when_done
             && self.open.load(Ordering::SeqCst) == 0
-            && self.rooms.values().all(|s| lock(s).room.is_over())
+            && self.slots().iter().all(|s| lock(s).room.is_over())
+    }
+
+    /// Closes the lobby tables that waited, or stood finished, with no one at them for
+    /// `idle_secs` (at `now`): they leave the listing, and are not resumed.
+    fn close_idle(&self, now: Instant) {
+        let Some(lobby) = &self.lobby else { return };
+        let idle = Duration::from_secs(self.config.limits.idle_secs);
+        let mut closed = Vec::new();
+        for slot in self.slots() {
+            let Ok(slot) = slot.try_lock() else { continue };
+            let room = &slot.room;
+            let quiet = room.empty_since().is_some_and(|since| now.saturating_duration_since(since) >= idle);
+            if room.is_lobby() && quiet && (room.is_waiting() || room.is_over()) {
+                closed.push(room.id().to_string());
+            }
+        }
+        if closed.is_empty() {
+            return;
+        }
+        let mut rooms = self.rooms.write().unwrap_or_else(|e| e.into_inner());
+        for id in &closed {
+            rooms.remove(id);
+        }
+        drop(rooms);
+        let changes = closed.iter().map(|id| Change::Closed { room: id.clone() }).collect();
+        for id in &closed {
+            lobby.unlist(id);
+        }
+        self.keeper.hand(changes, Vec::new(), Delivery { sends: Vec::new(), queued: None });
     }
 }
 
@@ -599,43 +557,63 @@ pub struct Server {
 }
 
 impl Server {
-    /// Serves `rooms` on `listener` (on the current tokio runtime).
+    /// Serves `rooms` on `listener` (on the current tokio runtime), keeping the games in the
+    /// database of `config.dir` (made there if it is not; in memory without a directory).
     pub fn start(listener: tokio::net::TcpListener, rooms: Vec<Room>, config: ServerConfig) -> std::io::Result<Server> {
+        let db = match &config.dir {
+            Some(dir) => Db::open(dir).map_err(|e| std::io::Error::other(format!("{e:#}")))?,
+            None => Db::in_memory(),
+        };
+        Server::start_with(listener, rooms, config, db)
+    }
+
+    /// [`Server::start`] with the database open already (`diving host` read the games to
+    /// resume from it). A room the database does not hold is written into it first, as a
+    /// new table with its game as it stands.
+    pub fn start_with(
+        listener: tokio::net::TcpListener,
+        rooms: Vec<Room>,
+        config: ServerConfig,
+        mut db: Db,
+    ) -> std::io::Result<Server> {
         let addr = listener.local_addr()?;
-        let rooms: Arc<Rooms> = Arc::new(
-            rooms
-                .into_iter()
-                .map(|room| {
-                    // A new room's save is written first thing, with no move (below).
-                    let kept = match config.dir.as_deref() {
-                        Some(_) if config.new_rooms => Some(0),
-                        Some(dir) => store::saved_moves(dir, room.id(), room.session()),
-                        None => None,
-                    };
-                    (room.id().to_string(), Arc::new(Mutex::new(Slot::new(room, kept))))
-                })
-                .collect(),
-        );
-        let (stop, _) = watch::channel(false);
-        let saver = config.dir.clone().map(|dir| Saver::start(dir, rooms.clone()));
-        if let Some(saver) = saver.as_ref().filter(|_| config.new_rooms) {
-            let mut ids: Vec<&String> = rooms.keys().collect();
-            ids.sort_by_key(|id| (id.len(), id.as_str()));
-            for id in ids {
-                let slot = lock(&rooms[id]);
-                let seats = store::Seats { room: id.clone(), tokens: slot.room.tokens().to_vec() };
-                saver.create(id, slot.room.session().to_save(), seats);
+        let mut new = Vec::new();
+        let mut slots = HashMap::new();
+        let known = db.rooms().map_err(|e| std::io::Error::other(format!("{e:#}")))?;
+        for mut room in rooms {
+            if !known.contains(room.id()) {
+                new.extend(register(&mut db, &mut room).map_err(|e| std::io::Error::other(format!("{e:#}")))?);
             }
+            slots.insert(room.id().to_string(), Arc::new(Mutex::new(Slot::new(room))));
         }
+        db.commit(&new).map_err(|e| std::io::Error::other(format!("{e:#}")))?;
+        let lobby = match &config.lobby {
+            None => None,
+            Some(offers) => {
+                let last = db.last_room().map_err(|e| std::io::Error::other(format!("{e:#}")))?;
+                let lobby = Lobby::new(offers.clone(), last);
+                for slot in slots.values() {
+                    let slot = lock(slot);
+                    lobby.seen_room(slot.room.id());
+                    lobby.list(&slot.room);
+                }
+                Some(lobby)
+            }
+        };
+        let db = Arc::new(Mutex::new(db));
+        let (stop, _) = watch::channel(false);
         let hub = Arc::new(Hub {
-            rooms,
+            rooms: RwLock::new(slots),
+            addr,
             config,
             next: AtomicU64::new(1),
             open: AtomicUsize::new(0),
             done: Notify::new(),
             stop,
             stopping: Arc::new(AtomicBool::new(false)),
-            saver,
+            keeper: Keeper::start(db.clone()),
+            db,
+            lobby,
         });
         if let Some(every) = hub.config.tick {
             let hub = hub.clone();
@@ -651,12 +629,13 @@ impl Server {
                     // that it holds up no other room's timer.
                     let pass = hub.clone();
                     let _ = tokio::task::spawn_blocking(move || {
-                        for slot in pass.rooms.values() {
+                        for slot in pass.slots() {
                             if let Ok(mut slot) = slot.try_lock() {
                                 let out = slot.room.tick(Instant::now());
                                 pass.deliver(&mut slot, out);
                             }
                         }
+                        pass.close_idle(Instant::now());
                     })
                     .await;
                 }
@@ -665,6 +644,7 @@ impl Server {
         let app = Router::new()
             .route("/", get(web::index))
             .route("/assets/{file}", get(web::asset))
+            .route("/lobby", get(lobby_upgrade))
             .route("/{room}", get(upgrade))
             .layer(axum::middleware::map_response(web::secure))
             .with_state(hub.clone());
@@ -702,16 +682,25 @@ impl Server {
 
     /// Runs `f` on a room (for the host and tests).
     pub fn with_room<T>(&self, id: &str, f: impl FnOnce(&mut Room) -> T) -> Option<T> {
-        self.hub.rooms.get(id).map(|slot| f(&mut lock(slot).room))
+        self.hub.slot(id).map(|slot| f(&mut lock(&slot).room))
     }
 
-    /// Lets the away timer look now, at `now` (tests drive the clock this way).
+    /// The rooms' names, in their order (`1`, `2`, … `10`).
+    pub fn room_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.hub.rooms.read().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect();
+        ids.sort_by_key(|id| (id.len(), id.clone()));
+        ids
+    }
+
+    /// Lets the away timer look now, at `now`, and closes the lobby tables idle by then (tests
+    /// drive the clock this way).
     pub fn tick(&self, now: Instant) {
-        for slot in self.hub.rooms.values() {
-            let mut slot = lock(slot);
+        for slot in self.hub.slots() {
+            let mut slot = lock(&slot);
             let out = slot.room.tick(now);
             self.hub.deliver(&mut slot, out);
         }
+        self.hub.close_idle(now);
     }
 
     /// Open connections.
@@ -734,26 +723,57 @@ impl Server {
     /// Whether room `id` is running work now (a command, its mods and bots): what a test of
     /// a busy room waits for.
     pub fn is_busy(&self, id: &str) -> bool {
-        self.hub.rooms.get(id).is_some_and(|slot| matches!(slot.try_lock(), Err(std::sync::TryLockError::WouldBlock)))
+        self.hub.slot(id).is_some_and(|slot| matches!(slot.try_lock(), Err(std::sync::TryLockError::WouldBlock)))
     }
 
-    /// Waits until every move made so far is on disk (in a save or the journal): what a crash
-    /// now would leave behind.
+    /// Waits until everything the rooms changed so far is committed and its messages sent.
     pub async fn sync(&self) {
-        if let Some(saver) = self.hub.saver.clone() {
-            let _ = tokio::task::spawn_blocking(move || saver.flush()).await;
-        }
+        let keeper = self.hub.keeper.clone();
+        let _ = tokio::task::spawn_blocking(move || keeper.flush()).await;
     }
 
     /// Waits until the server stops (every game over and every client gone, if so configured),
-    /// and every game is in its save (the journal removed).
+    /// and everything the rooms changed is committed.
     pub async fn wait(self) -> std::io::Result<()> {
         let served = self.task.await.unwrap_or_else(|e| Err(std::io::Error::other(e)));
-        if let Some(saver) = self.hub.saver.clone() {
-            tokio::task::spawn_blocking(move || saver.stop()).await.map_err(std::io::Error::other)?;
-        }
+        let keeper = self.hub.keeper.clone();
+        tokio::task::spawn_blocking(move || keeper.stop()).await.map_err(std::io::Error::other)?;
         served
     }
+}
+
+/// A room new to the database: its seats' players (a guest under each person's seat name, a
+/// bot by its spec), its table, and its game as it stands.
+fn register(db: &mut Db, room: &mut Room) -> anyhow::Result<Vec<Change>> {
+    let game = room.session().game();
+    let bots = room.session().bots().to_vec();
+    let mut players = room.players().to_vec();
+    for (s, bot) in bots.iter().enumerate() {
+        if players[s].is_none() {
+            players[s] = Some(match bot {
+                Some(spec) => db.unkeyed(Unkeyed::Bot, spec)?,
+                None => db.unkeyed(Unkeyed::Guest, game.name(s))?,
+            });
+        }
+    }
+    room.set_players(players);
+    let id = room.id().to_string();
+    Ok(vec![
+        Change::Table {
+            room: id.clone(),
+            spec: room.spec().to_string(),
+            ruleset: room.ruleset().name.clone(),
+            lobby: room.is_lobby(),
+            hints: room.allows_hints(),
+            seats: seat_rows(room),
+        },
+        Change::Dealt {
+            room: id,
+            game: room.game_number(),
+            setup: Box::new(room.session().to_save()),
+            seats: seat_rows(room),
+        },
+    ])
 }
 
 /// `GET /ROOM`: a WebSocket upgrade joins the room; a plain request gets the browser seat.
@@ -765,7 +785,7 @@ async fn upgrade(
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
-    let Some(slot) = hub.rooms.get(&room).cloned() else {
+    let Some(slot) = hub.slot(&room) else {
         return (StatusCode::NOT_FOUND, format!("there is no room '{room}' on this server\n")).into_response();
     };
     let Ok(ws) = ws else { return web::page() };
@@ -857,28 +877,11 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
     hub.open.fetch_add(1, Ordering::SeqCst);
     let conn = hub.next.fetch_add(1, Ordering::SeqCst);
     let limits = hub.config.limits;
-    let (mut sink, mut stream) = socket.split();
-    let (tx, mut rx) = mpsc::channel::<Out>(256);
-    let sender = tx.clone();
+    let (sink, mut stream) = socket.split();
+    let (tx, rx) = mpsc::channel::<Out>(256);
+    let sender = Link::new(tx.clone());
     in_room(&hub, &slot, move |_, slot| slot.senders.insert(conn, sender)).await;
-    let mut writer = tokio::spawn(async move {
-        let mut status = (1001, "the server stops".to_string());
-        while let Some(out) = rx.recv().await {
-            match out {
-                Out::Text(text) => {
-                    if sink.send(Message::Text(text.into())).await.is_err() {
-                        return;
-                    }
-                }
-                Out::Close(code, reason) => {
-                    status = (code, reason);
-                    break;
-                }
-            }
-        }
-        let frame = CloseFrame { code: status.0, reason: status.1.into() };
-        let _ = sink.send(Message::Close(Some(frame))).await;
-    });
+    let mut writer = spawn_writer(sink, rx);
     let mut stop = hub.stop.subscribe();
     let mut bucket = Bucket::new(&limits, Instant::now());
     let join_by = tokio::time::Instant::now() + Duration::from_secs(limits.join_within_secs);
@@ -931,7 +934,9 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
             }
             Some(text) => {
                 let (refused, has) = in_room(&hub, &slot, move |hub, slot| {
-                    let out = slot.room.receive(conn, &text, Instant::now());
+                    let db = hub.db.clone();
+                    let mut identify = |p: &protocol::Player| lock_db(&db).person(&p.name, &p.key).map_err(|e| e.0);
+                    let out = slot.room.receive_as(conn, &text, Instant::now(), &mut identify);
                     let refused = out.refused;
                     let has = slot.room.has(conn);
                     hub.deliver(slot, out);
@@ -966,75 +971,373 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
     hub.check_done_later().await;
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::server::room::RoomOptions;
-    use crate::table::session::{Seating, Session};
+/// `GET /lobby`: a WebSocket upgrade opens the lobby; a plain request gets the page.
+async fn lobby_upgrade(
+    State(hub): State<Arc<Hub>>,
+    ConnectInfo(door): ConnectInfo<Door>,
+    headers: HeaderMap,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    if hub.lobby.is_none() {
+        return (StatusCode::NOT_FOUND, "this host has no lobby\n").into_response();
+    }
+    let Ok(ws) = ws else { return web::page() };
+    if let Err(message) = origin_allowed(&headers, &hub.config.allow_origins) {
+        return (StatusCode::FORBIDDEN, message).into_response();
+    }
+    // The links a `seated` gives name the address the client came to.
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
+    let host = if host.is_empty() || !host.chars().all(|c| c.is_ascii_graphic()) { hub.addr.to_string() } else { host };
+    door.upgrading();
+    let max = hub.config.limits.hard_max_message;
+    ws.max_message_size(max)
+        .max_frame_size(max)
+        .read_buffer_size(protocol::READ_BUFFER)
+        .on_upgrade(move |socket| lobby_connection(hub, socket, host))
+}
 
-    /// Rooms of two bots (their whole game is played when the room is made), each saved as
-    /// it was dealt, as `diving host` saves a new room.
-    fn rooms(dir: &std::path::Path, count: u64) -> Arc<Rooms> {
-        let mut rooms = Rooms::new();
-        for i in 0..count {
-            let seating = ["ann", "bob"].map(|n| Seating { name: n.into(), bot: Some("greedy".into()) }).to_vec();
-            let session = Session::new("standard", seating, 7 + i, None).unwrap();
-            let id = (i + 1).to_string();
-            store::save_seats(dir, &store::Seats { room: id.clone(), tokens: vec![None, None] }).unwrap();
-            store::save_game(dir, &id, &session).unwrap();
-            let room = Room::new(&id, session, vec![None, None], RoomOptions::default());
-            rooms.insert(id, Arc::new(Mutex::new(Slot::new(room, Some(0)))));
+/// Sends a connection's messages until it closes (or is told to close), then its close frame.
+fn spawn_writer(
+    mut sink: futures_util::stream::SplitSink<WebSocket, Message>,
+    mut rx: mpsc::Receiver<Out>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut status = (1001, "the server stops".to_string());
+        while let Some(out) = rx.recv().await {
+            match out {
+                Out::Text(text) => {
+                    if sink.send(Message::Text(text.into())).await.is_err() {
+                        return;
+                    }
+                }
+                Out::Close(code, reason) => {
+                    status = (code, reason);
+                    break;
+                }
+            }
         }
-        Arc::new(rooms)
+        let frame = CloseFrame { code: status.0, reason: status.1.into() };
+        let _ = sink.send(Message::Close(Some(frame))).await;
+    })
+}
+
+/// Who a lobby connection is.
+#[derive(Default)]
+struct Visitor {
+    hello: bool,
+    me: Option<(String, PlayerId)>,
+    /// Tables this connection made.
+    made: usize,
+}
+
+/// What a lobby message is answered with: messages to the sender (sent once what they tell
+/// of is committed, for a new table), and whether it was refused.
+struct Answer {
+    texts: Vec<String>,
+    refused: bool,
+    close: bool,
+}
+
+impl Answer {
+    fn one(text: String) -> Answer {
+        Answer { texts: vec![text], refused: false, close: false }
     }
 
-    /// Hands each room's moves to the saver as the hub does, one room a batch, and waits until
-    /// each batch is written.
-    fn journal_all(saver: &Saver, rooms: &Rooms) {
-        for (id, slot) in rooms {
-            saver.journal(id, 0, lock(slot).room.session().entries());
-            saver.flush();
-        }
+    fn refuse(code: &str, message: &str) -> Answer {
+        Answer { texts: vec![protocol::error(code, message)], refused: true, close: false }
     }
+}
 
-    fn moves_saved(dir: &std::path::Path, room: &str) -> usize {
-        crate::table::save::read(&store::save_path(dir, room)).unwrap().actions.len()
+async fn lobby_connection(hub: Arc<Hub>, socket: WebSocket, host: String) {
+    hub.open.fetch_add(1, Ordering::SeqCst);
+    let limits = hub.config.limits;
+    let (sink, mut stream) = socket.split();
+    let (tx, rx) = mpsc::channel::<Out>(256);
+    let link = Link::new(tx.clone());
+    let mut writer = spawn_writer(sink, rx);
+    let lobby_version = hub.lobby.as_ref().map(|l| l.version.subscribe());
+    let Some(mut listing) = lobby_version else { return };
+    let mut stop = hub.stop.subscribe();
+    let mut bucket = Bucket::new(&limits, Instant::now());
+    let hello_by = tokio::time::Instant::now() + Duration::from_secs(limits.join_within_secs);
+    let mut strikes = Strikes::new(limits.max_strikes);
+    let mut visitor = Visitor::default();
+    let mut writer_done = false;
+    loop {
+        let next = tokio::select! {
+            m = stream.next() => m,
+            _ = &mut writer => {
+                writer_done = true;
+                break;
+            }
+            _ = stop.changed() => break,
+            _ = tokio::time::sleep_until(hello_by), if !visitor.hello => {
+                link.send(Out::Text(protocol::error("timeout", &format!("send 'lobby' within {}s", limits.join_within_secs))));
+                link.send(Out::Close(1008, "timeout".into()));
+                break;
+            }
+            changed = listing.changed(), if visitor.hello => {
+                if changed.is_err() {
+                    break;
+                }
+                // Many changes at once (a busy host) are told in one message.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                listing.borrow_and_update();
+                if let Some(lobby) = &hub.lobby {
+                    link.send(Out::Text(lobby.message(visitor.me.as_ref().map(|m| m.0.as_str()), &limits)));
+                }
+                continue;
+            }
+        };
+        let text = match next {
+            Some(Ok(Message::Text(text))) => Some(text),
+            Some(Ok(Message::Binary(_))) => None,
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+            Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
+        };
+        let answer = match text {
+            None => Answer::refuse("malformed", "send text messages (JSON), not binary ones"),
+            Some(_) if !bucket.allow(Instant::now()) => Answer::refuse(
+                "rate",
+                &format!("too many messages: at most {} a second (bursts of {})", limits.per_second, limits.burst),
+            ),
+            Some(text) if text.len() > limits.max_message => Answer::refuse(
+                "too_big",
+                &format!("a message may have at most {} bytes; this one has {}", limits.max_message, text.len()),
+            ),
+            Some(text) => match LobbyMessage::parse(&text) {
+                Err(e) => Answer::refuse("malformed", &e),
+                Ok(message) => lobby_answer(&hub, &mut visitor, message, &host, &link).await,
+            },
+        };
+        for text in answer.texts {
+            link.send(Out::Text(text));
+        }
+        if answer.close {
+            let (code, reason) = (1008, "protocol".to_string());
+            link.send(Out::Close(code, reason));
+            break;
+        }
+        if strikes.count(answer.refused) {
+            let message = format!("too many refused messages ({} more refused than accepted)", limits.max_strikes);
+            link.send(Out::Text(protocol::error("dropped", &message)));
+            link.send(Out::Close(1008, "dropped".into()));
+            break;
+        }
     }
+    drop(link);
+    drop(tx);
+    if !writer_done {
+        let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
+    }
+    hub.open.fetch_sub(1, Ordering::SeqCst);
+    hub.check_done_later().await;
+}
 
-    #[test]
-    fn a_journal_past_its_size_rolls_over_into_the_saves_and_goes() {
-        let dir = tempfile::tempdir().unwrap();
-        let rooms = rooms(dir.path(), 3);
-        let saver = Saver::rolling_at(dir.path().to_path_buf(), rooms.clone(), 1);
-        journal_all(&saver, &rooms);
-        // Every room's save now holds its whole game; the journal that held them is gone.
-        for (id, slot) in rooms.iter() {
-            assert_eq!(moves_saved(dir.path(), id), lock(slot).room.session().entries().len(), "room {id}");
+/// Answers one lobby message (PROTOCOL.md, *The lobby*).
+async fn lobby_answer(hub: &Arc<Hub>, visitor: &mut Visitor, message: LobbyMessage, host: &str, link: &Link) -> Answer {
+    let Some(lobby) = &hub.lobby else { return Answer::refuse("unknown", "this host has no lobby") };
+    let limits = hub.config.limits;
+    match message {
+        LobbyMessage::Lobby { protocol, name, key } => {
+            if !(LOBBY_SINCE..=PROTOCOL).contains(&protocol) {
+                let mut answer = Answer::refuse(
+                    "protocol",
+                    &format!(
+                        "the lobby speaks protocol {LOBBY_SINCE} to {PROTOCOL}, the client {protocol}: use the same version of diving"
+                    ),
+                );
+                answer.close = true;
+                return answer;
+            }
+            visitor.hello = true;
+            match (name, key) {
+                (None, None) => visitor.me = None,
+                (Some(name), Some(key)) => {
+                    if let Err(e) = seating::check_name(&name) {
+                        return Answer::refuse("name", &e);
+                    }
+                    let db = hub.db.clone();
+                    let asked = name.clone();
+                    let found = tokio::task::spawn_blocking(move || lock_db(&db).person(&asked, &key)).await;
+                    match found {
+                        Ok(Ok(id)) => visitor.me = Some((name, id)),
+                        Ok(Err(refused)) => return Answer::refuse("name", &refused.0),
+                        Err(_) => return Answer::refuse("name", "the host could not look the name up"),
+                    }
+                }
+                _ => return Answer::refuse("malformed", "give both 'name' and 'key', or neither (to look only)"),
+            }
+            Answer::one(lobby.message(visitor.me.as_ref().map(|m| m.0.as_str()), &limits))
         }
-        assert!(store::journals(dir.path()).unwrap().is_empty());
-        saver.stop();
-        let games = store::load_all(dir.path()).unwrap();
-        for (seats, session) in &games.rooms {
-            assert_eq!(session.game(), lock(&rooms[&seats.room]).room.session().game());
+        _ if !visitor.hello => Answer::refuse("not_joined", "send 'lobby' first"),
+        LobbyMessage::Create { ruleset, seats, bots, hints } => {
+            let Some((name, player)) = visitor.me.clone() else {
+                return Answer::refuse("name", "say who you are first: 'lobby' with your name and key");
+            };
+            if visitor.made >= limits.tables_per_connection
+                || lobby.waiting_made_by(player) >= limits.tables_per_connection
+            {
+                return Answer::refuse(
+                    "limit",
+                    &format!(
+                        "you have made {} tables already (the most one player makes at a time)",
+                        limits.tables_per_connection
+                    ),
+                );
+            }
+            if hub.room_count() >= limits.tables {
+                return Answer::refuse(
+                    "limit",
+                    &format!("this host holds {} tables already (its most)", limits.tables),
+                );
+            }
+            let order = match lobby.order(&ruleset, seats, &bots, hints, (&name, player)) {
+                Ok(order) => order,
+                Err(e) => return Answer::refuse("unknown", &e),
+            };
+            let made = create_table(hub, order, player, host, link.clone()).await;
+            match made {
+                Ok(()) => {
+                    visitor.made += 1;
+                    Answer { texts: Vec::new(), refused: false, close: false }
+                }
+                Err(e) => Answer::refuse("unknown", &e),
+            }
+        }
+        LobbyMessage::Sit { room, seat } => sit(hub, &room, seat.map(|s| s.saturating_sub(1)), host),
+        LobbyMessage::Code { code } => match lobby.code(&code) {
+            Some((room, seat)) => sit(hub, &room, Some(seat), host),
+            None => Answer::refuse("unknown", "no open seat has that code (a code works until its seat is taken)"),
+        },
+        LobbyMessage::Ratings { ruleset } => {
+            let db = hub.db.clone();
+            let board = tokio::task::spawn_blocking(move || {
+                let db = lock_db(&db);
+                Ok::<_, anyhow::Error>((db.leaderboard(&ruleset)?, db.recent(&ruleset, 20)?, ruleset))
+            })
+            .await;
+            match board {
+                Ok(Ok((rows, recent, ruleset))) => {
+                    let recent: Vec<serde_json::Value> = recent
+                        .iter()
+                        .map(|r| {
+                            let places: Vec<serde_json::Value> =
+                                r.places.iter().map(|(p, place)| serde_json::json!({ "player": p, "place": place })).collect();
+                            serde_json::json!({ "room": r.room, "game": r.game, "finished": r.finished, "places": places })
+                        })
+                        .collect();
+                    Answer::one(
+                        serde_json::json!({ "type": "ratings", "ruleset": ruleset, "rows": rows, "recent": recent })
+                            .to_string(),
+                    )
+                }
+                Ok(Err(e)) => Answer::refuse("unknown", &format!("cannot read the ratings: {e:#}")),
+                Err(_) => Answer::refuse("unknown", "cannot read the ratings"),
+            }
         }
     }
+}
 
-    #[test]
-    fn a_stop_writes_the_saves_and_removes_the_journal() {
-        let dir = tempfile::tempdir().unwrap();
-        let rooms = rooms(dir.path(), 2);
-        let saver = Saver::start(dir.path().to_path_buf(), rooms.clone());
-        journal_all(&saver, &rooms);
-        // Before the stop the moves are in the journal only, and a resume finds them there.
-        assert_eq!(moves_saved(dir.path(), "1"), 0);
-        assert_eq!(store::journals(dir.path()).unwrap().len(), 1);
-        let before = store::load_all(dir.path()).unwrap();
-        saver.stop();
-        assert!(store::journals(dir.path()).unwrap().is_empty());
-        let after = store::load_all(dir.path()).unwrap();
-        for ((_, a), (_, b)) in before.rooms.iter().zip(&after.rooms) {
-            assert!(!a.entries().is_empty());
-            assert_eq!(a.game(), b.game());
-        }
+/// The `seated` message for `seat` (0-based) of `room`, with `invites` for a new table.
+fn seated(host: &str, room: &str, seat: Seat, token: &str, invites: Vec<serde_json::Value>) -> String {
+    let mut message = serde_json::json!({
+        "type": "seated", "room": room, "seat": seat + 1, "token": token,
+        "browser": format!("http://{host}/{room}#seat={}&token={token}", seat + 1),
+        "join": format!("diving join {host}/{room} --seat {} --token {token}", seat + 1),
+    });
+    if !invites.is_empty() {
+        message["invites"] = serde_json::Value::Array(invites);
     }
+    message.to_string()
+}
+
+/// Makes a table from a checked `create`: the room, its line in the listing, invite codes
+/// for its open seats; `seated` reaches the maker once the table is committed.
+async fn create_table(hub: &Arc<Hub>, order: Order, maker: PlayerId, host: &str, link: Link) -> Result<(), String> {
+    let Some(_) = &hub.lobby else { return Err("this host has no lobby".into()) };
+    let hub = hub.clone();
+    let host = host.to_string();
+    tokio::task::spawn_blocking(move || {
+        let lobby = hub.lobby.as_ref().expect("checked above");
+        let id = lobby.next_room();
+        let mut options = hub.config.room.clone();
+        options.limits = hub.config.limits;
+        options.allow_hints = order.hints;
+        let seed = rand::random::<u64>() >> 12;
+        // Bots are rated too, under their spec.
+        let mut plan = order.plan.clone();
+        {
+            let mut db = lock_db(&hub.db);
+            for seat in &mut plan {
+                if let Plan::Bot { spec, player } = seat {
+                    *player = db.unkeyed(Unkeyed::Bot, spec).ok();
+                }
+            }
+        }
+        let (room, out) = Room::waiting(&id, &order.spec, &plan, seed, options, Instant::now())?;
+        let mut invites = Vec::new();
+        for seat in room.open_seats() {
+            let token = room.tokens()[seat].clone().unwrap_or_default();
+            let code = lobby.new_code(&id, seat);
+            let mut invite: serde_json::Value =
+                serde_json::from_str(&seated(&host, &id, seat, &token, Vec::new())).expect("a seated message is JSON");
+            invite["code"] = serde_json::json!(code);
+            if let Some(o) = invite.as_object_mut() {
+                o.remove("type");
+                o.remove("room");
+            }
+            invites.push(invite);
+        }
+        let token = room.tokens()[0].clone().unwrap_or_default();
+        let table = Change::Table {
+            room: id.clone(),
+            spec: order.spec.clone(),
+            ruleset: room.ruleset().name.clone(),
+            lobby: true,
+            hints: order.hints,
+            seats: seat_rows(&room),
+        };
+        let message = seated(&host, &id, 0, &token, invites);
+        lobby.made(&id, maker);
+        let slot = Arc::new(Mutex::new(Slot::new(room)));
+        {
+            let mut guard = lock(&slot);
+            hub.rooms.write().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), slot.clone());
+            lobby.list(&guard.room);
+            guard.queued.fetch_add(1, Ordering::SeqCst);
+            let delivery = Delivery { sends: vec![(link, Out::Text(message))], queued: Some(guard.queued.clone()) };
+            hub.keeper.hand(vec![table], Vec::new(), delivery);
+            hub.deliver(&mut guard, out);
+        }
+        Ok(())
+    })
+    .await
+    .unwrap_or_else(|_| Err("the table could not be made".into()))
+}
+
+/// `sit` (or `code`): the token of an open seat of a waiting table (`seat` 0-based, or the
+/// first open one). The seat is taken by the first `join` with it.
+fn sit(hub: &Arc<Hub>, room: &str, seat: Option<Seat>, host: &str) -> Answer {
+    let Some(slot) = hub.slot(room) else {
+        return Answer::refuse("unknown", &format!("there is no table '{room}' on this host"));
+    };
+    // A room busy with its work is not waited for here (the lobby runs on the async workers).
+    let Ok(slot) = slot.try_lock() else {
+        return Answer::refuse("unknown", &format!("table {room} is busy; try again"));
+    };
+    let open = slot.room.open_seats();
+    if !slot.room.is_waiting() || open.is_empty() {
+        return Answer::refuse(
+            "full",
+            &format!("table {room} has no open seat (it is playing or over: watch it at /{room})"),
+        );
+    }
+    let seat = match seat {
+        None => open[0],
+        Some(s) if open.contains(&s) => s,
+        Some(s) => return Answer::refuse("full", &format!("seat {} of table {room} is not open", s + 1)),
+    };
+    let token = slot.room.tokens()[seat].clone().unwrap_or_default();
+    Answer::one(seated(host, room, seat, &token, Vec::new()))
 }

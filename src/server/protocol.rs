@@ -28,8 +28,9 @@ pub fn with_id(text: String, id: &Value) -> String {
 /// The protocol version this program speaks. Version 2 added the `seat_view` message (the
 /// browser seat's snapshot); version 3 what a terminal client asks for (`display`, and
 /// `screen` messages for such a client); version 4 `since` in `join` and `watch` (the client
-/// says what it last saw, the host sends the rest).
-pub const PROTOCOL: u32 = 4;
+/// says what it last saw, the host sends the rest); version 5 the lobby, tables that wait for
+/// their seats (`player` in `join`, the `waiting` message) and rematch.
+pub const PROTOCOL: u32 = 5;
 
 /// The first version with `seat_view`.
 pub const SEAT_VIEW_SINCE: u32 = 2;
@@ -37,6 +38,8 @@ pub const SEAT_VIEW_SINCE: u32 = 2;
 pub const DISPLAY_SINCE: u32 = 3;
 /// The first version with `since` in `join` and `watch`.
 pub const RESUME_SINCE: u32 = 4;
+/// The first version with the lobby, `player` in `join`, and rematch.
+pub const LOBBY_SINCE: u32 = 5;
 
 /// The oldest version the server still serves: each version since only added messages a
 /// client asks for, so an older client is served as before.
@@ -74,6 +77,12 @@ pub struct Limits {
     pub request_within_secs: u64,
     /// The longest `say` text, in characters (after control characters are removed).
     pub chat: usize,
+    /// Tables a lobby connection may make (and waiting tables one player may have made) …
+    pub tables_per_connection: usize,
+    /// … and tables the host holds at once (version 5).
+    pub tables: usize,
+    /// Seconds a lobby table waiting for people, or finished, stays with no one at it.
+    pub idle_secs: u64,
 }
 
 impl Default for Limits {
@@ -90,6 +99,9 @@ impl Default for Limits {
             join_within_secs: 10,
             request_within_secs: 10,
             chat: 200,
+            tables_per_connection: 3,
+            tables: 2000,
+            idle_secs: 600,
         }
     }
 }
@@ -168,6 +180,10 @@ pub enum ClientMessage {
         /// host sends what came after it (`None`: everything since the game began).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         since: Option<usize>,
+        /// (version 5) Who takes the seat: needed for an open seat of a table made in the
+        /// lobby.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        player: Option<Player>,
     },
     /// Watch the room's public view.
     Watch {
@@ -193,6 +209,68 @@ pub enum ClientMessage {
     /// Ask for the reader's snapshot: its state, the legal moves with their previews, the
     /// pending question and what the cards on the board mean (what the browser seat draws).
     SeatView,
+    /// (version 5) Ask for another game at this table once the game is over.
+    Rematch,
+}
+
+/// A player as a client names them (version 5): a name, and the secret key that makes it theirs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub name: String,
+    pub key: String,
+}
+
+/// A message to the lobby (`ws://HOST:PORT/lobby`, version 5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LobbyMessage {
+    /// The first message: who this is (both or neither).
+    Lobby {
+        protocol: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+    },
+    /// Make a table (the sender takes seat 1).
+    Create {
+        ruleset: String,
+        seats: usize,
+        #[serde(default)]
+        bots: Vec<String>,
+        #[serde(default)]
+        hints: bool,
+    },
+    /// Take an open seat of a waiting table.
+    Sit {
+        room: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<usize>,
+    },
+    /// Take the seat an invite code names.
+    Code { code: String },
+    /// A ruleset's leaderboard.
+    Ratings { ruleset: String },
+}
+
+impl LobbyMessage {
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).expect("a lobby message serialises")
+    }
+
+    /// Reads one lobby message, or says plainly what is wrong with it.
+    pub fn parse(text: &str) -> Result<LobbyMessage, String> {
+        let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        const KINDS: &str = "lobby, create, sit, code or ratings";
+        let Some(kind) = value.get("type").and_then(Value::as_str) else {
+            return Err(format!("a message needs a \"type\" ({KINDS})"));
+        };
+        if !matches!(kind, "lobby" | "create" | "sit" | "code" | "ratings") {
+            return Err(format!("unknown lobby message type '{kind}' ({KINDS})"));
+        }
+        let kind = kind.to_string();
+        serde_json::from_value(value).map_err(|e| format!("bad '{kind}' message: {e}"))
+    }
 }
 
 impl ClientMessage {
@@ -226,10 +304,12 @@ impl ClientMessage {
 
     fn from_value(value: Value) -> Result<ClientMessage, String> {
         let Some(kind) = value.get("type").and_then(Value::as_str) else {
-            return Err("a message needs a \"type\" (join, watch, command, say, seat_view or display)".into());
+            return Err("a message needs a \"type\" (join, watch, command, say, seat_view, display or rematch)".into());
         };
-        if !matches!(kind, "join" | "watch" | "command" | "say" | "seat_view" | "display") {
-            return Err(format!("unknown message type '{kind}' (join, watch, command, say, seat_view or display)"));
+        if !matches!(kind, "join" | "watch" | "command" | "say" | "seat_view" | "display" | "rematch") {
+            return Err(format!(
+                "unknown message type '{kind}' (join, watch, command, say, seat_view, display or rematch)"
+            ));
         }
         if kind == "join"
             && let Some(seat) = value.get("seat")
@@ -324,6 +404,7 @@ mod tests {
                 ruleset: Some(ruleset.clone()),
                 display: Some(display),
                 since: Some(7),
+                player: Some(Player { name: "ann".into(), key: "k".into() }),
             },
             ClientMessage::Join {
                 protocol: PROTOCOL,
@@ -332,12 +413,14 @@ mod tests {
                 ruleset: None,
                 display: None,
                 since: None,
+                player: None,
             },
             ClientMessage::Watch { protocol: PROTOCOL, ruleset: Some(ruleset), display: None, since: Some(0) },
             ClientMessage::Display(display),
             ClientMessage::Command { line: "play 7h".into(), seat: None },
             ClientMessage::Say { text: "hi".into() },
             ClientMessage::SeatView,
+            ClientMessage::Rematch,
         ];
         for message in messages {
             let text = message.to_text();

@@ -16,15 +16,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::db::PlayerId;
 use super::protocol::{
-    self, ClientMessage, DISPLAY_SINCE, Display, Limits, OLDEST_PROTOCOL, PROTOCOL, RESUME_SINCE, RulesetId,
-    SEAT_VIEW_SINCE,
+    self, ClientMessage, DISPLAY_SINCE, Display, LOBBY_SINCE, Limits, OLDEST_PROTOCOL, PROTOCOL, Player, RESUME_SINCE,
+    RulesetId, SEAT_VIEW_SINCE,
 };
 use super::web;
 use crate::core::{Action, Seat, View, Viewer};
 use crate::table::json::{self as js, Object};
 use crate::table::render::{self, Style};
 use crate::table::reply::{question_json, summary_lines_styled};
+use crate::table::seating::{self, Seating};
 use crate::table::session::Session;
 use crate::table::{self as tables, Caller, Policy, Rendered, Reply, Table};
 
@@ -45,6 +47,29 @@ pub struct Outbox {
     /// The message was refused (a protocol error, or a command the game refuses): it counts
     /// toward the connection's drop.
     pub refused: bool,
+    /// What the host's database must hear of (a seat taken, a game dealt).
+    pub records: Vec<Record>,
+    /// What the lobby lists of this table changed (its seats, its state).
+    pub listed: bool,
+}
+
+/// A change to a table that the host's database keeps ([`super::db::Change`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Record {
+    /// A person took the open seat `seat`.
+    Sat { seat: Seat, player: PlayerId },
+    /// A new game was dealt at the table (the last seat was taken, or a rematch): its setup
+    /// and seats are the room's now.
+    Dealt,
+}
+
+/// Finds (or makes) the player a client names, or says why the name cannot be theirs: the
+/// host's database behind a function, so that the room stays without I/O.
+pub type Identify<'a> = dyn FnMut(&Player) -> Result<PlayerId, String> + 'a;
+
+/// For a host that keeps no players: every name is refused.
+fn no_players(_: &Player) -> Result<PlayerId, String> {
+    Err("this host keeps no players".into())
 }
 
 impl Outbox {
@@ -149,6 +174,8 @@ struct Hello {
     look: Look,
     /// The moves the client says it has seen (version 4).
     since: Option<usize>,
+    /// Who the client says it is (version 5).
+    player: Option<Player>,
 }
 
 impl Hello {
@@ -157,7 +184,7 @@ impl Hello {
     fn new(version: u32, ruleset: Option<RulesetId>, display: Option<Display>, since: Option<usize>) -> Hello {
         let display = display.filter(|_| version >= DISPLAY_SINCE);
         let since = since.filter(|_| version >= RESUME_SINCE);
-        Hello { version, ruleset, look: Look::of(display), since }
+        Hello { version, ruleset, look: Look::of(display), since, player: None }
     }
 }
 
@@ -183,6 +210,33 @@ pub struct Room {
     /// Joined connections, in join order.
     conns: Vec<Reader>,
     options: RoomOptions,
+    /// The ruleset as the host named it (for the next game at the table).
+    spec: String,
+    /// Which of the table's games this is, from 1.
+    game: u32,
+    /// Each seat's player in the host's database (persons, guests, bots); `None` for a seat
+    /// no one has taken, or a room the database was not told of.
+    players: Vec<Option<PlayerId>>,
+    /// A table made in the lobby: a seat is taken by a player (`join` with `player`).
+    lobby: bool,
+    /// While the table waits for people: each seat's name (a bot's, or the person's who took
+    /// it; `None` open). The game in `table` is a stand-in until then, never shown.
+    waiting: Option<Vec<Option<String>>>,
+    /// Once the game is over: the seats that asked for another.
+    rematch: Vec<bool>,
+    /// Since when no connection is in the room (`None`: someone is).
+    empty_since: Option<Instant>,
+}
+
+/// A seat of a table made in the lobby ([`Room::waiting`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// A person's seat, open until someone takes it.
+    Open,
+    /// A person's seat, taken.
+    Taken { name: String, player: PlayerId },
+    /// A bot (its spec, like `greedy`).
+    Bot { spec: String, player: Option<PlayerId> },
 }
 
 impl Room {
@@ -194,7 +248,262 @@ impl Room {
         table.set_away_bot(options.away_bot.clone());
         // Bots that move first (or a resumed game waiting on a bot) play now.
         table.run_bots(&mut Vec::new());
-        Room { id: id.to_string(), table, ruleset, tokens, seats, conns: Vec::new(), options }
+        let n = seats.len();
+        let spec = table.session().spec().to_string();
+        Room {
+            id: id.to_string(),
+            table,
+            ruleset,
+            tokens,
+            seats,
+            conns: Vec::new(),
+            options,
+            spec,
+            game: 1,
+            players: vec![None; n],
+            lobby: false,
+            waiting: None,
+            rematch: vec![false; n],
+            empty_since: None,
+        }
+    }
+
+    /// A table made in the lobby, waiting for the people of its open seats (each person's
+    /// seat gets a token): its game is dealt once every seat is taken, at once if none is
+    /// open. `seed` deals that game.
+    pub fn waiting(
+        id: &str,
+        spec: &str,
+        plan: &[Plan],
+        seed: u64,
+        options: RoomOptions,
+        now: Instant,
+    ) -> Result<(Room, Outbox), String> {
+        if plan.len() < 2 {
+            return Err("a table needs at least 2 seats".into());
+        }
+        // The stand-in game checks the ruleset and the bots, and seats the table until the
+        // game is dealt; its names are never shown.
+        let stand_in: Vec<Seating> = plan
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p {
+                Plan::Bot { spec, .. } => Seating { name: format!("seat{}", i + 1), bot: Some(spec.clone()) },
+                _ => Seating { name: format!("seat{}", i + 1), bot: None },
+            })
+            .collect();
+        let session = Session::new(spec, stand_in, seed, None)?;
+        let tokens = plan.iter().map(|p| (!matches!(p, Plan::Bot { .. })).then(new_token)).collect();
+        let mut room = Room::new(id, session, tokens, options);
+        let names: Vec<Option<String>> = plan
+            .iter()
+            .map(|p| match p {
+                Plan::Open => None,
+                Plan::Taken { name, .. } => Some(name.clone()),
+                Plan::Bot { spec, .. } => Some(spec.clone()),
+            })
+            .collect();
+        // Bots are named as `--players bot:SPEC` names them (numbered when two are alike).
+        let listed: Vec<String> = plan
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p {
+                Plan::Bot { spec, .. } => format!("bot:{spec}"),
+                Plan::Taken { name, .. } => name.clone(),
+                Plan::Open => format!("seat{}", i + 1),
+            })
+            .collect();
+        let named = seating::seating(Some(&listed)).map_err(|e| e.to_string())?;
+        let names = names
+            .into_iter()
+            .zip(&named)
+            .map(|(name, seat)| name.map(|n| if seat.bot.is_some() { seat.name.clone() } else { n }))
+            .collect();
+        room.players = plan
+            .iter()
+            .map(|p| match p {
+                Plan::Open => None,
+                Plan::Taken { player, .. } => Some(*player),
+                Plan::Bot { player, .. } => *player,
+            })
+            .collect();
+        room.lobby = true;
+        room.waiting = Some(names);
+        room.empty_since = Some(now);
+        let mut out = Outbox::default();
+        room.deal_if_seated(seed, &mut out);
+        Ok((room, out))
+    }
+
+    /// A resumed table: which of its games this is, its seats' players, and whether it was
+    /// made in the lobby (`names`: a waiting table's seats, `None` once its game is dealt).
+    pub fn resumed(
+        mut self,
+        game: u32,
+        names: Option<Vec<Option<String>>>,
+        players: Vec<Option<PlayerId>>,
+        lobby: bool,
+    ) -> Room {
+        self.game = game;
+        self.lobby = lobby;
+        self.players = players;
+        if names.is_some() {
+            self.waiting = names;
+        }
+        self
+    }
+
+    /// The room with these seat tokens (a resumed waiting table keeps the ones it gave).
+    pub fn with_tokens(mut self, tokens: Vec<Option<String>>) -> Room {
+        if tokens.len() == self.tokens.len() {
+            self.tokens = tokens;
+        }
+        self
+    }
+
+    /// Tells the room who each seat's player is in the host's database.
+    pub fn set_players(&mut self, players: Vec<Option<PlayerId>>) {
+        self.players = players;
+    }
+
+    pub fn players(&self) -> &[Option<PlayerId>] {
+        &self.players
+    }
+
+    /// Which of the table's games is on, from 1.
+    pub fn game_number(&self) -> u32 {
+        self.game
+    }
+
+    /// Whether the table waits for people to take its seats.
+    pub fn is_waiting(&self) -> bool {
+        self.waiting.is_some()
+    }
+
+    /// The names of a waiting table's seats (`None` open).
+    pub fn waiting_names(&self) -> Option<&[Option<String>]> {
+        self.waiting.as_deref()
+    }
+
+    /// Whether seats may ask for `hint` and `review`.
+    pub fn allows_hints(&self) -> bool {
+        self.options.allow_hints
+    }
+
+    pub fn is_lobby(&self) -> bool {
+        self.lobby
+    }
+
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    /// Since when the room has had no connection (`None`: it has one now).
+    pub fn empty_since(&self) -> Option<Instant> {
+        self.empty_since
+    }
+
+    /// The open seats of a waiting table, 0-based.
+    pub fn open_seats(&self) -> Vec<Seat> {
+        match &self.waiting {
+            Some(names) => (0..names.len()).filter(|&s| names[s].is_none()).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// What the lobby lists of this table (PROTOCOL.md, *The lobby*).
+    pub fn summary(&self) -> serde_json::Value {
+        let bots = self.session().bots();
+        let names: Vec<Option<String>> = match &self.waiting {
+            Some(names) => names.clone(),
+            None => self.session().game().names().iter().cloned().map(Some).collect(),
+        };
+        let seats: Vec<serde_json::Value> = names
+            .iter()
+            .enumerate()
+            .map(|(s, name)| json!({ "seat": s + 1, "player": name, "bot": bots.get(s).cloned().flatten() }))
+            .collect();
+        let state = if self.is_waiting() {
+            "waiting"
+        } else if self.is_over() {
+            "over"
+        } else {
+            "playing"
+        };
+        json!({
+            "room": self.id,
+            "ruleset": self.ruleset.name,
+            "about": self.session().ruleset().description,
+            "game": self.game,
+            "state": state,
+            "seats": seats,
+            "open": self.open_seats().len(),
+            "watch": format!("/{}", self.id),
+        })
+    }
+
+    /// Deals the waiting table's game once every seat is taken: each joined connection is
+    /// sent its `hello` and the game's start.
+    fn deal_if_seated(&mut self, seed: u64, out: &mut Outbox) {
+        let Some(names) = &self.waiting else { return };
+        if names.iter().any(Option::is_none) {
+            return;
+        }
+        let seating: Vec<Seating> = names
+            .iter()
+            .zip(self.session().bots())
+            .map(|(name, bot)| Seating { name: name.clone().unwrap_or_default(), bot: bot.clone() })
+            .collect();
+        match Session::new(&self.spec, seating, seed, None) {
+            Ok(session) => {
+                self.waiting = None;
+                self.begin(session, out);
+            }
+            // The names were checked as each seat was taken; a ruleset file changed since
+            // the table was made is told to the host.
+            Err(e) => out.log.push(format!("room {}: cannot deal the game: {e}", self.id)),
+        }
+    }
+
+    /// Seats `session` at the table (a first game, or a rematch): its bots move, and every
+    /// joined connection is sent its `hello` and the game from its start.
+    fn begin(&mut self, session: Session, out: &mut Outbox) {
+        let mut table = Table::new(session, Policy::network(self.options.allow_hints, self.options.limits.chat));
+        table.set_away_bot(self.options.away_bot.clone());
+        for (s, seat) in self.seats.iter().enumerate() {
+            if seat.bot_playing {
+                table.set_away(s, true);
+            }
+        }
+        self.table = table;
+        self.ruleset = RulesetId::of(self.session().ruleset());
+        self.rematch = vec![false; self.seats.len()];
+        self.run_bots(out);
+        out.records.push(Record::Dealt);
+        out.changed = true;
+        out.listed = true;
+        let readers: Vec<Reader> = self.conns.clone();
+        for r in readers {
+            let seat = match r.role {
+                Role::Seat(s) => Some(s),
+                Role::Spectator => None,
+            };
+            out.send(r.conn, self.hello(r.version, seat));
+            self.catch_up(r.conn, r.role, None, out);
+        }
+    }
+
+    /// The `waiting` message: who sits where, how many seats are open.
+    fn waiting_message(&self) -> String {
+        json!({ "type": "waiting", "room": self.id, "seats": self.summary()["seats"], "open": self.open_seats().len() })
+            .to_string()
+    }
+
+    fn tell_waiting(&self, out: &mut Outbox) {
+        let message = self.waiting_message();
+        for r in &self.conns {
+            out.send(r.conn, message.clone());
+        }
     }
 
     pub fn id(&self) -> &str {
@@ -259,8 +568,15 @@ impl Room {
         self.session().entries().len()
     }
 
-    /// One message from `conn` (already within the size and rate limits).
+    /// One message from `conn` (already within the size and rate limits), on a host that
+    /// keeps no players.
     pub fn receive(&mut self, conn: Conn, text: &str, now: Instant) -> Outbox {
+        self.receive_as(conn, text, now, &mut no_players)
+    }
+
+    /// [`Room::receive`], with the host's players: `identify` finds the player a `join`
+    /// names.
+    pub fn receive_as(&mut self, conn: Conn, text: &str, now: Instant, identify: &mut Identify) -> Outbox {
         let mut out = Outbox::default();
         let (message, id) = match ClientMessage::parse_with_id(text) {
             Ok(m) => m,
@@ -269,7 +585,7 @@ impl Room {
                 return out;
             }
         };
-        self.handle(conn, message, now, &mut out);
+        self.handle(conn, message, now, identify, &mut out);
         // What answers a message with an `id` carries it (version 4).
         if let Some(id) = id.filter(|_| self.version_of(conn) >= RESUME_SINCE) {
             for (to, text) in &mut out.sent {
@@ -281,10 +597,12 @@ impl Room {
         out
     }
 
-    fn handle(&mut self, conn: Conn, message: ClientMessage, now: Instant, out: &mut Outbox) {
+    fn handle(&mut self, conn: Conn, message: ClientMessage, now: Instant, identify: &mut Identify, out: &mut Outbox) {
         match (message, self.role(conn)) {
-            (ClientMessage::Join { protocol, seat, token, ruleset, display, since }, None) => {
-                self.join(conn, Hello::new(protocol, ruleset, display, since), seat, &token, now, out)
+            (ClientMessage::Join { protocol, seat, token, ruleset, display, since, player }, None) => {
+                let mut hello = Hello::new(protocol, ruleset, display, since);
+                hello.player = player.filter(|_| protocol >= LOBBY_SINCE);
+                self.join(conn, hello, seat, &token, now, identify, out)
             }
             (ClientMessage::Watch { protocol, ruleset, display, since }, None) => {
                 self.watch(conn, Hello::new(protocol, ruleset, display, since), out)
@@ -304,6 +622,19 @@ impl Room {
                 out.refuse(conn, "joined", "this connection has already joined; open another one")
             }
             (_, None) => out.refuse(conn, "not_joined", "send 'join' or 'watch' first"),
+            (ClientMessage::Rematch, Some(_)) if self.version_of(conn) < LOBBY_SINCE => {
+                out.refuse(conn, "malformed", "'rematch' is a message of protocol 5 on")
+            }
+            (_, Some(_)) if self.is_waiting() => {
+                let open = self.open_seats().len();
+                let message =
+                    format!("the game starts when every seat is taken ({open} of {} still open)", self.seats.len());
+                out.refuse(conn, "waiting", &message);
+            }
+            (ClientMessage::Rematch, Some(role)) => self.ask_rematch(conn, role, out),
+            (ClientMessage::Command { line, .. }, Some(role)) if line.trim().eq_ignore_ascii_case("rematch") => {
+                self.ask_rematch(conn, role, out)
+            }
             (ClientMessage::Command { line, seat }, Some(role)) => match (role, seat) {
                 (Role::Seat(mine), Some(asked)) if asked != mine + 1 => {
                     let message = format!("this connection plays seat {}, not seat {asked}", mine + 1);
@@ -328,6 +659,12 @@ impl Room {
         let mut out = Outbox::default();
         let Some(role) = self.role(conn) else { return out };
         self.conns.retain(|r| r.conn != conn);
+        if self.conns.is_empty() {
+            self.empty_since = Some(now);
+        }
+        if self.is_waiting() {
+            return out;
+        }
         if let Role::Seat(seat) = role
             && self.seats[seat].conn == Some(conn)
         {
@@ -350,7 +687,7 @@ impl Room {
     pub fn tick(&mut self, now: Instant) -> Outbox {
         let mut out = Outbox::default();
         let Some(bot) = self.options.away_bot.clone() else { return out };
-        if self.is_over() {
+        if self.is_over() || self.is_waiting() {
             return out;
         }
         let mut took_over = false;
@@ -379,7 +716,17 @@ impl Room {
         out
     }
 
-    fn join(&mut self, conn: Conn, hello: Hello, seat: usize, token: &str, now: Instant, out: &mut Outbox) {
+    #[allow(clippy::too_many_arguments)]
+    fn join(
+        &mut self,
+        conn: Conn,
+        hello: Hello,
+        seat: usize,
+        token: &str,
+        now: Instant,
+        identify: &mut Identify,
+        out: &mut Outbox,
+    ) {
         if let Err(e) = self.check_hello(&hello) {
             out.send(conn, e);
             out.close.push(conn);
@@ -393,24 +740,45 @@ impl Room {
         if seat == 0 || seat > n {
             return refuse(out, "seat", format!("there is no seat {seat} in room {} (seats are 1 to {n})", self.id));
         }
-        let s = seat - 1;
-        let Some(expected) = &self.tokens[s] else {
-            return refuse(out, "seat", format!("seat {seat} is played by a bot"));
+        // Seats move on at each rematch: a token names its seat, whatever number it came with.
+        let mine = |s: usize| self.tokens[s].as_ref().is_some_and(|t| same_secret(t.as_bytes(), token.as_bytes()));
+        let s = match (0..n).find(|&s| mine(s)) {
+            Some(s) => s,
+            None if self.tokens[seat - 1].is_none() => {
+                return refuse(out, "seat", format!("seat {seat} is played by a bot"));
+            }
+            None => return refuse(out, "token", format!("wrong token for seat {seat} of room {}", self.id)),
         };
-        if !same_secret(expected.as_bytes(), token.as_bytes()) {
-            return refuse(out, "token", format!("wrong token for seat {seat} of room {}", self.id));
+        let seat = s + 1;
+        if let Some(player) = &hello.player {
+            match self.claim(s, player, identify) {
+                Ok(()) => {}
+                Err((code, message)) => return refuse(out, code, message),
+            }
+        } else if self.waiting.as_ref().is_some_and(|names| names[s].is_none()) {
+            return refuse(
+                out,
+                "player",
+                format!("seat {seat} of room {} is open: say who takes it (join with 'player': name and key)", self.id),
+            );
         }
-        let _ = now;
         if let Some(old) = self.seats[s].conn.take() {
             self.conns.retain(|r| r.conn != old);
             out.send(old, protocol::error("replaced", &format!("seat {seat} was taken by a new connection")));
             out.close.push(old);
         }
         self.conns.push(Reader { conn, role: Role::Seat(s), look: hello.look, version: hello.version });
+        self.empty_since = None;
+        self.seats[s].conn = Some(conn);
+        if self.is_waiting() {
+            self.tell_waiting(out);
+            self.deal_if_seated(rand::random::<u64>() >> 12, out);
+            return;
+        }
         let was_away = self.seats[s].away_since.take().is_some();
         let bot_was_playing = std::mem::take(&mut self.seats[s].bot_playing);
         self.table.set_away(s, false);
-        self.seats[s].conn = Some(conn);
+        let _ = now;
         out.send(conn, self.hello(hello.version, Some(s)));
         let name = self.session().game().name(s).to_string();
         if was_away {
@@ -421,6 +789,112 @@ impl Room {
         }
         let from = if hello.version >= RESUME_SINCE { hello.since } else { self.seats[s].told };
         self.catch_up(conn, Role::Seat(s), from, out);
+    }
+
+    /// `player` takes seat `s`, or shows it is theirs: an open seat of a waiting table is
+    /// taken under their name (no other seat's name may look like it); a taken seat must be
+    /// theirs; at a table made at start-up the seat is rated as theirs from now on.
+    fn claim(&mut self, s: Seat, player: &Player, identify: &mut Identify) -> Result<(), (&'static str, String)> {
+        let seat = s + 1;
+        if let Err(e) = seating::check_name(&player.name) {
+            return Err(("name", e));
+        }
+        let open = self.waiting.as_ref().is_some_and(|names| names[s].is_none());
+        if open {
+            let taken: Vec<String> = self.waiting.iter().flatten().flatten().cloned().collect();
+            if let Some(other) = taken.iter().find(|t| super::db::skeleton(t) == super::db::skeleton(&player.name)) {
+                return Err(("name", format!("'{other}' sits at this table already: pick another name")));
+            }
+        }
+        let id = identify(player).map_err(|e| ("name", e))?;
+        if open {
+            if self.players.iter().any(|p| *p == Some(id)) {
+                return Err((
+                    "seat",
+                    format!("you have a seat at this table already; seat {seat} is for someone else"),
+                ));
+            }
+            if let Some(names) = &mut self.waiting {
+                names[s] = Some(player.name.clone());
+            }
+            self.players[s] = Some(id);
+            return Ok(());
+        }
+        match self.players[s] {
+            Some(owner) if self.lobby && owner != id => {
+                Err(("seat", format!("seat {seat} of room {} is another player's", self.id)))
+            }
+            _ => {
+                self.players[s] = Some(id);
+                Ok(())
+            }
+        }
+    }
+
+    /// A seat asks for another game at this table once this one is over; when every person
+    /// has asked, it is dealt ([`Room::rematch_now`]).
+    fn ask_rematch(&mut self, conn: Conn, role: Role, out: &mut Outbox) {
+        let Role::Seat(s) = role else {
+            return self.reply_error(conn, role, "spectators cannot ask for a rematch", out);
+        };
+        if !self.is_over() {
+            return self.reply_error(conn, role, "the game is not over: a rematch can be asked for once it is", out);
+        }
+        self.rematch[s] = true;
+        let game = self.session().game();
+        let people: Vec<Seat> = (0..self.seats.len()).filter(|&s| self.tokens[s].is_some()).collect();
+        let asked: Vec<&str> = people.iter().filter(|&&p| self.rematch[p]).map(|&p| game.name(p)).collect();
+        let waiting: Vec<&str> = people.iter().filter(|&&p| !self.rematch[p]).map(|&p| game.name(p)).collect();
+        let message = json!({ "type": "rematch", "asked": asked, "waiting_for": waiting }).to_string();
+        for r in &self.conns {
+            out.send(r.conn, message.clone());
+        }
+        if waiting.is_empty() {
+            self.rematch_now(rand::random::<u64>() >> 12, out);
+        }
+    }
+
+    /// The next game at this table, dealt with `seed`: the seats turned one on (the old seat 2
+    /// is the new seat 1, D4), each keeping its token and player; every joined connection is
+    /// told its new seat (`new_game`), then sent its `hello` and the game's start.
+    pub fn rematch_now(&mut self, seed: u64, out: &mut Outbox) {
+        let n = self.seats.len();
+        let game = self.session().game();
+        let mut seating: Vec<Seating> = game
+            .names()
+            .iter()
+            .zip(self.session().bots())
+            .map(|(name, bot)| Seating { name: name.clone(), bot: bot.clone() })
+            .collect();
+        seating.rotate_left(1);
+        let session = match Session::new(&self.spec, seating, seed, None) {
+            Ok(session) => session,
+            Err(e) => {
+                out.log.push(format!("room {}: cannot deal a rematch: {e}", self.id));
+                return;
+            }
+        };
+        self.tokens.rotate_left(1);
+        self.players.rotate_left(1);
+        self.seats.rotate_left(1);
+        for seat in &mut self.seats {
+            seat.told = None;
+        }
+        for r in &mut self.conns {
+            if let Role::Seat(s) = r.role {
+                r.role = Role::Seat((s + n - 1) % n);
+            }
+        }
+        self.game += 1;
+        for r in &self.conns {
+            let seat = match r.role {
+                Role::Seat(s) => Some(s + 1),
+                Role::Spectator => None,
+            };
+            let message = json!({ "type": "new_game", "room": self.id, "game": self.game, "seat": seat });
+            out.send(r.conn, message.to_string());
+        }
+        self.begin(session, out);
     }
 
     fn watch(&mut self, conn: Conn, hello: Hello, out: &mut Outbox) {
@@ -437,6 +911,11 @@ impl Room {
             return;
         }
         self.conns.push(Reader { conn, role: Role::Spectator, look: hello.look, version: hello.version });
+        self.empty_since = None;
+        if self.is_waiting() {
+            out.send(conn, self.waiting_message());
+            return;
+        }
         out.send(conn, self.hello(hello.version, None));
         self.catch_up(conn, Role::Spectator, hello.since, out);
     }

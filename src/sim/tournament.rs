@@ -173,8 +173,14 @@ fn tables(n: usize, k: usize) -> Vec<Vec<usize>> {
 /// no winner, so its places start at 2: the deepest diver of a draw is not counted as winning
 /// it. (Ratings compare places only with each other, so this leaves them as they were.)
 fn places(record: &GameRecord, depths: &[u32]) -> Vec<usize> {
-    let key = |s: usize| (record.winner == Some(s), depths[s]);
-    let first = if record.winner.is_some() { 1 } else { 2 };
+    finishing_places(record.winner, depths)
+}
+
+/// [`places`] of a game won by `winner` (`None`: a draw) with these final depths: the one
+/// ranking the balance lab's ratings and the host's (`diving host`) use.
+pub fn finishing_places(winner: Option<usize>, depths: &[u32]) -> Vec<usize> {
+    let key = |s: usize| (winner == Some(s), depths[s]);
+    let first = if winner.is_some() { 1 } else { 2 };
     (0..depths.len()).map(|s| first + (0..depths.len()).filter(|&o| key(o) > key(s)).count()).collect()
 }
 
