@@ -244,7 +244,7 @@
       case "error":
         if (NAMING.has(m.code) && !app.joined && seat !== null) {
           // The table wants to know who sits down, or refused the name: ask, then join again.
-          askName(m.message);
+          askName(m.code, m.message);
           break;
         }
         // Refused before the host let us in (a seat link that is no seat): trying again
@@ -340,14 +340,16 @@
     draw();
   }
 
-  /** The table asked who sits down (or refused the name given): a name box, then a join again. */
-  function askName(message) {
+  /** The table asked who sits down (`player`), or refused the name given (`name`, in the
+   * host's words): a name box, then a join again. */
+  function askName(code, message) {
     app.askingName = true;
     $("seat-name").hidden = false;
-    $("seat-name-why").textContent = identity() && identity().name
-      ? "The host did not take this name: pick another."
-      : "This table keeps a rating for each player: pick the name the others will see.";
-    $("seat-name-error").textContent = message;
+    $("seat-name-why").textContent =
+      code === "name"
+        ? "The host did not take this name: pick another."
+        : "Who takes this seat? Pick the name the others will see: the host keeps your ratings under it, and this browser a secret key that says it is you.";
+    $("seat-name-error").textContent = code === "name" ? message : "";
     const input = $("seat-name-input");
     if (!input.value) input.value = (identity() && identity().name) || "";
     input.focus();
