@@ -31,7 +31,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
 /// The longest the test waits for the page to reach a state (a hung page fails the test).
-const PAGE_WAIT: Duration = Duration::from_secs(20);
+pub(crate) const PAGE_WAIT: Duration = Duration::from_secs(20);
 
 /// Chromium's flags that work in a container without a display or a session bus.
 const FLAGS: [&str; 10] = [
@@ -70,7 +70,7 @@ fn browser() -> Result<(PathBuf, PathBuf), String> {
 }
 
 /// chromedriver, stopped when dropped.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
     port: u16,
 }
@@ -82,7 +82,7 @@ impl Drop for Driver {
     }
 }
 
-fn start_driver(path: &Path) -> Driver {
+pub(crate) fn start_driver(path: &Path) -> Driver {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut child = Command::new(path)
         .arg(format!("--port={port}"))
@@ -163,7 +163,7 @@ fn artifacts() -> PathBuf {
     dir
 }
 
-async fn screenshot(page: &Client, name: &str) {
+pub(crate) async fn screenshot(page: &Client, name: &str) {
     let png = page.screenshot().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"), "a screenshot is a PNG");
     let path = artifacts().join(name);
@@ -172,7 +172,7 @@ async fn screenshot(page: &Client, name: &str) {
 }
 
 /// The lines of "What happened", as the page shows them.
-async fn log(page: &Client) -> Vec<String> {
+pub(crate) async fn log(page: &Client) -> Vec<String> {
     let mut lines = Vec::new();
     for li in page.find_all(Locator::Css("#log li")).await.unwrap() {
         lines.push(li.text().await.unwrap());
@@ -180,7 +180,7 @@ async fn log(page: &Client) -> Vec<String> {
     lines
 }
 
-async fn wait_for(page: &Client, css: &str) -> fantoccini::elements::Element {
+pub(crate) async fn wait_for(page: &Client, css: &str) -> fantoccini::elements::Element {
     page.wait()
         .at_most(PAGE_WAIT)
         .every(Duration::from_millis(25))
@@ -189,7 +189,7 @@ async fn wait_for(page: &Client, css: &str) -> fantoccini::elements::Element {
         .unwrap_or_else(|e| panic!("the page never showed '{css}': {e}"))
 }
 
-async fn attr(page: &Client, css: &str, name: &str) -> String {
+pub(crate) async fn attr(page: &Client, css: &str, name: &str) -> String {
     page.find(Locator::Css(css)).await.unwrap().attr(name).await.unwrap().unwrap_or_default()
 }
 
@@ -216,7 +216,7 @@ async fn choosy(cards: &[fantoccini::elements::Element]) -> Option<fantoccini::e
 
 /// One move through the page, the way a person would make it: `style` picks clicking a card,
 /// the card's key, or a recovery by selection. Returns what it did.
-async fn play_one(page: &Client, style: usize) -> &'static str {
+pub(crate) async fn play_one(page: &Client, style: usize) -> &'static str {
     let sent: u64 = attr(page, "body", "data-sent").await.parse().unwrap();
     let hand = visible(page, "#hand button.card.playable").await;
     let table = visible(page, "#table button.card.playable").await;
@@ -277,7 +277,7 @@ async fn play_one(page: &Client, style: usize) -> &'static str {
 
 /// The browser and its driver, or `None` (said on stderr) when they are missing and the test
 /// may be skipped.
-fn browser_or_skip() -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn browser_or_skip() -> Option<(PathBuf, PathBuf)> {
     match browser() {
         Ok(found) => Some(found),
         Err(why) if std::env::var_os("DIVING_REQUIRE_BROWSER").is_some() => {
@@ -301,7 +301,7 @@ fn a_whole_game_in_the_browser_against_a_bot_with_a_reconnect() {
 }
 
 /// A headless Chromium session through `driver`, with a profile in `profile`.
-async fn open_browser(chromium: &Path, driver: &Driver, profile: &Path) -> Client {
+pub(crate) async fn open_browser(chromium: &Path, driver: &Driver, profile: &Path) -> Client {
     let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
     args.push(format!("--user-data-dir={}", profile.display()));
     let capabilities = json!({
