@@ -159,7 +159,8 @@
       app.commandPending = false;
       draw();
       if (app.askingName) {
-        setConn("closed", "pick a name to take the seat");
+        // Not a failure: the page waits for the name (and is not greyed out like a lost one).
+        setConn("naming", "pick a name to take the seat");
         return;
       }
       if (app.stopped) {
