@@ -5,8 +5,10 @@
 //! and both play to the end by clicking. Both press Rematch: a new game starts at the same
 //! table with the seats turned one on (the page's link says the new seat, its history is the
 //! new game's, a reload keeps it). The leaderboard, opened from the lobby, shows both with one
-//! game and the winner rated above the loser. The host is stopped with SIGTERM and must exit
-//! 0. Screenshots go to `target/browser-artifacts/lobby-*.png`.
+//! game and the winner rated above the loser. Then Ann makes a second table with a bot in its
+//! last seat, and Bob takes its other seat by the invite code, from the lobby, where his name
+//! picked at the seat is his too. The host is stopped with SIGTERM and must exit 0.
+//! Screenshots go to `target/browser-artifacts/lobby-*.png`.
 //!
 //! Skipped (and said on stderr) without chromium and chromedriver, unless
 //! `DIVING_REQUIRE_BROWSER` is set: see `browser.rs`.
@@ -223,7 +225,7 @@ async fn meet_play_and_rematch(ann: &Client, bob: &Client, addr: &str) {
     bob.find(Locator::Css("#seat-name-go")).await.unwrap().click().await.unwrap();
     let refused = wait_for(bob, "#seat-name:not([hidden]) #seat-name-error").await;
     let deadline = Instant::now() + PAGE_WAIT;
-    while refused.text().await.unwrap().is_empty() || attr(bob, "body", "data-conn").await != "closed" {
+    while refused.text().await.unwrap().is_empty() || attr(bob, "body", "data-conn").await != "naming" {
         assert!(Instant::now() < deadline, "the look-alike name was not refused");
         tokio::task::yield_now().await;
     }
@@ -307,4 +309,25 @@ async fn meet_play_and_rematch(ann: &Client, bob: &Client, addr: &str) {
         .unwrap();
     assert!(widths[0].as_f64() <= widths[1].as_f64(), "the lobby scrolls sideways at 360 px: {widths}");
     screenshot(ann, "lobby-phone.png").await;
+    ann.set_window_size(1100, 1300).await.unwrap();
+
+    // A second table, of three seats with a bot in the last, taken by its code: Bob's name,
+    // picked at a seat, is his in the lobby too (the same key), and the code's seat starts
+    // the game at once (the bot needs no one).
+    fill(ann, "#create-seats", "3").await;
+    fill(ann, "#create-bots", "1").await;
+    wait_for(ann, "#create-bot-list select[data-seat='3']").await;
+    ann.find(Locator::Css("#create-go")).await.unwrap().click().await.unwrap();
+    let code = wait_for(ann, "#seated:not([data-room='1']) #invites li[data-seat='2'] .invite-code").await;
+    let code = code.text().await.unwrap();
+    assert!(wait_for(ann, "#seated").await.text().await.unwrap().contains("seat 2"));
+    assert!(ann.find_all(Locator::Css("#invites li")).await.unwrap().len() == 1, "the bot's seat has no invite");
+    bob.goto(&format!("http://{addr}/")).await.unwrap();
+    wait_for(bob, "body[data-conn='open'][data-you='bob']").await;
+    fill(bob, "#code", &code).await;
+    bob.find(Locator::Css("#code-go")).await.unwrap().click().await.unwrap();
+    wait_for(bob, "body[data-conn='open'] #divers li[data-seat='3']").await;
+    assert!(text(bob, "#who").await.contains("you are bob (seat 2)"), "{}", text(bob, "#who").await);
+    assert!(text(bob, "#divers").await.contains("bot: greedy"), "{}", text(bob, "#divers").await);
+    screenshot(bob, "lobby-by-code.png").await;
 }
