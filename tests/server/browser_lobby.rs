@@ -324,6 +324,25 @@ async fn meet_play_and_rematch(ann: &Client, bob: &Client, addr: &str) {
     assert!(ann.find_all(Locator::Css("#invites li")).await.unwrap().len() == 1, "the bot's seat has no invite");
     bob.goto(&format!("http://{addr}/")).await.unwrap();
     wait_for(bob, "body[data-conn='open'][data-you='bob']").await;
+    // In the lobby too, a name another key owns is refused next to the field, in the host's
+    // words, and the page looks on without a name until Bob takes his own back.
+    bob.find(Locator::Css("#rename")).await.unwrap().click().await.unwrap();
+    fill(bob, "#name", "ANN").await;
+    bob.find(Locator::Css("#name-go")).await.unwrap().click().await.unwrap();
+    let refused = wait_for(bob, "body[data-conn='open'][data-you=''] #name-form:not([hidden]) #name-error").await;
+    let deadline = Instant::now() + PAGE_WAIT;
+    while refused.text().await.unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the lobby did not say why ANN was refused");
+        tokio::task::yield_now().await;
+    }
+    fill(bob, "#name", "bob").await;
+    bob.find(Locator::Css("#name-go")).await.unwrap().click().await.unwrap();
+    wait_for(bob, "body[data-conn='open'][data-you='bob']").await;
+    // A code that names no seat: the host's refusal in the status line.
+    fill(bob, "#code", "nope").await;
+    bob.find(Locator::Css("#code-go")).await.unwrap().click().await.unwrap();
+    let status = wait_for(bob, "#status:not([hidden])").await.text().await.unwrap();
+    assert!(!status.is_empty(), "the status line is empty");
     fill(bob, "#code", &code).await;
     bob.find(Locator::Css("#code-go")).await.unwrap().click().await.unwrap();
     wait_for(bob, "body[data-conn='open'] #divers li[data-seat='3']").await;
