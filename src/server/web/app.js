@@ -945,6 +945,8 @@
     offered: "",
     // The leaderboard asked for (a ruleset id), and the one `#ratings=…` names at the start.
     board: null,
+    // How many games each listed table has finished (room → [ruleset, count]).
+    ended: new Map(),
     wanted: new URLSearchParams(location.hash.slice(1)).get("ratings"),
   };
 
@@ -1039,8 +1041,18 @@
       drawCreate(m.rulesets || [], m.bots || []);
       drawBoardChoice(m.rulesets || []);
     }
-    // A table that ended changed the ratings: the board shown is asked for again.
-    if (shown && shown === lobby.board) lobbySend({ type: "ratings", ruleset: lobby.board });
+    // A game that ended changed its ruleset's ratings: the board shown is asked for again
+    // (not at every change of the listing, which a busy host sends many times a second).
+    const ended = endedGames(m.tables || []);
+    const more = [...ended].some(([room, [ruleset, n]]) => ruleset === shown && n > ((lobby.ended.get(room) || [])[1] || 0));
+    lobby.ended = ended;
+    if (shown && shown === lobby.board && more) lobbySend({ type: "ratings", ruleset: lobby.board });
+  }
+
+  /** The games each table has finished: all of them once it is over, else all but the one
+   * being played (or waited for). */
+  function endedGames(tables) {
+    return new Map(tables.map((t) => [t.room, [t.ruleset, t.state === "over" ? t.game : t.game - 1]]));
   }
 
   function drawIdentity(you) {
