@@ -283,8 +283,9 @@
     app.newGame = true;
     setConn("open", "connected");
     const seats = m.seats || [];
-    const mine = seats.find((s) => String(s.seat) === String(seat));
-    $("who").textContent = `room ${m.room}: you are ${mine && mine.player ? mine.player : "?"} (seat ${seat})`;
+    const mine = seat === null ? null : seats.find((s) => String(s.seat) === String(seat));
+    $("who").textContent =
+      seat === null ? `room ${m.room}: watching` : `room ${m.room}: you are ${mine && mine.player ? mine.player : "?"} (seat ${seat})`;
     $("waiting").hidden = false;
     $("game").hidden = true;
     $("waiting-text").textContent =
