@@ -207,6 +207,8 @@ async fn meet_play_and_rematch(ann: &Client, bob: &Client, addr: &str) {
     assert!(!code.trim().is_empty(), "the invite has a code");
     // The table is in the lobby, waiting for its second seat.
     wait_for(ann, "#tables li.table[data-state='waiting']").await;
+    let watch =
+        wait_for(ann, "#tables li.table[data-state='waiting'] a.button").await.prop("href").await.unwrap().unwrap();
     screenshot(ann, "lobby-invites.png").await;
 
     // Ann goes to her seat: the table waits for Bob.
@@ -219,6 +221,11 @@ async fn meet_play_and_rematch(ann: &Client, bob: &Client, addr: &str) {
 
     // Bob opens the invite with no name yet: the seat asks for one. A name that only looks
     // like Ann's is refused in the host's words, next to the field; his own is taken.
+    // Watching first (the table's Watch link): the waiting table, no seat.
+    bob.goto(&watch).await.unwrap();
+    wait_for(bob, "body[data-conn='open'][data-phase='seats']").await;
+    assert!(text(bob, "#waiting-text").await.starts_with("waiting for players: 1 of 2 seats open"));
+    assert!(text(bob, "#who").await.ends_with(": watching"), "{}", text(bob, "#who").await);
     bob.goto(&link).await.unwrap();
     wait_for(bob, "#seat-name:not([hidden])").await;
     fill(bob, "#seat-name-input", "Ann").await;
