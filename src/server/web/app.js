@@ -118,6 +118,8 @@
     newGame: false,
     // The ruleset's name from `hello`, for the link to its leaderboard.
     ruleset: null,
+    // The connection closed once the game was over, and the page tried once to get back.
+    overTried: false,
   };
 
   // ----- the connection -----
@@ -153,6 +155,7 @@
     };
     ws.onclose = () => {
       if (app.ws !== ws) return;
+      const wasJoined = app.joined;
       app.ws = null;
       app.joined = false;
       app.viewInFlight = false;
@@ -168,7 +171,15 @@
         return;
       }
       if (app.view && app.view.state.over) {
-        setConn("closed", "the game is over and the host has closed the connection");
+        // A table may stay for a rematch (a lobby's does): one try to get back to it. A host
+        // whose games are all over and that has gone answers no more, and the page stops.
+        if (app.overTried || !wasJoined) {
+          setConn("closed", "the game is over and the host has closed the connection");
+          return;
+        }
+        app.overTried = true;
+        setConn("reconnecting", "connection lost — the game is over: reconnecting once for a rematch…");
+        app.timer = setTimeout(connect, 400);
         return;
       }
       app.attempts += 1;
@@ -215,6 +226,7 @@
     switch (m.type) {
       case "hello": {
         app.joined = true;
+        app.overTried = false;
         app.answered = false;
         app.attempts = 0;
         app.gathering = null;
