@@ -1046,7 +1046,7 @@
     body.dataset.phase = "lobby";
     body.dataset.you = m.you ? m.you.name : "";
     drawIdentity(m.you);
-    drawTables(m.tables || []);
+    drawTables(m.tables || [], m.more_tables || 0);
     const offered = JSON.stringify([m.rulesets, m.bots]);
     const shown = lobby.board;
     if (offered !== lobby.offered) {
@@ -1088,7 +1088,7 @@
     if (error) $("name").focus();
   }
 
-  function drawTables(tables) {
+  function drawTables(tables, more) {
     if (!tables.length) {
       $("tables").replaceChildren(el("li", { class: "dim" }, "no table yet: make one below"));
       return;
@@ -1120,6 +1120,8 @@
         el("div", { class: "table-actions" }, el("a", { class: "button", href: t.watch || `/${encodeURIComponent(t.room)}` }, "Watch"), sitDown),
       );
     });
+    // The host lists so many (waiting ones first) and counts the rest.
+    if (more > 0) items.push(el("li", { class: "dim" }, `and ${more} more table${more === 1 ? "" : "s"}`));
     $("tables").replaceChildren(...items);
   }
 
