@@ -163,7 +163,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             sim::tournament::run(&cli.ruleset, cli.json, &options)
         }
         Some(Command::Tune(args)) => sim::tune::run(cli.json, &tune_options(args, ruleset)?),
-        Some(Command::Host(args)) => server::host(&host_options(args, ruleset, &cli.ruleset, cli.json)?),
+        Some(Command::Host(args)) => match args.command {
+            Some(HostCommand::Ratings) => host_ratings(args, ruleset, cli.json),
+            None => server::host(&host_options(args, ruleset, &cli.ruleset, cli.json)?),
+        },
         Some(Command::Join(args)) => {
             let expect = match ruleset {
                 Some(spec) => Some(RulesetId::of(
@@ -171,8 +174,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 )),
                 None => None,
             };
-            let JoinArgs { target, seat, token, no_color } = args.clone();
-            join::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color })
+            let JoinArgs { target, seat, token, no_color, name } = args.clone();
+            join::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color, name })
         }
     }
 }
@@ -225,9 +228,11 @@ pub enum Command {
     /// skill-versus-luck measure; with several --ruleset, every bot under every ruleset, and the rulesets
     /// ranked by skill versus luck
     Tournament(TournamentArgs),
-    /// Host games for players elsewhere: prints an invite per open seat
+    /// Host games for players elsewhere: prints an invite per open seat (`diving host --dir DIR
+    /// ratings` prints the leaderboards instead)
     Host(HostArgs),
-    /// Join a hosted game with an invite (or watch it without --seat and --token)
+    /// Join a hosted game with an invite (or watch it without --seat and --token); HOST:PORT alone:
+    /// the host's lobby
     Join(JoinArgs),
 }
 
@@ -302,6 +307,42 @@ pub struct HostArgs {
     /// by default only the host's own page may (comma-separated, or given again)
     #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
+    #[command(subcommand)]
+    pub command: Option<HostCommand>,
+}
+
+/// What `diving host` does instead of hosting.
+#[derive(Debug, Clone, Copy, Subcommand)]
+pub enum HostCommand {
+    /// Print the leaderboards kept in --dir's database (every rated ruleset, or --ruleset R's
+    /// only; --json: one line each) and exit; no host is started
+    Ratings,
+}
+
+/// `diving host --dir DIR ratings`: reads the database only, so the hosting options would be
+/// dropped without a word; they are refused instead.
+fn host_ratings(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
+    let given: Vec<&str> = [
+        ("--players", args.players.is_some()),
+        ("--seats", args.seats.is_some()),
+        ("--bots", !args.bots.is_empty()),
+        ("--seed", args.seed.is_some()),
+        ("--deck", args.deck.is_some()),
+        ("--resume", args.resume.is_some()),
+        ("--away", args.away.is_some()),
+        ("--allow-hints", args.allow_hints),
+        ("--allow-origin", !args.allow_origin.is_empty()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, set)| set.then_some(flag))
+    .collect();
+    if !given.is_empty() {
+        anyhow::bail!(
+            "{} cannot go with `diving host ratings`, which only reads --dir's database (and --ruleset, --json)",
+            given.join(", ")
+        );
+    }
+    join::board::print_host_ratings(&args.dir, ruleset, json)
 }
 
 fn host_options(
@@ -325,6 +366,7 @@ fn host_options(
         away_after,
         allow_hints,
         allow_origin,
+        command: _,
     } = args.clone();
     Ok(HostOptions {
         ruleset: ruleset.map(String::from),
@@ -378,7 +420,8 @@ impl From<ReplayArgs> for shell::replay::ReplayOptions {
 
 #[derive(Debug, Clone, Args)]
 pub struct JoinArgs {
-    /// Where the game is: HOST:PORT/ROOM, as the invite prints it
+    /// Where the game is: HOST:PORT/ROOM, as the invite prints it; HOST:PORT alone opens the
+    /// host's lobby (its tables, new tables, ratings: type 'help' there)
     pub target: String,
     /// Your seat (from the invite)
     #[arg(long, requires = "token")]
@@ -389,6 +432,10 @@ pub struct JoinArgs {
     /// Never use colour (also: the NO_COLOR environment variable)
     #[arg(long)]
     pub no_color: bool,
+    /// In the lobby: the name you go by (kept with your player key in
+    /// $XDG_DATA_HOME/diving/player.json; asked for the first time when not given)
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Args)]

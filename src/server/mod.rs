@@ -149,7 +149,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
                 bail!("there is no games directory {} to resume", dir.display());
             }
             lock = store::lock(dir)?;
-            let (db, rooms) = resume_rooms(dir, &room_options)?;
+            let (db, rooms) = resume(dir, &room_options)?;
             // A host of the lobby resumes as one; a host of start-up tables stops, as it did,
             // once their games are over.
             let lobby = rooms.is_empty() || rooms.iter().any(Room::is_lobby);
@@ -289,7 +289,7 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions, db: &db::Db) -> 
 /// and every move checked against its recorded step; or, in a directory an older `diving
 /// host` kept (saves, seat files and a journal, no tables in the database), its games, which
 /// [`Server::start_with`] then writes into the database.
-fn resume_rooms(dir: &std::path::Path, room_options: &RoomOptions) -> anyhow::Result<(db::Db, Vec<Room>)> {
+pub fn resume(dir: &std::path::Path, room_options: &RoomOptions) -> anyhow::Result<(db::Db, Vec<Room>)> {
     let db = db::Db::open(dir)?;
     let stored = db.tables()?;
     if stored.is_empty() && !db.rooms()?.is_empty() {

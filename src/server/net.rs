@@ -139,7 +139,7 @@ pub const ROOM_THREADS: usize = 16;
 /// How the server runs.
 #[derive(Debug, Clone, Default)]
 pub struct ServerConfig {
-    /// Keep every game here, move by move, in the database ([`db::FILE`]), and each finished
+    /// Keep every game here, move by move, in the database ([`super::db::FILE`]), and each finished
     /// game's save file.
     pub dir: Option<PathBuf>,
     pub limits: Limits,

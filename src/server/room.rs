@@ -808,7 +808,7 @@ impl Room {
         }
         let id = identify(player).map_err(|e| ("name", e))?;
         if open {
-            if self.players.iter().any(|p| *p == Some(id)) {
+            if self.players.contains(&Some(id)) {
                 return Err((
                     "seat",
                     format!("you have a seat at this table already; seat {seat} is for someone else"),

@@ -176,7 +176,7 @@ fn places(record: &GameRecord, depths: &[u32]) -> Vec<usize> {
     finishing_places(record.winner, depths)
 }
 
-/// [`places`] of a game won by `winner` (`None`: a draw) with these final depths: the one
+/// The places (as `places` gives them) of a game won by `winner` (`None`: a draw) with these final depths: the one
 /// ranking the balance lab's ratings and the host's (`diving host`) use.
 pub fn finishing_places(winner: Option<usize>, depths: &[u32]) -> Vec<usize> {
     let key = |s: usize| (winner == Some(s), depths[s]);

@@ -17,6 +17,8 @@ mod cli_scripts;
 mod cli_terminal_safety;
 mod cli_text;
 mod help_layout;
+mod host_ratings;
+mod join_lobby;
 mod limits;
 mod repl_fuzz;
 mod repl_pty;

@@ -739,9 +739,7 @@ async fn drive(
                 proxy.cut();
                 server.stop().await.unwrap();
                 wait_for(page, "body[data-conn='reconnecting']").await;
-                let (seats, session) = store::load_all(&config.dir.clone().unwrap()).unwrap().rooms.remove(0);
-                server =
-                    serve(vec![Room::new("1", session, seats.tokens, RoomOptions::default())], config.clone()).await;
+                server = serve(resumed(&config.dir.clone().unwrap()), config.clone()).await;
                 proxy.point(server.addr);
                 proxy.open();
                 wait_for(page, "body[data-conn='open'][data-reconnects='2'][data-phase='yours']").await;

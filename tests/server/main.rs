@@ -11,6 +11,7 @@ mod browser_lobby;
 mod server_busy;
 mod server_leaks;
 mod server_limits;
+mod server_lobby;
 mod server_net;
 mod server_protocol;
 mod server_pty;

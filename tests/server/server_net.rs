@@ -216,13 +216,11 @@ async fn a_stopped_server_resumes_its_games_and_the_tokens_still_work() {
     server.stop().await.unwrap();
     assert!(alice.recv().await.is_none(), "the connection closes with the server");
 
-    let rooms = store::load_all(dir.path()).unwrap().rooms;
+    let rooms = resumed(dir.path());
     assert_eq!(rooms.len(), 1);
-    let (seats, session) = rooms.into_iter().next().unwrap();
-    assert_eq!(seats.tokens, tokens);
-    assert_eq!(session.game(), &game, "the game intact");
-    let resumed = diving::server::room::Room::new("1", session, seats.tokens, RoomOptions::default());
-    let server = serve(vec![resumed], config).await;
+    assert_eq!(rooms[0].tokens(), &tokens[..]);
+    assert_eq!(rooms[0].session().game(), &game, "the game intact");
+    let server = serve(rooms, config).await;
     let (mut alice, _) = Client::join(&server, "1", 0).await;
     let back = alice.recv().await.unwrap();
     assert!(lines(&back).iter().any(|l| l.get("event").is_some()), "what happened, from the start");
@@ -232,19 +230,17 @@ async fn a_stopped_server_resumes_its_games_and_the_tokens_still_work() {
     server.stop().await.unwrap();
 }
 
-/// New rooms (`diving host` without `--resume`) have nothing on disk when the server starts:
-/// the saver writes each one's save and then its seat file, before any move's journal line, so
-/// the host prints its invites at once (writing 2,000 files first kept a thousand rooms'
-/// invites 4-6 s away). A host killed once a move is made resumes every room, tokens and
-/// move; one killed before a room's seat file was written leaves that room out with a note
-/// (no one can have played in it), and a played room without its seat file is still an error.
+/// A host killed at any moment leaves its games in its database: every room made at
+/// start-up is there before the first invite is used, and each move is there before anyone
+/// is told of it. The copy taken right after the last answer (what a `kill -9` then leaves:
+/// the database and its write-ahead log) resumes every room, tokens and moves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn new_rooms_are_written_by_the_saver_before_any_move() {
+async fn a_host_killed_after_an_answer_resumes_every_room_and_move_from_its_database() {
     let dir = tempfile::tempdir().unwrap();
     let rooms: Vec<_> =
         ["1", "2", "3"].iter().map(|id| room(id, &["alice", "bot:greedy"], SEED, RoomOptions::default())).collect();
     let tokens: Vec<Vec<Option<String>>> = rooms.iter().map(|r| r.tokens().to_vec()).collect();
-    let config = ServerConfig { dir: Some(dir.path().to_path_buf()), new_rooms: true, ..ServerConfig::default() };
+    let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
     let server = serve(rooms, config).await;
     let (mut alice, _) = Client::join(&server, "2", 0).await;
     for _ in 0..3 {
@@ -254,146 +250,103 @@ async fn new_rooms_are_written_by_the_saver_before_any_move() {
         alice.command(&first).await;
         alice.until(|m| lines(m).iter().any(|l| l["event"] == "turn_started")).await;
     }
-    let moves = server.with_room("2", |r| r.session().entries().len()).unwrap();
-    assert!(moves > 0);
-    // Killed now: what is on disk once the moves made are written.
-    server.sync().await;
+    // Killed now, right after the answer: no `sync`, nothing flushed on purpose.
+    let told = alice.seen() as usize;
     let crashed = tempfile::tempdir().unwrap();
     copy_dir(dir.path(), crashed.path());
+    let moves = server.with_room("2", |r| r.session().entries().len()).unwrap();
+    assert_eq!(told, moves);
     server.stop().await.unwrap();
-    let back = store::load_all(crashed.path()).unwrap();
-    assert!(back.notes.is_empty(), "{:?}", back.notes);
-    let ids: Vec<&str> = back.rooms.iter().map(|(s, _)| s.room.as_str()).collect();
+    let back = resumed(crashed.path());
+    let ids: Vec<&str> = back.iter().map(|r| r.id()).collect();
     assert_eq!(ids, ["1", "2", "3"]);
-    for ((seats, session), tokens) in back.rooms.iter().zip(&tokens) {
-        assert_eq!(&seats.tokens, tokens, "room {}", seats.room);
-        let expected = if seats.room == "2" { moves } else { 0 };
-        assert_eq!(session.entries().len(), expected, "room {}", seats.room);
+    for (room, tokens) in back.iter().zip(&tokens) {
+        assert_eq!(room.tokens(), &tokens[..], "room {}", room.id());
+        let expected = if room.id() == "2" { moves } else { 0 };
+        assert_eq!(room.session().entries().len(), expected, "room {}", room.id());
     }
-    // Killed between room 3's save and its seat file: room 3 is left out, and said so.
-    std::fs::remove_file(crashed.path().join("3.seats.json")).unwrap();
-    let back = store::load_all(crashed.path()).unwrap();
-    assert_eq!(back.rooms.len(), 2);
-    assert_eq!(back.notes.len(), 1, "{:?}", back.notes);
-    assert!(
-        back.notes[0].starts_with("room 3 is left out") && back.notes[0].contains("3.save.json"),
-        "{:?}",
-        back.notes
-    );
-    // A room that was played cannot be left out: its missing seat file is an error.
-    std::fs::remove_file(crashed.path().join("2.seats.json")).unwrap();
-    let error = store::load_all(crashed.path()).err().unwrap().to_string();
-    assert!(error.contains("2.seats.json"), "{error}");
 }
 
 /// Copies the files of `from` into `to`.
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
-        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-    }
-}
-
-/// The only journal in `dir`.
-fn journal_of(dir: &std::path::Path) -> std::path::PathBuf {
-    let journals = store::journals(dir).unwrap();
-    assert_eq!(journals.len(), 1, "{journals:?}");
-    journals[0].1.clone()
-}
-
-/// A server killed in the middle of two games leaves each room's save (written when it
-/// first changed) and the journal of the moves since; `--resume` plays the journal on from
-/// the saves and gets both games back intact. A journal line cut short by the kill loses that
-/// move only; a damaged line before the last is an error naming it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_server_killed_mid_game_resumes_from_its_saves_and_journal() {
-    let dir = tempfile::tempdir().unwrap();
-    let rooms: Vec<_> =
-        ["1", "2"].iter().map(|id| room(id, &["alice", "bot:greedy"], SEED, RoomOptions::default())).collect();
-    for r in &rooms {
-        store::save_seats(dir.path(), &store::Seats { room: r.id().into(), tokens: r.tokens().to_vec() }).unwrap();
-        store::save_game(dir.path(), r.id(), r.session()).unwrap();
-    }
-    let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
-    let server = serve(rooms, config).await;
-    let mut clients = vec![Client::join(&server, "1", 0).await.0, Client::join(&server, "2", 0).await.0];
-    for _ in 0..4 {
-        for alice in &mut clients {
-            alice.command("moves").await;
-            let m = alice.until(|m| has(m, "moves")).await;
-            let first = lines(&m)[0]["moves"][0].as_str().unwrap().to_string();
-            alice.command(&first).await;
-            alice.until(|m| lines(m).iter().any(|l| l["event"] == "turn_started")).await;
+        if entry.path().is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
         }
     }
-    // What a kill leaves now: the directory as it is once the moves made are written (a
-    // kill loses no byte written; the stop that writes the saves never runs for this copy).
-    server.sync().await;
-    let crashed = tempfile::tempdir().unwrap();
-    copy_dir(dir.path(), crashed.path());
-    let games: Vec<Session> = ["1", "2"]
-        .iter()
-        .map(|id| {
-            server
-                .with_room(id, |r| Session::from_save(r.session().to_save(), std::path::Path::new(id), None).unwrap())
-                .unwrap()
-        })
-        .collect();
-    server.stop().await.unwrap();
-    assert!(store::journals(dir.path()).unwrap().is_empty(), "a stopped server leaves its saves only");
+}
 
-    let saved = diving::table::save::read(&store::save_path(crashed.path(), "1")).unwrap();
-    assert!(saved.actions.len() < games[0].entries().len(), "the journal holds moves the save lacks");
-    let journal = journal_of(crashed.path());
-    let text = std::fs::read_to_string(&journal).unwrap();
-
-    // Resumed: both games intact.
-    let back = store::load_all(crashed.path()).unwrap();
-    assert!(back.notes.is_empty(), "{:?}", back.notes);
-    for ((seats, session), game) in back.rooms.iter().zip(&games) {
-        assert_eq!(session.game(), game.game(), "room {}", seats.room);
-        assert_eq!(session.entries().len(), game.entries().len());
+/// A games directory an older `diving host` kept (each room's save and seat file, and the
+/// journal of the moves since) still resumes: the journal is played on from the saves (a line
+/// cut short by a kill loses that move only; a damaged line before the last is an error
+/// naming it; a save without its seat file names that file), and the games are then taken
+/// into the database, which the next resume reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_of_an_older_host_resumes_and_is_taken_into_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut games = Vec::new();
+    let mut journal = Vec::new();
+    for id in ["1", "2"] {
+        let r = room(id, &["alice", "bot:greedy"], SEED, RoomOptions::default());
+        store::save_seats(dir.path(), &store::Seats { room: id.into(), tokens: r.tokens().to_vec() }).unwrap();
+        store::save_game(dir.path(), id, r.session()).unwrap();
+        // Moves the old host journaled after the save.
+        let mut session = Session::from_save(r.session().to_save(), std::path::Path::new(id), None).unwrap();
+        let saved = session.entries().len();
+        for _ in 0..6 {
+            let action = View::new(session.game(), session.game().current()).legal_actions()[0];
+            session.apply(action).unwrap();
+        }
+        store::journal_lines(&mut journal, id, saved, &session.entries()[saved..]);
+        games.push(session);
     }
+    let path = store::journal_path(dir.path(), 1);
+    let text = String::from_utf8(journal).unwrap();
+    std::fs::write(&path, &text).unwrap();
 
     // The last line cut in half: its move is lost, every one before it is back.
     let last = text.trim_end().lines().last().unwrap();
-    let cut_room: Value = serde_json::from_str(last).unwrap();
-    let cut_room = cut_room["room"].as_str().unwrap().to_string();
-    std::fs::write(&journal, &text[..text.len() - 1 - last.len() / 2]).unwrap();
-    let back = store::load_all(crashed.path()).unwrap();
+    let cut: Value = serde_json::from_str(last).unwrap();
+    let cut = cut["room"].as_str().unwrap().to_string();
+    std::fs::write(&path, &text[..text.len() - 1 - last.len() / 2]).unwrap();
+    let back = store::load_all(dir.path()).unwrap();
     assert_eq!(back.notes.len(), 1, "{:?}", back.notes);
     assert!(back.notes[0].contains("cut short") && back.notes[0].contains("line"), "{}", back.notes[0]);
     for ((seats, session), game) in back.rooms.iter().zip(&games) {
-        let lost = usize::from(seats.room == cut_room);
+        let lost = usize::from(seats.room == cut);
         assert_eq!(session.entries().len(), game.entries().len() - lost, "room {}", seats.room);
-        for (a, b) in session.entries().iter().zip(game.entries()) {
-            assert_eq!(a.step, b.step, "room {}", seats.room);
-        }
     }
-
     // A damaged line before the last is an error that names it.
     let mut damaged: Vec<&str> = text.lines().collect();
     damaged[1] = "{\"room\":\"1\",\"mo";
-    std::fs::write(&journal, damaged.join("\n") + "\n").unwrap();
-    let error = store::load_all(crashed.path()).err().unwrap().to_string();
+    std::fs::write(&path, damaged.join("\n") + "\n").unwrap();
+    let error = store::load_all(dir.path()).err().unwrap().to_string();
     assert!(error.contains("line 2") && error.contains("damaged"), "{error}");
-
-    // A save whose seats file is gone names that file (it blamed the journal's line).
-    std::fs::write(&journal, &text).unwrap();
-    let seats = crashed.path().join("1.seats.json");
+    // A save whose seats file is gone names that file.
+    std::fs::write(&path, &text).unwrap();
+    let seats = dir.path().join("1.seats.json");
     let kept = std::fs::read(&seats).unwrap();
     std::fs::remove_file(&seats).unwrap();
-    let error = store::load_all(crashed.path()).err().unwrap().to_string();
+    let error = diving::server::resume(dir.path(), &RoomOptions::default()).err().unwrap().to_string();
     assert!(error.contains("has no 1.seats.json") && error.contains("room 1"), "{error}");
     std::fs::write(&seats, kept).unwrap();
 
-    // Compacted, the saves alone hold the games, and the journal is gone.
-    let back = store::load_all(crashed.path()).unwrap();
-    back.compact(crashed.path()).unwrap();
-    assert!(store::journals(crashed.path()).unwrap().is_empty());
-    let again = store::load_all(crashed.path()).unwrap();
-    for ((_, session), game) in again.rooms.iter().zip(&games) {
-        assert_eq!(session.game(), game.game());
+    // Resumed whole, then taken into the database by the server.
+    let rooms = resumed(dir.path());
+    for (room, game) in rooms.iter().zip(&games) {
+        assert_eq!(room.session().game(), game.game(), "room {}", room.id());
+    }
+    assert!(store::journals(dir.path()).unwrap().is_empty(), "the journal went into the saves");
+    let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
+    serve(rooms, config).await.stop().await.unwrap();
+    for old in ["1.seats.json", "2.seats.json", "1.save.json", "2.save.json"] {
+        std::fs::remove_file(dir.path().join(old)).unwrap();
+    }
+    let again = resumed(dir.path());
+    assert_eq!(again.len(), 2);
+    for (room, game) in again.iter().zip(&games) {
+        assert_eq!(room.session().game(), game.game(), "room {}", room.id());
     }
 }
 
@@ -730,11 +683,9 @@ fn a_joined_seat_gets_back_in_by_itself_when_the_server_comes_back() {
     // The server stops (its game saved), then comes back from its directory on the same port.
     runtime.block_on(server.stop()).unwrap();
     until("getting back in");
-    let (seats, session) = store::load_all(dir.path()).unwrap().rooms.into_iter().next().unwrap();
-    let resumed = diving::server::room::Room::new("1", session, seats.tokens, RoomOptions::default());
     let listener = runtime.block_on(tokio::net::TcpListener::bind(addr)).unwrap();
-    let server =
-        runtime.block_on(async { diving::server::net::Server::start(listener, vec![resumed], config) }).unwrap();
+    let rooms = resumed(dir.path());
+    let server = runtime.block_on(async { diving::server::net::Server::start(listener, rooms, config) }).unwrap();
     until("(back in the game)");
 
     // It said what it saw: it is told it missed nothing, and nothing is printed again.

@@ -11,7 +11,7 @@ use crate::server_support;
 use diving::core::Viewer;
 use diving::server::net::{Server, ServerConfig};
 use diving::server::protocol::PROTOCOL;
-use diving::server::room::{Room, RoomOptions};
+use diving::server::room::RoomOptions;
 use diving::server::store;
 use diving::table::json as js;
 use diving::table::session::Session;
@@ -196,8 +196,7 @@ async fn returns_across_a_resumed_host_send_nothing_twice() {
         // Every fourth return finds a host that was stopped and resumed in between.
         if visits % 4 == 3 {
             server.stop().await.unwrap();
-            let (seats, session) = store::load_all(dir.path()).unwrap().rooms.into_iter().next().unwrap();
-            server = serve(vec![Room::new("1", session, seats.tokens, RoomOptions::default())], config.clone()).await;
+            server = serve(resumed(dir.path()), config.clone()).await;
         }
         if one_visit(&server, &token, &mut seen, LEAVES[visits % 3]).await {
             break;
@@ -258,9 +257,7 @@ async fn two_hundred_returns_with_and_without_moves_receive_every_event_once() {
         for visits in 0..200 {
             if resume && visits % 20 == 19 && !seen.over {
                 server.stop().await.unwrap();
-                let (seats, session) = store::load_all(dir.path()).unwrap().rooms.into_iter().next().unwrap();
-                server =
-                    serve(vec![Room::new("1", session, seats.tokens, RoomOptions::default())], config.clone()).await;
+                server = serve(resumed(dir.path()), config.clone()).await;
                 restarts += 1;
             }
             let leave = LEAVES[(visits + visits / 3) % 3];

@@ -45,6 +45,11 @@ pub async fn serve(rooms: Vec<Room>, config: ServerConfig) -> Server {
     Server::start(listener, rooms, config).unwrap()
 }
 
+/// The rooms `diving host --resume DIR` brings back (from the database of `dir`).
+pub fn resumed(dir: &std::path::Path) -> Vec<Room> {
+    diving::server::resume(dir, &RoomOptions::default()).unwrap().1
+}
+
 pub fn token(server: &Server, room: &str, seat: usize) -> String {
     server.with_room(room, |r| r.tokens()[seat].clone().unwrap()).unwrap()
 }

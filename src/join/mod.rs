@@ -11,6 +11,18 @@
 //! hand, the table, its legal plays, a question's choices — comes in the server's `screen`
 //! messages. Lines from the server arrive while a line is being typed: they are printed above
 //! it.
+//!
+//! With no room (`diving join HOST:PORT`) it is the host's lobby (`lobby`, private): tables,
+//! new ones, ratings; the seat taken there is played by the same code as an invite's, the
+//! lobby handing over its reader of the input. [`player`] keeps who you are (name and key,
+//! under XDG data); [`board`] lays out a leaderboard, for the lobby and `diving host ratings`.
+//! A room's table made in the lobby may wait for its people (`waiting`) and start again
+//! (`rematch`, `new_game`): those are shown as they come; `rematch` is a line like any other,
+//! sent to the host as a command.
+
+pub mod board;
+mod lobby;
+pub mod player;
 
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
@@ -40,6 +52,8 @@ pub struct JoinOptions {
     pub ruleset: Option<RulesetId>,
     /// Never use colour (also: `NO_COLOR`).
     pub no_color: bool,
+    /// The name to go by in the lobby (`--name`; else the player file's, else asked).
+    pub name: Option<String>,
 }
 
 /// The WebSocket URL of an invite's `HOST:PORT/ROOM`.
@@ -58,11 +72,41 @@ pub fn url(target: &str) -> anyhow::Result<String> {
     }
 }
 
-/// Runs `diving join`: at a terminal as the game shell, else reading lines from the pipe.
+/// Runs `diving join`: at a terminal as the game shell, else reading lines from the pipe;
+/// with no room (`HOST:PORT`), the host's lobby (`join/lobby.rs`).
 pub fn join(options: &JoinOptions) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let at_terminal = !options.json && io::stdin().is_terminal();
-    runtime.block_on(run(options, at_terminal))
+    if let Some(host) = lobby::host_of(&options.target)? {
+        if options.seat.is_some() {
+            bail!("--seat and --token name a seat of a room: give HOST:PORT/ROOM (without a room you get the lobby)");
+        }
+        return runtime.block_on(lobby::run(options, &host, at_terminal));
+    }
+    if options.name.is_some() {
+        bail!("--name is for the lobby (diving join HOST:PORT); an invite's seat already has its player");
+    }
+    runtime.block_on(run(options, at_terminal, None))
+}
+
+/// What the lobby hands the room it sends its player to: the lines it reads (one reader of
+/// the input for the whole run, so no line is lost between the two), at a terminal the line
+/// editor's parts, and the player the `join` carries.
+struct Handover {
+    lines: tokio::sync::mpsc::Receiver<Input>,
+    terminal: Option<Editor>,
+    player: Option<player::Player>,
+}
+
+/// The parts of a line editor that is already reading: where text goes above its line, what
+/// it completes, its prompt, the flag that stops it, and what lets it read the next line once
+/// the prompt is the right one.
+struct Editor {
+    screen: Screen,
+    words: Arc<Mutex<Words>>,
+    prompt: Arc<Mutex<Prompt>>,
+    closed: Arc<std::sync::atomic::AtomicBool>,
+    go: std::sync::mpsc::Sender<()>,
 }
 
 /// What the reading side sends the network side.
@@ -78,10 +122,25 @@ struct Prompt {
     /// This seat's player (`None`: watching).
     player: Option<String>,
     over: bool,
+    /// A prompt of the lobby's (`lobby> `, `your name: `), in place of the game's. While it
+    /// is set, the terminal's reader waits after each line until the lobby has dealt with it
+    /// (the `go` of [`read_terminal`]), so the next prompt is the one that line led to: the
+    /// lobby's again, the name question's, or the seat's.
+    lobby: Option<String>,
+}
+
+impl Prompt {
+    /// The game's prompt for `player`.
+    fn game(player: Option<String>) -> Prompt {
+        Prompt { player, over: false, lobby: None }
+    }
 }
 
 impl Prompt {
     fn text(&self) -> String {
+        if let Some(text) = &self.lobby {
+            return text.clone();
+        }
         match (&self.player, self.over) {
             (_, true) => "game over> ".into(),
             // The name is the host's word: shown with its control characters escaped.
@@ -125,7 +184,7 @@ struct Shell {
     shown: Option<(u64, u64, bool)>,
 }
 
-async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCode> {
+async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover>) -> anyhow::Result<ExitCode> {
     let url = url(&options.target)?;
     let ruleset = options.ruleset.clone();
     let style = crate::shell::terminal_style(options.no_color);
@@ -144,7 +203,11 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
         (None, None) => ClientMessage::Watch { protocol: PROTOCOL, ruleset, display, since: None },
         _ => bail!("--seat and --token go together (the host's invite has both); without them you watch"),
     };
-    let (mut sink, mut stream) = connect(&url, &hello).await?;
+    // A seat the lobby gave is its player's (PROTOCOL.md, *A waiting table*).
+    if let (Some(handover), ClientMessage::Join { player, .. }) = (&handover, &mut hello) {
+        player.clone_from(&handover.player);
+    }
+    let (mut sink, mut stream) = connect(&url, &hello.to_text()).await?;
     // A seat whose connection breaks gets back in by itself, with its token (a spectator or
     // a script reading JSON starts again as it likes).
     let rejoins = options.token.is_some() && !options.json;
@@ -153,11 +216,22 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
     // pours lines faster than the server answers waits instead of filling memory.
     let (lines_tx, mut lines) = tokio::sync::mpsc::channel::<Input>(16);
     let mut lines_tx = Some(lines_tx);
-    let mut shell = None;
+    let mut shell: Option<Shell> = None;
     let mut editor = None;
     let mut screen = Screen::Stdout;
     // The connection ended: the terminal's reader stops at its next line.
-    let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // The lobby's reader and editor, already running: this room reads from them.
+    let mut handed = None;
+    if let Some(handover) = handover {
+        lines = handover.lines;
+        lines_tx = None;
+        if let Some(parts) = handover.terminal {
+            screen = parts.screen;
+            closed = parts.closed;
+            handed = Some((parts.words, parts.prompt, parts.go));
+        }
+    }
     if !at_terminal && let Some(tx) = lines_tx.take() {
         read_pipe(tx);
     }
@@ -192,7 +266,7 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                     {
                         *since = usize::try_from(at).ok();
                     }
-                    match rejoin(&url, &hello, &mut screen, &mut lines).await? {
+                    match rejoin(&url, &hello.to_text(), &mut screen, &mut lines).await? {
                         Some((new_sink, new_stream)) => (sink, stream) = (new_sink, new_stream),
                         None => {
                             connected = false;
@@ -224,11 +298,24 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                         if version != PROTOCOL as u64 {
                             bail!("the server speaks protocol {version}, this diving speaks {PROTOCOL}: use the same version of diving");
                         }
+                        let me = value["player"].as_str().map(String::from);
                         if greeted {
                             printed = "(back in the game)\n".to_string();
+                        } else if at_terminal && let Some(shell) = &mut shell {
+                            // A new game at the table (a rematch): the same shell goes on.
+                            printed = title(&value, style);
+                            *shell.prompt.lock().unwrap_or_else(|e| e.into_inner()) = Prompt::game(me);
+                            shell.shown = None;
+                        } else if at_terminal && let Some((words, prompt, go)) = handed.take() {
+                            printed = title(&value, style);
+                            *prompt.lock().unwrap_or_else(|e| e.into_inner()) = Prompt::game(me);
+                            // The lobby's reader waits on the line that took the seat: it
+                            // reads on under the seat's prompt (and never waits again).
+                            let _ = go.send(());
+                            shell = Some(Shell { style, words, prompt, shown: None });
                         } else if at_terminal {
                             printed = title(&value, style);
-                            let prompt = Prompt { player: value["player"].as_str().map(String::from), over: false };
+                            let prompt = Prompt::game(me);
                             let mut term = Terminal::in_memory();
                             if let Some(printer) = term.printer() {
                                 screen = Screen::Editor(printer);
@@ -252,12 +339,26 @@ async fn run(options: &JoinOptions, at_terminal: bool) -> anyhow::Result<ExitCod
                         printed = text;
                         over |= ended;
                     }
+                    Some("waiting") => printed = if options.json { format!("{value}\n") } else { waiting_text(&value) },
+                    Some("rematch") => printed = if options.json { format!("{value}\n") } else { rematch_text(&value) },
+                    Some("new_game") => {
+                        // The table's next game: this seat may have moved on (its token is the
+                        // same), and the moves seen count again from the game's first output.
+                        if let (Some(n), ClientMessage::Join { seat, since, .. }) = (value["seat"].as_u64(), &mut hello) {
+                            *seat = usize::try_from(n).unwrap_or(*seat);
+                            *since = None;
+                        }
+                        seen = None;
+                        over = false;
+                        greeted = false;
+                        printed = if options.json { format!("{value}\n") } else { new_game_text(&value) };
+                    }
                     Some("screen") => {
                         if let Some(shell) = &mut shell {
                             screen.print(&shell.screen(&value))?;
                             // The first prompt comes under the first board.
                             if let (Some(term), Some(tx)) = (editor.take(), lines_tx.take()) {
-                                read_terminal(term, tx, shell.prompt.clone(), closed.clone());
+                                read_terminal(term, tx, shell.prompt.clone(), closed.clone(), None);
                             }
                         }
                     }
@@ -329,14 +430,14 @@ type Sink = futures_util::stream::SplitSink<Socket, Message>;
 type Stream = futures_util::stream::SplitStream<Socket>;
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-/// Opens the connection and says `hello` (the `join` or `watch` message).
-async fn connect(url: &str, hello: &ClientMessage) -> anyhow::Result<(Sink, Stream)> {
+/// Opens the connection and says `hello` (the `join`, `watch` or `lobby` message).
+async fn connect(url: &str, hello: &str) -> anyhow::Result<(Sink, Stream)> {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
     let (socket, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), false)
         .await
         .map_err(|e| connect_error(url, e))?;
     let (mut sink, stream) = socket.split();
-    sink.send(Message::text(hello.to_text())).await?;
+    sink.send(Message::text(hello)).await?;
     Ok((sink, stream))
 }
 
@@ -374,7 +475,7 @@ const REJOIN_TRIES: u32 = 32;
 /// leaves (`None`), anything else is answered with where things stand.
 async fn rejoin(
     url: &str,
-    hello: &ClientMessage,
+    hello: &str,
     screen: &mut Screen,
     lines: &mut tokio::sync::mpsc::Receiver<Input>,
 ) -> anyhow::Result<Option<(Sink, Stream)>> {
@@ -442,6 +543,7 @@ fn read_terminal(
     lines_tx: tokio::sync::mpsc::Sender<Input>,
     prompt: Arc<Mutex<Prompt>>,
     closed: Arc<std::sync::atomic::AtomicBool>,
+    go: Option<std::sync::mpsc::Receiver<()>>,
 ) {
     std::thread::spawn(move || {
         let mut width = terminal::columns();
@@ -474,7 +576,15 @@ fn read_terminal(
             }
             term.remember(&line);
             let quit = is_quit(&line);
+            let in_lobby = prompt.lock().unwrap_or_else(|e| e.into_inner()).lobby.is_some();
             if lines_tx.blocking_send(Input::Line(line)).is_err() || quit {
+                return;
+            }
+            // A lobby line: the next prompt is known once the lobby has dealt with it.
+            if in_lobby
+                && let Some(go) = &go
+                && go.recv().is_err()
+            {
                 return;
             }
         }
@@ -508,7 +618,7 @@ impl Shell {
             for line in strings(&screen["summary"]) {
                 text += &format!("{line}\n");
             }
-            text += &self.style.dim("the game is over: 'log' shows it all, 'quit' leaves.");
+            text += &self.style.dim("the game is over: 'log' shows it all, 'rematch' asks for another, 'quit' leaves.");
             text.push('\n');
         }
         text
@@ -567,6 +677,69 @@ fn hello_text(hello: &Value, json: bool) -> String {
         ruleset["name"].as_str().unwrap_or("?"),
         ruleset["hash"].as_str().unwrap_or("?")
     )
+}
+
+/// A seat's name as a `waiting` or `lobby` message gives it: the player, a bot's spec, or
+/// `open`; the host's words, with their control characters escaped.
+fn seat_name(seat: &Value) -> String {
+    let shown = |s: &str| crate::limits::shown(s, crate::limits::NewLines::Escaped);
+    match (seat["player"].as_str(), seat["bot"].as_str()) {
+        (_, Some(bot)) => format!("bot:{}", shown(bot.strip_prefix("bot:").unwrap_or(bot))),
+        (Some(name), None) => shown(name),
+        (None, None) => "(open)".to_string(),
+    }
+}
+
+fn names(list: &Value) -> String {
+    let names: Vec<String> = list
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|n| crate::limits::shown(n, crate::limits::NewLines::Escaped))
+        .collect();
+    names.join(", ")
+}
+
+/// `waiting`: the table's seats, and how many people it still waits for.
+fn waiting_text(waiting: &Value) -> String {
+    let seats: Vec<String> = waiting["seats"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| format!("{} {}", s["seat"].as_u64().unwrap_or(0), seat_name(s)))
+        .collect();
+    let open = waiting["open"].as_u64().unwrap_or(0);
+    let room = crate::limits::shown(waiting["room"].as_str().unwrap_or("?"), crate::limits::NewLines::Escaped);
+    if open == 0 {
+        return format!("every seat at room {room} is taken: {}; the game starts\n", seats.join(", "));
+    }
+    let s = if open == 1 { "" } else { "s" };
+    format!(
+        "waiting for {open} more player{s} at room {room}: {} (the game starts when every seat is taken)\n",
+        seats.join(", ")
+    )
+}
+
+/// `rematch`: who asked for another game, and who is still waited for.
+fn rematch_text(rematch: &Value) -> String {
+    let asked = names(&rematch["asked"]);
+    let waiting = names(&rematch["waiting_for"]);
+    match (asked.is_empty(), waiting.is_empty()) {
+        (_, true) => format!("{asked} asked for a rematch; everyone agrees: a new game starts\n"),
+        (true, false) => format!("a rematch waits for {waiting} ('rematch' asks for one)\n"),
+        (false, false) => format!("{asked} asked for a rematch; waiting for {waiting} ('rematch' asks for one)\n"),
+    }
+}
+
+/// `new_game`: the table's next game, and this connection's seat in it.
+fn new_game_text(new_game: &Value) -> String {
+    let room = crate::limits::shown(new_game["room"].as_str().unwrap_or("?"), crate::limits::NewLines::Escaped);
+    let game = new_game["game"].as_u64().unwrap_or(0);
+    match new_game["seat"].as_u64() {
+        Some(seat) => format!("game {game} at room {room}: a new shuffle; you are seat {seat} now\n"),
+        None => format!("game {game} at room {room}: a new shuffle\n"),
+    }
 }
 
 /// The text of an `output` message; whether it tells that the game ended.

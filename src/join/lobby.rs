@@ -1,0 +1,599 @@
+//! `diving join HOST:PORT`: the host's lobby at a terminal or from a pipe (PROTOCOL.md, *The
+//! lobby*), over `ws://HOST:PORT/lobby`. It says who you are ([`super::player`]: a name and
+//! the key kept under XDG data), shows the open tables and the rulesets the host offers
+//! (again whenever the host sends a new `lobby`), and reads the lobby's commands: `new`,
+//! `sit`, `code`, `ratings`, `watch`, `tables`, `help`, `quit`. Taking a seat (`seated`)
+//! prints the invites of a new table, then plays that seat as `diving join HOST:PORT/ROOM
+//! --seat N --token T` does, its `join` carrying the player, with the same reader of the
+//! input: a pipe's next lines are the game's.
+//!
+//! It holds no tables and checks no rules the host does not state: a `new` is checked against
+//! what the `lobby` message offers (rulesets, their seat counts, bots) so a typo is answered
+//! at once, and everything else is the host's to refuse.
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, bail};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::sync::mpsc::Receiver;
+use tokio_tungstenite::tungstenite::Message;
+
+use super::player::{self, Player, new_player};
+use super::{Editor, Handover, Input, JoinOptions, Prompt, Screen, board};
+use crate::limits::{NewLines, shown};
+use crate::server::protocol::{LobbyMessage, PROTOCOL};
+use crate::shell::terminal::Terminal;
+
+/// The lobby's prompt at a terminal.
+const PROMPT: &str = "lobby> ";
+/// The prompt of the name question.
+const NAME_PROMPT: &str = "your name: ";
+
+/// The host of a target that names no room (`HOST:PORT`, `ws://HOST:PORT/`): the lobby's;
+/// `None` for `HOST:PORT/ROOM`.
+pub fn host_of(target: &str) -> anyhow::Result<Option<String>> {
+    if target.starts_with("wss://") {
+        // The room parser words it.
+        super::url(target)?;
+    }
+    let rest = target.strip_prefix("ws://").unwrap_or(target);
+    let (host, room) = rest.split_once('/').unwrap_or((rest, ""));
+    if !room.is_empty() {
+        return Ok(None);
+    }
+    if host.is_empty() {
+        bail!("'{target}' is not HOST:PORT (the lobby) or HOST:PORT/ROOM (as the host's invite prints it)");
+    }
+    Ok(Some(host.to_string()))
+}
+
+fn host_words(text: &str) -> String {
+    shown(text, NewLines::Escaped)
+}
+
+/// What a lobby command line asks for.
+#[derive(Debug, Clone, PartialEq)]
+enum Asked {
+    /// A message to the host.
+    Send(LobbyMessage),
+    /// Text to print (help, the lobby again).
+    Print(String),
+    Watch(String),
+    Quit,
+}
+
+/// The lobby's commands (`help` prints this).
+const HELP: &str = "\
+commands in the lobby:
+  new [RULESET] [--seats N] [--bots a,b] [--hints]
+                     make a table and take seat 1 (default: the first ruleset listed, 2 seats,
+                     no bots, no hints); the bots take the last seats, the others wait for
+                     the people you invite
+  sit ROOM [SEAT]    take an open seat of a waiting table (the first open one without SEAT)
+  code CODE          take the seat an invite code names
+  ratings [RULESET]  the leaderboard (default: the first ruleset listed)
+  watch ROOM         watch a table
+  tables             show the tables and rulesets again
+  help               this list
+  quit               leave
+once seated you play as in any game ('help' there); when it is over, 'rematch' asks for another
+";
+
+/// Reads one lobby line against the lobby last shown.
+fn command(line: &str, lobby: Option<&Value>, host: &str) -> Result<Asked, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some((&first, rest)) = words.split_first() else { return Ok(Asked::Print(String::new())) };
+    let empty = json!({});
+    let lobby = lobby.unwrap_or(&empty);
+    let rulesets = lobby["rulesets"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let first_ruleset =
+        || rulesets.first().and_then(|r| r["id"].as_str()).map(String::from).ok_or("the host offers no ruleset yet");
+    match first.to_lowercase().as_str() {
+        "help" | "?" => Ok(Asked::Print(HELP.to_string())),
+        "quit" | "q" | "exit" => Ok(Asked::Quit),
+        "tables" | "lobby" | "list" => Ok(Asked::Print(lobby_text(lobby, host))),
+        "new" => new_table(rest, lobby).map(Asked::Send),
+        "sit" => match rest {
+            [room] => Ok(Asked::Send(LobbyMessage::Sit { room: room.to_string(), seat: None })),
+            [room, seat] => match seat.parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(Asked::Send(LobbyMessage::Sit { room: room.to_string(), seat: Some(n) })),
+                _ => Err(format!("'{seat}' is not a seat number (1, 2, …)")),
+            },
+            _ => Err("sit takes a room and maybe a seat: sit ROOM [SEAT]".into()),
+        },
+        "code" => match rest {
+            [code] => Ok(Asked::Send(LobbyMessage::Code { code: code.to_string() })),
+            _ => Err("code takes the invite's code: code CODE".into()),
+        },
+        "ratings" => match rest {
+            [] => Ok(Asked::Send(LobbyMessage::Ratings { ruleset: first_ruleset()? })),
+            [ruleset] => Ok(Asked::Send(LobbyMessage::Ratings { ruleset: ruleset.to_string() })),
+            _ => Err("ratings takes at most one ruleset: ratings [RULESET]".into()),
+        },
+        "watch" => match rest {
+            [room] => Ok(Asked::Watch(room.to_string())),
+            _ => Err("watch takes a room: watch ROOM".into()),
+        },
+        other => Err(format!("unknown command '{}' in the lobby (type 'help' for the list)", host_words(other))),
+    }
+}
+
+/// `new [RULESET] [--seats N] [--bots a,b] [--hints]` as a `create` message, checked against
+/// what the lobby offers.
+fn new_table(words: &[&str], lobby: &Value) -> Result<LobbyMessage, String> {
+    let rulesets = lobby["rulesets"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let ids: Vec<&str> = rulesets.iter().filter_map(|r| r["id"].as_str()).collect();
+    let (mut ruleset, mut seats, mut bots, mut hints) = (None, None, Vec::new(), false);
+    let mut words = words.iter();
+    while let Some(&word) = words.next() {
+        match word {
+            "--seats" => {
+                let n = words.next().ok_or("--seats needs a number: --seats N")?;
+                seats = Some(n.parse::<usize>().map_err(|_| format!("--seats takes a number, not '{n}'"))?);
+            }
+            "--bots" => {
+                let list = words.next().ok_or("--bots needs bot names: --bots greedy,random")?;
+                bots = list
+                    .split(',')
+                    .filter(|b| !b.is_empty())
+                    .map(|b| b.strip_prefix("bot:").unwrap_or(b).to_string())
+                    .collect();
+            }
+            "--hints" => hints = true,
+            flag if flag.starts_with("--") => {
+                return Err(format!("new takes --seats N, --bots a,b and --hints, not '{}'", host_words(flag)));
+            }
+            name if ruleset.is_none() => ruleset = Some(name.to_string()),
+            extra => return Err(format!("new takes one ruleset (found '{}' after it)", host_words(extra))),
+        }
+    }
+    let ruleset = match ruleset {
+        Some(r) if ids.contains(&r.as_str()) => r,
+        Some(r) => {
+            return Err(format!("the host offers no ruleset '{}' (it offers: {})", host_words(&r), ids.join(", ")));
+        }
+        None => ids.first().ok_or("the host offers no ruleset yet")?.to_string(),
+    };
+    let range = rulesets.iter().find(|r| r["id"] == ruleset.as_str()).map(|r| &r["seats"]);
+    let (min, max) = match range {
+        Some(range) => (range[0].as_u64().map_or(2, |n| n as usize), range[1].as_u64().map_or(8, |n| n as usize)),
+        None => (2, 8),
+    };
+    let seats = seats.unwrap_or(min.max(2));
+    if !(min..=max).contains(&seats) {
+        return Err(format!("{ruleset} seats {min} to {max} players, not {seats}"));
+    }
+    if bots.len() >= seats {
+        return Err(format!("{} bots at {seats} seats leave no seat for you", bots.len()));
+    }
+    let offered: Vec<&str> = lobby["bots"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    if let Some(unknown) = bots.iter().find(|b| !offered.is_empty() && !offered.contains(&b.as_str())) {
+        return Err(format!("the host has no bot '{}' (it has: {})", host_words(unknown), offered.join(", ")));
+    }
+    Ok(LobbyMessage::Create { ruleset, seats, bots, hints })
+}
+
+/// The lobby as text: who you are, the tables, the rulesets and bots offered.
+fn lobby_text(lobby: &Value, host: &str) -> String {
+    let mut out = String::new();
+    if let Some(name) = lobby["you"]["name"].as_str() {
+        out += &format!("lobby of {host} - you are {}\n", host_words(name));
+    }
+    let tables = lobby["tables"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if tables.is_empty() {
+        out += "no tables yet: 'new' makes one\n";
+    } else {
+        out += "tables:\n";
+    }
+    for table in tables {
+        let room = host_words(table["room"].as_str().unwrap_or("?"));
+        let seats: Vec<String> = table["seats"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| format!("{} {}", s["seat"].as_u64().unwrap_or(0), super::seat_name(s)))
+            .collect();
+        let open = table["open"].as_u64().unwrap_or(0);
+        out += &format!(
+            "  room {room}: {} game {}, {}{} - {}\n",
+            host_words(table["ruleset"].as_str().unwrap_or("?")),
+            table["game"].as_u64().unwrap_or(1),
+            host_words(table["state"].as_str().unwrap_or("?")),
+            if open > 0 { format!(" ({open} open: sit {room})") } else { String::new() },
+            seats.join(", "),
+        );
+        if let Some(about) = table["about"].as_str().filter(|a| !a.is_empty()) {
+            out += &format!("    {}\n", host_words(about));
+        }
+        out += &format!("    watch: diving join {host}/{room}  (or 'watch {room}')\n");
+    }
+    let rulesets = lobby["rulesets"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if !rulesets.is_empty() {
+        out += "rulesets ('new RULESET'):\n";
+    }
+    for r in rulesets {
+        let seats = &r["seats"];
+        let (id, name) = (host_words(r["id"].as_str().unwrap_or("?")), host_words(r["name"].as_str().unwrap_or("?")));
+        out += &format!(
+            "  {id}{}, {}-{} seats: {}\n",
+            if name == id { String::new() } else { format!(" ({name})") },
+            seats[0].as_u64().unwrap_or(2),
+            seats[1].as_u64().unwrap_or(8),
+            host_words(r["about"].as_str().unwrap_or("")),
+        );
+        if let Some(balance) = r["balance"].as_str() {
+            out += &format!("    balance: {}\n", host_words(balance));
+        }
+    }
+    let bots: Vec<String> =
+        lobby["bots"].as_array().into_iter().flatten().filter_map(Value::as_str).map(host_words).collect();
+    if !bots.is_empty() {
+        out += &format!("bots ('new --bots a,b'): {}\n", bots.join(", "));
+    }
+    out += "type 'help' for the lobby's commands\n";
+    out
+}
+
+/// `seated`: where you sit and, for a table you made, the invites for the other seats.
+fn seated_text(seated: &Value) -> String {
+    let field = |v: &Value, key: &str| host_words(v[key].as_str().unwrap_or("?"));
+    let mut out = format!(
+        "you have seat {} at room {} (in a browser: {})\n",
+        seated["seat"].as_u64().unwrap_or(0),
+        field(seated, "room"),
+        field(seated, "browser")
+    );
+    let invites = seated["invites"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if !invites.is_empty() {
+        out += "invite the others (each seat's code, command or link is its own):\n";
+    }
+    for invite in invites {
+        out += &format!(
+            "  seat {}: 'code {}' in this lobby, or: {}\n    or in a browser: {}\n",
+            invite["seat"].as_u64().unwrap_or(0),
+            field(invite, "code"),
+            field(invite, "join"),
+            field(invite, "browser")
+        );
+    }
+    out
+}
+
+/// The terminal's reader waits after each lobby line until the lobby lets it read the next
+/// (so that it reads it under the prompt that line led to); a pipe's reader never waits.
+struct Hold {
+    go: std::sync::mpsc::Sender<()>,
+    at_terminal: bool,
+    /// The reader waits.
+    held: bool,
+}
+
+impl Hold {
+    /// A line came from the reader: it now waits.
+    fn read(&mut self) {
+        self.held = self.at_terminal;
+    }
+
+    /// The prompt is the one the next line is read under: let the reader go on.
+    fn release(&mut self) {
+        if std::mem::take(&mut self.held) {
+            let _ = self.go.send(());
+        }
+    }
+}
+
+fn set_prompt(prompt: &Mutex<Prompt>, text: &str) {
+    prompt.lock().unwrap_or_else(|e| e.into_inner()).lobby = Some(text.into());
+}
+
+/// Asks for a name, on the lobby's reader; `None` when the input ended. The prompt is the
+/// lobby's again once the name is given, and the reader waits for the lobby's answer.
+async fn ask_name(
+    screen: &mut Screen,
+    prompt: &Arc<Mutex<Prompt>>,
+    lines: &mut Receiver<Input>,
+    hold: &mut Hold,
+) -> anyhow::Result<Option<String>> {
+    set_prompt(prompt, NAME_PROMPT);
+    hold.release();
+    screen.print("what name do you go by here? (one word, at most 24 characters; kept with your player key)\n")?;
+    loop {
+        match lines.recv().await {
+            None => return Ok(None),
+            Some(Input::Width(_)) => continue,
+            Some(Input::Line(line)) => {
+                hold.read();
+                let name = line.trim();
+                if name.is_empty() {
+                    screen.print("a name, please (or Ctrl-D to leave)\n")?;
+                    hold.release();
+                    continue;
+                }
+                set_prompt(prompt, PROMPT);
+                return Ok(Some(name.to_string()));
+            }
+        }
+    }
+}
+
+/// Runs the lobby of `host` until the player leaves it, or takes a seat (then plays it) or
+/// watches a table.
+pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) -> anyhow::Result<ExitCode> {
+    let url = format!("ws://{host}/lobby");
+    let path = player::path()?;
+    let stored = player::load(&path)?;
+
+    // One reader of the input for the lobby and the seat it leads to.
+    let (tx, mut lines) = tokio::sync::mpsc::channel::<Input>(16);
+    let prompt = Arc::new(Mutex::new(Prompt { lobby: Some(PROMPT.into()), ..Prompt::game(None) }));
+    let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut screen = Screen::Stdout;
+    let mut words = None;
+    if options.name.is_none() && stored.is_none() {
+        set_prompt(&prompt, NAME_PROMPT);
+    }
+    let (go, go_rx) = std::sync::mpsc::channel();
+    let mut hold = Hold { go: go.clone(), at_terminal, held: false };
+    if at_terminal {
+        let mut term = Terminal::in_memory();
+        if let Some(printer) = term.printer() {
+            screen = Screen::Editor(printer);
+        }
+        words = Some(term.words());
+        super::read_terminal(term, tx, prompt.clone(), closed.clone(), Some(go_rx));
+    } else {
+        super::read_pipe(tx);
+    }
+
+    let mut me = match (&options.name, &stored) {
+        (Some(name), Some(p)) => Player { name: name.clone(), key: p.key.clone() },
+        (Some(name), None) => new_player(name)?,
+        (None, Some(p)) => p.clone(),
+        (None, None) => match ask_name(&mut screen, &prompt, &mut lines, &mut hold).await? {
+            Some(name) => new_player(&name)?,
+            None => bail!("the input ended before a name was given (diving join HOST:PORT --name NAME gives one)"),
+        },
+    };
+    let mut saved = stored;
+
+    loop {
+        let hello = LobbyMessage::Lobby { protocol: PROTOCOL, name: Some(me.name.clone()), key: Some(me.key.clone()) };
+        let (mut sink, mut stream) = super::connect(&url, &serde_json::to_string(&hello)?).await?;
+        let mut lobby: Option<Value> = None;
+        // A line waits for the lobby, and for the answer to the message the line before sent
+        // (seated, ratings or an error): a pipe's lines are answered in their order, and a
+        // line meant for the seat a `new` takes is not read as a lobby command.
+        let mut answered = true;
+        let renamed = 'connection: loop {
+            tokio::select! {
+                message = stream.next() => {
+                    let text = match message {
+                        Some(Ok(Message::Text(text))) => text,
+                        Some(Ok(Message::Close(_))) | None => bail!("the host at {host} closed the lobby"),
+                        Some(Ok(_)) => continue,
+                        Some(Err(e)) => bail!("the connection to {url} broke: {e}"),
+                    };
+                    let value: Value = serde_json::from_str(&text).context("the host sent something that is not JSON")?;
+                    let kind = value["type"].as_str().unwrap_or("");
+                    if options.json && kind != "error" {
+                        screen.print(&format!("{value}\n"))?;
+                    }
+                    match kind {
+                        "lobby" => {
+                            let version = value["protocol"].as_u64().unwrap_or(0);
+                            if version != u64::from(PROTOCOL) {
+                                bail!("the host speaks protocol {version}, this diving speaks {PROTOCOL}: use the same version of diving");
+                            }
+                            // The host took the name: it is kept, with the key, for next time.
+                            if value["you"]["name"].as_str().is_some() && saved.as_ref() != Some(&me) {
+                                player::save(&path, &me)?;
+                                saved = Some(me.clone());
+                            }
+                            if !options.json {
+                                screen.print(&lobby_text(&value, host))?;
+                            }
+                            lobby = Some(value);
+                            if answered {
+                                hold.release();
+                            }
+                        }
+                        "ratings" => {
+                            answered = true;
+                            hold.release();
+                            if !options.json {
+                                screen.print(&board::text(&value))?;
+                            }
+                        }
+                        "seated" => {
+                            let (Some(room), Some(seat), Some(token)) =
+                                (value["room"].as_str(), value["seat"].as_u64(), value["token"].as_str())
+                            else {
+                                bail!("the host's 'seated' lacks its room, seat or token: {}", host_words(&text));
+                            };
+                            if !options.json {
+                                screen.print(&seated_text(&value))?;
+                            }
+                            let _ = sink.send(Message::Close(None)).await;
+                            let seat = JoinOptions {
+                                target: format!("{host}/{room}"),
+                                seat: Some(usize::try_from(seat).context("the host's seat number is too big")?),
+                                token: Some(token.to_string()),
+                                ruleset: None,
+                                name: None,
+                                ..options.clone()
+                            };
+                            let editor = words.map(|words| Editor { screen, words, prompt, closed, go: go.clone() });
+                            let handover = Handover { lines, terminal: editor, player: Some(me) };
+                            return super::run(&seat, at_terminal, Some(handover)).await;
+                        }
+                        "error" => {
+                            answered = true;
+                            let code = value["code"].as_str().unwrap_or("");
+                            let message = host_words(value["message"].as_str().unwrap_or("error"));
+                            if code == "name" {
+                                if options.name.is_some() {
+                                    bail!("{message}");
+                                }
+                                screen.print(&format!("{message}\n"))?;
+                                break 'connection true;
+                            }
+                            if matches!(code, "protocol" | "timeout" | "dropped" | "replaced") {
+                                bail!("{message}");
+                            }
+                            hold.release();
+                            if options.json {
+                                screen.print(&format!("{value}\n"))?;
+                            } else {
+                                screen.print(&format!("error: {message}\n"))?;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                line = lines.recv(), if lobby.is_some() && answered => {
+                    let line = match line {
+                        Some(Input::Line(line)) => line,
+                        Some(Input::Width(_)) => continue,
+                        None => break 'connection false,
+                    };
+                    hold.read();
+                    match command(&line, lobby.as_ref(), host) {
+                        Ok(Asked::Send(message)) => {
+                            sink.send(Message::text(serde_json::to_string(&message)?)).await?;
+                            answered = false;
+                        }
+                        Ok(Asked::Print(text)) => {
+                            screen.print(&text)?;
+                            hold.release();
+                        }
+                        Ok(Asked::Quit) => break 'connection false,
+                        Ok(Asked::Watch(room)) => {
+                            let _ = sink.send(Message::Close(None)).await;
+                            let watch = JoinOptions { target: format!("{host}/{room}"), seat: None, token: None, name: None, ..options.clone() };
+                            let editor = words.map(|words| Editor { screen, words, prompt, closed, go: go.clone() });
+                            let handover = Handover { lines, terminal: editor, player: None };
+                            return super::run(&watch, at_terminal, Some(handover)).await;
+                        }
+                        Err(message) => {
+                            screen.print(&format!("error: {message}\n"))?;
+                            hold.release();
+                        }
+                    }
+                }
+            }
+        };
+        let _ = sink.send(Message::Close(None)).await;
+        if !renamed {
+            closed.store(true, std::sync::atomic::Ordering::SeqCst);
+            return Ok(ExitCode::SUCCESS);
+        }
+        match ask_name(&mut screen, &prompt, &mut lines, &mut hold).await? {
+            Some(name) => me.name = name,
+            None => return Ok(ExitCode::SUCCESS),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lobby() -> Value {
+        json!({
+            "type": "lobby", "protocol": 5, "you": {"name": "ann"},
+            "rulesets": [
+                {"id": "standard", "name": "Standard", "about": "The rules as decided.", "balance": null, "seats": [2, 8]},
+                {"id": "duel", "name": "Duel", "about": "Two divers.", "balance": "seat 1 wins 51%", "seats": [2, 2]},
+            ],
+            "bots": ["random", "greedy", "mcts"],
+            "tables": [{"room": "3", "ruleset": "standard", "about": "The rules as decided.", "game": 1, "state": "waiting",
+                        "seats": [{"seat": 1, "player": "bob", "bot": null}, {"seat": 2, "player": null, "bot": null},
+                                  {"seat": 3, "player": null, "bot": "greedy"}],
+                        "open": 1, "watch": "/3"}],
+            "limits": {},
+        })
+    }
+
+    /// The message a line sends, as it goes over the wire.
+    fn sent(asked: Asked) -> Value {
+        match asked {
+            Asked::Send(message) => serde_json::to_value(message).unwrap(),
+            other => panic!("{other:?} sends nothing"),
+        }
+    }
+
+    #[test]
+    fn hosts_without_a_room_are_the_lobbys() {
+        assert_eq!(host_of("127.0.0.1:7878").unwrap().as_deref(), Some("127.0.0.1:7878"));
+        assert_eq!(host_of("ws://127.0.0.1:7878/").unwrap().as_deref(), Some("127.0.0.1:7878"));
+        assert_eq!(host_of("127.0.0.1:7878/4").unwrap(), None);
+        assert!(host_of("/").is_err());
+        assert!(host_of("wss://example.com").is_err());
+    }
+
+    #[test]
+    fn new_is_a_create_checked_against_the_lobby() {
+        let l = lobby();
+        let create = |line: &str| command(line, Some(&l), "h:1");
+        assert_eq!(
+            sent(create("new").unwrap()),
+            json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": [], "hints": false})
+        );
+        assert_eq!(
+            sent(create("new standard --seats 3 --bots bot:greedy,random --hints").unwrap()),
+            json!({"type": "create", "ruleset": "standard", "seats": 3, "bots": ["greedy", "random"], "hints": true})
+        );
+        assert_eq!(
+            create("new sharks").unwrap_err(),
+            "the host offers no ruleset 'sharks' (it offers: standard, duel)"
+        );
+        assert_eq!(create("new duel --seats 3").unwrap_err(), "duel seats 2 to 2 players, not 3");
+        assert_eq!(
+            create("new --seats 2 --bots greedy,greedy").unwrap_err(),
+            "2 bots at 2 seats leave no seat for you"
+        );
+        assert_eq!(
+            create("new --bots shark").unwrap_err(),
+            "the host has no bot 'shark' (it has: random, greedy, mcts)"
+        );
+        assert_eq!(create("new --seats two").unwrap_err(), "--seats takes a number, not 'two'");
+        assert_eq!(create("new --colour").unwrap_err(), "new takes --seats N, --bots a,b and --hints, not '--colour'");
+    }
+
+    #[test]
+    fn the_other_commands_are_their_messages() {
+        let l = lobby();
+        let c = |line: &str| command(line, Some(&l), "h:1");
+        assert_eq!(sent(c("sit 3").unwrap()), json!({"type": "sit", "room": "3"}));
+        assert_eq!(sent(c("SIT 3 2").unwrap()), json!({"type": "sit", "room": "3", "seat": 2}));
+        assert_eq!(c("sit 3 x").unwrap_err(), "'x' is not a seat number (1, 2, …)");
+        assert_eq!(sent(c("code ab12").unwrap()), json!({"type": "code", "code": "ab12"}));
+        assert_eq!(sent(c("ratings").unwrap()), json!({"type": "ratings", "ruleset": "standard"}));
+        assert_eq!(sent(c("ratings duel").unwrap()), json!({"type": "ratings", "ruleset": "duel"}));
+        assert_eq!(c("watch 3").unwrap(), Asked::Watch("3".into()));
+        assert_eq!(c("quit").unwrap(), Asked::Quit);
+        assert!(matches!(c("help").unwrap(), Asked::Print(text) if text.contains("sit ROOM [SEAT]")));
+        assert_eq!(c("dance").unwrap_err(), "unknown command 'dance' in the lobby (type 'help' for the list)");
+    }
+
+    #[test]
+    fn the_lobby_shows_its_tables_rulesets_and_bots() {
+        let text = lobby_text(&lobby(), "127.0.0.1:7878");
+        let expected = "\
+lobby of 127.0.0.1:7878 - you are ann
+tables:
+  room 3: standard game 1, waiting (1 open: sit 3) - 1 bob, 2 (open), 3 bot:greedy
+    The rules as decided.
+    watch: diving join 127.0.0.1:7878/3  (or 'watch 3')
+rulesets ('new RULESET'):
+  standard (Standard), 2-8 seats: The rules as decided.
+  duel (Duel), 2-2 seats: Two divers.
+    balance: seat 1 wins 51%
+bots ('new --bots a,b'): random, greedy, mcts
+type 'help' for the lobby's commands
+";
+        assert_eq!(text, expected);
+    }
+}

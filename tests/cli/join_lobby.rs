@@ -1,0 +1,434 @@
+//! `diving join HOST:PORT`, the terminal lobby, driven through a pipe: who you are (the player
+//! file under `XDG_DATA_HOME`, a refused name asked again, `--name` refused with status 2)
+//! against a host that plays the lobby's part of PROTOCOL.md message by message, so each
+//! step is checked as the client sends it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+
+use diving::server::protocol::PROTOCOL;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::Message;
+
+/// A running `diving join`, its output read line by line on a thread of its own.
+pub struct Joined {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    /// Every line printed so far.
+    pub printed: Vec<String>,
+    /// The host's rate limit, kept to as a person keeps to it (see [`Pace`]).
+    pace: Pace,
+}
+
+/// The host takes bursts of 40 messages, then 20 a second (PROTOCOL.md, *Limits*), and
+/// refuses the rest. A person never comes near it; a test that answers every turn at once
+/// does (two lines a turn, a whole game in a fraction of a second). So lines are sent as a
+/// bucket smaller and slower than the host's allows them (30, then 15 a second: the margin
+/// covers the `join` the client sends itself and the clocks' drift): a line waits only when
+/// that bucket is empty, and no wait stands in for an answer awaited.
+struct Pace {
+    tokens: f64,
+    at: std::time::Instant,
+}
+
+impl Pace {
+    const BURST: f64 = 30.0;
+    const PER_SECOND: f64 = 15.0;
+
+    fn new() -> Pace {
+        Pace { tokens: Self::BURST, at: std::time::Instant::now() }
+    }
+
+    fn take(&mut self) {
+        let now = std::time::Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * Self::PER_SECOND).min(Self::BURST);
+        self.at = now;
+        if self.tokens < 1.0 {
+            let wait = (1.0 - self.tokens) / Self::PER_SECOND;
+            std::thread::sleep(std::time::Duration::from_secs_f64(wait));
+            self.tokens = 1.0;
+            self.at = std::time::Instant::now();
+        }
+        self.tokens -= 1.0;
+    }
+}
+
+impl Joined {
+    pub fn spawn(args: &[&str], data_home: &std::path::Path) -> Joined {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+            .args(args)
+            .env("XDG_DATA_HOME", data_home)
+            .env("HOME", data_home)
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Joined { child, stdin, lines, printed: Vec::new(), pace: Pace::new() }
+    }
+
+    /// The lines printed until one contains `what` (that one last); fails after [`WAIT`].
+    pub fn until(&mut self, what: &str) -> Vec<String> {
+        let deadline = std::time::Instant::now() + WAIT;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.printed.push(line.clone());
+                    let found = line.contains(what);
+                    seen.push(line);
+                    if found {
+                        return seen;
+                    }
+                }
+                Err(e) => {
+                    let last = &self.printed[self.printed.len().saturating_sub(40)..];
+                    panic!("no line with {what:?} ({e}); the last lines printed: {last:#?}")
+                }
+            }
+        }
+    }
+
+    pub fn line(&mut self, line: &str) {
+        self.pace.take();
+        writeln!(self.stdin.as_mut().expect("the input is open"), "{line}").unwrap();
+    }
+
+    /// Ends the input, then waits (at most [`WAIT`]) for the exit: its status code, stderr,
+    /// and every line it printed.
+    pub fn finish(mut self) -> (Option<i32>, String, Vec<String>) {
+        drop(self.stdin.take());
+        self.exit()
+    }
+
+    /// Waits (at most [`WAIT`]) for it to end by itself, its input still open.
+    pub fn exit(mut self) -> (Option<i32>, String, Vec<String>) {
+        let deadline = std::time::Instant::now() + WAIT;
+        let mut stderr = self.child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+            let _ = tx.send(text);
+        });
+        let err = rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()));
+        let Ok(err) = err else {
+            let _ = self.child.kill();
+            panic!("diving join did not end within {}s of its input's end", WAIT.as_secs());
+        };
+        let status = self.child.wait().unwrap();
+        // The reader ends at the output's end, which came with the exit.
+        while let Ok(line) = self.lines.recv_timeout(WAIT) {
+            self.printed.push(line);
+        }
+        (status.code(), err, self.printed)
+    }
+}
+
+/// The longest a test waits for one line or message (a hung client fails the test; nothing
+/// sleeps).
+const WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+type Socket = WebSocketStream<tokio::net::TcpStream>;
+
+/// The host's side of one connection: accepted on `/lobby` (any other path fails the test).
+async fn accept(listener: &TcpListener) -> Socket {
+    let (stream, _) = tokio::time::timeout(WAIT, listener.accept()).await.expect("diving join connects").unwrap();
+    // The callback's type is tungstenite's, large error and all.
+    #[allow(clippy::result_large_err)]
+    let check = |request: &tokio_tungstenite::tungstenite::handshake::server::Request, response| {
+        assert_eq!(request.uri().path(), "/lobby");
+        Ok(response)
+    };
+    tokio_tungstenite::accept_hdr_async(stream, check).await.unwrap()
+}
+
+async fn recv(ws: &mut Socket) -> Value {
+    loop {
+        match tokio::time::timeout(WAIT, ws.next()).await.expect("diving join sends in time") {
+            Some(Ok(Message::Text(text))) => return serde_json::from_str(&text).unwrap(),
+            Some(Ok(Message::Close(_))) | None => panic!("diving join closed the lobby"),
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => panic!("{e}"),
+        }
+    }
+}
+
+async fn send(ws: &mut Socket, message: Value) {
+    ws.send(Message::text(message.to_string())).await.unwrap();
+}
+
+fn lobby(you: &str) -> Value {
+    json!({
+        "type": "lobby", "protocol": PROTOCOL, "you": {"name": you},
+        "rulesets": [{"id": "standard", "name": "Standard", "about": "The rules as decided.", "balance": null, "seats": [2, 8]}],
+        "bots": ["greedy"], "tables": [], "limits": {"tables_per_connection": 3, "tables": 2000, "idle_secs": 600},
+    })
+}
+
+#[test]
+fn a_refused_name_is_asked_again_and_the_name_the_host_took_is_kept_with_the_key() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let data = tempfile::tempdir().unwrap();
+    let file = data.path().join("diving").join("player.json");
+
+    let mut join = Joined::spawn(&["join", &addr], data.path());
+    join.until("what name do you go by");
+    join.line("ann");
+    let mut ws = runtime.block_on(accept(&listener));
+    let hello = runtime.block_on(recv(&mut ws));
+    assert_eq!(
+        (hello["type"].as_str(), hello["protocol"].as_u64(), hello["name"].as_str()),
+        (Some("lobby"), Some(PROTOCOL.into()), Some("ann"))
+    );
+    let key = hello["key"].as_str().unwrap().to_string();
+    assert!(key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()), "{hello}");
+    let refusal = "the name 'ann' belongs to another player here; pick another";
+    runtime.block_on(send(&mut ws, json!({"type": "error", "code": "name", "message": refusal})));
+    join.until(refusal);
+    join.until("what name do you go by");
+    assert!(!file.exists(), "a refused name is not kept");
+
+    join.line("ann2");
+    let mut ws = runtime.block_on(accept(&listener));
+    let hello = runtime.block_on(recv(&mut ws));
+    assert_eq!((hello["name"].as_str(), hello["key"].as_str()), (Some("ann2"), Some(key.as_str())), "the same key");
+    runtime.block_on(send(&mut ws, lobby("ann2")));
+    let shown = join.until("type 'help'");
+    assert!(shown.iter().any(|l| l == &format!("lobby of {addr} - you are ann2")), "{shown:#?}");
+    assert!(shown.iter().any(|l| l == "no tables yet: 'new' makes one"), "{shown:#?}");
+    let kept: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(kept, json!({"name": "ann2", "key": key}));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    // The lobby's commands are its messages; a typo is answered without asking the host.
+    join.line("new standard --seats 9");
+    join.until("error: standard seats 2 to 8 players, not 9");
+    join.line("ratings");
+    assert_eq!(runtime.block_on(recv(&mut ws)), json!({"type": "ratings", "ruleset": "standard"}));
+    let board = json!({"type": "ratings", "ruleset": "standard",
+        "rows": [{"rank": 1, "player": "ann2", "bot": false, "rating": 1.25, "uncertainty": 7.5, "games": 1, "wins": 1}],
+        "recent": []});
+    runtime.block_on(send(&mut ws, board));
+    join.until("ratings for standard");
+    let row = join.until("ann2");
+    assert_eq!(row.last().unwrap().split_whitespace().collect::<Vec<_>>(), ["1", "ann2", "1.25", "7.50", "1", "1"]);
+    join.line("new --bots greedy");
+    let create = runtime.block_on(recv(&mut ws));
+    assert_eq!(
+        create,
+        json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": ["greedy"], "hints": false})
+    );
+    // The next line waits for the answer: it is not read as a lobby command meanwhile.
+    join.line("tables");
+    let refusal = "this connection made 3 tables already (the most one may)";
+    runtime.block_on(send(&mut ws, json!({"type": "error", "code": "limit", "message": refusal})));
+    let answers = join.until("type 'help'");
+    assert_eq!(answers[0], format!("error: {refusal}"), "{answers:#?}");
+    assert_eq!(answers[1], format!("lobby of {addr} - you are ann2"), "{answers:#?}");
+    let (code, err, _) = join.finish();
+    assert_eq!(code, Some(0), "{err}");
+
+    // Next time the file says who this is: no name is asked.
+    let join = Joined::spawn(&["join", &addr], data.path());
+    let mut ws = runtime.block_on(accept(&listener));
+    let hello = runtime.block_on(recv(&mut ws));
+    assert_eq!((hello["name"].as_str(), hello["key"].as_str()), (Some("ann2"), Some(key.as_str())));
+    runtime.block_on(send(&mut ws, lobby("ann2")));
+    let (code, err, printed) = join.finish();
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!printed.iter().any(|l| l.contains("what name")), "{printed:#?}");
+}
+
+#[test]
+fn a_name_given_with_name_that_the_host_refuses_ends_with_its_reason_and_status_2() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let data = tempfile::tempdir().unwrap();
+    let join = Joined::spawn(&["join", &addr, "--name", "bob"], data.path());
+    let mut ws = runtime.block_on(accept(&listener));
+    let hello = runtime.block_on(recv(&mut ws));
+    assert_eq!(hello["name"], "bob");
+    let refusal = "'bob' looks too much like 'B0b', another player's name here; pick another";
+    runtime.block_on(send(&mut ws, json!({"type": "error", "code": "name", "message": refusal})));
+    let (code, err, _) = join.exit();
+    assert_eq!(code, Some(2));
+    assert_eq!(err.trim_end(), format!("diving: {refusal}"));
+    assert!(!data.path().join("diving").join("player.json").exists());
+}
+
+/// A real host with no table made at start-up: `diving host --json --port 0`, its address
+/// read from its `listening` line. Killed when dropped.
+struct Host {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    addr: String,
+}
+
+impl Host {
+    fn start(dir: &std::path::Path) -> Host {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+            .args(["host", "--json", "--bind", "127.0.0.1", "--port", "0", "--dir"])
+            .arg(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let listening: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+        let ws = listening["listening"]["ws"].as_str().unwrap_or_else(|| panic!("{listening}"));
+        let addr = ws.strip_prefix("ws://").unwrap().trim_end_matches('/').to_string();
+        // The rest of its output is read (and dropped), so a full pipe never holds it up.
+        std::thread::spawn(move || for _ in out.lines() {});
+        Host { child, addr }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// From the lobby to the leaderboard through the real host: ann makes a table with a greedy
+/// bot, is seated at once (the bot needs no invite), plays the whole game from the pipe by
+/// taking the first legal move on each of her turns, and then the lobby's `ratings` and
+/// `diving host --dir DIR ratings` both show her with one game.
+#[test]
+fn a_table_made_in_the_lobby_is_played_to_the_end_and_rated() {
+    let games = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let host = Host::start(games.path());
+    let addr = host.addr.clone();
+
+    let mut join = Joined::spawn(&["join", &addr, "--name", "ann"], data.path());
+    join.until("you are ann");
+    join.until("type 'help'");
+    join.line("new standard --seats 2 --bots greedy");
+    let seated = join.until("you have seat");
+    assert!(seated.last().unwrap().starts_with("you have seat 1 at room "), "{seated:#?}");
+    join.until("joined room");
+
+    // ann's turns: each one's first legal move, until someone reaches the bottom.
+    let mut moves = 0;
+    let winner = loop {
+        let line = join.until("").pop().unwrap();
+        if line.contains("the bottom and win") {
+            break line;
+        }
+        if !(line.starts_with("-- turn ") && line.ends_with(": ann --")) {
+            continue;
+        }
+        join.line("moves");
+        join.until("legal moves for ann:");
+        let first = join.until("").pop().unwrap();
+        join.line(first.trim());
+        moves += 1;
+        assert!(moves < 400, "the game does not end: {:#?}", join.printed);
+    };
+    assert!(winner.contains("ann") || winner.contains("greedy"), "{winner}");
+    assert!(moves >= 5, "a whole game takes ann more than {moves} moves");
+
+    // A rematch: the bot always agrees, so the next game starts at once, the seats turned
+    // one on (ann is seat 2 now), and the game is greeted as a new one.
+    join.line("rematch");
+    join.until("ann asked for a rematch; everyone agrees: a new game starts");
+    let new_game = join.until("a new shuffle").pop().unwrap();
+    assert!(new_game.starts_with("game 2 at room ") && new_game.ends_with("you are seat 2 now"), "{new_game}");
+    let hello = join.until("joined room").pop().unwrap();
+    assert!(hello.contains("as ann (seat 2 of 2): greedy, ann"), "{hello}");
+    join.until("-- turn 1: greedy --");
+    join.line("quit");
+    let (code, err, printed) = join.finish();
+    assert_eq!(code, Some(0), "{err}\n{printed:#?}");
+
+    // The lobby's board, with the name and key the file kept.
+    let mut again = Joined::spawn(&["join", &addr], data.path());
+    again.until("you are ann");
+    again.line("ratings standard");
+    again.until("ratings for standard");
+    let board = again.until("recent results");
+    let ann: Vec<&str> =
+        board.iter().find(|l| l.contains(" ann ")).expect("ann is on the board").split_whitespace().collect();
+    assert_eq!((ann[1], ann[4]), ("ann", "1"), "{board:#?}");
+    assert!(board.iter().any(|l| l.contains(" bot:greedy ")), "{board:#?}");
+    let (code, err, _) = again.finish();
+    assert_eq!(code, Some(0), "{err}");
+
+    // And the host's own, read from its database while it runs.
+    let out = Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+        .args(["host", "--dir"])
+        .arg(games.path())
+        .args(["ratings", "--ruleset", "standard"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ann: Vec<&str> =
+        text.lines().find(|l| l.contains(" ann ")).expect("ann is on the board").split_whitespace().collect();
+    assert_eq!((ann[1], ann[4]), ("ann", "1"), "{text}");
+    drop(host);
+}
+
+/// At a terminal: the name asked at its own prompt, the lobby's prompt, and the seat a `new`
+/// takes played in the game shell by the same line editor (the board with this seat's hand,
+/// the seat's prompt), until `quit`.
+#[cfg(unix)]
+#[test]
+fn at_a_terminal_the_lobby_hands_its_line_editor_to_the_seat() {
+    use rexpect::session::{Options, spawn_with_options};
+    let games = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let host = Host::start(games.path());
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("diving"));
+    cmd.args(["join", &host.addr]).env("XDG_DATA_HOME", data.path()).env("HOME", data.path());
+    cmd.env("TERM", "xterm").env("NO_COLOR", "1").env("LANG", "C").env_remove("LC_ALL").env_remove("LC_CTYPE");
+    let options = Options::new().timeout_ms(Some(WAIT.as_millis() as u64)).strip_ansi_escape_codes(true);
+    let mut p = spawn_with_options(cmd, options).unwrap();
+    p.exp_string("what name do you go by").unwrap();
+    p.exp_string("your name: ").unwrap();
+    p.send_line("carol").unwrap();
+    p.exp_string("you are carol").unwrap();
+    p.exp_string("lobby> ").unwrap();
+    p.send_line("new standard --bots greedy").unwrap();
+    p.exp_string("you have seat 1 at room").unwrap();
+    p.exp_string("Diving Suits - carol vs greedy (bot)").unwrap();
+    let board = p.exp_string("carol's hand:").unwrap();
+    assert!(board.contains("turn 1 - carol to play"), "{board}");
+    p.exp_string("carol> ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("you left the game").unwrap();
+    p.exp_eof().unwrap();
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(data.path().join("diving/player.json")).unwrap()).unwrap();
+    assert_eq!(kept["name"], "carol");
+}

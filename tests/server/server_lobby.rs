@@ -1,0 +1,239 @@
+//! The lobby (protocol 5) on loopback: a table made there waits for its seats, is taken by
+//! an invite code, played to the end, rematched with the seats turned, and rated; names are
+//! kept by their keys; the limits hold under a flood of creations; idle tables close; and a
+//! resumed host brings back its lobby tables, waiting ones included.
+
+use crate::server_support;
+
+use std::time::{Duration, Instant};
+
+use diving::server::lobby;
+use diving::server::net::{Server, ServerConfig};
+use diving::server::protocol::{Limits, PROTOCOL};
+use serde_json::{Value, json};
+use server_support::*;
+
+const ANN: &str = "0123456789abcdef0123456789abcdef";
+const BOB: &str = "fedcba9876543210fedcba9876543210";
+
+fn lobby_config(dir: Option<&std::path::Path>, limits: Limits) -> ServerConfig {
+    ServerConfig {
+        dir: dir.map(|d| d.to_path_buf()),
+        limits,
+        lobby: Some(lobby::offers(&[], None).unwrap()),
+        ..ServerConfig::default()
+    }
+}
+
+/// A lobby connection, past its hello: the first `lobby` message.
+async fn visit(server: &Server, name: Option<&str>, key: &str) -> (Client, Value) {
+    let mut c = Client::connect(server, "lobby").await;
+    let mut hello = json!({"type": "lobby", "protocol": PROTOCOL});
+    if let Some(name) = name {
+        hello["name"] = json!(name);
+        hello["key"] = json!(key);
+    }
+    c.send(hello).await;
+    let first = c.recv().await.unwrap();
+    (c, first)
+}
+
+async fn next_of(c: &mut Client, kind: &str) -> Value {
+    c.until(|m| m["type"] == kind || m["type"] == "error").await
+}
+
+/// Takes a seat a `seated` message gives, as `name`; returns the first message.
+async fn take(server: &Server, seated: &Value, name: &str, key: &str) -> (Client, Value) {
+    let room = seated["room"].as_str().unwrap();
+    let mut c = Client::connect(server, room).await;
+    c.send(json!({
+        "type": "join", "protocol": PROTOCOL, "seat": seated["seat"], "token": seated["token"],
+        "player": {"name": name, "key": key},
+    }))
+    .await;
+    let first = c.recv().await.unwrap();
+    (c, first)
+}
+
+/// Plays whoever's turn it is with the first legal move until the game is over (every
+/// client answers its own turns).
+async fn play_out(clients: &mut [(&str, &mut Client)]) {
+    for _ in 0..2000 {
+        for (name, c) in clients.iter_mut() {
+            c.command("state").await;
+            let m = c.until(|m| has(m, "state")).await;
+            let state = lines(&m).into_iter().find_map(|l| l.get("state").cloned()).unwrap();
+            if state["over"] == true {
+                return;
+            }
+            if state["current"] != *name {
+                continue;
+            }
+            c.command("moves").await;
+            let m = c.until(|m| has(m, "moves")).await;
+            let first = lines(&m)[0]["moves"][0].as_str().unwrap().to_string();
+            c.command(&first).await;
+            c.until(|m| lines(m).iter().any(|l| l.get("event").is_some() || l.get("error").is_some())).await;
+        }
+    }
+    panic!("the game did not end");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lobby_table_waits_for_its_seats_plays_rematches_and_is_rated() {
+    let dir = tempfile::tempdir().unwrap();
+    // Slow enough for the test's own polling.
+    let limits = Limits { per_second: 1000, burst: 1000, ..Limits::default() };
+    let server = serve(Vec::new(), lobby_config(Some(dir.path()), limits)).await;
+    let (mut ann, first) = visit(&server, Some("ann"), ANN).await;
+    assert_eq!(first["type"], "lobby", "{first}");
+    assert_eq!(first["you"]["name"], "ann");
+    assert!(first["rulesets"].as_array().unwrap().iter().any(|r| r["id"] == "standard"));
+    ann.send(json!({"type": "create", "ruleset": "standard", "seats": 3, "bots": ["greedy"], "hints": false})).await;
+    let seated = next_of(&mut ann, "seated").await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    assert_eq!(seated["seat"], 1);
+    let invites = seated["invites"].as_array().unwrap();
+    assert_eq!(invites.len(), 1, "one seat for a person besides the maker's: {seated}");
+    let code = invites[0]["code"].as_str().unwrap().to_string();
+    assert!(
+        invites[0]["browser"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("#seat=2&token={}", invites[0]["token"].as_str().unwrap()))
+    );
+    let listed = next_of(&mut ann, "lobby").await;
+    let table = &listed["tables"][0];
+    assert_eq!((table["state"].as_str(), table["open"].as_u64()), (Some("waiting"), Some(1)), "{listed}");
+
+    // The maker sits down: the table waits, and commands wait with it.
+    let (mut ann_seat, waiting) = take(&server, &seated, "ann", ANN).await;
+    assert_eq!(waiting["type"], "waiting", "{waiting}");
+    assert_eq!(waiting["open"], 1);
+    ann_seat.command("moves").await;
+    let refused = ann_seat.recv().await.unwrap();
+    assert_eq!(refused["code"], "waiting", "{refused}");
+
+    // Bob, another key, cannot be "Ann"; as bob he takes the seat by its code.
+    let (mut bob, first) = visit(&server, Some("Ann"), BOB).await;
+    assert_eq!((first["type"].as_str(), first["code"].as_str()), (Some("error"), Some("name")), "{first}");
+    bob.send(json!({"type": "lobby", "protocol": PROTOCOL, "name": "bob", "key": BOB})).await;
+    next_of(&mut bob, "lobby").await;
+    bob.send(json!({"type": "code", "code": code.to_lowercase()})).await;
+    let bob_seated = next_of(&mut bob, "seated").await;
+    assert_eq!(bob_seated["seat"], 2, "{bob_seated}");
+    let (mut bob_seat, hello) = take(&server, &bob_seated, "bob", BOB).await;
+    // The last seat taken deals the game: everyone gets a hello.
+    let hello = if hello["type"] == "waiting" { next_of(&mut bob_seat, "hello").await } else { hello };
+    assert_eq!(hello["players"], json!(["ann", "bob", "greedy"]), "{hello}");
+    let ann_hello = next_of(&mut ann_seat, "hello").await;
+    assert_eq!(ann_hello["seat"], 1);
+
+    play_out(&mut [("ann", &mut ann_seat), ("bob", &mut bob_seat)]).await;
+
+    // A rematch asked by one waits for the other; then the seats turn one on.
+    ann_seat.send(json!({"type": "rematch"})).await;
+    let asked = next_of(&mut bob_seat, "rematch").await;
+    assert_eq!((asked["asked"].clone(), asked["waiting_for"].clone()), (json!(["ann"]), json!(["bob"])), "{asked}");
+    bob_seat.command("rematch").await;
+    let new_game = next_of(&mut ann_seat, "new_game").await;
+    assert_eq!((new_game["game"].as_u64(), new_game["seat"].as_u64()), (Some(2), Some(3)), "{new_game}");
+    let hello = next_of(&mut ann_seat, "hello").await;
+    assert_eq!(hello["players"], json!(["bob", "greedy", "ann"]), "{hello}");
+    // The old invite still opens bob's seat, whatever number it names now.
+    drop(bob_seat);
+    let (mut bob_again, first) = take(&server, &bob_seated, "bob", BOB).await;
+    assert_eq!((first["type"].as_str(), first["seat"].as_u64()), (Some("hello"), Some(1)), "{first}");
+
+    // The first game is rated: each seat has one game, the winner above the loser.
+    server.sync().await;
+    ann.send(json!({"type": "ratings", "ruleset": "standard"})).await;
+    let board = next_of(&mut ann, "ratings").await;
+    let rows = board["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{board}");
+    assert!(rows.iter().all(|r| r["games"] == 1), "{board}");
+    assert!(rows[0]["rating"].as_f64() > rows[2]["rating"].as_f64(), "{board}");
+    let recent = &board["recent"][0];
+    assert_eq!(recent["places"][0]["place"], 1, "{board}");
+    // Its save is kept, as a finished game's always was.
+    assert!(dir.path().join(format!("{}.save.json", seated["room"].as_str().unwrap())).is_file());
+    bob_again.command("quit").await;
+    server.stop().await.unwrap();
+
+    // Resumed: the table is back at its second game, and the ratings stay.
+    let rooms = resumed(dir.path());
+    assert_eq!(rooms.len(), 1);
+    assert_eq!(rooms[0].game_number(), 2);
+    let db = diving::server::db::Db::open_existing(dir.path()).unwrap();
+    assert_eq!(db.leaderboard("standard").unwrap().len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_tables_meets_the_limits_and_idle_tables_close() {
+    let limits = Limits { tables: 5, tables_per_connection: 2, idle_secs: 60, ..Limits::default() };
+    let server = serve(Vec::new(), lobby_config(None, limits)).await;
+    let create = json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": [], "hints": false});
+    // Someone who has not said who they are makes nothing.
+    let (mut nobody, _) = visit(&server, None, "").await;
+    nobody.send(create.clone()).await;
+    assert_eq!(next_of(&mut nobody, "seated").await["code"], "name");
+    // A stranger names nothing the host does not offer: no other ruleset, no Lua bot's path.
+    let (mut e, _) = visit(&server, Some("eve"), &"e".repeat(32)).await;
+    e.send(json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": ["/tmp/x.lua"]})).await;
+    assert_eq!(next_of(&mut e, "seated").await["code"], "unknown");
+    e.send(json!({"type": "create", "ruleset": "../../etc/passwd", "seats": 2})).await;
+    assert!(next_of(&mut e, "seated").await["message"].as_str().unwrap().contains("offers no ruleset"));
+    let mut made = 0;
+    let mut refused = Vec::new();
+    for i in 0..4 {
+        let key = format!("{i:032x}");
+        let (mut c, _) = visit(&server, Some(&format!("diver{}", ["a", "b", "c", "d"][i])), &key).await;
+        for _ in 0..3 {
+            c.send(create.clone()).await;
+            let m = next_of(&mut c, "seated").await;
+            if m["type"] == "seated" {
+                made += 1;
+            } else {
+                refused.push(m["message"].as_str().unwrap().to_string());
+                assert_eq!(m["code"], "limit", "{m}");
+            }
+        }
+    }
+    assert_eq!(made, 5, "{refused:?}");
+    assert!(refused.iter().any(|r| r.contains("2 tables already")), "{refused:?}");
+    assert!(refused.iter().any(|r| r.contains("holds 5 tables")), "{refused:?}");
+    assert_eq!(server.room_ids().len(), 5);
+    // No one sat at them: a minute later they close, and the lobby lists none.
+    server.tick(Instant::now() + Duration::from_secs(61));
+    assert!(server.room_ids().is_empty(), "{:?}", server.room_ids());
+    let (_, listed) = visit(&server, None, "").await;
+    assert_eq!(listed["tables"], json!([]), "{listed}");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_host_keeps_its_waiting_tables_and_their_invites() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = lobby_config(Some(dir.path()), Limits::default());
+    let server = serve(Vec::new(), config.clone()).await;
+    let (mut ann, _) = visit(&server, Some("ann"), ANN).await;
+    ann.send(json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": [], "hints": false})).await;
+    let seated = next_of(&mut ann, "seated").await;
+    let (_ann_seat, waiting) = take(&server, &seated, "ann", ANN).await;
+    assert_eq!(waiting["type"], "waiting");
+    server.sync().await;
+    server.stop().await.unwrap();
+
+    let server = serve(resumed(dir.path()), config).await;
+    let invite = &seated["invites"][0];
+    let invite = json!({"room": seated["room"], "seat": invite["seat"], "token": invite["token"]});
+    let (mut bob, first) = take(&server, &invite, "bob", BOB).await;
+    let hello = if first["type"] == "waiting" { next_of(&mut bob, "hello").await } else { first };
+    assert_eq!(hello["players"], json!(["ann", "bob"]), "{hello}");
+    // A new table is numbered past the old one.
+    let (mut ann, _) = visit(&server, Some("ann"), ANN).await;
+    ann.send(json!({"type": "create", "ruleset": "standard", "seats": 2})).await;
+    let second = next_of(&mut ann, "seated").await;
+    assert_ne!(second["room"], seated["room"], "{second}");
+    server.stop().await.unwrap();
+}
