@@ -31,7 +31,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
 /// The longest the test waits for the page to reach a state (a hung page fails the test).
-const PAGE_WAIT: Duration = Duration::from_secs(20);
+pub(crate) const PAGE_WAIT: Duration = Duration::from_secs(20);
 
 /// Chromium's flags that work in a container without a display or a session bus.
 const FLAGS: [&str; 10] = [
@@ -70,7 +70,7 @@ fn browser() -> Result<(PathBuf, PathBuf), String> {
 }
 
 /// chromedriver, stopped when dropped.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
     port: u16,
 }
@@ -82,7 +82,7 @@ impl Drop for Driver {
     }
 }
 
-fn start_driver(path: &Path) -> Driver {
+pub(crate) fn start_driver(path: &Path) -> Driver {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut child = Command::new(path)
         .arg(format!("--port={port}"))
@@ -107,38 +107,53 @@ fn start_driver(path: &Path) -> Driver {
 }
 
 /// A TCP proxy on loopback in front of the server; `cut` closes every connection through it
-/// and refuses new ones until `open`; `point` sends new ones to another server (one resumed
-/// from the first one's directory).
+/// and refuses new ones until `open`; `hold` closes them too but keeps new ones waiting at the
+/// door (accepted, nothing forwarded) until `open` lets them through; `point` sends new ones
+/// to another server (one resumed from the first one's directory).
 struct Proxy {
     addr: SocketAddr,
-    open: watch::Sender<bool>,
+    gate: watch::Sender<Gate>,
     target: watch::Sender<SocketAddr>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    Open,
+    Cut,
+    Hold,
 }
 
 impl Proxy {
     async fn start(target: SocketAddr) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let (open, state) = watch::channel(true);
+        let (gate, state) = watch::channel(Gate::Open);
         let (target, to) = watch::channel(target);
         tokio::spawn(async move {
             while let Ok((mut inbound, _)) = listener.accept().await {
                 let mut state = state.clone();
-                if !*state.borrow() {
+                if *state.borrow() == Gate::Cut {
                     drop(inbound);
                     continue;
                 }
-                let target = *to.borrow();
+                let to = to.clone();
                 tokio::spawn(async move {
+                    // A connection held at the door goes on once the gate opens (and is
+                    // dropped if it is cut instead).
+                    let open = matches!(state.wait_for(|g| *g != Gate::Hold).await.as_deref(), Ok(Gate::Open));
+                    if !open {
+                        return;
+                    }
+                    let target = *to.borrow();
                     let Ok(mut outbound) = TcpStream::connect(target).await else { return };
                     tokio::select! {
                         _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
-                        _ = state.wait_for(|open| !open) => {}
+                        _ = state.wait_for(|g| *g != Gate::Open) => {}
                     }
                 });
             }
         });
-        Proxy { addr, open, target }
+        Proxy { addr, gate, target }
     }
 
     fn point(&self, target: SocketAddr) {
@@ -146,11 +161,15 @@ impl Proxy {
     }
 
     fn cut(&self) {
-        self.open.send_replace(false);
+        self.gate.send_replace(Gate::Cut);
+    }
+
+    fn hold(&self) {
+        self.gate.send_replace(Gate::Hold);
     }
 
     fn open(&self) {
-        self.open.send_replace(true);
+        self.gate.send_replace(Gate::Open);
     }
 }
 
@@ -163,7 +182,7 @@ fn artifacts() -> PathBuf {
     dir
 }
 
-async fn screenshot(page: &Client, name: &str) {
+pub(crate) async fn screenshot(page: &Client, name: &str) {
     let png = page.screenshot().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"), "a screenshot is a PNG");
     let path = artifacts().join(name);
@@ -172,7 +191,7 @@ async fn screenshot(page: &Client, name: &str) {
 }
 
 /// The lines of "What happened", as the page shows them.
-async fn log(page: &Client) -> Vec<String> {
+pub(crate) async fn log(page: &Client) -> Vec<String> {
     let mut lines = Vec::new();
     for li in page.find_all(Locator::Css("#log li")).await.unwrap() {
         lines.push(li.text().await.unwrap());
@@ -180,7 +199,7 @@ async fn log(page: &Client) -> Vec<String> {
     lines
 }
 
-async fn wait_for(page: &Client, css: &str) -> fantoccini::elements::Element {
+pub(crate) async fn wait_for(page: &Client, css: &str) -> fantoccini::elements::Element {
     page.wait()
         .at_most(PAGE_WAIT)
         .every(Duration::from_millis(25))
@@ -189,7 +208,7 @@ async fn wait_for(page: &Client, css: &str) -> fantoccini::elements::Element {
         .unwrap_or_else(|e| panic!("the page never showed '{css}': {e}"))
 }
 
-async fn attr(page: &Client, css: &str, name: &str) -> String {
+pub(crate) async fn attr(page: &Client, css: &str, name: &str) -> String {
     page.find(Locator::Css(css)).await.unwrap().attr(name).await.unwrap().unwrap_or_default()
 }
 
@@ -216,7 +235,7 @@ async fn choosy(cards: &[fantoccini::elements::Element]) -> Option<fantoccini::e
 
 /// One move through the page, the way a person would make it: `style` picks clicking a card,
 /// the card's key, or a recovery by selection. Returns what it did.
-async fn play_one(page: &Client, style: usize) -> &'static str {
+pub(crate) async fn play_one(page: &Client, style: usize) -> &'static str {
     let sent: u64 = attr(page, "body", "data-sent").await.parse().unwrap();
     let hand = visible(page, "#hand button.card.playable").await;
     let table = visible(page, "#table button.card.playable").await;
@@ -277,7 +296,7 @@ async fn play_one(page: &Client, style: usize) -> &'static str {
 
 /// The browser and its driver, or `None` (said on stderr) when they are missing and the test
 /// may be skipped.
-fn browser_or_skip() -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn browser_or_skip() -> Option<(PathBuf, PathBuf)> {
     match browser() {
         Ok(found) => Some(found),
         Err(why) if std::env::var_os("DIVING_REQUIRE_BROWSER").is_some() => {
@@ -301,7 +320,7 @@ fn a_whole_game_in_the_browser_against_a_bot_with_a_reconnect() {
 }
 
 /// A headless Chromium session through `driver`, with a profile in `profile`.
-async fn open_browser(chromium: &Path, driver: &Driver, profile: &Path) -> Client {
+pub(crate) async fn open_browser(chromium: &Path, driver: &Driver, profile: &Path) -> Client {
     let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
     args.push(format!("--user-data-dir={}", profile.display()));
     let capabilities = json!({
@@ -797,6 +816,22 @@ async fn drive(
         assert!(numbers[0] <= numbers[1], "the page scrolls sideways at 390 px: {numbers:?}");
         assert!(numbers[2] >= 44.0, "a button is {} px tall", numbers[2]);
         page.set_window_size(1100, 1300).await.unwrap();
+
+        // Once the game is over a dropped connection is tried once more (a table may stay for
+        // a rematch): held at the door, the page says it tries, and it is back once let in.
+        let back: u32 = attr(page, "body", "data-reconnects").await.parse().unwrap();
+        proxy.hold();
+        wait_for(page, "body[data-conn='reconnecting']").await;
+        let banner = page.find(Locator::Css("#conn")).await.unwrap().text().await.unwrap();
+        assert!(banner.contains("the game is over: reconnecting once"), "{banner}");
+        proxy.open();
+        wait_for(page, &format!("body[data-conn='open'][data-reconnects='{}'][data-phase='over']", back + 1)).await;
+        // With the host out of reach that one try fails, and the page stops and says why.
+        proxy.cut();
+        wait_for(page, "body[data-conn='closed']").await;
+        let banner = page.find(Locator::Css("#conn")).await.unwrap().text().await.unwrap();
+        assert_eq!(banner, "the game is over and the host has closed the connection");
+        proxy.open();
 
         // A seat link that names no seat shows the host's refusal, and the page stops trying
         // (it said "cannot reach the host — reconnecting" for ever).

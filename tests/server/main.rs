@@ -7,6 +7,7 @@
 mod server_support;
 
 mod browser;
+mod browser_lobby;
 mod server_busy;
 mod server_crash;
 mod server_leaks;

@@ -1,12 +1,17 @@
-// Diving Suits, the browser seat. It holds no rule: it joins a seat over the protocol of
-// PROTOCOL.md, draws the `seat_view` the host sends, and sends the shell's command lines
-// (`play 7H bob`, `recover 2H 3S`, `pass`) built from the legal moves the host listed.
+// Diving Suits, the browser page. It holds no rule: at `/` it is the host's lobby (the
+// tables, a new table, invite codes, the leaderboard) over `ws://HOST:PORT/lobby`; at `/ROOM`
+// it joins a seat over the protocol of PROTOCOL.md, draws the `seat_view` the host sends, and
+// sends the shell's command lines (`play 7H bob`, `recover 2H 3S`, `pass`) built from the
+// legal moves the host listed. Both speak only the protocol: what a name, a table or a move
+// may be is the host's to say, and the page shows the host's words when it refuses one.
 "use strict";
 
 (() => {
   const PROTOCOL = 5;
   // Codes after which the server closes the connection for good: no reconnect helps.
   const FATAL = new Set(["protocol", "ruleset", "seat", "token", "full", "replaced"]);
+  // Codes of a join the page answers by asking who sits down: no name given, or one refused.
+  const NAMING = new Set(["name", "player"]);
   // Objects of an `output` that answer a command of ours.
   const ANSWERS = ["event", "error", "question", "moves", "state", "hand", "log", "help", "bye"];
   const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
@@ -32,10 +37,55 @@
     return node;
   }
 
+  // ----- who you are -----
+  // A player is a name and a random key this browser keeps (PROTOCOL.md, "Who you are"): no
+  // account, no password. The host stores the key's hash and gives the name to its first key.
+  const PLAYER = "diving.player";
+  // Where local storage is refused (a private window's policy), the identity lasts the page.
+  let unsaved = null;
+
+  function identity() {
+    let kept = unsaved;
+    try {
+      kept = JSON.parse(localStorage.getItem(PLAYER)) || unsaved;
+    } catch (_) {
+      // Nothing kept, or not JSON: a new key is made when a name is picked.
+    }
+    if (!kept || typeof kept.key !== "string" || !/^[0-9a-fA-F]{32,64}$/.test(kept.key)) return null;
+    return { name: typeof kept.name === "string" ? kept.name : "", key: kept.key };
+  }
+
+  /** 32 random bytes as 64 hex digits, from the browser's cryptographic source. */
+  function newKey() {
+    const bytes = new Uint8Array(32);
+    crypto.getRandomValues(bytes);
+    return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  /** Keeps `name` with this browser's key (made on the first name). */
+  function remember(name) {
+    const known = identity();
+    const me = { name, key: known ? known.key : newKey() };
+    unsaved = me;
+    try {
+      localStorage.setItem(PLAYER, JSON.stringify(me));
+    } catch (_) {
+      // Kept for this page only (see `unsaved`).
+    }
+    return me;
+  }
+
+  /** `{name, key}` to send, or null while this browser has no name. */
+  function player() {
+    const me = identity();
+    return me && me.name ? me : null;
+  }
+
   // ----- where we are -----
   const room = decodeURIComponent(location.pathname.replace(/^\/+/, "").replace(/\/+$/, ""));
   const params = new URLSearchParams(location.hash.slice(1));
-  const seat = params.get("seat");
+  // The seat moves on at each rematch (`new_game`); the token stays the seat's.
+  let seat = params.get("seat");
   const token = params.get("token");
 
   const app = {
@@ -58,6 +108,18 @@
     selected: [],
     // Said after the host's refusal of a card clicked that has no move (what to do instead).
     instead: "",
+    // The table's seats while it waits for people (`waiting`), until its game is dealt.
+    gathering: null,
+    // The host asked who is sitting down (a table made in the lobby): the page asks for a name.
+    askingName: false,
+    // This seat asked for a rematch of the game that is over.
+    rematchAsked: false,
+    // A `new_game` came: the `hello` that follows starts it, and is no reconnection.
+    newGame: false,
+    // The ruleset's name from `hello`, for the link to its leaderboard.
+    ruleset: null,
+    // The connection closed once the game was over, and the page tried once to get back.
+    overTried: false,
   };
 
   // ----- the connection -----
@@ -76,7 +138,10 @@
       const since = app.seen === null ? {} : { since: app.seen };
       // The seat as the link gives it: the host says what is wrong with one that is not a seat.
       const asked = /^[0-9]+$/.test(seat || "") && Number.isSafeInteger(Number(seat)) ? Number(seat) : seat;
-      if (seat !== null) send({ type: "join", protocol: PROTOCOL, seat: asked, token: token || "", ...since });
+      // Who sits down, when this browser has a name (a table made in the lobby needs one).
+      const me = player();
+      const who = me ? { player: { name: me.name, key: me.key } } : {};
+      if (seat !== null) send({ type: "join", protocol: PROTOCOL, seat: asked, token: token || "", ...since, ...who });
       else send({ type: "watch", protocol: PROTOCOL, ...since });
     };
     ws.onmessage = (e) => {
@@ -90,24 +155,38 @@
     };
     ws.onclose = () => {
       if (app.ws !== ws) return;
+      const wasJoined = app.joined;
       app.ws = null;
       app.joined = false;
       app.viewInFlight = false;
       app.commandPending = false;
       draw();
+      if (app.askingName) {
+        // Not a failure: the page waits for the name (and is not greyed out like a lost one).
+        setConn("naming", "pick a name to take the seat");
+        return;
+      }
       if (app.stopped) {
         setConn("closed", app.stopped);
         return;
       }
       if (app.view && app.view.state.over) {
-        setConn("closed", "the game is over and the host has closed the connection");
+        // A table may stay for a rematch (a lobby's does): one try to get back to it. A host
+        // whose games are all over and that has gone answers no more, and the page stops.
+        if (app.overTried || !wasJoined) {
+          setConn("closed", "the game is over and the host has closed the connection");
+          return;
+        }
+        app.overTried = true;
+        setConn("reconnecting", "connection lost — the game is over: reconnecting once for a rematch…");
+        app.timer = setTimeout(connect, 400);
         return;
       }
       app.attempts += 1;
       const delay = Math.min(5000, 400 * 2 ** Math.min(app.attempts - 1, 4));
       setConn(
         "reconnecting",
-        (app.everJoined ? "connection lost — " : "cannot reach the host — ") +
+        (app.everJoined || app.gathering ? "connection lost — " : "cannot reach the host — ") +
           `reconnecting (attempt ${app.attempts}) in ${Math.round(delay / 100) / 10}s…`,
       );
       app.timer = setTimeout(connect, delay);
@@ -147,9 +226,17 @@
     switch (m.type) {
       case "hello": {
         app.joined = true;
+        app.overTried = false;
         app.answered = false;
         app.attempts = 0;
-        if (app.everJoined) {
+        app.gathering = null;
+        app.ruleset = m.ruleset && m.ruleset.name;
+        $("waiting").hidden = true;
+        if (app.newGame) {
+          // The next game at the same table: the same connection, no return.
+          app.newGame = false;
+          setConn("open", "connected");
+        } else if (app.everJoined) {
           app.reconnects += 1;
           body.dataset.reconnects = String(app.reconnects);
           setConn("open", "back — reconnected");
@@ -168,9 +255,14 @@
         break;
       }
       case "error":
+        if (NAMING.has(m.code) && !app.joined && seat !== null) {
+          // The table wants to know who sits down, or refused the name: ask, then join again.
+          askName(m.code, m.message);
+          break;
+        }
         // Refused before the host let us in (a seat link that is no seat): trying again
         // would be refused the same way.
-        if (FATAL.has(m.code) || !app.joined) {
+        if (FATAL.has(m.code) || (!app.joined && !app.gathering)) {
           app.stopped = m.message;
           setConn("closed", m.message);
           if (app.ws && !FATAL.has(m.code)) app.ws.close();
@@ -181,7 +273,101 @@
       case "output":
         output(m);
         break;
+      case "waiting":
+        gathering(m);
+        break;
+      case "rematch":
+        rematchSaid(m);
+        break;
+      case "new_game":
+        newGame(m);
+        break;
     }
+  }
+
+  // ----- a table that waits, and the next game -----
+  /** `waiting`: the table's seats until every one is taken; the game is dealt then, and its
+   * `hello` comes (on this connection, or on a later one). */
+  function gathering(m) {
+    app.gathering = m;
+    app.attempts = 0;
+    // The `hello` to come deals the game: it is no return.
+    app.newGame = true;
+    setConn("open", "connected");
+    const seats = m.seats || [];
+    const mine = seat === null ? null : seats.find((s) => String(s.seat) === String(seat));
+    $("who").textContent =
+      seat === null ? `room ${m.room}: watching` : `room ${m.room}: you are ${mine && mine.player ? mine.player : "?"} (seat ${seat})`;
+    $("waiting").hidden = false;
+    $("game").hidden = true;
+    $("waiting-text").textContent =
+      `waiting for players: ${m.open} of ${seats.length} seat${seats.length === 1 ? "" : "s"} open` +
+      (seats.some((s) => s.player && !s.bot) ? ` (here: ${seats.filter((s) => s.player && !s.bot).map((s) => s.player).join(", ")})` : "");
+    $("waiting-seats").replaceChildren(
+      ...seats.map((s) =>
+        el(
+          "li",
+          { "data-seat": s.seat, class: s.player ? "taken" : "open" },
+          `seat ${s.seat}: `,
+          s.bot ? `${s.player || s.bot} (bot: ${s.bot})` : s.player ? s.player : "open",
+          String(s.seat) === String(seat) ? " (you)" : "",
+        ),
+      ),
+    );
+    draw();
+  }
+
+  function rematchSaid(m) {
+    const asked = m.asked || [];
+    const waiting = m.waiting_for || [];
+    const me = app.view && app.view.seat !== null ? app.view.state.players[app.view.seat - 1] : null;
+    if (me && asked.includes(me.name)) app.rematchAsked = true;
+    const list = (names) => (names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names[0] || "");
+    $("rematch-status").textContent =
+      `${list(asked)} asked for a rematch; ` + (waiting.length ? `waiting for ${list(waiting)}` : "the next game starts");
+    draw();
+  }
+
+  /** `new_game`: the table's next game. The seat may have moved on (the link says the new
+   * one, without a reload); what this page saw of the old game is gone, and its count of
+   * moves starts again from the `at` of the output that answers the `hello` to come. */
+  function newGame(m) {
+    if (m.seat !== null && m.seat !== undefined) {
+      seat = String(m.seat);
+      params.set("seat", seat);
+      history.replaceState(null, "", location.pathname + location.search + "#" + params.toString());
+    }
+    body.dataset.game = String(m.game);
+    app.newGame = true;
+    app.seen = null;
+    app.answered = false;
+    app.view = null;
+    app.rematchAsked = false;
+    app.recovering = false;
+    app.selected = [];
+    app.commandPending = false;
+    closeChoices();
+    hint("");
+    $("log").replaceChildren();
+    $("rematch-status").textContent = "";
+    $("after").hidden = true;
+    draw();
+  }
+
+  /** The table asked who sits down (`player`), or refused the name given (`name`, in the
+   * host's words): a name box, then a join again. */
+  function askName(code, message) {
+    app.askingName = true;
+    $("seat-name").hidden = false;
+    $("seat-name-why").textContent =
+      code === "name"
+        ? "The host did not take this name: pick another."
+        : "Who takes this seat? Pick the name the others will see: the host keeps your ratings under it, and this browser a secret key that says it is you.";
+    $("seat-name-error").textContent = code === "name" ? message : "";
+    const input = $("seat-name-input");
+    if (!input.value) input.value = (identity() && identity().name) || "";
+    input.focus();
+    if (app.ws) app.ws.close();
   }
 
   function output(m) {
@@ -287,6 +473,7 @@
   }
 
   function phase() {
+    if (app.gathering) return "seats";
     const v = app.view;
     if (!app.joined || !v) return app.everJoined ? "offline" : "join";
     if (v.state.over) return "over";
@@ -345,6 +532,7 @@
     }
     $("turn").textContent = turn;
     $("turn").classList.toggle("over", st.over);
+    drawAfter(v, me);
     drawDivers(v);
     drawTable(v, p);
     drawHand(v, p, me);
@@ -352,6 +540,15 @@
     drawHelp(v);
     if (hadFocus) refocus(key, p);
     roveAll();
+  }
+
+  /** Once the game is over: Rematch for a seat, and the ruleset's leaderboard. */
+  function drawAfter(v, me) {
+    $("after").hidden = !v.state.over;
+    $("rematch").hidden = !me;
+    $("rematch").disabled = app.rematchAsked || !app.joined;
+    $("rematch").textContent = app.rematchAsked ? "Rematch asked" : "Rematch";
+    $("after-ratings").href = app.ruleset ? `/#ratings=${encodeURIComponent(app.ruleset)}` : "/";
   }
 
   function gauge(kind, label, value, max, text) {
@@ -694,7 +891,27 @@
     }
   });
 
+  $("rematch").addEventListener("click", () => {
+    if (app.rematchAsked || !send({ type: "rematch" })) return;
+    app.rematchAsked = true;
+    draw();
+  });
+  $("seat-name-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const name = $("seat-name-input").value.trim();
+    if (!name) return;
+    remember(name);
+    app.askingName = false;
+    app.stopped = null;
+    $("seat-name").hidden = true;
+    $("seat-name-error").textContent = "";
+    setConn("connecting", "connecting…");
+    connect();
+  });
+
   document.addEventListener("keydown", (e) => {
+    // The game's keys are the seat's: the lobby has only its forms.
+    if (!room) return;
     const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement;
     if (typing) {
       if (e.key === "Escape") e.target.blur();
@@ -725,10 +942,447 @@
     }
   });
 
+  // ----- the lobby (`/`) -----
+  // What the host offers and holds, as its last `lobby` message said; this page sends
+  // `create`, `sit`, `code` and `ratings`, and shows the host's answers and refusals.
+  const lobby = {
+    ws: null,
+    attempts: 0,
+    timer: null,
+    last: null,
+    // The host refused the name this browser keeps: look only until another is picked.
+    refused: false,
+    // What the last `seated` answered (`create`, `sit` or `code`).
+    asked: null,
+    // The rulesets and bots the new-table form was drawn for (redrawn only when they change).
+    offered: "",
+    // The leaderboard asked for (a ruleset id), and the one `#ratings=…` names at the start.
+    board: null,
+    // How many games each listed table has finished (room → [ruleset, count]).
+    ended: new Map(),
+    wanted: new URLSearchParams(location.hash.slice(1)).get("ratings"),
+  };
+
+  function connectLobby() {
+    clearTimeout(lobby.timer);
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const ws = new WebSocket(scheme + location.host + "/lobby");
+    lobby.ws = ws;
+    setConn("connecting", "connecting…");
+    ws.onopen = () => {
+      const me = lobby.refused ? null : player();
+      lobbySend({ type: "lobby", protocol: PROTOCOL, ...(me ? { name: me.name, key: me.key } : {}) });
+    };
+    ws.onmessage = (e) => {
+      let message;
+      try {
+        message = JSON.parse(e.data);
+      } catch (_) {
+        return;
+      }
+      if (lobby.ws === ws) lobbyReceive(message);
+    };
+    ws.onclose = () => {
+      if (lobby.ws !== ws) return;
+      lobby.ws = null;
+      lobby.attempts += 1;
+      const delay = Math.min(5000, 400 * 2 ** Math.min(lobby.attempts - 1, 4));
+      setConn("reconnecting", `${lobby.last ? "connection lost" : "cannot reach the host"} — reconnecting in ${Math.round(delay / 100) / 10}s…`);
+      lobby.timer = setTimeout(connectLobby, delay);
+    };
+  }
+
+  function lobbySend(message) {
+    if (!lobby.ws || lobby.ws.readyState !== WebSocket.OPEN) {
+      status("not connected to the host: try again in a moment");
+      return false;
+    }
+    lobby.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** The status line: the host's own words for what it refused (empty hides it). */
+  function status(text) {
+    $("status").textContent = text;
+    $("status").hidden = !text;
+  }
+
+  function lobbyReceive(m) {
+    switch (m.type) {
+      case "lobby":
+        lobby.attempts = 0;
+        lobby.last = m;
+        setConn("open", "connected");
+        drawLobby(m);
+        break;
+      case "seated":
+        status("");
+        seated(m, lobby.asked);
+        break;
+      case "ratings":
+        drawRatings(m);
+        break;
+      case "error":
+        if (m.code === "name") {
+          // The name is another's (or only looks like it): say so by the name, and look on
+          // without one until another is picked.
+          lobby.refused = true;
+          openNameForm(m.message);
+          if (lobby.ws) lobby.ws.close();
+          connectLobby();
+        } else {
+          status(m.message);
+        }
+        break;
+    }
+  }
+
+  function rulesetName(id) {
+    const found = ((lobby.last && lobby.last.rulesets) || []).find((r) => r.id === id);
+    return found ? found.name : id;
+  }
+
+  function drawLobby(m) {
+    body.dataset.phase = "lobby";
+    body.dataset.you = m.you ? m.you.name : "";
+    drawIdentity(m.you);
+    drawTables(m.tables || [], m.more_tables || 0);
+    const offered = JSON.stringify([m.rulesets, m.bots]);
+    const shown = lobby.board;
+    if (offered !== lobby.offered) {
+      lobby.offered = offered;
+      drawCreate(m.rulesets || [], m.bots || []);
+      drawBoardChoice(m.rulesets || []);
+    }
+    // A game that ended changed its ruleset's ratings: the board shown is asked for again
+    // (not at every change of the listing, which a busy host sends many times a second).
+    const ended = endedGames(m.tables || []);
+    const more = [...ended].some(([room, [ruleset, n]]) => ruleset === shown && n > ((lobby.ended.get(room) || [])[1] || 0));
+    lobby.ended = ended;
+    if (shown && shown === lobby.board && more) lobbySend({ type: "ratings", ruleset: lobby.board });
+  }
+
+  /** The games each table has finished: all of them once it is over, else all but the one
+   * being played (or waited for). */
+  function endedGames(tables) {
+    return new Map(tables.map((t) => [t.room, [t.ruleset, t.state === "over" ? t.game : t.game - 1]]));
+  }
+
+  function drawIdentity(you) {
+    const editing = !$("name-form").hidden && document.activeElement === $("name");
+    $("you-line").hidden = !you;
+    if (you) {
+      $("you").textContent = `You play as ${you.name}.`;
+      if (!editing && !lobby.refused) $("name-form").hidden = true;
+    } else if (!lobby.refused) {
+      openNameForm("");
+    }
+    $("name-cancel").hidden = !you;
+  }
+
+  function openNameForm(error) {
+    $("name-form").hidden = false;
+    $("name-error").textContent = error;
+    const known = identity();
+    if (!$("name").value && known) $("name").value = known.name;
+    if (error) $("name").focus();
+  }
+
+  function drawTables(tables, more) {
+    if (!tables.length) {
+      $("tables").replaceChildren(el("li", { class: "dim" }, "no table yet: make one below"));
+      return;
+    }
+    const items = tables.map((t) => {
+      const seats = (t.seats || []).map((s) =>
+        el(
+          "li",
+          { class: s.player ? "taken" : "open" },
+          `${s.seat}: `,
+          s.bot ? `${s.player || s.bot} (bot)` : s.player || "open",
+        ),
+      );
+      const taken = (t.seats || []).length - t.open;
+      const sitDown =
+        t.state === "waiting" && t.open > 0
+          ? el("button", { type: "button", class: "sit", "data-room": t.room, onclick: () => sit(t.room) }, "Sit")
+          : null;
+      return el(
+        "li",
+        { class: "table", "data-room": t.room, "data-state": t.state, "data-game": t.game },
+        el("div", { class: "what" }, el("strong", {}, rulesetName(t.ruleset)), t.about ? ` — ${t.about}` : ""),
+        el(
+          "div",
+          { class: "dim" },
+          `table ${t.room} · game ${t.game} · ${t.state}` + (t.state === "waiting" ? ` · ${taken} of ${(t.seats || []).length} seats taken, ${t.open} open` : ""),
+        ),
+        el("ul", { class: "seats", "aria-label": "seats" }, seats),
+        el("div", { class: "table-actions" }, el("a", { class: "button", href: t.watch || `/${encodeURIComponent(t.room)}` }, "Watch"), sitDown),
+      );
+    });
+    // The host lists so many (waiting ones first) and counts the rest.
+    if (more > 0) items.push(el("li", { class: "dim" }, `and ${more} more table${more === 1 ? "" : "s"}`));
+    $("tables").replaceChildren(...items);
+  }
+
+  function ruleset(id) {
+    return ((lobby.last && lobby.last.rulesets) || []).find((r) => r.id === id) || null;
+  }
+
+  function drawCreate(rulesets, bots) {
+    const select = $("create-ruleset");
+    const chosen = select.value;
+    select.replaceChildren(...rulesets.map((r) => el("option", { value: r.id }, r.name)));
+    if (rulesets.some((r) => r.id === chosen)) select.value = chosen;
+    $("create-bots").closest("label").hidden = bots.length === 0;
+    createChanged();
+  }
+
+  /** The form follows the ruleset: its line, its balance, its seats; and one bot choice per
+   * bot. `settle` puts the seats and bots in the ruleset's bounds (a new ruleset, a submit);
+   * while a number is being typed it is left as typed. */
+  function createChanged(settle = true) {
+    const r = ruleset($("create-ruleset").value);
+    const bots = (lobby.last && lobby.last.bots) || [];
+    $("create-about").textContent = r ? r.about || "" : "";
+    $("create-balance").hidden = !(r && r.balance);
+    $("create-balance").textContent = r && r.balance ? `balance: ${r.balance}` : "";
+    const [min, max] = r && r.seats ? r.seats : [2, 8];
+    const seats = $("create-seats");
+    seats.min = String(min);
+    seats.max = String(max);
+    const n = Math.min(max, Math.max(min, Number(seats.value) || min));
+    const count = $("create-bots");
+    count.max = String(n - 1);
+    const b = bots.length ? Math.min(n - 1, Math.max(0, Number(count.value) || 0)) : 0;
+    if (settle) {
+      seats.value = String(n);
+      count.value = String(b);
+    }
+    const list = $("create-bot-list");
+    const kept = [...list.querySelectorAll("select")].map((sel) => sel.value);
+    const rows = [];
+    for (let i = 0; i < b; i++) {
+      const at = n - b + i + 1;
+      const pick = el("select", { "aria-label": `seat ${at}: which bot`, "data-seat": at }, bots.map((name) => el("option", { value: name }, name)));
+      if (kept[i] && bots.includes(kept[i])) pick.value = kept[i];
+      rows.push(el("li", {}, el("label", {}, `seat ${at}: bot `, pick)));
+    }
+    list.replaceChildren(...rows);
+  }
+
+  function needName() {
+    if (lobby.last && lobby.last.you) return false;
+    openNameForm("pick a name first: a seat is a player's");
+    $("name").focus();
+    return true;
+  }
+
+  function sit(id) {
+    if (needName()) return;
+    status("");
+    lobby.asked = "sit";
+    lobbySend({ type: "sit", room: id });
+  }
+
+  /** The host's URL of a seat, on the address this page was opened from (the same origin
+   * keeps this browser's name and key). */
+  function here(link) {
+    try {
+      const url = new URL(link, location.href);
+      return location.origin + url.pathname + url.hash;
+    } catch (_) {
+      return link;
+    }
+  }
+
+  const SEATED = "diving.seated";
+
+  /** `seated`: the seat is this player's. The invites (a new table's) stay on show, this
+   * tab remembering them if the player goes to the seat and comes back; with none to hand out
+   * the page goes to the seat at once. */
+  function seated(m, asked, restored = false) {
+    $("seated").hidden = false;
+    $("seated").dataset.room = m.room;
+    $("seated-text").textContent = `You have seat ${m.seat} at table ${m.room}.`;
+    const go = here(m.browser);
+    $("seated-go").href = go;
+    $("seated-join").textContent = m.join || "";
+    const invites = m.invites || [];
+    $("invites-box").hidden = invites.length === 0;
+    $("invites").replaceChildren(
+      ...invites.map((inv) => {
+        const link = el("input", { class: "invite-link", readOnly: true, value: inv.browser, "aria-label": `seat ${inv.seat}'s link` });
+        const copy = el("button", { type: "button", class: "copy" }, "Copy");
+        copy.addEventListener("click", () => copyText(link, copy));
+        return el(
+          "li",
+          { "data-seat": inv.seat },
+          el("span", { class: "label" }, `seat ${inv.seat}`),
+          el("div", { class: "field" }, link, copy),
+          el("span", { class: "dim" }, "code: ", el("code", { class: "invite-code" }, inv.code)),
+        );
+      }),
+    );
+    if (restored) return;
+    try {
+      sessionStorage.setItem(SEATED, JSON.stringify(m));
+    } catch (_) {
+      // Not kept: the invites are on show until the page is left.
+    }
+    if (asked !== "create" || invites.length === 0) location.href = go;
+    else $("seated-go").focus();
+  }
+
+  async function copyText(input, button) {
+    try {
+      await navigator.clipboard.writeText(input.value);
+    } catch (_) {
+      // No clipboard permission (a page over plain HTTP on another machine): select it for Ctrl-C.
+      input.select();
+      if (!document.execCommand("copy")) {
+        button.textContent = "Selected: press Ctrl-C";
+        return;
+      }
+    }
+    button.textContent = "Copied";
+  }
+
+  function drawBoardChoice(rulesets) {
+    const select = $("ratings-ruleset");
+    const chosen = lobby.board;
+    select.replaceChildren(...rulesets.map((r) => el("option", { value: r.id }, r.name)));
+    const wanted = lobby.wanted && lobby.wanted.toLowerCase();
+    const named = wanted && rulesets.find((r) => r.id.toLowerCase() === wanted || r.name.toLowerCase() === wanted);
+    const pick = named ? named.id : rulesets.some((r) => r.id === chosen) ? chosen : rulesets.length ? rulesets[0].id : null;
+    if (named) {
+      lobby.wanted = null;
+      $("ratings-box").scrollIntoView();
+    }
+    if (pick === null) return;
+    select.value = pick;
+    if (pick !== lobby.board) askBoard(pick);
+  }
+
+  function askBoard(id) {
+    lobby.board = id;
+    $("ratings-box").dataset.ruleset = id;
+    lobbySend({ type: "ratings", ruleset: id });
+  }
+
+  function fixed(n, digits = 1) {
+    return typeof n === "number" ? n.toFixed(digits) : "";
+  }
+
+  /** When a result was finished: a number is taken as Unix seconds, anything else shown as sent. */
+  function when(finished) {
+    if (typeof finished === "number") return new Date(finished * 1000).toLocaleString();
+    return finished ? String(finished) : "";
+  }
+
+  function drawRatings(m) {
+    if (m.ruleset !== lobby.board) return;
+    const rows = (m.rows || []).map((r) =>
+      el(
+        "tr",
+        { "data-player": r.player, "data-games": r.games, "data-wins": r.wins, "data-rating": r.rating },
+        el("td", {}, String(r.rank)),
+        el("td", {}, r.player, r.bot ? el("span", { class: "dim" }, " (bot)") : null),
+        el("td", { class: "number" }, fixed(r.rating)),
+        el("td", { class: "number dim" }, fixed(r.uncertainty)),
+        el("td", { class: "number" }, String(r.games)),
+        el("td", { class: "number" }, String(r.wins)),
+      ),
+    );
+    if (!rows.length) rows.push(el("tr", {}, el("td", { colSpan: 6, class: "dim" }, "no game of this ruleset has ended yet")));
+    $("ratings-rows").replaceChildren(...rows);
+    const recent = (m.recent || []).map((g) =>
+      el(
+        "li",
+        { "data-room": g.room, "data-game": g.game },
+        `table ${g.room}, game ${g.game}${g.finished ? ` (${when(g.finished)})` : ""}: `,
+        (g.places || [])
+          .slice()
+          .sort((a, b) => a.place - b.place)
+          .map((p) => `${p.place}. ${p.player}`)
+          .join(", "),
+      ),
+    );
+    $("recent").replaceChildren(...(recent.length ? recent : [el("li", { class: "dim" }, "none yet")]));
+    $("ratings-box").dataset.shown = m.ruleset;
+  }
+
+  function startLobby() {
+    $("lobby").hidden = false;
+    $("join").hidden = false;
+    body.dataset.phase = "lobby";
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(SEATED));
+      if (kept && kept.room) seated(kept, null, true);
+    } catch (_) {
+      // No table made from this tab.
+    }
+    $("name-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const name = $("name").value.trim();
+      if (!name) return;
+      remember(name);
+      lobby.refused = false;
+      $("name-error").textContent = "";
+      $("name-form").hidden = true;
+      // The name is said in the lobby's hello: a new connection says the new one.
+      if (lobby.ws) lobby.ws.onclose = null;
+      if (lobby.ws) lobby.ws.close();
+      lobby.last = null;
+      connectLobby();
+    });
+    $("rename").addEventListener("click", () => {
+      openNameForm("");
+      $("name").focus();
+      $("name").select();
+    });
+    $("name-cancel").addEventListener("click", () => {
+      $("name-form").hidden = true;
+      $("name-error").textContent = "";
+    });
+    $("create-ruleset").addEventListener("change", () => createChanged());
+    for (const id of ["create-seats", "create-bots"]) {
+      $(id).addEventListener("input", () => createChanged(false));
+      $(id).addEventListener("change", () => createChanged(false));
+    }
+    $("create-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      if (needName()) return;
+      createChanged();
+      const bots = [...$("create-bot-list").querySelectorAll("select")].map((sel) => sel.value);
+      status("");
+      lobby.asked = "create";
+      lobbySend({ type: "create", ruleset: $("create-ruleset").value, seats: Number($("create-seats").value), bots, hints: $("create-hints").checked });
+    });
+    $("code-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const code = $("code").value.trim();
+      if (!code || needName()) return;
+      status("");
+      lobby.asked = "code";
+      lobbySend({ type: "code", code });
+    });
+    $("ratings-ruleset").addEventListener("change", () => askBoard($("ratings-ruleset").value));
+    $("ratings-refresh").addEventListener("click", () => lobby.board && askBoard(lobby.board));
+    $("seated-close").addEventListener("click", () => {
+      $("seated").hidden = true;
+      try {
+        sessionStorage.removeItem(SEATED);
+      } catch (_) {
+        // Nothing was kept.
+      }
+    });
+    connectLobby();
+  }
+
   // ----- start -----
   if (!room) {
-    $("join").hidden = false;
-    setConn("idle", "not connected");
+    startLobby();
     const go = (watch) => {
       const r = $("join-room").value.trim();
       if (!r) return;
@@ -741,6 +1395,7 @@
     });
     $("watch-go").addEventListener("click", () => go(true));
   } else {
+    $("nav").hidden = false;
     setConn("connecting", "connecting…");
     window.addEventListener("hashchange", () => location.reload());
     connect();
