@@ -33,6 +33,8 @@ pub struct Offer {
     pub id: String,
     /// How the host loads it (a shipped name or a path).
     pub spec: String,
+    /// The file's own `name` (`"House rules"`), else the id.
+    pub title: String,
     pub about: Option<String>,
     /// The first line of `DIR/balance/ID.txt`, where the host keeps a verdict of `diving sim`.
     pub balance: Option<String>,
@@ -62,7 +64,8 @@ pub fn offers(extra: &[String], dir: Option<&Path>) -> anyhow::Result<Vec<Offer>
                 text.lines().map(str::trim).find(|l| !l.is_empty()).map(|l| l.chars().take(200).collect())
             });
         let seats = (loaded.rules.min_players.max(2), loaded.rules.max_players.min(MAX_SEATS));
-        offers.push(Offer { id, spec, about: loaded.description.clone(), balance, seats });
+        let title = loaded.title.clone().unwrap_or_else(|| id.clone());
+        offers.push(Offer { id, spec, title, about: loaded.description.clone(), balance, seats });
     }
     Ok(offers)
 }
@@ -152,7 +155,7 @@ impl Lobby {
             .offers
             .iter()
             .map(|o| {
-                json!({ "id": o.id, "name": o.id, "about": o.about, "balance": o.balance, "seats": [o.seats.0, o.seats.1] })
+                json!({ "id": o.id, "name": o.title, "about": o.about, "balance": o.balance, "seats": [o.seats.0, o.seats.1] })
             })
             .collect();
         let listing = self.listing.lock().unwrap_or_else(|e| e.into_inner());

@@ -789,6 +789,10 @@ impl Room {
         }
         let from = if hello.version >= RESUME_SINCE { hello.since } else { self.seats[s].told };
         self.catch_up(conn, Role::Seat(s), from, out);
+        // A page reloaded after the game is told who asked for another already.
+        if hello.version >= LOBBY_SINCE && self.is_over() && self.rematch.iter().any(|&r| r) {
+            out.send(conn, self.rematch_message());
+        }
     }
 
     /// `player` takes seat `s`, or shows it is theirs: an open seat of a waiting table is
@@ -841,17 +845,23 @@ impl Room {
             return self.reply_error(conn, role, "the game is not over: a rematch can be asked for once it is", out);
         }
         self.rematch[s] = true;
+        let message = self.rematch_message();
+        for r in &self.conns {
+            out.send(r.conn, message.clone());
+        }
+        let everyone = (0..self.seats.len()).all(|p| self.tokens[p].is_none() || self.rematch[p]);
+        if everyone {
+            self.rematch_now(rand::random::<u64>() >> 12, out);
+        }
+    }
+
+    /// Who asked for a rematch, and who it waits for (people only: bots always agree).
+    fn rematch_message(&self) -> String {
         let game = self.session().game();
         let people: Vec<Seat> = (0..self.seats.len()).filter(|&s| self.tokens[s].is_some()).collect();
         let asked: Vec<&str> = people.iter().filter(|&&p| self.rematch[p]).map(|&p| game.name(p)).collect();
         let waiting: Vec<&str> = people.iter().filter(|&&p| !self.rematch[p]).map(|&p| game.name(p)).collect();
-        let message = json!({ "type": "rematch", "asked": asked, "waiting_for": waiting }).to_string();
-        for r in &self.conns {
-            out.send(r.conn, message.clone());
-        }
-        if waiting.is_empty() {
-            self.rematch_now(rand::random::<u64>() >> 12, out);
-        }
+        json!({ "type": "rematch", "asked": asked, "waiting_for": waiting }).to_string()
     }
 
     /// The next game at this table, dealt with `seed`: the seats turned one on (the old seat 2
@@ -955,7 +965,7 @@ impl Room {
     /// `hello`, in the version the client speaks.
     fn hello(&self, version: u32, seat: Option<Seat>) -> String {
         let game = self.session().game();
-        json!({
+        let mut hello = json!({
             "type": "hello",
             "protocol": version,
             "room": self.id,
@@ -965,8 +975,12 @@ impl Room {
             "bots": self.session().bots(),
             "ruleset": self.ruleset.to_json(),
             "limits": self.options.limits.to_json(),
-        })
-        .to_string()
+        });
+        if version >= LOBBY_SINCE {
+            // Which of the table's games this is (a rematch is the next one).
+            hello["game"] = json!(self.game);
+        }
+        hello.to_string()
     }
 
     /// What a joining reader needs: the moves after the first `told` (everything since the

@@ -135,11 +135,17 @@ async fn a_lobby_table_waits_for_its_seats_plays_rematches_and_is_rated() {
     ann_seat.send(json!({"type": "rematch"})).await;
     let asked = next_of(&mut bob_seat, "rematch").await;
     assert_eq!((asked["asked"].clone(), asked["waiting_for"].clone()), (json!(["ann"]), json!(["bob"])), "{asked}");
+    // Bob's page reloads meanwhile: it is told which game this is, and who asked already.
+    drop(bob_seat);
+    let (mut bob_seat, hello) = take(&server, &bob_seated, "bob", BOB).await;
+    assert_eq!((hello["type"].as_str(), hello["game"].as_u64()), (Some("hello"), Some(1)), "{hello}");
+    assert_eq!(next_of(&mut bob_seat, "rematch").await, asked);
     bob_seat.command("rematch").await;
     let new_game = next_of(&mut ann_seat, "new_game").await;
     assert_eq!((new_game["game"].as_u64(), new_game["seat"].as_u64()), (Some(2), Some(3)), "{new_game}");
     let hello = next_of(&mut ann_seat, "hello").await;
     assert_eq!(hello["players"], json!(["bob", "greedy", "ann"]), "{hello}");
+    assert_eq!(hello["game"], 2);
     // The old invite still opens bob's seat, whatever number it names now.
     drop(bob_seat);
     let (mut bob_again, first) = take(&server, &bob_seated, "bob", BOB).await;
