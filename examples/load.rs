@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 use diving::server::net::{self, Server, ServerConfig};
 use diving::server::protocol::{Limits, PROTOCOL, READ_BUFFER};
 use diving::server::room::{Room, RoomOptions, new_token};
-use diving::server::store;
 use diving::table::session::{Seating, Session};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
@@ -223,8 +222,6 @@ fn main() {
                 Seating { name: "greedy".into(), bot: Some("greedy".into()) },
             ];
             let session = Session::new("standard", seating, 1000 + i as u64, None).unwrap();
-            // Saved before the room opens, as `diving host` does: the server journals its moves.
-            store::save_game(&dir, &(i + 1).to_string(), &session).unwrap();
             let token = new_token();
             tokens.push(token.clone());
             let options = RoomOptions { limits, ..RoomOptions::default() };
@@ -260,7 +257,7 @@ fn main() {
         let count = all.len();
         let (p50, p99, max) = percentiles(&mut all);
         println!(
-            "{rooms} rooms at once ({games} games each, {} rooms in all; every move journaled), {}: {count} actions in {:.1}s: {:.0} actions/s; latency ms p50 {p50:.1} p99 {p99:.1} max {max:.1}; CPU {cpu:.2}s ({:.0} µs an action, server and players); saves written at the stop in {:.1}s; load average before {load}",
+            "{rooms} rooms at once ({games} games each, {} rooms in all; every move committed before its answer), {}: {count} actions in {:.1}s: {:.0} actions/s; latency ms p50 {p50:.1} p99 {p99:.1} max {max:.1}; CPU {cpu:.2}s ({:.0} µs an action, server and players); stopped in {:.1}s; load average before {load}",
             rooms * games,
             match pace {
                 Some(p) => format!("each player waiting {} ms before each command", p.as_millis()),
