@@ -81,15 +81,18 @@
 //! - [`server`] — `diving host` and `diving join`: the authoritative game server. A
 //!   [`server::room::Room`] is one game as a state machine without I/O (seats, secret tokens,
 //!   spectators, target questions, away bots, chat) that makes every message for its reader
-//!   through `Viewer`, `table::json::state_for` and the narrator; `server::net` is the axum
-//!   WebSocket edge (limits, away timer, a writer thread that appends every move to a journal
-//!   with one `fsync` a batch, and writes a room's whole save when its game ends and at the
-//!   stop; Ctrl-C and SIGTERM stop it the same way; the `Origin` check and the headers of
-//!   every answer); `server::guard` its listener (every connection holds a permit, at most
-//!   `per_address` of them one address's, and must send each request in time until it is a
-//!   WebSocket);
-//!   `server::store` the games directory (saves, journal, `--resume`, the lock a running host
-//!   holds); `server::web` the browser
+//!   through `Viewer`, `table::json::state_for` and the narrator (a lobby table waits there
+//!   for its seats, and a rematch deals the next game with the seats turned); `server::net` is
+//!   the axum WebSocket edge (limits, away timer, the lobby's connections, the keeper thread
+//!   that commits what each room call changed and only then sends its messages; Ctrl-C and
+//!   SIGTERM stop it the same way; the `Origin` check and the headers of every answer);
+//!   `server::db` the host's SQLite database (players by hashed key, tables, every move,
+//!   results, Weng-Lin ratings; its schema version); `server::lobby` what the lobby offers and
+//!   lists, and the checks of a stranger's new table; `server::guard` its listener (every
+//!   connection holds a permit, at most `per_address` of them one address's, and must send
+//!   each request in time until it is a WebSocket);
+//!   `server::store` the games directory (save paths, the lock a running host holds, and the
+//!   reader of an older host's saves and journal); `server::web` the browser
 //!   seat (a plain HTML/CSS/JS page embedded in the binary, and the `seat_view` it draws, whose
 //!   previews, like the shell's, are `Session::preview`s: worked out on the seat's `View::sample`).
 //!   `PROTOCOL.md` is the wire.
@@ -184,6 +187,11 @@
 //!   message was made, nor the seed; bot warnings (which can name a bot's cards) go to the
 //!   host's log only. The room does no I/O. *`tests/server/server_leaks.rs`, `tests/server/server_net.rs`,
 //!   `tests/engine/architecture.rs`.*
+//! - **No one is told of a move the host's database does not hold.** Each room call's
+//!   changes are committed (WAL, `synchronous=FULL`) before its messages are sent, so a host
+//!   killed at any moment resumes with every move and result a client was answered.
+//!   *`tests/server/server_crash.rs` (the real host killed with SIGKILL after each answer),
+//!   `tests/server/server_net.rs`.*
 //!
 //! ## Where things are documented
 //!

@@ -7,11 +7,14 @@
 //!
 //! Code map: [`protocol`] the messages, version, limits and ruleset identity (documented in
 //! `PROTOCOL.md`); [`room`] one game as a state machine without I/O (seats, tokens, watchers,
-//! questions, away bots, chat); [`net`] the axum WebSocket edge (limits, away timer, saving);
-//! [`guard`] its listener (the connection limit and the request deadline, at the door);
-//! [`store`] the games directory; [`web`] the browser seat (the page
-//! the server serves and the `seat_view` it draws). This module turns the host's
-//! options into rooms and prints the invites.
+//! questions, away bots, chat, a lobby table's wait for its seats, rematch); [`net`] the axum
+//! WebSocket edge (limits, away timer, the lobby's connections, the keeper that commits each
+//! change before its messages leave); [`db`] the host's SQLite database (players, tables,
+//! moves, results, ratings); [`lobby`] what the lobby offers and lists; [`guard`] its listener
+//! (the connection limit and the request deadline, at the door); [`store`] the games
+//! directory (and an older host's files); [`web`] the browser seat (the page the server
+//! serves and the `seat_view` it draws). This module turns the host's options into rooms
+//! (new, or resumed from the database: [`resume`]) and prints the invites.
 //!
 //! Nothing but the command line and `join` (which speaks this protocol) depends on this module,
 //! and it imports nothing from the shell: rooms are tables ([`crate::table`]) with

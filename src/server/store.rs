@@ -1,16 +1,13 @@
-//! The host's games on disk, in one directory: per room `ROOM.save.json`, the game in the
-//! ordinary save format (written atomically by [`save::write`]), and `ROOM.seats.json`, the
-//! seat tokens (written once, readable by the owner only); and the journal,
-//! `journal-NNNNNN.jsonl`, one line per move of any room since that room's save was written.
-//! `diving host --resume DIR` reads the saves, plays each room's journal lines on, and writes
-//! the saves again ([`Games::compact`]). A running host holds [`LOCK_FILE`] there ([`lock`]).
-//!
-//! A save holds the whole game, so writing one after every move costs what the game has
-//! grown to; a journal line costs one move, and one `fsync` makes a whole batch of lines (of
-//! many rooms) durable. The server's writer ([`super::net`]) writes a new room's save and
-//! then its seat file before any move, a room's save when it changes without a save of its game here, when its game ends, when the journal has grown past
-//! [`JOURNAL_ROLL`] bytes (then a new journal is begun and the old one removed) and when the
-//! server stops (then the journal is removed).
+//! The host's games directory: where a finished game's save file goes ([`save_path`]), the
+//! lock a running host holds there ([`LOCK_FILE`], [`lock`]), and the reader of a directory an
+//! older `diving host` kept before the database ([`super::db`]) held the games: per room
+//! `ROOM.save.json` (the ordinary save format) and `ROOM.seats.json` (the seat tokens), and the
+//! journal, `journal-NNNNNN.jsonl`, one line per move of any room since that room's save was
+//! written. [`load_all`] reads the saves and plays each room's journal lines on (a line cut
+//! short by a crash is reported and skipped, any other damage is an error naming the line);
+//! [`Games::compact`] writes the saves again and removes the journals, and the host then takes
+//! the games into its database. The writing half ([`save_seats`], [`journal_lines`]) stays
+//! for the tests that build such a directory.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
@@ -24,10 +21,6 @@ use crate::table::record;
 use crate::table::render;
 use crate::table::save::{self, ActionJson, SaveFile};
 use crate::table::session::{Entry, Session};
-
-/// The size past which the server begins a new journal (after writing the saves of the rooms
-/// the old one holds lines of).
-pub const JOURNAL_ROLL: u64 = 64 * 1024 * 1024;
 
 /// The seat file of a room.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,35 +73,11 @@ pub fn write_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()>
     Ok(())
 }
 
-/// Writes a room's game again, after a [`write_game`] of it by this process or a
-/// [`remove_stale_temporaries`] of `dir` (see [`save::write_again`]).
-pub fn rewrite_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()> {
-    save::write_again(&save_path(dir, room), save)?;
-    Ok(())
-}
-
 /// Removes the temporaries that saves of games killed while writing left in `dir`, reading it
 /// once: after it a room's save in `dir` (not through a symlink to elsewhere) is written with
 /// [`rewrite_game`], which does not read the directory again.
 pub fn remove_stale_temporaries(dir: &Path) {
     save::remove_stale_temporaries_in(dir, |name| name.ends_with(b".save.json"));
-}
-
-/// How many of `session`'s moves the save of `room` in `dir` holds, when it is a save of this
-/// very game (its setup, and the step hash of each of its moves, the session's); `None` when
-/// there is no such save. The server journals a room's moves on from there.
-pub fn saved_moves(dir: &Path, room: &str, session: &Session) -> Option<usize> {
-    let saved = save::read(&save_path(dir, room)).ok()?;
-    let now = session.to_save();
-    let same_setup = saved.seed == now.seed
-        && saved.deck == now.deck
-        && saved.players == now.players
-        && saved.branch == now.branch
-        && saved.rules_hash == now.rules_hash;
-    let prefix = saved.actions.len() <= now.actions.len()
-        && saved.steps.len() == saved.actions.len()
-        && now.steps.starts_with(&saved.steps);
-    (same_setup && prefix).then_some(saved.actions.len())
 }
 
 /// Writes the seat file of a room (atomically, owner-only on Unix).

@@ -20,7 +20,6 @@ use std::time::Duration;
 
 use diving::server::net::{Server, ServerConfig};
 use diving::server::room::{Room, RoomOptions, new_token};
-use diving::server::store;
 use diving::table::session::{Seating, Session};
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::key::Key;
@@ -656,8 +655,6 @@ async fn play_a_game(chromium: &Path, chromedriver: &Path) {
     let profile = tempfile::tempdir().unwrap();
     let room = room("1", &["alice", "bot:greedy", "bot:random"], 20_261_201, RoomOptions::default());
     let games = tempfile::tempdir().unwrap();
-    store::save_seats(games.path(), &store::Seats { room: "1".into(), tokens: room.tokens().to_vec() }).unwrap();
-    store::save_game(games.path(), "1", room.session()).unwrap();
     let config = ServerConfig { dir: Some(games.path().to_path_buf()), ..ServerConfig::default() };
     let mut server = Some(serve(vec![room], config.clone()).await);
     let proxy = Proxy::start(server.as_ref().unwrap().addr).await;

@@ -123,8 +123,6 @@ async fn a_whole_game_over_the_protocol_is_the_game_played_locally() {
 async fn a_finished_game_has_its_whole_save_before_the_host_stops() {
     let dir = tempfile::tempdir().unwrap();
     let r = room("1", &["alice", "bot:greedy"], SEED, RoomOptions::default());
-    store::save_seats(dir.path(), &store::Seats { room: r.id().into(), tokens: r.tokens().to_vec() }).unwrap();
-    store::save_game(dir.path(), r.id(), r.session()).unwrap();
     let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
     let server = serve(vec![r], config).await;
     let (alice, _) = Client::join(&server, "1", 0).await;
@@ -197,8 +195,6 @@ async fn a_stopped_server_resumes_its_games_and_the_tokens_still_work() {
     let players = ["alice", "bot:greedy"];
     let r = room("1", &players, SEED, RoomOptions::default());
     let tokens = r.tokens().to_vec();
-    store::save_seats(dir.path(), &store::Seats { room: "1".into(), tokens: tokens.clone() }).unwrap();
-    store::save_game(dir.path(), "1", r.session()).unwrap();
     let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
     let server = serve(vec![r], config.clone()).await;
     let (alice, _) = Client::join(&server, "1", 0).await;
@@ -652,8 +648,6 @@ fn a_joined_seat_gets_back_in_by_itself_when_the_server_comes_back() {
     let dir = tempfile::tempdir().unwrap();
     let r = room("1", &["alice", "bot:greedy"], SEED, RoomOptions::default());
     let token = r.tokens()[0].clone().unwrap();
-    store::save_seats(dir.path(), &store::Seats { room: "1".into(), tokens: r.tokens().to_vec() }).unwrap();
-    store::save_game(dir.path(), "1", r.session()).unwrap();
     let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
     let server = runtime.block_on(serve(vec![r], config.clone()));
     let addr = server.addr;

@@ -12,7 +12,6 @@ use diving::core::Viewer;
 use diving::server::net::{Server, ServerConfig};
 use diving::server::protocol::PROTOCOL;
 use diving::server::room::RoomOptions;
-use diving::server::store;
 use diving::table::json as js;
 use diving::table::session::Session;
 use futures_util::{SinkExt, StreamExt};
@@ -186,8 +185,6 @@ async fn returns_across_a_resumed_host_send_nothing_twice() {
     let dir = tempfile::tempdir().unwrap();
     let r = room("1", &["alice", "bot:greedy"], 21, RoomOptions::default());
     let token = r.tokens()[0].clone().unwrap();
-    store::save_seats(dir.path(), &store::Seats { room: "1".into(), tokens: r.tokens().to_vec() }).unwrap();
-    store::save_game(dir.path(), "1", r.session()).unwrap();
     let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
     let mut server = serve(vec![r], config.clone()).await;
     let mut seen = Seen::default();
@@ -248,8 +245,6 @@ async fn two_hundred_returns_with_and_without_moves_receive_every_event_once() {
         let dir = tempfile::tempdir().unwrap();
         let r = room("1", &["alice", "bot:greedy"], 31, RoomOptions::default());
         let token = r.tokens()[0].clone().unwrap();
-        store::save_seats(dir.path(), &store::Seats { room: "1".into(), tokens: r.tokens().to_vec() }).unwrap();
-        store::save_game(dir.path(), "1", r.session()).unwrap();
         let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
         let mut server = serve(vec![r], config.clone()).await;
         let mut seen = Seen::default();
