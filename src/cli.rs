@@ -228,8 +228,9 @@ pub enum Command {
     /// skill-versus-luck measure; with several --ruleset, every bot under every ruleset, and the rulesets
     /// ranked by skill versus luck
     Tournament(TournamentArgs),
-    /// Host games for players elsewhere: prints an invite per open seat (`diving host --dir DIR
-    /// ratings` prints the leaderboards instead)
+    /// Host games for players elsewhere: with no seats given, a lobby where friends make tables,
+    /// rematch and see ratings (http://HOST:PORT/); with --players or --seats, a table made now
+    /// and an invite per open seat (`diving host --dir DIR ratings` prints the leaderboards)
     Host(HostArgs),
     /// Join a hosted game with an invite (or watch it without --seat and --token); HOST:PORT alone:
     /// the host's lobby
@@ -288,7 +289,7 @@ pub struct HostArgs {
     /// Port to listen on (0: any free port)
     #[arg(long, default_value_t = 7878)]
     pub port: u16,
-    /// Directory the games are kept in, move by move (saves and a journal)
+    /// Directory the games are kept in, every move committed before it is answered (diving.sqlite), with each finished game's save
     #[arg(long, default_value = "diving-games", value_name = "DIR")]
     pub dir: PathBuf,
     /// Bring back the games saved in DIR (their tokens still work)
