@@ -245,6 +245,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
     // The `at` of the last `output`: what a return says it saw (`since`), so the host sends
     // the rest and nothing twice.
     let mut seen: Option<u64> = None;
+    let mut pace = Pace::new(&crate::server::protocol::Limits::default());
     // Whether the server said hello: another hello is the answer to getting back in.
     let mut greeted = false;
     // Whether the output answering this connection's join has come.
@@ -294,6 +295,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                 let mut printed = String::new();
                 match value["type"].as_str() {
                     Some("hello") => {
+                        pace.follow(&value["limits"]);
                         let version = value["protocol"].as_u64().unwrap_or(0);
                         if version != PROTOCOL as u64 {
                             bail!("the server speaks protocol {version}, this diving speaks {PROTOCOL}: use the same version of diving");
@@ -413,6 +415,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                 }
                 leaving = is_quit(&line);
                 let message = ClientMessage::Command { line, seat: None };
+                pace.take().await;
                 sink.send(Message::text(message.to_text())).await?;
             }
         }
@@ -428,6 +431,54 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
 
 type Sink = futures_util::stream::SplitSink<Socket, Message>;
 type Stream = futures_util::stream::SplitStream<Socket>;
+
+/// Keeps a seat's commands within the host's rate (`hello.limits`: `burst` messages, then
+/// `per_second`; PROTOCOL.md, *Limits*), a little under it: a script piped into `diving join`
+/// faster than that waits its turn instead of having lines refused (`rate`). A person typing
+/// never comes near it.
+struct Pace {
+    tokens: f64,
+    burst: f64,
+    rate: f64,
+    at: tokio::time::Instant,
+}
+
+impl Pace {
+    fn new(limits: &crate::server::protocol::Limits) -> Pace {
+        let mut pace = Pace { tokens: 0.0, burst: 1.0, rate: 1.0, at: tokio::time::Instant::now() };
+        pace.set(f64::from(limits.burst), f64::from(limits.per_second));
+        pace.tokens = pace.burst;
+        pace
+    }
+
+    /// The margin covers the `join` and `display` messages sent besides commands.
+    fn set(&mut self, burst: f64, per_second: f64) {
+        self.burst = (burst - 4.0).max(1.0);
+        self.rate = (per_second * 0.9).max(0.5);
+        self.tokens = self.tokens.min(self.burst);
+    }
+
+    /// The limits a `hello` gives (an older host's `hello` without them keeps the defaults).
+    fn follow(&mut self, limits: &Value) {
+        if let (Some(burst), Some(per_second)) = (limits["burst"].as_f64(), limits["per_second"].as_f64()) {
+            self.set(burst, per_second);
+        }
+    }
+
+    /// Waits, if need be, until one more message keeps within the rate.
+    async fn take(&mut self) {
+        let now = tokio::time::Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * self.rate).min(self.burst);
+        self.at = now;
+        if self.tokens < 1.0 {
+            let wait = std::time::Duration::from_secs_f64((1.0 - self.tokens) / self.rate);
+            tokio::time::sleep(wait).await;
+            self.tokens = 1.0;
+            self.at = tokio::time::Instant::now();
+        }
+        self.tokens -= 1.0;
+    }
+}
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// Opens the connection and says `hello` (the `join`, `watch` or `lobby` message).

@@ -21,41 +21,6 @@ pub struct Joined {
     lines: mpsc::Receiver<String>,
     /// Every line printed so far.
     pub printed: Vec<String>,
-    /// The host's rate limit, kept to as a person keeps to it (see [`Pace`]).
-    pace: Pace,
-}
-
-/// The host takes bursts of 40 messages, then 20 a second (PROTOCOL.md, *Limits*), and
-/// refuses the rest. A person never comes near it; a test that answers every turn at once
-/// does (two lines a turn, a whole game in a fraction of a second). So lines are sent as a
-/// bucket smaller and slower than the host's allows them (30, then 15 a second: the margin
-/// covers the `join` the client sends itself and the clocks' drift): a line waits only when
-/// that bucket is empty, and no wait stands in for an answer awaited.
-struct Pace {
-    tokens: f64,
-    at: std::time::Instant,
-}
-
-impl Pace {
-    const BURST: f64 = 30.0;
-    const PER_SECOND: f64 = 15.0;
-
-    fn new() -> Pace {
-        Pace { tokens: Self::BURST, at: std::time::Instant::now() }
-    }
-
-    fn take(&mut self) {
-        let now = std::time::Instant::now();
-        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * Self::PER_SECOND).min(Self::BURST);
-        self.at = now;
-        if self.tokens < 1.0 {
-            let wait = (1.0 - self.tokens) / Self::PER_SECOND;
-            std::thread::sleep(std::time::Duration::from_secs_f64(wait));
-            self.tokens = 1.0;
-            self.at = std::time::Instant::now();
-        }
-        self.tokens -= 1.0;
-    }
 }
 
 impl Joined {
@@ -81,7 +46,7 @@ impl Joined {
             }
         });
         let stdin = child.stdin.take();
-        Joined { child, stdin, lines, printed: Vec::new(), pace: Pace::new() }
+        Joined { child, stdin, lines, printed: Vec::new() }
     }
 
     /// The lines printed until one contains `what` (that one last); fails after [`WAIT`].
@@ -107,8 +72,9 @@ impl Joined {
         }
     }
 
+    /// Sends a line at once: `diving join` keeps to the host's rate itself (a game answered
+    /// turn by turn is two lines a turn, far over 20 a second).
     pub fn line(&mut self, line: &str) {
-        self.pace.take();
         writeln!(self.stdin.as_mut().expect("the input is open"), "{line}").unwrap();
     }
 

@@ -747,6 +747,16 @@ fn a_piped_join_prints_every_answer_and_leaves_when_its_input_ends() {
     assert_eq!(moves.len(), 1, "the moves answer, once: {stdout}");
     assert!(!moves[0]["moves"].as_array().unwrap().is_empty(), "{stdout}");
     assert!(stdout.contains(r#"{"bye":true}"#), "{stdout}");
+
+    // A script far faster than the host's rate (20 a second after a burst of 40): `diving
+    // join` keeps to the rate itself, so every line is answered and none refused.
+    let many: &'static str = Box::leak("moves\n".repeat(70).into_boxed_str());
+    let out = run(many, true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(!stdout.contains("too many messages"), "a line was refused for its rate: {stdout}");
+    let answered = stdout.lines().filter(|l| l.starts_with(r#"{"moves":"#)).count();
+    assert_eq!(answered, 70, "{stdout}");
     runtime.block_on(server.stop()).unwrap();
 }
 
