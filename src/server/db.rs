@@ -437,7 +437,20 @@ impl Db {
                 .query_row("SELECT setup FROM games WHERE room = ?1 AND game = ?2", params![room, game], |r| r.get(0))
                 .optional()?;
             let current = match setup {
-                None => None,
+                None => {
+                    let moves: i64 = self.conn.query_row(
+                        "SELECT count(*) FROM moves WHERE room = ?1 AND game = ?2",
+                        params![room, game],
+                        |r| r.get(0),
+                    )?;
+                    if moves > 0 {
+                        anyhow::bail!(
+                            "{}: room {room} game {game} has {moves} moves but no setup (its row of `games` is gone): the database is damaged",
+                            self.what()
+                        );
+                    }
+                    None
+                }
                 Some(text) => {
                     let at = format!("{}: room {room} game {game}", self.what());
                     let save: SaveFile =

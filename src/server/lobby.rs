@@ -242,6 +242,11 @@ impl Lobby {
         }
     }
 
+    /// The code of `seat` of `room` is used up (the seat is taken).
+    pub fn forget_code(&self, room: &str, seat: Seat) {
+        self.codes.lock().unwrap_or_else(|e| e.into_inner()).retain(|_, taken| taken != &(room.to_string(), seat));
+    }
+
     /// The seat an invite code names (case and spaces ignored).
     pub fn code(&self, code: &str) -> Option<(String, Seat)> {
         let code: String = code.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_uppercase();

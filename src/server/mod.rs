@@ -300,7 +300,8 @@ pub fn resume(dir: &std::path::Path, room_options: &RoomOptions) -> anyhow::Resu
         return Ok((db, Vec::new()));
     }
     if stored.is_empty() {
-        let games = store::load_all(dir)?;
+        let games = store::load_all(dir)
+            .map_err(|e| anyhow::anyhow!("{e:#}; and {} holds no table", dir.join(db::FILE).display()))?;
         for note in &games.notes {
             eprintln!("diving host: {note}");
         }

@@ -35,7 +35,6 @@ use crate::core::Seat;
 use crate::script::stop_when;
 use crate::table::record;
 use crate::table::save::{ActionJson, SaveFile};
-use crate::table::seating;
 
 /// What a connection's writer is asked to do.
 enum Out {
@@ -674,8 +673,13 @@ impl Server {
             .with_state(hub.clone());
         let shutdown = {
             let hub = hub.clone();
+            // Subscribed now, not when the task first runs: a server stopped at once (before
+            // its task ran) would otherwise never see the stop.
+            let mut stop = hub.stop.subscribe();
             async move {
-                let mut stop = hub.stop.subscribe();
+                if *stop.borrow_and_update() {
+                    return;
+                }
                 loop {
                     tokio::select! {
                         _ = hub.done.notified() => {}
@@ -1178,7 +1182,7 @@ async fn lobby_answer(hub: &Arc<Hub>, visitor: &mut Visitor, message: LobbyMessa
             match (name, key) {
                 (None, None) => visitor.me = None,
                 (Some(name), Some(key)) => {
-                    if let Err(e) = seating::check_name(&name) {
+                    if let Err(e) = super::room::check_player_name(&name) {
                         return Answer::refuse("name", &e);
                     }
                     let db = hub.db.clone();
@@ -1226,12 +1230,23 @@ async fn lobby_answer(hub: &Arc<Hub>, visitor: &mut Visitor, message: LobbyMessa
                     visitor.made += 1;
                     Answer { texts: Vec::new(), refused: false, close: false }
                 }
+                Err(e) if e.contains("tables already") => Answer::refuse("limit", &e),
                 Err(e) => Answer::refuse("unknown", &e),
             }
         }
-        LobbyMessage::Sit { room, seat } => sit(hub, &room, seat.map(|s| s.saturating_sub(1)), host),
+        LobbyMessage::Sit { .. } | LobbyMessage::Code { .. } if visitor.me.is_none() => {
+            Answer::refuse("name", "say who you are first: 'lobby' with your name and key")
+        }
+        LobbyMessage::Sit { room, seat: Some(0) } => {
+            Answer::refuse("unknown", &format!("seats of table {room} are numbered from 1"))
+        }
+        LobbyMessage::Sit { room, seat } => {
+            sit(hub, visitor.me.clone().expect("checked above"), &room, seat.map(|s| s - 1), host, link.clone()).await
+        }
         LobbyMessage::Code { code } => match lobby.code(&code) {
-            Some((room, seat)) => sit(hub, &room, Some(seat), host),
+            Some((room, seat)) => {
+                sit(hub, visitor.me.clone().expect("checked above"), &room, Some(seat), host, link.clone()).await
+            }
             None => Answer::refuse("unknown", "no open seat has that code (a code works until its seat is taken)"),
         },
         LobbyMessage::Ratings { ruleset } => {
@@ -1323,11 +1338,19 @@ async fn create_table(hub: &Arc<Hub>, order: Order, maker: PlayerId, host: &str,
             seats: seat_rows(&room),
         };
         let message = seated(&host, &id, 0, &token, invites);
-        lobby.made(&id, maker);
         let slot = Arc::new(Mutex::new(Slot::new(room)));
         {
             let mut guard = lock(&slot);
-            hub.rooms.write().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), slot.clone());
+            {
+                // Counted again where the table goes in: creations at once all passed the
+                // count before it.
+                let mut rooms = hub.rooms.write().unwrap_or_else(|e| e.into_inner());
+                if rooms.len() >= hub.config.limits.tables {
+                    return Err(format!("this host holds {} tables already (its most)", hub.config.limits.tables));
+                }
+                rooms.insert(id.clone(), slot.clone());
+            }
+            lobby.made(&id, maker);
             lobby.list(&guard.room);
             guard.queued.fetch_add(1, Ordering::SeqCst);
             let delivery = Delivery { sends: vec![(link, Out::Text(message))], queued: Some(guard.queued.clone()) };
@@ -1340,28 +1363,37 @@ async fn create_table(hub: &Arc<Hub>, order: Order, maker: PlayerId, host: &str,
     .unwrap_or_else(|_| Err("the table could not be made".into()))
 }
 
-/// `sit` (or `code`): the token of an open seat of a waiting table (`seat` 0-based, or the
-/// first open one). The seat is taken by the first `join` with it.
-fn sit(hub: &Arc<Hub>, room: &str, seat: Option<Seat>, host: &str) -> Answer {
+/// `sit` (or `code`): an open seat of a waiting table (`seat` 0-based, or the first open
+/// one) is kept for this player ([`Room::reserve`]), and its token reaches them once that is
+/// committed; no one else is given it.
+async fn sit(hub: &Arc<Hub>, me: (String, PlayerId), room: &str, seat: Option<Seat>, host: &str, link: Link) -> Answer {
     let Some(slot) = hub.slot(room) else {
         return Answer::refuse("unknown", &format!("there is no table '{room}' on this host"));
     };
-    // A room busy with its work is not waited for here (the lobby runs on the async workers).
-    let Ok(slot) = slot.try_lock() else {
-        return Answer::refuse("unknown", &format!("table {room} is busy; try again"));
-    };
-    let open = slot.room.open_seats();
-    if !slot.room.is_waiting() || open.is_empty() {
-        return Answer::refuse(
-            "full",
-            &format!("table {room} has no open seat (it is playing or over: watch it at /{room})"),
-        );
+    let (id, host) = (room.to_string(), host.to_string());
+    let answer = in_room(hub, &slot, move |hub, slot| {
+        let mut out = Outbox::default();
+        let seat = match slot.room.reserve(seat, me.1, &me.0, &mut out) {
+            Ok(seat) => seat,
+            Err(e) => return Some(e),
+        };
+        if let Some(lobby) = &hub.lobby {
+            lobby.forget_code(&id, seat);
+        }
+        let token = slot.room.tokens()[seat].clone().unwrap_or_default();
+        hub.deliver(slot, out);
+        // After the seat's commit, behind the room's messages.
+        slot.queued.fetch_add(1, Ordering::SeqCst);
+        let delivery = Delivery {
+            sends: vec![(link, Out::Text(seated(&host, &id, seat, &token, Vec::new())))],
+            queued: Some(slot.queued.clone()),
+        };
+        hub.keeper.hand(Vec::new(), Vec::new(), delivery);
+        None
+    })
+    .await;
+    match answer {
+        None => Answer { texts: Vec::new(), refused: false, close: false },
+        Some(e) => Answer::refuse("full", &e),
     }
-    let seat = match seat {
-        None => open[0],
-        Some(s) if open.contains(&s) => s,
-        Some(s) => return Answer::refuse("full", &format!("seat {} of table {room} is not open", s + 1)),
-    };
-    let token = slot.room.tokens()[seat].clone().unwrap_or_default();
-    Answer::one(seated(host, room, seat, &token, Vec::new()))
 }

@@ -632,7 +632,9 @@ impl Room {
                 out.refuse(conn, "waiting", &message);
             }
             (ClientMessage::Rematch, Some(role)) => self.ask_rematch(conn, role, out),
-            (ClientMessage::Command { line, .. }, Some(role)) if line.trim().eq_ignore_ascii_case("rematch") => {
+            (ClientMessage::Command { line, .. }, Some(role))
+                if line.trim().eq_ignore_ascii_case("rematch") && self.version_of(conn) >= LOBBY_SINCE =>
+            {
                 self.ask_rematch(conn, role, out)
             }
             (ClientMessage::Command { line, seat }, Some(role)) => match (role, seat) {
@@ -732,6 +734,17 @@ impl Room {
             out.close.push(conn);
             return;
         }
+        if self.lobby && hello.version < LOBBY_SINCE {
+            out.send(
+                conn,
+                protocol::error(
+                    "protocol",
+                    &format!("room {} was made in the lobby: join it with protocol {LOBBY_SINCE}", self.id),
+                ),
+            );
+            out.close.push(conn);
+            return;
+        }
         let n = self.seats.len();
         let refuse = |out: &mut Outbox, code: &str, message: String| {
             out.send(conn, protocol::error(code, &message));
@@ -760,6 +773,17 @@ impl Room {
                 out,
                 "player",
                 format!("seat {seat} of room {} is open: say who takes it (join with 'player': name and key)", self.id),
+            );
+        } else if self.lobby {
+            // A lobby seat is its player's: the token alone (which an invite carries) is not
+            // enough to take it over.
+            return refuse(
+                out,
+                "player",
+                format!(
+                    "seat {seat} of room {} is taken: join as the player who took it ('player': name and key)",
+                    self.id
+                ),
             );
         }
         if let Some(old) = self.seats[s].conn.take() {
@@ -800,9 +824,7 @@ impl Room {
     /// theirs; at a table made at start-up the seat is rated as theirs from now on.
     fn claim(&mut self, s: Seat, player: &Player, identify: &mut Identify) -> Result<(), (&'static str, String)> {
         let seat = s + 1;
-        if let Err(e) = seating::check_name(&player.name) {
-            return Err(("name", e));
-        }
+        check_player_name(&player.name).map_err(|e| ("name", e))?;
         let open = self.waiting.as_ref().is_some_and(|names| names[s].is_none());
         if open {
             let taken: Vec<String> = self.waiting.iter().flatten().flatten().cloned().collect();
@@ -835,6 +857,45 @@ impl Room {
         }
     }
 
+    /// Keeps an open seat of a waiting table (`seat`, or the first open one) for `player`
+    /// (named `name`), who asked for it in the lobby: no one else can take it, and its token
+    /// goes to them only. Its seat, or why not.
+    pub fn reserve(
+        &mut self,
+        seat: Option<Seat>,
+        player: PlayerId,
+        name: &str,
+        out: &mut Outbox,
+    ) -> Result<Seat, String> {
+        let open = self.open_seats();
+        if !self.is_waiting() || open.is_empty() {
+            return Err(format!(
+                "table {} has no open seat (it is playing or over: watch it at /{})",
+                self.id, self.id
+            ));
+        }
+        let s = match seat {
+            None => open[0],
+            Some(s) if open.contains(&s) => s,
+            Some(s) => return Err(format!("seat {} of table {} is not open", s + 1, self.id)),
+        };
+        if self.players.contains(&Some(player)) {
+            return Err(format!("you have a seat at table {} already", self.id));
+        }
+        let taken: Vec<String> = self.waiting.iter().flatten().flatten().cloned().collect();
+        if let Some(other) = taken.iter().find(|t| super::db::skeleton(t) == super::db::skeleton(name)) {
+            return Err(format!("'{other}' sits at table {} already: pick another name", self.id));
+        }
+        if let Some(names) = &mut self.waiting {
+            names[s] = Some(name.to_string());
+        }
+        self.players[s] = Some(player);
+        out.records.push(Record::Sat { seat: s, player });
+        out.listed = true;
+        self.tell_waiting(out);
+        Ok(s)
+    }
+
     /// A seat asks for another game at this table once this one is over; when every person
     /// has asked, it is dealt ([`Room::rematch_now`]).
     fn ask_rematch(&mut self, conn: Conn, role: Role, out: &mut Outbox) {
@@ -846,7 +907,7 @@ impl Room {
         }
         self.rematch[s] = true;
         let message = self.rematch_message();
-        for r in &self.conns {
+        for r in self.conns.iter().filter(|r| r.version >= LOBBY_SINCE) {
             out.send(r.conn, message.clone());
         }
         let everyone = (0..self.seats.len()).all(|p| self.tokens[p].is_none() || self.rematch[p]);
@@ -896,7 +957,7 @@ impl Room {
             }
         }
         self.game += 1;
-        for r in &self.conns {
+        for r in self.conns.iter().filter(|r| r.version >= LOBBY_SINCE) {
             let seat = match r.role {
                 Role::Seat(s) => Some(s + 1),
                 Role::Spectator => None,
@@ -917,6 +978,17 @@ impl Room {
         if watching >= self.options.limits.spectators {
             let message = format!("room {} has {watching} spectators already (the most it holds)", self.id);
             out.send(conn, protocol::error("full", &message));
+            out.close.push(conn);
+            return;
+        }
+        if self.is_waiting() && hello.version < LOBBY_SINCE {
+            out.send(
+                conn,
+                protocol::error(
+                    "protocol",
+                    &format!("room {} waits for its seats: watch it with protocol {LOBBY_SINCE}", self.id),
+                ),
+            );
             out.close.push(conn);
             return;
         }
@@ -1235,6 +1307,19 @@ impl Room {
             }
         }
     }
+}
+
+/// Whether `name` can be a player's in the lobby: the name rules of `--players`, and nothing
+/// a seat list would read as a bot (`bot:greedy`, or a bot's own name).
+pub fn check_player_name(name: &str) -> Result<(), String> {
+    seating::check_name(name)?;
+    if name.contains(':') {
+        return Err(format!("'{name}' has a ':' (bot:NAME names a bot), which a player's name cannot have"));
+    }
+    if super::lobby::BOTS.iter().any(|b| b.eq_ignore_ascii_case(name)) {
+        return Err(format!("'{name}' is the name of a bot; pick another"));
+    }
+    Ok(())
 }
 
 /// Whether a message for a client is a `screen`.

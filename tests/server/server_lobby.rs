@@ -122,6 +122,20 @@ async fn a_lobby_table_waits_for_its_seats_plays_rematches_and_is_rated() {
     bob.send(json!({"type": "code", "code": code.to_lowercase()})).await;
     let bob_seated = next_of(&mut bob, "seated").await;
     assert_eq!(bob_seated["seat"], 2, "{bob_seated}");
+    // The seat is bob's from now on: no one else gets its token, or takes it with the token.
+    let (mut nobody, _) = visit(&server, None, "").await;
+    nobody.send(json!({"type": "sit", "room": seated["room"]})).await;
+    assert_eq!(next_of(&mut nobody, "seated").await["code"], "name");
+    let (mut eve, _) = visit(&server, Some("eve"), &"e".repeat(32)).await;
+    eve.send(json!({"type": "sit", "room": seated["room"]})).await;
+    assert_eq!(next_of(&mut eve, "seated").await["code"], "full");
+    eve.send(json!({"type": "code", "code": code})).await;
+    assert_eq!(next_of(&mut eve, "seated").await["code"], "unknown", "a code is used up with its seat");
+    let mut thief = Client::connect(&server, seated["room"].as_str().unwrap()).await;
+    thief.send(json!({"type": "join", "protocol": PROTOCOL, "seat": 2, "token": bob_seated["token"]})).await;
+    assert_eq!(thief.recv().await.unwrap()["code"], "player");
+    let (_, refused) = take(&server, &bob_seated, "eve", &"e".repeat(32)).await;
+    assert_eq!(refused["code"], "seat", "{refused}");
     let (mut bob_seat, hello) = take(&server, &bob_seated, "bob", BOB).await;
     // The last seat taken deals the game: everyone gets a hello.
     let hello = if hello["type"] == "waiting" { next_of(&mut bob_seat, "hello").await } else { hello };
