@@ -75,7 +75,7 @@ pub fn write_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()>
 
 /// Removes the temporaries that saves of games killed while writing left in `dir`, reading it
 /// once: after it a room's save in `dir` (not through a symlink to elsewhere) is written with
-/// [`rewrite_game`], which does not read the directory again.
+/// `save::write_again`, which does not read the directory again (the keeper does so).
 pub fn remove_stale_temporaries(dir: &Path) {
     save::remove_stale_temporaries_in(dir, |name| name.ends_with(b".save.json"));
 }
