@@ -20,8 +20,7 @@ use super::room::{Plan, Room};
 use crate::core::Seat;
 use crate::ruleset::{self, Ruleset};
 
-/// The bots a lobby table may seat.
-pub const BOTS: [&str; 3] = ["greedy", "random", "mcts"];
+pub use super::room::BOTS;
 
 /// The most seats a lobby table has (the most any shipped ruleset seats).
 pub const MAX_SEATS: usize = 8;

@@ -1309,6 +1309,9 @@ impl Room {
     }
 }
 
+/// The bots a lobby table may seat.
+pub const BOTS: [&str; 3] = ["greedy", "random", "mcts"];
+
 /// Whether `name` can be a player's in the lobby: the name rules of `--players`, and nothing
 /// a seat list would read as a bot (`bot:greedy`, or a bot's own name).
 pub fn check_player_name(name: &str) -> Result<(), String> {
@@ -1316,7 +1319,7 @@ pub fn check_player_name(name: &str) -> Result<(), String> {
     if name.contains(':') {
         return Err(format!("'{name}' has a ':' (bot:NAME names a bot), which a player's name cannot have"));
     }
-    if super::lobby::BOTS.iter().any(|b| b.eq_ignore_ascii_case(name)) {
+    if BOTS.iter().any(|b| b.eq_ignore_ascii_case(name)) {
         return Err(format!("'{name}' is the name of a bot; pick another"));
     }
     Ok(())
