@@ -871,6 +871,11 @@ impl Strikes {
         self.count = if refused { self.count + 1 } else { self.count.saturating_sub(1) };
         self.count >= self.max
     }
+
+    /// Why the connection is dropped.
+    pub fn message(&self) -> String {
+        format!("too many refused messages ({} more refused than accepted)", self.max)
+    }
 }
 
 /// A token bucket: `burst` messages at once, `per_second` after.
@@ -937,30 +942,14 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
                 break;
             }
         };
-        let text = match next {
-            Some(Ok(Message::Text(text))) => Some(text),
-            Some(Ok(Message::Binary(_))) => {
-                refuse("malformed", "send text messages (JSON), not binary ones");
-                None
-            }
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-            Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
-        };
-        let refused = match text {
-            None => true,
-            Some(_) if !bucket.allow(Instant::now()) => {
-                let message =
-                    format!("too many messages: at most {} a second (bursts of {})", limits.per_second, limits.burst);
-                refuse("rate", &message);
+        let refused = match screen(next, &mut bucket, &limits) {
+            Received::Nothing => continue,
+            Received::End => break,
+            Received::Refused(code, message) => {
+                refuse(code, &message);
                 true
             }
-            Some(text) if text.len() > limits.max_message => {
-                let message =
-                    format!("a message may have at most {} bytes; this one has {}", limits.max_message, text.len());
-                refuse("too_big", &message);
-                true
-            }
-            Some(text) => {
+            Received::Text(text) => {
                 let (refused, has) = in_room(&hub, &slot, move |hub, slot| {
                     let db = hub.db.clone();
                     let mut identify = |p: &protocol::Player| lock_db(&db).person(&p.name, &p.key).map_err(|e| e.0);
@@ -976,10 +965,7 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
             }
         };
         if strikes.count(refused) {
-            refuse(
-                "dropped",
-                &format!("too many refused messages ({} more refused than accepted)", limits.max_strikes),
-            );
+            refuse("dropped", &strikes.message());
             close(1008, "dropped");
             break;
         }
@@ -997,6 +983,39 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
     }
     hub.open.fetch_sub(1, Ordering::SeqCst);
     hub.check_done_later().await;
+}
+
+/// What a frame a connection received is to it (room or lobby alike).
+enum Received {
+    /// A text within the limits, to answer.
+    Text(axum::extract::ws::Utf8Bytes),
+    /// Refused (binary, over the rate, too big): the error's code and message.
+    Refused(&'static str, String),
+    /// A ping or pong.
+    Nothing,
+    /// The connection closed or failed.
+    End,
+}
+
+/// Screens a received frame with the connection's limits (PROTOCOL.md, *Limits*): only a text
+/// within the rate and the size goes on to the room or the lobby.
+fn screen(frame: Option<Result<Message, axum::Error>>, bucket: &mut Bucket, limits: &Limits) -> Received {
+    match frame {
+        Some(Ok(Message::Text(_))) if !bucket.allow(Instant::now()) => Received::Refused(
+            "rate",
+            format!("too many messages: at most {} a second (bursts of {})", limits.per_second, limits.burst),
+        ),
+        Some(Ok(Message::Text(text))) if text.len() > limits.max_message => Received::Refused(
+            "too_big",
+            format!("a message may have at most {} bytes; this one has {}", limits.max_message, text.len()),
+        ),
+        Some(Ok(Message::Text(text))) => Received::Text(text),
+        Some(Ok(Message::Binary(_))) => {
+            Received::Refused("malformed", "send text messages (JSON), not binary ones".to_string())
+        }
+        Some(Ok(Message::Ping(_) | Message::Pong(_))) => Received::Nothing,
+        Some(Ok(Message::Close(_)) | Err(_)) | None => Received::End,
+    }
 }
 
 /// `GET /lobby`: a WebSocket upgrade opens the lobby; a plain request gets the page.
@@ -1117,23 +1136,11 @@ async fn lobby_connection(hub: Arc<Hub>, socket: WebSocket, host: String) {
                 continue;
             }
         };
-        let text = match next {
-            Some(Ok(Message::Text(text))) => Some(text),
-            Some(Ok(Message::Binary(_))) => None,
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-            Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
-        };
-        let answer = match text {
-            None => Answer::refuse("malformed", "send text messages (JSON), not binary ones"),
-            Some(_) if !bucket.allow(Instant::now()) => Answer::refuse(
-                "rate",
-                &format!("too many messages: at most {} a second (bursts of {})", limits.per_second, limits.burst),
-            ),
-            Some(text) if text.len() > limits.max_message => Answer::refuse(
-                "too_big",
-                &format!("a message may have at most {} bytes; this one has {}", limits.max_message, text.len()),
-            ),
-            Some(text) => match LobbyMessage::parse(&text) {
+        let answer = match screen(next, &mut bucket, &limits) {
+            Received::Nothing => continue,
+            Received::End => break,
+            Received::Refused(code, message) => Answer::refuse(code, &message),
+            Received::Text(text) => match LobbyMessage::parse(&text) {
                 Err(e) => Answer::refuse("malformed", &e),
                 Ok(message) => lobby_answer(&hub, &mut visitor, message, &host, &link).await,
             },
@@ -1147,8 +1154,7 @@ async fn lobby_connection(hub: Arc<Hub>, socket: WebSocket, host: String) {
             break;
         }
         if strikes.count(answer.refused) {
-            let message = format!("too many refused messages ({} more refused than accepted)", limits.max_strikes);
-            link.send(Out::Text(protocol::error("dropped", &message)));
+            link.send(Out::Text(protocol::error("dropped", &strikes.message())));
             link.send(Out::Close(1008, "dropped".into()));
             break;
         }

@@ -729,19 +729,8 @@ impl Room {
         identify: &mut Identify,
         out: &mut Outbox,
     ) {
-        if let Err(e) = self.check_hello(&hello) {
+        if let Err(e) = self.check_hello(&hello, true) {
             out.send(conn, e);
-            out.close.push(conn);
-            return;
-        }
-        if self.lobby && hello.version < LOBBY_SINCE {
-            out.send(
-                conn,
-                protocol::error(
-                    "protocol",
-                    &format!("room {} was made in the lobby: join it with protocol {LOBBY_SINCE}", self.id),
-                ),
-            );
             out.close.push(conn);
             return;
         }
@@ -827,24 +816,12 @@ impl Room {
         check_player_name(&player.name).map_err(|e| ("name", e))?;
         let open = self.waiting.as_ref().is_some_and(|names| names[s].is_none());
         if open {
-            let taken: Vec<String> = self.waiting.iter().flatten().flatten().cloned().collect();
-            if let Some(other) = taken.iter().find(|t| super::db::skeleton(t) == super::db::skeleton(&player.name)) {
-                return Err(("name", format!("'{other}' sits at this table already: pick another name")));
-            }
+            // Before the host's players are asked, so that a refused name makes no player.
+            self.check_look_alike(&player.name).map_err(|e| ("name", e))?;
         }
         let id = identify(player).map_err(|e| ("name", e))?;
         if open {
-            if self.players.contains(&Some(id)) {
-                return Err((
-                    "seat",
-                    format!("you have a seat at this table already; seat {seat} is for someone else"),
-                ));
-            }
-            if let Some(names) = &mut self.waiting {
-                names[s] = Some(player.name.clone());
-            }
-            self.players[s] = Some(id);
-            return Ok(());
+            return self.sit_open(s, id, &player.name).map_err(|e| ("seat", e));
         }
         match self.players[s] {
             Some(owner) if self.lobby && owner != id => {
@@ -879,21 +856,35 @@ impl Room {
             Some(s) if open.contains(&s) => s,
             Some(s) => return Err(format!("seat {} of table {} is not open", s + 1, self.id)),
         };
-        if self.players.contains(&Some(player)) {
-            return Err(format!("you have a seat at table {} already", self.id));
-        }
-        let taken: Vec<String> = self.waiting.iter().flatten().flatten().cloned().collect();
-        if let Some(other) = taken.iter().find(|t| super::db::skeleton(t) == super::db::skeleton(name)) {
-            return Err(format!("'{other}' sits at table {} already: pick another name", self.id));
-        }
-        if let Some(names) = &mut self.waiting {
-            names[s] = Some(name.to_string());
-        }
-        self.players[s] = Some(player);
+        self.sit_open(s, player, name)?;
         out.records.push(Record::Sat { seat: s, player });
         out.listed = true;
         self.tell_waiting(out);
         Ok(s)
+    }
+
+    /// Whether `name` may sit at this waiting table: no name seated here looks like it (the
+    /// host's rule for players' names, [`super::db::skeleton`]).
+    fn check_look_alike(&self, name: &str) -> Result<(), String> {
+        let mut taken = self.waiting.iter().flatten().flatten();
+        match taken.find(|t| super::db::skeleton(t) == super::db::skeleton(name)) {
+            Some(other) => Err(format!("'{other}' sits at table {} already: pick another name", self.id)),
+            None => Ok(()),
+        }
+    }
+
+    /// `player`, named `name`, takes open seat `s` of this waiting table, unless they have a
+    /// seat at it already or a name there looks like theirs.
+    fn sit_open(&mut self, s: Seat, player: PlayerId, name: &str) -> Result<(), String> {
+        if self.players.contains(&Some(player)) {
+            return Err(format!("you have a seat at table {} already; seat {} is for someone else", self.id, s + 1));
+        }
+        self.check_look_alike(name)?;
+        if let Some(names) = &mut self.waiting {
+            names[s] = Some(name.to_string());
+        }
+        self.players[s] = Some(player);
+        Ok(())
     }
 
     /// A seat asks for another game at this table once this one is over; when every person
@@ -969,7 +960,7 @@ impl Room {
     }
 
     fn watch(&mut self, conn: Conn, hello: Hello, out: &mut Outbox) {
-        if let Err(e) = self.check_hello(&hello) {
+        if let Err(e) = self.check_hello(&hello, false) {
             out.send(conn, e);
             out.close.push(conn);
             return;
@@ -978,17 +969,6 @@ impl Room {
         if watching >= self.options.limits.spectators {
             let message = format!("room {} has {watching} spectators already (the most it holds)", self.id);
             out.send(conn, protocol::error("full", &message));
-            out.close.push(conn);
-            return;
-        }
-        if self.is_waiting() && hello.version < LOBBY_SINCE {
-            out.send(
-                conn,
-                protocol::error(
-                    "protocol",
-                    &format!("room {} waits for its seats: watch it with protocol {LOBBY_SINCE}", self.id),
-                ),
-            );
             out.close.push(conn);
             return;
         }
@@ -1002,7 +982,11 @@ impl Room {
         self.catch_up(conn, Role::Spectator, hello.since, out);
     }
 
-    fn check_hello(&self, hello: &Hello) -> Result<(), String> {
+    /// Whether a client may come in with `hello` to take a seat (`joining`) or watch: a
+    /// version the server speaks (a lobby table's seats, and a table still waiting for its
+    /// seats, need the lobby's version: older clients know no waiting, rematch or player),
+    /// and the room's ruleset.
+    fn check_hello(&self, hello: &Hello, joining: bool) -> Result<(), String> {
         let version = hello.version;
         if !(OLDEST_PROTOCOL..=PROTOCOL).contains(&version) {
             return Err(protocol::error(
@@ -1011,6 +995,21 @@ impl Room {
                     "this server speaks protocol {PROTOCOL} (and {OLDEST_PROTOCOL} to {PROTOCOL}), the client speaks protocol {version}: use the same version of diving"
                 ),
             ));
+        }
+        if version < LOBBY_SINCE {
+            let why = if joining && (self.lobby || self.is_waiting()) {
+                Some("was made in the lobby: join it")
+            } else if self.is_waiting() {
+                Some("waits for its seats: watch it")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(protocol::error(
+                    "protocol",
+                    &format!("room {} {why} with protocol {LOBBY_SINCE}", self.id),
+                ));
+            }
         }
         if let Some(asked) = &hello.ruleset {
             let mine = &self.ruleset;

@@ -257,3 +257,30 @@ async fn a_resumed_host_keeps_its_waiting_tables_and_their_invites() {
     assert_ne!(second["room"], seated["room"], "{second}");
     server.stop().await.unwrap();
 }
+
+/// Clients older than the lobby (protocol 4) know no waiting, rematch or player: they may
+/// not take a lobby table's seat, nor watch a table that waits for its seats, and are told
+/// which version to use; a client of the lobby's version watches the waiting table.
+#[test]
+fn clients_older_than_the_lobby_are_told_to_use_its_version() {
+    use diving::server::room::{Plan, Room, RoomOptions};
+    let now = Instant::now();
+    let plan = [Plan::Taken { name: "ann".into(), player: 1 }, Plan::Open];
+    let (mut room, _) = Room::waiting("t1", "standard", &plan, 7, RoomOptions::default(), now).unwrap();
+    let token = room.tokens()[0].clone().unwrap();
+    let old = PROTOCOL - 1;
+    let refusal = |out: &diving::server::room::Outbox, conn: u64| {
+        assert_eq!(out.close, vec![conn], "{:?}", out.sent);
+        let error: Value = serde_json::from_str(&out.sent[0].1).unwrap();
+        assert_eq!(error["code"], "protocol", "{error}");
+        error["message"].as_str().unwrap().to_string()
+    };
+    let watch = room.receive(1, &json!({"type": "watch", "protocol": old}).to_string(), now);
+    assert_eq!(refusal(&watch, 1), format!("room t1 waits for its seats: watch it with protocol {PROTOCOL}"));
+    let join = json!({"type": "join", "protocol": old, "seat": 1, "token": token});
+    let join = room.receive(2, &join.to_string(), now);
+    assert_eq!(refusal(&join, 2), format!("room t1 was made in the lobby: join it with protocol {PROTOCOL}"));
+    let watch = room.receive(3, &json!({"type": "watch", "protocol": PROTOCOL}).to_string(), now);
+    assert!(watch.close.is_empty(), "{:?}", watch.sent);
+    assert!(watch.sent[0].1.contains("\"waiting\""), "{:?}", watch.sent);
+}
