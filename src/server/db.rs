@@ -298,6 +298,8 @@ impl Db {
         let what = self.what();
         let conn = &mut self.conn;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // Every statement a commit runs stays prepared (`execute`): about a dozen.
+        conn.set_prepared_statement_cache_capacity(32);
         conn.pragma_update(None, "journal_mode", "WAL").with_context(|| format!("{what}: cannot use WAL"))?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -572,10 +574,17 @@ pub enum Unkeyed {
     Bot,
 }
 
+/// Runs one statement of a commit, prepared once per connection: the keeper commits the
+/// same few statements thousands of times, and preparing one costs more than running it.
+fn execute(tx: &rusqlite::Transaction, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+    tx.prepare_cached(sql)?.execute(params)
+}
+
 fn write_seats(tx: &rusqlite::Transaction, room: &str, seats: &[SeatRow]) -> rusqlite::Result<()> {
-    tx.execute("DELETE FROM seats WHERE room = ?1", [room])?;
+    execute(tx, "DELETE FROM seats WHERE room = ?1", [room])?;
     for (i, seat) in seats.iter().enumerate() {
-        tx.execute(
+        execute(
+            tx,
             "INSERT INTO seats (room, seat, token, bot, player) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![room, i as i64, seat.token, seat.bot, seat.player],
         )?;
@@ -586,22 +595,24 @@ fn write_seats(tx: &rusqlite::Transaction, room: &str, seats: &[SeatRow]) -> rus
 fn apply(tx: &rusqlite::Transaction, change: &Change) -> anyhow::Result<()> {
     match change {
         Change::Table { room, spec, ruleset, lobby, hints, seats } => {
-            tx.execute(
+            execute(
+                tx,
                 "INSERT INTO tables (room, spec, ruleset, lobby, hints, game, created) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6)",
                 params![room, spec, ruleset, lobby, hints, now()],
             )?;
             write_seats(tx, room, seats)?;
         }
         Change::Sat { room, seat, player } => {
-            tx.execute(
+            execute(
+                tx,
                 "UPDATE seats SET player = ?1 WHERE room = ?2 AND seat = ?3",
                 params![player, room, *seat as i64],
             )?;
         }
         Change::Dealt { room, game, setup, seats } => {
             let text = serde_json::to_string(setup.as_ref())?;
-            tx.execute("UPDATE tables SET game = ?1 WHERE room = ?2", params![game, room])?;
-            tx.execute("INSERT INTO games (room, game, setup) VALUES (?1, ?2, ?3)", params![room, game, text])?;
+            execute(tx, "UPDATE tables SET game = ?1 WHERE room = ?2", params![game, room])?;
+            execute(tx, "INSERT INTO games (room, game, setup) VALUES (?1, ?2, ?3)", params![room, game, text])?;
             write_seats(tx, room, seats)?;
         }
         Change::Moves { room, game, first, moves } => {
@@ -614,8 +625,9 @@ fn apply(tx: &rusqlite::Transaction, change: &Change) -> anyhow::Result<()> {
             }
         }
         Change::Finished { room, game, ruleset, places } => {
-            tx.execute("UPDATE games SET over = 1 WHERE room = ?1 AND game = ?2", params![room, game])?;
-            let fresh = tx.execute(
+            execute(tx, "UPDATE games SET over = 1 WHERE room = ?1 AND game = ?2", params![room, game])?;
+            let fresh = execute(
+                tx,
                 "INSERT OR IGNORE INTO results (room, game, ruleset, finished) VALUES (?1, ?2, ?3, ?4)",
                 params![room, game, ruleset, now()],
             )?;
@@ -627,7 +639,7 @@ fn apply(tx: &rusqlite::Transaction, change: &Change) -> anyhow::Result<()> {
             rate(tx, result, ruleset, places)?;
         }
         Change::Closed { room } => {
-            tx.execute("UPDATE tables SET closed = ?1 WHERE room = ?2", params![now(), room])?;
+            execute(tx, "UPDATE tables SET closed = ?1 WHERE room = ?2", params![now(), room])?;
         }
     }
     Ok(())
@@ -638,11 +650,8 @@ fn rate(tx: &rusqlite::Transaction, result: i64, ruleset: &str, places: &[Place]
     let mut before = Vec::new();
     for place in places {
         let found: Option<(f64, f64)> = tx
-            .query_row(
-                "SELECT mu, sigma FROM ratings WHERE ruleset = ?1 AND player = ?2",
-                params![ruleset, place.player],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            .prepare_cached("SELECT mu, sigma FROM ratings WHERE ruleset = ?1 AND player = ?2")?
+            .query_row(params![ruleset, place.player], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         let rating =
             found.map_or_else(WengLinRating::new, |(rating, uncertainty)| WengLinRating { rating, uncertainty });
@@ -653,7 +662,8 @@ fn rate(tx: &rusqlite::Transaction, result: i64, ruleset: &str, places: &[Place]
     let after = weng_lin_multi_team(&teams, &WengLinConfig::new());
     for ((place, old), new) in places.iter().zip(&before).zip(&after) {
         let (old, new) = (old[0], new[0]);
-        tx.execute(
+        execute(
+            tx,
             "INSERT INTO places (result, seat, player, place, before, after) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
                 result,
@@ -664,7 +674,8 @@ fn rate(tx: &rusqlite::Transaction, result: i64, ruleset: &str, places: &[Place]
                 new.rating - 3.0 * new.uncertainty
             ],
         )?;
-        tx.execute(
+        execute(
+            tx,
             "INSERT INTO ratings (ruleset, player, mu, sigma, games, wins) VALUES (?1, ?2, ?3, ?4, 1, ?5) \
              ON CONFLICT (ruleset, player) DO UPDATE SET mu = ?3, sigma = ?4, games = games + 1, wins = wins + ?5",
             params![ruleset, place.player, new.rating, new.uncertainty, i64::from(place.won)],
