@@ -63,6 +63,19 @@
   }
 
   /** Keeps `name` with this browser's key (made on the first name). */
+  // A form that asks for the player's name (a seat's, the lobby's): on submit, a name (not
+  // blank) is kept as this player's, the form's error cleared, and `then` goes on.
+  function onName(form, input, error, then) {
+    $(form).addEventListener("submit", (e) => {
+      e.preventDefault();
+      const name = $(input).value.trim();
+      if (!name) return;
+      remember(name);
+      $(error).textContent = "";
+      then();
+    });
+  }
+
   function remember(name) {
     const known = identity();
     const me = { name, key: known ? known.key : newKey() };
@@ -896,15 +909,10 @@
     app.rematchAsked = true;
     draw();
   });
-  $("seat-name-form").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const name = $("seat-name-input").value.trim();
-    if (!name) return;
-    remember(name);
+  onName("seat-name-form", "seat-name-input", "seat-name-error", () => {
     app.askingName = false;
     app.stopped = null;
     $("seat-name").hidden = true;
-    $("seat-name-error").textContent = "";
     setConn("connecting", "connecting…");
     connect();
   });
@@ -1322,13 +1330,8 @@
     } catch (_) {
       // No table made from this tab.
     }
-    $("name-form").addEventListener("submit", (e) => {
-      e.preventDefault();
-      const name = $("name").value.trim();
-      if (!name) return;
-      remember(name);
+    onName("name-form", "name", "name-error", () => {
       lobby.refused = false;
-      $("name-error").textContent = "";
       $("name-form").hidden = true;
       // The name is said in the lobby's hello: a new connection says the new one.
       if (lobby.ws) lobby.ws.onclose = null;
