@@ -945,6 +945,11 @@ async fn connection(hub: Arc<Hub>, slot: Arc<Mutex<Slot>>, socket: WebSocket) {
         let refused = match screen(next, &mut bucket, &limits) {
             Received::Nothing => continue,
             Received::End => break,
+            Received::Overflow(message) => {
+                refuse("too_big", &message);
+                close(1009, "too_big");
+                break;
+            }
             Received::Refused(code, message) => {
                 refuse(code, &message);
                 true
@@ -993,6 +998,9 @@ enum Received {
     Refused(&'static str, String),
     /// A ping or pong.
     Nothing,
+    /// A message past the hard limit, which the socket does not even read: why, and the
+    /// connection closes with status 1009 (too big).
+    Overflow(String),
     /// The connection closed or failed.
     End,
 }
@@ -1014,6 +1022,11 @@ fn screen(frame: Option<Result<Message, axum::Error>>, bucket: &mut Bucket, limi
             Received::Refused("malformed", "send text messages (JSON), not binary ones".to_string())
         }
         Some(Ok(Message::Ping(_) | Message::Pong(_))) => Received::Nothing,
+        // The socket's own limit (`hard_max_message`): tungstenite says "Message too long".
+        Some(Err(e)) if e.to_string().contains("too long") => Received::Overflow(format!(
+            "a message may have at most {} bytes; this one has more, so the connection closes",
+            limits.max_message
+        )),
         Some(Ok(Message::Close(_)) | Err(_)) | None => Received::End,
     }
 }
@@ -1139,6 +1152,11 @@ async fn lobby_connection(hub: Arc<Hub>, socket: WebSocket, host: String) {
         let answer = match screen(next, &mut bucket, &limits) {
             Received::Nothing => continue,
             Received::End => break,
+            Received::Overflow(message) => {
+                link.send(Out::Text(protocol::error("too_big", &message)));
+                link.send(Out::Close(1009, "too_big".into()));
+                break;
+            }
             Received::Refused(code, message) => Answer::refuse(code, &message),
             Received::Text(text) => match LobbyMessage::parse(&text) {
                 Err(e) => Answer::refuse("malformed", &e),

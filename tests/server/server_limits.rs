@@ -185,7 +185,7 @@ async fn refused_messages_drop_a_connection_even_between_accepted_ones() {
 }
 
 /// A refusal that ends a connection closes it with status 1008 and the error's code; `quit`
-/// with 1000 (they closed with no status, 1005).
+/// with 1000 (they closed with no status, 1005); a message too big to read with 1009.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_close_with_a_status() {
     let server =
@@ -202,6 +202,12 @@ async fn connections_close_with_a_status() {
     c.send(Message::text(json!({"type": "command", "line": "quit"}).to_string())).await.unwrap();
     let frame = close_frame(&mut c).await.expect("a close frame");
     assert_eq!((u16::from(frame.code), frame.reason.as_str()), (1000, "bye"));
+    // A message past what the socket reads at all: 1009, too big.
+    let (mut c, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    let huge = "x".repeat(Limits::default().hard_max_message + 1);
+    c.send(Message::text(json!({"type": "watch", "protocol": PROTOCOL, "pad": huge}).to_string())).await.unwrap();
+    let frame = close_frame(&mut c).await.expect("a close frame");
+    assert_eq!((u16::from(frame.code), frame.reason.as_str()), (1009, "too_big"));
     server.stop().await.unwrap();
 }
 

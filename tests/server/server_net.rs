@@ -510,6 +510,8 @@ async fn hostile_clients_get_clear_errors_and_the_game_goes_on() {
     assert!(m["message"].as_str().unwrap().contains("plays ruleset 'standard'"), "{m}");
     let mut huge = Client::connect(&server, "1").await;
     let _ = huge.send_raw(Message::text("y".repeat(100_000))).await;
+    let m = huge.recv().await.unwrap();
+    assert_eq!(error_code(&m), Some("too_big"), "{m}");
     assert!(huge.recv().await.is_none(), "dropped");
 
     // Out of turn, and for another seat.
