@@ -181,6 +181,7 @@ impl Lobby {
                 "tables_per_connection": limits.tables_per_connection,
                 "tables": limits.tables,
                 "idle_secs": limits.idle_secs,
+                "abandoned_secs": limits.abandoned_secs,
                 "max_message": limits.max_message,
                 "per_second": limits.per_second,
                 "burst": limits.burst,

@@ -34,7 +34,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
@@ -329,7 +329,13 @@ pub fn resume(dir: &std::path::Path, room_options: &RoomOptions) -> anyhow::Resu
         let room = match table.current {
             Some((setup, moves)) => {
                 let session = replay(&at, setup, &moves)?;
-                Room::new(&table.room, session, tokens, options).resumed(table.game, None, players, table.lobby)
+                Room::new(&table.room, session, tokens, options).resumed(
+                    table.game,
+                    None,
+                    players,
+                    table.lobby,
+                    Instant::now(),
+                )
             }
             None => {
                 let plan: Vec<room::Plan> = table

@@ -536,12 +536,14 @@ impl Hub {
     fn close_idle(&self, now: Instant) {
         let Some(lobby) = &self.lobby else { return };
         let idle = Duration::from_secs(self.config.limits.idle_secs);
+        let abandoned = Duration::from_secs(self.config.limits.abandoned_secs);
         let mut closed = Vec::new();
         for slot in self.slots() {
             let Ok(slot) = slot.try_lock() else { continue };
             let room = &slot.room;
-            let quiet = room.empty_since().is_some_and(|since| now.saturating_duration_since(since) >= idle);
-            if room.is_lobby() && quiet && (room.is_waiting() || room.is_over()) {
+            let after = if room.is_waiting() || room.is_over() { idle } else { abandoned };
+            let quiet = room.empty_since().is_some_and(|since| now.saturating_duration_since(since) >= after);
+            if room.is_lobby() && quiet {
                 closed.push(room.id().to_string());
             }
         }

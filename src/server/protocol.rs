@@ -81,8 +81,10 @@ pub struct Limits {
     pub tables_per_connection: usize,
     /// … and tables the host holds at once (version 5).
     pub tables: usize,
-    /// Seconds a lobby table waiting for people, or finished, stays with no one at it.
+    /// Seconds a lobby table waiting for people, or finished, stays with no one at it …
     pub idle_secs: u64,
+    /// … and a lobby table being played (its game stays in the history, unfinished).
+    pub abandoned_secs: u64,
 }
 
 impl Default for Limits {
@@ -102,6 +104,7 @@ impl Default for Limits {
             tables_per_connection: 3,
             tables: 2000,
             idle_secs: 600,
+            abandoned_secs: 3600,
         }
     }
 }

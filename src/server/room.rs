@@ -343,10 +343,16 @@ impl Room {
         names: Option<Vec<Option<String>>>,
         players: Vec<Option<PlayerId>>,
         lobby: bool,
+        now: Instant,
     ) -> Room {
         self.game = game;
         self.lobby = lobby;
         self.players = players;
+        if lobby {
+            // No one is at a table brought back until someone comes: an abandoned or finished
+            // lobby table closes in its time after a restart too.
+            self.empty_since = Some(now);
+        }
         if names.is_some() {
             self.waiting = names;
         }

@@ -284,3 +284,46 @@ fn clients_older_than_the_lobby_are_told_to_use_its_version() {
     assert!(watch.close.is_empty(), "{:?}", watch.sent);
     assert!(watch.sent[0].1.contains("\"waiting\""), "{:?}", watch.sent);
 }
+
+/// A lobby table being played that everyone has left closes after `abandoned_secs`, not
+/// after `idle_secs` (a break is not an end); its moves stay in the database. A host brought
+/// back counts that time from its start for such a table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_lobby_game_closes_after_its_own_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits { idle_secs: 60, abandoned_secs: 600, ..Limits::default() };
+    let config = lobby_config(Some(dir.path()), limits);
+    let server = serve(Vec::new(), config.clone()).await;
+    let (mut ann, first) = visit(&server, Some("ann"), ANN).await;
+    assert_eq!(first["limits"]["abandoned_secs"], 600, "{first}");
+    ann.send(json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": ["greedy"], "hints": false})).await;
+    let seated = next_of(&mut ann, "seated").await;
+    let room = seated["room"].as_str().unwrap().to_string();
+    let (mut seat, hello) = take(&server, &seated, "ann", ANN).await;
+    assert_eq!(hello["type"], "hello", "the game is dealt: {hello}");
+    seat.command("moves").await;
+    seat.until(|m| m["type"] == "output").await;
+    drop(seat);
+    drop(ann);
+    // The room hears of the leave on its own time: wait for it (a bounded number of turns).
+    let mut turns = 0;
+    while server.with_room(&room, |r| r.empty_since().is_none()).unwrap_or(false) {
+        turns += 1;
+        assert!(turns < 100_000, "the room never saw its seat leave");
+        tokio::task::yield_now().await;
+    }
+    let left = server.with_room(&room, |r| r.empty_since().unwrap()).unwrap();
+    server.tick(left + Duration::from_secs(61));
+    assert_eq!(server.room_ids(), vec![room.clone()], "a game in play outlasts idle_secs");
+    server.sync().await;
+    server.stop().await.unwrap();
+
+    // Brought back, the table is as empty as it was left, from the host's start.
+    let server = serve(resumed(dir.path()), config).await;
+    let since = server.with_room(&room, |r| r.empty_since()).unwrap().expect("no one is at a table brought back");
+    server.tick(since + Duration::from_secs(61));
+    assert_eq!(server.room_ids(), vec![room.clone()]);
+    server.tick(since + Duration::from_secs(601));
+    assert!(server.room_ids().is_empty(), "{:?}", server.room_ids());
+    server.stop().await.unwrap();
+}
