@@ -4,7 +4,8 @@
 //! - the **players**: a person is a name and the SHA-256 hash of their secret key (the key
 //!   itself is never stored); bots by their spec, and start-up seats without a lobby name as
 //!   guests under their seat name;
-//! - the **tables**: each table's ruleset and seats (tokens, who sits where), each game's
+//! - the **tables**: each table's ruleset and seats (tokens, who sits where, the invite codes
+//!   of a lobby table's open seats), each game's
 //!   setup and **every move**, committed before the host answers it ([`super::net`]'s writer
 //!   delivers a move's messages only after its transaction is durable: WAL with
 //!   `synchronous=FULL`), so that a `kill -9` loses no move anyone was told of;
@@ -30,7 +31,8 @@ use crate::table::save::{ActionJson, SaveFile};
 pub const FILE: &str = "diving.sqlite";
 
 /// The schema, one migration per version: version `n` is the first `n` of them.
-pub const MIGRATIONS: &[&str] = &["
+pub const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE players (
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL CHECK (kind IN ('person', 'guest', 'bot')),
@@ -106,7 +108,17 @@ CREATE TABLE ratings (
     wins INTEGER NOT NULL,
     PRIMARY KEY (ruleset, player)
 );
-"];
+",
+    "
+-- the invite codes of lobby tables' seats, so that a code given out still seats its holder
+-- after a restart (while the seat is open)
+CREATE TABLE codes (
+    code TEXT PRIMARY KEY,
+    room TEXT NOT NULL REFERENCES tables (room),
+    seat INTEGER NOT NULL
+);
+",
+];
 
 /// A player's row id.
 pub type PlayerId = i64;
@@ -167,6 +179,8 @@ pub enum Change {
     Finished { room: String, game: u32, ruleset: String, places: Vec<Place> },
     /// The table is closed (no one came back): it is not resumed.
     Closed { room: String },
+    /// Seat `seat` of a lobby table has the invite code `code`.
+    Code { code: String, room: String, seat: usize },
 }
 
 /// A line of a leaderboard.
@@ -411,6 +425,17 @@ impl Db {
         Ok(())
     }
 
+    /// The invite codes that still seat someone: those of open seats of tables not closed.
+    pub fn codes(&self) -> anyhow::Result<Vec<(String, String, usize)>> {
+        let mut statement = self.conn.prepare(
+            "SELECT c.code, c.room, c.seat FROM codes c \
+             JOIN tables t ON t.room = c.room JOIN seats s ON s.room = c.room AND s.seat = c.seat \
+             WHERE t.closed IS NULL AND s.player IS NULL AND s.bot IS NULL ORDER BY c.code",
+        )?;
+        let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Every table not closed, with its current game's setup and moves.
     pub fn tables(&self) -> anyhow::Result<Vec<StoredTable>> {
         let mut out = Vec::new();
@@ -641,6 +666,13 @@ fn apply(tx: &rusqlite::Transaction, change: &Change) -> anyhow::Result<()> {
         Change::Closed { room } => {
             execute(tx, "UPDATE tables SET closed = ?1 WHERE room = ?2", params![now(), room])?;
         }
+        Change::Code { code, room, seat } => {
+            execute(
+                tx,
+                "INSERT OR REPLACE INTO codes (code, room, seat) VALUES (?1, ?2, ?3)",
+                params![code, room, *seat as i64],
+            )?;
+        }
     }
     Ok(())
 }
@@ -747,6 +779,30 @@ mod tests {
         assert!(board[0].uncertainty < 25.0 / 3.0);
         let recent = db.recent("standard", 20).unwrap();
         assert_eq!(recent[0].places, vec![("ann".to_string(), 1), ("bot:greedy".to_string(), 2)]);
+    }
+
+    #[test]
+    fn a_file_of_the_first_schema_is_migrated_and_keeps_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let conn = Connection::open(dir.path().join(FILE)).unwrap();
+            conn.execute_batch(MIGRATIONS[0]).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1);",
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO players (kind, key_hash, name, skeleton, created) VALUES ('person', ?1, 'ann', ?2, 0)",
+                params![key_hash(KEY_A), skeleton("ann")],
+            )
+            .unwrap();
+        }
+        let mut db = Db::open(dir.path()).unwrap();
+        let version: i64 = db.conn.query_row("SELECT version FROM schema_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+        assert_eq!(db.codes().unwrap(), Vec::new());
+        assert!(db.person("ann", KEY_A).is_ok(), "the first schema's player is still theirs");
+        assert!(db.person("ann", KEY_B).is_err());
     }
 
     #[test]

@@ -242,6 +242,11 @@ impl Lobby {
         }
     }
 
+    /// A code given out before (the host's database keeps them across a restart).
+    pub fn keep_code(&self, code: &str, room: &str, seat: Seat) {
+        self.codes.lock().unwrap_or_else(|e| e.into_inner()).insert(code.to_string(), (room.to_string(), seat));
+    }
+
     /// The code of `seat` of `room` is used up (the seat is taken).
     pub fn forget_code(&self, room: &str, seat: Seat) {
         self.codes.lock().unwrap_or_else(|e| e.into_inner()).retain(|_, taken| taken != &(room.to_string(), seat));

@@ -616,6 +616,11 @@ impl Server {
             Some(offers) => {
                 let last = db.last_room().map_err(|e| std::io::Error::other(format!("{e:#}")))?;
                 let lobby = Lobby::new(offers.clone(), last);
+                for (code, room, seat) in db.codes().map_err(|e| std::io::Error::other(format!("{e:#}")))? {
+                    if slots.contains_key(&room) {
+                        lobby.keep_code(&code, &room, seat);
+                    }
+                }
                 for slot in slots.values() {
                     let slot = lock(slot);
                     lobby.seen_room(slot.room.id());
@@ -1342,9 +1347,11 @@ async fn create_table(hub: &Arc<Hub>, order: Order, maker: PlayerId, host: &str,
         }
         let (room, out) = Room::waiting(&id, &order.spec, &plan, seed, options, Instant::now())?;
         let mut invites = Vec::new();
+        let mut codes = Vec::new();
         for seat in room.open_seats() {
             let token = room.tokens()[seat].clone().unwrap_or_default();
             let code = lobby.new_code(&id, seat);
+            codes.push(Change::Code { code: code.clone(), room: id.clone(), seat });
             let mut invite: serde_json::Value =
                 serde_json::from_str(&seated(&host, &id, seat, &token, Vec::new())).expect("a seated message is JSON");
             invite["code"] = serde_json::json!(code);
@@ -1380,7 +1387,7 @@ async fn create_table(hub: &Arc<Hub>, order: Order, maker: PlayerId, host: &str,
             lobby.list(&guard.room);
             guard.queued.fetch_add(1, Ordering::SeqCst);
             let delivery = Delivery { sends: vec![(link, Out::Text(message))], queued: Some(guard.queued.clone()) };
-            hub.keeper.hand(vec![table], Vec::new(), delivery);
+            hub.keeper.hand(std::iter::once(table).chain(codes).collect(), Vec::new(), delivery);
             hub.deliver(&mut guard, out);
         }
         Ok(())

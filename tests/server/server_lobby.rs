@@ -231,8 +231,10 @@ async fn a_flood_of_tables_meets_the_limits_and_idle_tables_close() {
     server.stop().await.unwrap();
 }
 
+/// A host brought back keeps its waiting tables: their invite links, and the codes it gave
+/// out, still seat the people they were given to.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_resumed_host_keeps_its_waiting_tables_and_their_invites() {
+async fn a_resumed_host_keeps_its_waiting_tables_and_their_invites_and_codes() {
     let dir = tempfile::tempdir().unwrap();
     let config = lobby_config(Some(dir.path()), Limits::default());
     let server = serve(Vec::new(), config.clone()).await;
@@ -245,8 +247,12 @@ async fn a_resumed_host_keeps_its_waiting_tables_and_their_invites() {
     server.stop().await.unwrap();
 
     let server = serve(resumed(dir.path()), config).await;
-    let invite = &seated["invites"][0];
-    let invite = json!({"room": seated["room"], "seat": invite["seat"], "token": invite["token"]});
+    // The code given out before the restart still seats its holder.
+    let (mut bob_lobby, _) = visit(&server, Some("bob"), BOB).await;
+    bob_lobby.send(json!({"type": "code", "code": seated["invites"][0]["code"]})).await;
+    let invite = next_of(&mut bob_lobby, "seated").await;
+    assert_eq!((invite["room"].as_str(), invite["seat"].as_u64()), (seated["room"].as_str(), Some(2)), "{invite}");
+    assert_eq!(invite["token"], seated["invites"][0]["token"], "{invite}");
     let (mut bob, first) = take(&server, &invite, "bob", BOB).await;
     let hello = if first["type"] == "waiting" { next_of(&mut bob, "hello").await } else { first };
     assert_eq!(hello["players"], json!(["ann", "bob"]), "{hello}");
