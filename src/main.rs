@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 /// mimalloc instead of the system's allocator: `diving host` allocates for every message, and
-/// glibc's malloc took a fifth of its CPU under load (the README's Capacity section).
+/// glibc's malloc took a fifth of its CPU under load (`PERF.md`, *The host under load*).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
