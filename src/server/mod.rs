@@ -160,6 +160,23 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
         }
         None => {
             let lobby = options.players.is_none() && options.seats.is_none() && options.bots.is_empty();
+            // These shape the tables made at start-up; a lobby's tables are made by its
+            // players (and shuffled by the host), so they would be dropped without a word.
+            let for_start_up: Vec<&str> = [
+                ("--seed", options.seed.is_some()),
+                ("--deck", options.deck.is_some()),
+                ("--rooms", options.rooms > 1),
+            ]
+            .into_iter()
+            .filter_map(|(flag, set)| set.then_some(flag))
+            .collect();
+            if lobby && !for_start_up.is_empty() {
+                bail!(
+                    "{} set up the tables made at start-up: give --players or --seats too (with no seats given, \
+                     `diving host` serves a lobby, whose tables its players make and the host shuffles)",
+                    for_start_up.join(", ")
+                );
+            }
             std::fs::create_dir_all(&options.dir)
                 .with_context(|| format!("cannot make the games directory {}", options.dir.display()))?;
             lock = store::lock(&options.dir)?;

@@ -1,6 +1,7 @@
 //! `diving host --dir DIR ratings`: the leaderboards of a host's database at a terminal, read
 //! from a database made as the host makes it (`Db::open`, then its changes), with no host
-//! started; a missing directory or database is named in one line, with status 2.
+//! started; a missing directory or database is named in one line, with status 2. And what
+//! `diving host` refuses before it starts: the options of start-up tables for a lobby host.
 
 use crate::cli_support::diving;
 use diving::server::db::{Change, Db, Place, SeatRow, Unkeyed};
@@ -119,4 +120,29 @@ fn ratings_without_a_database_or_of_an_unrated_ruleset_say_so() {
     let out = cmd.arg("host").arg("--dir").arg(dir.path()).args(["--seats", "3", "ratings"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--seats cannot go with `diving host ratings`"));
+}
+
+/// A lobby host (no seats given) makes no table at start-up, so the options that shape those
+/// tables are refused by name instead of dropped without a word; nothing is served.
+#[test]
+fn a_lobby_host_refuses_the_options_of_start_up_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    for (extra, named) in [
+        (&["--seed", "5"][..], "--seed"),
+        (&["--rooms", "3"][..], "--rooms"),
+        (&["--deck", "AH,2H"][..], "--deck"),
+        (&["--seed", "5", "--rooms", "2"][..], "--seed, --rooms"),
+    ] {
+        let out = diving()
+            .args(["host", "--bind", "127.0.0.1", "--port", "0", "--dir"])
+            .arg(dir.path())
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(&format!("{named} set up the tables made at start-up")), "{err}");
+        assert!(err.contains("give --players or --seats"), "{err}");
+    }
 }
