@@ -71,7 +71,8 @@ commands in the lobby:
                      make a table and take seat 1 (default: the first ruleset listed, 2 seats,
                      no bots, no hints); the bots take the last seats, the others wait for
                      the people you invite
-  sit ROOM [SEAT]    take an open seat of a waiting table (the first open one without SEAT)
+  sit ROOM [SEAT]    take an open seat of a waiting table (the first open one without SEAT),
+                     or go back to your own seat at a table you left
   code CODE          take the seat an invite code names
   ratings [RULESET]  the leaderboard (default: the first ruleset listed)
   watch ROOM         watch a table

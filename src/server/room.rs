@@ -843,6 +843,10 @@ impl Room {
     /// Keeps an open seat of a waiting table (`seat`, or the first open one) for `player`
     /// (named `name`), who asked for it in the lobby: no one else can take it, and its token
     /// goes to them only. Its seat, or why not.
+    ///
+    /// A player who has a seat here already (waiting, playing or over) is given that seat
+    /// back, and nothing changes: someone who closed the page or quit `diving join` goes back
+    /// to their own game from the lobby, recognised by their key.
     pub fn reserve(
         &mut self,
         seat: Option<Seat>,
@@ -850,6 +854,11 @@ impl Room {
         name: &str,
         out: &mut Outbox,
     ) -> Result<Seat, String> {
+        if let Some(mine) = self.players.iter().position(|p| *p == Some(player))
+            && seat.is_none_or(|asked| asked == mine)
+        {
+            return Ok(mine);
+        }
         let open = self.open_seats();
         if !self.is_waiting() || open.is_empty() {
             return Err(format!(

@@ -1,7 +1,8 @@
 //! The lobby (protocol 5) on loopback: a table made there waits for its seats, is taken by
 //! an invite code, played to the end, rematched with the seats turned, and rated; names are
 //! kept by their keys; the limits hold under a flood of creations; idle tables close; and a
-//! resumed host brings back its lobby tables, waiting ones included.
+//! resumed host brings back its lobby tables, waiting ones included; a player goes back to
+//! their own seat from the lobby.
 
 use crate::server_support;
 
@@ -142,6 +143,15 @@ async fn a_lobby_table_waits_for_its_seats_plays_rematches_and_is_rated() {
     assert_eq!(hello["players"], json!(["ann", "bob", "greedy"]), "{hello}");
     let ann_hello = next_of(&mut ann_seat, "hello").await;
     assert_eq!(ann_hello["seat"], 1);
+    // A player who left the page goes back to their own seat from the lobby, by their key;
+    // a stranger asking for the playing table is refused, and sees no token.
+    ann.send(json!({"type": "sit", "room": seated["room"]})).await;
+    let back = next_of(&mut ann, "seated").await;
+    assert_eq!((back["seat"].clone(), back["token"].clone()), (json!(1), seated["token"].clone()), "{back}");
+    eve.send(json!({"type": "sit", "room": seated["room"]})).await;
+    let refused = next_of(&mut eve, "seated").await;
+    assert_eq!(refused["code"], "full", "{refused}");
+    assert!(!refused.to_string().contains(seated["token"].as_str().unwrap()), "{refused}");
 
     play_out(&mut [("ann", &mut ann_seat), ("bob", &mut bob_seat)]).await;
 
