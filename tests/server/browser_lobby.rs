@@ -199,6 +199,7 @@ async fn meet_play_and_rematch(ann: &Client, bob: &Client, addr: &str) {
     assert!(text(ann, "#create-about").await.contains("depth 30"), "{}", text(ann, "#create-about").await);
     fill(ann, "#create-seats", "2").await;
     fill(ann, "#create-bots", "0").await;
+    ann.find(Locator::Css("#create-hints")).await.unwrap().click().await.unwrap();
     ann.find(Locator::Css("#create-go")).await.unwrap().click().await.unwrap();
     let invite = wait_for(ann, "#seated:not([hidden]) #invites li[data-seat='2'] .invite-link").await;
     let link = invite.prop("value").await.unwrap().unwrap_or_default();
@@ -244,6 +245,15 @@ async fn meet_play_and_rematch(ann: &Client, bob: &Client, addr: &str) {
     wait_for(ann, "body[data-conn='open'][data-phase='yours']").await;
     wait_for(bob, "body[data-conn='open'][data-phase='waiting']").await;
     assert!(text(bob, "#who").await.contains("you are bob (seat 2)"), "{}", text(bob, "#who").await);
+    // The table was made with hints: Ann asks for one on her turn, and the log shows it.
+    wait_for(ann, "#hint-button:not([disabled])").await;
+    ann.find(Locator::Css("#hint-button")).await.unwrap().click().await.unwrap();
+    let asked = ann
+        .wait()
+        .at_most(PAGE_WAIT)
+        .for_element(Locator::XPath("//ol[@id='log']/li[starts-with(normalize-space(.), 'hint for ann')]"))
+        .await;
+    assert!(asked.is_ok(), "no hint in Ann's log: {:?}", log(ann).await);
     let moves = play_to_the_end(ann, bob).await;
     let result = text(ann, "#turn").await;
     let (winner, loser) = if result.contains("you won") { ("ann", "bob") } else { ("bob", "ann") };

@@ -13,7 +13,7 @@
   // Codes of a join the page answers by asking who sits down: no name given, or one refused.
   const NAMING = new Set(["name", "player"]);
   // Objects of an `output` that answer a command of ours.
-  const ANSWERS = ["event", "error", "question", "moves", "state", "hand", "log", "help", "bye"];
+  const ANSWERS = ["event", "error", "question", "moves", "state", "hand", "log", "help", "bye", "hint", "review"];
   const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
 
   const $ = (id) => document.getElementById(id);
@@ -693,6 +693,8 @@
     $("recover-mode").disabled = !yours || !canRecover;
     $("recover-mode").setAttribute("aria-pressed", String(app.recovering));
     $("pass").disabled = !yours || !canPass;
+    // A table made without hints refuses, and the page says why.
+    $("hint-button").disabled = !yours;
     if (!yours) {
       app.recovering = false;
       app.selected = [];
@@ -872,6 +874,7 @@
   // ----- input -----
   $("recover-mode").addEventListener("click", toggleRecovery);
   $("pass").addEventListener("click", () => command("pass"));
+  $("hint-button").addEventListener("click", () => command("hint"));
   $("choices-cancel").addEventListener("click", () => {
     app.recovering = false;
     app.selected = [];
