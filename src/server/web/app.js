@@ -13,7 +13,7 @@
   // Codes of a join the page answers by asking who sits down: no name given, or one refused.
   const NAMING = new Set(["name", "player"]);
   // Objects of an `output` that answer a command of ours.
-  const ANSWERS = ["event", "error", "question", "moves", "state", "hand", "log", "help", "bye", "hint", "review"];
+  const ANSWERS = ["event", "error", "question", "moves", "state", "hand", "log", "help", "bye", "hint"];
   const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
 
   const $ = (id) => document.getElementById(id);
