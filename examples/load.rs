@@ -8,8 +8,8 @@
 //! time, the CPU time the process (server and players together) spent during the run, and
 //! the load average before it (other work on the machine shares its cores).
 //!
-//! `cargo run --release --example load -- 1000 [--games 4] [--pace 500]` (the figures the
-//! README quotes).
+//! `cargo run --release --example load -- 1000 [--games 4] [--pace 500]` (the figures
+//! `docs/network.md` quotes).
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -77,7 +77,7 @@
 //!   `branch` and its HTML page.
 //! - [`limits`] — every limit on outside input as a named constant, and the bounded readers
 //!   every edge reads through: command lines, files (regular files only, a size per kind),
-//!   player names, bot specs, `--jobs`. The README's *Limits* section lists them.
+//!   player names, bot specs, `--jobs`. `docs/limits.md` lists them.
 //! - [`server`] — `diving host` and `diving join`: the authoritative game server. A
 //!   [`server::room::Room`] is one game as a state machine without I/O (seats, secret tokens,
 //!   spectators, target questions, away bots, chat) that makes every message for its reader
@@ -199,8 +199,10 @@
 //! - `rulesets/MODDING.md` — the Lua mod API and sandbox, for mod writers.
 //! - `scripts/README.md` — Lua bots.
 //! - `PROTOCOL.md` — the network protocol of `diving host` / `diving join`, every message.
-//! - `README.md` — playing, house rules, scripting contract, simulator, speed ratios;
-//!   `PERF.md` — the history of speed work.
+//! - `README.md` — the front door: the two commands, a first game, friends, house rules.
+//! - `docs/` — a page per topic: `playing.md`, `house-rules.md`, `simulator.md` (the balance
+//!   lab), `network.md` (the host), `scripting.md` (the JSON contract), `limits.md`,
+//!   `development.md` (tests, code map, speed ratios); `PERF.md` — the history of speed work.
 
 pub mod bots;
 pub mod cli;

@@ -2,8 +2,8 @@
 //!
 //! This is the one place where outside input is read: command lines (from a script, a pipe or
 //! the terminal), files (rulesets, mods, Lua bots, decks, saves, scripts, the history), player
-//! names, bot specs and `--jobs`. Each limit is a named constant here and is listed in the
-//! README's `# Limits` section; a test in `tests/cli/limits.rs` shows each one holding.
+//! names, bot specs and `--jobs`. Each limit is a named constant here and is listed in
+//! `docs/limits.md`; a test in `tests/cli/limits.rs` shows each one holding.
 //!
 //! Architecture invariant: the readers here never hold more than their limit in memory, and
 //! what they refuse comes back as an error naming the problem (the caller adds the file or
@@ -70,7 +70,7 @@ pub enum FileKind {
 }
 
 impl FileKind {
-    /// Every kind, in the order the README lists them.
+    /// Every kind, in the order `docs/limits.md` lists them.
     pub const ALL: [FileKind; 7] = [
         FileKind::Ruleset,
         FileKind::Mod,

@@ -47,7 +47,7 @@ use room::{Room, RoomOptions, new_token};
 
 /// How long `diving host` goes on serving once every game is over and everyone has left, for
 /// a player who reloads the page or joins again to see the result and the log (named in
-/// README.md).
+/// `docs/network.md`).
 pub const FINISHED_STAY: Duration = Duration::from_secs(600);
 
 /// What `diving host` was asked, as plain values.

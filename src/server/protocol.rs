@@ -50,7 +50,7 @@ pub const OLDEST_PROTOCOL: u32 = 1;
 /// are at most a few KiB, and a longer one is read in several goes.
 pub const READ_BUFFER: usize = 8 * 1024;
 
-/// The limits every connection is held to (documented in README.md and PROTOCOL.md).
+/// The limits every connection is held to (documented in `docs/network.md` and PROTOCOL.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// The longest client message, in bytes; a longer one is refused with an error.

@@ -1,5 +1,5 @@
 //! The search bot beats `greedy`: seeded two-player games with the seats alternated, at the
-//! default strength. (The README reports the figure over 2,000 games.)
+//! default strength. (docs/playing.md reports the figure over 2,000 games.)
 
 use diving::ruleset::Ruleset;
 use diving::sim::{SimConfig, simulate};
