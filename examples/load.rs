@@ -16,9 +16,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use diving::server::net::{self, Server, ServerConfig};
-use diving::server::protocol::{Limits, PROTOCOL, READ_BUFFER};
 use diving::server::room::{Room, RoomOptions, new_token};
 use diving::table::session::{Seating, Session};
+use diving::wire::{HostLimits as Limits, PROTOCOL, READ_BUFFER};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde::de::IgnoredAny;

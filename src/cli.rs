@@ -11,9 +11,10 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use crate::join::{self, JoinOptions};
 use crate::modkit;
 use crate::ruleset;
-use crate::server::{self, HostOptions, protocol::RulesetId};
+use crate::server::{self, HostOptions};
 use crate::shell::{self, PlayOptions};
 use crate::sim::{self, SimOptions};
+use crate::wire::RulesetId;
 
 /// Diving Suits: a card race to the bottom of the ocean.
 #[derive(Debug, Parser)]
@@ -343,7 +344,8 @@ fn host_ratings(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::R
             given.join(", ")
         );
     }
-    join::board::print_host_ratings(&args.dir, ruleset, json)
+    let boards = server::db::boards(&args.dir, ruleset)?;
+    join::board::print(&args.dir, &boards, json)
 }
 
 fn host_options(

@@ -8,7 +8,8 @@
 //!
 //! ```text
 //!   main.rs ── cli ──┬── shell (the terminal, scripts and JSON Lines) ──────────► table
-//!                    ├── server (diving host / join: rooms, WebSocket, per-seat messages) ──► table
+//!                    ├── server (diving host: rooms, lobby, WebSocket) ──► wire ──► table
+//!                    ├── join (diving join: the host's terminal client) ──► wire ──► table
 //!                    ├── sim (bot games in parallel, statistics, reports, plots)
 //!                    └── modkit (check, mod new, mod test: scenarios, then a stress through sim)
 //!   table (a seated game: sessions, saves, commands, rendering), sim ──► bots ──► core::View
@@ -18,7 +19,8 @@
 //!
 //! Dependencies point inward only: everything depends on [`core`]; `core` depends on nothing
 //! of this crate and names no edge crate; `shell`, `table` and `sim` take plain options and know
-//! nothing of the command line; only `cli` names `server`, and only `server` names the
+//! nothing of the command line; only `cli` names `server`; the host and its clients share
+//! only the [`wire`] (no client imports a server module); only `server` and `join` name the
 //! network stack (tokio, axum, tungstenite) (checked by `tests/engine/architecture.rs`).
 //!
 //! ## The core in one paragraph
@@ -78,24 +80,37 @@
 //! - [`limits`] — every limit on outside input as a named constant, and the bounded readers
 //!   every edge reads through: command lines, files (regular files only, a size per kind),
 //!   player names, bot specs, `--jobs`. `docs/limits.md` lists them.
-//! - [`server`] — `diving host` and `diving join`: the authoritative game server. A
-//!   [`server::room::Room`] is one game as a state machine without I/O (seats, secret tokens,
-//!   spectators, target questions, away bots, chat) that makes every message for its reader
-//!   through `Viewer`, `table::json::state_for` and the narrator (a lobby table waits there
-//!   for its seats, and a rematch deals the next game with the seats turned); `server::net` is
-//!   the axum WebSocket edge (limits, away timer, the lobby's connections, the keeper thread
-//!   that commits what each room call changed and only then sends its messages; Ctrl-C and
-//!   SIGTERM stop it the same way; the `Origin` check and the headers of every answer);
+//! - [`wire`] — every message between a host and its clients, typed both ways (serde enums
+//!   for what clients send, [`wire::ClientMessage`] and [`wire::LobbyMessage`], and what a
+//!   host sends, [`wire::ServerMessage`]), written to text in one place; the error codes
+//!   ([`wire::Code`]) and close causes ([`wire::Close`]) with their meanings; the versions and
+//!   the limits. `PROTOCOL.md` documents it, and a test checks that it documents every message
+//!   and code and nothing else. The browser page reads what it needs of it from the host
+//!   (`/assets/wire.js`, made from these types).
+//! - [`server`] — `diving host`: the authoritative game server. A [`server::room::Room`] is
+//!   one game as a state machine without I/O (seats, secret tokens, spectators, target
+//!   questions, away bots, chat) that makes every message for its reader through `Viewer`,
+//!   `table::json::state_for` and the narrator (a lobby table waits there for its seats, and a
+//!   rematch deals the next game with the seats turned); [`server::lobby::Lobby`] is the
+//!   lobby as one too (the rulesets offered, the listing, invite codes, every decision about
+//!   a visitor's message; what needs the rest of the host comes back as a request). The edge:
+//!   `server::net` the routes, upgrades, `Origin` check and the [`server::net::Server`];
+//!   `server::connection` one loop for every connection, room or lobby (the limits, the
+//!   hello deadline, the drop); `server::link` a connection's writer (each message written
+//!   once, the close frame saying why); `server::hub` what the connections share (rooms,
+//!   lobby, database; delivering a room call's messages; carrying out the lobby's requests;
+//!   closing idle tables); `server::keeper` the thread that commits what each room call
+//!   changed and only then sends its messages (Ctrl-C and SIGTERM stop it the same way);
 //!   `server::db` the host's SQLite database (players by hashed key, tables, every move,
-//!   results, Weng-Lin ratings; its schema version); `server::lobby` what the lobby offers and
-//!   lists, and the checks of a stranger's new table; `server::guard` its listener (every
+//!   results, Weng-Lin ratings; its schema version); `server::guard` its listener (every
 //!   connection holds a permit, at most `per_address` of them one address's, and must send
 //!   each request in time until it is a WebSocket);
 //!   `server::store` the games directory (save paths, the lock a running host holds, and the
 //!   reader of an older host's saves and journal); `server::web` the browser
 //!   seat (a plain HTML/CSS/JS page embedded in the binary, and the `seat_view` it draws, whose
 //!   previews, like the shell's, are `Session::preview`s: worked out on the seat's `View::sample`).
-//!   `PROTOCOL.md` is the wire.
+//! - [`join`] — `diving join`: the host's terminal client (a room's seat or the lobby), over
+//!   the [`wire`]; it holds no game and no rule, and prints what the host made for it.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
 //!   client that serves each command; `main.rs` maps errors to exit status 2.
 //!
@@ -183,10 +198,18 @@
 //!   are cut where they are built. *`tests/cli/cli_terminal_safety.rs`.*
 //! - **The server is the only authority, and tells each reader only what it may see.** The
 //!   game, ruleset and mods run only in the host; a client sends lines and prints what it is
-//!   sent (at a terminal, also what Tab completes: the server's `screen`). No message to a seat or spectator names a card it could not have seen when the
+//!   sent (at a terminal, also what Tab completes, [`table::completion::Words`], worked out in
+//!   the table for the shell and the host alike). No message to a seat or spectator names a card it could not have seen when the
 //!   message was made, nor the seed; bot warnings (which can name a bot's cards) go to the
-//!   host's log only. The room does no I/O. *`tests/server/server_leaks.rs`, `tests/server/server_net.rs`,
-//!   `tests/engine/architecture.rs`.*
+//!   host's log only. Front ends read a hand only through an observation. The room and the
+//!   lobby do no I/O. *`tests/server/server_leaks.rs`, `tests/server/server_net.rs`,
+//!   `tests/engine/architecture.rs` (`front_ends_read_no_hand_from_the_game`,
+//!   `the_room_and_the_lobby_do_no_io`).*
+//! - **The host and its clients share only the wire.** `join` imports no server module, the
+//!   wire knows no server, and the page keeps no list of codes or version of its own.
+//!   *`tests/engine/architecture.rs` (`no_client_imports_a_server_module`,
+//!   `the_page_reads_the_wire_from_the_host`), `tests/server/server_protocol.rs`
+//!   (`protocol_md_documents_every_message_and_code_and_nothing_else`).*
 //! - **No one is told of a move the host's database does not hold.** Each room call's
 //!   changes are committed (WAL, `synchronous=FULL`) before its messages are sent, so a host
 //!   killed at any moment resumes with every move and result a client was answered.
@@ -216,3 +239,4 @@ pub mod server;
 pub mod shell;
 pub mod sim;
 pub mod table;
+pub mod wire;

@@ -14,17 +14,17 @@
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
 use tokio::sync::mpsc::Receiver;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::player::{self, Player, new_player};
-use super::{Editor, Handover, Input, JoinOptions, Prompt, Screen, board};
+use super::{Console, Editor, Handover, Input, JoinOptions, Prompt, board};
 use crate::limits::{NewLines, shown};
-use crate::server::protocol::{LobbyMessage, PROTOCOL};
 use crate::shell::terminal::Terminal;
+use crate::wire::server::{Lobby, Seated};
+use crate::wire::{Code, LobbyMessage, PROTOCOL, ServerMessage};
 
 /// The lobby's prompt at a terminal.
 const PROMPT: &str = "lobby> ";
@@ -83,18 +83,15 @@ once seated you play as in any game ('help' there); when it is over, 'rematch' a
 ";
 
 /// Reads one lobby line against the lobby last shown.
-fn command(line: &str, lobby: Option<&Value>, host: &str) -> Result<Asked, String> {
+fn command(line: &str, lobby: Option<&Lobby>, host: &str) -> Result<Asked, String> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some((&first, rest)) = words.split_first() else { return Ok(Asked::Print(String::new())) };
-    let empty = json!({});
-    let lobby = lobby.unwrap_or(&empty);
-    let rulesets = lobby["rulesets"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let first_ruleset =
-        || rulesets.first().and_then(|r| r["id"].as_str()).map(String::from).ok_or("the host offers no ruleset yet");
+    let rulesets = lobby.map(|l| l.rulesets.as_slice()).unwrap_or_default();
+    let first_ruleset = || rulesets.first().map(|r| r.id.clone()).ok_or("the host offers no ruleset yet");
     match first.to_lowercase().as_str() {
         "help" | "?" => Ok(Asked::Print(HELP.to_string())),
         "quit" | "q" | "exit" => Ok(Asked::Quit),
-        "tables" | "lobby" | "list" => Ok(Asked::Print(lobby_text(lobby, host))),
+        "tables" | "lobby" | "list" => Ok(Asked::Print(lobby.map(|l| lobby_text(l, host)).unwrap_or_default())),
         "new" => new_table(rest, lobby).map(Asked::Send),
         "sit" => match rest {
             [room] => Ok(Asked::Send(LobbyMessage::Sit { room: room.to_string(), seat: None })),
@@ -123,9 +120,9 @@ fn command(line: &str, lobby: Option<&Value>, host: &str) -> Result<Asked, Strin
 
 /// `new [RULESET] [--seats N] [--bots a,b] [--hints]` as a `create` message, checked against
 /// what the lobby offers.
-fn new_table(words: &[&str], lobby: &Value) -> Result<LobbyMessage, String> {
-    let rulesets = lobby["rulesets"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let ids: Vec<&str> = rulesets.iter().filter_map(|r| r["id"].as_str()).collect();
+fn new_table(words: &[&str], lobby: Option<&Lobby>) -> Result<LobbyMessage, String> {
+    let rulesets = lobby.map(|l| l.rulesets.as_slice()).unwrap_or_default();
+    let ids: Vec<&str> = rulesets.iter().map(|r| r.id.as_str()).collect();
     let (mut ruleset, mut seats, mut bots, mut hints) = (None, None, Vec::new(), false);
     let mut words = words.iter();
     while let Some(&word) = words.next() {
@@ -157,11 +154,7 @@ fn new_table(words: &[&str], lobby: &Value) -> Result<LobbyMessage, String> {
         }
         None => ids.first().ok_or("the host offers no ruleset yet")?.to_string(),
     };
-    let range = rulesets.iter().find(|r| r["id"] == ruleset.as_str()).map(|r| &r["seats"]);
-    let (min, max) = match range {
-        Some(range) => (range[0].as_u64().map_or(2, |n| n as usize), range[1].as_u64().map_or(8, |n| n as usize)),
-        None => (2, 8),
-    };
+    let [min, max] = rulesets.iter().find(|r| r.id == ruleset).map_or([2, 8], |r| r.seats);
     let seats = seats.unwrap_or(min.max(2));
     if !(min..=max).contains(&seats) {
         return Err(format!("{ruleset} seats {min} to {max} players, not {seats}"));
@@ -169,7 +162,7 @@ fn new_table(words: &[&str], lobby: &Value) -> Result<LobbyMessage, String> {
     if bots.len() >= seats {
         return Err(format!("{} bots at {seats} seats leave no seat for you", bots.len()));
     }
-    let offered: Vec<&str> = lobby["bots"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    let offered: Vec<&str> = lobby.map(|l| l.bots.iter().map(String::as_str).collect()).unwrap_or_default();
     if let Some(unknown) = bots.iter().find(|b| !offered.is_empty() && !offered.contains(&b.as_str())) {
         return Err(format!("the host has no bot '{}' (it has: {})", host_words(unknown), offered.join(", ")));
     }
@@ -177,59 +170,52 @@ fn new_table(words: &[&str], lobby: &Value) -> Result<LobbyMessage, String> {
 }
 
 /// The lobby as text: who you are, the tables, the rulesets and bots offered.
-fn lobby_text(lobby: &Value, host: &str) -> String {
+fn lobby_text(lobby: &Lobby, host: &str) -> String {
     let mut out = String::new();
-    if let Some(name) = lobby["you"]["name"].as_str() {
-        out += &format!("lobby of {host} - you are {}\n", host_words(name));
+    if let Some(you) = &lobby.you {
+        out += &format!("lobby of {host} - you are {}\n", host_words(&you.name));
     }
-    let tables = lobby["tables"].as_array().map(Vec::as_slice).unwrap_or_default();
-    if tables.is_empty() {
+    if lobby.tables.is_empty() {
         out += "no tables yet: 'new' makes one\n";
     } else {
         out += "tables:\n";
     }
-    for table in tables {
-        let room = host_words(table["room"].as_str().unwrap_or("?"));
-        let seats: Vec<String> = table["seats"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| format!("{} {}", s["seat"].as_u64().unwrap_or(0), super::seat_name(s)))
-            .collect();
-        let open = table["open"].as_u64().unwrap_or(0);
+    for table in &lobby.tables {
+        let room = host_words(&table.room);
+        let seats: Vec<String> = table.seats.iter().map(|s| format!("{} {}", s.seat, super::seat_name(s))).collect();
+        let open = table.open;
+        let state =
+            serde_json::to_value(table.state).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
         out += &format!(
             "  room {room}: {} game {}, {}{} - {}\n",
-            host_words(table["ruleset"].as_str().unwrap_or("?")),
-            table["game"].as_u64().unwrap_or(1),
-            host_words(table["state"].as_str().unwrap_or("?")),
+            host_words(&table.ruleset),
+            table.game,
+            state,
             if open > 0 { format!(" ({open} open: sit {room})") } else { String::new() },
             seats.join(", "),
         );
-        if let Some(about) = table["about"].as_str().filter(|a| !a.is_empty()) {
+        if let Some(about) = table.about.as_deref().filter(|a| !a.is_empty()) {
             out += &format!("    {}\n", host_words(about));
         }
         out += &format!("    watch: diving join {host}/{room}  (or 'watch {room}')\n");
     }
-    let rulesets = lobby["rulesets"].as_array().map(Vec::as_slice).unwrap_or_default();
-    if !rulesets.is_empty() {
+    if !lobby.rulesets.is_empty() {
         out += "rulesets ('new RULESET'):\n";
     }
-    for r in rulesets {
-        let seats = &r["seats"];
-        let (id, name) = (host_words(r["id"].as_str().unwrap_or("?")), host_words(r["name"].as_str().unwrap_or("?")));
+    for r in &lobby.rulesets {
+        let (id, name) = (host_words(&r.id), host_words(&r.name));
         out += &format!(
             "  {id}{}, {}-{} seats: {}\n",
             if name == id { String::new() } else { format!(" ({name})") },
-            seats[0].as_u64().unwrap_or(2),
-            seats[1].as_u64().unwrap_or(8),
-            host_words(r["about"].as_str().unwrap_or("")),
+            r.seats[0],
+            r.seats[1],
+            host_words(r.about.as_deref().unwrap_or("")),
         );
-        if let Some(balance) = r["balance"].as_str() {
+        if let Some(balance) = &r.balance {
             out += &format!("    balance: {}\n", host_words(balance));
         }
     }
-    let bots: Vec<String> =
-        lobby["bots"].as_array().into_iter().flatten().filter_map(Value::as_str).map(host_words).collect();
+    let bots: Vec<String> = lobby.bots.iter().map(|b| host_words(b)).collect();
     if !bots.is_empty() {
         out += &format!("bots ('new --bots a,b'): {}\n", bots.join(", "));
     }
@@ -238,25 +224,23 @@ fn lobby_text(lobby: &Value, host: &str) -> String {
 }
 
 /// `seated`: where you sit and, for a table you made, the invites for the other seats.
-fn seated_text(seated: &Value) -> String {
-    let field = |v: &Value, key: &str| host_words(v[key].as_str().unwrap_or("?"));
+fn seated_text(seated: &Seated) -> String {
     let mut out = format!(
         "you have seat {} at room {} (in a browser: {})\n",
-        seated["seat"].as_u64().unwrap_or(0),
-        field(seated, "room"),
-        field(seated, "browser")
+        seated.seat,
+        host_words(&seated.room),
+        host_words(&seated.browser)
     );
-    let invites = seated["invites"].as_array().map(Vec::as_slice).unwrap_or_default();
-    if !invites.is_empty() {
+    if !seated.invites.is_empty() {
         out += "invite the others (each seat's code, command or link is its own):\n";
     }
-    for invite in invites {
+    for invite in &seated.invites {
         out += &format!(
             "  seat {}: 'code {}' in this lobby, or: {}\n    or in a browser: {}\n",
-            invite["seat"].as_u64().unwrap_or(0),
-            field(invite, "code"),
-            field(invite, "join"),
-            field(invite, "browser")
+            invite.seat,
+            host_words(&invite.code),
+            host_words(&invite.join),
+            host_words(&invite.browser)
         );
     }
     out
@@ -292,14 +276,14 @@ fn set_prompt(prompt: &Mutex<Prompt>, text: &str) {
 /// Asks for a name, on the lobby's reader; `None` when the input ended. The prompt is the
 /// lobby's again once the name is given, and the reader waits for the lobby's answer.
 async fn ask_name(
-    screen: &mut Screen,
+    console: &mut Console,
     prompt: &Arc<Mutex<Prompt>>,
     lines: &mut Receiver<Input>,
     hold: &mut Hold,
 ) -> anyhow::Result<Option<String>> {
     set_prompt(prompt, NAME_PROMPT);
     hold.release();
-    screen.print("what name do you go by here? (one word, at most 24 characters; kept with your player key)\n")?;
+    console.print("what name do you go by here? (one word, at most 24 characters; kept with your player key)\n")?;
     loop {
         match lines.recv().await {
             None => return Ok(None),
@@ -308,7 +292,7 @@ async fn ask_name(
                 hold.read();
                 let name = line.trim();
                 if name.is_empty() {
-                    screen.print("a name, please (or Ctrl-D to leave)\n")?;
+                    console.print("a name, please (or Ctrl-D to leave)\n")?;
                     hold.release();
                     continue;
                 }
@@ -330,7 +314,7 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
     let (tx, mut lines) = tokio::sync::mpsc::channel::<Input>(16);
     let prompt = Arc::new(Mutex::new(Prompt { lobby: Some(PROMPT.into()), ..Prompt::game(None) }));
     let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut screen = Screen::Stdout;
+    let mut console = Console::Stdout;
     let mut words = None;
     if options.name.is_none() && stored.is_none() {
         set_prompt(&prompt, NAME_PROMPT);
@@ -340,7 +324,7 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
     if at_terminal {
         let mut term = Terminal::in_memory();
         if let Some(printer) = term.printer() {
-            screen = Screen::Editor(printer);
+            console = Console::Editor(printer);
         }
         words = Some(term.words());
         super::read_terminal(term, tx, prompt.clone(), closed.clone(), Some(go_rx));
@@ -352,7 +336,7 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
         (Some(name), Some(p)) => Player { name: name.clone(), key: p.key.clone() },
         (Some(name), None) => new_player(name)?,
         (None, Some(p)) => p.clone(),
-        (None, None) => match ask_name(&mut screen, &prompt, &mut lines, &mut hold).await? {
+        (None, None) => match ask_name(&mut console, &prompt, &mut lines, &mut hold).await? {
             Some(name) => new_player(&name)?,
             None => bail!("the input ended before a name was given (diving join HOST:PORT --name NAME gives one)"),
         },
@@ -361,8 +345,8 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
 
     loop {
         let hello = LobbyMessage::Lobby { protocol: PROTOCOL, name: Some(me.name.clone()), key: Some(me.key.clone()) };
-        let (mut sink, mut stream) = super::connect(&url, &serde_json::to_string(&hello)?).await?;
-        let mut lobby: Option<Value> = None;
+        let (mut sink, mut stream) = super::connect(&url, &hello.to_text()).await?;
+        let mut lobby: Option<Lobby> = None;
         // A line waits for the lobby, and for the answer to the message the line before sent
         // (seated, ratings or an error): a pipe's lines are answered in their order, and a
         // line meant for the seat a `new` takes is not read as a lobby command.
@@ -376,78 +360,70 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                         Some(Ok(_)) => continue,
                         Some(Err(e)) => bail!("the connection to {url} broke: {e}"),
                     };
-                    let value: Value = serde_json::from_str(&text).context("the host sent something that is not JSON")?;
-                    let kind = value["type"].as_str().unwrap_or("");
-                    if options.json && kind != "error" {
-                        screen.print(&format!("{value}\n"))?;
+                    let message = ServerMessage::parse(&text).map_err(anyhow::Error::msg)?;
+                    if options.json && message.code().is_none() {
+                        console.print(&format!("{text}\n"))?;
                     }
-                    match kind {
-                        "lobby" => {
-                            let version = value["protocol"].as_u64().unwrap_or(0);
-                            if version != u64::from(PROTOCOL) {
-                                bail!("the host speaks protocol {version}, this diving speaks {PROTOCOL}: use the same version of diving");
+                    match message {
+                        ServerMessage::Lobby(listing) => {
+                            if listing.protocol != PROTOCOL {
+                                bail!("the host speaks protocol {}, this diving speaks {PROTOCOL}: use the same version of diving", listing.protocol);
                             }
                             // The host took the name: it is kept, with the key, for next time.
-                            if value["you"]["name"].as_str().is_some() && saved.as_ref() != Some(&me) {
+                            if listing.you.is_some() && saved.as_ref() != Some(&me) {
                                 player::save(&path, &me)?;
                                 saved = Some(me.clone());
                             }
                             if !options.json {
-                                screen.print(&lobby_text(&value, host))?;
+                                console.print(&lobby_text(&listing, host))?;
                             }
-                            lobby = Some(value);
+                            lobby = Some(listing);
                             if answered {
                                 hold.release();
                             }
                         }
-                        "ratings" => {
+                        ServerMessage::Ratings(ratings) => {
                             answered = true;
                             hold.release();
                             if !options.json {
-                                screen.print(&board::text(&value))?;
+                                console.print(&board::text(&ratings))?;
                             }
                         }
-                        "seated" => {
-                            let (Some(room), Some(seat), Some(token)) =
-                                (value["room"].as_str(), value["seat"].as_u64(), value["token"].as_str())
-                            else {
-                                bail!("the host's 'seated' lacks its room, seat or token: {}", host_words(&text));
-                            };
+                        ServerMessage::Seated(seated) => {
                             if !options.json {
-                                screen.print(&seated_text(&value))?;
+                                console.print(&seated_text(&seated))?;
                             }
                             let _ = sink.send(Message::Close(None)).await;
                             let seat = JoinOptions {
-                                target: format!("{host}/{room}"),
-                                seat: Some(usize::try_from(seat).context("the host's seat number is too big")?),
-                                token: Some(token.to_string()),
+                                target: format!("{host}/{}", seated.room),
+                                seat: Some(seated.seat),
+                                token: Some(seated.token),
                                 ruleset: None,
                                 name: None,
                                 ..options.clone()
                             };
-                            let editor = words.map(|words| Editor { screen, words, prompt, closed, go: go.clone() });
+                            let editor = words.map(|words| Editor { console, words, prompt, closed, go: go.clone() });
                             let handover = Handover { lines, terminal: editor, player: Some(me) };
                             return super::run(&seat, at_terminal, Some(handover)).await;
                         }
-                        "error" => {
+                        ServerMessage::Error(refusal) => {
                             answered = true;
-                            let code = value["code"].as_str().unwrap_or("");
-                            let message = host_words(value["message"].as_str().unwrap_or("error"));
-                            if code == "name" {
+                            let message = host_words(&refusal.message);
+                            if refusal.code == Code::Name {
                                 if options.name.is_some() {
                                     bail!("{message}");
                                 }
-                                screen.print(&format!("{message}\n"))?;
+                                console.print(&format!("{message}\n"))?;
                                 break 'connection true;
                             }
-                            if matches!(code, "protocol" | "timeout" | "dropped" | "replaced") {
+                            if matches!(refusal.code, Code::Protocol | Code::Timeout | Code::Dropped | Code::Replaced) {
                                 bail!("{message}");
                             }
                             hold.release();
                             if options.json {
-                                screen.print(&format!("{value}\n"))?;
+                                console.print(&format!("{text}\n"))?;
                             } else {
-                                screen.print(&format!("error: {message}\n"))?;
+                                console.print(&format!("error: {message}\n"))?;
                             }
                         }
                         _ => {}
@@ -462,23 +438,23 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                     hold.read();
                     match command(&line, lobby.as_ref(), host) {
                         Ok(Asked::Send(message)) => {
-                            sink.send(Message::text(serde_json::to_string(&message)?)).await?;
+                            sink.send(Message::text(message.to_text())).await?;
                             answered = false;
                         }
                         Ok(Asked::Print(text)) => {
-                            screen.print(&text)?;
+                            console.print(&text)?;
                             hold.release();
                         }
                         Ok(Asked::Quit) => break 'connection false,
                         Ok(Asked::Watch(room)) => {
                             let _ = sink.send(Message::Close(None)).await;
                             let watch = JoinOptions { target: format!("{host}/{room}"), seat: None, token: None, name: None, ..options.clone() };
-                            let editor = words.map(|words| Editor { screen, words, prompt, closed, go: go.clone() });
+                            let editor = words.map(|words| Editor { console, words, prompt, closed, go: go.clone() });
                             let handover = Handover { lines, terminal: editor, player: None };
                             return super::run(&watch, at_terminal, Some(handover)).await;
                         }
                         Err(message) => {
-                            screen.print(&format!("error: {message}\n"))?;
+                            console.print(&format!("error: {message}\n"))?;
                             hold.release();
                         }
                     }
@@ -490,7 +466,7 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
             closed.store(true, std::sync::atomic::Ordering::SeqCst);
             return Ok(ExitCode::SUCCESS);
         }
-        match ask_name(&mut screen, &prompt, &mut lines, &mut hold).await? {
+        match ask_name(&mut console, &prompt, &mut lines, &mut hold).await? {
             Some(name) => me.name = name,
             None => return Ok(ExitCode::SUCCESS),
         }
@@ -500,9 +476,10 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
-    fn lobby() -> Value {
-        json!({
+    fn lobby() -> Lobby {
+        serde_json::from_value(json!({
             "type": "lobby", "protocol": 5, "you": {"name": "ann"},
             "rulesets": [
                 {"id": "standard", "name": "Standard", "about": "The rules as decided.", "balance": null, "seats": [2, 8]},
@@ -513,8 +490,11 @@ mod tests {
                         "seats": [{"seat": 1, "player": "bob", "bot": null}, {"seat": 2, "player": null, "bot": null},
                                   {"seat": 3, "player": null, "bot": "greedy"}],
                         "open": 1, "watch": "/3"}],
-            "limits": {},
-        })
+            "more_tables": 0,
+            "limits": {"tables_per_connection": 3, "tables": 2000, "idle_secs": 600, "abandoned_secs": 3600,
+                       "max_message": 4096, "per_second": 20, "burst": 40},
+        }))
+        .unwrap()
     }
 
     /// The message a line sends, as it goes over the wire.

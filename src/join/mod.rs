@@ -1,5 +1,5 @@
 //! `diving join`: the game shell over the network, a terminal front end of a table the host
-//! holds (it speaks the protocol of [`crate::server::protocol`]). It reads lines like `play` does, sends
+//! holds (it speaks the [`crate::wire`], and imports nothing of the server). It reads lines like `play` does, sends
 //! them to the server, and prints what the server made for its seat: the narration and board
 //! as text, or with `--json` the same JSON Lines objects local `--json` play prints. It holds
 //! no game and no rules: the commands are parsed and checked on the server.
@@ -28,16 +28,18 @@ use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-use crate::limits::{Line, MAX_LINE_BYTES};
-use crate::server::protocol::{ClientMessage, Display, PROTOCOL, READ_BUFFER, RulesetId};
+use crate::limits::{Line, MAX_LINE_BYTES, NewLines, shown};
 use crate::shell::terminal::{self, Terminal, Words};
 use crate::table::render::Style;
+use crate::wire::limits::RoomLimits;
+use crate::wire::server::{Hello, NewGame, Output, Rematch, Screen, SeatLine, Waiting};
+use crate::wire::{ClientMessage, Code, Display, HostLimits, PROTOCOL, READ_BUFFER, RulesetId, ServerMessage};
 
 /// What `diving join` was asked.
 #[derive(Debug, Clone, Default)]
@@ -102,7 +104,7 @@ struct Handover {
 /// it completes, its prompt, the flag that stops it, and what lets it read the next line once
 /// the prompt is the right one.
 struct Editor {
-    screen: Screen,
+    console: Console,
     words: Arc<Mutex<Words>>,
     prompt: Arc<Mutex<Prompt>>,
     closed: Arc<std::sync::atomic::AtomicBool>,
@@ -151,12 +153,12 @@ impl Prompt {
 }
 
 /// Where text goes: standard output, or above the line being edited.
-enum Screen {
+enum Console {
     Stdout,
     Editor(Box<dyn rustyline::ExternalPrinter + Send>),
 }
 
-impl Screen {
+impl Console {
     /// Prints `text`, which may hold what the host sent: only its lines and colours reach the
     /// terminal ([`limits::host_text`]).
     fn print(&mut self, text: &str) -> io::Result<()> {
@@ -165,12 +167,12 @@ impl Screen {
         }
         let text = &crate::limits::host_text(text);
         match self {
-            Screen::Stdout => {
+            Console::Stdout => {
                 let mut out = io::stdout().lock();
                 out.write_all(text.as_bytes())?;
                 out.flush()
             }
-            Screen::Editor(printer) => printer.print(text.to_string()).map_err(io::Error::other),
+            Console::Editor(printer) => printer.print(text.to_string()).map_err(io::Error::other),
         }
     }
 }
@@ -193,7 +195,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
     let mut hello = match (options.seat, &options.token) {
         (Some(seat), Some(token)) => ClientMessage::Join {
             protocol: PROTOCOL,
-            seat,
+            seat: seat.into(),
             token: token.clone(),
             ruleset,
             display,
@@ -218,7 +220,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
     let mut lines_tx = Some(lines_tx);
     let mut shell: Option<Shell> = None;
     let mut editor = None;
-    let mut screen = Screen::Stdout;
+    let mut console = Console::Stdout;
     // The connection ended: the terminal's reader stops at its next line.
     let mut closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // The lobby's reader and editor, already running: this room reads from them.
@@ -227,7 +229,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
         lines = handover.lines;
         lines_tx = None;
         if let Some(parts) = handover.terminal {
-            screen = parts.screen;
+            console = parts.console;
             closed = parts.closed;
             handed = Some((parts.words, parts.prompt, parts.go));
         }
@@ -244,8 +246,8 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
     let mut leaving = false;
     // The `at` of the last `output`: what a return says it saw (`since`), so the host sends
     // the rest and nothing twice.
-    let mut seen: Option<u64> = None;
-    let mut pace = Pace::new(&crate::server::protocol::Limits::default());
+    let mut seen: Option<usize> = None;
+    let mut pace = Pace::new(&HostLimits::default().room());
     // Whether the server said hello: another hello is the answer to getting back in.
     let mut greeted = false;
     // Whether the output answering this connection's join has come.
@@ -261,13 +263,13 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                     Some(Ok(_)) => None,
                 };
                 if let Some(why) = lost.filter(|_| rejoins && !over && !leaving) {
-                    screen.print(&format!("({why}; getting back in…)\n"))?;
+                    console.print(&format!("({why}; getting back in…)\n"))?;
                     if let (Some(at), ClientMessage::Join { since, .. } | ClientMessage::Watch { since, .. }) =
                         (seen, &mut hello)
                     {
-                        *since = usize::try_from(at).ok();
+                        *since = Some(at);
                     }
-                    match rejoin(&url, &hello.to_text(), &mut screen, &mut lines).await? {
+                    match rejoin(&url, &hello.to_text(), &mut console, &mut lines).await? {
                         Some((new_sink, new_stream)) => (sink, stream) = (new_sink, new_stream),
                         None => {
                             connected = false;
@@ -285,101 +287,104 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                         }
                         // The line editor is waiting for a line: it ends at the next Enter.
                         closed.store(true, std::sync::atomic::Ordering::SeqCst);
-                        screen.print("(the server closed the connection; press Enter to leave)\n")?;
+                        console.print("(the server closed the connection; press Enter to leave)\n")?;
                         continue;
                     }
                     Some(Ok(_)) => continue,
                     Some(Err(e)) => bail!("the connection to {url} broke: {e}"),
                 };
-                let value: Value = serde_json::from_str(&text).context("the server sent something that is not JSON")?;
+                let message = ServerMessage::parse(&text).map_err(anyhow::Error::msg)?;
                 let mut printed = String::new();
-                match value["type"].as_str() {
-                    Some("hello") => {
-                        pace.follow(&value["limits"]);
-                        let version = value["protocol"].as_u64().unwrap_or(0);
-                        if version != PROTOCOL as u64 {
-                            bail!("the server speaks protocol {version}, this diving speaks {PROTOCOL}: use the same version of diving");
+                match message {
+                    ServerMessage::Hello(hello) => {
+                        pace.follow(&hello.limits);
+                        if hello.protocol != PROTOCOL {
+                            bail!("the server speaks protocol {}, this diving speaks {PROTOCOL}: use the same version of diving", hello.protocol);
                         }
-                        let me = value["player"].as_str().map(String::from);
+                        let me = hello.player.clone();
                         if greeted {
                             printed = "(back in the game)\n".to_string();
                         } else if at_terminal && let Some(shell) = &mut shell {
                             // A new game at the table (a rematch): the same shell goes on.
-                            printed = title(&value, style);
+                            printed = title(&hello, style);
                             *shell.prompt.lock().unwrap_or_else(|e| e.into_inner()) = Prompt::game(me);
                             shell.shown = None;
                         } else if at_terminal && let Some((words, prompt, go)) = handed.take() {
-                            printed = title(&value, style);
+                            printed = title(&hello, style);
                             *prompt.lock().unwrap_or_else(|e| e.into_inner()) = Prompt::game(me);
                             // The lobby's reader waits on the line that took the seat: it
                             // reads on under the seat's prompt (and never waits again).
                             let _ = go.send(());
                             shell = Some(Shell { style, words, prompt, shown: None });
                         } else if at_terminal {
-                            printed = title(&value, style);
+                            printed = title(&hello, style);
                             let prompt = Prompt::game(me);
                             let mut term = Terminal::in_memory();
                             if let Some(printer) = term.printer() {
-                                screen = Screen::Editor(printer);
+                                console = Console::Editor(printer);
                             }
                             let state = Shell { style, words: term.words(), prompt: Arc::new(Mutex::new(prompt)), shown: None };
                             shell = Some(state);
                             editor = Some(term);
                         } else {
-                            printed = hello_text(&value, options.json);
+                            printed = hello_text(&hello, options.json);
                         }
                         greeted = true;
                         answered = false;
                     }
-                    Some("output") => {
+                    ServerMessage::Output(output) => {
                         // The output answering a join carries the host's own count: a host
                         // that lost its last moves in a crash counts fewer than we saw, and the
                         // moves after its count are new ones (PROTOCOL.md, `since`).
-                        seen = if answered { value["at"].as_u64().max(seen) } else { value["at"].as_u64() };
+                        seen = if answered { seen.max(Some(output.at)) } else { Some(output.at) };
                         answered = true;
-                        let (text, ended) = output_text(&value, options.json);
+                        let (text, ended) = output_text(&output, options.json);
                         printed = text;
                         over |= ended;
                     }
-                    Some("waiting") => printed = if options.json { format!("{value}\n") } else { waiting_text(&value) },
-                    Some("rematch") => printed = if options.json { format!("{value}\n") } else { rematch_text(&value) },
-                    Some("new_game") => {
+                    ServerMessage::Waiting(waiting) => {
+                        printed = if options.json { format!("{text}\n") } else { waiting_text(&waiting) }
+                    }
+                    ServerMessage::Rematch(rematch) => {
+                        printed = if options.json { format!("{text}\n") } else { rematch_text(&rematch) }
+                    }
+                    ServerMessage::NewGame(new_game) => {
                         // The table's next game: this seat may have moved on (its token is the
                         // same), and the moves seen count again from the game's first output.
-                        if let (Some(n), ClientMessage::Join { seat, since, .. }) = (value["seat"].as_u64(), &mut hello) {
-                            *seat = usize::try_from(n).unwrap_or(*seat);
+                        if let (Some(n), ClientMessage::Join { seat, since, .. }) = (new_game.seat, &mut hello) {
+                            *seat = n.into();
                             *since = None;
                         }
                         seen = None;
                         over = false;
                         greeted = false;
-                        printed = if options.json { format!("{value}\n") } else { new_game_text(&value) };
+                        printed = if options.json { format!("{text}\n") } else { new_game_text(&new_game) };
                     }
-                    Some("screen") => {
+                    ServerMessage::Screen(news) => {
                         if let Some(shell) = &mut shell {
-                            screen.print(&shell.screen(&value))?;
+                            console.print(&shell.screen(&news))?;
                             // The first prompt comes under the first board.
                             if let (Some(term), Some(tx)) = (editor.take(), lines_tx.take()) {
                                 read_terminal(term, tx, shell.prompt.clone(), closed.clone(), None);
                             }
                         }
                     }
-                    Some("error") => {
-                        let message = value["message"].as_str().unwrap_or("error");
-                        let code = value["code"].as_str().unwrap_or("");
-                        if matches!(code, "protocol" | "ruleset" | "seat" | "token" | "full" | "replaced" | "timeout" | "dropped") {
+                    ServerMessage::Error(refusal) => {
+                        let message = shown(&refusal.message, NewLines::Escaped);
+                        if refusal.code.is_final() || matches!(refusal.code, Code::Timeout | Code::Dropped) {
                             closed.store(true, std::sync::atomic::Ordering::SeqCst);
                             bail!("{message}");
                         }
                         printed = if options.json {
-                            format!("{}\n", json!({ "error": message, "code": code }))
+                            format!("{}\n", json!({ "error": refusal.message, "code": refusal.code }))
                         } else {
                             format!("{} {message}\n", style_of(&shell).error_label())
                         };
                     }
-                    _ => {}
+                    // The lobby's messages: not sent to a room's reader.
+                    ServerMessage::Lobby(_) | ServerMessage::Seated(_) | ServerMessage::Ratings(_) => {}
                 }
-                screen.print(&printed)?;
+                console.print(&printed)?;
                 if over && !input_open && shell.is_none() {
                     break;
                 }
@@ -424,7 +429,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
         let _ = sink.send(Message::Close(None)).await;
     }
     if shell.is_some() {
-        screen.print("(you left the game; the same invite takes you back)\n")?;
+        console.print("(you left the game; the same invite takes you back)\n")?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -444,7 +449,7 @@ struct Pace {
 }
 
 impl Pace {
-    fn new(limits: &crate::server::protocol::Limits) -> Pace {
+    fn new(limits: &RoomLimits) -> Pace {
         let mut pace = Pace { tokens: 0.0, burst: 1.0, rate: 1.0, at: tokio::time::Instant::now() };
         pace.set(f64::from(limits.burst), f64::from(limits.per_second));
         pace.tokens = pace.burst;
@@ -458,11 +463,9 @@ impl Pace {
         self.tokens = self.tokens.min(self.burst);
     }
 
-    /// The limits a `hello` gives (an older host's `hello` without them keeps the defaults).
-    fn follow(&mut self, limits: &Value) {
-        if let (Some(burst), Some(per_second)) = (limits["burst"].as_f64(), limits["per_second"].as_f64()) {
-            self.set(burst, per_second);
-        }
+    /// The limits a `hello` gives.
+    fn follow(&mut self, limits: &RoomLimits) {
+        self.set(f64::from(limits.burst), f64::from(limits.per_second));
     }
 
     /// Waits, if need be, until one more message keeps within the rate.
@@ -527,7 +530,7 @@ const REJOIN_TRIES: u32 = 32;
 async fn rejoin(
     url: &str,
     hello: &str,
-    screen: &mut Screen,
+    console: &mut Console,
     lines: &mut tokio::sync::mpsc::Receiver<Input>,
 ) -> anyhow::Result<Option<(Sink, Stream)>> {
     let mut wait = REJOIN_FIRST_WAIT;
@@ -541,7 +544,7 @@ async fn rejoin(
                     None => return Ok(None),
                     Some(Input::Line(line)) if is_quit(&line) => return Ok(None),
                     Some(Input::Line(_)) => {
-                        screen.print("(not connected: getting back in; 'quit' leaves, and the same invite takes you back later)\n")?
+                        console.print("(not connected: getting back in; 'quit' leaves, and the same invite takes you back later)\n")?
                     }
                     Some(Input::Width(_)) => {}
                 },
@@ -549,7 +552,7 @@ async fn rejoin(
         }
         match connect(url, hello).await {
             Ok(connection) => return Ok(Some(connection)),
-            Err(e) => screen.print(&format!("(try {attempt} of {REJOIN_TRIES}: {})\n", e.root_cause()))?,
+            Err(e) => console.print(&format!("(try {attempt} of {REJOIN_TRIES}: {})\n", e.root_cause()))?,
         }
         wait = (wait * 2).min(REJOIN_MAX_WAIT);
     }
@@ -645,28 +648,17 @@ fn read_terminal(
 impl Shell {
     /// Takes a `screen`: what Tab completes and the prompt now; the board (and at the end the
     /// summary) when the game has moved since the last one shown. Returns the text to print.
-    fn screen(&mut self, screen: &Value) -> String {
-        let strings = |v: &Value| -> Vec<String> {
-            v.as_array().into_iter().flatten().filter_map(Value::as_str).map(String::from).collect()
-        };
-        let completion = &screen["completion"];
-        let words = Words {
-            hand: strings(&completion["hand"]),
-            table: strings(&completion["table"]),
-            plays: strings(&completion["plays"]),
-            choices: completion["choices"].is_array().then(|| strings(&completion["choices"])),
-        };
-        *self.words.lock().unwrap_or_else(|e| e.into_inner()) = words;
-        let over = screen["over"].as_bool().unwrap_or(false);
-        self.prompt.lock().unwrap_or_else(|e| e.into_inner()).over = over;
-        let key = (screen["at"].as_u64().unwrap_or(0), screen["turn"].as_u64().unwrap_or(0), over);
+    fn screen(&mut self, news: &Screen) -> String {
+        *self.words.lock().unwrap_or_else(|e| e.into_inner()) = news.completion.clone();
+        self.prompt.lock().unwrap_or_else(|e| e.into_inner()).over = news.over;
+        let key = (news.at as u64, u64::from(news.turn), news.over);
         if self.shown == Some(key) {
             return String::new();
         }
         self.shown = Some(key);
-        let mut text = format!("\n{}\n", screen["board"].as_str().unwrap_or(""));
-        if over {
-            for line in strings(&screen["summary"]) {
+        let mut text = format!("\n{}\n", news.board);
+        if news.over {
+            for line in &news.summary {
                 text += &format!("{line}\n");
             }
             text += &self.style.dim("the game is over: 'log' shows it all, 'rematch' asks for another, 'quit' leaves.");
@@ -676,92 +668,85 @@ impl Shell {
     }
 }
 
-/// The opening lines at a terminal, as local play opens.
-fn title(hello: &Value, style: Style) -> String {
-    let players: Vec<&str> = hello["players"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    let bots = hello["bots"].as_array();
-    let names: Vec<String> = players
+/// The host's words, shown with their control characters escaped.
+fn host_words(text: &str) -> String {
+    shown(text, NewLines::Escaped)
+}
+
+/// The names of the seats, a bot's marked.
+fn seat_names(hello: &Hello) -> Vec<String> {
+    hello
+        .players
         .iter()
         .enumerate()
-        .map(|(s, name)| match bots.and_then(|b| b.get(s)).is_some_and(Value::is_string) {
-            true => format!("{name} (bot)"),
-            false => name.to_string(),
+        .map(|(s, name)| match hello.bots.get(s).is_some_and(Option::is_some) {
+            true => format!("{} (bot)", host_words(name)),
+            false => host_words(name),
         })
-        .collect();
+        .collect()
+}
+
+/// The opening lines at a terminal, as local play opens.
+fn title(hello: &Hello, style: Style) -> String {
     let dash = if style.unicode { "—" } else { "-" };
-    let ruleset = &hello["ruleset"];
-    let who = match hello["player"].as_str() {
-        Some(name) => format!("you play {name} (seat {})", hello["seat"]),
-        None => "you watch".to_string(),
+    let who = match (&hello.player, hello.seat) {
+        (Some(name), Some(seat)) => format!("you play {} (seat {seat})", host_words(name)),
+        _ => "you watch".to_string(),
     };
-    let mut text = style.bold(&format!("Diving Suits {dash} {}", names.join(" vs ")));
+    let mut text = style.bold(&format!("Diving Suits {dash} {}", seat_names(hello).join(" vs ")));
     text.push('\n');
     text += &style.dim(&format!(
         "room {}, ruleset {} ({}); {who}. type 'help' for the commands, 'help rules' for how to play, 'moves' for what you can do, 'say TEXT' to chat, 'quit' to leave.",
-        hello["room"].as_str().unwrap_or("?"),
-        ruleset["name"].as_str().unwrap_or("?"),
-        ruleset["hash"].as_str().unwrap_or("?"),
+        host_words(&hello.room),
+        host_words(&hello.ruleset.name),
+        host_words(&hello.ruleset.hash),
     ));
     text = crate::table::render::wrap(&text, terminal::columns());
     text.push('\n');
     text
 }
 
-fn hello_text(hello: &Value, json: bool) -> String {
-    let ruleset = &hello["ruleset"];
+fn hello_text(hello: &Hello, json: bool) -> String {
     if json {
         let joined = json!({ "joined": {
-            "room": hello["room"], "seat": hello["seat"], "player": hello["player"],
-            "players": hello["players"], "bots": hello["bots"], "ruleset": ruleset, "protocol": hello["protocol"],
+            "room": hello.room, "seat": hello.seat, "player": hello.player,
+            "players": hello.players, "bots": hello.bots, "ruleset": hello.ruleset, "protocol": hello.protocol,
         }});
         return format!("{joined}\n");
     }
-    let players: Vec<&str> = hello["players"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    let who = match hello["player"].as_str() {
-        Some(name) => format!("as {name} (seat {} of {})", hello["seat"], players.len()),
-        None => "to watch".to_string(),
+    let players: Vec<String> = hello.players.iter().map(|p| host_words(p)).collect();
+    let who = match (&hello.player, hello.seat) {
+        (Some(name), Some(seat)) => format!("as {} (seat {seat} of {})", host_words(name), players.len()),
+        _ => "to watch".to_string(),
     };
     format!(
         "joined room {} {who}: {}; ruleset {} ({})\ntype 'help' for the commands, 'say TEXT' to chat, 'quit' to leave\n",
-        hello["room"].as_str().unwrap_or("?"),
+        host_words(&hello.room),
         players.join(", "),
-        ruleset["name"].as_str().unwrap_or("?"),
-        ruleset["hash"].as_str().unwrap_or("?")
+        host_words(&hello.ruleset.name),
+        host_words(&hello.ruleset.hash),
     )
 }
 
 /// A seat's name as a `waiting` or `lobby` message gives it: the player, a bot's spec, or
-/// `open`; the host's words, with their control characters escaped.
-fn seat_name(seat: &Value) -> String {
-    let shown = |s: &str| crate::limits::shown(s, crate::limits::NewLines::Escaped);
-    match (seat["player"].as_str(), seat["bot"].as_str()) {
-        (_, Some(bot)) => format!("bot:{}", shown(bot.strip_prefix("bot:").unwrap_or(bot))),
-        (Some(name), None) => shown(name),
+/// `(open)`; the host's words, with their control characters escaped.
+fn seat_name(seat: &SeatLine) -> String {
+    match (&seat.player, &seat.bot) {
+        (_, Some(bot)) => format!("bot:{}", host_words(bot.strip_prefix("bot:").unwrap_or(bot))),
+        (Some(name), None) => host_words(name),
         (None, None) => "(open)".to_string(),
     }
 }
 
-fn names(list: &Value) -> String {
-    let names: Vec<String> = list
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(|n| crate::limits::shown(n, crate::limits::NewLines::Escaped))
-        .collect();
-    names.join(", ")
+fn names(list: &[String]) -> String {
+    list.iter().map(|n| host_words(n)).collect::<Vec<_>>().join(", ")
 }
 
 /// `waiting`: the table's seats, and how many people it still waits for.
-fn waiting_text(waiting: &Value) -> String {
-    let seats: Vec<String> = waiting["seats"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|s| format!("{} {}", s["seat"].as_u64().unwrap_or(0), seat_name(s)))
-        .collect();
-    let open = waiting["open"].as_u64().unwrap_or(0);
-    let room = crate::limits::shown(waiting["room"].as_str().unwrap_or("?"), crate::limits::NewLines::Escaped);
+fn waiting_text(waiting: &Waiting) -> String {
+    let seats: Vec<String> = waiting.seats.iter().map(|s| format!("{} {}", s.seat, seat_name(s))).collect();
+    let room = host_words(&waiting.room);
+    let open = waiting.open;
     if open == 0 {
         return format!("every seat at room {room} is taken: {}; the game starts\n", seats.join(", "));
     }
@@ -773,9 +758,9 @@ fn waiting_text(waiting: &Value) -> String {
 }
 
 /// `rematch`: who asked for another game, and who is still waited for.
-fn rematch_text(rematch: &Value) -> String {
-    let asked = names(&rematch["asked"]);
-    let waiting = names(&rematch["waiting_for"]);
+fn rematch_text(rematch: &Rematch) -> String {
+    let asked = names(&rematch.asked);
+    let waiting = names(&rematch.waiting_for);
     match (asked.is_empty(), waiting.is_empty()) {
         (_, true) => format!("{asked} asked for a rematch; everyone agrees: a new game starts\n"),
         (true, false) => format!("a rematch waits for {waiting} ('rematch' asks for one)\n"),
@@ -784,27 +769,26 @@ fn rematch_text(rematch: &Value) -> String {
 }
 
 /// `new_game`: the table's next game, and this connection's seat in it.
-fn new_game_text(new_game: &Value) -> String {
-    let room = crate::limits::shown(new_game["room"].as_str().unwrap_or("?"), crate::limits::NewLines::Escaped);
-    let game = new_game["game"].as_u64().unwrap_or(0);
-    match new_game["seat"].as_u64() {
+fn new_game_text(new_game: &NewGame) -> String {
+    let room = host_words(&new_game.room);
+    let game = new_game.game;
+    match new_game.seat {
         Some(seat) => format!("game {game} at room {room}: a new shuffle; you are seat {seat} now\n"),
         None => format!("game {game} at room {room}: a new shuffle\n"),
     }
 }
 
 /// The text of an `output` message; whether it tells that the game ended.
-fn output_text(output: &Value, json: bool) -> (String, bool) {
-    let lines = output["json"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let over = lines.iter().any(|l| matches!(l["event"].as_str(), Some("won" | "draw")));
+fn output_text(output: &Output, json: bool) -> (String, bool) {
+    let over = output.json.iter().any(|l| matches!(l.get("event").and_then(|e| e.as_str()), Some("won" | "draw")));
     let mut text = String::new();
     if json {
-        for line in lines {
-            text += &serde_json::to_string(line).unwrap_or_default();
+        for line in &output.json {
+            text += &line.to_string();
             text.push('\n');
         }
     } else {
-        for line in output["text"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        for line in &output.text {
             text += line;
             text.push('\n');
         }

@@ -13,7 +13,7 @@ use anyhow::Context;
 pub const FILE: &str = "player.json";
 
 /// A player as the host knows them: the file holds what a `join` carries, `{name, key}`.
-pub use crate::server::protocol::Player;
+pub use crate::wire::Player;
 
 /// A player called `name` with a new key: 32 random bytes, as 64 hex digits.
 pub fn new_player(name: &str) -> anyhow::Result<Player> {
@@ -50,7 +50,7 @@ pub fn load(path: &Path) -> anyhow::Result<Option<Player>> {
             path.display()
         )
     })?;
-    crate::server::db::check_key(&player.key).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    crate::wire::check_key(&player.key).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     Ok(Some(player))
 }
 
@@ -88,7 +88,7 @@ mod tests {
         assert_eq!(load(&path).unwrap(), None);
         let ann = new_player("ann").unwrap();
         assert_eq!(ann.key.len(), 64);
-        assert!(crate::server::db::check_key(&ann.key).is_ok());
+        assert!(crate::wire::check_key(&ann.key).is_ok());
         assert_ne!(ann.key, new_player("ann").unwrap().key, "a new key each time");
         save(&path, &ann).unwrap();
         assert_eq!(load(&path).unwrap(), Some(ann));

@@ -26,6 +26,8 @@ use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
 use crate::table::save::{ActionJson, SaveFile};
+use crate::wire::check_key;
+use crate::wire::server::{Placed, Ratings, Recent, Standing};
 
 /// The database's file in the games directory.
 pub const FILE: &str = "diving.sqlite";
@@ -183,31 +185,6 @@ pub enum Change {
     Code { code: String, room: String, seat: usize },
 }
 
-/// A line of a leaderboard.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Standing {
-    pub rank: usize,
-    pub player: String,
-    pub bot: bool,
-    /// The conservative estimate μ − 3σ, which the board sorts by.
-    pub rating: f64,
-    pub mu: f64,
-    pub uncertainty: f64,
-    pub games: u32,
-    pub wins: u32,
-}
-
-/// A finished game on the board's list of recent results.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Recent {
-    pub room: String,
-    pub game: u32,
-    /// Seconds since 1970.
-    pub finished: i64,
-    /// `(player, place)`, in place order.
-    pub places: Vec<(String, usize)>,
-}
-
 /// The database.
 pub struct Db {
     conn: Connection,
@@ -221,15 +198,6 @@ fn now() -> i64 {
 /// The SHA-256 of a player's key, in hex: what the database keeps of it.
 pub fn key_hash(key: &str) -> String {
     Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Whether `key` is a key a client may give: 32 to 64 hex digits.
-pub fn check_key(key: &str) -> Result<(), String> {
-    if (32..=64).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_hexdigit()) {
-        Ok(())
-    } else {
-        Err("a player key is 32 to 64 hex digits (the page and diving join make one)".into())
-    }
 }
 
 /// A name as names are compared: lower case, without `_`, `-` and `.`, and with letters that
@@ -583,12 +551,53 @@ impl Db {
             let places = places
                 .query_map([id], |r| {
                     let (name, kind, place): (String, String, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
-                    Ok((if kind == "bot" { format!("bot:{name}") } else { name }, place as usize))
+                    Ok(Placed {
+                        player: if kind == "bot" { format!("bot:{name}") } else { name },
+                        place: place as usize,
+                    })
                 })?
                 .collect::<Result<_, _>>()?;
             out.push(Recent { room, game, finished, places });
         }
         Ok(out)
+    }
+}
+
+/// The boards `diving host --dir DIR ratings [--ruleset R]` prints: every rated ruleset's
+/// (most played first), or `R`'s, from the database of `dir`, in the wire's shape (the lobby's
+/// `ratings` message). Reads the file without changing it and starts no host.
+pub fn boards(dir: &Path, ruleset: Option<&str>) -> anyhow::Result<Vec<Ratings>> {
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{}: no such directory (give the host's games directory: diving host --dir DIR ratings)",
+            dir.display()
+        );
+    }
+    let db = Db::open_existing(dir)?;
+    let rated = db.rated_rulesets()?;
+    let rulesets = match ruleset {
+        Some(r) if !rated.iter().any(|x| x == r) => {
+            let known = if rated.is_empty() { "none yet".to_string() } else { rated.join(", ") };
+            anyhow::bail!("{} has no rated games of ruleset '{r}' (rated rulesets: {known})", dir.display());
+        }
+        Some(r) => vec![r.to_string()],
+        None => rated,
+    };
+    rulesets.into_iter().map(|ruleset| db.board(&ruleset)).collect()
+}
+
+/// How many results a board lists under the standings.
+pub const RECENT: usize = 20;
+
+impl Db {
+    /// The leaderboard of `ruleset` and its last [`RECENT`] results, as the lobby sends them.
+    pub fn board(&self, ruleset: &str) -> anyhow::Result<Ratings> {
+        Ok(Ratings {
+            id: None,
+            ruleset: ruleset.to_string(),
+            rows: self.leaderboard(ruleset)?,
+            recent: self.recent(ruleset, RECENT)?,
+        })
     }
 }
 
@@ -778,7 +787,8 @@ mod tests {
         assert!(board[0].rating > board[1].rating);
         assert!(board[0].uncertainty < 25.0 / 3.0);
         let recent = db.recent("standard", 20).unwrap();
-        assert_eq!(recent[0].places, vec![("ann".to_string(), 1), ("bot:greedy".to_string(), 2)]);
+        let places: Vec<(&str, usize)> = recent[0].places.iter().map(|p| (p.player.as_str(), p.place)).collect();
+        assert_eq!(places, [("ann", 1), ("bot:greedy", 2)]);
     }
 
     #[test]

@@ -1,29 +1,29 @@
-//! The lobby's state (`ws://HOST:PORT/lobby`, PROTOCOL.md *The lobby*): the rulesets the host
-//! offers, the listing of its tables that every lobby connection is sent, the invite codes,
-//! and the checks of a `create`. The connections themselves are [`super::net`]'s; a table
-//! is a [`Room`] like any other, made by [`Room::waiting`].
+//! The lobby (`ws://HOST:PORT/lobby`, PROTOCOL.md *The lobby*) as a state machine without
+//! I/O, as a [`Room`] is one: the rulesets the host offers, the listing of its tables, the
+//! invite codes, who made which waiting table, and every decision about a visitor's message
+//! ([`Lobby::receive`]). It knows no socket, no clock and no database: a visitor's name is
+//! looked up through the [`Identify`] its caller passes in, and what needs the host's other
+//! parts — making a table, keeping a seat in a room, reading the ratings — comes back as a
+//! [`Request`] the edge carries out (`server::hub`), answering with [`seated`] or a
+//! ratings message. So tests drive it directly.
 //!
 //! A stranger's `create` names only what the host offers: one of its rulesets by `id`, and
 //! built-in bots by name (never a Lua bot's path, which would be a file on the host).
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use serde_json::{Value, json};
-use tokio::sync::watch;
 
 use super::db::PlayerId;
-use super::protocol::{Limits, PROTOCOL};
-use super::room::{Plan, Room};
-use crate::core::Seat;
-use crate::ruleset::{self, Ruleset};
-
 pub use super::room::BOTS;
+use super::room::{Identify, Plan, Room, check_player_name};
+use crate::core::Seat;
+use crate::wire::server::{self as msg, Invite, Offered, TableLine, TableState, You};
+use crate::wire::{Close, Code, HostLimits, Id, LOBBY_SINCE, LobbyMessage, PROTOCOL, Parsed, Player, ServerMessage};
 
 /// The most seats a lobby table has (the most any shipped ruleset seats).
 pub const MAX_SEATS: usize = 8;
+
+/// The most tables one `lobby` message lists (`more_tables` says how many are left out).
+pub const MAX_LISTED: usize = 200;
 
 /// A ruleset the host offers.
 #[derive(Debug, Clone)]
@@ -40,33 +40,22 @@ pub struct Offer {
     pub seats: (usize, usize),
 }
 
-/// The rulesets offered: the shipped ones and `extra` (the host's `--ruleset` files), each
-/// loaded once to check it. An `extra` that does not load is an error.
-pub fn offers(extra: &[String], dir: Option<&Path>) -> anyhow::Result<Vec<Offer>> {
-    let mut specs: Vec<String> = ruleset::shipped_names().map(String::from).collect();
-    for spec in extra {
-        if !specs.contains(spec) {
-            specs.push(spec.clone());
-        }
-    }
-    let mut offers: Vec<Offer> = Vec::new();
-    for spec in specs {
-        let loaded = Ruleset::load(&spec).map_err(|e| anyhow::anyhow!("cannot load ruleset '{spec}': {e}"))?;
-        let id = super::protocol::RulesetId::of(&loaded).name;
-        if offers.iter().any(|o| o.id == id) {
-            anyhow::bail!("two rulesets offered are both named '{id}': rename one of the files");
-        }
-        let balance = dir
-            .map(|d| d.join("balance").join(format!("{id}.txt")))
-            .and_then(|path| std::fs::read_to_string(path).ok())
-            .and_then(|text| {
-                text.lines().map(str::trim).find(|l| !l.is_empty()).map(|l| l.chars().take(200).collect())
-            });
-        let seats = (loaded.rules.min_players.max(2), loaded.rules.max_players.min(MAX_SEATS));
-        let title = loaded.title.clone().unwrap_or_else(|| id.clone());
-        offers.push(Offer { id, spec, title, about: loaded.description.clone(), balance, seats });
-    }
-    Ok(offers)
+/// A player the lobby knows: the name they go by and their row in the host's database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Me {
+    pub name: String,
+    pub player: PlayerId,
+}
+
+/// One lobby connection, as the lobby knows it.
+#[derive(Debug, Clone, Default)]
+pub struct Visitor {
+    /// It said `lobby`.
+    pub hello: bool,
+    /// Who it is (`None`: looking only).
+    pub me: Option<Me>,
+    /// Tables it made.
+    pub made: usize,
 }
 
 /// A table as a `create` asks for it, checked against what the host offers.
@@ -75,43 +64,86 @@ pub struct Order {
     pub spec: String,
     pub plan: Vec<Plan>,
     pub hints: bool,
+    /// Who asked: they take seat 1.
+    pub maker: Me,
 }
 
-/// The lobby's state, shared by every connection.
+/// What the lobby needs of the host's other parts to answer a message.
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// Make this table; `seated` answers the maker once it is kept.
+    Create(Order),
+    /// Keep seat `seat` (0-based; the first open one when `None`) of `room` for `me`
+    /// ([`Room::reserve`]); `seated` answers once it is kept.
+    Sit { room: String, seat: Option<Seat>, me: Me },
+    /// The leaderboard of a ruleset.
+    Ratings { ruleset: String },
+}
+
+/// What a message to the lobby comes to.
+#[derive(Debug, Default)]
+pub struct LobbyOut {
+    /// Messages to the visitor, in order.
+    pub sent: Vec<ServerMessage>,
+    /// The connection closes after them.
+    pub close: Option<Close>,
+    /// The message was refused: it counts toward the connection's drop.
+    pub refused: bool,
+    /// What the edge does next, answering with the message's `id`.
+    pub request: Option<(Request, Option<Id>)>,
+}
+
+impl LobbyOut {
+    fn refuse(code: Code, message: &str, id: Option<Id>) -> LobbyOut {
+        LobbyOut { sent: vec![ServerMessage::error(code, message, id)], refused: true, ..LobbyOut::default() }
+    }
+
+    fn request(request: Request, id: Option<Id>) -> LobbyOut {
+        LobbyOut { request: Some((request, id)), ..LobbyOut::default() }
+    }
+}
+
+/// The lobby's state: what every lobby connection is shown, and what it decides.
 pub struct Lobby {
-    pub offers: Vec<Offer>,
+    offers: Vec<Offer>,
+    limits: HostLimits,
     /// Each table's line of the listing, by room number.
-    listing: Mutex<BTreeMap<(usize, String), Value>>,
+    listing: BTreeMap<(usize, String), TableLine>,
     /// Who made each waiting lobby table (for the limit per player).
-    makers: Mutex<HashMap<String, PlayerId>>,
-    /// Bumped at each change of the listing: lobby connections send it again.
-    pub version: watch::Sender<u64>,
-    codes: Mutex<HashMap<String, (String, Seat)>>,
-    next_room: AtomicU64,
+    makers: HashMap<String, PlayerId>,
+    /// The invite code of each open seat given one: `(room, seat)`.
+    codes: HashMap<String, (String, Seat)>,
+    next_room: u64,
 }
 
 impl Lobby {
-    /// A lobby offering `offers`, numbering new rooms on from `last_room`.
-    pub fn new(offers: Vec<Offer>, last_room: u64) -> Lobby {
+    /// A lobby offering `offers` under `limits`, numbering new rooms on from `last_room`.
+    pub fn new(offers: Vec<Offer>, limits: HostLimits, last_room: u64) -> Lobby {
         Lobby {
             offers,
-            listing: Mutex::new(BTreeMap::new()),
-            makers: Mutex::new(HashMap::new()),
-            version: watch::channel(0).0,
-            codes: Mutex::new(HashMap::new()),
-            next_room: AtomicU64::new(last_room + 1),
+            limits,
+            listing: BTreeMap::new(),
+            makers: HashMap::new(),
+            codes: HashMap::new(),
+            next_room: last_room + 1,
         }
     }
 
+    pub fn offers(&self) -> &[Offer] {
+        &self.offers
+    }
+
     /// The name of the next new room.
-    pub fn next_room(&self) -> String {
-        self.next_room.fetch_add(1, Ordering::SeqCst).to_string()
+    pub fn next_room(&mut self) -> String {
+        let id = self.next_room;
+        self.next_room += 1;
+        id.to_string()
     }
 
     /// Numbers new rooms past `id` too (a room made at start-up or resumed).
-    pub fn seen_room(&self, id: &str) {
+    pub fn seen_room(&mut self, id: &str) {
         if let Ok(n) = id.parse::<u64>() {
-            self.next_room.fetch_max(n + 1, Ordering::SeqCst);
+            self.next_room = self.next_room.max(n + 1);
         }
     }
 
@@ -120,87 +152,170 @@ impl Lobby {
     }
 
     /// The room's line of the listing is new or changed.
-    pub fn list(&self, room: &Room) {
-        let summary = room.summary();
-        let mut listing = self.listing.lock().unwrap_or_else(|e| e.into_inner());
-        listing.insert(Self::key(room.id()), summary);
-        drop(listing);
+    pub fn list(&mut self, room: &Room) {
+        self.listing.insert(Self::key(room.id()), room.summary());
         if !room.is_waiting() {
-            self.makers.lock().unwrap_or_else(|e| e.into_inner()).remove(room.id());
+            self.makers.remove(room.id());
         }
-        self.version.send_modify(|v| *v += 1);
     }
 
     /// The room is closed.
-    pub fn unlist(&self, id: &str) {
-        self.listing.lock().unwrap_or_else(|e| e.into_inner()).remove(&Self::key(id));
-        self.makers.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
-        self.codes.lock().unwrap_or_else(|e| e.into_inner()).retain(|_, (room, _)| room != id);
-        self.version.send_modify(|v| *v += 1);
+    pub fn unlist(&mut self, id: &str) {
+        self.listing.remove(&Self::key(id));
+        self.makers.remove(id);
+        self.codes.retain(|_, (room, _)| room != id);
+    }
+
+    /// How many tables the lobby lists (every table the host holds).
+    pub fn tables(&self) -> usize {
+        self.listing.len()
     }
 
     /// How many waiting tables `player` made.
     pub fn waiting_made_by(&self, player: PlayerId) -> usize {
-        self.makers.lock().unwrap_or_else(|e| e.into_inner()).values().filter(|&&p| p == player).count()
+        self.makers.values().filter(|&&p| p == player).count()
     }
 
-    pub fn made(&self, room: &str, player: PlayerId) {
-        self.makers.lock().unwrap_or_else(|e| e.into_inner()).insert(room.to_string(), player);
+    /// `player` made the waiting table `room`.
+    pub fn made(&mut self, room: &str, player: PlayerId) {
+        self.makers.insert(room.to_string(), player);
     }
 
-    /// The `lobby` message for a connection that is `you` (a name, or none).
-    pub fn message(&self, you: Option<&str>, limits: &Limits) -> String {
-        let rulesets: Vec<Value> = self
+    /// One message from `visitor` (already within the size and rate limits): answered, or a
+    /// [`Request`] for the edge. `identify` finds the player a `lobby` hello names.
+    pub fn receive(&self, visitor: &mut Visitor, parsed: Parsed<LobbyMessage>, identify: &mut Identify) -> LobbyOut {
+        let id = parsed.id;
+        let message = match parsed.message {
+            Ok(message) => message,
+            Err(e) => return LobbyOut::refuse(Code::Malformed, &e, id),
+        };
+        let limits = self.limits;
+        let me = match message {
+            LobbyMessage::Lobby { protocol, name, key } => {
+                return self.hello(visitor, protocol, name, key, identify, id);
+            }
+            _ if !visitor.hello => return LobbyOut::refuse(Code::NotJoined, "send 'lobby' first", id),
+            LobbyMessage::Ratings { ruleset } => return LobbyOut::request(Request::Ratings { ruleset }, id),
+            _ => match visitor.me.clone() {
+                Some(me) => me,
+                None => {
+                    return LobbyOut::refuse(Code::Name, "say who you are first: 'lobby' with your name and key", id);
+                }
+            },
+        };
+        match message {
+            LobbyMessage::Create { ruleset, seats, bots, hints } => {
+                if visitor.made >= limits.tables_per_connection
+                    || self.waiting_made_by(me.player) >= limits.tables_per_connection
+                {
+                    let message = format!(
+                        "you have made {} tables already (the most one player makes at a time)",
+                        limits.tables_per_connection
+                    );
+                    return LobbyOut::refuse(Code::Limit, &message, id);
+                }
+                if self.tables() >= limits.tables {
+                    let message = format!("this host holds {} tables already (its most)", limits.tables);
+                    return LobbyOut::refuse(Code::Limit, &message, id);
+                }
+                match self.order(&ruleset, seats, &bots, hints, me) {
+                    Ok(order) => LobbyOut::request(Request::Create(order), id),
+                    Err(e) => LobbyOut::refuse(Code::Unknown, &e, id),
+                }
+            }
+            LobbyMessage::Sit { room, seat: Some(0) } => {
+                LobbyOut::refuse(Code::Unknown, &format!("seats of table {room} are numbered from 1"), id)
+            }
+            LobbyMessage::Sit { room, seat } => {
+                LobbyOut::request(Request::Sit { room, seat: seat.map(|s| s - 1), me }, id)
+            }
+            LobbyMessage::Code { code } => match self.code(&code) {
+                Some((room, seat)) => LobbyOut::request(Request::Sit { room, seat: Some(seat), me }, id),
+                None => LobbyOut::refuse(
+                    Code::Unknown,
+                    "no open seat has that code (a code works until its seat is taken)",
+                    id,
+                ),
+            },
+            LobbyMessage::Lobby { .. } | LobbyMessage::Ratings { .. } => unreachable!("answered above"),
+        }
+    }
+
+    /// `lobby`: who the visitor is (both a name and a key, or neither to look only).
+    fn hello(
+        &self,
+        visitor: &mut Visitor,
+        protocol: u32,
+        name: Option<String>,
+        key: Option<String>,
+        identify: &mut Identify,
+        id: Option<Id>,
+    ) -> LobbyOut {
+        if !(LOBBY_SINCE..=PROTOCOL).contains(&protocol) {
+            let message = format!(
+                "the lobby speaks protocol {LOBBY_SINCE} to {PROTOCOL}, the client {protocol}: use the same version of diving"
+            );
+            let mut out = LobbyOut::refuse(Code::Protocol, &message, id);
+            out.close = Some(Close::Refused(Code::Protocol));
+            return out;
+        }
+        visitor.hello = true;
+        match (name, key) {
+            (None, None) => visitor.me = None,
+            (Some(name), Some(key)) => {
+                if let Err(e) = check_player_name(&name) {
+                    return LobbyOut::refuse(Code::Name, &e, id);
+                }
+                match identify(&Player { name: name.clone(), key }) {
+                    Ok(player) => visitor.me = Some(Me { name, player }),
+                    Err(refused) => return LobbyOut::refuse(Code::Name, &refused, id),
+                }
+            }
+            _ => return LobbyOut::refuse(Code::Malformed, "give both 'name' and 'key', or neither (to look only)", id),
+        }
+        LobbyOut { sent: vec![self.message(visitor, id)], ..LobbyOut::default() }
+    }
+
+    /// The `lobby` message for `visitor`; `id` when it answers its hello.
+    pub fn message(&self, visitor: &Visitor, id: Option<Id>) -> ServerMessage {
+        let rulesets: Vec<Offered> = self
             .offers
             .iter()
-            .map(|o| {
-                json!({ "id": o.id, "name": o.title, "about": o.about, "balance": o.balance, "seats": [o.seats.0, o.seats.1] })
+            .map(|o| Offered {
+                id: o.id.clone(),
+                name: o.title.clone(),
+                about: o.about.clone(),
+                balance: o.balance.clone(),
+                seats: [o.seats.0, o.seats.1],
             })
             .collect();
-        let listing = self.listing.lock().unwrap_or_else(|e| e.into_inner());
         // Waiting tables first (they are the ones to sit at), then those playing, then over;
         // at most `MAX_LISTED` in all.
-        let rank = |t: &Value| match t["state"].as_str() {
-            Some("waiting") => 0,
-            Some("playing") => 1,
-            _ => 2,
+        let rank = |t: &TableLine| match t.state {
+            TableState::Waiting => 0,
+            TableState::Playing => 1,
+            TableState::Over => 2,
         };
-        let mut tables: Vec<&Value> = listing.values().collect();
+        let mut tables: Vec<&TableLine> = self.listing.values().collect();
         tables.sort_by_key(|t| rank(t));
         let total = tables.len();
         tables.truncate(MAX_LISTED);
-        json!({
-            "type": "lobby",
-            "protocol": PROTOCOL,
-            "you": you.map(|name| json!({ "name": name })),
-            "rulesets": rulesets,
-            "bots": BOTS,
-            "tables": tables,
-            "more_tables": total - tables.len(),
-            "limits": {
-                "tables_per_connection": limits.tables_per_connection,
-                "tables": limits.tables,
-                "idle_secs": limits.idle_secs,
-                "abandoned_secs": limits.abandoned_secs,
-                "max_message": limits.max_message,
-                "per_second": limits.per_second,
-                "burst": limits.burst,
-            },
+        ServerMessage::Lobby(msg::Lobby {
+            id,
+            protocol: PROTOCOL,
+            you: visitor.me.as_ref().map(|me| You { name: me.name.clone() }),
+            rulesets,
+            bots: BOTS.iter().map(|b| b.to_string()).collect(),
+            more_tables: total - tables.len(),
+            tables: tables.into_iter().cloned().collect(),
+            limits: self.limits.lobby(),
         })
-        .to_string()
     }
 
     /// Checks a `create` against the offers: the ruleset by id, the seats within its range,
     /// built-in bots only, at least one seat besides the maker's left for… anyone (the maker
     /// takes seat 1).
-    pub fn order(
-        &self,
-        ruleset: &str,
-        seats: usize,
-        bots: &[String],
-        hints: bool,
-        maker: (&str, PlayerId),
-    ) -> Result<Order, String> {
+    pub fn order(&self, ruleset: &str, seats: usize, bots: &[String], hints: bool, maker: Me) -> Result<Order, String> {
         let Some(offer) = self.offers.iter().find(|o| o.id == ruleset) else {
             let ids: Vec<&str> = self.offers.iter().map(|o| o.id.as_str()).collect();
             return Err(format!("this host offers no ruleset '{ruleset}' (it offers {})", ids.join(", ")));
@@ -218,62 +333,113 @@ impl Lobby {
                 return Err(format!("there is no bot '{bot}' here (bots: {})", BOTS.join(", ")));
             }
         }
-        let mut plan = vec![Plan::Taken { name: maker.0.to_string(), player: maker.1 }];
+        let mut plan = vec![Plan::Taken { name: maker.name.clone(), player: maker.player }];
         plan.extend(std::iter::repeat_n(Plan::Open, seats - 1 - bots.len()));
         plan.extend(
             bots.iter().map(|b| Plan::Bot { spec: b.strip_prefix("bot:").unwrap_or(b).to_string(), player: None }),
         );
-        Ok(Order { spec: offer.spec.clone(), plan, hints })
+        Ok(Order { spec: offer.spec.clone(), plan, hints, maker })
     }
 
     /// A new invite code for `seat` of `room`: six letters and digits that cannot be misread
-    /// (no 0/O, 1/I/L).
-    pub fn new_code(&self, room: &str, seat: Seat) -> String {
+    /// (no 0/O, 1/I/L), from `random` (the caller's source of random bytes).
+    pub fn new_code(&mut self, room: &str, seat: Seat, random: &mut dyn FnMut() -> [u8; 6]) -> String {
         const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-        let mut codes = self.codes.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            let mut bytes = [0u8; 6];
-            getrandom::fill(&mut bytes).expect("the operating system's RNG works");
-            let code: String = bytes.iter().map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char).collect();
-            if !codes.contains_key(&code) {
-                codes.insert(code.clone(), (room.to_string(), seat));
+            let code: String = random().iter().map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char).collect();
+            if !self.codes.contains_key(&code) {
+                self.codes.insert(code.clone(), (room.to_string(), seat));
                 return code;
             }
         }
     }
 
     /// A code given out before (the host's database keeps them across a restart).
-    pub fn keep_code(&self, code: &str, room: &str, seat: Seat) {
-        self.codes.lock().unwrap_or_else(|e| e.into_inner()).insert(code.to_string(), (room.to_string(), seat));
+    pub fn keep_code(&mut self, code: &str, room: &str, seat: Seat) {
+        self.codes.insert(code.to_string(), (room.to_string(), seat));
     }
 
     /// The code of `seat` of `room` is used up (the seat is taken).
-    pub fn forget_code(&self, room: &str, seat: Seat) {
-        self.codes.lock().unwrap_or_else(|e| e.into_inner()).retain(|_, taken| taken != &(room.to_string(), seat));
+    pub fn forget_code(&mut self, room: &str, seat: Seat) {
+        self.codes.retain(|_, taken| taken != &(room.to_string(), seat));
     }
 
     /// The seat an invite code names (case and spaces ignored).
     pub fn code(&self, code: &str) -> Option<(String, Seat)> {
         let code: String = code.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_uppercase();
-        self.codes.lock().unwrap_or_else(|e| e.into_inner()).get(&code).cloned()
+        self.codes.get(&code).cloned()
     }
 }
 
-/// The most tables one `lobby` message lists (`more_tables` says how many are left out).
-pub const MAX_LISTED: usize = 200;
+/// The `seated` message for `seat` (0-based) of `room` on `host` (the address the client came
+/// to), with `invites` for a new table's other people; `id` of the message it answers.
+pub fn seated(host: &str, room: &str, seat: Seat, token: &str, invites: Vec<Invite>, id: Option<Id>) -> ServerMessage {
+    ServerMessage::Seated(msg::Seated {
+        id,
+        room: room.to_string(),
+        seat: seat + 1,
+        token: token.to_string(),
+        browser: browser_link(host, room, seat, token),
+        join: join_command(host, room, seat, token),
+        invites,
+    })
+}
+
+/// The invite of another person's `seat` at a new table, with its code.
+pub fn invite(host: &str, room: &str, seat: Seat, token: &str, code: String) -> Invite {
+    Invite {
+        seat: seat + 1,
+        code,
+        token: token.to_string(),
+        browser: browser_link(host, room, seat, token),
+        join: join_command(host, room, seat, token),
+    }
+}
+
+fn browser_link(host: &str, room: &str, seat: Seat, token: &str) -> String {
+    format!("http://{host}/{room}#seat={}&token={token}", seat + 1)
+}
+
+fn join_command(host: &str, room: &str, seat: Seat, token: &str) -> String {
+    format!("diving join {host}/{room} --seat {} --token {token}", seat + 1)
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::LobbyMessage as M;
+
+    fn ann() -> Me {
+        Me { name: "ann".into(), player: 1 }
+    }
+
+    fn lobby() -> Lobby {
+        Lobby::new(crate::server::offers(&[], None).unwrap(), HostLimits::default(), 0)
+    }
+
+    fn parsed(message: M) -> Parsed<M> {
+        Parsed { id: Some(Id::Number(7.into())), message: Ok(message) }
+    }
+
+    /// Everyone is ann (player 1), whatever the name.
+    fn anyone(_: &Player) -> Result<PlayerId, String> {
+        Ok(1)
+    }
+
+    fn refusal(out: &LobbyOut) -> (Code, String) {
+        match &out.sent[..] {
+            [ServerMessage::Error(e)] => (e.code, e.message.clone()),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn a_create_names_only_what_the_host_offers() {
-        let lobby = Lobby::new(offers(&[], None).unwrap(), 0);
-        let maker = ("ann", 1);
-        assert!(lobby.order("standard", 3, &["greedy".into()], false, maker).is_ok());
+        let lobby = lobby();
+        assert!(lobby.order("standard", 3, &["greedy".into()], false, ann()).is_ok());
         let no = |ruleset: &str, seats: usize, bots: &[&str]| {
             let bots: Vec<String> = bots.iter().map(|b| b.to_string()).collect();
-            lobby.order(ruleset, seats, &bots, false, maker).unwrap_err()
+            lobby.order(ruleset, seats, &bots, false, ann()).unwrap_err()
         };
         assert!(no("nope", 2, &[]).contains("no ruleset 'nope'"));
         assert!(no("standard", 9, &[]).contains("2 to 8"));
@@ -283,11 +449,73 @@ mod tests {
 
     #[test]
     fn an_invite_code_is_read_back_whatever_its_case() {
-        let lobby = Lobby::new(Vec::new(), 0);
-        let code = lobby.new_code("4", 1);
-        assert_eq!(code.len(), 6);
-        assert_eq!(lobby.code(&code.to_lowercase()), Some(("4".to_string(), 1)));
+        let mut lobby = Lobby::new(Vec::new(), HostLimits::default(), 0);
+        let mut draws = [[0u8; 6], [0u8; 6], [1u8; 6]].into_iter();
+        let first = lobby.new_code("4", 1, &mut || draws.next().unwrap());
+        assert_eq!(first, "AAAAAA");
+        // A code drawn twice is drawn again.
+        assert_eq!(lobby.new_code("5", 0, &mut || draws.next().unwrap()), "BBBBBB");
+        assert_eq!(lobby.code("aaa aaa"), Some(("4".to_string(), 1)));
         lobby.unlist("4");
-        assert_eq!(lobby.code(&code), None);
+        assert_eq!(lobby.code(&first), None);
+    }
+
+    #[test]
+    fn a_visitor_says_who_it_is_before_anything_else() {
+        let lobby = lobby();
+        let mut visitor = Visitor::default();
+        let out = lobby.receive(&mut visitor, parsed(M::Sit { room: "1".into(), seat: None }), &mut anyone);
+        assert_eq!(refusal(&out).0, Code::NotJoined);
+        assert!(out.refused);
+        let hello = M::Lobby { protocol: PROTOCOL, name: None, key: None };
+        let out = lobby.receive(&mut visitor, parsed(hello), &mut anyone);
+        match &out.sent[..] {
+            [ServerMessage::Lobby(l)] => assert!(l.you.is_none() && l.id == Some(Id::Number(7.into()))),
+            other => panic!("{other:?}"),
+        }
+        // Looking only: no seat, no table.
+        let out = lobby.receive(&mut visitor, parsed(M::Code { code: "X".into() }), &mut anyone);
+        assert_eq!(refusal(&out).0, Code::Name);
+        // Ratings need no name.
+        let out = lobby.receive(&mut visitor, parsed(M::Ratings { ruleset: "standard".into() }), &mut anyone);
+        assert!(matches!(out.request, Some((Request::Ratings { .. }, Some(_)))));
+        let old = M::Lobby { protocol: LOBBY_SINCE - 1, name: None, key: None };
+        let out = lobby.receive(&mut visitor, parsed(old), &mut anyone);
+        assert_eq!((refusal(&out).0, out.close), (Code::Protocol, Some(Close::Refused(Code::Protocol))));
+    }
+
+    #[test]
+    fn a_named_visitor_makes_tables_up_to_its_limit_and_sits_by_code() {
+        let mut lobby = lobby();
+        let mut visitor = Visitor::default();
+        let hello = M::Lobby { protocol: PROTOCOL, name: Some("ann".into()), key: Some("k".into()) };
+        lobby.receive(&mut visitor, parsed(hello), &mut anyone);
+        assert_eq!(visitor.me, Some(ann()));
+        let create = M::Create { ruleset: "standard".into(), seats: 2, bots: vec![], hints: false };
+        let out = lobby.receive(&mut visitor, parsed(create.clone()), &mut anyone);
+        let Some((Request::Create(order), _)) = out.request else { panic!("{out:?}") };
+        assert_eq!(order.plan, vec![Plan::Taken { name: "ann".into(), player: 1 }, Plan::Open]);
+        visitor.made = HostLimits::default().tables_per_connection;
+        let out = lobby.receive(&mut visitor, parsed(create), &mut anyone);
+        assert_eq!(refusal(&out).0, Code::Limit);
+        let code = lobby.new_code("3", 1, &mut || [5u8; 6]);
+        let out = lobby.receive(&mut visitor, parsed(M::Code { code }), &mut anyone);
+        assert!(matches!(out.request, Some((Request::Sit { seat: Some(1), .. }, _))), "{out:?}");
+        let out = lobby.receive(&mut visitor, parsed(M::Sit { room: "3".into(), seat: Some(0) }), &mut anyone);
+        assert_eq!(refusal(&out).0, Code::Unknown);
+    }
+
+    #[test]
+    fn a_refused_name_is_answered_and_the_visitor_stays() {
+        let lobby = lobby();
+        let mut visitor = Visitor::default();
+        let mut taken = |_: &Player| Err("the name 'ann' belongs to another player here; pick another".to_string());
+        let hello = M::Lobby { protocol: PROTOCOL, name: Some("ann".into()), key: Some("k".into()) };
+        let out = lobby.receive(&mut visitor, parsed(hello), &mut taken);
+        assert_eq!(refusal(&out).0, Code::Name);
+        assert_eq!(out.close, None);
+        let hello = M::Lobby { protocol: PROTOCOL, name: Some("greedy".into()), key: Some("k".into()) };
+        let out = lobby.receive(&mut visitor, parsed(hello), &mut anyone);
+        assert!(refusal(&out).1.contains("name of a bot"));
     }
 }

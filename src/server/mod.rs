@@ -5,8 +5,8 @@
 //! of the game shell and print what comes back; a terminal client is also sent, made for its
 //! display, the board and what its completion offers.
 //!
-//! Code map: [`protocol`] the messages, version, limits and ruleset identity (documented in
-//! `PROTOCOL.md`); [`room`] one game as a state machine without I/O (seats, tokens, watchers,
+//! Code map (the messages, versions and limits are the wire's, [`crate::wire`], documented
+//! in `PROTOCOL.md`): [`room`] one game as a state machine without I/O (seats, tokens, watchers,
 //! questions, away bots, chat, a lobby table's wait for its seats, rematch); [`net`] the axum
 //! WebSocket edge (limits, away timer, the lobby's connections, the keeper that commits each
 //! change before its messages leave); [`db`] the host's SQLite database (players, tables,
@@ -20,11 +20,14 @@
 //! and it imports nothing from the shell: rooms are tables ([`crate::table`]) with
 //! connections (checked by `tests/engine/architecture.rs`).
 
+mod connection;
 pub mod db;
 pub mod guard;
+mod hub;
+mod keeper;
+mod link;
 pub mod lobby;
 pub mod net;
-pub mod protocol;
 pub mod room;
 pub mod store;
 pub mod web;
@@ -41,8 +44,8 @@ use anyhow::{Context, bail};
 use crate::bots;
 use crate::table::seating::{self, read_deck};
 use crate::table::session::Session;
+use crate::wire::HostLimits;
 use net::{Server, ServerConfig};
-use protocol::Limits;
 use room::{Room, RoomOptions, new_token};
 
 /// How long `diving host` goes on serving once every game is over and everyone has left, for
@@ -135,7 +138,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
     let room_options = RoomOptions {
         away_bot,
         away_after: options.away_after,
-        limits: Limits::default(),
+        limits: HostLimits::default(),
         allow_hints: options.allow_hints,
     };
     // Held until the host ends: no other host may run the same games meanwhile.
@@ -185,7 +188,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             (options.dir.clone(), db, rooms, lobby)
         }
     };
-    let offers = if lobby { Some(lobby::offers(&options.rulesets, Some(&dir))?) } else { None };
+    let offers = if lobby { Some(offers(&options.rulesets, Some(&dir))?) } else { None };
     let runtime = net::runtime()?;
     let stopped_by_signal = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind((options.bind.as_str(), options.port))
@@ -193,7 +196,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot listen on {}:{}", options.bind, options.port))?;
         let config = ServerConfig {
             dir: Some(dir.clone()),
-            limits: Limits::default(),
+            limits: HostLimits::default(),
             stop_when_done: !lobby,
             stay: FINISHED_STAY,
             allow_origins: options.allow_origins.clone(),
@@ -239,6 +242,36 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
     }
     drop(lock);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The rulesets offered: the shipped ones and `extra` (the host's `--ruleset` files), each
+/// loaded once to check it. An `extra` that does not load is an error.
+pub fn offers(extra: &[String], dir: Option<&std::path::Path>) -> anyhow::Result<Vec<lobby::Offer>> {
+    let mut specs: Vec<String> = crate::ruleset::shipped_names().map(String::from).collect();
+    for spec in extra {
+        if !specs.contains(spec) {
+            specs.push(spec.clone());
+        }
+    }
+    let mut offers: Vec<lobby::Offer> = Vec::new();
+    for spec in specs {
+        let loaded =
+            crate::ruleset::Ruleset::load(&spec).map_err(|e| anyhow::anyhow!("cannot load ruleset '{spec}': {e}"))?;
+        let id = crate::wire::RulesetId::of(&loaded).name;
+        if offers.iter().any(|o| o.id == id) {
+            anyhow::bail!("two rulesets offered are both named '{id}': rename one of the files");
+        }
+        let balance = dir
+            .map(|d| d.join("balance").join(format!("{id}.txt")))
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .and_then(|text| {
+                text.lines().map(str::trim).find(|l| !l.is_empty()).map(|l| l.chars().take(200).collect())
+            });
+        let seats = (loaded.rules.min_players.max(2), loaded.rules.max_players.min(lobby::MAX_SEATS));
+        let title = loaded.title.clone().unwrap_or_else(|| id.clone());
+        offers.push(lobby::Offer { id, spec, title, about: loaded.description.clone(), balance, seats });
+    }
+    Ok(offers)
 }
 
 /// Listens for Ctrl-C (SIGINT) and SIGTERM from now on: the future ends at the first of them

@@ -17,18 +17,20 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::db::PlayerId;
-use super::protocol::{
-    self, ClientMessage, DISPLAY_SINCE, Display, LOBBY_SINCE, Limits, OLDEST_PROTOCOL, PROTOCOL, Player, RESUME_SINCE,
-    RulesetId, SEAT_VIEW_SINCE,
-};
 use super::web;
-use crate::core::{Action, Seat, View, Viewer};
+use crate::core::{Seat, Viewer};
+use crate::table::completion::Words;
 use crate::table::json::{self as js, Object};
 use crate::table::render::{self, Style};
 use crate::table::reply::{question_json, summary_lines_styled};
 use crate::table::seating::{self, Seating};
 use crate::table::session::Session;
 use crate::table::{self as tables, Caller, Policy, Rendered, Reply, Table};
+use crate::wire::server::{self as msg, SeatLine, TableLine, TableState};
+use crate::wire::{
+    ClientMessage, Close, Code, DISPLAY_SINCE, Display, HostLimits, Id, LOBBY_SINCE, OLDEST_PROTOCOL, PROTOCOL, Player,
+    RESUME_SINCE, RulesetId, SEAT_VIEW_SINCE, SeatAsked, ServerMessage,
+};
 
 /// A connection, numbered by the server.
 pub type Conn = u64;
@@ -36,10 +38,10 @@ pub type Conn = u64;
 /// What the room wants done after a call.
 #[derive(Debug, Default)]
 pub struct Outbox {
-    /// Text messages to send, in order.
-    pub sent: Vec<(Conn, String)>,
-    /// Connections to close after their messages.
-    pub close: Vec<Conn>,
+    /// Messages to send, in order, each made whole for its reader (the edge writes them).
+    pub sent: Vec<(Conn, ServerMessage)>,
+    /// Connections to close after their messages, and why.
+    pub close: Vec<(Conn, Close)>,
     /// The game changed: save it.
     pub changed: bool,
     /// Lines for the host's log (never sent to a client).
@@ -51,6 +53,9 @@ pub struct Outbox {
     pub records: Vec<Record>,
     /// What the lobby lists of this table changed (its seats, its state).
     pub listed: bool,
+    /// The connection whose message is being answered and that message's `id`: every
+    /// `output` and `error` made for that connection while it is answered carries it.
+    answering: Option<(Conn, Id)>,
 }
 
 /// A change to a table that the host's database keeps ([`super::db::Change`]).
@@ -73,14 +78,45 @@ fn no_players(_: &Player) -> Result<PlayerId, String> {
 }
 
 impl Outbox {
-    fn send(&mut self, to: Conn, text: String) {
-        self.sent.push((to, text));
+    /// The messages as they go over the wire, each with its reader.
+    pub fn texts(&self) -> Vec<(Conn, String)> {
+        self.sent.iter().map(|(to, message)| (*to, message.to_text())).collect()
+    }
+
+    /// The connections to close.
+    pub fn closed(&self) -> Vec<Conn> {
+        self.close.iter().map(|(conn, _)| *conn).collect()
+    }
+
+    /// Queues `message` for `to`; an answer to the message being answered carries its `id`.
+    fn send(&mut self, to: Conn, mut message: ServerMessage) {
+        if let Some((conn, id)) = &self.answering
+            && *conn == to
+        {
+            match &mut message {
+                ServerMessage::Output(output) => output.id = Some(id.clone()),
+                ServerMessage::Error(refusal) => refusal.id = Some(id.clone()),
+                _ => {}
+            }
+        }
+        self.sent.push((to, message));
+    }
+
+    /// Game output for one reader.
+    fn output(&mut self, to: Conn, at: usize, json: Vec<Object>, text: Vec<String>) {
+        self.send(to, ServerMessage::Output(msg::Output { id: None, at, json, text }));
     }
 
     /// A protocol error to the sender: the message is refused.
-    fn refuse(&mut self, to: Conn, code: &str, message: &str) {
+    fn refuse(&mut self, to: Conn, code: Code, message: &str) {
         self.refused = true;
-        self.send(to, protocol::error(code, message));
+        self.send(to, ServerMessage::error(code, message, None));
+    }
+
+    /// An error that ends the connection: sent, then the connection closes with its code.
+    fn end(&mut self, to: Conn, code: Code, message: &str) {
+        self.send(to, ServerMessage::error(code, message, None));
+        self.close.push((to, Close::Refused(code)));
     }
 }
 
@@ -90,7 +126,7 @@ pub struct RoomOptions {
     /// The bot that plays for a seat away longer than `away_after` (`None`: the game waits).
     pub away_bot: Option<String>,
     pub away_after: Duration,
-    pub limits: Limits,
+    pub limits: HostLimits,
     /// Whether a seat may ask for `hint` (on its turn) and `review` (once the game is over):
     /// `diving host --allow-hints`. Off by default.
     pub allow_hints: bool,
@@ -101,7 +137,7 @@ impl Default for RoomOptions {
         RoomOptions {
             away_bot: None,
             away_after: Duration::from_secs(60),
-            limits: Limits::default(),
+            limits: HostLimits::default(),
             allow_hints: false,
         }
     }
@@ -417,35 +453,39 @@ impl Room {
         }
     }
 
-    /// What the lobby lists of this table (PROTOCOL.md, *The lobby*).
-    pub fn summary(&self) -> serde_json::Value {
+    /// Who sits where: the people (or `None` for an open seat) and the bots.
+    fn seat_lines(&self) -> Vec<SeatLine> {
         let bots = self.session().bots();
         let names: Vec<Option<String>> = match &self.waiting {
             Some(names) => names.clone(),
             None => self.session().game().names().iter().cloned().map(Some).collect(),
         };
-        let seats: Vec<serde_json::Value> = names
-            .iter()
+        names
+            .into_iter()
             .enumerate()
-            .map(|(s, name)| json!({ "seat": s + 1, "player": name, "bot": bots.get(s).cloned().flatten() }))
-            .collect();
+            .map(|(s, player)| SeatLine { seat: s + 1, player, bot: bots.get(s).cloned().flatten() })
+            .collect()
+    }
+
+    /// What the lobby lists of this table (PROTOCOL.md, *The lobby*).
+    pub fn summary(&self) -> TableLine {
         let state = if self.is_waiting() {
-            "waiting"
+            TableState::Waiting
         } else if self.is_over() {
-            "over"
+            TableState::Over
         } else {
-            "playing"
+            TableState::Playing
         };
-        json!({
-            "room": self.id,
-            "ruleset": self.ruleset.name,
-            "about": self.session().ruleset().description,
-            "game": self.game,
-            "state": state,
-            "seats": seats,
-            "open": self.open_seats().len(),
-            "watch": format!("/{}", self.id),
-        })
+        TableLine {
+            room: self.id.clone(),
+            ruleset: self.ruleset.name.clone(),
+            about: self.session().ruleset().description.clone(),
+            game: self.game,
+            state,
+            seats: self.seat_lines(),
+            open: self.open_seats().len(),
+            watch: format!("/{}", self.id),
+        }
     }
 
     /// Deals the waiting table's game once every seat is taken: each joined connection is
@@ -500,9 +540,12 @@ impl Room {
     }
 
     /// The `waiting` message: who sits where, how many seats are open.
-    fn waiting_message(&self) -> String {
-        json!({ "type": "waiting", "room": self.id, "seats": self.summary()["seats"], "open": self.open_seats().len() })
-            .to_string()
+    fn waiting_message(&self) -> ServerMessage {
+        ServerMessage::Waiting(msg::Waiting {
+            room: self.id.clone(),
+            seats: self.seat_lines(),
+            open: self.open_seats().len(),
+        })
     }
 
     fn tell_waiting(&self, out: &mut Outbox) {
@@ -584,21 +627,18 @@ impl Room {
     /// names.
     pub fn receive_as(&mut self, conn: Conn, text: &str, now: Instant, identify: &mut Identify) -> Outbox {
         let mut out = Outbox::default();
-        let (message, id) = match ClientMessage::parse_with_id(text) {
-            Ok(m) => m,
-            Err(e) => {
-                out.refuse(conn, "malformed", &e);
-                return out;
-            }
+        let parsed = ClientMessage::parse(text);
+        // What answers a message with an `id` carries it (version 4): a reader of an older
+        // version, which has no `id`, is sent none.
+        let version = match (self.reader(conn), &parsed.message) {
+            (Some(reader), _) => Some(reader.version),
+            (None, Ok(ClientMessage::Join { protocol, .. } | ClientMessage::Watch { protocol, .. })) => Some(*protocol),
+            (None, _) => None,
         };
-        self.handle(conn, message, now, identify, &mut out);
-        // What answers a message with an `id` carries it (version 4).
-        if let Some(id) = id.filter(|_| self.version_of(conn) >= RESUME_SINCE) {
-            for (to, text) in &mut out.sent {
-                if *to == conn {
-                    *text = protocol::with_id(std::mem::take(text), &id);
-                }
-            }
+        out.answering = parsed.id.filter(|_| version.is_none_or(|v| v >= RESUME_SINCE)).map(|id| (conn, id));
+        match parsed.message {
+            Ok(message) => self.handle(conn, message, now, identify, &mut out),
+            Err(e) => out.refuse(conn, Code::Malformed, &e),
         }
         out
     }
@@ -614,10 +654,10 @@ impl Room {
                 self.watch(conn, Hello::new(protocol, ruleset, display, since), out)
             }
             (ClientMessage::Display(_), Some(_)) if self.version_of(conn) < DISPLAY_SINCE => {
-                out.refuse(conn, "malformed", "'display' is a message of protocol 3 on")
+                out.refuse(conn, Code::Malformed, "'display' is a message of protocol 3 on")
             }
             (ClientMessage::SeatView, Some(_)) if self.version_of(conn) < SEAT_VIEW_SINCE => {
-                out.refuse(conn, "malformed", "'seat_view' is a message of protocol 2 on")
+                out.refuse(conn, Code::Malformed, "'seat_view' is a message of protocol 2 on")
             }
             (ClientMessage::Display(display), Some(_)) => {
                 if let Some(reader) = self.conns.iter_mut().find(|r| r.conn == conn) {
@@ -625,17 +665,17 @@ impl Room {
                 }
             }
             (ClientMessage::Join { .. } | ClientMessage::Watch { .. }, Some(_)) => {
-                out.refuse(conn, "joined", "this connection has already joined; open another one")
+                out.refuse(conn, Code::Joined, "this connection has already joined; open another one")
             }
-            (_, None) => out.refuse(conn, "not_joined", "send 'join' or 'watch' first"),
+            (_, None) => out.refuse(conn, Code::NotJoined, "send 'join' or 'watch' first"),
             (ClientMessage::Rematch, Some(_)) if self.version_of(conn) < LOBBY_SINCE => {
-                out.refuse(conn, "malformed", "'rematch' is a message of protocol 5 on")
+                out.refuse(conn, Code::Malformed, "'rematch' is a message of protocol 5 on")
             }
             (_, Some(_)) if self.is_waiting() => {
                 let open = self.open_seats().len();
                 let message =
                     format!("the game starts when every seat is taken ({open} of {} still open)", self.seats.len());
-                out.refuse(conn, "waiting", &message);
+                out.refuse(conn, Code::Waiting, &message);
             }
             (ClientMessage::Rematch, Some(role)) => self.ask_rematch(conn, role, out),
             (ClientMessage::Command { line, .. }, Some(role))
@@ -729,33 +769,42 @@ impl Room {
         &mut self,
         conn: Conn,
         hello: Hello,
-        seat: usize,
+        seat: SeatAsked,
         token: &str,
         now: Instant,
         identify: &mut Identify,
         out: &mut Outbox,
     ) {
-        if let Err(e) = self.check_hello(&hello, true) {
-            out.send(conn, e);
-            out.close.push(conn);
-            return;
+        if let Err((code, message)) = self.check_hello(&hello, true) {
+            return out.end(conn, code, &message);
         }
         let n = self.seats.len();
-        let refuse = |out: &mut Outbox, code: &str, message: String| {
-            out.send(conn, protocol::error(code, &message));
-            out.close.push(conn);
+        let refuse = |out: &mut Outbox, code: Code, message: String| out.end(conn, code, &message);
+        let seat = match seat {
+            SeatAsked::Number(seat) if (1..=n as u64).contains(&seat) => seat as usize,
+            SeatAsked::Number(seat) => {
+                return refuse(
+                    out,
+                    Code::Seat,
+                    format!("there is no seat {seat} in room {} (seats are 1 to {n})", self.id),
+                );
+            }
+            SeatAsked::Not(text) => {
+                return refuse(
+                    out,
+                    Code::Seat,
+                    format!("{text} is not a seat number (seats of room {} are 1 to {n})", self.id),
+                );
+            }
         };
-        if seat == 0 || seat > n {
-            return refuse(out, "seat", format!("there is no seat {seat} in room {} (seats are 1 to {n})", self.id));
-        }
         // Seats move on at each rematch: a token names its seat, whatever number it came with.
         let mine = |s: usize| self.tokens[s].as_ref().is_some_and(|t| same_secret(t.as_bytes(), token.as_bytes()));
         let s = match (0..n).find(|&s| mine(s)) {
             Some(s) => s,
             None if self.tokens[seat - 1].is_none() => {
-                return refuse(out, "seat", format!("seat {seat} is played by a bot"));
+                return refuse(out, Code::Seat, format!("seat {seat} is played by a bot"));
             }
-            None => return refuse(out, "token", format!("wrong token for seat {seat} of room {}", self.id)),
+            None => return refuse(out, Code::Token, format!("wrong token for seat {seat} of room {}", self.id)),
         };
         let seat = s + 1;
         if let Some(player) = &hello.player {
@@ -766,7 +815,7 @@ impl Room {
         } else if self.waiting.as_ref().is_some_and(|names| names[s].is_none()) {
             return refuse(
                 out,
-                "player",
+                Code::Player,
                 format!("seat {seat} of room {} is open: say who takes it (join with 'player': name and key)", self.id),
             );
         } else if self.lobby {
@@ -774,7 +823,7 @@ impl Room {
             // enough to take it over.
             return refuse(
                 out,
-                "player",
+                Code::Player,
                 format!(
                     "seat {seat} of room {} is taken: join as the player who took it ('player': name and key)",
                     self.id
@@ -783,8 +832,7 @@ impl Room {
         }
         if let Some(old) = self.seats[s].conn.take() {
             self.conns.retain(|r| r.conn != old);
-            out.send(old, protocol::error("replaced", &format!("seat {seat} was taken by a new connection")));
-            out.close.push(old);
+            out.end(old, Code::Replaced, &format!("seat {seat} was taken by a new connection"));
         }
         self.conns.push(Reader { conn, role: Role::Seat(s), look: hello.look, version: hello.version });
         self.empty_since = None;
@@ -817,21 +865,21 @@ impl Room {
     /// `player` takes seat `s`, or shows it is theirs: an open seat of a waiting table is
     /// taken under their name (no other seat's name may look like it); a taken seat must be
     /// theirs; at a table made at start-up the seat is rated as theirs from now on.
-    fn claim(&mut self, s: Seat, player: &Player, identify: &mut Identify) -> Result<(), (&'static str, String)> {
+    fn claim(&mut self, s: Seat, player: &Player, identify: &mut Identify) -> Result<(), (Code, String)> {
         let seat = s + 1;
-        check_player_name(&player.name).map_err(|e| ("name", e))?;
+        check_player_name(&player.name).map_err(|e| (Code::Name, e))?;
         let open = self.waiting.as_ref().is_some_and(|names| names[s].is_none());
         if open {
             // Before the host's players are asked, so that a refused name makes no player.
-            self.check_look_alike(&player.name).map_err(|e| ("name", e))?;
+            self.check_look_alike(&player.name).map_err(|e| (Code::Name, e))?;
         }
-        let id = identify(player).map_err(|e| ("name", e))?;
+        let id = identify(player).map_err(|e| (Code::Name, e))?;
         if open {
-            return self.sit_open(s, id, &player.name).map_err(|e| ("seat", e));
+            return self.sit_open(s, id, &player.name).map_err(|e| (Code::Seat, e));
         }
         match self.players[s] {
             Some(owner) if self.lobby && owner != id => {
-                Err(("seat", format!("seat {seat} of room {} is another player's", self.id)))
+                Err((Code::Seat, format!("seat {seat} of room {} is another player's", self.id)))
             }
             _ => {
                 self.players[s] = Some(id);
@@ -923,12 +971,13 @@ impl Room {
     }
 
     /// Who asked for a rematch, and who it waits for (people only: bots always agree).
-    fn rematch_message(&self) -> String {
+    fn rematch_message(&self) -> ServerMessage {
         let game = self.session().game();
         let people: Vec<Seat> = (0..self.seats.len()).filter(|&s| self.tokens[s].is_some()).collect();
-        let asked: Vec<&str> = people.iter().filter(|&&p| self.rematch[p]).map(|&p| game.name(p)).collect();
-        let waiting: Vec<&str> = people.iter().filter(|&&p| !self.rematch[p]).map(|&p| game.name(p)).collect();
-        json!({ "type": "rematch", "asked": asked, "waiting_for": waiting }).to_string()
+        let names = |asked: bool| {
+            people.iter().filter(|&&p| self.rematch[p] == asked).map(|&p| game.name(p).to_string()).collect()
+        };
+        ServerMessage::Rematch(msg::Rematch { asked: names(true), waiting_for: names(false) })
     }
 
     /// The next game at this table, dealt with `seed`: the seats turned one on (the old seat 2
@@ -968,24 +1017,20 @@ impl Room {
                 Role::Seat(s) => Some(s + 1),
                 Role::Spectator => None,
             };
-            let message = json!({ "type": "new_game", "room": self.id, "game": self.game, "seat": seat });
-            out.send(r.conn, message.to_string());
+            let message = msg::NewGame { room: self.id.clone(), game: self.game, seat };
+            out.send(r.conn, ServerMessage::NewGame(message));
         }
         self.begin(session, out);
     }
 
     fn watch(&mut self, conn: Conn, hello: Hello, out: &mut Outbox) {
-        if let Err(e) = self.check_hello(&hello, false) {
-            out.send(conn, e);
-            out.close.push(conn);
-            return;
+        if let Err((code, message)) = self.check_hello(&hello, false) {
+            return out.end(conn, code, &message);
         }
         let watching = self.conns.iter().filter(|r| r.role == Role::Spectator).count();
         if watching >= self.options.limits.spectators {
             let message = format!("room {} has {watching} spectators already (the most it holds)", self.id);
-            out.send(conn, protocol::error("full", &message));
-            out.close.push(conn);
-            return;
+            return out.end(conn, Code::Full, &message);
         }
         self.conns.push(Reader { conn, role: Role::Spectator, look: hello.look, version: hello.version });
         self.empty_since = None;
@@ -1001,12 +1046,12 @@ impl Room {
     /// version the server speaks (a lobby table's seats, and a table still waiting for its
     /// seats, need the lobby's version: older clients know no waiting, rematch or player),
     /// and the room's ruleset.
-    fn check_hello(&self, hello: &Hello, joining: bool) -> Result<(), String> {
+    fn check_hello(&self, hello: &Hello, joining: bool) -> Result<(), (Code, String)> {
         let version = hello.version;
         if !(OLDEST_PROTOCOL..=PROTOCOL).contains(&version) {
-            return Err(protocol::error(
-                "protocol",
-                &format!(
+            return Err((
+                Code::Protocol,
+                format!(
                     "this server speaks protocol {PROTOCOL} (and {OLDEST_PROTOCOL} to {PROTOCOL}), the client speaks protocol {version}: use the same version of diving"
                 ),
             ));
@@ -1020,10 +1065,7 @@ impl Room {
                 None
             };
             if let Some(why) = why {
-                return Err(protocol::error(
-                    "protocol",
-                    &format!("room {} {why} with protocol {LOBBY_SINCE}", self.id),
-                ));
+                return Err((Code::Protocol, format!("room {} {why} with protocol {LOBBY_SINCE}", self.id)));
             }
         }
         if let Some(asked) = &hello.ruleset {
@@ -1031,9 +1073,9 @@ impl Room {
             let name_differs = !asked.name.is_empty() && asked.name != mine.name;
             let hash_differs = !asked.hash.is_empty() && asked.hash != mine.hash;
             if name_differs || hash_differs {
-                return Err(protocol::error(
-                    "ruleset",
-                    &format!(
+                return Err((
+                    Code::Ruleset,
+                    format!(
                         "room {} plays ruleset '{}' ({}, mods: {}), not '{}' ({}): join without --ruleset, or get the host's ruleset",
                         self.id,
                         mine.name,
@@ -1049,24 +1091,20 @@ impl Room {
     }
 
     /// `hello`, in the version the client speaks.
-    fn hello(&self, version: u32, seat: Option<Seat>) -> String {
+    fn hello(&self, version: u32, seat: Option<Seat>) -> ServerMessage {
         let game = self.session().game();
-        let mut hello = json!({
-            "type": "hello",
-            "protocol": version,
-            "room": self.id,
-            "seat": seat.map(|s| s + 1),
-            "player": seat.map(|s| game.name(s)),
-            "players": game.names(),
-            "bots": self.session().bots(),
-            "ruleset": self.ruleset.to_json(),
-            "limits": self.options.limits.to_json(),
-        });
-        if version >= LOBBY_SINCE {
+        ServerMessage::Hello(msg::Hello {
+            protocol: version,
+            room: self.id.clone(),
+            seat: seat.map(|s| s + 1),
+            player: seat.map(|s| game.name(s).to_string()),
+            players: game.names().to_vec(),
+            bots: self.session().bots().to_vec(),
+            ruleset: self.ruleset.clone(),
+            limits: self.options.limits.room(),
             // Which of the table's games this is (a rematch is the next one).
-            hello["game"] = json!(self.game);
-        }
-        hello.to_string()
+            game: (version >= LOBBY_SINCE).then_some(self.game),
+        })
     }
 
     /// What a joining reader needs: the moves after the first `told` (everything since the
@@ -1118,7 +1156,7 @@ impl Room {
         if let Role::Seat(s) = role {
             self.seats[s].told = Some(self.at());
         }
-        out.send(conn, protocol::output(self.at(), &lines, &text));
+        out.output(conn, self.at(), lines, text);
         if look.terminal {
             out.send(conn, self.screen(role, look));
         }
@@ -1135,43 +1173,28 @@ impl Room {
     /// What a terminal shows around the narration (protocol 3): the board as this reader may
     /// see it, the end-of-game summary, and what Tab completes — the reader's hand, the
     /// table, its legal plays as the commands that play them, a pending question's choices.
-    fn screen(&self, role: Role, look: Look) -> String {
+    fn screen(&self, role: Role, look: Look) -> ServerMessage {
         let game = self.session().game();
         let viewer = self.viewer(role);
         let pending = self.table.question(Self::caller(role));
-        let (hand, plays) = match role {
-            Role::Seat(seat) => {
-                let hand: Vec<String> = game.player(seat).hand.iter().map(ToString::to_string).collect();
-                let plays: Vec<String> = if game.is_over() || game.current() != seat || pending.is_some() {
-                    Vec::new()
-                } else {
-                    View::new(game, seat)
-                        .legal_actions()
-                        .iter()
-                        .filter(|a| matches!(a, Action::Play { .. } | Action::Act { .. }))
-                        .map(|a| render::command_for(game, a))
-                        .collect()
-                };
-                (hand, plays)
-            }
-            Role::Spectator => (Vec::new(), Vec::new()),
+        let seat = match role {
+            Role::Seat(seat) => Some(seat),
+            Role::Spectator => None,
         };
-        let table: Vec<String> = game.table().iter().flatten().map(ToString::to_string).collect();
-        let choices = pending.as_ref().map(|q| q.options().to_vec());
         let summary: Vec<String> = if game.is_over() {
             summary_lines_styled(self.session(), look.style).iter().map(|l| look.wrap(l)).collect()
         } else {
             Vec::new()
         };
-        Object::one("type", json!("screen"))
-            .with("at", json!(self.at()))
-            .with("turn", json!(game.turn()))
-            .with("current", json!((!game.is_over()).then(|| game.name(game.current()))))
-            .with("over", json!(game.is_over()))
-            .with("board", json!(self.board(viewer, look)))
-            .with("summary", json!(summary))
-            .with("completion", json!({ "hand": hand, "table": table, "plays": plays, "choices": choices }))
-            .to_string()
+        ServerMessage::Screen(msg::Screen {
+            at: self.at(),
+            turn: game.turn(),
+            current: (!game.is_over()).then(|| game.name(game.current()).to_string()),
+            over: game.is_over(),
+            board: self.board(viewer, look),
+            summary,
+            completion: Words::of(game, seat, pending.as_ref()),
+        })
     }
 
     /// A `screen` to every terminal reader.
@@ -1198,7 +1221,7 @@ impl Room {
     }
 
     fn reply(&self, conn: Conn, lines: Vec<Object>, text: Vec<String>, out: &mut Outbox) {
-        out.send(conn, protocol::output(self.at(), &lines, &text));
+        out.output(conn, self.at(), lines, text);
     }
 
     /// A command refused (out of turn, illegal, unknown, not for a spectator): an `error`
@@ -1212,14 +1235,14 @@ impl Room {
     fn tell_all(&self, lines: &[Object], text: &[String], out: &mut Outbox) {
         for r in &self.conns {
             let text: Vec<String> = text.iter().map(|t| r.look.wrap(t)).collect();
-            out.send(r.conn, protocol::output(self.at(), lines, &text));
+            out.output(r.conn, self.at(), lines.to_vec(), text);
         }
     }
 
     fn tell_others(&self, me: Conn, lines: &[Object], text: &[String], out: &mut Outbox) {
         for r in self.conns.iter().filter(|r| r.conn != me) {
             let text: Vec<String> = text.iter().map(|t| r.look.wrap(t)).collect();
-            out.send(r.conn, protocol::output(self.at(), lines, &text));
+            out.output(r.conn, self.at(), lines.to_vec(), text);
         }
     }
 
@@ -1232,7 +1255,7 @@ impl Room {
         let mut told = Vec::new();
         for r in &self.conns {
             let (lines, text) = self.render_moves(from, false, self.viewer(r.role), r.look);
-            out.send(r.conn, protocol::output(self.at(), &lines, &text));
+            out.output(r.conn, self.at(), lines, text);
             if let Role::Seat(s) = r.role {
                 told.push(s);
             }
@@ -1250,16 +1273,17 @@ impl Room {
         let from = self.at();
         let mut replies = Vec::new();
         self.table.line(caller, line, &mut replies);
-        self.deliver(conn, role, &replies, from, out);
+        let screened = self.deliver(conn, role, &replies, from, out);
         // Another command dropped the question: Tab completes commands again.
-        if asked && self.table.question(caller).is_none() && !out.sent.iter().any(|(c, t)| *c == conn && is_screen(t)) {
+        if asked && self.table.question(caller).is_none() && !screened {
             self.send_screen(conn, out);
         }
     }
 
     /// What the table answered `conn`: the moves made go to every reader (each as it may
     /// see them), chat to the room, bot warnings to the host's log, the rest to `conn`.
-    fn deliver(&mut self, conn: Conn, role: Role, replies: &[Reply], from: usize, out: &mut Outbox) {
+    /// Whether `conn` was sent a new screen.
+    fn deliver(&mut self, conn: Conn, role: Role, replies: &[Reply], from: usize, out: &mut Outbox) -> bool {
         let look = self.look_of(conn);
         let viewer = self.viewer(role);
         let mut mine = Rendered::default();
@@ -1275,7 +1299,7 @@ impl Room {
                 Reply::Chat { .. } => {
                     for r in &self.conns {
                         let told = self.table.render(reply, self.viewer(r.role), &r.look.table());
-                        out.send(r.conn, protocol::output(self.at(), &told.json, &told.text));
+                        out.output(r.conn, self.at(), told.json, told.text);
                     }
                 }
                 reply => {
@@ -1292,7 +1316,7 @@ impl Room {
             self.reply(conn, mine.json, mine.text, out);
         }
         if bye {
-            out.close.push(conn);
+            out.close.push((conn, Close::Bye));
         }
         if asked {
             // Tab now completes the choices.
@@ -1302,6 +1326,7 @@ impl Room {
             self.tell_moves(from, out);
             self.tell_screens(out);
         }
+        look.terminal && (asked || moved)
     }
 
     fn say(&mut self, conn: Conn, role: Role, text: &str, out: &mut Outbox) {
@@ -1337,11 +1362,6 @@ pub fn check_player_name(name: &str) -> Result<(), String> {
         return Err(format!("'{name}' is the name of a bot; pick another"));
     }
     Ok(())
-}
-
-/// Whether a message for a client is a `screen`.
-fn is_screen(message: &str) -> bool {
-    message.starts_with(r#"{"type":"screen""#)
 }
 
 /// Compares two secrets in time that does not depend on where they differ.

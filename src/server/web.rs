@@ -21,6 +21,7 @@ use crate::core::{Action, Card, Rank, Source, View, Viewer};
 use crate::table::json::Object;
 use crate::table::render;
 use crate::table::session::Session;
+use crate::wire::{Code, PROTOCOL};
 
 /// The page, its style and its script (`/`, `/ROOM`, `/assets/…`).
 const INDEX: &str = include_str!("web/index.html");
@@ -73,13 +74,50 @@ pub fn page() -> Response {
     serve("text/html; charset=utf-8", INDEX)
 }
 
-/// `GET /assets/FILE`: the page's style and script.
+/// `GET /assets/FILE`: the page's style and scripts.
 pub async fn asset(Path(file): Path<String>) -> Response {
     match file.as_str() {
         "style.css" => serve("text/css; charset=utf-8", STYLE),
         "app.js" => serve("text/javascript; charset=utf-8", SCRIPT),
-        _ => (StatusCode::NOT_FOUND, format!("there is no asset '{file}' (style.css, app.js)\n")).into_response(),
+        "wire.js" => serve("text/javascript; charset=utf-8", wire_script()),
+        _ => (StatusCode::NOT_FOUND, format!("there is no asset '{file}' (style.css, wire.js, app.js)\n"))
+            .into_response(),
     }
+}
+
+/// `wire.js`: what the page knows of the wire, made from the wire's own types (so the page
+/// cannot drift from them): the protocol version, and for each error code whether a client
+/// gives up after it ([`Code::is_final`]), asks who the player is ([`Code::asks_who`]) or
+/// refuses the name given ([`Code::refuses_name`]).
+pub fn wire_script() -> &'static str {
+    static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SCRIPT.get_or_init(|| {
+        let codes: serde_json::Map<String, Value> = Code::ALL
+            .iter()
+            .map(|c| {
+                (
+                    c.as_str().to_string(),
+                    json!({ "final": c.is_final(), "asks_who": c.asks_who(), "refuses_name": c.refuses_name() }),
+                )
+            })
+            .collect();
+        format!(
+            "// The wire as this host speaks it, made by the host from its own types (src/wire/).\n\
+             \"use strict\";\n\
+             const WIRE = (() => {{\n  \
+             const codes = {};\n  \
+             return Object.freeze({{\n    \
+             protocol: {},\n    \
+             codes,\n    \
+             isFinal: (code) => Boolean(codes[code] && codes[code].final),\n    \
+             asksWho: (code) => Boolean(codes[code] && codes[code].asks_who),\n    \
+             refusesName: (code) => Boolean(codes[code] && codes[code].refuses_name),\n  \
+             }});\n\
+             }})();\n",
+            Value::Object(codes),
+            PROTOCOL
+        )
+    })
 }
 
 /// The `seat_view` object for `viewer`: `question` is the reader's pending target question.

@@ -26,19 +26,8 @@ use crate::limits::{self, FileKind, Line, Lines, MAX_LINE_BYTES};
 use crate::shell::front::{Flow, Prompter, Shell};
 use crate::table::parse::{COMMANDS, Command, command_word};
 
-/// What tab completion offers, refreshed before every prompt (by the shell, or by what a
-/// game server sends `diving join`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Words {
-    pub hand: Vec<String>,
-    pub table: Vec<String>,
-    /// Every legal play, as the command that plays it (`play 7H t2 bob over`): after a card,
-    /// completion offers the words that can follow it, as the core's listing has them. A
-    /// mod's listed actions are here too, as they are typed (`buddy bob`).
-    pub plays: Vec<String>,
-    /// While a question asks for one of these (a player), completion offers only them.
-    pub choices: Option<Vec<String>>,
-}
+/// What tab completion offers, refreshed before every prompt (the table works it out).
+pub use crate::table::completion::Words;
 
 /// The rustyline helper: completion of commands, cards, places, players and file names.
 struct Completion {
@@ -554,25 +543,9 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
             shell.flush();
         }
         let game = shell.session().game();
+        // The seat looking: its hand, and its plays when it is to move.
         let seat = shell.screen.viewer.unwrap_or(current);
-        let hand: Vec<String> = game.player(seat).hand.iter().map(|c| c.to_string()).collect();
-        // The plays the completion offers are the listing's own; they name only this seat's
-        // hand and the table (every hand once the game is over: nothing is listed then).
-        let plays = if shell.screen.viewer.is_none_or(|v| v == current) {
-            game.legal_actions()
-                .iter()
-                .filter(|a| matches!(a, crate::core::Action::Play { .. } | crate::core::Action::Act { .. }))
-                .map(|a| crate::table::render::command_for(game, a))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        term.set_words(Words {
-            hand,
-            table: game.table().iter().flatten().map(|c| c.to_string()).collect(),
-            plays,
-            choices: None,
-        });
+        term.set_words(Words::of(game, Some(seat), None));
         let prompt = if game.is_over() { "game over> ".to_string() } else { format!("{}> ", game.name(current)) };
         match term.read(&prompt) {
             Ok(line) if line.len() > MAX_LINE_BYTES => {

@@ -10,9 +10,10 @@
 //! [`save`] the versioned save files (every save is a replay); [`record`] what a replay records
 //! of rules, mods and steps; [`hint`] `hint` and `review`; [`help`] the help texts; [`replay`] a recorded game seen
 //! from one viewpoint, and [`html`] its page; [`seating`]
-//! who sits at a table.
+//! who sits at a table; [`completion`] what Tab completes for one reader.
 
 pub mod command;
+pub mod completion;
 pub mod help;
 pub mod hint;
 pub mod html;

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 
-use diving::server::protocol::PROTOCOL;
+use diving::wire::PROTOCOL;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -146,7 +146,9 @@ fn lobby(you: &str) -> Value {
     json!({
         "type": "lobby", "protocol": PROTOCOL, "you": {"name": you},
         "rulesets": [{"id": "standard", "name": "Standard", "about": "The rules as decided.", "balance": null, "seats": [2, 8]}],
-        "bots": ["greedy"], "tables": [], "limits": {"tables_per_connection": 3, "tables": 2000, "idle_secs": 600},
+        "bots": ["greedy"], "tables": [], "more_tables": 0,
+        "limits": {"tables_per_connection": 3, "tables": 2000, "idle_secs": 600, "abandoned_secs": 3600,
+                   "max_message": 4096, "per_second": 20, "burst": 40},
     })
 }
 
@@ -197,7 +199,7 @@ fn a_refused_name_is_asked_again_and_the_name_the_host_took_is_kept_with_the_key
     join.line("ratings");
     assert_eq!(runtime.block_on(recv(&mut ws)), json!({"type": "ratings", "ruleset": "standard"}));
     let board = json!({"type": "ratings", "ruleset": "standard",
-        "rows": [{"rank": 1, "player": "ann2", "bot": false, "rating": 1.25, "uncertainty": 7.5, "games": 1, "wins": 1}],
+        "rows": [{"rank": 1, "player": "ann2", "bot": false, "rating": 1.25, "mu": 23.75, "uncertainty": 7.5, "games": 1, "wins": 1}],
         "recent": []});
     runtime.block_on(send(&mut ws, board));
     join.until("ratings for standard");

@@ -210,8 +210,8 @@ fn the_bots_read_costs_and_gains_from_the_core_tables() {
 }
 
 /// The modules of this crate the core must not know: they are its clients.
-const CLIENTS: [&str; 11] =
-    ["bots", "cli", "limits", "main", "modkit", "ruleset", "script", "server", "shell", "sim", "table"];
+const CLIENTS: [&str; 13] =
+    ["bots", "cli", "join", "limits", "main", "modkit", "ruleset", "script", "server", "shell", "sim", "table", "wire"];
 
 fn names_a_client(line: &str) -> bool {
     let code = code(line);
@@ -240,18 +240,69 @@ fn names_the_server(line: &str) -> bool {
         || code.contains("tokio")
 }
 
-/// The server is an outer client: it depends on the core, the JSON layer and the save files;
-/// nothing but the command line (and `join`, its client) depends on it, and no other part
-/// names the network stack.
+/// The server is an outer client: it depends on the core, the table and the wire; nothing but
+/// the command line depends on it, and no part but the server and `join` (the host's
+/// terminal client) names the network stack.
 #[test]
 fn nothing_but_the_cli_depends_on_the_server() {
     let mut files = Vec::new();
-    // `join` speaks the server's protocol, and it is the one other part on the network.
-    for dir in ["src/core", "src/table", "src/shell", "src/sim", "src/bots", "src/ruleset", "src/script"] {
+    for dir in ["src/core", "src/table", "src/shell", "src/sim", "src/bots", "src/ruleset", "src/script", "src/wire"] {
         files.extend(sources_under(dir));
     }
     let found = breaches(&files, names_the_server);
     assert!(found.is_empty(), "dependencies point inward: only cli names the server:\n{}", found.join("\n"));
+}
+
+fn names_a_server_module(line: &str) -> bool {
+    let code = code(line);
+    code.contains("crate::server") || code.contains("diving::server") || has_word(code, "axum")
+}
+
+/// No client imports a server module: `diving join` speaks to a host through the wire
+/// ([`diving::wire`], the messages both ends share) and the table, never through the host's
+/// own code (its rooms, database or network edge); the wire itself knows no server.
+#[test]
+fn no_client_imports_a_server_module() {
+    let mut files = sources_under("src/join");
+    files.extend(sources_under("src/wire"));
+    let found = breaches(&files, names_a_server_module);
+    assert!(found.is_empty(), "a client imports the server:\n{}", found.join("\n"));
+    assert!(names_a_server_module("use crate::server::db::Db;"));
+    assert!(names_a_server_module("let x = diving::server::room::new_token();"));
+    assert!(!names_a_server_module("use crate::wire::{ClientMessage, ServerMessage};"));
+    assert!(!names_a_server_module("//! what the host (crate::server) sends"));
+}
+
+/// The browser page depends on the wire and nothing else of the host: what it knows of the
+/// protocol (its version, what each error code means) comes from the host's `wire.js`, made
+/// from the wire's types, not from lists of its own.
+#[test]
+fn the_page_reads_the_wire_from_the_host() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/server/web");
+    let mut scripts = Vec::new();
+    for entry in fs::read_dir(&root).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "js") {
+            scripts.push((path.display().to_string(), fs::read_to_string(&path).unwrap()));
+        }
+    }
+    assert!(!scripts.is_empty());
+    // A list of error codes, a code compared by hand, or the version written out, is the
+    // wire's to say.
+    const CODES: [&str; 8] = ["protocol", "ruleset", "seat", "token", "full", "replaced", "name", "player"];
+    let copies = |line: &str| {
+        let code = code(line);
+        let listed = CODES.iter().filter(|c| code.contains(&format!("\"{c}\""))).count() >= 2;
+        let compared = ["code === \"", "code == \"", "code !== \""].iter().any(|c| code.contains(c));
+        let version = code.contains("PROTOCOL = ") && code.chars().any(|c| c.is_ascii_digit());
+        listed || compared || version
+    };
+    let found = breaches(&scripts, copies);
+    assert!(found.is_empty(), "the page keeps its own copy of the wire:\n{}", found.join("\n"));
+    assert!(copies(r#"  const FATAL = new Set(["protocol", "ruleset", "seat", "token", "full", "replaced"]);"#));
+    assert!(copies("  const PROTOCOL = 5;"));
+    assert!(copies(r#"      if (m.code === "name") {"#));
+    assert!(!copies(r#"  const token = params.get("token");"#));
 }
 
 #[test]
@@ -309,19 +360,42 @@ fn only_the_observation_decides_which_hands_are_seen() {
     assert!(found.is_empty(), "a renderer decides itself which hands a viewer sees:\n{}", found.join("\n"));
 }
 
-/// The server's room, where every message is made, does no I/O of its own: no socket, file,
-/// clock or printing (the edge, `server/net.rs`, passes the time in and saves).
+fn reads_a_hand_from_the_game(line: &str) -> bool {
+    let code = code(line);
+    code.contains(".player(") && code.contains(").hand")
+}
+
+/// Front ends receive observations, never the whole game: the shell, the server and `join`
+/// read a hand only through what the table or [`Observation`](diving::core::Observation) made
+/// for one reader, never from `Game::player(seat).hand`.
 #[test]
-fn the_room_does_no_io() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/server/room.rs");
-    let room = [(path.display().to_string(), fs::read_to_string(&path).unwrap())];
-    let found = breaches(&room, |line| {
+fn front_ends_read_no_hand_from_the_game() {
+    let mut files = sources_under("src/shell");
+    files.extend(sources_under("src/server"));
+    files.extend(sources_under("src/join"));
+    let found = breaches(&files, reads_a_hand_from_the_game);
+    assert!(found.is_empty(), "a front end reads a hand from the game itself:\n{}", found.join("\n"));
+    assert!(reads_a_hand_from_the_game("let hand = game.player(seat).hand.iter();"));
+    assert!(!reads_a_hand_from_the_game("let hand = Observation::of(game, viewer).hand(seat);"));
+}
+
+/// The server's room and its lobby, where every message is made and every decision about a
+/// client's message taken, do no I/O of their own: no socket, file, clock or printing (the
+/// edge passes the time in, asks the database and saves).
+#[test]
+fn the_room_and_the_lobby_do_no_io() {
+    let mut files = Vec::new();
+    for file in ["src/server/room.rs", "src/server/lobby.rs"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        files.push((path.display().to_string(), fs::read_to_string(&path).unwrap()));
+    }
+    let found = breaches(&files, |line| {
         let code = code(line);
         ["std::fs", "std::io", "println!", "eprintln!", "tokio", "axum", "Instant::now"]
             .iter()
             .any(|w| code.contains(w))
     });
-    assert!(found.is_empty(), "the room is a state machine without I/O:\n{}", found.join("\n"));
+    assert!(found.is_empty(), "the room and the lobby are state machines without I/O:\n{}", found.join("\n"));
 }
 
 // ----- no import circle inside a folder -----

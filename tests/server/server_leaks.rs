@@ -10,9 +10,9 @@ use crate::server_support;
 use std::time::Instant;
 
 use diving::core::View;
-use diving::server::protocol::PROTOCOL;
 use diving::server::room::{Outbox, RoomOptions};
 use diving::table::render;
+use diving::wire::PROTOCOL;
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -23,7 +23,7 @@ use server_support::*;
 const GAMES: u64 = 100;
 
 fn record(received: &mut [Vec<String>], out: Outbox) {
-    for (to, text) in out.sent {
+    for (to, text) in out.texts() {
         received[to as usize].push(text);
     }
 }

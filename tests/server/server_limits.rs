@@ -5,8 +5,8 @@
 use crate::server_support;
 
 use diving::server::net::ServerConfig;
-use diving::server::protocol::{Limits, PROTOCOL};
 use diving::server::room::RoomOptions;
+use diving::wire::{HostLimits as Limits, PROTOCOL};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use server_support::*;
@@ -208,6 +208,50 @@ async fn connections_close_with_a_status() {
     c.send(Message::text(json!({"type": "watch", "protocol": PROTOCOL, "pad": huge}).to_string())).await.unwrap();
     let frame = close_frame(&mut c).await.expect("a close frame");
     assert_eq!((u16::from(frame.code), frame.reason.as_str()), (1009, "too_big"));
+    // A text frame that is not UTF-8: 1007 (it said 1001, "the server stops").
+    let (mut c, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    let bytes: &[u8] = b"{\"type\":\"watch\",\"x\":\"\xff\xfe\"}";
+    let frame = tokio_tungstenite::tungstenite::protocol::frame::Frame::message(
+        bytes.to_vec(),
+        tokio_tungstenite::tungstenite::protocol::frame::coding::OpCode::Data(
+            tokio_tungstenite::tungstenite::protocol::frame::coding::Data::Text,
+        ),
+        true,
+    );
+    c.send(Message::Frame(frame)).await.unwrap();
+    let frame = close_frame(&mut c).await.expect("a close frame");
+    assert_eq!((u16::from(frame.code), frame.reason.as_str()), (1007, "not_utf8"));
+    server.stop().await.unwrap();
+}
+
+/// Every answer carries the `id` of the message it answers, a refusal before the message is
+/// read included: too fast (`rate`) or too big (`too_big`), as PROTOCOL.md promises (a client
+/// matching answers by id waited for ever).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_before_a_message_is_read_carry_its_id() {
+    // No refill: the fourth message is one too many however slowly the machine runs.
+    let limits = Limits { burst: 3, per_second: 0, ..Limits::default() };
+    let config = ServerConfig { limits, ..ServerConfig::default() };
+    let options = RoomOptions { limits, ..RoomOptions::default() };
+    let server = serve(vec![room("1", &["alice", "bot:greedy"], 7, options)], config).await;
+    let (mut c, _) = tokio_tungstenite::connect_async(format!("ws://{}/1", server.addr)).await.unwrap();
+    c.send(Message::text(json!({"type": "watch", "protocol": PROTOCOL}).to_string())).await.unwrap();
+    let big = "x".repeat(limits.max_message);
+    c.send(Message::text(json!({"type": "command", "line": big, "id": "big"}).to_string())).await.unwrap();
+    for n in 0..3 {
+        c.send(Message::text(json!({"type": "command", "line": "state", "id": n}).to_string())).await.unwrap();
+    }
+    let mut refused = Vec::new();
+    while refused.len() < 2 {
+        let Some(Ok(Message::Text(t))) = tokio::time::timeout(WAIT, c.next()).await.unwrap() else { panic!("closed") };
+        let m: Value = serde_json::from_str(&t).unwrap();
+        if m["type"] == "error" {
+            refused.push((m["code"].as_str().unwrap().to_string(), m["id"].clone()));
+        }
+    }
+    assert_eq!(refused[0], ("too_big".to_string(), json!("big")), "{refused:?}");
+    // Three pass (the watch, the big one, state 0): state 1 is one too many.
+    assert_eq!(refused[1], ("rate".to_string(), json!(1)), "{refused:?}");
     server.stop().await.unwrap();
 }
 

@@ -8,9 +8,8 @@ use crate::server_support;
 
 use std::time::{Duration, Instant};
 
-use diving::server::lobby;
 use diving::server::net::{Server, ServerConfig};
-use diving::server::protocol::{Limits, PROTOCOL};
+use diving::wire::{HostLimits as Limits, PROTOCOL};
 use serde_json::{Value, json};
 use server_support::*;
 
@@ -21,7 +20,7 @@ fn lobby_config(dir: Option<&std::path::Path>, limits: Limits) -> ServerConfig {
     ServerConfig {
         dir: dir.map(|d| d.to_path_buf()),
         limits,
-        lobby: Some(lobby::offers(&[], None).unwrap()),
+        lobby: Some(diving::server::offers(&[], None).unwrap()),
         ..ServerConfig::default()
     }
 }
@@ -185,6 +184,16 @@ async fn a_lobby_table_waits_for_its_seats_plays_rematches_and_is_rated() {
     assert!(rows[0]["rating"].as_f64() > rows[2]["rating"].as_f64(), "{board}");
     let recent = &board["recent"][0];
     assert_eq!(recent["places"][0]["place"], 1, "{board}");
+    // The answer carries its id; a ruleset the host neither offers nor rated is no board at
+    // all (it answered an empty one), and a house one offered but never played is an empty one.
+    ann.send(json!({"type": "ratings", "ruleset": "standard", "id": "r-1"})).await;
+    assert_eq!(next_of(&mut ann, "ratings").await["id"], "r-1");
+    ann.send(json!({"type": "ratings", "ruleset": "nope", "id": "r-2"})).await;
+    let refused = next_of(&mut ann, "error").await;
+    assert_eq!((refused["code"].as_str(), &refused["id"]), (Some("unknown"), &json!("r-2")), "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("no ruleset 'nope'"), "{refused}");
+    ann.send(json!({"type": "ratings", "ruleset": "house"})).await;
+    assert_eq!(next_of(&mut ann, "ratings").await["rows"], json!([]));
     // Its save is kept, as a finished game's always was.
     assert!(dir.path().join(format!("{}.save.json", seated["room"].as_str().unwrap())).is_file());
     bob_again.command("quit").await;
@@ -286,8 +295,8 @@ fn clients_older_than_the_lobby_are_told_to_use_its_version() {
     let token = room.tokens()[0].clone().unwrap();
     let old = PROTOCOL - 1;
     let refusal = |out: &diving::server::room::Outbox, conn: u64| {
-        assert_eq!(out.close, vec![conn], "{:?}", out.sent);
-        let error: Value = serde_json::from_str(&out.sent[0].1).unwrap();
+        assert_eq!(out.closed(), vec![conn], "{:?}", out.sent);
+        let error: Value = serde_json::from_str(&out.texts()[0].1).unwrap();
         assert_eq!(error["code"], "protocol", "{error}");
         error["message"].as_str().unwrap().to_string()
     };
@@ -298,7 +307,7 @@ fn clients_older_than_the_lobby_are_told_to_use_its_version() {
     assert_eq!(refusal(&join, 2), format!("room t1 was made in the lobby: join it with protocol {PROTOCOL}"));
     let watch = room.receive(3, &json!({"type": "watch", "protocol": PROTOCOL}).to_string(), now);
     assert!(watch.close.is_empty(), "{:?}", watch.sent);
-    assert!(watch.sent[0].1.contains("\"waiting\""), "{:?}", watch.sent);
+    assert!(watch.texts()[0].1.contains("\"waiting\""), "{:?}", watch.sent);
 }
 
 /// A lobby table being played that everyone has left closes after `abandoned_secs`, not

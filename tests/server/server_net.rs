@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 
 use diving::core::{Seat, View};
 use diving::server::net::ServerConfig;
-use diving::server::protocol::{Limits, PROTOCOL};
 use diving::server::room::RoomOptions;
 use diving::server::store;
 use diving::shell::front::{NoPrompter, Shell};
 use diving::table::command::{self, Play};
 use diving::table::render;
 use diving::table::session::Session;
+use diving::wire::{HostLimits as Limits, PROTOCOL};
 use serde_json::{Value, json};
 use server_support::*;
 use tokio_tungstenite::tungstenite::Message;
@@ -371,8 +371,12 @@ fn moves_the_away_bot_made_are_told_as_the_stand_in_bots() {
     let out = room.tick(t0 + Duration::from_secs(60));
     assert!(room.session().by_stand_in(0), "the bot moved for the absent seat");
     let stand_in = format!("{name}'s stand-in bot ");
-    let told: Vec<&String> =
-        out.sent.iter().filter(|(to, t)| *to == 2 && t.contains(r#""type":"output""#)).map(|(_, t)| t).collect();
+    let told: Vec<String> = out
+        .texts()
+        .into_iter()
+        .filter(|(to, t)| *to == 2 && t.contains(r#""type":"output""#))
+        .map(|(_, t)| t)
+        .collect();
     assert!(told.iter().any(|t| t.contains(&stand_in)), "{told:?}");
     for own in [format!("{name} plays"), format!("{name} recovers")] {
         assert!(!told.iter().any(|t| t.contains(&own)), "{own}: {told:?}");
@@ -383,12 +387,12 @@ fn moves_the_away_bot_made_are_told_as_the_stand_in_bots() {
     let action = View::new(game, other).legal_actions()[0];
     let line = render::command_for(game, &action);
     let out = room.receive(2, &json!({"type": "command", "line": line}).to_string(), t0 + Duration::from_secs(61));
-    let mine: String = out.sent.iter().map(|(_, t)| t.as_str()).collect();
+    let mine: String = out.texts().iter().map(|(_, t)| t.as_str()).collect();
     assert!(!mine.contains(&format!("{other_name}'s stand-in")), "{mine}");
     assert!(mine.contains(&format!(r#""text":["{other_name} "#)), "{mine}");
     // Back, having seen nothing since it left: its catch-up tells the bot's move as the bot's.
     let out = room.receive(3, &join(first, &room, Some(0)), t0 + Duration::from_secs(62));
-    let back: String = out.sent.iter().filter(|(to, _)| *to == 3).map(|(_, t)| t.as_str()).collect();
+    let back: String = out.texts().iter().filter(|(to, _)| *to == 3).map(|(_, t)| t.as_str()).collect();
     assert!(back.contains(&stand_in), "{back}");
     assert!(back.contains(r#""missed":"#), "{back}");
 }
@@ -408,11 +412,11 @@ fn the_away_bot_plays_for_an_absent_seat_after_the_timeout_until_it_returns() {
     room.receive(1, &join(first, &room), t0);
     room.receive(2, &join(other, &room), t0);
     let out = room.leave(1, t0);
-    assert!(out.sent.iter().any(|(to, t)| *to == 2 && t.contains(r#""away":"#)));
+    assert!(out.texts().iter().any(|(to, t)| *to == 2 && t.contains(r#""away":"#)));
     assert!(room.tick(t0 + Duration::from_secs(59)).sent.is_empty(), "not yet");
     assert_eq!(room.session().entries().len(), 0);
     let out = room.tick(t0 + Duration::from_secs(60));
-    assert!(out.sent.iter().any(|(_, t)| t.contains("away_bot")));
+    assert!(out.texts().iter().any(|(_, t)| t.contains("away_bot")));
     assert!(out.changed);
     assert!(!room.session().entries().is_empty(), "the bot moved for the absent seat");
     assert_ne!(room.session().game().current(), first);
@@ -443,12 +447,12 @@ fn a_host_may_allow_hints_for_the_seat_to_move_only() {
     room.receive(2, &join(1 - first, &room), t0);
     let command = |line: &str| json!({"type": "command", "line": line}).to_string();
     let out = room.receive(1, &command("hint"), t0);
-    assert!(out.sent.iter().any(|(to, t)| *to == 1 && t.contains("estimated win chance")), "{:?}", out.sent);
+    assert!(out.texts().iter().any(|(to, t)| *to == 1 && t.contains("estimated win chance")), "{:?}", out.sent);
     assert!(out.sent.iter().all(|(to, _)| *to == 1), "the hint goes to its seat only");
     let out = room.receive(2, &command("hint"), t0);
-    assert!(out.sent.iter().any(|(to, t)| *to == 2 && t.contains("no hint: it is")), "{:?}", out.sent);
+    assert!(out.texts().iter().any(|(to, t)| *to == 2 && t.contains("no hint: it is")), "{:?}", out.sent);
     let out = room.receive(1, &command("review"), t0);
-    assert!(out.sent.iter().any(|(_, t)| t.contains("review is for a finished game")), "{:?}", out.sent);
+    assert!(out.texts().iter().any(|(_, t)| t.contains("review is for a finished game")), "{:?}", out.sent);
     assert!(room.session().entries().is_empty(), "asking changes nothing");
 }
 
@@ -597,7 +601,7 @@ fn join_room(room: &mut diving::server::room::Room, conn: u64, seat: usize, vers
     let token = room.tokens()[seat - 1].clone().unwrap();
     let hello = json!({"type": "join", "protocol": version, "seat": seat, "token": token, "display": display});
     let out = room.receive(conn, &hello.to_string(), Instant::now());
-    out.sent.iter().filter(|(c, _)| *c == conn).map(|(_, t)| serde_json::from_str(t).unwrap()).collect()
+    out.texts().iter().filter(|(c, _)| *c == conn).map(|(_, t)| serde_json::from_str(t).unwrap()).collect()
 }
 
 #[test]
@@ -806,9 +810,12 @@ fn a_hostile_host_cannot_drive_the_joining_terminal() {
             "type": "hello", "protocol": PROTOCOL, "room": "1\x1b[2J", "seat": 1, "player": "alice",
             "players": ["alice", "\x1b]0;pwned\x07bob"], "bots": [null, null],
             "ruleset": { "name": "standard", "hash": "0" },
+            "limits": { "max_message": 4096, "per_second": 20, "burst": 40, "spectators": 16,
+                        "connections": 4096, "per_address": 64, "chat": 200 },
         });
         let output = json!({
             "type": "output",
+            "at": 1,
             "text": ["\x1b[1mbold\x1b[0m \x1b[Hhome \x1b[31;1mred\x1b[0m\r\u{202e}"],
             "json": [{ "event": "won", "player": "alice" }],
         });

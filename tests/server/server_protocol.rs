@@ -8,14 +8,14 @@ use crate::server_support;
 
 use std::time::Instant;
 
-use diving::server::protocol::{OLDEST_PROTOCOL, PROTOCOL};
 use diving::server::room::{Outbox, Room, RoomOptions};
+use diving::wire::{OLDEST_PROTOCOL, PROTOCOL};
 use serde_json::{Value, json};
 use server_support::*;
 
 /// The messages of `out` sent to `conn`, parsed.
 fn to(out: &Outbox, conn: u64) -> Vec<Value> {
-    out.sent.iter().filter(|(c, _)| *c == conn).map(|(_, t)| serde_json::from_str(t).unwrap()).collect()
+    out.texts().iter().filter(|(c, _)| *c == conn).map(|(_, t)| serde_json::from_str(t).unwrap()).collect()
 }
 
 fn send(room: &mut Room, conn: u64, message: Value) -> Vec<Value> {
@@ -90,7 +90,7 @@ fn versions_outside_the_range_are_refused() {
             Instant::now(),
         );
         assert_eq!(to(&out, 1)[0]["code"], "protocol");
-        assert_eq!(out.close, [1]);
+        assert_eq!(out.closed(), [1]);
     }
 }
 
@@ -117,4 +117,108 @@ fn answers_carry_the_id_of_the_message_they_answer() {
     assert_eq!(bad[0]["code"], "malformed");
     let long = send(&mut room, 1, json!({"type": "command", "line": "state", "id": "x".repeat(65)}));
     assert_eq!(long[0]["code"], "malformed");
+}
+
+/// The message types and error codes PROTOCOL.md documents: the first cell of each row of
+/// every table whose head starts with `message` (by section: a room's, then the lobby's, each
+/// to and from the host), and of the error codes' table.
+struct Documented {
+    to_room: Vec<String>,
+    from_room: Vec<String>,
+    to_lobby: Vec<String>,
+    from_lobby: Vec<String>,
+    codes: Vec<String>,
+}
+
+fn documented() -> Documented {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/PROTOCOL.md")).unwrap();
+    let mut found =
+        Documented { to_room: vec![], from_room: vec![], to_lobby: vec![], from_lobby: vec![], codes: vec![] };
+    let mut section = "";
+    let mut table: Option<&str> = None;
+    for line in text.lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            section = title;
+            table = None;
+            continue;
+        }
+        if !line.starts_with('|') {
+            table = None;
+            continue;
+        }
+        let first = line.trim_start_matches('|').split('|').next().unwrap_or("").trim();
+        if table.is_none() {
+            // A table's head names what its rows are.
+            table = Some(match (section, first) {
+                ("Client → server", "message") => "to_room",
+                ("Server → client", "message") => "from_room",
+                (s, "message (client → server)") if s.starts_with("The lobby") => "to_lobby",
+                (s, "message (server → client)") if s.starts_with("The lobby") => "from_lobby",
+                ("Error codes", "code") => "codes",
+                _ => "other",
+            });
+            continue;
+        }
+        let names: Vec<String> = first.split('`').skip(1).step_by(2).map(String::from).collect();
+        let list = match table {
+            Some("to_room") => &mut found.to_room,
+            Some("from_room") => &mut found.from_room,
+            Some("to_lobby") => &mut found.to_lobby,
+            Some("from_lobby") => &mut found.from_lobby,
+            Some("codes") => &mut found.codes,
+            _ => continue,
+        };
+        list.extend(names);
+    }
+    found
+}
+
+fn sorted(list: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut list: Vec<String> = list.into_iter().collect();
+    list.sort();
+    list.dedup();
+    list
+}
+
+fn names(kinds: &[&str]) -> Vec<String> {
+    sorted(kinds.iter().map(|k| k.to_string()))
+}
+
+/// PROTOCOL.md documents every message type each side sends and every error code the wire
+/// has, and nothing that does not exist: the tables are read and checked against the wire's
+/// own enums (what the host and `diving join` write and read).
+#[test]
+fn protocol_md_documents_every_message_and_code_and_nothing_else() {
+    use diving::wire::{ClientMessage, Code, LobbyMessage, ServerMessage};
+    let doc = documented();
+    assert_eq!(sorted(doc.to_room), names(&ClientMessage::KINDS), "client → room");
+    assert_eq!(sorted(doc.to_lobby), names(&LobbyMessage::KINDS), "client → lobby");
+    let from_host = sorted(doc.from_room.into_iter().chain(doc.from_lobby));
+    assert_eq!(from_host, names(&ServerMessage::KINDS), "host → client");
+    let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+    assert_eq!(doc.codes, codes, "the error codes, in the wire's order");
+}
+
+/// A message refused as `malformed` after its `id` was read carries it (an unknown type
+/// answered without one, and a client matching by id waited for ever); `seat: 0` is no seat
+/// (`seat`, closing), not a malformed message, and so is a seat that is not a number.
+#[test]
+fn a_malformed_message_keeps_its_id_and_seat_zero_is_no_seat() {
+    let mut room = two_people();
+    let unknown = send(&mut room, 9, json!({"type": "dance", "id": "d-1"}));
+    assert_eq!((unknown[0]["code"].as_str(), &unknown[0]["id"]), (Some("malformed"), &json!("d-1")));
+    let bad = send(&mut room, 9, json!({"type": "command", "id": 3}));
+    assert_eq!((bad[0]["code"].as_str(), &bad[0]["id"]), (Some("malformed"), &json!(3)));
+    let token = room.tokens()[0].clone().unwrap();
+    for seat in [json!(0), json!(-1), json!("one")] {
+        let out = room.receive(
+            5,
+            &json!({"type": "join", "protocol": PROTOCOL, "seat": seat, "token": token, "id": 1}).to_string(),
+            Instant::now(),
+        );
+        let answer = to(&out, 5);
+        assert_eq!(answer[0]["code"], "seat", "seat {seat}: {answer:?}");
+        assert_eq!(answer[0]["id"], 1, "{answer:?}");
+        assert_eq!(out.closed(), [5]);
+    }
 }

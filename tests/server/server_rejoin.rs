@@ -10,10 +10,10 @@ use crate::server_support;
 
 use diving::core::Viewer;
 use diving::server::net::{Server, ServerConfig};
-use diving::server::protocol::PROTOCOL;
 use diving::server::room::RoomOptions;
 use diving::table::json as js;
 use diving::table::session::Session;
+use diving::wire::PROTOCOL;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use server_support::*;
@@ -219,7 +219,7 @@ fn a_since_past_the_hosts_moves_is_sent_nothing_and_told_what_was_lost() {
     let now = std::time::Instant::now();
     let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token, "since": 9});
     let out = room.receive(1, &join.to_string(), now);
-    let output: Value = serde_json::from_str(&out.sent[1].1).unwrap();
+    let output: Value = serde_json::from_str(&out.texts()[1].1).unwrap();
     let l = lines(&output);
     assert_eq!(l[0]["rejoined"]["missed"], 0, "{output}");
     let at = output["at"].as_u64().unwrap();
@@ -231,7 +231,8 @@ fn a_since_past_the_hosts_moves_is_sent_nothing_and_told_what_was_lost() {
     // A return that saw no more than the host has is told of no loss.
     let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token, "since": at});
     let out = room.receive(2, &join.to_string(), now);
-    let output: Value = serde_json::from_str(out.sent.iter().rev().find(|(c, _)| *c == 2).unwrap().1.as_str()).unwrap();
+    let output: Value =
+        serde_json::from_str(out.texts().iter().rev().find(|(c, _)| *c == 2).unwrap().1.as_str()).unwrap();
     assert!(lines(&output)[0]["rejoined"].get("lost").is_none(), "{output}");
 }
 

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use diving::core::{View, Viewer};
 use diving::server::net::ServerConfig;
-use diving::server::protocol::PROTOCOL;
 use diving::server::room::{Outbox, Room, RoomOptions, new_token};
 use diving::table::render;
 use diving::table::session::Session;
+use diving::wire::PROTOCOL;
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -56,8 +56,8 @@ async fn the_page_and_its_assets_answer_beside_the_protocol() {
             assert!(!body.contains("https://") && !body.contains("import "), "{asset} loads nothing else");
         }
     }
-    let (_, _, script) = get(server.addr, "/assets/app.js").await;
-    assert!(script.contains(&format!("const PROTOCOL = {PROTOCOL};")), "the page speaks this protocol");
+    let (_, _, wire) = get(server.addr, "/assets/wire.js").await;
+    assert!(wire.contains(&format!("protocol: {PROTOCOL},")), "the page speaks this protocol: {wire}");
     for (path, status) in [("/assets/nope.js", 404), ("/2", 404), ("/1/x", 404)] {
         assert_eq!(get(server.addr, path).await.0, status, "{path}");
     }
@@ -139,7 +139,7 @@ fn the_invite_prints_a_browser_link_that_opens_the_seat() {
 }
 
 fn record(received: &mut [Vec<String>], out: Outbox) {
-    for (to, text) in out.sent {
+    for (to, text) in out.texts() {
         received[to as usize].push(text);
     }
 }

@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use diving::core::{Card, Game, Seat, Seen, Viewer};
 use diving::server::net::{Server, ServerConfig};
-use diving::server::protocol::PROTOCOL;
 use diving::server::room::{Room, RoomOptions, new_token};
 use diving::table::json;
 use diving::table::session::{Seating, Session};
+use diving::wire::PROTOCOL;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;

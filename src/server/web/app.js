@@ -7,13 +7,9 @@
 "use strict";
 
 (() => {
-  const PROTOCOL = 5;
-  // Codes after which the server closes the connection for good: no reconnect helps.
-  const FATAL = new Set(["protocol", "ruleset", "seat", "token", "full", "replaced"]);
-  // Codes of a join the page answers by asking who sits down: no name given, or one refused.
-  const NAMING = new Set(["name", "player"]);
-  // Objects of an `output` that answer a command of ours.
-  const ANSWERS = ["event", "error", "question", "moves", "state", "hand", "log", "help", "bye", "hint"];
+  // The wire as this host speaks it (`/assets/wire.js`, made by the host from its own types):
+  // its version, and what each error code means to a client.
+  const { protocol: PROTOCOL, isFinal, asksWho, refusesName } = WIRE;
   const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
 
   const $ = (id) => document.getElementById(id);
@@ -115,6 +111,8 @@
     stopped: null,
     viewInFlight: false,
     viewAgain: false,
+    // The `id` of the command sent and not yet answered (the host gives it back on its
+    // answer), or false.
     commandPending: false,
     sent: 0,
     recovering: false,
@@ -216,10 +214,11 @@
     if (!app.joined || app.commandPending) return;
     // Taken before the choices close: their button may hold the focus.
     const key = focusKey();
-    if (send({ type: "command", line })) {
-      app.commandPending = true;
+    const id = app.sent + 1;
+    if (send({ type: "command", line, id })) {
+      app.commandPending = id;
       // How many commands this page has sent: lets a watcher (or a test) tell one move from the next.
-      app.sent += 1;
+      app.sent = id;
       body.dataset.sent = String(app.sent);
       closeChoices();
       hint("");
@@ -268,17 +267,18 @@
         break;
       }
       case "error":
-        if (NAMING.has(m.code) && !app.joined && seat !== null) {
+        if (m.id !== undefined && m.id === app.commandPending) app.commandPending = false;
+        if (asksWho(m.code) && !app.joined && seat !== null) {
           // The table wants to know who sits down, or refused the name: ask, then join again.
           askName(m.code, m.message);
           break;
         }
         // Refused before the host let us in (a seat link that is no seat): trying again
         // would be refused the same way.
-        if (FATAL.has(m.code) || (!app.joined && !app.gathering)) {
+        if (isFinal(m.code) || (!app.joined && !app.gathering)) {
           app.stopped = m.message;
           setConn("closed", m.message);
-          if (app.ws && !FATAL.has(m.code)) app.ws.close();
+          if (app.ws && !isFinal(m.code)) app.ws.close();
         } else {
           hint(m.message, true);
         }
@@ -373,10 +373,10 @@
     app.askingName = true;
     $("seat-name").hidden = false;
     $("seat-name-why").textContent =
-      code === "name"
+      refusesName(code)
         ? "The host did not take this name: pick another."
         : "Who takes this seat? Pick the name the others will see: the host keeps your ratings under it, and this browser a secret key that says it is you.";
-    $("seat-name-error").textContent = code === "name" ? message : "";
+    $("seat-name-error").textContent = refusesName(code) ? message : "";
     const input = $("seat-name-input");
     if (!input.value) input.value = (identity() && identity().name) || "";
     input.focus();
@@ -393,7 +393,8 @@
     const lines = m.json || [];
     let view = null;
     let chatOnly = lines.length > 0;
-    let answered = false;
+    // The answer to the command this page sent carries its id.
+    const answered = m.id !== undefined && m.id === app.commandPending;
     // A return's \`state\` comes with the board as a terminal draws it: the page draws its own.
     const board = lines.some((line) => line.state);
     for (const line of lines) {
@@ -402,7 +403,6 @@
       else chatOnly = false;
       if (line.error) hint(line.error + (app.instead || ""), true);
       if (line.bye) app.stopped = "you left the game";
-      if (ANSWERS.some((key) => key in line)) answered = true;
     }
     if (!chatOnly) for (const text of m.text || []) if (!(board && text.includes("\n"))) addLog(text);
     if (answered) {
@@ -1034,7 +1034,7 @@
         drawRatings(m);
         break;
       case "error":
-        if (m.code === "name") {
+        if (refusesName(m.code)) {
           // The name is another's (or only looks like it): say so by the name, and look on
           // without one until another is picked.
           lobby.refused = true;

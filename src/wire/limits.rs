@@ -1,0 +1,115 @@
+//! The limits every connection to a host is held to ([`HostLimits`]), and the parts of them
+//! a host states: to a room's reader in its `hello` ([`RoomLimits`]), to a lobby visitor in
+//! every `lobby` message ([`LobbyLimits`]). PROTOCOL.md (*Limits*) and `docs/network.md` list
+//! them.
+
+use serde::{Deserialize, Serialize};
+
+/// The limits of a host: what its connections, rooms and lobby hold to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostLimits {
+    /// The longest client message, in bytes; a longer one is refused with an error.
+    pub max_message: usize,
+    /// A frame or message past this many bytes closes the connection at the WebSocket layer.
+    pub hard_max_message: usize,
+    /// Messages a connection may send in a burst …
+    pub burst: u32,
+    /// … and per second after it.
+    pub per_second: u32,
+    /// Refused messages (too fast, malformed, refused by the game), less accepted ones,
+    /// before the connection is dropped.
+    pub max_strikes: u32,
+    /// Watchers a room holds besides its seats.
+    pub spectators: usize,
+    /// Open connections the whole host holds (joined or not) …
+    pub connections: usize,
+    /// … and one address holds.
+    pub per_address: usize,
+    /// Seconds a new connection has to say hello (`join`, `watch` or `lobby`).
+    pub join_within_secs: u64,
+    /// Seconds a connection that is not (yet) a WebSocket has to send each whole request,
+    /// from when it was accepted or last answered.
+    pub request_within_secs: u64,
+    /// The longest `say` text, in characters (after control characters are removed).
+    pub chat: usize,
+    /// Tables a lobby connection may make (and waiting tables one player may have made) …
+    pub tables_per_connection: usize,
+    /// … and tables the host holds at once (version 5).
+    pub tables: usize,
+    /// Seconds a lobby table waiting for people, or finished, stays with no one at it …
+    pub idle_secs: u64,
+    /// … and a lobby table being played (its game stays in the history, unfinished).
+    pub abandoned_secs: u64,
+}
+
+impl Default for HostLimits {
+    fn default() -> HostLimits {
+        HostLimits {
+            max_message: 4096,
+            hard_max_message: 65_536,
+            burst: 40,
+            per_second: 20,
+            max_strikes: 50,
+            spectators: 16,
+            connections: 4096,
+            per_address: 64,
+            join_within_secs: 10,
+            request_within_secs: 10,
+            chat: 200,
+            tables_per_connection: 3,
+            tables: 2000,
+            idle_secs: 600,
+            abandoned_secs: 3600,
+        }
+    }
+}
+
+/// The limits a room's `hello` states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomLimits {
+    pub max_message: usize,
+    pub per_second: u32,
+    pub burst: u32,
+    pub spectators: usize,
+    pub connections: usize,
+    pub per_address: usize,
+    pub chat: usize,
+}
+
+/// The limits every `lobby` message states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyLimits {
+    pub tables_per_connection: usize,
+    pub tables: usize,
+    pub idle_secs: u64,
+    pub abandoned_secs: u64,
+    pub max_message: usize,
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl HostLimits {
+    pub fn room(&self) -> RoomLimits {
+        RoomLimits {
+            max_message: self.max_message,
+            per_second: self.per_second,
+            burst: self.burst,
+            spectators: self.spectators,
+            connections: self.connections,
+            per_address: self.per_address,
+            chat: self.chat,
+        }
+    }
+
+    pub fn lobby(&self) -> LobbyLimits {
+        LobbyLimits {
+            tables_per_connection: self.tables_per_connection,
+            tables: self.tables,
+            idle_secs: self.idle_secs,
+            abandoned_secs: self.abandoned_secs,
+            max_message: self.max_message,
+            per_second: self.per_second,
+            burst: self.burst,
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! What a host sends its clients ([`ServerMessage`]): typed here, written once (by the host's
+//! edge, [`ServerMessage::to_text`]) and read back by `diving join` with the same types. A
+//! message is made whole for its reader — its `id` included when it answers one — and is
+//! never edited or read again once made.
+
+use serde::{Deserialize, Serialize};
+
+use super::RulesetId;
+use super::client::Id;
+use super::code::Code;
+use super::limits::{LobbyLimits, RoomLimits};
+use crate::table::completion::Words;
+use crate::table::json::Object;
+
+/// A message from a host to a client (a room's reader, or a lobby visitor).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// You are in: the room, your seat, the players, the ruleset and the limits.
+    Hello(Hello),
+    /// (version 5) The table waits for people to take its seats.
+    Waiting(Waiting),
+    /// (version 5) Who asked for another game at the table, and who it waits for.
+    Rematch(Rematch),
+    /// (version 5) The next game at the table, and your seat in it.
+    NewGame(NewGame),
+    /// Game output for you: JSON Lines objects and the same narrated.
+    Output(Output),
+    /// (version 3) What a terminal shows around the narration.
+    Screen(Screen),
+    /// A protocol error.
+    Error(Refusal),
+    /// (version 5) The lobby: rulesets offered, tables, limits.
+    Lobby(Lobby),
+    /// (version 5) You have a seat: its links.
+    Seated(Seated),
+    /// (version 5) A ruleset's leaderboard.
+    Ratings(Ratings),
+}
+
+impl ServerMessage {
+    /// Every `type` a host sends, in PROTOCOL.md's order (a room's, then the lobby's).
+    pub const KINDS: [&str; 10] =
+        ["hello", "waiting", "rematch", "new_game", "output", "screen", "error", "lobby", "seated", "ratings"];
+
+    /// The message's `type`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ServerMessage::Hello(_) => "hello",
+            ServerMessage::Waiting(_) => "waiting",
+            ServerMessage::Rematch(_) => "rematch",
+            ServerMessage::NewGame(_) => "new_game",
+            ServerMessage::Output(_) => "output",
+            ServerMessage::Screen(_) => "screen",
+            ServerMessage::Error(_) => "error",
+            ServerMessage::Lobby(_) => "lobby",
+            ServerMessage::Seated(_) => "seated",
+            ServerMessage::Ratings(_) => "ratings",
+        }
+    }
+
+    /// The message as it goes over the wire: the one place a host's message becomes text.
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).expect("a server message serialises")
+    }
+
+    /// Reads a host's message (what `diving join` does with each one).
+    pub fn parse(text: &str) -> Result<ServerMessage, String> {
+        serde_json::from_str(text).map_err(|e| format!("the host sent a message this diving cannot read: {e}"))
+    }
+
+    /// A protocol error, answering the message with `id`.
+    pub fn error(code: Code, message: impl Into<String>, id: Option<Id>) -> ServerMessage {
+        ServerMessage::Error(Refusal { id, code, message: message.into() })
+    }
+
+    /// The error's code, if this is an error.
+    pub fn code(&self) -> Option<Code> {
+        match self {
+            ServerMessage::Error(refusal) => Some(refusal.code),
+            _ => None,
+        }
+    }
+}
+
+/// `hello`: the reader is in the room.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hello {
+    /// The version this host speaks to this client (the client's own).
+    pub protocol: u32,
+    pub room: String,
+    /// The reader's seat, 1-based (`None`: watching).
+    pub seat: Option<usize>,
+    /// The seat's player.
+    pub player: Option<String>,
+    pub players: Vec<String>,
+    /// Each seat's bot (`None`: a person).
+    pub bots: Vec<Option<String>>,
+    pub ruleset: RulesetId,
+    pub limits: RoomLimits,
+    /// (version 5) Which of the table's games this is, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<u32>,
+}
+
+/// `output`: what happened and what answers the reader, as JSON Lines objects (the local
+/// `--json` contract) and as narration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Output {
+    /// (version 4) The `id` of the message this answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    /// The moves played when it was made.
+    pub at: usize,
+    pub json: Vec<Object>,
+    pub text: Vec<String>,
+}
+
+/// `screen` (version 3, to a terminal reader): the board, the end-of-game summary and what
+/// Tab completes, as this reader may see them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Screen {
+    pub at: usize,
+    pub turn: u32,
+    /// Whose turn it is (`None` once the game is over).
+    pub current: Option<String>,
+    pub over: bool,
+    pub board: String,
+    pub summary: Vec<String>,
+    pub completion: Words,
+}
+
+/// `error`: a message refused, or why the connection ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    pub code: Code,
+    pub message: String,
+}
+
+/// A seat as the lobby lists it and a waiting table shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatLine {
+    /// 1-based.
+    pub seat: usize,
+    /// The person or bot sitting there (`None`: open).
+    pub player: Option<String>,
+    /// The bot's spec, for a bot's seat.
+    pub bot: Option<String>,
+}
+
+/// `waiting`: a table's seats while it waits for its people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Waiting {
+    pub room: String,
+    pub seats: Vec<SeatLine>,
+    /// How many seats are still open.
+    pub open: usize,
+}
+
+/// `rematch`: who asked for another game, and who it waits for (people only: bots agree).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rematch {
+    pub asked: Vec<String>,
+    pub waiting_for: Vec<String>,
+}
+
+/// `new_game`: the table's next game; the reader's seat in it (`None`: watching).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewGame {
+    pub room: String,
+    pub game: u32,
+    pub seat: Option<usize>,
+}
+
+/// `lobby`: what the host offers and holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lobby {
+    /// The `id` of the `lobby` hello it answers (the ones sent at a change carry none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    pub protocol: u32,
+    /// Who the visitor is (`None`: looking only).
+    pub you: Option<You>,
+    pub rulesets: Vec<Offered>,
+    pub bots: Vec<String>,
+    /// Waiting tables first, at most 200.
+    pub tables: Vec<TableLine>,
+    /// How many tables were left out.
+    pub more_tables: usize,
+    pub limits: LobbyLimits,
+}
+
+/// The visitor, as the lobby knows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct You {
+    pub name: String,
+}
+
+/// A ruleset the lobby offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Offered {
+    /// What a `create` names it by.
+    pub id: String,
+    /// The file's own name.
+    pub name: String,
+    pub about: Option<String>,
+    /// The first line of the host's `DIR/balance/ID.txt`.
+    pub balance: Option<String>,
+    /// The fewest and most seats.
+    pub seats: [usize; 2],
+}
+
+/// Where a table is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableState {
+    /// Seats are open.
+    Waiting,
+    Playing,
+    Over,
+}
+
+/// A table as the lobby lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableLine {
+    pub room: String,
+    pub ruleset: String,
+    pub about: Option<String>,
+    /// The games played at it (1 for the first).
+    pub game: u32,
+    pub state: TableState,
+    pub seats: Vec<SeatLine>,
+    /// How many seats wait for a person.
+    pub open: usize,
+    /// The page's path.
+    pub watch: String,
+}
+
+/// `seated`: the seat is yours.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seated {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    pub room: String,
+    pub seat: usize,
+    pub token: String,
+    /// The seat's link.
+    pub browser: String,
+    /// The `diving join` command that takes it.
+    pub join: String,
+    /// For a `create`, when other people play: each other person's seat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invites: Vec<Invite>,
+}
+
+/// Another person's seat at a new table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invite {
+    pub seat: usize,
+    pub code: String,
+    pub token: String,
+    pub browser: String,
+    pub join: String,
+}
+
+/// `ratings`: a ruleset's leaderboard (the same shape `diving host ratings --json` prints).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ratings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    pub ruleset: String,
+    /// Best first.
+    pub rows: Vec<Standing>,
+    /// The last results, newest first.
+    pub recent: Vec<Recent>,
+}
+
+/// A line of a leaderboard.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Standing {
+    pub rank: usize,
+    pub player: String,
+    pub bot: bool,
+    /// The conservative estimate μ − 3σ, which the board sorts by.
+    pub rating: f64,
+    /// Weng-Lin's μ.
+    pub mu: f64,
+    /// Weng-Lin's σ.
+    pub uncertainty: f64,
+    pub games: u32,
+    pub wins: u32,
+}
+
+/// A finished game on a board's list of recent results.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recent {
+    pub room: String,
+    pub game: u32,
+    /// Seconds since 1970.
+    pub finished: i64,
+    /// In place order.
+    pub places: Vec<Placed>,
+}
+
+/// A player's place in a finished game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placed {
+    pub player: String,
+    pub place: usize,
+}
