@@ -82,7 +82,7 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
             };
             let deck = args.deck.as_deref().map(read_deck).transpose()?;
             let seats = seating.len();
-            Session::new(spec, seating, seed, deck).map_err(|e| match args.players {
+            Session::new(spec, seating, seed, deck).map_err(|e| match &args.players {
                 // The default table (you and one bot) does not fit this ruleset: say how to seat it.
                 None if e.contains(&format!("players, not {seats}")) => {
                     let fewest = Ruleset::load(spec).map_or(2, |r| r.rules.min_players);
@@ -93,6 +93,16 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
                         "{e} (without --players the game seats you and one bot: name the players, e.g. --players {})",
                         example.join(",")
                     )
+                }
+                // Too few people named (`--players alice`): a bot makes the game.
+                Some(list) if e.contains(&format!("players, not {seats}")) => {
+                    let fewest = Ruleset::load(spec).map_or(2, |r| r.rules.min_players);
+                    match seating::with_bots(list, fewest) {
+                        Some(example) => {
+                            anyhow::anyhow!("{e} (to play against the computer, add a bot: --players {example})")
+                        }
+                        None => anyhow::Error::msg(e),
+                    }
                 }
                 _ => anyhow::Error::msg(e),
             })?

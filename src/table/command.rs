@@ -767,6 +767,8 @@ impl Table {
         // 52 bits, as for a new game from the command line.
         let seed = rand::random::<u64>() >> 12;
         let spec = self.session.spec().to_string();
+        let names: Vec<String> =
+            seating.iter().map(|s| s.bot.as_ref().map_or_else(|| s.name.clone(), |b| format!("bot:{b}"))).collect();
         match Session::new(&spec, seating, seed, None) {
             Ok(session) => {
                 self.away = vec![false; session.game().player_count()];
@@ -775,7 +777,14 @@ impl Table {
                 out.reply(self, Reply::NewGame { seed });
                 self.start(out);
             }
-            Err(e) => out.reply(self, Reply::Refused(e)),
+            Err(e) => {
+                // `again alice`: too few players, and a bot would make the game.
+                let fewest = self.game().rules().min_players;
+                let hint = seating::with_bots(&names, fewest)
+                    .filter(|_| e.contains("players, not"))
+                    .map(|example| format!(" (to play against the computer, add a bot: again {example})"));
+                out.reply(self, Reply::Refused(format!("{e}{}", hint.unwrap_or_default())))
+            }
         }
     }
 

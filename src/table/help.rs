@@ -17,6 +17,9 @@ pub fn help_text(topic: Option<&str>, game: &Game) -> Result<String, String> {
     match topic {
         None => Ok(general_help()),
         Some(t) if t.eq_ignore_ascii_case("rules") => Ok(render::rules_guide(game.rules(), game.registry())),
+        // `over` ends a play or a recovery (hint and moves write it): not a command, but a word
+        // a player meets and asks about.
+        Some(t) if t.eq_ignore_ascii_case("over") => Ok(OVER.to_string()),
         Some(t) => match (parse::command_word(t), card_topic(t)) {
             // `help q`: the Quick card (as `help Q`), and what the one-letter command is.
             (Some(word), Some(rank)) if t.chars().count() == 1 => Ok(format!(
@@ -26,7 +29,7 @@ pub fn help_text(topic: Option<&str>, game: &Game) -> Result<String, String> {
             (Some(word), _) => Ok(command_help(word, game.rules())),
             (None, Some(rank)) => Ok(render::card_help(rank, game.rules(), game.registry())),
             (None, None) => Err(format!(
-                "no help for '{}' (help rules, help J, help Q, help K, or a command: {})",
+                "no help for '{}' (help rules, help J, help Q, help K, help over, or a command: {})",
                 limits::quoted(t),
                 COMMANDS.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(", ")
             )),
@@ -90,18 +93,49 @@ fn action_help(act: &crate::core::ActionEntry) -> String {
     out
 }
 
+/// `help over`: the word that puts a used-up J or K on top of the discard pile.
+const OVER: &str = "\
+over   (the last word of a play or a recovery: play 9s over, recover 2s ad over)
+  A J (Jolt) or K (Knot) in front of you is used up by your next number card (the J) or
+  your next recovery (the K), and goes to the discard pile with the card or cards you
+  played. Which card ends on top matters: the next number card is doubled when it matches
+  the discard pile's top card.
+  without 'over'   the J or K goes below, and your card (the last card of a recovery) ends
+                   on top
+  with 'over'      the J or K goes on top: the next player doubles with a card of its suit
+  'over' can be written only when a J or K of yours is used up by this move; 'moves' and
+  'hint' write it when it is the better choice.
+";
+
+/// `recover`'s help: how a recovery is typed, and the oxygen each suit pattern gives, in
+/// words beside the short form `moves` and `hint` write (`2+2`).
+fn recover_help(rules: &crate::core::Rules) -> String {
+    let labels: Vec<String> = rules.recovery.keys().map(|p| format!("{} ({p})", render::pattern_words(p))).collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let mut table = String::new();
+    for (label, gain) in labels.iter().zip(rules.recovery.values()) {
+        let gain = match gain {
+            crate::core::Gain::Max => "back to max".to_string(),
+            g => g.to_string(),
+        };
+        table += &format!("    {label:<width$}  {gain}\n");
+    }
+    format!(
+        "\
+recover CARD… [over]
+  Discard these cards from your hand (in this order: the last one ends on top), draw as many,
+  and gain oxygen by the suits of the cards discarded:
+{table}  The short form in brackets counts the cards of each suit: 2 is two cards of one suit,
+  2+2 two of one suit and two of another, 3 three of one suit; none means no two
+  cards share a suit.
+  over   when a K (Knot) in front of you is used up: the K goes on top (default: below;
+         'help over')
+  example: recover 2h 9h 3s
+"
+    )
+}
+
 fn command_help(word: &str, rules: &crate::core::Rules) -> String {
-    let recovery: Vec<String> = rules
-        .recovery
-        .iter()
-        .map(|(p, g)| {
-            let g = match g {
-                crate::core::Gain::Max => "max".to_string(),
-                g => g.to_string(),
-            };
-            format!("{p}: {g}")
-        })
-        .collect();
     match word {
         "play" => "\
 play CARD [table|tN] [PLAYER] [over]
@@ -117,16 +151,7 @@ play CARD [table|tN] [PLAYER] [over]
   examples:   play 7h · play qd t3 · play js bob · play 5c 2 · play 9s over · 7h
 "
         .to_string(),
-        "recover" => format!(
-            "\
-recover CARD… [over]
-  Discard these cards from your hand (in this order: the last one ends on top), draw as many,
-  and gain oxygen by their suits (suit pattern: gain): {}.
-  over   when a K (Knot) in front of you is used up: the K goes on top (default: below)
-  example: recover 2h 9h 3s
-",
-            recovery.join(", ")
-        ),
+        "recover" => recover_help(rules),
         "pass" => {
             "pass\n  Pass your turn: allowed only when you have no cards and no table card can be played.\n".into()
         }

@@ -370,7 +370,7 @@ impl Narrator<'_> {
 }
 
 /// `none` → "all suits different", `2` → "a pair of a suit" …
-fn pattern_words(p: &SuitPattern) -> String {
+pub(crate) fn pattern_words(p: &SuitPattern) -> String {
     match p.to_string().as_str() {
         "none" => "all suits different".into(),
         "2" => "a pair of a suit".into(),
@@ -608,6 +608,11 @@ fn is_you(name: &str) -> bool {
     name.eq_ignore_ascii_case("you")
 }
 
+/// `alice has won`, but `you have won`: `verb` (third person) after `name`, agreeing with it.
+pub(crate) fn says(name: &str, verb: &str) -> String {
+    if is_you(name) { format!("{name} {}", second_person(verb)) } else { format!("{name} {verb}") }
+}
+
 /// `alice's` or `your`, unstyled.
 pub(crate) fn possessive(name: &str) -> String {
     if is_you(name) { "your".to_string() } else { format!("{name}'s") }
@@ -618,6 +623,7 @@ fn second_person(verb: &str) -> String {
     let (first, rest) = verb.split_once(' ').map_or((verb, ""), |(f, r)| (f, r));
     let first = match first {
         "is" => "are".to_string(),
+        "has" => "have".to_string(),
         "cannot" => "cannot".to_string(),
         w if w.ends_with("ches") || w.ends_with("sses") => w[..w.len() - 2].to_string(),
         w => w.strip_suffix('s').unwrap_or(w).to_string(),
@@ -1308,6 +1314,8 @@ mod tests {
         assert_eq!(second_person("reaches"), "reach");
         assert_eq!(second_person("passes"), "pass");
         assert_eq!(second_person("is"), "are");
+        assert_eq!(says("you", "has won"), "you have won");
+        assert_eq!(says("alice", "has won"), "alice has won");
     }
 
     #[test]

@@ -112,7 +112,7 @@ impl Replay {
         let turn = self.game_at(k - 1).turn();
         let end = match game.outcome() {
             Outcome::Running => String::new(),
-            Outcome::Won(w) => format!("; {} has won", game.name(w)),
+            Outcome::Won(w) => format!("; {}", render::says(game.name(w), "has won")),
             Outcome::Draw => "; a draw".to_string(),
         };
         format!("move {k} of {n} (turn {turn}: {}{end})", game.name(seat))

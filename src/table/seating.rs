@@ -22,6 +22,16 @@ pub struct Seating {
 /// The players when `--players` is not given: you against one bot at normal strength.
 pub const DEFAULT_PLAYERS: [&str; 2] = ["you", "bot:greedy"];
 
+/// `players` with greedy bots added up to `fewest` seats (`alice,bot:greedy`), written as
+/// `--players` takes them: the example a refusal of too few players gives. `None` when there
+/// are enough already.
+pub fn with_bots(players: &[String], fewest: usize) -> Option<String> {
+    let missing = fewest.checked_sub(players.len()).filter(|&n| n > 0)?;
+    let seats: Vec<String> =
+        players.iter().cloned().chain(std::iter::repeat_n("bot:greedy".to_string(), missing)).collect();
+    Some(seats.join(","))
+}
+
 /// The seats from `--players` (or the default): names, and bots as `bot:SPEC`.
 pub fn seating(players: Option<&[String]>) -> anyhow::Result<Vec<Seating>> {
     let given: Vec<String> = match players {

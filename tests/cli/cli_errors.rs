@@ -41,7 +41,7 @@ const BAD: &[(&str, &str)] = &[
     ("moves please", "'moves' takes nothing after it (found 'please')"),
     (
         "help dance",
-        "no help for 'dance' (help rules, help J, help Q, help K, or a command: play, recover, pass, moves, state, hand, log, undo, hint, review, save, reload, help, again, quit)",
+        "no help for 'dance' (help rules, help J, help Q, help K, help over, or a command: play, recover, pass, moves, state, hand, log, undo, hint, review, save, reload, help, again, quit)",
     ),
     ("save", "save needs a file name: save FILE"),
 ];

@@ -469,3 +469,49 @@ fn a_waiting_question_is_told_again_as_it_was_asked() {
     assert!(matches!(&waiting, Question::YesNo(t) if t == text), "{waiting:?} is not {asked:?}");
     assert!(table.question(Caller::Seat(1)).is_none(), "bob is asked nothing");
 }
+
+/// Issue 47: `hint` and `moves` write `over` (`recover 2S AD over`), and `help over` said
+/// `no help for 'over'`; `help recover` wrote the gains as `2+2: +3` with no key to read them.
+#[test]
+fn help_over_and_the_recovery_key_explain_the_words_hint_writes() {
+    let mut s = shell("standard", &["alice", "bob"], short_game_deck());
+    let mut p = Person::default();
+    let over = run(&mut s, "help over", &mut p);
+    assert!(!over.contains("no help"), "{over}");
+    for words in ["J (Jolt)", "K (Knot)", "on top", "doubled"] {
+        assert!(over.contains(words), "{words}: {over}");
+    }
+    let recover = run(&mut s, "help recover", &mut p);
+    assert!(recover.contains("two pairs (2+2)             +3"), "{recover}");
+    assert!(recover.contains("2+2 two of one suit and two of another"), "{recover}");
+    assert!(run(&mut s, "help zzz", &mut p).contains("help over"));
+}
+
+/// Issue 47: with too few people named, the refusal shows the line that adds a bot.
+#[test]
+fn too_few_players_are_told_how_to_add_a_bot() {
+    let out = cli_support::diving().args(["--players", "alice"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("add a bot: --players alice,bot:greedy"), "{stderr}");
+    let mut s = shell("standard", &["alice", "bob"], short_game_deck());
+    let mut p = Person::default();
+    let out = run(&mut s, "again alice", &mut p);
+    assert!(out.contains("add a bot: again alice,bot:greedy"), "{out}");
+}
+
+/// Issue 47: a replay heading said "you has won".
+#[test]
+fn a_replay_speaks_to_you() {
+    let mut s = shell("standard", &["you", "bob"], short_game_deck());
+    let mut p = Person::default();
+    for line in SHORT_GAME {
+        run(&mut s, line, &mut p);
+    }
+    let replay =
+        diving::table::replay::Replay::open(s.session().to_save(), std::path::Path::new("x.json"), None, None, true)
+            .unwrap()
+            .0;
+    let heading = replay.heading(replay.moves());
+    assert!(heading.ends_with("; you have won)"), "{heading}");
+}
