@@ -1,7 +1,9 @@
 //! The interactive front end: rustyline line editing with history and tab completion, the
 //! board shown once per turn, and the hot-seat hand-over that keeps hands secret (each turn
-//! drawn on the alternate screen, which no scrollback keeps). The history file is replaced
-//! whole (a temporary file renamed over it), so a closed terminal never leaves it empty.
+//! drawn on the alternate screen, which no scrollback keeps). Each line typed is added to the
+//! history file at once, the file replaced whole through a temporary file that no caught
+//! signal leaves behind ([`save::write_text`]), so a terminal closed mid-game loses no line
+//! and leaves no file.
 //! The terminal's size is read again after every line (a window resized at the prompt lays
 //! out that line's output anew), and a help longer than the screen waits at `-- more --`.
 //!
@@ -25,6 +27,7 @@ use rustyline::{Context, Editor, ExternalPrinter, Helper};
 use crate::limits::{self, FileKind, Line, Lines, MAX_LINE_BYTES};
 use crate::shell::front::{Flow, Prompter, Shell};
 use crate::table::parse::{COMMANDS, Command, command_word};
+use crate::table::save;
 
 /// What tab completion offers, refreshed before every prompt (the table works it out).
 pub use crate::table::completion::Words;
@@ -182,6 +185,9 @@ impl Terminal {
         {
             term.history = None;
         }
+        if let Some(path) = &term.history {
+            remove_old_temporaries(path);
+        }
         if let (Some(editor), Some(path)) = (&mut term.editor, &term.history) {
             let _ = editor.load_history(path);
         }
@@ -225,13 +231,16 @@ impl Terminal {
         }
     }
 
-    /// Keeps a line in the history (↑, Ctrl-R).
+    /// Keeps a line in the history (↑, Ctrl-R), and in the history file at once.
     pub fn remember(&mut self, line: &str) {
         if line.trim().is_empty() {
             return;
         }
         if let Some(editor) = &mut self.editor {
             let _ = editor.add_history_entry(line);
+        }
+        if let Some(path) = &self.history {
+            keep_in_history_file(path, line);
         }
         if let Some(list) = self.seat_histories.as_mut().and_then(|h| h.get_mut(self.seat)) {
             list.push(line.to_string());
@@ -265,25 +274,6 @@ impl Terminal {
     #[cfg(test)]
     fn history_lines(&self) -> Vec<String> {
         self.editor.as_ref().map(|e| e.history().iter().cloned().collect()).unwrap_or_default()
-    }
-
-    fn save_history(&mut self) {
-        // Failing to keep the history must not spoil the game: errors are ignored.
-        if let (Some(editor), Some(path)) = (&mut self.editor, &self.history) {
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            // Written beside it, then renamed over it: the history is never truncated first,
-            // so a terminal closed mid-write (a SIGHUP) leaves the old file or the new one.
-            let temp = path.with_extension(format!("tmp{}", std::process::id()));
-            if editor.save_history(&temp).is_ok() {
-                if std::fs::rename(&temp, path).is_err() {
-                    let _ = std::fs::remove_file(&temp);
-                }
-            } else {
-                let _ = std::fs::remove_file(&temp);
-            }
-        }
     }
 
     fn clear_screen(&self) {
@@ -376,10 +366,14 @@ impl Prompter for Terminal {
     }
 }
 
+/// How the line editor is set up: completion as a list, nothing added to the history by itself.
+fn editor_config() -> Config {
+    Config::builder().completion_type(CompletionType::List).auto_add_history(false).build()
+}
+
 /// A line editor with completion, adding nothing to its history by itself.
 fn new_editor() -> Option<Editor<Completion, FileHistory>> {
-    let config = Config::builder().completion_type(CompletionType::List).auto_add_history(false).build();
-    Editor::with_config(config).ok().map(|mut e| {
+    Editor::with_config(editor_config()).ok().map(|mut e| {
         e.set_helper(Some(Completion { words: Arc::default(), files: FilenameCompleter::new() }));
         e
     })
@@ -423,6 +417,54 @@ fn history_path() -> Option<PathBuf> {
         None => PathBuf::from(std::env::var_os("HOME").filter(|v| !v.is_empty())?).join(".local/share"),
     };
     Some(base.join("diving").join("history"))
+}
+
+/// Adds `line` to the history file at `path`: the file as it is now (another window's lines
+/// included) with the line after it, at most as many lines as the editor keeps, written whole
+/// through a temporary file ([`save::write_text`]). Written as each line is typed, so a
+/// terminal closed mid-game loses nothing. Failing to keep the history must not spoil the
+/// game: errors are ignored.
+fn keep_in_history_file(path: &std::path::Path, line: &str) {
+    use rustyline::history::History;
+    let config = editor_config();
+    let mut history = FileHistory::with_config(&config);
+    // A file that is not there yet, or not a history, starts a new one.
+    let _ = history.load(path);
+    if history.add(line).is_err() {
+        return;
+    }
+    // rustyline's own format (version 2): a new line and a backslash escaped.
+    let mut text = String::from("#V2\n");
+    for entry in history.iter() {
+        text += &entry.replace('\\', "\\\\").replace('\n', "\\n");
+        text.push('\n');
+    }
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = save::write_text(path, &text);
+}
+
+/// Removes what earlier versions left beside the history file when a terminal closed while
+/// they wrote it (`history.tmpPID`, from processes no longer running). The temporaries of
+/// [`save::write_text`] are removed by its next write.
+fn remove_old_temporaries(path: &std::path::Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    if !std::path::Path::new("/proc/self").exists() {
+        return;
+    }
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(pid) = file.to_str().and_then(|f| f.strip_prefix(name)).and_then(|f| f.strip_prefix(".tmp")) else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        let alive = pid != std::process::id() && std::path::Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// A hand-over prompt: Enter goes on (`true`). Ctrl-C or Ctrl-D there is a `quit`: the
@@ -590,7 +632,6 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
         term.leave_secret();
     }
     shell.flush();
-    term.save_history();
 }
 
 #[cfg(test)]
@@ -613,6 +654,29 @@ mod tests {
         assert!(term.history_lines().is_empty(), "{:?}", term.history_lines());
         term.switch_to(0);
         assert_eq!(term.history_lines(), ["play js zed"]);
+    }
+
+    /// Issue 47: a closed terminal lost the lines of the game and left `history.tmpPID`
+    /// behind. Each line is now in the file as soon as it is typed, beside what another
+    /// window wrote, and no temporary file stays (an old one of a process that is gone is
+    /// removed).
+    #[test]
+    fn each_line_reaches_the_history_file_at_once_and_nothing_is_left_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history");
+        std::fs::write(&path, "#V2\nmoves\n").unwrap();
+        // A leftover of an earlier version, from a process that is no longer running.
+        let gone = u32::MAX - 7;
+        std::fs::write(dir.path().join(format!("history.tmp{gone}")), "").unwrap();
+        remove_old_temporaries(&path);
+        keep_in_history_file(&path, "play 10h");
+        // Another window adds a line meanwhile.
+        let text = std::fs::read_to_string(&path).unwrap() + "state\n";
+        std::fs::write(&path, text).unwrap();
+        keep_in_history_file(&path, "say a\\b");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "#V2\nmoves\nplay 10h\nstate\nsay a\\\\b\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["history"]);
     }
 
     #[test]

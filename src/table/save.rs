@@ -273,10 +273,25 @@ fn write_with(path: &Path, save: &SaveFile, clean: bool) -> Result<(), SaveError
             ),
         ));
     }
-    let target = target_of(path)?;
-    let err = |e: std::io::Error| SaveError::new(path, format!("cannot save: {e}"));
     let mut text = serde_json::to_string_pretty(save).map_err(|e| SaveError::new(path, format!("cannot save: {e}")))?;
     text.push('\n');
+    replace(path, &text, clean)
+}
+
+/// Writes `text` to `path` as [`write`](fn@write) writes a save: whole or not at all, through a
+/// temporary file that no caught signal leaves behind (the command history, the autosaves).
+pub fn write_text(path: &Path, text: &str) -> Result<(), SaveError> {
+    replace(path, text, true)
+}
+
+/// [`write_text`] for a file written again and again by this process ([`write_again`]).
+pub fn write_text_again(path: &Path, text: &str) -> Result<(), SaveError> {
+    replace(path, text, false)
+}
+
+fn replace(path: &Path, text: &str, clean: bool) -> Result<(), SaveError> {
+    let target = target_of(path)?;
+    let err = |e: std::io::Error| SaveError::new(path, format!("cannot save: {e}"));
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),

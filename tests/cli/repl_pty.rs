@@ -499,7 +499,10 @@ fn ctrl_c_at_quit_is_no_and_the_history_is_replaced_whole() {
     let history = home.path().join("data/diving/history");
     std::fs::create_dir_all(history.parent().unwrap()).unwrap();
     std::fs::write(&history, "#V2\nmoves\n").unwrap();
-    let inode = std::fs::metadata(&history).unwrap().ino();
+    // Held open, so that its inode is not freed and given to a later file of the same folder
+    // (the history is now written at every line: issue 47).
+    let original = std::fs::File::open(&history).unwrap();
+    let inode = original.metadata().unwrap().ino();
     let mut p =
         start(&["--players", "alice,bot:random", "--seed", "1", "--deck", "@scripts/short-game.deck"], home.path());
     p.exp_string("alice> ").unwrap();
@@ -518,6 +521,7 @@ fn ctrl_c_at_quit_is_no_and_the_history_is_replaced_whole() {
     let kept = std::fs::read_to_string(&history).unwrap();
     assert!(kept.contains("moves") && kept.contains("play 10h"), "{kept}");
     assert_ne!(std::fs::metadata(&history).unwrap().ino(), inode, "the history was rewritten in place");
+    assert_eq!(original.metadata().unwrap().len(), "#V2\nmoves\n".len() as u64, "the old file was changed");
     let leftovers: Vec<_> = std::fs::read_dir(history.parent().unwrap()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "{leftovers:?}");
 }
