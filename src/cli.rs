@@ -72,6 +72,9 @@ impl Cli {
             ("--load", top.load.is_some()),
             ("--no-color", top.no_color),
             ("--no-hints", top.no_hints),
+            ("--resume", top.resume.is_some()),
+            ("--forget", top.forget.is_some()),
+            ("--reveal-hands", top.reveal_hands),
         ]
         .into_iter()
         .filter_map(|(flag, set)| set.then_some(flag))
@@ -98,6 +101,9 @@ impl Cli {
             load: pick("--load", &top.load, &sub.load)?,
             no_color: top.no_color || sub.no_color,
             no_hints: top.no_hints || sub.no_hints,
+            resume: pick("--resume", &top.resume, &sub.resume)?,
+            forget: pick("--forget", &top.forget, &sub.forget)?,
+            reveal_hands: top.reveal_hands || sub.reveal_hands,
         })
     }
 }
@@ -469,13 +475,24 @@ pub struct PlayArgs {
     /// Turn `hint` off for this game (a save keeps it off)
     #[arg(long)]
     pub no_hints: bool,
+    /// Take up an unfinished game kept at the terminal (its number in the list, or its
+    /// name); alone, list them
+    #[arg(long, value_name = "GAME", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+    /// Let a kept unfinished game go (its number in `--resume`'s list, or its name)
+    #[arg(long, value_name = "GAME")]
+    pub forget: Option<String>,
+    /// Show every hand of a hot-seat game where it cannot be hidden: its save opened in a
+    /// pipe or with --json, or played with output that is not a terminal (every player is told)
+    #[arg(long)]
+    pub reveal_hands: bool,
 }
 
 /// Destructured, so an option added here cannot be forgotten on the way to the shell.
 impl From<PlayArgs> for PlayOptions {
     fn from(args: PlayArgs) -> PlayOptions {
-        let PlayArgs { players, seed, deck, script, load, no_color, no_hints } = args;
-        PlayOptions { players, seed, deck, script, load, no_color, no_hints }
+        let PlayArgs { players, seed, deck, script, load, no_color, no_hints, resume, forget, reveal_hands } = args;
+        PlayOptions { players, seed, deck, script, load, no_color, no_hints, resume, forget, reveal_hands }
     }
 }
 

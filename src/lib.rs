@@ -75,8 +75,11 @@
 //!   one a replay ([`table::record`]: the hashes of rules, mods and every step);
 //!   [`table::hint`] — `hint` and `review`, the search bot asked from the mover's view.
 //! - [`shell`] — the terminal front end and the script/JSON mode: the line loop, rustyline,
-//!   hot-seat gates and secrecy, Ctrl-C; [`shell::replay`] — `diving replay`, the viewer, its
-//!   `branch` and its HTML page.
+//!   hot-seat gates and secrecy (each player told at their hand-over what happened while they
+//!   were away: the table's [`table::notice`]s), the pager, Ctrl-C and Ctrl-Z;
+//!   [`shell::autosave`] — every game at the terminal kept on disk as it goes, offered back
+//!   and resumed; [`shell::replay`] — `diving replay`, the viewer, its `branch` and its HTML
+//!   page.
 //! - [`limits`] — every limit on outside input as a named constant, and the bounded readers
 //!   every edge reads through: command lines, files (regular files only, a size per kind),
 //!   player names, bot specs, `--jobs`. `docs/limits.md` lists them.
@@ -210,6 +213,16 @@
 //!   *`tests/engine/architecture.rs` (`no_client_imports_a_server_module`,
 //!   `the_page_reads_the_wire_from_the_host`), `tests/server/server_protocol.rs`
 //!   (`protocol_md_documents_every_message_and_code_and_nothing_else`).*
+//! - **At a terminal, no move a player saw is lost.** The shell writes the game it keeps
+//!   ([`shell::autosave`]) before it shows each change, through a temporary file renamed over
+//!   the last one; the history file is written the same way at each line. It is the shell's
+//!   business, not the core's nor the simulator's: nothing else pays for it.
+//!   *`tests/cli/kept_games.rs`, `tests/cli/tmux.rs` (a real pane closed mid-game).*
+//! - **A hot-seat game's save shows no hand outside its hand-overs.** Its file says it was
+//!   played hot-seat; opened in a pipe, with `--json` or in `replay` before the game is over it
+//!   is watched as a spectator watches, and `--reveal-hands` is written into the file (and
+//!   beside the kept game) before any hand is shown, so every player is told.
+//!   *`tests/cli/hot_seat_secrets.rs`, `tests/cli/cli_save.rs`.*
 //! - **No one is told of a move the host's database does not hold.** Each room call's
 //!   changes are committed (WAL, `synchronous=FULL`) before its messages are sent, so a host
 //!   killed at any moment resumes with every move and result a client was answered.

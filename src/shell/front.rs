@@ -14,8 +14,10 @@ use std::io::Write;
 use serde_json::json;
 
 use crate::core::{Event, Seat, Viewer};
+use crate::shell::autosave::{Autosave, NotKept, Resumed};
 use crate::shell::interrupt::Held;
 use crate::table::command::Listener;
+use crate::table::notice::Happening;
 use crate::table::parse::Command;
 use crate::table::render::{self, Style};
 use crate::table::reply::summary_lines_styled;
@@ -40,11 +42,24 @@ pub trait Prompter {
         self.ask(question)
     }
 
-    /// Between two screenfuls of a long text: whether to show the next (a terminal asks
-    /// `-- more --`). Without a screen to fill, everything is shown.
-    fn more(&mut self) -> bool {
-        true
+    /// Between two screenfuls of a long text (`help rules`, `log`), having shown its lines up
+    /// to `shown` of `total`: what to show next (a terminal asks `-- more --`). Without a
+    /// screen to fill, everything is shown.
+    fn more(&mut self, shown: usize, total: usize) -> More {
+        let _ = (shown, total);
+        More::Page
     }
+}
+
+/// The answer at `-- more --`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum More {
+    /// The next screenful.
+    Page,
+    /// The screenful before the one shown.
+    Back,
+    /// No more of this text.
+    Stop,
 }
 
 /// For scripts: nobody to ask.
@@ -69,16 +84,26 @@ pub struct Screen<W: Write> {
     style: Style,
     /// A person at a terminal (not a script): hands are kept secret, quit asks first.
     interactive: bool,
-    /// The seat whose hand may be shown; `None`: every hand (scripts).
+    /// The seat whose hand may be shown; `None`: every hand (scripts), unless `public`.
     pub viewer: Option<Seat>,
+    /// A reader who may see no hand and make no move (a hot-seat game's save opened in a
+    /// pipe): the table's spectator.
+    public: bool,
+    /// The game kept on disk as it goes (the terminal's autosave), written before each
+    /// change is shown.
+    autosave: Option<Autosave>,
+    /// The autosave failed: the table must be told the game is no longer kept.
+    unkept: bool,
     /// The terminal's width in columns: narration and help are wrapped at word boundaries
     /// and the board is laid out for it. `None` (scripts): nothing is wrapped.
     pub width: Option<usize>,
     /// The terminal's height in rows: a help longer than the screen is shown a screenful at a
     /// time. `None` (scripts, pipes): all of it at once.
     pub height: Option<usize>,
-    /// The rest of a help longer than the screen, shown after `-- more --`.
-    more: Vec<String>,
+    /// A text longer than the screen (a help, the log), whole, and how many of its lines are
+    /// shown: the rest comes after `-- more --`.
+    paged: Vec<String>,
+    paged_shown: usize,
     /// Set when `again` started a new game (the terminal then hands over afresh).
     restarted: bool,
     /// A new game's seed kept back in hot-seat play (it would give every hand away to a
@@ -98,6 +123,66 @@ impl<W: Write> Shell<W> {
     pub fn script(session: Session, out: W, json: bool) -> Shell<W> {
         let policy = Policy::script(session.hints());
         Shell { table: Table::new(session, policy), screen: Screen::new(out, json, Style::PLAIN, false, None, None) }
+    }
+
+    /// A shell for a pipe or a script that may see no hand and make no move (a hot-seat
+    /// game's save opened there): it watches as the public does.
+    pub fn public(session: Session, out: W, json: bool) -> Shell<W> {
+        let mut shell = Shell::script(session, out, json);
+        shell.screen.public = true;
+        shell
+    }
+
+    /// Keeps the game on disk as it goes ([`Autosave`]): in the kept file it was resumed
+    /// from, else in a new one. Notices other programs recorded about it are taken in.
+    pub fn keep_on_disk(&mut self, resumed: Option<Resumed>) -> Result<(), NotKept> {
+        let autosave = Autosave::start(self.session(), resumed)?;
+        autosave.take_notices(self.table.session_mut());
+        self.screen.autosave = Some(autosave);
+        self.table.set_kept(true);
+        Ok(())
+    }
+
+    /// Where the game is kept on disk, if it is.
+    pub fn kept_in(&self) -> Option<&std::path::Path> {
+        self.screen.autosave.as_ref().map(Autosave::path)
+    }
+
+    /// Writes the kept game if it changed (a notice told, a move): nothing is lost if the
+    /// program ends now.
+    pub fn commit(&mut self) {
+        self.screen.keep(&self.table);
+        if std::mem::take(&mut self.screen.unkept) {
+            self.table.set_kept(false);
+        }
+    }
+
+    /// Keeps a notice of `what`, done by whoever has the keyboard (nobody, at a hand-over),
+    /// and writes it to disk.
+    pub fn note(&mut self, what: Happening, at_hand_over: bool) {
+        let by = if at_hand_over { None } else { self.screen.viewer };
+        self.table.session_mut().note(by, what);
+        self.commit();
+    }
+
+    /// Tells `seat` what happened to the game while they were away (a save made, a reload,
+    /// the game resumed …) that they were not told yet.
+    pub fn tell(&mut self, seat: Seat) {
+        if let Some(autosave) = &self.screen.autosave {
+            autosave.take_notices(self.table.session_mut());
+        }
+        let notices = self.table.session_mut().untold(seat);
+        if notices.is_empty() {
+            return;
+        }
+        let name = self.session().game().name(seat).to_string();
+        let head = self.screen.style.bold(&format!("{name}, while you were away:"));
+        self.say(&head);
+        for notice in notices {
+            let text = notice.text(self.session().game());
+            self.say(&format!("  - {text}"));
+        }
+        self.commit();
     }
 
     /// A shell for a person at a terminal: the hand shown is the current player's, or the
@@ -158,6 +243,7 @@ impl<W: Write> Shell<W> {
         let session = self.session();
         let current = session.game().current();
         match self.screen.viewer {
+            _ if self.screen.public => Caller::Spectator,
             _ if !self.screen.interactive => Caller::Script,
             _ if !session.is_bot(current) && !session.game().is_over() => Caller::Seat(current),
             Some(seat) => Caller::Seat(seat),
@@ -228,6 +314,7 @@ impl<W: Write> Shell<W> {
         let held = self.screen.interactive.then(Held::new);
         self.table.start(&mut self.screen);
         self.after_ctrl_c(held);
+        self.commit();
         self.flush();
     }
 
@@ -241,6 +328,7 @@ impl<W: Write> Shell<W> {
         self.page(prompter);
         let flow = self.answers(prompter);
         self.after_ctrl_c(held);
+        self.commit();
         self.flush();
         flow
     }
@@ -250,6 +338,7 @@ impl<W: Write> Shell<W> {
         let caller = self.caller();
         self.table.command(caller, command, &mut self.screen);
         let flow = self.answers(prompter);
+        self.commit();
         self.flush();
         flow
     }
@@ -258,6 +347,7 @@ impl<W: Write> Shell<W> {
     /// branched, with a bot to move).
     pub fn run_bots(&mut self) {
         self.table.run_bots(&mut self.screen);
+        self.commit();
     }
 
     /// Asks the table's questions through `prompter` and gives the answers back, until the
@@ -278,19 +368,28 @@ impl<W: Write> Shell<W> {
         if std::mem::take(&mut self.screen.quit) { Flow::Quit } else { Flow::Continue }
     }
 
-    /// Shows the rest of a long help a screenful at a time, asking `-- more --` between.
+    /// Shows a text longer than the screen a screenful at a time, asking `-- more --`
+    /// between: on to the next screenful, back to the one before, or stop.
     fn page(&mut self, prompter: &mut dyn Prompter) {
-        let rows = self.screen.height.map_or(usize::MAX, |h| h.saturating_sub(1).max(4));
-        while !self.screen.more.is_empty() {
+        let lines = std::mem::take(&mut self.screen.paged);
+        let rows = Screen::<W>::page_rows(self.screen.height);
+        // The screen shows the lines from `top` to `shown`.
+        let mut shown = std::mem::take(&mut self.screen.paged_shown);
+        let mut top = shown.saturating_sub(rows);
+        while shown < lines.len() {
             self.flush();
-            if !prompter.more() {
-                self.screen.more.clear();
-                return;
+            let (from, to) = match prompter.more(shown, lines.len()) {
+                More::Stop => return,
+                More::Page => (shown, (shown + rows).min(lines.len())),
+                More::Back => {
+                    let from = top.saturating_sub(rows);
+                    (from, (from + rows).min(lines.len()))
+                }
+            };
+            for line in &lines[from..to] {
+                self.screen.write_line(line);
             }
-            let rest = self.screen.more.split_off(rows.min(self.screen.more.len()));
-            for line in std::mem::replace(&mut self.screen.more, rest) {
-                self.screen.write_line(&line);
-            }
+            (top, shown) = (to.saturating_sub(rows), to);
         }
     }
 
@@ -351,9 +450,13 @@ impl<W: Write> Screen<W> {
             style,
             interactive,
             viewer,
+            public: false,
+            autosave: None,
+            unkept: false,
             width,
             height: None,
-            more: Vec::new(),
+            paged: Vec::new(),
+            paged_shown: 0,
             restarted: false,
             held_seed: None,
             write_error: None,
@@ -375,8 +478,23 @@ impl<W: Write> Screen<W> {
 
     fn reader(&self, table: &Table) -> Viewer {
         match self.viewer {
+            _ if self.public => Viewer::Spectator,
             Some(seat) if !table.game().is_over() => Viewer::Seat(seat),
             _ => Viewer::Everyone,
+        }
+    }
+
+    /// Writes the kept game if it changed; when that fails, says so once and keeps it no
+    /// longer (the table then asks before an unsaved game is left).
+    fn keep(&mut self, table: &Table) {
+        let Some(autosave) = &mut self.autosave else { return };
+        if let Err(e) = autosave.keep(table.session()) {
+            self.autosave = None;
+            self.unkept = true;
+            let text = self.look().error(&format!(
+                "cannot keep the game on disk ({e}): it is no longer kept as it goes; 'save FILE' keeps it"
+            ));
+            self.write_line(&text);
         }
     }
 
@@ -418,6 +536,25 @@ impl<W: Write> Screen<W> {
         }
     }
 
+    /// The lines a screenful of a paged text holds: the screen's rows less one for the
+    /// question.
+    fn page_rows(height: Option<usize>) -> usize {
+        height.map_or(usize::MAX, |h| h.saturating_sub(1).max(4))
+    }
+
+    /// Writes `rendered`'s text, and when it is longer than the screen only its first
+    /// screenful: [`Shell::page`] shows the rest.
+    fn write_paged(&mut self, mut rendered: Rendered) {
+        let rows = self.height.unwrap_or(usize::MAX);
+        if rendered.text.len() >= rows {
+            let first = Screen::<W>::page_rows(self.height);
+            self.paged_shown = first;
+            self.paged = rendered.text.clone();
+            rendered.text.truncate(first);
+        }
+        self.write(rendered);
+    }
+
     /// Writes what the table rendered: the objects in JSON mode, else the text.
     fn write(&mut self, rendered: Rendered) {
         if self.json {
@@ -436,7 +573,7 @@ impl<W: Write> Screen<W> {
         match question {
             Question::Target { .. } => format!("{}; Enter: cancel) ", question.text().trim_end_matches(')')),
             Question::YesNo(text) => self.look().wrap(text),
-            Question::Quit => format!("{} ", question.text()),
+            Question::Quit { .. } => format!("{} ", question.text()),
         }
     }
 
@@ -445,6 +582,18 @@ impl<W: Write> Screen<W> {
     /// keep it).
     fn new_game(&mut self, table: &Table, seed: u64) {
         let session = table.session();
+        // The game left stays kept (if it had a move); the new one is kept from now on.
+        if self.autosave.take().is_some() {
+            match Autosave::start(session, None) {
+                Ok(autosave) => self.autosave = Some(autosave),
+                Err(e) => {
+                    self.unkept = true;
+                    let text =
+                        self.look().error(&format!("cannot keep the new game on disk ({e}); 'save FILE' keeps it"));
+                    self.write_line(&text);
+                }
+            }
+        }
         self.viewer = if self.interactive { keyboard_seat(session) } else { None };
         self.restarted = true;
         self.held_seed = None;
@@ -463,6 +612,14 @@ impl<W: Write> Listener for Screen<W> {
     /// Writes each reply as it happens (a bot's move as soon as it is made), for the reader
     /// at the keyboard; a question is kept to prompt for.
     fn reply(&mut self, table: &Table, reply: Reply) {
+        // A change is on disk before it is shown (a closed window then loses nothing the
+        // players saw).
+        if matches!(
+            reply,
+            Reply::Moved { .. } | Reply::Undone(_) | Reply::Reloaded(_) | Reply::Saved { .. } | Reply::Quit
+        ) {
+            self.keep(table);
+        }
         match reply {
             Reply::Quit => self.quit = true,
             Reply::Question(question) => self.asked = Some(question),
@@ -480,11 +637,14 @@ impl<W: Write> Listener for Screen<W> {
                     None => text,
                 };
                 rendered.text = text.lines().map(String::from).collect();
-                let rows = self.height.unwrap_or(usize::MAX);
-                if rendered.text.len() >= rows {
-                    self.more = rendered.text.split_off(rows.saturating_sub(1).max(4));
-                }
-                self.write(rendered);
+                self.write_paged(rendered);
+            }
+            // The log at a terminal: every turn this reader may see, paged like a help (on
+            // the alternate screen of a hot-seat turn nothing scrolls back).
+            Reply::Log if self.interactive && !self.json => {
+                let rendered = table.render(&reply, self.reader(table), &self.look());
+                let lines: Vec<String> = rendered.text.iter().flat_map(|t| t.lines()).map(String::from).collect();
+                self.write_paged(Rendered { text: lines, ..rendered });
             }
             reply => {
                 let rendered = table.render(&reply, self.reader(table), &self.look());

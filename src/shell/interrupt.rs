@@ -104,6 +104,37 @@ impl Drop for Held {
     }
 }
 
+/// Set when the program goes on after being stopped (Ctrl-Z, then `fg`): SIGCONT.
+static CONTINUED: AtomicBool = AtomicBool::new(false);
+
+#[cfg(unix)]
+extern "C" fn continued(_: libc::c_int) {
+    // Async-signal-safe: an atomic store.
+    CONTINUED.store(true, Ordering::Relaxed);
+}
+
+/// From now on, notes every time the program goes on after being stopped (Ctrl-Z): while it
+/// was stopped, whoever had the keyboard could read the game's files. Read with
+/// [`take_continued`]. The line editor stops and restarts the program itself; this only
+/// notes that it happened.
+pub fn watch_stops() {
+    #[cfg(unix)]
+    // SAFETY: as in `Held::new`: a zeroed `sigaction` filled in, whose handler only stores
+    // to an atomic; SIGCONT still continues the program whatever its handler.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = continued as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGCONT, &action, std::ptr::null_mut());
+    }
+}
+
+/// Whether the program went on after being stopped since the last call.
+pub fn take_continued() -> bool {
+    CONTINUED.swap(false, Ordering::Relaxed)
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -118,5 +149,17 @@ mod tests {
             libc::raise(libc::SIGINT);
         }
         assert!(held.noted());
+    }
+
+    /// SIGCONT (a stopped program going on) is noted once.
+    #[test]
+    fn going_on_after_a_stop_is_noted() {
+        watch_stops();
+        // SAFETY: sends SIGCONT to this process, which is running: it only runs the handler.
+        unsafe {
+            libc::raise(libc::SIGCONT);
+        }
+        assert!(take_continued());
+        assert!(!take_continued());
     }
 }

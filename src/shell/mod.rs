@@ -3,10 +3,11 @@
 //!
 //! Code map: [`front`] the line loop shared by every input (a pipe, a script, the terminal),
 //! writing the table's replies as text or JSON Lines; [`terminal`] the rustyline front end and
-//! the hot-seat gates; [`interrupt`] Ctrl-C while the game is busy; [`replay`] the replay
+//! the hot-seat gates; [`autosave`] the games kept on disk as they are played, and resumed; [`interrupt`] Ctrl-C while the game is busy; [`replay`] the replay
 //! viewer. This module turns the command line into a session and picks
 //! the front end.
 
+pub mod autosave;
 pub mod front;
 pub mod interrupt;
 pub mod replay;
@@ -20,6 +21,7 @@ use anyhow::{Context, bail};
 
 use crate::limits::{self, Line, Lines};
 use crate::ruleset::Ruleset;
+use crate::table::notice::Happening;
 use crate::table::render::Style;
 use crate::table::seating::read_deck;
 use crate::table::session::Session;
@@ -43,10 +45,39 @@ pub struct PlayOptions {
     pub no_color: bool,
     /// Turn `hint` off for this game.
     pub no_hints: bool,
+    /// `--resume [GAME]`: take up a kept game (its number in the list, or its name); empty:
+    /// list them ([`autosave`]).
+    pub resume: Option<String>,
+    /// `--forget GAME`: let a kept game go.
+    pub forget: Option<String>,
+    /// `--reveal-hands`: show every hand of a hot-seat game where it cannot be hidden (its
+    /// save opened in a pipe or with --json, or its output not a terminal); every player is
+    /// told.
+    pub reveal_hands: bool,
+}
+
+/// Where a game to play comes from, and what it is called in messages.
+struct Start {
+    session: Session,
+    /// The file it was resumed from, as messages name it.
+    loaded: Option<String>,
+    /// The save file it was read from (`--load`), which a reveal of its hands is recorded in.
+    file: Option<PathBuf>,
+    /// The kept game it was taken up from, when this program now holds it.
+    resumed: Option<autosave::Resumed>,
+    /// A new game's random seed, to announce.
+    seed_note: Option<u64>,
+    notes: Vec<String>,
 }
 
 /// `diving play`: runs a game in the REPL, or from a script / pipe.
 pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Result<ExitCode> {
+    if let Some(which) = &args.forget {
+        return forget_kept(which, json);
+    }
+    if args.resume.as_deref() == Some("") {
+        return list_kept(json);
+    }
     // Everything that can fail for bad input fails here, before any output.
     let script: Option<Box<dyn BufRead>> = match &args.script {
         Some(path) => {
@@ -55,59 +86,9 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
         }
         None => None,
     };
-    let mut seed_note = None;
-    let mut loaded = None;
-    let mut notes = Vec::new();
-    let mut session = match &args.load {
-        Some(path) => {
-            if args.players.is_some() || args.seed.is_some() || args.deck.is_some() {
-                bail!("--load resumes a saved game as it was: it cannot be combined with --players, --seed or --deck");
-            }
-            loaded = Some(path.display().to_string());
-            let load = Session::load(save::read(path)?, path, ruleset)?;
-            notes = load.notes;
-            load.session
-        }
-        None => {
-            let spec = ruleset.unwrap_or("standard");
-            let seating = seating::seating(args.players.as_deref())?;
-            let seed = match args.seed {
-                Some(seed) => seed,
-                None => {
-                    // 52 bits: exact in any JSON reader (JavaScript numbers are doubles).
-                    let seed = rand::random::<u64>() >> 12;
-                    seed_note = Some(seed);
-                    seed
-                }
-            };
-            let deck = args.deck.as_deref().map(read_deck).transpose()?;
-            let seats = seating.len();
-            Session::new(spec, seating, seed, deck).map_err(|e| match &args.players {
-                // The default table (you and one bot) does not fit this ruleset: say how to seat it.
-                None if e.contains(&format!("players, not {seats}")) => {
-                    let fewest = Ruleset::load(spec).map_or(2, |r| r.rules.min_players);
-                    let example: Vec<&str> = std::iter::once("you")
-                        .chain(std::iter::repeat_n("bot:greedy", fewest.saturating_sub(1)))
-                        .collect();
-                    anyhow::anyhow!(
-                        "{e} (without --players the game seats you and one bot: name the players, e.g. --players {})",
-                        example.join(",")
-                    )
-                }
-                // Too few people named (`--players alice`): a bot makes the game.
-                Some(list) if e.contains(&format!("players, not {seats}")) => {
-                    let fewest = Ruleset::load(spec).map_or(2, |r| r.rules.min_players);
-                    match seating::with_bots(list, fewest) {
-                        Some(example) => {
-                            anyhow::anyhow!("{e} (to play against the computer, add a bot: --players {example})")
-                        }
-                        None => anyhow::Error::msg(e),
-                    }
-                }
-                _ => anyhow::Error::msg(e),
-            })?
-        }
-    };
+    let interactive = !json && script.is_none() && io::stdin().is_terminal();
+    let Some(start) = start(ruleset, args, interactive)? else { return Ok(ExitCode::SUCCESS) };
+    let Start { mut session, loaded, file, resumed, seed_note, notes } = start;
     if args.no_hints {
         session.set_hints(false);
     }
@@ -115,15 +96,52 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
         eprintln_note(note);
     }
 
-    let interactive = !json && script.is_none() && io::stdin().is_terminal();
     if interactive {
+        let mut reveal = None;
+        if session.humans() > 1 && !io::stdout().is_terminal() {
+            // Hot-seat hides each hand from the next player by clearing the screen: output
+            // that goes elsewhere (a pipe, a file, `| tee game.log`) keeps every hand.
+            if !args.reveal_hands {
+                bail!(
+                    "a hot-seat game ({}) hides each hand by clearing the screen, but standard output is not a \
+                     terminal (a pipe or a file keeps every hand): play it without the pipe or redirection, or give \
+                     --reveal-hands to play with every hand kept there (every player is told)",
+                    session.game().names().join(", ")
+                );
+            }
+            reveal = Some(Happening::Shown { how: "to a pipe or file, as its output is not a terminal".into() });
+        }
         let style = terminal_style(args.no_color);
         let mut shell = Shell::interactive(session, io::stdout(), style);
+        match shell.keep_on_disk(resumed) {
+            Ok(()) | Err(autosave::NotKept::Nowhere) => {}
+            Err(e) => shell.error(&format!("this game is not kept on disk as it goes ({e}); 'save FILE' keeps it")),
+        }
+        if let (Some(file), true) = (&loaded, shell.session().humans() > 1) {
+            shell.note(Happening::Resumed { file: file.clone() }, true);
+        }
+        if let Some(what) = reveal {
+            shell.note(what, true);
+        }
         terminal::run(&mut shell, seed_note, loaded.as_deref());
         return shell.finish().map(|()| ExitCode::SUCCESS);
     }
 
-    let mut shell = Shell::script(session, io::stdout().lock(), json);
+    // A hot-seat game's save, opened in a pipe or with --json: no hand unless asked for, and
+    // then every player is told.
+    let hidden = session.hot_seat() && !args.reveal_hands;
+    let session_revealed = session.hot_seat() && args.reveal_hands;
+    if session.hot_seat() && args.reveal_hands {
+        let how = if json { "with --json" } else { "in a pipe or a script" };
+        let name = loaded.clone().unwrap_or_default();
+        session.note(None, Happening::Opened { file: name, how: how.into() });
+        record_reveal(&session, file.as_deref())?;
+    }
+    let mut shell = if hidden {
+        Shell::public(session, io::stdout().lock(), json)
+    } else {
+        Shell::script(session, io::stdout().lock(), json)
+    };
     if let Some(seed) = seed_note {
         shell.say_json(serde_json::json!({ "event": "seeded", "seed": seed }));
         shell.say(&format!("seed {seed} (replay with --seed {seed})"));
@@ -132,9 +150,28 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
         Some(file) => {
             let game = shell.session().game();
             let (turn, current) = (game.turn(), game.name(game.current()).to_string());
-            shell.say_json(serde_json::json!({ "event": "resumed", "loaded": file, "turn": turn, "current": current }));
+            let hands = if hidden { "hidden" } else { "shown" };
+            shell.say_json(
+                serde_json::json!({ "event": "resumed", "loaded": file, "turn": turn, "current": current, "hands": hands }),
+            );
             let file = limits::shown(&file, limits::NewLines::Escaped);
             shell.say(&format!("resumed {file}: turn {turn}, {current} to play"));
+            if session_revealed {
+                let why = format!(
+                    "{file} is a hot-seat game: every hand is shown (--reveal-hands), and every player is told so at \
+                     their next hand-over"
+                );
+                shell.say_json(serde_json::json!({ "warning": why }));
+                shell.say(&why);
+            }
+            if hidden {
+                let why = format!(
+                    "{file} is a hot-seat game: here it shows no hand and takes no move (resume it at a terminal, \
+                     or give --reveal-hands to show every hand: every player is told)"
+                );
+                shell.say_json(serde_json::json!({ "warning": why }));
+                shell.say(&why);
+            }
             shell.run_bots();
             shell.flush();
         }
@@ -148,6 +185,226 @@ pub fn play(ruleset: Option<&str>, json: bool, args: &PlayOptions) -> anyhow::Re
     // A failed write is the first thing to report: it is why the input stopped being read.
     shell.finish()?;
     read.map(|()| ExitCode::SUCCESS)
+}
+
+/// The game to play: a save (`--load`), a kept game (`--resume N`, or chosen from the
+/// offer a plain `diving` at a terminal makes), or a new one. `None`: nothing to play (the
+/// offer was left with Ctrl-D).
+fn start(ruleset: Option<&str>, args: &PlayOptions, interactive: bool) -> anyhow::Result<Option<Start>> {
+    let resuming = args.load.is_some() || args.resume.is_some();
+    if resuming && (args.players.is_some() || args.seed.is_some() || args.deck.is_some()) {
+        let flag = if args.load.is_some() { "--load" } else { "--resume" };
+        bail!("{flag} resumes a saved game as it was: it cannot be combined with --players, --seed or --deck");
+    }
+    if args.load.is_some() && args.resume.is_some() {
+        bail!("--load and --resume both name a game to resume: give one");
+    }
+    let nothing_asked = !resuming && args.players.is_none() && args.seed.is_none() && args.deck.is_none();
+    let kept = match &args.resume {
+        Some(which) => {
+            let games = autosave::kept_games();
+            let found = autosave::find(&games, which).map_err(anyhow::Error::msg)?;
+            Some(games.into_iter().nth(found).expect("found"))
+        }
+        // A plain `diving` at a terminal offers the unfinished games back.
+        None if nothing_asked && interactive && io::stdout().is_terminal() => match offer(ruleset)? {
+            Offer::Resume(kept) => Some(*kept),
+            Offer::New => None,
+            Offer::Leave => return Ok(None),
+        },
+        None => None,
+    };
+    if let Some(kept) = kept {
+        // Taken only to be played here: a pipe that watches it reads the file as it is.
+        let resumed = if interactive { Some(kept.take().map_err(anyhow::Error::msg)?) } else { None };
+        let name = "the game kept on disk".to_string();
+        let load = Session::load(kept.save, &kept.path, ruleset)?;
+        return Ok(Some(Start {
+            session: load.session,
+            loaded: Some(name),
+            file: None,
+            resumed,
+            seed_note: None,
+            notes: load.notes,
+        }));
+    }
+    if let Some(path) = &args.load {
+        let load = Session::load(save::read(path)?, path, ruleset)?;
+        return Ok(Some(Start {
+            session: load.session,
+            loaded: Some(path.display().to_string()),
+            file: Some(path.clone()),
+            resumed: None,
+            seed_note: None,
+            notes: load.notes,
+        }));
+    }
+    let spec = ruleset.unwrap_or("standard");
+    let seating = seating::seating(args.players.as_deref())?;
+    let mut seed_note = None;
+    let seed = match args.seed {
+        Some(seed) => seed,
+        None => {
+            // 52 bits: exact in any JSON reader (JavaScript numbers are doubles).
+            let seed = rand::random::<u64>() >> 12;
+            seed_note = Some(seed);
+            seed
+        }
+    };
+    let deck = args.deck.as_deref().map(read_deck).transpose()?;
+    let seats = seating.len();
+    let session = Session::new(spec, seating, seed, deck).map_err(|e| match &args.players {
+        // The default table (you and one bot) does not fit this ruleset: say how to seat it.
+        None if e.contains(&format!("players, not {seats}")) => {
+            let fewest = Ruleset::load(spec).map_or(2, |r| r.rules.min_players);
+            let example: Vec<&str> =
+                std::iter::once("you").chain(std::iter::repeat_n("bot:greedy", fewest.saturating_sub(1))).collect();
+            anyhow::anyhow!(
+                "{e} (without --players the game seats you and one bot: name the players, e.g. --players {})",
+                example.join(",")
+            )
+        }
+        // Too few people named (`--players alice`): a bot makes the game.
+        Some(list) if e.contains(&format!("players, not {seats}")) => {
+            let fewest = Ruleset::load(spec).map_or(2, |r| r.rules.min_players);
+            match seating::with_bots(list, fewest) {
+                Some(example) => {
+                    anyhow::anyhow!("{e} (to play against the computer, add a bot: --players {example})")
+                }
+                None => anyhow::Error::msg(e),
+            }
+        }
+        _ => anyhow::Error::msg(e),
+    })?;
+    Ok(Some(Start { session, loaded: None, file: None, resumed: None, seed_note, notes: Vec::new() }))
+}
+
+/// What a person answered to the offer of the kept games.
+enum Offer {
+    Resume(Box<autosave::Kept>),
+    New,
+    Leave,
+}
+
+/// At a plain `diving`: the unfinished games kept (those no other window plays), and the
+/// question whether to take one up. Nothing is asked when there is none.
+fn offer(ruleset: Option<&str>) -> anyhow::Result<Offer> {
+    let games: Vec<autosave::Kept> = autosave::kept_games().into_iter().filter(|g| !g.in_use).collect();
+    if games.is_empty() {
+        return Ok(Offer::New);
+    }
+    let mut out = io::stdout();
+    let style = terminal_style(false);
+    let dash = if style.unicode { "—" } else { "-" };
+    let now = std::time::SystemTime::now();
+    let width = terminal::columns();
+    let head = if games.len() == 1 { "an unfinished game is kept:" } else { "unfinished games are kept:" };
+    writeln!(out, "{head}")?;
+    for (i, game) in games.iter().enumerate() {
+        writeln!(out, "{}", render::wrap(&format!("  {}  {}", i + 1, game.line(now, dash)), width))?;
+    }
+    if ruleset.is_some() {
+        writeln!(out, "(a kept game goes on under the rules it was played with)")?;
+    }
+    let question = if games.len() == 1 {
+        "resume it? 1 or Enter takes it up, n starts a new game: "
+    } else {
+        "resume one? its number takes it up, Enter or n starts a new game: "
+    };
+    let mut lines = Lines::new(io::stdin().lock());
+    loop {
+        write!(out, "{question}")?;
+        out.flush()?;
+        let answer = match lines.next_line() {
+            Ok(Some(Line::Text(line))) => line.trim().to_lowercase(),
+            Ok(Some(_)) => String::from("?"),
+            Ok(None) | Err(_) => {
+                writeln!(out)?;
+                return Ok(Offer::Leave);
+            }
+        };
+        match answer.as_str() {
+            "" if games.len() == 1 => return Ok(Offer::Resume(Box::new(games.into_iter().next().expect("one game")))),
+            "" | "n" | "new" => return Ok(Offer::New),
+            "q" | "quit" => return Ok(Offer::Leave),
+            which => match autosave::find(&games, which) {
+                Ok(i) => return Ok(Offer::Resume(Box::new(games.into_iter().nth(i).expect("found")))),
+                Err(e) => writeln!(out, "{}", limits::shown(&e, limits::NewLines::Escaped))?,
+            },
+        }
+    }
+}
+
+/// `diving --resume`: the unfinished games kept, and how to take one up.
+fn list_kept(json: bool) -> anyhow::Result<ExitCode> {
+    let games = autosave::kept_games();
+    let dir = autosave::games_dir().map(|d| d.display().to_string()).unwrap_or_default();
+    let mut out = io::stdout().lock();
+    if json {
+        let list: Vec<serde_json::Value> = games
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let modified = g.modified.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+                serde_json::json!({
+                    "game": i + 1,
+                    "name": g.path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+                    "players": g.save.players.iter().map(|p| &p.name).collect::<Vec<_>>(),
+                    "turn": g.save.state["turn"],
+                    "current": g.save.state["current"],
+                    "ruleset": g.save.ruleset,
+                    "hot_seat": g.save.hot_seat,
+                    "saved": modified,
+                    "open_elsewhere": g.in_use,
+                })
+            })
+            .collect();
+        writeln!(out, "{}", serde_json::json!({ "kept": list, "dir": dir }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let dir = limits::shown(&dir, limits::NewLines::Escaped);
+    if games.is_empty() {
+        writeln!(out, "no unfinished game is kept (a game played at the terminal is kept as it goes, in {dir})")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(out, "unfinished games, kept in {dir}:")?;
+    let now = std::time::SystemTime::now();
+    for (i, game) in games.iter().enumerate() {
+        writeln!(out, "  {}  {}", i + 1, game.line(now, "-"))?;
+    }
+    writeln!(out, "diving --resume N takes game N up; diving --forget N lets it go")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `diving --forget GAME`: removes a kept game.
+fn forget_kept(which: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let games = autosave::kept_games();
+    let game = &games[autosave::find(&games, which).map_err(anyhow::Error::msg)?];
+    game.forget().map_err(anyhow::Error::msg)?;
+    let name = game.path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+    let mut out = io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::json!({ "forgotten": name }))?;
+    } else {
+        writeln!(out, "forgot the kept game {}", limits::shown(&name, limits::NewLines::Escaped))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Records that a hot-seat game's hands were shown (`--reveal-hands`) where every player will
+/// learn it: in the save it was read from (rewritten with the notice; when that fails the
+/// hands stay hidden) and beside the game kept on disk, for the window that plays it.
+fn record_reveal(session: &Session, file: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let notice = session.notices().last().expect("the notice was just kept");
+    if let Some(path) = file {
+        save::write(path, &session.to_save())
+            .map_err(|e| anyhow::anyhow!("{e}: --reveal-hands shows the hands only once the save records it"))?;
+    }
+    let recorded = autosave::record_elsewhere(&session.key(), notice);
+    if file.is_none() {
+        recorded.map_err(|e| anyhow::anyhow!("{e}: --reveal-hands shows the hands only once that is recorded"))?;
+    }
+    Ok(())
 }
 
 /// A note for the person starting the game (a loaded save recorded under other rules), on
@@ -210,6 +467,10 @@ pub fn play_branch<R: BufRead>(
     if interactive {
         let style = terminal_style(no_color);
         let mut shell = Shell::interactive(session, io::stdout(), style);
+        match shell.keep_on_disk(None) {
+            Ok(()) | Err(autosave::NotKept::Nowhere) => {}
+            Err(e) => shell.error(&format!("this game is not kept on disk as it goes ({e}); 'save FILE' keeps it")),
+        }
         shell.say(note);
         terminal::run(&mut shell, None, None);
         return shell.finish().map(|()| ExitCode::SUCCESS);

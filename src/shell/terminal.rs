@@ -25,7 +25,9 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, ExternalPrinter, Helper};
 
 use crate::limits::{self, FileKind, Line, Lines, MAX_LINE_BYTES};
-use crate::shell::front::{Flow, Prompter, Shell};
+use crate::shell::front::{Flow, More, Prompter, Shell};
+use crate::shell::interrupt;
+use crate::table::notice::Happening;
 use crate::table::parse::{COMMANDS, Command, command_word};
 use crate::table::save;
 
@@ -158,6 +160,9 @@ pub struct Terminal {
     seat: usize,
     /// Whether the alternate screen is on (a hot-seat turn: the hand is drawn there).
     secret: bool,
+    /// What was typed at `-- more --` that was not a key of the pager: the start of the next
+    /// line, put back in front of the cursor at the next prompt.
+    typed: String,
 }
 
 impl Terminal {
@@ -172,6 +177,7 @@ impl Terminal {
             seat_histories: hot_seat.map(|seats| vec![Vec::new(); seats]),
             seat: 0,
             secret: false,
+            typed: String::new(),
         };
         // The history is a convenience: one that is not a regular file or is too large is
         // not loaded (and not overwritten), never an error.
@@ -211,9 +217,12 @@ impl Terminal {
         Some(Box::new(printer))
     }
 
-    /// Reads a line (Ctrl-C: `Interrupted`, Ctrl-D: `Eof`).
+    /// Reads a line (Ctrl-C: `Interrupted`, Ctrl-D: `Eof`); what was typed at `-- more --`
+    /// starts it.
     pub fn read(&mut self, prompt: &str) -> Result<String, ReadlineError> {
+        let typed = std::mem::take(&mut self.typed);
         match &mut self.editor {
+            Some(editor) if !typed.is_empty() => editor.readline_with_initial(prompt, (&typed, "")),
             Some(editor) => editor.readline(prompt),
             None => {
                 // No line editor (an odd terminal): plain reading, through the bounded reader.
@@ -354,21 +363,96 @@ impl Prompter for Terminal {
         answer
     }
 
-    /// `-- more --`: Enter shows the next screenful; `q`, Ctrl-C or Ctrl-D stop. The question
-    /// is wiped once answered, so the next screenful follows the last.
-    fn more(&mut self) -> bool {
-        let on = matches!(self.read("-- more -- (Enter: more, q: stop) "), Ok(line) if line.trim().is_empty());
+    /// `-- more --`, answered with one key: space or Enter shows the next screenful, `b` the
+    /// one before, `q` (Esc, Ctrl-C, Ctrl-D) stops. Any other key stops too, and is not lost:
+    /// it starts the next line at the prompt (`play 8s` typed at `-- more --` is there to
+    /// finish). The question is wiped once answered, so the next screenful follows the last.
+    fn more(&mut self, shown: usize, total: usize) -> More {
+        let question = format!("-- more -- ({shown} of {total} lines; space: on, b: back, q: stop) ");
+        let mut out = std::io::stdout();
+        let _ = write!(out, "{question}").and_then(|()| out.flush());
+        let answer = match read_key() {
+            Some(key) => pager_key(&key),
+            // Not a terminal that gives single keys: a line, as the pager once read.
+            None => {
+                let _ = writeln!(out);
+                match Lines::new(std::io::stdin().lock()).next_line() {
+                    Ok(Some(Line::Text(line))) => pager_key(line.trim().as_bytes()),
+                    _ => (More::Stop, String::new()),
+                }
+            }
+        };
+        let (more, typed) = answer;
+        self.typed = typed;
         if self.clear {
-            let mut out = std::io::stdout();
-            let _ = write!(out, "\x1b[1A\x1b[2K").and_then(|()| out.flush());
+            let _ = write!(out, "\r\x1b[2K").and_then(|()| out.flush());
+        } else {
+            let _ = writeln!(out);
         }
-        on
+        more
     }
 }
 
 /// How the line editor is set up: completion as a list, nothing added to the history by itself.
 fn editor_config() -> Config {
     Config::builder().completion_type(CompletionType::List).auto_add_history(false).build()
+}
+
+/// What a key (or keys) pressed at `-- more --` does, and what of it is typed text for the
+/// next line.
+fn pager_key(key: &[u8]) -> (More, String) {
+    // A key and Enter after it (typed fast, or a line where keys are read as lines) is the key.
+    let end = key.iter().rposition(|&b| b != b'\r' && b != b'\n').map_or(0, |i| i + 1);
+    match &key[..end] {
+        b"" | b" " | b"f" | b"j" | b"\x1b[B" | b"\x1b[6~" => (More::Page, String::new()),
+        b"b" | b"k" | b"\x1b[A" | b"\x1b[5~" => (More::Back, String::new()),
+        b"q" | b"Q" | b"\x1b" | b"\x03" | b"\x04" => (More::Stop, String::new()),
+        // An escape sequence the pager does not know (an arrow to the side …) types nothing.
+        [0x1b, ..] => (More::Stop, String::new()),
+        typed => {
+            // Typing: the start of a command (a paste may bring the whole line, and its end).
+            let text = String::from_utf8_lossy(typed);
+            let line = text.split(['\r', '\n']).next().unwrap_or("");
+            (More::Stop, line.chars().filter(|c| !c.is_control()).collect())
+        }
+    }
+}
+
+/// One key from the terminal, read without waiting for Enter and without echo (the bytes
+/// one press sends: an arrow is three); `None` when standard input is not a terminal that
+/// can be put in that mode.
+fn read_key() -> Option<Vec<u8>> {
+    #[cfg(unix)]
+    {
+        // SAFETY: `termios` is plain data that `tcgetattr` fills in; the mode is changed on
+        // standard input only and put back before returning; `read` writes at most
+        // `buf.len()` bytes into `buf`.
+        unsafe {
+            let mut saved: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(libc::STDIN_FILENO, &mut saved) != 0 {
+                return None;
+            }
+            let mut raw = saved;
+            raw.c_lflag &= !(libc::ICANON | libc::ECHO | libc::ISIG);
+            raw.c_cc[libc::VMIN] = 1;
+            raw.c_cc[libc::VTIME] = 0;
+            if libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &raw) != 0 {
+                return None;
+            }
+            // Read from the descriptor itself: the standard library's buffer would keep what
+            // follows the key from the line editor.
+            let mut buf = [0u8; 256];
+            let read = libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len());
+            libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &saved);
+            match read {
+                n if n > 0 => Some(buf[..n as usize].to_vec()),
+                // The end of input, or an error: stop.
+                _ => Some(b"q".to_vec()),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// A line editor with completion, adding nothing to its history by itself.
@@ -417,6 +501,38 @@ fn history_path() -> Option<PathBuf> {
         None => PathBuf::from(std::env::var_os("HOME").filter(|v| !v.is_empty())?).join(".local/share"),
     };
     Some(base.join("diving").join("history"))
+}
+
+/// The warning a hot-seat game gives inside GNU screen (`STY` is set) when no screenrc turns
+/// `altscreen` on: screen then keeps in its scrollback what the game draws on the alternate
+/// screen and what it clears, hands included. `env` reads the environment.
+fn screen_warning(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<String> {
+    env("STY").filter(|s| !s.is_empty())?;
+    let home = env("HOME").map(PathBuf::from);
+    let files: Vec<PathBuf> = [
+        env("SYSSCREENRC").map(PathBuf::from).or_else(|| Some(PathBuf::from("/etc/screenrc"))),
+        env("SCREENRC").map(PathBuf::from).or_else(|| home.map(|h| h.join(".screenrc"))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    // The last setting read wins, the user's file after the system's.
+    let mut on = false;
+    for file in files {
+        let Ok(opened) = limits::open_regular(&file) else { continue };
+        let mut lines = Lines::new(std::io::BufReader::new(opened));
+        while let Ok(Some(line)) = lines.next_line() {
+            let Line::Text(line) = line else { continue };
+            let words: Vec<&str> = line.split('#').next().unwrap_or("").split_whitespace().collect();
+            if let ["altscreen", value] = words[..] {
+                on = value == "on";
+            }
+        }
+    }
+    (!on).then(|| {
+        "warning: this terminal is inside GNU screen, which keeps hands in its scrollback unless          'altscreen on' is in ~/.screenrc: add that line and start screen again, or play in a          window of its own"
+            .to_string()
+    })
 }
 
 /// Adds `line` to the history file at `path`: the file as it is now (another window's lines
@@ -473,7 +589,11 @@ fn remove_old_temporaries(path: &std::path::Path) {
 fn gate<W: Write>(term: &mut Terminal, shell: &mut Shell<W>, prompt: &str) -> bool {
     loop {
         shell.flush();
-        match term.read_question(prompt) {
+        let read = term.read_question(prompt);
+        if interrupt::take_continued() {
+            shell.note(Happening::Suspended, true);
+        }
+        match read {
             Ok(line) if line.trim().is_empty() => return true,
             // A command typed here (the player did not see the turn end, or the next one
             // started early) would be lost: say so, and wait for Enter alone.
@@ -520,12 +640,25 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
     if let Some(seed) = seed {
         shell.announce_seed(seed);
     }
+    if shell.hot_seat() {
+        // Stopping the program (Ctrl-Z) lets whoever has the keyboard read the game's files:
+        // every player is told at their next hand-over.
+        interrupt::watch_stops();
+        if let Some(warning) = screen_warning(|key| std::env::var_os(key)) {
+            let text = shell.style().bold(&warning);
+            shell.say(&text);
+        }
+    }
     match loaded {
         Some(file) => {
             shell.say(&format!("resumed {}", limits::shown(file, limits::NewLines::Escaped)));
             shell.run_bots();
         }
         None => shell.start(),
+    }
+    if shell.kept_in().is_some() && loaded.is_none() {
+        let text = style.dim("the game is kept as it goes: if the window closes, 'diving' offers it back.");
+        shell.say(&text);
     }
     let mut shown = None;
     // A hot-seat game starts with a hand-over, a new one as a resumed one: nobody's hand is
@@ -564,6 +697,7 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
             term.enter_secret();
             shell.screen.viewer = Some(current);
             term.switch_to(current);
+            shell.tell(current);
             shell.recap(current);
             shown = None;
         }
@@ -589,7 +723,11 @@ pub fn run<W: Write>(shell: &mut Shell<W>, seed: Option<u64>, loaded: Option<&st
         let seat = shell.screen.viewer.unwrap_or(current);
         term.set_words(Words::of(game, Some(seat), None));
         let prompt = if game.is_over() { "game over> ".to_string() } else { format!("{}> ", game.name(current)) };
-        match term.read(&prompt) {
+        let read = term.read(&prompt);
+        if interrupt::take_continued() && shell.hot_seat() {
+            shell.note(Happening::Suspended, false);
+        }
+        match read {
             Ok(line) if line.len() > MAX_LINE_BYTES => {
                 let refused = Line::TooLong { bytes: line.len() as u64 };
                 shell.error(&refused.refusal(1).unwrap_or_default().replacen("line 1", "the line", 1));
@@ -654,6 +792,34 @@ mod tests {
         assert!(term.history_lines().is_empty(), "{:?}", term.history_lines());
         term.switch_to(0);
         assert_eq!(term.history_lines(), ["play js zed"]);
+    }
+
+    /// Issue 47: inside GNU screen without `altscreen on`, a hot-seat game warns; with it (in
+    /// the user's screenrc, or the system's unless the user's turns it off), it does not.
+    #[test]
+    fn gnu_screen_without_altscreen_is_warned_of() {
+        let dir = tempfile::tempdir().unwrap();
+        let (user, system) = (dir.path().join("screenrc"), dir.path().join("system"));
+        let env = |sty: bool| {
+            let (user, system) = (user.clone(), system.clone());
+            move |key: &str| match key {
+                "STY" if sty => Some("1234.pts-0.host".into()),
+                "SCREENRC" => Some(user.clone().into_os_string()),
+                "SYSSCREENRC" => Some(system.clone().into_os_string()),
+                _ => None,
+            }
+        };
+        assert_eq!(screen_warning(env(false)), None, "not inside screen");
+        assert!(screen_warning(env(true)).unwrap().contains("altscreen on"));
+        std::fs::write(&user, "startup_message off\n# altscreen on\n").unwrap();
+        assert!(screen_warning(env(true)).is_some(), "a comment turns nothing on");
+        std::fs::write(&user, "altscreen on   # keep the hands out of the scrollback\n").unwrap();
+        assert_eq!(screen_warning(env(true)), None);
+        std::fs::write(&system, "altscreen on\n").unwrap();
+        std::fs::write(&user, "altscreen off\n").unwrap();
+        assert!(screen_warning(env(true)).is_some(), "the user's file comes last");
+        std::fs::write(&user, "").unwrap();
+        assert_eq!(screen_warning(env(true)), None, "the system's file turns it on");
     }
 
     /// Issue 47: a closed terminal lost the lines of the game and left `history.tmpPID`

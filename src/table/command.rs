@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::core::{Action, ActionError, ActionName, Card, Event, Game, Seat, Source, View, Viewer};
 use crate::limits;
 use crate::table::hint::{self, Finding, Suggestion};
+use crate::table::notice::{Happening, Notice};
 use crate::table::parse::{self, Command, Place, Who};
 use crate::table::save;
 use crate::table::seating::{self, Seating};
@@ -28,6 +29,9 @@ pub const NOT_IN_NETWORK_GAMES: [&str; 4] = ["undo", "save", "reload", "again"];
 
 /// What the table says when a person decides to stay in an unsaved game.
 const NOT_QUITTING: &str = "(not quitting; 'save FILE' keeps the game)";
+
+/// What the table says when a kept game is left.
+pub const KEPT: &str = "the game is kept: 'diving --resume' takes it up again";
 
 /// Who sends a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +62,13 @@ pub struct Policy {
     /// Once the game is over every seat's reader sees every hand (one terminal, where every
     /// hand is shown at the end); a network seat keeps seeing only its own.
     pub reveals_at_end: bool,
+    /// The front end keeps the game on disk as it goes (the terminal's autosave): `quit`
+    /// loses nothing, so it does not ask.
+    pub kept: bool,
+    /// Everyone at the table shares one screen: a game with several people is played
+    /// hot-seat, and its saves say so (they open only behind the hand-overs, or showing no
+    /// hand).
+    pub one_screen: bool,
 }
 
 impl Policy {
@@ -70,12 +81,14 @@ impl Policy {
             hints_off: (!hints).then(|| "hints are off for this game (it was started with --no-hints)".into()),
             chat: None,
             reveals_at_end: true,
+            kept: false,
+            one_screen: false,
         }
     }
 
     /// People at one terminal: questions asked, a rescue confirmed.
     pub fn terminal(hints: bool) -> Policy {
-        Policy { asks: true, confirms_rescue: true, ..Policy::script(hints) }
+        Policy { asks: true, confirms_rescue: true, one_screen: true, ..Policy::script(hints) }
     }
 
     /// A seat over the network: questions asked, chat, no undo/save/reload/again.
@@ -90,6 +103,8 @@ impl Policy {
             }),
             chat: Some(chat),
             reveals_at_end: false,
+            kept: false,
+            one_screen: false,
         }
     }
 
@@ -108,8 +123,9 @@ pub enum Question {
     Target { card: Card, role: String, options: Vec<String>, problem: Option<String> },
     /// A yes/no question, worded whole (`… [y/N] `).
     YesNo(String),
-    /// Leaving an unsaved game: yes, no, or a file name to save to first.
-    Quit,
+    /// Leaving an unsaved game: yes, no, or a file name to save to first. `kept`: the front
+    /// end keeps the game on disk as it goes, so leaving loses nothing.
+    Quit { kept: bool },
 }
 
 impl Question {
@@ -131,8 +147,12 @@ impl Question {
                 format!("{p}; {role}? ({})", super::render::or_list(options))
             }
             Question::YesNo(text) => text.trim_end().to_string(),
-            Question::Quit => {
+            Question::Quit { kept: false } => {
                 "the game is not saved; quit anyway? [y/N] (or type a file name to save and quit)".to_string()
+            }
+            Question::Quit { kept: true } => {
+                "quit now? the game is kept and 'diving' offers it back [y/N] (or type a file name to save it there too)"
+                    .to_string()
             }
         }
     }
@@ -244,8 +264,11 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn new(session: Session, policy: Policy) -> Table {
+    pub fn new(mut session: Session, policy: Policy) -> Table {
         let seats = session.game().player_count();
+        if policy.one_screen && session.humans() > 1 {
+            session.set_hot_seat(true);
+        }
         Table { session, policy, pending: None, away_bot: None, away: vec![false; seats] }
     }
 
@@ -264,6 +287,12 @@ impl Table {
 
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// Whether the front end keeps the game on disk as it goes ([`Policy::kept`]): it says so
+    /// when its autosave starts or fails.
+    pub fn set_kept(&mut self, kept: bool) {
+        self.policy.kept = kept;
     }
 
     /// The bot that plays for seats marked away ([`Table::set_away`]).
@@ -332,7 +361,7 @@ impl Table {
             Pending::Rescue { .. } => Reply::NotPlayed,
             Pending::Overwrite { .. } => Reply::Note("(not saved)".into()),
             Pending::Again { .. } => Reply::Note("(the game goes on)".into()),
-            Pending::Quit => Reply::Quit,
+            Pending::Quit => return self.leave(out),
         };
         out.reply(self, reply);
     }
@@ -371,7 +400,7 @@ impl Table {
             Pending::Rescue { action } if yes => self.apply(action, out),
             Pending::Rescue { .. } => out.reply(self, Reply::NotPlayed),
             Pending::Overwrite { path, then_quit } if yes => {
-                self.write_save(&path, out);
+                self.write_save(caller, &path, out);
                 if then_quit && !self.session.is_dirty() {
                     out.reply(self, Reply::Quit);
                 }
@@ -385,7 +414,7 @@ impl Table {
             Pending::Again { players } if yes => self.again(caller, players, false, out),
             Pending::Again { .. } => out.reply(self, Reply::Note("(the game goes on)".into())),
             Pending::Quit => match line.trim().to_lowercase().as_str() {
-                "y" | "yes" => out.reply(self, Reply::Quit),
+                "y" | "yes" => self.leave(out),
                 "" | "n" | "no" => out.reply(self, Reply::Note(NOT_QUITTING.into())),
                 _ => {
                     self.save(caller, line.trim(), true, out);
@@ -451,7 +480,7 @@ impl Table {
             Command::Hint => self.hint(caller, out),
             Command::Review => self.review(caller, out),
             Command::Save(file) => self.save(caller, &file, false, out),
-            Command::Reload => self.reload(out),
+            Command::Reload => self.reload(caller, out),
             Command::Help(topic) => out.reply(self, Reply::Help(HelpTopic(topic))),
             Command::Again(players) => {
                 let running = !self.game().is_over() && self.session.is_dirty();
@@ -459,12 +488,20 @@ impl Table {
             }
             Command::Quit => {
                 if self.policy.asks && !self.policy.network && self.session.is_dirty() && !self.game().is_over() {
-                    self.ask(caller, Pending::Quit, Question::Quit, out);
+                    self.ask(caller, Pending::Quit, Question::Quit { kept: self.policy.kept }, out);
                 } else {
-                    out.reply(self, Reply::Quit);
+                    self.leave(out);
                 }
             }
         }
+    }
+
+    /// The caller leaves; a game kept on disk that is not over says how to take it up again.
+    fn leave(&mut self, out: &mut dyn Listener) {
+        if self.policy.kept && !self.game().is_over() && !self.session.entries().is_empty() {
+            out.reply(self, Reply::Note(KEPT.into()));
+        }
+        out.reply(self, Reply::Quit);
     }
 
     /// The seat a caller's `hand`, `hint` and `moves` are about: its own, or for a script
@@ -720,12 +757,35 @@ impl Table {
             let question = format!("{} exists; overwrite it? [y/N] ", path.display());
             return self.ask(caller, Pending::Overwrite { path, then_quit }, Question::YesNo(question), out);
         }
-        self.write_save(&path, out);
+        self.write_save(caller, &path, out);
     }
 
-    fn write_save(&mut self, path: &Path, out: &mut dyn Listener) {
-        match save::write(path, &self.session.to_save()) {
+    fn write_save(&mut self, caller: Caller, path: &Path, out: &mut dyn Listener) {
+        // With several people at the table, the save is a notice for each of them (a save
+        // holds every hand): kept in the file too, so a game resumed from it tells them.
+        let mut session_save = self.session.to_save();
+        let notice = (self.session.humans() > 1).then(|| {
+            let by = match caller {
+                Caller::Seat(seat) => Some(seat),
+                _ => None,
+            };
+            (by, Happening::Saved { file: path.display().to_string() })
+        });
+        if let Some((by, what)) = &notice {
+            let mut copy = self.session.notices().to_vec();
+            copy.push(Notice {
+                turn: self.game().turn(),
+                by: *by,
+                what: what.clone(),
+                told: by.iter().copied().collect(),
+            });
+            session_save.notices = copy;
+        }
+        match save::write(path, &session_save) {
             Ok(()) => {
+                if let Some((by, what)) = notice {
+                    self.session.note(by, what);
+                }
                 self.session.mark_saved();
                 out.reply(self, Reply::Saved { path: path.display().to_string() });
             }
@@ -733,9 +793,20 @@ impl Table {
         }
     }
 
-    fn reload(&mut self, out: &mut dyn Listener) {
+    fn reload(&mut self, caller: Caller, out: &mut dyn Listener) {
+        let ruleset = self.session.ruleset();
+        let before = (ruleset.name.clone(), crate::table::record::rules_hash(ruleset), ruleset.mod_set());
         match self.session.reload() {
             Ok(report) => {
+                if self.session.humans() > 1 {
+                    let changes =
+                        crate::table::record::differences(&before.0, &before.1, &before.2, self.session.ruleset());
+                    let by = match caller {
+                        Caller::Seat(seat) => Some(seat),
+                        _ => None,
+                    };
+                    self.session.note(by, Happening::Reloaded { changes });
+                }
                 out.reply(self, Reply::Reloaded(report));
                 self.run_bots(out);
             }
@@ -770,7 +841,10 @@ impl Table {
         let names: Vec<String> =
             seating.iter().map(|s| s.bot.as_ref().map_or_else(|| s.name.clone(), |b| format!("bot:{b}"))).collect();
         match Session::new(&spec, seating, seed, None) {
-            Ok(session) => {
+            Ok(mut session) => {
+                if self.policy.one_screen && session.humans() > 1 {
+                    session.set_hot_seat(true);
+                }
                 self.away = vec![false; session.game().player_count()];
                 self.session = session;
                 self.pending = None;

@@ -158,7 +158,13 @@ play CARD [table|tN] [PLAYER] [over]
         "moves" => "moves\n  List every legal move, written as the command that plays it.\n".into(),
         "state" => "state\n  Show the board: divers, table, discard pile, deck and your hand.\n".into(),
         "hand" => "hand\n  Show your hand.\n".into(),
-        "log" => "log\n  Show everything that happened in this game so far.\n".into(),
+        "log" => "\
+log
+  Show everything that happened in this game so far, as you may see it. At a terminal a log
+  longer than the screen is shown a screenful at a time: space or Enter on, b back, q stop
+  (another key stops too, and what you type goes on at the prompt).
+"
+        .into(),
         "undo" => "\
 undo
   Take back your last move (and the bots' moves after it): only your own move, so in a
@@ -179,7 +185,9 @@ undo
 save FILE
   Save the game to FILE; resume it with: diving --load FILE. Every save is a replay too
   (also after the game is over): watch it with diving replay FILE [--as SEAT | --all].
-  The file shows every hand, the seed and the deck: keep it from the players.
+  The file shows every hand, the seed and the deck: keep it from the players. With several
+  people at one terminal, each of them is told of the save at their next turn, and the file
+  opens only as a hot-seat game (in a pipe or with --json it shows no hand).
 "
         .into(),
         "reload" => "\
@@ -190,7 +198,12 @@ reload
         .into(),
         "hint" | "review" => hint::help(word),
         "help" => "help [COMMAND]\n  List the commands, or explain one.\n".into(),
-        "quit" => "quit\n  Leave the game (asks first when it is not saved).\n".into(),
+        "quit" => "\
+quit
+  Leave the game (asks first when it is not saved). At a terminal the game is kept on disk as
+  it goes: the next 'diving' offers it back, and 'diving --resume' lists the kept games.
+"
+        .into(),
         "again" => "\
 again [PLAYER,PLAYER…]   (also: new)
   Deal a new game, on a new seed, under the same ruleset: for the same players, or for the

@@ -5,7 +5,8 @@
 //! Code map: [`command`] the one interpreter ([`Table`]: a typed command from a
 //! [`Caller`] in, typed [`Reply`]s out, under the front end's [`Policy`]); [`reply`] what a
 //! reply says to one reader (JSON objects and text, for its `Viewer` and [`Look`]);
-//! [`session`] a game with its log, bots, undo, reload, branch and save data;
+//! [`session`] a game with its log, bots, undo, reload, branch and save data; [`notice`] what
+//! happened to it besides its moves (a save, a reload …), which every player is told;
 //! [`parse`] text → command; [`render`] state and events → text; [`json`] the JSON contract;
 //! [`save`] the versioned save files (every save is a replay); [`record`] what a replay records
 //! of rules, mods and steps; [`hint`] `hint` and `review`; [`help`] the help texts; [`replay`] a recorded game seen
@@ -18,6 +19,7 @@ pub mod help;
 pub mod hint;
 pub mod html;
 pub mod json;
+pub mod notice;
 pub mod parse;
 pub mod record;
 pub mod render;

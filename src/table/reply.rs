@@ -168,7 +168,10 @@ impl Table {
                 );
                 if self.policy().asks && session.humans() > 1 && !game.is_over() {
                     // Inherent to resuming: said where the player decides where it goes.
-                    out.text.push(look.wrap("this file shows every hand: keep it from the players"));
+                    out.text.push(look.wrap(
+                        "this file shows every hand: keep it from the players (each of them is told of this save at \
+                         their next turn)",
+                    ));
                 }
                 out
             }

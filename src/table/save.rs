@@ -6,8 +6,10 @@
 //! reach. Since version 2 every save is also a replay file: it records the content hash of
 //! the rules and of every mod ([`super::record`]), the hash of every step (so a replay under
 //! changed rules names the first move that went otherwise), where a branched game left its
-//! original, and whether hints are off. Version 1 files are still read (they lack those
-//! records). Checking the snapshot is the loader's job (it needs the rules engine); this
+//! original, and whether hints are off. Version 4 adds whether the game was played hot-seat
+//! (several people at one terminal: such a save opens only behind the hand-overs, or
+//! showing no hand) and the [`Notice`]s of what happened to it besides its moves. Versions 1
+//! to 3 are still read (version 1 files lack the records). Checking the snapshot is the loader's job (it needs the rules engine); this
 //! module only moves bytes and checks the envelope.
 //!
 //! The format is fixed here, not by the core, which knows no serde: cards are written as the
@@ -22,13 +24,16 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::json::{ActionNameJson, CardJson, SourceJson, card_list};
+use super::notice::Notice;
 use super::record::ModRecord;
 use crate::core::{Action, Card, Cards, Seat};
 use crate::limits::{self, FileKind};
 
-/// The format version this program writes (3: step hashes over the canonical encoding of
-/// [`super::record::step_hash`]; 2 hashed the JSON text, and is still read and checked).
-pub const VERSION: u32 = 3;
+/// The format version this program writes (4: `hot_seat` and `notices`; 3: step hashes over
+/// the canonical encoding of [`super::record::step_hash`]; 2 hashed the JSON text, and is
+/// still read and checked). A version 3 reader refuses a version 4 file rather than show the
+/// hands of a hot-seat game.
+pub const VERSION: u32 = 4;
 /// The oldest format version this program still reads (1: no ruleset, mod or step records).
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -78,6 +83,13 @@ pub struct SaveFile {
     /// Hints were switched off for this game (`--no-hints`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub no_hints: bool,
+    /// Several people played this game at one terminal: it opens only as a hot-seat game
+    /// behind its hand-overs, or showing no hand (version 4).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hot_seat: bool,
+    /// What happened to the game besides its moves, and who was told (version 4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<Notice>,
     /// The state the actions lead to (the JSON `state` object).
     pub state: serde_json::Value,
 }
@@ -528,6 +540,8 @@ mod tests {
             actions: vec![Action::Pass],
             steps: vec!["00000000000000ff".into()],
             no_hints: false,
+            hot_seat: false,
+            notices: Vec::new(),
             state: serde_json::json!({"turn": 1}),
         }
     }
@@ -689,7 +703,7 @@ mod tests {
         let cases = [
             (&good[..good.len() / 2], "corrupt or truncated"),
             ("{}", "not a Diving Suits save"),
-            (&good.replace("\"version\":3", "\"version\":99"), "version 99"),
+            (&good.replace("\"version\":4", "\"version\":99"), "version 99"),
             (&good.replace("\"seed\":9", "\"seed\":\"nine\""), "damaged"),
         ];
         for (text, expected) in cases {

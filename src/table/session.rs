@@ -22,6 +22,7 @@ use crate::bots;
 use crate::core::{Action, ActionError, Card, Event, Game, Registry, Rules, Seat, Setup, View, full_deck};
 use crate::limits::{self, BotSpec};
 use crate::ruleset::Ruleset;
+use crate::table::notice::{Happening, Notice};
 use crate::table::save::{self, BranchRecord, SaveError, SaveFile, SavedPlayer};
 pub use crate::table::seating::Seating;
 use crate::table::{json, record, render};
@@ -107,6 +108,11 @@ pub struct Session {
     /// For a game read from a recording made before the canonical step hash (save format 2
     /// and its hosts' journals): each move's [`record::legacy_step_hash`], to check it by.
     legacy_steps: Option<Vec<u64>>,
+    /// Several people play this game at one terminal (kept in its saves: such a save opens
+    /// only behind the hand-overs, or showing no hand).
+    hot_seat: bool,
+    /// What happened to the game besides its moves, for every player to be told.
+    notices: Vec<Notice>,
 }
 
 /// A saved game loaded for play or replay, with what the loader noticed (a ruleset or mod
@@ -157,6 +163,8 @@ impl Session {
             branch,
             hints: true,
             legacy_steps: None,
+            hot_seat: false,
+            notices: Vec::new(),
         })
     }
 
@@ -215,6 +223,65 @@ impl Session {
     /// Turns hints on or off for this game (`--no-hints`); a save keeps it.
     pub fn set_hints(&mut self, on: bool) {
         self.hints = on;
+    }
+
+    /// Whether several people play this game at one terminal (or did, when it was saved).
+    pub fn hot_seat(&self) -> bool {
+        self.hot_seat
+    }
+
+    /// Marks the game as played hot-seat; its saves keep it so.
+    pub fn set_hot_seat(&mut self, on: bool) {
+        self.hot_seat = on;
+    }
+
+    /// What happened to the game besides its moves, in order.
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
+    }
+
+    /// Keeps a notice of `what`, done by `by` (told to them at once), in the turn being
+    /// played; past [`limits::MAX_SAVED_MOVES`] notices the oldest is let go.
+    pub fn note(&mut self, by: Option<Seat>, what: Happening) {
+        self.take_in(Notice { turn: self.game.turn(), by, what, told: by.into_iter().collect() });
+    }
+
+    /// Keeps `notice` (one recorded elsewhere, such as by the program that opened a save of
+    /// this game), unless the same happening is kept already.
+    pub fn take_in(&mut self, notice: Notice) {
+        if self.notices.iter().any(|n| n.same(&notice)) {
+            return;
+        }
+        if self.notices.len() == limits::MAX_SAVED_MOVES {
+            self.notices.remove(0);
+        }
+        self.notices.push(notice);
+    }
+
+    /// The notices `seat` was not told yet, now counted as told.
+    pub fn untold(&mut self, seat: Seat) -> Vec<Notice> {
+        let mut out = Vec::new();
+        for notice in &mut self.notices {
+            if !notice.told.contains(&seat) {
+                notice.told.push(seat);
+                out.push(notice.clone());
+            }
+        }
+        out
+    }
+
+    /// What tells this game from every other: its setup (seed, deck, players, where it
+    /// branched), as 16 hex digits. Every save of a game, and the game resumed from any of
+    /// them, has the same key.
+    pub fn key(&self) -> String {
+        let setup = serde_json::json!({
+            "seed": self.setup.seed,
+            "deck": self.initial_deck().iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            "players": self.game.names(),
+            "bots": self.bots,
+            "branch": self.branch,
+        });
+        format!("{:016x}", crate::ruleset::fnv1a64(setup.to_string().as_bytes()))
     }
 
     pub fn game(&self) -> &Game {
@@ -285,6 +352,12 @@ impl Session {
     /// hooks did on it.
     pub fn start_events(&self) -> Vec<Event> {
         self.opening.clone()
+    }
+
+    /// A count of the changes to the game (moves, undo, reload): it moves whenever the game
+    /// does.
+    pub fn changes(&self) -> u64 {
+        self.version
     }
 
     /// Whether the game changed since it was last saved (or started).
@@ -553,6 +626,8 @@ impl Session {
             actions: self.entries.iter().map(|e| e.action).collect(),
             steps: self.entries.iter().map(|e| record::step_text(e.step)).collect(),
             no_hints: !self.hints,
+            hot_seat: self.hot_seat,
+            notices: self.notices.clone(),
             state: json::state(&self.game, &self.bots).to_value(),
         }
     }
@@ -603,6 +678,29 @@ impl Session {
         let mut session = Session::starting(&spec, seating, file.seed, Some(file.deck), file.branch)
             .map_err(|e| SaveError::new(path, format!("{e}{moved}{}", why(&differences))))?;
         session.hints = !file.no_hints;
+        session.hot_seat = file.hot_seat;
+        let seats = session.game.player_count();
+        if let Some(notice) =
+            file.notices.iter().find(|n| n.by.is_some_and(|s| s >= seats) || n.told.iter().any(|&s| s >= seats))
+        {
+            return Err(SaveError::new(
+                path,
+                format!(
+                    "damaged save file: a notice of turn {} names a seat this game of {seats} has not",
+                    notice.turn
+                ),
+            ));
+        }
+        if file.notices.len() > limits::MAX_SAVED_MOVES {
+            return Err(SaveError::new(
+                path,
+                format!(
+                    "damaged save file: more than {} notices (a save keeps at most that many)",
+                    limits::MAX_SAVED_MOVES
+                ),
+            ));
+        }
+        session.notices = file.notices;
         // A recording made before the canonical step hash is checked against its own.
         if file.version <= 2 {
             session.legacy_steps = Some(Vec::new());

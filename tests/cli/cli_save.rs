@@ -78,7 +78,7 @@ fn a_save_file_is_versioned_json_with_the_whole_game() {
     let dir = tempfile::tempdir().unwrap();
     let file = save_after(3, dir.path(), "game.json");
     let save: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    assert_eq!(save["version"], 3);
+    assert_eq!(save["version"], 4);
     assert_eq!(save["ruleset"], "standard");
     // Every save is a replay: the rules' content hash, the mods (none) and a hash per step.
     assert!(save["rules_hash"].as_str().unwrap().starts_with("fnv1a64:"), "{save}");
@@ -111,7 +111,7 @@ fn a_damaged_save_is_refused_with_the_file_named() {
         ("text.json", "hello".into(), "not a Diving Suits save file (a save is one JSON object"),
         ("list.json", "[1,2,3]".into(), "not a Diving Suits save file (a save is one JSON object"),
         ("other.json", "{\"version\": 1}".into(), "not a Diving Suits save file"),
-        ("future.json", edit(&|v| v["version"] = json!(4)), "format version 4"),
+        ("future.json", edit(&|v| v["version"] = json!(5)), "format version 5"),
         ("noversion.json", edit(&|v| v.as_object_mut().unwrap().retain(|k, _| k != "version")), "no format version"),
         ("negative.json", edit(&|v| v["version"] = json!(-1)), "format version must be a whole number, not -1"),
         ("textversion.json", edit(&|v| v["version"] = json!("2")), "format version must be a whole number, not \"2\""),
@@ -177,6 +177,41 @@ fn a_save_whose_ruleset_file_moved_says_how_to_name_it() {
     let (code, _, stderr) =
         run(&["--json", "--ruleset", moved.to_str().unwrap(), "--load", file.to_str().unwrap()], String::new());
     assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// Issue 47: a version 4 save of a hot-seat game (`tests/fixtures/save-v4-hot-seat.json`:
+/// three moves, a reload, the save) opens in a pipe without a hand; with `--reveal-hands` it is
+/// the saved game exactly, and the file then records that its hands were shown (so the fixture
+/// is opened from a copy).
+#[test]
+fn a_hot_seat_save_of_format_4_opens_without_a_hand_unless_asked() {
+    let fixture = "tests/fixtures/save-v4-hot-seat.json";
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    assert_eq!((saved["version"].clone(), saved["hot_seat"].clone()), (json!(4), json!(true)));
+    let (code, lines, err) = run(&["--load", fixture, "--json"], "state\n".into());
+    assert_eq!(code, Some(0), "{err}");
+    let state = lines.iter().find_map(|l| l.get("state")).unwrap();
+    assert_eq!(state["turn"], 3);
+    assert!(state.get("deck").is_none() && state["players"][0].get("hand").is_none(), "{state}");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(fixture, &copy).unwrap();
+    // The reveal is also recorded for a window playing the game: in this test's own home.
+    let output = diving()
+        .args(["--load", copy.to_str().unwrap(), "--json", "--reveal-hands"])
+        .env("HOME", dir.path())
+        .env_remove("XDG_STATE_HOME")
+        .write_stdin("state\n")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let lines = json_lines(&output.stdout);
+    let state = lines.iter().find_map(|l| l.get("state")).unwrap();
+    assert_eq!(state, &saved["state"], "the replayed game is the saved one");
+    let copied: Value = serde_json::from_str(&std::fs::read_to_string(&copy).unwrap()).unwrap();
+    let whats: Vec<&str> = copied["notices"].as_array().unwrap().iter().map(|n| n["what"].as_str().unwrap()).collect();
+    assert_eq!(whats, ["reloaded", "saved", "opened"]);
+    assert_eq!(copied["notices"][2]["how"], "with --json");
 }
 
 /// Saves written by earlier versions and by this one still load and replay (fixtures in

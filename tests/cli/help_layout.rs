@@ -3,7 +3,7 @@
 //! the line before), and `help rules` shown a screenful at a time on a 24-row terminal (whole
 //! in a pipe). Driven through the shell's own functions, with a scripted person at the keyboard.
 
-use diving::shell::front::{Prompter, Shell};
+use diving::shell::front::{More, Prompter, Shell};
 use diving::table::parse::COMMANDS;
 use diving::table::render::{Style, display_width, reflow};
 use diving::table::session::{Seating, Session};
@@ -20,9 +20,12 @@ impl Prompter for Reader {
         None
     }
 
-    fn more(&mut self) -> bool {
+    fn more(&mut self, _shown: usize, _total: usize) -> More {
         self.asked += 1;
-        if self.more.is_empty() { false } else { self.more.remove(0) }
+        match self.more.is_empty() || !self.more.remove(0) {
+            true => More::Stop,
+            false => More::Page,
+        }
     }
 }
 

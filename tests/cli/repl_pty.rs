@@ -89,12 +89,12 @@ fn a_hot_seat_turn_with_help_completion_and_hidden_hands() {
 
     // Quitting an unsaved game asks first.
     p.send_line("quit").unwrap();
-    p.exp_string("the game is not saved; quit anyway? [y/N]").unwrap();
+    p.exp_string("quit now? the game is kept and 'diving' offers it back [y/N]").unwrap();
     p.send_line("n").unwrap();
     p.exp_string("not quitting").unwrap();
     p.exp_string("alice> ").unwrap();
     p.send_line("quit").unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
 }
@@ -118,7 +118,7 @@ fn a_bot_moves_by_itself_and_its_hand_stays_hidden() {
     p.exp_string("alice> ").unwrap();
     // End of input (Ctrl-D) on an unsaved game asks too; the end of input again quits.
     p.send_control('d').unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
     // The history was kept in the data directory.
@@ -143,7 +143,7 @@ fn ctrl_c_while_a_bot_thinks_loses_nothing() {
     let after = p.exp_string("alice> ").unwrap();
     assert!(after.contains("turn 3 - alice to play"), "the bot moved: {after}");
     p.send_line("quit").unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
 }
@@ -163,7 +163,7 @@ fn a_missing_choice_is_asked_for() {
     p.exp_string("alice's Quick pushes random2 down 4").unwrap();
     p.exp_string("alice> ").unwrap();
     p.send_line("quit").unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_line("yes").unwrap();
     p.exp_eof().unwrap();
 }
@@ -222,7 +222,7 @@ fn hot_seat_history_is_per_seat_and_never_written() {
     assert!(!seen.contains("zed") && !seen.contains("10h"), "alice's typing reached bob: {seen}");
     p.exp_string("bob> ").unwrap();
     p.send_line("quit").unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
     assert!(!home.path().join("data/diving/history").exists(), "a hot-seat game wrote the history file");
@@ -230,6 +230,8 @@ fn hot_seat_history_is_per_seat_and_never_written() {
 
 /// Issue 15, secrecy 2: Ctrl-C or Ctrl-D at a hand-over prompt clears the screen (the hand is
 /// on it) and asks like `quit`, offering to save; answering no goes back to the hand-over.
+/// Run where the game cannot be kept on disk (no `HOME`, no `XDG_STATE_HOME`), so the question
+/// is the one of an unsaved game (issue 47 keeps every game at the terminal as it goes).
 #[test]
 fn ctrl_c_and_ctrl_d_at_a_hand_over_clear_the_screen_and_ask() {
     let home = tempfile::tempdir().unwrap();
@@ -239,7 +241,8 @@ fn ctrl_c_and_ctrl_d_at_a_hand_over_clear_the_screen_and_ask() {
         .env("TERM", "xterm")
         .env("NO_COLOR", "1")
         .env("LANG", "C")
-        .env("HOME", home.path())
+        .env_remove("HOME")
+        .env_remove("XDG_STATE_HOME")
         .env("XDG_DATA_HOME", home.path().join("data"));
     // Escape codes kept: the screen clearing is what is checked.
     let mut p = spawn_with_options(cmd, Options::new().timeout_ms(Some(TIMEOUT_MS))).unwrap();
@@ -324,7 +327,7 @@ fn after_the_hand_over_no_key_reaches_the_previous_seats_typing() {
     assert!(error.contains("error:") && !error.contains("alice"), "{error}");
     assert!(!error.contains("QH") && !error.contains("10C") && !error.contains("10D"), "{error}");
     p.send_line("quit").unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
 }
@@ -444,7 +447,7 @@ fn hot_seat_undo_takes_back_only_your_own_move() {
     let state = p.exp_string("bob> ").unwrap();
     assert!(state.contains("bob to play") && state.contains("front: QH"), "{state}");
     p.send_line("quit").unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
 }
@@ -482,7 +485,7 @@ fn a_hot_seat_turn_is_drawn_on_the_alternate_screen() {
     let bob = p.exp_string("bob> ").unwrap();
     assert!(bob.find("\x1b[?1049h").unwrap() < bob.find("bob's hand").unwrap(), "{bob:?}");
     p.send_line("quit").unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_line("y").unwrap();
     let end = p.exp_eof().unwrap();
     assert!(end.contains("\x1b[?1049l"), "the alternate screen is left when the game is: {end:?}");
@@ -510,12 +513,12 @@ fn ctrl_c_at_quit_is_no_and_the_history_is_replaced_whole() {
     p.exp_string("alice plays 10H").unwrap();
     p.exp_string("alice> ").unwrap();
     p.send_line("quit").unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_control('c').unwrap();
     p.exp_string("not quitting").unwrap();
     p.exp_string("alice> ").unwrap();
     p.send_line("quit").unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
     let kept = std::fs::read_to_string(&history).unwrap();
@@ -693,7 +696,80 @@ fn ctrl_c_while_a_bot_thinks_does_not_run_into_the_next_line() {
     assert!(after.starts_with('\n') || after.starts_with("\r\n"), "the next line runs on from ^C: {before:?}");
     p.exp_string("alice> ").unwrap();
     p.send_line("quit").unwrap();
-    p.exp_string("quit anyway?").unwrap();
+    p.exp_string("quit now?").unwrap();
     p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// Issue 47, item 4: in a hot-seat turn (on the alternate screen, which keeps no scrollback)
+/// `log` showed only its last screenful. It pages through everything this seat may see, a
+/// key at a time: space on, `b` back; and a line typed at `-- more --` is not swallowed: the
+/// pager stops and the line goes on at the prompt.
+#[test]
+fn the_log_pages_back_and_forth_and_a_line_typed_at_more_goes_on_at_the_prompt() {
+    let home = tempfile::tempdir().unwrap();
+    // Ten moves of the short game, saved from a pipe; then taken up at the terminal.
+    let save = home.path().join("ten.json");
+    let moves = [
+        "play 10H",
+        "play 2C",
+        "play QH",
+        "play 3C",
+        "play 10C",
+        "play KS",
+        "play QD",
+        "play 5D",
+        "play 10D",
+        "recover 6H 7H",
+    ];
+    let script = format!("{}\nsave {}\n", moves.join("\n"), save.display());
+    cli_support::diving()
+        .args(["--players", "alice,bob", "--seed", "1", "--deck", "@scripts/short-game.deck"])
+        .write_stdin(script)
+        .assert()
+        .success();
+    let mut p = start(&["--load", save.to_str().unwrap()], home.path());
+    resize(&p, 80, 12);
+    p.exp_string("pass the terminal to alice").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("alice> ").unwrap();
+    p.send_line("log").unwrap();
+    let first = p.exp_string("-- more -- (11 of ").unwrap();
+    assert!(first.contains("-- turn 1: alice --"), "{first}");
+    p.send(" ").unwrap();
+    p.flush().unwrap();
+    let second = p.exp_string("-- more -- (22 of ").unwrap();
+    assert!(!second.contains("-- turn 1: alice --"), "{second}");
+    p.send("b").unwrap();
+    p.flush().unwrap();
+    let back = p.exp_string("-- more -- (11 of ").unwrap();
+    assert!(back.contains("-- turn 1: alice --"), "{back}");
+    // Every page is what alice may see: bob's draws are not named.
+    for page in [&first, &second, &back] {
+        assert!(page.contains("bob draws a card") || !page.contains("bob draws"), "{page}");
+    }
+    // Typing a command at `-- more --`: the pager stops, the typing is at the prompt.
+    p.send("stat").unwrap();
+    p.flush().unwrap();
+    p.exp_string("alice> stat").unwrap();
+    p.send_line("e").unwrap();
+    p.exp_string("turn 11 - alice to play").unwrap();
+    p.exp_string("alice> ").unwrap();
+    // To the end with space: the last page, then the prompt.
+    p.send_line("log").unwrap();
+    for _ in 0..20 {
+        match p.exp_any(vec![
+            rexpect::ReadUntil::String("-- more --".into()),
+            rexpect::ReadUntil::String("alice> ".into()),
+        ]) {
+            Ok((_, found)) if found == "alice> " => break,
+            Ok(_) => {
+                p.send(" ").unwrap();
+                p.flush().unwrap();
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    p.send_line("quit").unwrap();
     p.exp_eof().unwrap();
 }
