@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use diving::server::net::{self, Server, ServerConfig};
 use diving::server::room::{Room, RoomOptions, new_token};
 use diving::table::session::{Seating, Session};
-use diving::wire::{HostLimits as Limits, PROTOCOL, READ_BUFFER};
+use diving::wire::{HostLimits as Limits, LOBBY_SINCE, READ_BUFFER};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -110,7 +110,8 @@ async fn game(
     )
     .await
     .unwrap_or_else(|e| panic!("room {room}: cannot connect: {e}"));
-    let join = json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token});
+    // A client of version 5: it asks for the moves and sends lines (version 6 is pushed views).
+    let join = json!({"type": "join", "protocol": LOBBY_SINCE, "seat": 1, "token": token});
     ws.send(Message::text(join.to_string())).await.unwrap();
     if let Some(start) = start {
         // The hello; what happened so far and the turn follow it.

@@ -109,9 +109,11 @@
 //!   connection holds a permit, at most `per_address` of them one address's, and must send
 //!   each request in time until it is a WebSocket);
 //!   `server::store` the games directory (save paths, the lock a running host holds, and the
-//!   reader of an older host's saves and journal); `server::web` the browser
-//!   seat (a plain HTML/CSS/JS page embedded in the binary, and the `seat_view` it draws, whose
-//!   previews, like the shell's, are `Session::preview`s: worked out on the seat's `View::sample`).
+//!   reader of an older host's saves and journal); `server::view` a reader's view (its
+//!   observation, its listed moves with their previews — like the shell's, `Session::preview`s
+//!   worked out on the seat's `View::sample` —, its question; pushed after every change, and
+//!   moves come back as its listed actions); `server::web` the browser page (plain HTML/CSS/JS
+//!   embedded in the binary, and the `wire.js` it reads the wire from).
 //! - [`join`] — `diving join`: the host's terminal client (a room's seat or the lobby), over
 //!   the [`wire`]; it holds no game and no rule, and prints what the host made for it.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
@@ -209,10 +211,16 @@
 //!   `tests/engine/architecture.rs` (`front_ends_read_no_hand_from_the_game`,
 //!   `the_room_and_the_lobby_do_no_io`).*
 //! - **The host and its clients share only the wire.** `join` imports no server module, the
-//!   wire knows no server, and the page keeps no list of codes or version of its own.
-//!   *`tests/engine/architecture.rs` (`no_client_imports_a_server_module`,
-//!   `the_page_reads_the_wire_from_the_host`), `tests/server/server_protocol.rs`
-//!   (`protocol_md_documents_every_message_and_code_and_nothing_else`).*
+//!   wire knows no server, and the page keeps no list of codes or version of its own. Each
+//!   message is made whole, typed, and written to text once as it leaves: the host never reads
+//!   back or edits what it sent. A move comes back as the listed action (its place in the
+//!   listing the reader's view showed, with the state it was listed at; refused as `stale`
+//!   once the game moved on), made as listed; every reader is pushed its view with each
+//!   change, and nothing asks for one. *`tests/engine/architecture.rs`
+//!   (`no_client_imports_a_server_module`, `the_page_reads_the_wire_from_the_host`,
+//!   `the_host_never_reads_back_what_it_sent`), `tests/server/server_protocol.rs`
+//!   (`protocol_md_documents_every_message_and_code_and_nothing_else`,
+//!   `a_listed_move_is_made_as_listed_and_a_stale_one_is_refused`).*
 //! - **At a terminal, no move a player saw is lost.** The shell writes the game it keeps
 //!   ([`shell::autosave`]) before it shows each change, through a temporary file renamed over
 //!   the last one; the history file is written the same way at each line. It is the shell's

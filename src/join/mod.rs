@@ -7,10 +7,10 @@
 //! At a terminal it is the shell of local play: the line editor of [`terminal`] (completion,
 //! a history of this seat's lines kept in memory only), colours by the same rules, and the
 //! board, narration and listings as local play draws them, which the server makes for this
-//! terminal's style and width (protocol 3's `display`). What Tab completes — this seat's
-//! hand, the table, its legal plays, a question's choices — comes in the server's `screen`
-//! messages. Lines from the server arrive while a line is being typed: they are printed above
-//! it.
+//! terminal's style and width (the `display` of its `join`). What Tab completes — this
+//! seat's hand, the table, its legal plays, a question's choices — comes in the view the host
+//! pushes with every change. Lines from the server arrive while a line is being typed: they
+//! are printed above it.
 //!
 //! With no room (`diving join HOST:PORT`) it is the host's lobby (`lobby`, private): tables,
 //! new ones, ratings; the seat taken there is played by the same code as an invite's, the
@@ -38,7 +38,7 @@ use crate::limits::{Line, MAX_LINE_BYTES, NewLines, shown};
 use crate::shell::terminal::{self, Terminal, Words};
 use crate::table::render::Style;
 use crate::wire::limits::RoomLimits;
-use crate::wire::server::{Hello, NewGame, Output, Rematch, Screen, SeatLine, Waiting};
+use crate::wire::server::{Hello, NewGame, Output, Rematch, SeatLine, View, Waiting};
 use crate::wire::{ClientMessage, Code, Display, HostLimits, PROTOCOL, READ_BUFFER, RulesetId, ServerMessage};
 
 /// What `diving join` was asked.
@@ -201,6 +201,8 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
             display,
             since: None,
             player: None,
+            // A terminal lists outcomes when asked ('moves'): its views need none.
+            previews: false,
         },
         (None, None) => ClientMessage::Watch { protocol: PROTOCOL, ruleset, display, since: None },
         _ => bail!("--seat and --token go together (the host's invite has both); without them you watch"),
@@ -341,6 +343,17 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                         let (text, ended) = output_text(&output, options.json);
                         printed = text;
                         over |= ended;
+                        // At a terminal, the view that comes with a change: the board once per
+                        // change, what Tab completes, the prompt.
+                        if let (Some(shell), Some(view)) = (&mut shell, &output.view) {
+                            printed += &shell.view(view);
+                            // The first prompt comes under the first board.
+                            if let (Some(term), Some(tx)) = (editor.take(), lines_tx.take()) {
+                                console.print(&printed)?;
+                                printed.clear();
+                                read_terminal(term, tx, shell.prompt.clone(), closed.clone(), None);
+                            }
+                        }
                     }
                     ServerMessage::Waiting(waiting) => {
                         printed = if options.json { format!("{text}\n") } else { waiting_text(&waiting) }
@@ -360,15 +373,8 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                         greeted = false;
                         printed = if options.json { format!("{text}\n") } else { new_game_text(&new_game) };
                     }
-                    ServerMessage::Screen(news) => {
-                        if let Some(shell) = &mut shell {
-                            console.print(&shell.screen(&news))?;
-                            // The first prompt comes under the first board.
-                            if let (Some(term), Some(tx)) = (editor.take(), lines_tx.take()) {
-                                read_terminal(term, tx, shell.prompt.clone(), closed.clone(), None);
-                            }
-                        }
-                    }
+                    // What a terminal of versions 3 to 5 is sent instead of a view.
+                    ServerMessage::Screen(_) => {}
                     ServerMessage::Error(refusal) => {
                         let message = shown(&refusal.message, NewLines::Escaped);
                         if refusal.code.is_final() || matches!(refusal.code, Code::Timeout | Code::Dropped) {
@@ -646,19 +652,21 @@ fn read_terminal(
 }
 
 impl Shell {
-    /// Takes a `screen`: what Tab completes and the prompt now; the board (and at the end the
+    /// Takes a view: what Tab completes and the prompt now; the board (and at the end the
     /// summary) when the game has moved since the last one shown. Returns the text to print.
-    fn screen(&mut self, news: &Screen) -> String {
-        *self.words.lock().unwrap_or_else(|e| e.into_inner()) = news.completion.clone();
-        self.prompt.lock().unwrap_or_else(|e| e.into_inner()).over = news.over;
-        let key = (news.at as u64, u64::from(news.turn), news.over);
+    fn view(&mut self, view: &View) -> String {
+        if let Some(words) = &view.completion {
+            *self.words.lock().unwrap_or_else(|e| e.into_inner()) = words.clone();
+        }
+        self.prompt.lock().unwrap_or_else(|e| e.into_inner()).over = view.over;
+        let key = (view.at as u64, u64::from(view.turn), view.over);
         if self.shown == Some(key) {
             return String::new();
         }
         self.shown = Some(key);
-        let mut text = format!("\n{}\n", news.board);
-        if news.over {
-            for line in &news.summary {
+        let mut text = format!("\n{}\n", view.board.as_deref().unwrap_or(""));
+        if view.over {
+            for line in view.summary.iter().flatten() {
                 text += &format!("{line}\n");
             }
             text += &self.style.dim("the game is over: 'log' shows it all, 'rematch' asks for another, 'quit' leaves.");

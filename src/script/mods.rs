@@ -159,6 +159,12 @@ const KEPT_COPIES: usize = 4;
 
 impl Copier for Copies {
     fn copy(&self) -> Arc<Registry> {
+        // Work that must stop (a host stopping under a room's search) makes no more copies:
+        // copying the globals is no budgeted call, and a search copying megabytes of them
+        // per playout went on for half a minute after its Lua calls had stopped.
+        if let Some(why) = super::sandbox::stopping() {
+            return Arc::new(refusing(why.to_string()));
+        }
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         let mut free = pool.iter().enumerate().filter(|(_, (r, _))| Arc::strong_count(r) == 1).map(|(i, _)| i);
         let index = match free.next() {

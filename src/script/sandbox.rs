@@ -251,6 +251,12 @@ impl Drop for StopWhen {
     }
 }
 
+/// Why work with Lua on this thread must stop now, if it must ([`stop_when`]): what a copy of
+/// a game checks before it copies the mods' globals, which no budgeted call covers.
+pub(crate) fn stopping() -> Option<&'static str> {
+    METER.with(stop_reason)
+}
+
 /// Why calls on this thread must stop now, if they must ([`stop_when`]).
 fn stop_reason(m: &Meter) -> Option<&'static str> {
     m.stop.borrow().as_ref().filter(|(flag, _)| flag.load(Ordering::Relaxed)).map(|(_, why)| *why)

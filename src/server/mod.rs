@@ -30,6 +30,7 @@ pub mod lobby;
 pub mod net;
 pub mod room;
 pub mod store;
+pub mod view;
 pub mod web;
 
 use std::io::Write;

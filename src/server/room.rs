@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::db::PlayerId;
-use super::web;
+use super::view;
 use crate::core::{Seat, Viewer};
 use crate::table::completion::Words;
 use crate::table::json::{self as js, Object};
@@ -29,7 +29,7 @@ use crate::table::{self as tables, Caller, Policy, Rendered, Reply, Table};
 use crate::wire::server::{self as msg, SeatLine, TableLine, TableState};
 use crate::wire::{
     ClientMessage, Close, Code, DISPLAY_SINCE, Display, HostLimits, Id, LOBBY_SINCE, OLDEST_PROTOCOL, PROTOCOL, Player,
-    RESUME_SINCE, RulesetId, SEAT_VIEW_SINCE, SeatAsked, ServerMessage,
+    RESUME_SINCE, RulesetId, SEAT_VIEW_SINCE, SeatAsked, ServerMessage, VIEW_SINCE,
 };
 
 /// A connection, numbered by the server.
@@ -104,7 +104,19 @@ impl Outbox {
 
     /// Game output for one reader.
     fn output(&mut self, to: Conn, at: usize, json: Vec<Object>, text: Vec<String>) {
-        self.send(to, ServerMessage::Output(msg::Output { id: None, at, json, text }));
+        self.send(to, ServerMessage::Output(msg::Output { id: None, at, json, text, view: None }));
+    }
+
+    /// Game output for one reader that tells a change, with its view (version 6).
+    fn output_viewed(
+        &mut self,
+        to: Conn,
+        at: usize,
+        json: Vec<Object>,
+        text: Vec<String>,
+        view: Option<Box<msg::View>>,
+    ) {
+        self.send(to, ServerMessage::Output(msg::Output { id: None, at, json, text, view }));
     }
 
     /// A protocol error to the sender: the message is refused.
@@ -171,15 +183,17 @@ struct Look {
     style: Style,
     width: Option<usize>,
     terminal: bool,
+    /// Its views' listed moves come with their previews (version 6, asked for).
+    previews: bool,
 }
 
 impl Look {
-    const PLAIN: Look = Look { style: Style::PLAIN, width: None, terminal: false };
+    const PLAIN: Look = Look { style: Style::PLAIN, width: None, terminal: false, previews: false };
 
     fn of(display: Option<Display>) -> Look {
         match display {
             None => Look::PLAIN,
-            Some(d) => Look { style: d.style(), width: d.width(), terminal: true },
+            Some(d) => Look { style: d.style(), width: d.width(), terminal: true, previews: false },
         }
     }
 
@@ -232,6 +246,13 @@ struct Reader {
     look: Look,
     /// The protocol version it speaks: it is sent no message of a later one.
     version: u32,
+}
+
+impl Reader {
+    /// A terminal sent `screen` messages (versions 3 to 5; a later one has them in its view).
+    fn screened(&self) -> bool {
+        self.look.terminal && self.version < VIEW_SINCE
+    }
 }
 
 /// A game with its seats, tokens and watchers.
@@ -645,9 +666,10 @@ impl Room {
 
     fn handle(&mut self, conn: Conn, message: ClientMessage, now: Instant, identify: &mut Identify, out: &mut Outbox) {
         match (message, self.role(conn)) {
-            (ClientMessage::Join { protocol, seat, token, ruleset, display, since, player }, None) => {
+            (ClientMessage::Join { protocol, seat, token, ruleset, display, since, player, previews }, None) => {
                 let mut hello = Hello::new(protocol, ruleset, display, since);
                 hello.player = player.filter(|_| protocol >= LOBBY_SINCE);
+                hello.look.previews = previews && protocol >= VIEW_SINCE;
                 self.join(conn, hello, seat, &token, now, identify, out)
             }
             (ClientMessage::Watch { protocol, ruleset, display, since }, None) => {
@@ -661,7 +683,7 @@ impl Room {
             }
             (ClientMessage::Display(display), Some(_)) => {
                 if let Some(reader) = self.conns.iter_mut().find(|r| r.conn == conn) {
-                    reader.look = Look::of(Some(display));
+                    reader.look = Look { previews: reader.look.previews, ..Look::of(Some(display)) };
                 }
             }
             (ClientMessage::Join { .. } | ClientMessage::Watch { .. }, Some(_)) => {
@@ -671,6 +693,9 @@ impl Room {
             (ClientMessage::Rematch, Some(_)) if self.version_of(conn) < LOBBY_SINCE => {
                 out.refuse(conn, Code::Malformed, "'rematch' is a message of protocol 5 on")
             }
+            (ClientMessage::Move { .. }, Some(_)) if self.version_of(conn) < VIEW_SINCE => {
+                out.refuse(conn, Code::Malformed, "'move' is a message of protocol 6 on")
+            }
             (_, Some(_)) if self.is_waiting() => {
                 let open = self.open_seats().len();
                 let message =
@@ -678,11 +703,7 @@ impl Room {
                 out.refuse(conn, Code::Waiting, &message);
             }
             (ClientMessage::Rematch, Some(role)) => self.ask_rematch(conn, role, out),
-            (ClientMessage::Command { line, .. }, Some(role))
-                if line.trim().eq_ignore_ascii_case("rematch") && self.version_of(conn) >= LOBBY_SINCE =>
-            {
-                self.ask_rematch(conn, role, out)
-            }
+            (ClientMessage::Move { at, game, index }, Some(role)) => self.play_listed(conn, role, at, game, index, out),
             (ClientMessage::Command { line, seat }, Some(role)) => match (role, seat) {
                 (Role::Seat(mine), Some(asked)) if asked != mine + 1 => {
                     let message = format!("this connection plays seat {}, not seat {asked}", mine + 1);
@@ -695,11 +716,42 @@ impl Room {
         }
     }
 
-    /// The browser seat's snapshot for `conn` ([`web::seat_view`]), with its pending question.
+    /// `seat_view` (versions 2 to 5; a reader of version 6 is pushed its view): the reader's
+    /// view, in an `output` of its own.
     fn seat_view(&self, conn: Conn, role: Role, out: &mut Outbox) {
-        let question = self.table.question(Self::caller(role)).map(|q| question_json(&q));
-        let view = web::seat_view(self.session(), self.viewer(role), question);
+        let view = view::view(&self.table, Self::caller(role), self.game, None, true);
+        let view = serde_json::to_value(&view).expect("a view serialises");
         self.reply(conn, vec![Object::one("seat_view", view)], Vec::new(), out);
+    }
+
+    /// `move` (version 6): the `index`th move of the reader's view of the state `at` moves in
+    /// (of the table's game `game`): made as listed, or refused as `stale` once the game has
+    /// moved on from that state (a stale move is no fault: it does not count toward the drop).
+    fn play_listed(&mut self, conn: Conn, role: Role, at: usize, game: Option<u32>, index: usize, out: &mut Outbox) {
+        if at != self.at() || game.is_some_and(|g| g != self.game) {
+            let message = format!(
+                "the game has moved on since the view you moved from (game {} at move {at}; it is at move {} of game {}): look again",
+                game.unwrap_or(self.game),
+                self.at(),
+                self.game
+            );
+            out.send(conn, ServerMessage::error(Code::Stale, message, None));
+            return;
+        }
+        let caller = Self::caller(role);
+        let from = self.at();
+        let mut replies = Vec::new();
+        self.table.play_listed(caller, index, &mut replies);
+        self.deliver(conn, role, &replies, from, out);
+    }
+
+    /// The view a reader of version 6 is pushed (none for an older one).
+    fn view_for(&self, reader: &Reader) -> Option<Box<msg::View>> {
+        (reader.version >= VIEW_SINCE).then(|| {
+            let terminal = reader.look.terminal.then(|| reader.look.table());
+            let caller = Self::caller(reader.role);
+            Box::new(view::view(&self.table, caller, self.game, terminal.as_ref(), reader.look.previews))
+        })
     }
 
     /// `conn` is gone (closed, dropped, replaced).
@@ -1156,10 +1208,9 @@ impl Room {
         if let Role::Seat(s) = role {
             self.seats[s].told = Some(self.at());
         }
-        out.output(conn, self.at(), lines, text);
-        if look.terminal {
-            out.send(conn, self.screen(role, look));
-        }
+        let view = self.reader(conn).and_then(|r| self.view_for(r));
+        out.output_viewed(conn, self.at(), lines, text, view);
+        self.send_screen(conn, out);
     }
 
     fn state(&self, viewer: Viewer) -> Object {
@@ -1197,17 +1248,26 @@ impl Room {
         })
     }
 
-    /// A `screen` to every terminal reader.
+    /// A `screen` to every terminal reader of versions 3 to 5 (a later one has it in its view).
     fn tell_screens(&self, out: &mut Outbox) {
-        for r in self.conns.iter().filter(|r| r.look.terminal) {
+        for r in self.conns.iter().filter(|r| r.screened()) {
             out.send(r.conn, self.screen(r.role, r.look));
         }
     }
 
-    /// A `screen` to `conn`, if it is a terminal.
+    /// A `screen` to `conn`, if it is a terminal of versions 3 to 5.
     fn send_screen(&self, conn: Conn, out: &mut Outbox) {
-        if let Some(r) = self.reader(conn).filter(|r| r.look.terminal) {
+        if let Some(r) = self.reader(conn).filter(|r| r.screened()) {
             out.send(conn, self.screen(r.role, r.look));
+        }
+    }
+
+    /// What changed for `conn` alone (a question asked or dropped): its view (version 6),
+    /// or its screen (a terminal of versions 3 to 5).
+    fn tell_view(&self, conn: Conn, out: &mut Outbox) {
+        match self.reader(conn).and_then(|r| self.view_for(r)) {
+            Some(view) => out.output_viewed(conn, self.at(), Vec::new(), Vec::new(), Some(view)),
+            None => self.send_screen(conn, out),
         }
     }
 
@@ -1255,7 +1315,7 @@ impl Room {
         let mut told = Vec::new();
         for r in &self.conns {
             let (lines, text) = self.render_moves(from, false, self.viewer(r.role), r.look);
-            out.output(r.conn, self.at(), lines, text);
+            out.output_viewed(r.conn, self.at(), lines, text, self.view_for(r));
             if let Role::Seat(s) = r.role {
                 told.push(s);
             }
@@ -1273,10 +1333,10 @@ impl Room {
         let from = self.at();
         let mut replies = Vec::new();
         self.table.line(caller, line, &mut replies);
-        let screened = self.deliver(conn, role, &replies, from, out);
-        // Another command dropped the question: Tab completes commands again.
-        if asked && self.table.question(caller).is_none() && !screened {
-            self.send_screen(conn, out);
+        let told = self.deliver(conn, role, &replies, from, out);
+        // Another command dropped the question: the view has none (Tab completes commands again).
+        if asked && self.table.question(caller).is_none() && !told {
+            self.tell_view(conn, out);
         }
     }
 
@@ -1290,9 +1350,11 @@ impl Room {
         let mut moved = false;
         let mut asked = false;
         let mut bye = false;
+        let mut rematch = false;
         for reply in replies {
             match reply {
                 Reply::Opened(_) | Reply::Moved { .. } => moved = true,
+                Reply::Rematch => rematch = true,
                 Reply::BotWarning(message) | Reply::BotStuck(message) => {
                     out.log.push(format!("room {}: {message}", self.id))
                 }
@@ -1313,20 +1375,28 @@ impl Room {
             }
         }
         if !mine.json.is_empty() || !mine.text.is_empty() {
-            self.reply(conn, mine.json, mine.text, out);
+            // A question asked is a change: the asker's view has it (Tab completes its choices).
+            let view = if asked { self.reader(conn).and_then(|r| self.view_for(r)) } else { None };
+            out.output_viewed(conn, self.at(), mine.json, mine.text, view);
         }
         if bye {
             out.close.push((conn, Close::Bye));
         }
         if asked {
-            // Tab now completes the choices.
             self.send_screen(conn, out);
         }
         if moved {
             self.tell_moves(from, out);
             self.tell_screens(out);
         }
-        look.terminal && (asked || moved)
+        if rematch {
+            if self.version_of(conn) < LOBBY_SINCE {
+                self.reply_error(conn, role, "'rematch' is a message of protocol 5 on", out);
+            } else {
+                self.ask_rematch(conn, role, out);
+            }
+        }
+        asked || moved
     }
 
     fn say(&mut self, conn: Conn, role: Role, text: &str, out: &mut Outbox) {

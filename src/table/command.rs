@@ -234,6 +234,9 @@ pub enum Reply {
     },
     /// The caller leaves.
     Quit,
+    /// (a network table) The caller asks for another game once this one is over: the front
+    /// end's to carry out (every person at the table must ask).
+    Rematch,
 }
 
 /// Where a table's replies go, as they happen: a front end renders each for its reader
@@ -335,19 +338,49 @@ impl Table {
     }
 
     /// One line of input from `caller`: chat, the answer to its question, or a command; each
-    /// reply goes to `out` as it happens (a bot's move once it is made).
+    /// reply goes to `out` as it happens (a bot's move once it is made). The line is read
+    /// once, by the one parser: chat leaves a pending question waiting; anything else answers
+    /// it (or, being another command, drops it and runs).
     pub fn line(&mut self, caller: Caller, line: &str, out: &mut dyn Listener) {
-        if let Some(text) = self.policy.chat.and(say_text(line)) {
+        let parsed = parse::parse_with(line, self.game().registry().actions());
+        if let Ok(Some(Command::Say(text))) = &parsed {
             return self.say(caller, text, out);
         }
         if let Some((_, pending, _)) = self.pending.take_if(|(c, ..)| *c == caller) {
             return self.answer(caller, pending, line, out);
         }
-        match parse::parse_with(line, self.game().registry().actions()) {
+        match parsed {
             Ok(None) => {}
             Ok(Some(command)) => self.command(caller, command, out),
             Err(message) => out.reply(self, Reply::Refused(message)),
         }
+    }
+
+    /// What `caller` may do now, in the listing's order: its legal actions when it is to move
+    /// (a script's: the current seat's), else none. A view lists these, and a listed move
+    /// ([`Table::play_listed`]) names one by its place.
+    pub fn listed(&self, caller: Caller) -> Vec<Action> {
+        let game = self.game();
+        match self.own_seat(caller) {
+            Some(seat) if !game.is_over() => View::new(game, seat).legal_actions(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The `index`th of `caller`'s listed actions ([`Table::listed`]), made as it was listed:
+    /// no line is written or read again, and the core checks it once, as it applies it. A
+    /// question `caller` was asked is dropped.
+    pub fn play_listed(&mut self, caller: Caller, index: usize, out: &mut dyn Listener) {
+        if let Err(message) = self.check_turn(caller) {
+            return out.reply(self, Reply::Refused(message));
+        }
+        let listed = self.listed(caller);
+        let Some(&action) = listed.get(index) else {
+            let message = format!("there is no move {index} (your listing has {} now)", listed.len());
+            return out.reply(self, Reply::Refused(message));
+        };
+        self.pending.take_if(|(c, ..)| *c == caller);
+        self.play(caller, action, out);
     }
 
     /// Nobody can answer `caller`'s question (the input ended, Ctrl-D).
@@ -431,6 +464,15 @@ impl Table {
     /// Runs one command from `caller`, then lets bots move.
     pub fn command(&mut self, caller: Caller, command: Command, out: &mut dyn Listener) {
         let word = command.word();
+        match command {
+            Command::Say(text) => return self.say(caller, &text, out),
+            Command::Rematch if self.policy.network => return out.reply(self, Reply::Rematch),
+            Command::Rematch => {
+                let message = "'rematch' asks the table a game is hosted at for another: here, 'again' plays again";
+                return out.reply(self, Reply::Refused(message.into()));
+            }
+            _ => {}
+        }
         if !self.policy.offers(word) && !matches!(command, Command::Hint | Command::Review) {
             let message = format!("'{word}' is not available in a network game (the host saves every move)");
             return out.reply(self, Reply::Refused(message));
@@ -493,6 +535,7 @@ impl Table {
                     self.leave(out);
                 }
             }
+            Command::Say(_) | Command::Rematch => unreachable!("answered above"),
         }
     }
 
@@ -868,21 +911,17 @@ impl Table {
     }
 
     fn say(&self, caller: Caller, text: &str, out: &mut dyn Listener) {
+        let Some(most) = self.policy.chat else {
+            return out.reply(self, Reply::Refused("'say' is chat at a table hosted over the network".into()));
+        };
         let Caller::Seat(seat) = caller else {
             return out.reply(self, Reply::Refused("spectators cannot chat".into()));
         };
-        match limits::clean_chat(text, self.policy.chat.unwrap_or(0)) {
+        match limits::clean_chat(text, most) {
             Ok(text) => out.reply(self, Reply::Chat { seat, text }),
             Err(message) => out.reply(self, Reply::Refused(message)),
         }
     }
-}
-
-/// The text of a `say` line, if it is one.
-fn say_text(line: &str) -> Option<&str> {
-    let trimmed = line.trim_start();
-    let word = trimmed.split_whitespace().next()?;
-    word.eq_ignore_ascii_case("say").then(|| &trimmed[word.len()..])
 }
 
 /// A `play` command made into an action for the current player: ready, or waiting for the

@@ -94,6 +94,10 @@ pub enum Command {
     /// A new game; with players (as `--players` takes them), those, else the same ones.
     Again(Option<Vec<String>>),
     Quit,
+    /// Chat to the table (a network table's): the text as typed after `say`.
+    Say(String),
+    /// Another game at this table once this one is over (a network table's).
+    Rematch,
 }
 
 impl Command {
@@ -116,6 +120,8 @@ impl Command {
             Command::Help(_) => "help",
             Command::Again(_) => "again",
             Command::Quit => "quit",
+            Command::Say(_) => "say",
+            Command::Rematch => "rematch",
         }
     }
 
@@ -134,6 +140,13 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
 /// [`parse`], with `actions` the mods registered: a line starting with one's name is a
 /// [`Command::Act`] (`buddy bob`, `buddy 2`, `buddy @bob`).
 pub fn parse_with(line: &str, actions: &[ActionEntry]) -> Result<Option<Command>, String> {
+    // Chat is the text as typed, a `#` in it included.
+    let trimmed = line.trim_start();
+    if let Some(word) = trimmed.split_whitespace().next()
+        && word.eq_ignore_ascii_case("say")
+    {
+        return Ok(Some(Command::Say(trimmed[word.len()..].to_string())));
+    }
     // `#` starts a comment at the start of a line or after a space.
     let line = match line.find(" #").or_else(|| line.find("\t#")) {
         Some(i) => &line[..i],
@@ -158,6 +171,13 @@ pub fn parse_with(line: &str, actions: &[ActionEntry]) -> Result<Option<Command>
             [_, extra, ..] => {
                 Err(format!("{name} names one player or card (found '{}' after the first)", limits::quoted(extra)))
             }
+        };
+    }
+    // A network table's: not in the shell's list of commands.
+    if first == "rematch" {
+        return match rest.first() {
+            None => Ok(Some(Command::Rematch)),
+            Some(extra) => Err(format!("'rematch' takes nothing after it (found '{}')", limits::quoted(extra))),
         };
     }
     let word = match command_word(&first) {

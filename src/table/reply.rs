@@ -201,6 +201,8 @@ impl Table {
                 out.line(o, look.wrap(&format!("a new game: {names}; seed {seed} (replay with --seed {seed})")))
             }
             Reply::Quit => out.line(Object::one("bye", json!(true)), "bye"),
+            // The front end's to carry out (a network table asks every person).
+            Reply::Rematch => out,
         }
     }
 

@@ -44,6 +44,10 @@ pub enum ClientMessage {
         /// lobby.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         player: Option<Player>,
+        /// (version 6) Each listed move in the views pushed comes with its preview (what it
+        /// would do); without it the previews are empty, and cost the host nothing.
+        #[serde(default, skip_serializing_if = "is_false")]
+        previews: bool,
     },
     /// Watch the room's public view.
     Watch {
@@ -71,11 +75,20 @@ pub enum ClientMessage {
     SeatView,
     /// (version 5) Ask for another game at this table once the game is over.
     Rematch,
+    /// (version 6) Make the move listed `index`th in the reader's view of the state `at`
+    /// moves in (of the table's game `game`, when given): refused as `stale` once the game has
+    /// moved on from that state.
+    Move {
+        at: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game: Option<u32>,
+        index: usize,
+    },
 }
 
 impl ClientMessage {
     /// Every `type` a client sends a room, in PROTOCOL.md's order.
-    pub const KINDS: [&str; 7] = ["join", "rematch", "watch", "display", "command", "say", "seat_view"];
+    pub const KINDS: [&str; 8] = ["join", "rematch", "watch", "display", "command", "move", "say", "seat_view"];
 
     /// The message's `type`.
     pub fn kind(&self) -> &'static str {
@@ -85,6 +98,7 @@ impl ClientMessage {
             ClientMessage::Watch { .. } => "watch",
             ClientMessage::Display(_) => "display",
             ClientMessage::Command { .. } => "command",
+            ClientMessage::Move { .. } => "move",
             ClientMessage::Say { .. } => "say",
             ClientMessage::SeatView => "seat_view",
         }
@@ -100,6 +114,10 @@ impl ClientMessage {
     pub fn parse(text: &str) -> Parsed<ClientMessage> {
         parse(text, &Self::KINDS, "message")
     }
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 /// A seat number as a client gave it: a number, or what it sent instead, which the room
@@ -318,6 +336,7 @@ mod tests {
                 display: Some(display),
                 since: Some(7),
                 player: Some(Player { name: "ann".into(), key: "k".into() }),
+                previews: true,
             },
             ClientMessage::Join {
                 protocol: PROTOCOL,
@@ -327,6 +346,7 @@ mod tests {
                 display: None,
                 since: None,
                 player: None,
+                previews: false,
             },
             ClientMessage::Watch { protocol: PROTOCOL, ruleset: Some(ruleset), display: None, since: Some(0) },
             ClientMessage::Display(display),
@@ -334,6 +354,8 @@ mod tests {
             ClientMessage::Say { text: "hi".into() },
             ClientMessage::SeatView,
             ClientMessage::Rematch,
+            ClientMessage::Move { at: 12, game: Some(2), index: 3 },
+            ClientMessage::Move { at: 0, game: None, index: 0 },
         ];
         let mut kinds = Vec::new();
         for message in messages {

@@ -47,11 +47,13 @@ pub enum Code {
     Limit,
     /// No such ruleset, bot, table or code (the lobby).
     Unknown,
+    /// (version 6) A `move` listed at a state the game has moved on from: look again.
+    Stale,
 }
 
 impl Code {
     /// Every code, in the order PROTOCOL.md lists them.
-    pub const ALL: [Code; 18] = [
+    pub const ALL: [Code; 19] = [
         Code::Malformed,
         Code::NotJoined,
         Code::Joined,
@@ -70,6 +72,7 @@ impl Code {
         Code::Name,
         Code::Limit,
         Code::Unknown,
+        Code::Stale,
     ];
 
     /// The code as it goes over the wire.
@@ -93,6 +96,7 @@ impl Code {
             Code::Name => "name",
             Code::Limit => "limit",
             Code::Unknown => "unknown",
+            Code::Stale => "stale",
         }
     }
 
@@ -106,6 +110,13 @@ impl Code {
     /// name refused (a client asks for a name and says hello again).
     pub fn asks_who(self) -> bool {
         matches!(self, Code::Player | Code::Name)
+    }
+
+    /// Whether it counts toward the connection's drop (PROTOCOL.md, *What counts toward the
+    /// drop*): every refusal but a stale move, which a client cannot avoid (the game moved on
+    /// while its move was on its way).
+    pub fn counts(self) -> bool {
+        self != Code::Stale
     }
 
     /// Whether it refuses the name the client gave (another must be picked).

@@ -31,8 +31,10 @@ pub use server::ServerMessage;
 /// browser seat's snapshot); version 3 what a terminal client asks for (`display`, and
 /// `screen` messages for such a client); version 4 `since` in `join` and `watch` (the client
 /// says what it last saw, the host sends the rest); version 5 the lobby, tables that wait for
-/// their seats (`player` in `join`, the `waiting` message) and rematch.
-pub const PROTOCOL: u32 = 5;
+/// their seats (`player` in `join`, the `waiting` message) and rematch; version 6 moves sent as
+/// listed actions (`move`, with the state id they were listed at) and views pushed (each
+/// reader's `view` in the `output` that tells a change).
+pub const PROTOCOL: u32 = 6;
 
 /// The first version with `seat_view`.
 pub const SEAT_VIEW_SINCE: u32 = 2;
@@ -42,6 +44,8 @@ pub const DISPLAY_SINCE: u32 = 3;
 pub const RESUME_SINCE: u32 = 4;
 /// The first version with the lobby, `player` in `join`, and rematch.
 pub const LOBBY_SINCE: u32 = 5;
+/// The first version with `move` and views pushed.
+pub const VIEW_SINCE: u32 = 6;
 
 /// The oldest version a host still serves: each version since only added messages a client
 /// asks for, so an older client is served as before.

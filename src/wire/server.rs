@@ -3,6 +3,8 @@
 //! message is made whole for its reader — its `id` included when it answers one — and is
 //! never edited or read again once made.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::RulesetId;
@@ -114,6 +116,107 @@ pub struct Output {
     pub at: usize,
     pub json: Vec<Object>,
     pub text: Vec<String>,
+    /// (version 6) What the reader may see now, in an output that tells a change (a move, a
+    /// question asked or dropped, the state a join or a new game starts from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<Box<View>>,
+}
+
+/// A reader's view: what it may see now, made for it alone (its own hand, no other), the
+/// moves it may make with what each would do, and what the cards it can see mean. Pushed to a
+/// reader of version 6 after every change; the answer to `seat_view` before.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct View {
+    /// Which of the table's games this is, from 1.
+    pub game: u32,
+    /// The moves played: the state this view shows, which a `move` names.
+    pub at: usize,
+    pub turn: u32,
+    /// Whose turn it is (`None` once the game is over).
+    pub current: Option<String>,
+    pub over: bool,
+    /// The reader's seat, 1-based (`None`: watching).
+    pub seat: Option<usize>,
+    /// The `state` object as the reader may see it: `hand` only for its own seat, no `deck`.
+    pub state: Object,
+    /// What the gauges are drawn against.
+    pub rules: Gauges,
+    /// The reader's legal moves when it is its turn (else none), in the listing's order.
+    pub moves: Vec<Listed>,
+    /// The reader's pending target question.
+    pub question: Option<Question>,
+    /// For each rank the reader can see, what it does.
+    pub card_help: BTreeMap<String, String>,
+    /// For each rank kept in front of a diver, what it means there.
+    pub front: BTreeMap<String, String>,
+    /// For a terminal (a reader that gave a `display`): the board as it may see it, laid out
+    /// for its display.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<String>,
+    /// For a terminal, once the game is over: the end-of-game lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Vec<String>>,
+    /// For a terminal: what Tab completes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion: Option<Words>,
+}
+
+/// The scales a view's gauges are drawn against: a depth is shown as `depth × depth_scale`
+/// and the unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gauges {
+    pub max_depth: u32,
+    pub max_oxygen: u32,
+    pub depth_scale: u32,
+    pub depth_unit: String,
+}
+
+/// A target question waiting for the reader's answer (a player's name or seat number).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Question {
+    pub text: String,
+    pub options: Vec<String>,
+}
+
+/// One of the reader's legal moves, as its view lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listed {
+    /// Its place in the listing: what a `move` sends.
+    pub index: usize,
+    #[serde(flatten)]
+    pub action: ListedAction,
+    /// The line that makes it (`play 7H t2 bob`).
+    pub command: String,
+    /// What it would do, worked out on what the reader can see (may be empty).
+    pub preview: String,
+}
+
+/// What a listed move does, by kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ListedAction {
+    Play {
+        card: String,
+        /// The table slot, 1-based (`None`: from the hand).
+        slot: Option<usize>,
+        /// The player it aims at.
+        target: Option<String>,
+        /// The face card on top.
+        over: bool,
+    },
+    Recover {
+        cards: Vec<String>,
+        over: bool,
+    },
+    Pass,
+    /// An action a mod added.
+    Act {
+        name: String,
+        target: Option<String>,
+        card: Option<String>,
+        /// The mod's line for it.
+        describe: Option<String>,
+    },
 }
 
 /// `screen` (version 3, to a terminal reader): the board, the end-of-game summary and what

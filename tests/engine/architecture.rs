@@ -303,6 +303,9 @@ fn the_page_reads_the_wire_from_the_host() {
     assert!(copies("  const PROTOCOL = 5;"));
     assert!(copies(r#"      if (m.code === "name") {"#));
     assert!(!copies(r#"  const token = params.get("token");"#));
+    // Nothing asks after a push: the page is pushed its view with every change.
+    let asks = breaches(&scripts, |line| code(line).contains("seat_view"));
+    assert!(asks.is_empty(), "the page asks for its view:\n{}", asks.join("\n"));
 }
 
 #[test]
@@ -377,6 +380,23 @@ fn front_ends_read_no_hand_from_the_game() {
     assert!(found.is_empty(), "a front end reads a hand from the game itself:\n{}", found.join("\n"));
     assert!(reads_a_hand_from_the_game("let hand = game.player(seat).hand.iter();"));
     assert!(!reads_a_hand_from_the_game("let hand = Observation::of(game, viewer).hand(seat);"));
+}
+
+fn reads_its_own_output(line: &str) -> bool {
+    let code = code(line);
+    code.contains("ServerMessage::parse") || code.contains(r#"starts_with(r#"{"#) || code.contains("with_id(")
+}
+
+/// No outgoing message is edited or read again once made: the host makes each message whole,
+/// typed ([`diving::wire::ServerMessage`]), and writes it to text once, as it leaves; it never
+/// parses what it sent, nor edits its text by prefix.
+#[test]
+fn the_host_never_reads_back_what_it_sent() {
+    let found = breaches(&sources_under("src/server"), reads_its_own_output);
+    assert!(found.is_empty(), "the host reads or edits its own output:\n{}", found.join("\n"));
+    assert!(reads_its_own_output(r##"    message.starts_with(r#"{"type":"screen""#)"##));
+    assert!(reads_its_own_output("        *text = protocol::with_id(std::mem::take(text), &id);"));
+    assert!(!reads_its_own_output("    let parsed = ClientMessage::parse(text);"));
 }
 
 /// The server's room and its lobby, where every message is made and every decision about a

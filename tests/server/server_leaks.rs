@@ -33,6 +33,7 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
     let now = Instant::now();
     let mut messages = 0;
     let mut screens = 0;
+    let mut views = 0;
     for g in 0..GAMES {
         let seed = 987_654_321_000 + g;
         let players: &[&str] = match g % 3 {
@@ -47,18 +48,21 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
         let spectator = humans as u64 + 1;
         let mut received = vec![Vec::new(); humans + 2];
         let mut sent: Vec<Vec<String>> = vec![Vec::new(); humans + 2];
-        // In every fourth game the readers are terminals: they are also sent each `screen`
-        // (the board, and what Tab completes: the hand, the table, the legal plays, a
-        // question's choices), in plain ASCII so the scan reads its cards.
+        // In every fourth game the readers are terminals: they are also sent the board and
+        // what Tab completes (the hand, the table, the legal plays, a question's choices), in
+        // plain ASCII so the scan reads its cards. Every third game is played by clients of
+        // version 5, sent each as a `screen`; the others by clients of version 6, pushed a view
+        // (with its moves' previews) after every change.
         let display = (g % 4 == 0).then(|| json!({"color": false, "unicode": false, "width": 80}));
+        let version = if g % 3 == 0 { diving::wire::LOBBY_SINCE } else { PROTOCOL };
         for s in 0..humans {
             let token = room.tokens()[s].clone().unwrap();
-            let hello =
-                json!({"type": "join", "protocol": PROTOCOL, "seat": s + 1, "token": token, "display": display})
-                    .to_string();
+            let hello = json!({"type": "join", "protocol": version, "seat": s + 1, "token": token,
+                               "display": display, "previews": true})
+            .to_string();
             record(&mut received, room.receive(s as u64 + 1, &hello, now));
         }
-        let watch = json!({"type": "watch", "protocol": PROTOCOL, "display": display}).to_string();
+        let watch = json!({"type": "watch", "protocol": version, "display": display}).to_string();
         record(&mut received, room.receive(spectator, &watch, now));
         for _ in 0..2000 {
             if room.is_over() {
@@ -101,6 +105,7 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
             assert_no_leak(room.session(), Some(s), &received[s + 1], &sent[s + 1]);
             messages += received[s + 1].len();
             screens += received[s + 1].iter().filter(|m| m.starts_with(r#"{"type":"screen""#)).count();
+            views += received[s + 1].iter().filter(|m| m.contains(r#""view":{"#)).count();
         }
         assert_no_leak(room.session(), None, &received[spectator as usize], &[]);
         // The oracle is not blind: at the start, the full state names cards hidden from all.
@@ -110,7 +115,8 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
         assert!(cards_named(&full).iter().any(|c| !public.contains(c)), "game {g}: nothing was hidden");
     }
     assert!(messages > GAMES as usize * 50, "only {messages} messages");
-    assert!(screens > GAMES as usize / 4 * 10, "only {screens} screens");
+    assert!(screens > GAMES as usize / 12 * 10, "only {screens} screens");
+    assert!(views > GAMES as usize / 2 * 10, "only {views} views");
 }
 
 /// The check itself fails on a leak: a state with every hand, sent to a seat, is caught.

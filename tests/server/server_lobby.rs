@@ -293,7 +293,7 @@ fn clients_older_than_the_lobby_are_told_to_use_its_version() {
     let plan = [Plan::Taken { name: "ann".into(), player: 1 }, Plan::Open];
     let (mut room, _) = Room::waiting("t1", "standard", &plan, 7, RoomOptions::default(), now).unwrap();
     let token = room.tokens()[0].clone().unwrap();
-    let old = PROTOCOL - 1;
+    let old = diving::wire::LOBBY_SINCE - 1;
     let refusal = |out: &diving::server::room::Outbox, conn: u64| {
         assert_eq!(out.closed(), vec![conn], "{:?}", out.sent);
         let error: Value = serde_json::from_str(&out.texts()[0].1).unwrap();
@@ -301,10 +301,11 @@ fn clients_older_than_the_lobby_are_told_to_use_its_version() {
         error["message"].as_str().unwrap().to_string()
     };
     let watch = room.receive(1, &json!({"type": "watch", "protocol": old}).to_string(), now);
-    assert_eq!(refusal(&watch, 1), format!("room t1 waits for its seats: watch it with protocol {PROTOCOL}"));
+    let lobby = diving::wire::LOBBY_SINCE;
+    assert_eq!(refusal(&watch, 1), format!("room t1 waits for its seats: watch it with protocol {lobby}"));
     let join = json!({"type": "join", "protocol": old, "seat": 1, "token": token});
     let join = room.receive(2, &join.to_string(), now);
-    assert_eq!(refusal(&join, 2), format!("room t1 was made in the lobby: join it with protocol {PROTOCOL}"));
+    assert_eq!(refusal(&join, 2), format!("room t1 was made in the lobby: join it with protocol {lobby}"));
     let watch = room.receive(3, &json!({"type": "watch", "protocol": PROTOCOL}).to_string(), now);
     assert!(watch.close.is_empty(), "{:?}", watch.sent);
     assert!(watch.texts()[0].1.contains("\"waiting\""), "{:?}", watch.sent);

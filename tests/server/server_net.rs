@@ -604,33 +604,47 @@ fn join_room(room: &mut diving::server::room::Room, conn: u64, seat: usize, vers
     out.texts().iter().filter(|(c, _)| *c == conn).map(|(_, t)| serde_json::from_str(t).unwrap()).collect()
 }
 
+/// What a terminal completes and shows, for one reader: its own legal plays and hand, the
+/// board as it may see it. A terminal of versions 3 to 5 is sent it as a `screen`; one of
+/// version 6 finds it in the view each change pushes.
 #[test]
-fn a_terminal_room_reader_is_sent_a_screen_with_its_own_legal_plays() {
-    let mut room = two_people();
-    let current = room.session().game().current();
-    let received = join_room(&mut room, 1, current + 1, PROTOCOL, true);
-    let screen = received.iter().find(|m| m["type"] == "screen").expect("a screen");
-    let game = room.session().game();
-    let listed: Vec<String> = View::new(game, current)
-        .legal_actions()
-        .iter()
-        .filter(|a| matches!(a, diving::core::Action::Play { .. }))
-        .map(|a| render::command_for(game, a))
-        .collect();
-    assert!(!listed.is_empty());
-    assert_eq!(screen["completion"]["plays"], json!(listed));
-    let hand: Vec<String> = game.player(current).hand.iter().map(ToString::to_string).collect();
-    assert_eq!(screen["completion"]["hand"], json!(hand));
-    assert_eq!(screen["current"], json!(game.name(current)));
-    // The other seat, not to move, completes no plays, and sees only its own hand.
-    let other = 1 - current;
-    let received = join_room(&mut room, 2, other + 1, PROTOCOL, true);
-    let screen = received.iter().find(|m| m["type"] == "screen").unwrap();
-    assert_eq!(screen["completion"]["plays"], json!([]));
-    let board = screen["board"].as_str().unwrap();
-    let game = room.session().game();
-    assert!(board.contains(&format!("{}'s hand", game.name(other))), "{board}");
-    assert!(!board.contains(&format!("{}'s hand", game.name(current))), "{board}");
+fn a_terminal_room_reader_is_sent_what_it_completes_with_its_own_legal_plays() {
+    for version in [diving::wire::LOBBY_SINCE, PROTOCOL] {
+        let mut room = two_people();
+        let current = room.session().game().current();
+        // What a terminal reader is told of the game: a screen, or the view in an output.
+        let told = |received: &[Value]| -> Value {
+            if version < diving::wire::VIEW_SINCE {
+                received.iter().find(|m| m["type"] == "screen").expect("a screen").clone()
+            } else {
+                assert!(received.iter().all(|m| m["type"] != "screen"), "v{version}: no screen");
+                received.iter().find_map(|m| m.get("view").cloned()).expect("a view")
+            }
+        };
+        let received = join_room(&mut room, 1, current + 1, version, true);
+        let screen = told(&received);
+        let game = room.session().game();
+        let listed: Vec<String> = View::new(game, current)
+            .legal_actions()
+            .iter()
+            .filter(|a| matches!(a, diving::core::Action::Play { .. }))
+            .map(|a| render::command_for(game, a))
+            .collect();
+        assert!(!listed.is_empty());
+        assert_eq!(screen["completion"]["plays"], json!(listed), "v{version}");
+        let hand: Vec<String> = game.player(current).hand.iter().map(ToString::to_string).collect();
+        assert_eq!(screen["completion"]["hand"], json!(hand));
+        assert_eq!(screen["current"], json!(game.name(current)));
+        // The other seat, not to move, completes no plays, and sees only its own hand.
+        let other = 1 - current;
+        let received = join_room(&mut room, 2, other + 1, version, true);
+        let screen = told(&received);
+        assert_eq!(screen["completion"]["plays"], json!([]));
+        let board = screen["board"].as_str().unwrap();
+        let game = room.session().game();
+        assert!(board.contains(&format!("{}'s hand", game.name(other))), "{board}");
+        assert!(!board.contains(&format!("{}'s hand", game.name(current))), "{board}");
+    }
 }
 
 #[test]

@@ -32,14 +32,14 @@ fn two_people() -> Room {
 
 #[test]
 fn each_version_is_sent_only_its_own_messages() {
-    assert_eq!((OLDEST_PROTOCOL, PROTOCOL), (1, 5), "a new version needs its row here and in PROTOCOL.md");
+    assert_eq!((OLDEST_PROTOCOL, PROTOCOL), (1, 6), "a new version needs its row here and in PROTOCOL.md");
     for version in OLDEST_PROTOCOL..=PROTOCOL {
         let mut room = two_people();
         let token = room.tokens()[0].clone().unwrap();
         let display = json!({"color": false, "unicode": false, "width": 80});
         // Every field of every version, and one no version defines.
         let join = json!({"type": "join", "protocol": version, "seat": 1, "token": token,
-                          "display": display, "since": 0, "extra": "ignored"});
+                          "display": display, "since": 0, "previews": true, "extra": "ignored"});
         let mut got = send(&mut room, 1, join);
         assert_eq!(got[0]["type"], "hello", "v{version}: {got:?}");
         assert_eq!(got[0]["protocol"], version);
@@ -48,6 +48,9 @@ fn each_version_is_sent_only_its_own_messages() {
         assert_eq!(back, version >= 4, "v{version}: {got:?}");
         let started = objects(&got).iter().any(|l| l["event"] == "turn_started");
         assert_eq!(started, version < 4, "v{version}: {got:?}");
+        // From version 6 the output that starts the reader off carries its view.
+        let viewed = got.iter().any(|m| m.get("view").is_some());
+        assert_eq!(viewed, version >= 6, "v{version}: {got:?}");
 
         let view = send(&mut room, 1, json!({"type": "seat_view"}));
         let has_view = objects(&view).iter().any(|l| l.get("seat_view").is_some());
@@ -67,15 +70,27 @@ fn each_version_is_sent_only_its_own_messages() {
         assert_eq!(moves[0].get("id").is_some(), version >= 4, "v{version}: {moves:?}");
         let line = first[0].as_str().unwrap();
         got.extend(moves.clone());
-        got.extend(send(&mut room, 1, json!({"type": "command", "line": line})));
+        // A move by its place in the listing is version 6's.
+        let at = room.session().entries().len();
+        let moved = send(&mut room, 1, json!({"type": "move", "at": at, "index": 0}));
+        if version < 6 {
+            assert_eq!(moved[0]["code"], "malformed", "v{version}: {moved:?}");
+            got.extend(send(&mut room, 1, json!({"type": "command", "line": line})));
+        } else {
+            assert!(moved.iter().any(|m| m.get("view").is_some()), "v{version}: {moved:?}");
+            got.extend(moved);
+        }
+        assert_eq!(room.session().entries().len(), at + 1, "v{version}: the first listed move was made");
 
-        let allowed: &[&str] =
-            if version >= 3 { &["hello", "output", "error", "screen"] } else { &["hello", "output", "error"] };
+        let allowed: &[&str] = match version {
+            3..=5 => &["hello", "output", "error", "screen"],
+            _ => &["hello", "output", "error"],
+        };
         for m in &got {
             assert!(allowed.contains(&m["type"].as_str().unwrap()), "v{version} was sent {m}");
         }
         let screens = got.iter().any(|m| m["type"] == "screen");
-        assert_eq!(screens, version >= 3, "v{version}: a display gives screens from version 3 on");
+        assert_eq!(screens, (3..=5).contains(&version), "v{version}: a display gives screens from version 3 to 5");
     }
 }
 
@@ -220,5 +235,67 @@ fn a_malformed_message_keeps_its_id_and_seat_zero_is_no_seat() {
         assert_eq!(answer[0]["code"], "seat", "seat {seat}: {answer:?}");
         assert_eq!(answer[0]["id"], 1, "{answer:?}");
         assert_eq!(out.closed(), [5]);
+    }
+}
+
+/// Moves as listed actions (version 6): a seat sends the place of a move its view listed, with
+/// the state it was listed at; the host makes exactly that action and pushes every reader its
+/// new view. A move listed at a state the game has left is refused as `stale`, which does not
+/// count toward the drop; one that is no move (out of turn, past the listing) is refused by
+/// the game, as a line would be.
+#[test]
+fn a_listed_move_is_made_as_listed_and_a_stale_one_is_refused() {
+    use diving::core::View;
+    let mut room = two_people();
+    let current = room.session().game().current();
+    let (mover, other) = (current as u64 + 1, (1 - current) as u64 + 1);
+    let mut views = Vec::new();
+    for (conn, seat) in [(1u64, 0usize), (2, 1)] {
+        let token = room.tokens()[seat].clone().unwrap();
+        let joined =
+            send(&mut room, conn, json!({"type": "join", "protocol": PROTOCOL, "seat": seat + 1, "token": token}));
+        views.push(joined.iter().find_map(|m| m.get("view").cloned()).expect("a view comes with the join"));
+    }
+    let view = &views[current];
+    let listed = View::new(room.session().game(), current).legal_actions();
+    assert_eq!(view["moves"].as_array().unwrap().len(), listed.len(), "{view}");
+    assert_eq!(views[1 - current]["moves"], json!([]), "not its turn: nothing listed");
+    let index = listed.len() - 1;
+    let at = view["at"].as_u64().unwrap() as usize;
+    assert_eq!(view["moves"][index]["index"], index);
+
+    let out =
+        room.receive(mover, &json!({"type": "move", "at": at, "index": index, "id": 5}).to_string(), Instant::now());
+    assert!(!out.refused);
+    let made = &room.session().entries()[at];
+    assert_eq!(made.action, listed[index], "the action made is the one listed");
+    let told = to(&out, mover);
+    assert!(told.iter().any(|m| m["id"] == 5 && m.get("view").is_some()), "{told:?}");
+    let now_at = room.session().entries().len();
+    for conn in [mover, other] {
+        let last =
+            to(&out, conn).into_iter().rev().find_map(|m| m.get("view").cloned()).expect("a view for each reader");
+        assert_eq!(last["at"], now_at, "conn {conn}: the view of the state the game is at now");
+    }
+
+    // The same move again: the game has moved on.
+    let out = room.receive(mover, &json!({"type": "move", "at": at, "index": 0, "id": 6}).to_string(), Instant::now());
+    let refused = to(&out, mover);
+    assert_eq!((refused[0]["code"].as_str(), &refused[0]["id"]), (Some("stale"), &json!(6)), "{refused:?}");
+    assert!(!out.refused, "a stale move does not count toward the drop");
+    assert_eq!(room.session().entries().len(), now_at, "nothing was made");
+    let wrong_game = send(&mut room, mover, json!({"type": "move", "at": now_at, "game": 9, "index": 0}));
+    assert_eq!(wrong_game[0]["code"], "stale");
+
+    // At the state it is at, a move that is no move is the game's to refuse.
+    if !room.is_over() {
+        let next = room.session().game().current() as u64 + 1;
+        let out = room.receive(next, &json!({"type": "move", "at": now_at, "index": 999}).to_string(), Instant::now());
+        assert!(out.refused);
+        assert!(objects(&to(&out, next))[0]["error"].as_str().unwrap().contains("there is no move 999"));
+        let idle = if next == 1 { 2 } else { 1 };
+        let out = room.receive(idle, &json!({"type": "move", "at": now_at, "index": 0}).to_string(), Instant::now());
+        assert!(objects(&to(&out, idle))[0]["error"].as_str().unwrap().contains("turn"), "out of turn");
+        assert_eq!(room.session().entries().len(), now_at);
     }
 }

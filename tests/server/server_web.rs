@@ -408,8 +408,8 @@ fn the_browser_seat_shows_what_a_mod_says_a_card_does() {
             .expect("a deal with a K in alice's hand")
     };
     let king_help = |session: &Session| {
-        let view = diving::server::web::seat_view(session, Viewer::Seat(0), None).to_value();
-        view["card_help"]["K"].as_str().unwrap_or_else(|| panic!("the K is explained: {view}")).to_string()
+        let view = diving::server::view::of(session, Viewer::Seat(0), &[], None, 1, false);
+        view.card_help.get("K").unwrap_or_else(|| panic!("the K is explained: {view:?}")).clone()
     };
     let help = king_help(&with_a_king("rulesets/examples/heavy-knot/ruleset.toml"));
     assert!(help.starts_with("K (changed by a mod): "), "{help}");

@@ -1,9 +1,11 @@
 // Diving Suits, the browser page. It holds no rule: at `/` it is the host's lobby (the
 // tables, a new table, invite codes, the leaderboard) over `ws://HOST:PORT/lobby`; at `/ROOM`
-// it joins a seat over the protocol of PROTOCOL.md, draws the `seat_view` the host sends, and
-// sends the shell's command lines (`play 7H bob`, `recover 2H 3S`, `pass`) built from the
-// legal moves the host listed. Both speak only the protocol: what a name, a table or a move
-// may be is the host's to say, and the page shows the host's words when it refuses one.
+// it joins a seat over the protocol of PROTOCOL.md, draws the view the host pushes with every
+// change (it never asks for one), and sends the move the view lists (`move`: its place in the
+// listing and the state it was listed at), or a line of the shell where the player writes one
+// (a question's answer, `hint`, a recovery in the order picked). Both speak only the
+// protocol: what a name, a table or a move may be is the host's to say, and the page shows
+// the host's words when it refuses one.
 "use strict";
 
 (() => {
@@ -109,8 +111,6 @@
     attempts: 0,
     timer: null,
     stopped: null,
-    viewInFlight: false,
-    viewAgain: false,
     // The `id` of the command sent and not yet answered (the host gives it back on its
     // answer), or false.
     commandPending: false,
@@ -152,7 +152,8 @@
       // Who sits down, when this browser has a name (a table made in the lobby needs one).
       const me = player();
       const who = me ? { player: { name: me.name, key: me.key } } : {};
-      if (seat !== null) send({ type: "join", protocol: PROTOCOL, seat: asked, token: token || "", ...since, ...who });
+      // The page shows what each move would do: its views come with previews.
+      if (seat !== null) send({ type: "join", protocol: PROTOCOL, seat: asked, token: token || "", previews: true, ...since, ...who });
       else send({ type: "watch", protocol: PROTOCOL, ...since });
     };
     ws.onmessage = (e) => {
@@ -169,7 +170,6 @@
       const wasJoined = app.joined;
       app.ws = null;
       app.joined = false;
-      app.viewInFlight = false;
       app.commandPending = false;
       draw();
       if (app.askingName) {
@@ -210,12 +210,13 @@
     return true;
   }
 
-  function command(line) {
+  /** Sends `message` (a command or a move) with the next id, and waits for its answer. */
+  function ask(message) {
     if (!app.joined || app.commandPending) return;
     // Taken before the choices close: their button may hold the focus.
     const key = focusKey();
     const id = app.sent + 1;
-    if (send({ type: "command", line, id })) {
+    if (send({ ...message, id })) {
       app.commandPending = id;
       // How many commands this page has sent: lets a watcher (or a test) tell one move from the next.
       app.sent = id;
@@ -226,12 +227,17 @@
     }
   }
 
-  function requestView() {
-    if (app.viewInFlight) {
-      app.viewAgain = true;
-      return;
-    }
-    if (send({ type: "seat_view" })) app.viewInFlight = true;
+  /** A line of the shell (a question's answer, hint, a recovery in the order picked). */
+  function command(line) {
+    ask({ type: "command", line });
+  }
+
+  /** A move the view lists, by its place in the listing of the state the view shows: the host
+   * makes it as listed (or says the game has moved on). */
+  function play(m) {
+    const v = app.view;
+    if (!v) return;
+    ask({ type: "move", at: v.at, game: v.game, index: m.index });
   }
 
   function receive(m) {
@@ -263,7 +269,7 @@
           m.seat === null
             ? `room ${m.room}: watching ${m.players.join(", ")}`
             : `room ${m.room}: you are ${m.player} (seat ${m.seat}) · ruleset ${m.ruleset.name}`;
-        requestView();
+        // The output that follows carries the view: nothing to ask for.
         break;
       }
       case "error":
@@ -391,14 +397,12 @@
       app.answered = true;
     }
     const lines = m.json || [];
-    let view = null;
     let chatOnly = lines.length > 0;
     // The answer to the command this page sent carries its id.
     const answered = m.id !== undefined && m.id === app.commandPending;
     // A return's \`state\` comes with the board as a terminal draws it: the page draws its own.
     const board = lines.some((line) => line.state);
     for (const line of lines) {
-      if (line.seat_view) view = line.seat_view;
       if (line.chat) addChat(line.chat.player, line.chat.text);
       else chatOnly = false;
       if (line.error) hint(line.error + (app.instead || ""), true);
@@ -409,18 +413,9 @@
       app.commandPending = false;
       app.instead = "";
     }
-    if (view) {
-      app.viewInFlight = false;
-      app.view = view;
-      if (app.viewAgain) {
-        app.viewAgain = false;
-        requestView();
-      }
-      draw();
-    } else if (!chatOnly) {
-      requestView();
-      draw();
-    }
+    // A change comes with the view it leads to: drawn as it is, nothing is asked for.
+    if (m.view) app.view = m.view;
+    if (m.view || answered) draw();
   }
 
   // ----- drawing -----
@@ -490,7 +485,7 @@
     const v = app.view;
     if (!app.joined || !v) return app.everJoined ? "offline" : "join";
     if (v.state.over) return "over";
-    if (app.commandPending || app.viewInFlight || app.viewAgain) return "busy";
+    if (app.commandPending) return "busy";
     if (v.moves.length > 0) return "yours";
     return v.question ? "question" : "waiting";
   }
@@ -707,7 +702,7 @@
     return el(
       "button",
       // A mod's action says what it does on hover.
-      { type: "button", "data-command": m.command, "data-cell": true, title: m.describe || null, onclick: () => command(m.command) },
+      { type: "button", "data-command": m.command, "data-cell": true, title: m.describe || null, onclick: () => play(m) },
       m.command,
       m.preview ? el("span", { class: "preview" }, " → " + m.preview) : null,
     );
@@ -799,7 +794,7 @@
       return;
     }
     const plays = playsOf(v, card, slot);
-    if (plays.length === 1) return command(plays[0].command);
+    if (plays.length === 1) return play(plays[0]);
     if (plays.length === 0) {
       // The page knows no rule: the host says why (its answer is the shell's, "7H cannot be
       // played now: …"), and the hint adds what can be done instead.
@@ -813,7 +808,7 @@
       plays.map((m) =>
         el(
           "button",
-          { type: "button", "data-command": m.command, "data-cell": true, onclick: () => command(m.command) },
+          { type: "button", "data-command": m.command, "data-cell": true, onclick: () => play(m) },
           describe(m),
           m.preview ? el("span", { class: "preview" }, " → " + m.preview) : null,
         ),
@@ -873,7 +868,13 @@
 
   // ----- input -----
   $("recover-mode").addEventListener("click", toggleRecovery);
-  $("pass").addEventListener("click", () => command("pass"));
+  /** The listed pass, when there is one. */
+  function pass() {
+    const m = app.view && app.view.moves.find((move) => move.kind === "pass");
+    if (m) play(m);
+  }
+
+  $("pass").addEventListener("click", pass);
   $("hint-button").addEventListener("click", () => command("hint"));
   $("choices-cancel").addEventListener("click", () => {
     app.recovering = false;
@@ -937,7 +938,7 @@
     } else if (e.key === "r") {
       toggleRecovery();
     } else if (e.key === "p") {
-      if (!$("pass").disabled) command("pass");
+      if (!$("pass").disabled) pass();
     } else if (e.key === "Enter" && app.recovering) {
       const go = document.querySelector("#choices-list button[data-recover]");
       if (go) {
