@@ -57,6 +57,17 @@ pub(super) fn builtin_win(state: &State, player: Seat) -> bool {
     state.player(player).depth >= state.rules().max_depth
 }
 
+/// The built-in hook D4: the seat an effect gave the turn to, else the next seat round the
+/// table in the direction of play. Asked for another seat than the current one (a mod's
+/// order counting on from a later seat), the seat after it.
+#[inline]
+pub(super) fn builtin_next(state: &State, player: Seat) -> Seat {
+    match state.given_turn() {
+        Some(given) if player == state.current() => given,
+        _ => state.seat_after(player),
+    }
+}
+
 /// The built-in cards. Their code is here once: the engine calls it directly while the entry
 /// is in place, and the entry a mod receives to wrap (the registry's `BuiltinCard`) calls the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -60,6 +60,12 @@ pub trait Hooks: Sized {
         ctx: &mut Context<'_, Self, S>,
         moment: &Moment<'_>,
     ) -> Result<(), EffectError>;
+    /// Who moves after `player`'s turn (D4, or what a mod made of it).
+    fn next_turn<S: EventSink + ?Sized>(
+        &self,
+        ctx: &mut Context<'_, Self, S>,
+        player: Seat,
+    ) -> Result<Seat, EffectError>;
     /// What runs after `player` moved, before the win check.
     fn moved<S: EventSink + ?Sized>(
         &self,
@@ -373,6 +379,50 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
             self.react(Moment::Reshuffled { cards })?;
         }
         Ok(card)
+    }
+
+    /// Turns the direction of play round (D4 reversed): after this turn, play goes the
+    /// other way round the table. Records [`Event::Reversed`].
+    pub fn reverse(&mut self) {
+        self.state.reversed = !self.state.reversed;
+        let backwards = self.state.reversed;
+        self.emit(Event::Reversed { backwards });
+    }
+
+    /// Gives the next turn to `player`: after this turn, the built-in order hands the turn
+    /// to them instead of the next seat round the table (the current player again: another
+    /// turn). A later call this turn wins. Seats passed over are reported when the turn moves.
+    pub fn give_turn(&mut self, player: Seat) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        self.state.given = Some(player);
+        Ok(())
+    }
+
+    /// Who moves after the current turn, by the turn order in force ([`Hooks::next_turn`]):
+    /// records the seats passed over ([`Event::Skipped`]) or another turn
+    /// ([`Event::AnotherTurn`]), and forgets a turn an effect gave.
+    pub(super) fn pass_turn(&mut self) -> Result<Seat, EffectError> {
+        let player = self.state.current;
+        let hooks = self.hooks;
+        let next = hooks.next_turn(self, player)?;
+        if next >= self.state.players.len() {
+            return Err(EffectError(format!(
+                "the turn order named player {}, but there are {} players",
+                next + 1,
+                self.state.players.len()
+            )));
+        }
+        self.state.given = None;
+        if next == player {
+            self.emit(Event::AnotherTurn { player });
+        } else {
+            let mut seat = self.state.seat_after(player);
+            while seat != next {
+                self.emit(Event::Skipped { player: seat });
+                seat = self.state.seat_after(seat);
+            }
+        }
+        Ok(next)
     }
 
     fn check_seat(&self, player: Seat) -> Result<(), EffectError> {

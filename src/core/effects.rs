@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use super::action::{Action, ActionName, Cards, Play, Seat};
 use super::aim::Aim;
-use super::builtin::{Builtin, builtin_cost, builtin_gain, builtin_win, recover};
+use super::builtin::{Builtin, builtin_cost, builtin_gain, builtin_next, builtin_win, recover};
 use super::card::{Card, Rank};
 use super::ctx::{self, Context, Hooks};
 use super::error::EffectError;
@@ -162,6 +162,8 @@ pub type WinCheck = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<bool, EffectError> 
 pub type Rescue = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<(), EffectError> + Send + Sync>;
 /// Oxygen gained by `player` discarding `cards` (D19).
 pub type RecoveryGain = Arc<dyn Fn(&mut Ctx<'_>, Seat, &[Card]) -> Result<Gain, EffectError> + Send + Sync>;
+/// Who moves after `player`'s turn (D4).
+pub type NextTurn = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<Seat, EffectError> + Send + Sync>;
 /// Runs when `player`'s turn starts.
 pub type TurnStart = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<(), EffectError> + Send + Sync>;
 /// Runs at a rule point ([`Moment`]: a card drawn, a breath, a rescue, a reshuffle, a
@@ -188,6 +190,7 @@ pub struct Registry {
     win_check: Option<WinCheck>,
     rescue: Option<Rescue>,
     recovery_gain: Option<RecoveryGain>,
+    next_turn: Option<NextTurn>,
     turn_start: Vec<TurnStart>,
     after_move: Vec<AfterMove>,
     /// Per [`Point`] (in [`Point::ALL`] order), the reactions to it, in the order added.
@@ -263,6 +266,7 @@ impl Registry {
             win_check: None,
             rescue: None,
             recovery_gain: None,
+            next_turn: None,
             turn_start: Vec::new(),
             after_move: Vec::new(),
             reactions: Default::default(),
@@ -391,6 +395,20 @@ impl Registry {
         self.recovery_gain = Some(hook);
         self.refresh();
     }
+    /// The turn order now in force (who moves after a player's turn), to wrap it.
+    pub fn next_turn(&self) -> NextTurn {
+        self.next_turn.clone().unwrap_or_else(|| Arc::new(|ctx, player| Ok(builtin_next(ctx.state(), player))))
+    }
+    pub fn set_next_turn(&mut self, hook: NextTurn) {
+        self.next_turn = Some(hook);
+        self.refresh();
+    }
+    /// Whether the turn order is the built-in one (D4, with the reversals and turns effects
+    /// gave): the engine then steps to the next seat itself.
+    #[inline(always)]
+    pub(crate) fn orders_natively(&self) -> bool {
+        self.next_turn.is_none()
+    }
     /// Adds a hook that runs when a turn starts (after the ones already added).
     pub fn add_turn_start(&mut self, hook: TurnStart) {
         self.turn_start.push(hook);
@@ -508,6 +526,7 @@ impl Registry {
             && self.win_check.is_none()
             && self.rescue.is_none()
             && self.recovery_gain.is_none()
+            && self.next_turn.is_none()
             && self.turn_start.is_empty()
             && self.after_move.is_empty()
             && self.reactions.iter().all(Vec::is_empty)
@@ -685,6 +704,13 @@ impl Hooks for Registry {
         }
     }
 
+    fn next_turn<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, player: Seat) -> Result<Seat, EffectError> {
+        match &self.next_turn {
+            None => Ok(builtin_next(ctx.state(), player)),
+            Some(hook) => hook(&mut ctx.reborrow(), player),
+        }
+    }
+
     #[inline(always)]
     fn reacts(&self, point: Point) -> bool {
         self.reacting & (1 << point as u8) != 0
@@ -781,6 +807,7 @@ mod tests {
             ("win check", Box::new(|r| r.set_win_check(Arc::new(|_, _| Ok(false))))),
             ("rescue", Box::new(|r| r.set_rescue(Arc::new(|_, _| Ok(()))))),
             ("recovery gain", Box::new(|r| r.set_recovery_gain(Arc::new(|_, _, _| Ok(Gain::Amount(0)))))),
+            ("next turn", Box::new(|r| r.set_next_turn(Arc::new(|_, player| Ok(player))))),
             ("turn start", Box::new(|r| r.add_turn_start(Arc::new(|_, _| Ok(()))))),
             ("turn start first", Box::new(|r| r.add_turn_start_first(Arc::new(|_, _| Ok(()))))),
             ("after move", Box::new(|r| r.add_after_move(Arc::new(|_, _, _, _| Ok(()))))),

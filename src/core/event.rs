@@ -56,6 +56,14 @@ pub enum Event {
     /// their hand, when it takes one; a card named so is shown to every seat);
     /// what it did follows as events of its own.
     Acted { player: Seat, name: ActionName, target: Option<Seat>, card: Option<Card> },
+    /// The direction of play turned round (an effect's `ctx:reverse`): from now on play goes
+    /// `backwards` round the table (seat 3, 2, 1 …) or forwards again (D4).
+    Reversed { backwards: bool },
+    /// `player`'s turn was passed over: the turn went past their seat to a later one (the
+    /// turn order in force, or a turn an effect gave).
+    Skipped { player: Seat },
+    /// `player` moves again: the turn order in force gave them the next turn too.
+    AnotherTurn { player: Seat },
     /// A mod's narration.
     Said { text: String },
     /// `player` reached the bottom and won (D20).

@@ -286,9 +286,13 @@ fn resolve<S: EventSink + ?Sized>(
         events.push(Event::Draw { turns: state.turn });
         return Ok(());
     }
-    // The next seat, without a division.
-    let next = state.current + 1;
-    state.current = if next == state.players.len() { 0 } else { next };
+    state.current = if registry.orders_natively() && !state.reversed && state.given.is_none() {
+        // The next seat, without a division.
+        let next = state.current + 1;
+        if next == state.players.len() { 0 } else { next }
+    } else {
+        Context::new(&mut *state, registry, &mut *events).pass_turn()?
+    };
     state.turn += 1;
     let player = state.current;
     events.push(Event::TurnStarted { player, turn: state.turn });

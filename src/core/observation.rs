@@ -109,6 +109,21 @@ impl<'g> Observation<'g> {
         self.game.current()
     }
 
+    /// Whether play goes round the table backwards.
+    pub fn is_reversed(&self) -> bool {
+        self.game.is_reversed()
+    }
+
+    /// Who moves after this turn by the built-in order (D4, reversals and turns given).
+    pub fn next_in_order(&self) -> Seat {
+        self.game.next_in_order()
+    }
+
+    /// Whether an effect changed the order of play (a reversal, a turn given).
+    pub fn order_changed(&self) -> bool {
+        self.game.is_reversed() || self.game.given_turn().is_some()
+    }
+
     pub fn outcome(&self) -> Outcome {
         self.game.outcome()
     }

@@ -124,6 +124,12 @@ pub struct State {
     /// Bottom first: the last card is the top, the next to be drawn.
     pub(super) deck: Vec<Card>,
     pub(super) current: Seat,
+    /// Whether play goes round the table backwards (seat 3, 2, 1 …), after an odd number of
+    /// reversals ([`Ctx::reverse`](super::Ctx::reverse)).
+    pub(super) reversed: bool,
+    /// The seat an effect said moves next ([`Ctx::give_turn`](super::Ctx::give_turn)), for
+    /// the built-in order to take once, at the end of this turn.
+    pub(super) given: Option<Seat>,
     pub(super) turn: u32,
     pub(super) outcome: Outcome,
     pub(super) decks: u32,
@@ -157,6 +163,8 @@ impl std::fmt::Debug for State {
             .field("discard", &self.discard)
             .field("deck", &self.deck)
             .field("current", &self.current)
+            .field("reversed", &self.reversed)
+            .field("given", &self.given)
             .field("turn", &self.turn)
             .field("outcome", &self.outcome)
             .finish_non_exhaustive()
@@ -172,6 +180,8 @@ impl PartialEq for State {
             && self.discard == other.discard
             && self.deck == other.deck
             && self.current == other.current
+            && self.reversed == other.reversed
+            && self.given == other.given
             && self.turn == other.turn
             && self.outcome == other.outcome
             && self.names == other.names
@@ -226,6 +236,8 @@ impl State {
             discard,
             deck,
             current: 0,
+            reversed: false,
+            given: None,
             turn: 1,
             outcome: Outcome::Running,
             decks,
@@ -265,6 +277,8 @@ impl State {
         self.discard.clear();
         self.discard.push(self.deck.pop().expect("validated: enough cards"));
         self.current = 0;
+        self.reversed = false;
+        self.given = None;
         self.turn = 1;
         self.outcome = Outcome::Running;
         self.seed = seed;
@@ -283,6 +297,8 @@ impl State {
             discard: Vec::new(),
             deck: Vec::new(),
             current: self.current,
+            reversed: self.reversed,
+            given: self.given,
             turn: self.turn,
             outcome: self.outcome,
             decks: self.decks,
@@ -303,6 +319,8 @@ impl State {
             discard,
             deck,
             current,
+            reversed,
+            given,
             turn,
             outcome,
             decks,
@@ -333,6 +351,8 @@ impl State {
         self.discard.clone_from(discard);
         self.deck.clone_from(deck);
         self.current = *current;
+        self.reversed = *reversed;
+        self.given = *given;
         self.turn = *turn;
         self.outcome = *outcome;
         self.decks = *decks;
@@ -419,6 +439,26 @@ impl State {
     /// Whose turn it is (after a win: the winner's turn, which ended the game).
     pub fn current(&self) -> Seat {
         self.current
+    }
+    /// Whether play goes round the table backwards (D4 reversed by an effect).
+    pub fn is_reversed(&self) -> bool {
+        self.reversed
+    }
+    /// The seat an effect said moves after this turn, if one did.
+    pub fn given_turn(&self) -> Option<Seat> {
+        self.given
+    }
+    /// The seat after `seat` round the table, in the direction play goes now (D4), without
+    /// what an effect gave or a mod's order: the built-in order's step.
+    pub fn seat_after(&self, seat: Seat) -> Seat {
+        let n = self.players.len();
+        if self.reversed { (seat + n - 1) % n } else { (seat + 1) % n }
+    }
+    /// Who moves after the current turn by the built-in order (D4): the seat an effect gave
+    /// the turn to, else the next seat round the table in the direction of play. A mod's
+    /// `next_turn` hook may say otherwise; the board shows this when play is not plain.
+    pub fn next_in_order(&self) -> Seat {
+        self.given.unwrap_or_else(|| self.seat_after(self.current))
     }
     /// The number of the turn being played, from 1.
     pub fn turn(&self) -> u32 {

@@ -107,6 +107,15 @@ impl<'a> View<'a> {
     pub fn turn(&self) -> u32 {
         self.game.turn()
     }
+    /// Whether play goes round the table backwards.
+    pub fn is_reversed(&self) -> bool {
+        self.game.is_reversed()
+    }
+    /// Who moves after this turn by the built-in order (D4, a reversal, a turn given; a
+    /// mod's own `next_turn` may say otherwise when the turn ends).
+    pub fn next_in_order(&self) -> Seat {
+        self.game.next_in_order()
+    }
     pub fn outcome(&self) -> Outcome {
         self.game.outcome()
     }

@@ -222,6 +222,15 @@ pub enum EventJson<'a, P = Seat> {
         #[serde(skip_serializing_if = "Option::is_none")]
         card: Option<CardJson>,
     },
+    Reversed {
+        backwards: bool,
+    },
+    Skipped {
+        player: P,
+    },
+    AnotherTurn {
+        player: P,
+    },
     Said {
         text: &'a str,
     },
@@ -280,6 +289,9 @@ impl<'a, P> EventJson<'a, P> {
                 target: target.map(&p),
                 card: card.map(CardJson),
             },
+            Event::Reversed { backwards } => EventJson::Reversed { backwards },
+            Event::Skipped { player } => EventJson::Skipped { player: p(player) },
+            Event::AnotherTurn { player } => EventJson::AnotherTurn { player: p(player) },
             Event::Said { ref text } => EventJson::Said { text },
             Event::Won { player } => EventJson::Won { player: p(player) },
             Event::Draw { turns } => EventJson::Draw { turns },
@@ -463,6 +475,21 @@ fn cards(cs: &[Card]) -> Value {
     Value::Array(cs.iter().map(|c| Value::String(c.to_string())).collect())
 }
 
+/// The turn order in the `state` object, when an effect changed it: whether play goes
+/// `backwards` round the table and who moves `next` by the built-in order (a mod's own
+/// `next_turn` is asked only as the turn ends). Absent while play goes the usual way.
+#[derive(Serialize)]
+struct Order<'a> {
+    backwards: bool,
+    next: &'a str,
+}
+
+impl<'a> Order<'a> {
+    fn of(seen: &Observation<'a>) -> Option<Order<'a>> {
+        seen.order_changed().then(|| Order { backwards: seen.is_reversed(), next: seen.name(seen.next_in_order()) })
+    }
+}
+
 /// The `state` object: the whole game, every hand included (scripts see everything).
 /// `bots` names the bot behind each seat, if any.
 pub fn state(game: &Game, bots: &[Option<String>]) -> Object {
@@ -482,10 +509,13 @@ pub fn state(game: &Game, bots: &[Option<String>]) -> Object {
         })
         .collect();
     let deck: Vec<Card> = game.deck().collect();
-    Object::new()
+    let mut o = Object::new()
         .with("turn", json!(game.turn()))
-        .with("current", json!(game.name(game.current())))
-        .with("winner", json!(game.winner().map(|w| game.name(w).to_string())))
+        .with("current", json!(game.name(game.current())));
+    if let Some(order) = Order::of(&Observation::of(game, Viewer::Everyone)) {
+        o = o.with("backwards", json!(order.backwards)).with("next", json!(order.next));
+    }
+    o.with("winner", json!(game.winner().map(|w| game.name(w).to_string())))
         .with("draw", json!(game.outcome() == Outcome::Draw))
         .with("over", json!(game.is_over()))
         .with("deck_size", json!(game.deck_size()))
@@ -508,6 +538,8 @@ pub fn write_state(out: impl std::io::Write, game: &Game, bots: &[Option<String>
     struct State<'a> {
         turn: u32,
         current: &'a str,
+        #[serde(flatten)]
+        order: Option<Order<'a>>,
         winner: Option<&'a str>,
         draw: bool,
         over: bool,
@@ -550,6 +582,7 @@ pub fn write_state(out: impl std::io::Write, game: &Game, bots: &[Option<String>
     let state = State {
         turn: game.turn(),
         current: game.name(game.current()),
+        order: Order::of(&Observation::of(game, Viewer::Everyone)),
         winner: game.winner().map(|w| game.name(w)),
         draw: game.outcome() == Outcome::Draw,
         over: game.is_over(),
@@ -584,9 +617,11 @@ pub fn state_for(seen: &Observation, bots: &[Option<String>]) -> Object {
             o.with("front", cards(d.front)).with("bot", json!(bots.get(d.seat).cloned().flatten()))
         })
         .collect();
-    let mut o = Object::new()
-        .with("turn", json!(seen.turn()))
-        .with("current", json!(seen.name(seen.current())))
+    let mut o = Object::new().with("turn", json!(seen.turn())).with("current", json!(seen.name(seen.current())));
+    if let Some(order) = Order::of(seen) {
+        o = o.with("backwards", json!(order.backwards)).with("next", json!(order.next));
+    }
+    o = o
         .with("winner", json!(seen.winner().map(|w| seen.name(w).to_string())))
         .with("draw", json!(seen.outcome() == Outcome::Draw))
         .with("over", json!(seen.is_over()))
@@ -767,6 +802,9 @@ mod tests {
                 Event::Acted { player: 1, name: "toss".parse().unwrap(), target: None, card: Some(c("7H")) },
                 r#"{"event":"acted","player":"bob","name":"toss","card":"7H"}"#,
             ),
+            (Event::Reversed { backwards: true }, r#"{"event":"reversed","backwards":true}"#),
+            (Event::Skipped { player: 1 }, r#"{"event":"skipped","player":"bob"}"#),
+            (Event::AnotherTurn { player: 0 }, r#"{"event":"another_turn","player":"alice"}"#),
             (Event::Said { text: "a \"shark\"!".into() }, r#"{"event":"said","text":"a \"shark\"!"}"#),
             (Event::Won { player: 0 }, r#"{"event":"won","player":"alice"}"#),
             (Event::Draw { turns: 200 }, r#"{"event":"draw","turns":200}"#),

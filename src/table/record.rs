@@ -133,6 +133,13 @@ impl Canonical {
             self.cards(p.hand.iter().copied());
             self.cards(p.front.iter().copied());
         }
+        // The turn order, when it is not plain (so that the steps of every game before
+        // turn order was a rule point hash as they did).
+        if game.is_reversed() || game.given_turn().is_some() {
+            self.bytes(b"order");
+            self.n(u64::from(game.is_reversed()));
+            self.n(game.given_turn().map_or(0, |s| s as u64 + 1));
+        }
         self.n(events.len() as u64);
         for e in events {
             self.event(e);
@@ -250,6 +257,18 @@ impl Canonical {
             Event::Draw { turns } => {
                 self.n(20);
                 self.n(u64::from(*turns));
+            }
+            Event::Reversed { backwards } => {
+                self.n(22);
+                self.n(u64::from(*backwards));
+            }
+            Event::Skipped { player } => {
+                self.n(23);
+                seat(self, *player);
+            }
+            Event::AnotherTurn { player } => {
+                self.n(24);
+                seat(self, *player);
             }
             Event::Acted { player, name, target, card } => {
                 self.n(21);

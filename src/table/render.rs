@@ -229,6 +229,12 @@ impl Narrator<'_> {
                     }
                     out.push(line);
                 }
+                Event::Reversed { backwards } => out.push(format!(
+                    "play now goes {} round the table",
+                    if *backwards { "the other way" } else { "the usual way again" }
+                )),
+                Event::Skipped { player } => out.push(format!("{} skipped", self.act(*player, "is"))),
+                Event::AnotherTurn { player } => out.push(format!("{} another turn", self.act(*player, "takes"))),
                 Event::Won { player } => out.push(self.win_line(*player)),
                 Event::Draw { turns } => out.push(format!("turn {turns} was the last: the game is a draw")),
                 // A move or breath that no play explains (a mod's): its diver's name, then
@@ -408,7 +414,18 @@ pub fn board_after(
     let mut out = String::new();
     let dash = s.dash();
     let header = match game.outcome() {
-        Outcome::Running => format!("turn {} {dash} {} to play", game.turn(), game.name(game.current())),
+        Outcome::Running => {
+            let mut header = format!("turn {} {dash} {} to play", game.turn(), game.name(game.current()));
+            // The order, when an effect changed it (the built-in order's answer: a mod's
+            // own `next_turn` is asked only when the turn ends).
+            if game.is_reversed() || game.given_turn().is_some() {
+                header += &format!(", then {}", game.name(game.next_in_order()));
+                if game.is_reversed() {
+                    header += " (play goes the other way round)";
+                }
+            }
+            header
+        }
         Outcome::Won(w) => format!("turn {} {dash} {} won", game.turn(), game.name(w)),
         Outcome::Draw => format!("turn {} {dash} the game is a draw", game.turn()),
     };

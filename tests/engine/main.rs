@@ -18,4 +18,5 @@ mod proptests;
 mod registry;
 mod rules;
 mod sim_engine;
+mod structure;
 mod visibility;

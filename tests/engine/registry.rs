@@ -67,6 +67,9 @@ fn failing_registries() -> Vec<(&'static str, Registry)> {
     ));
     out.push(("turn start", r));
     let mut r = Registry::standard();
+    r.set_next_turn(Arc::new(|ctx, player| Err(meddle_and_fail(ctx, player))));
+    out.push(("next turn", r));
+    let mut r = Registry::standard();
     r.add_after_move(Arc::new(|ctx, player, _, _| Err(meddle_and_fail(ctx, player))));
     out.push(("after move", r));
     out

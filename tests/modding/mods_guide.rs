@@ -92,16 +92,15 @@ fn the_ruleset_key_list_is_a_valid_ruleset() {
 
 /// The names of `ctx`'s and `diving`'s fields, as a mod sees them.
 fn api_names() -> (BTreeSet<String>, BTreeSet<String>) {
+    // One line per name (a line of narration holds at most 300 characters), the names of
+    // ctx on turn 2 and those of diving on turn 3 (a turn holds at most 100 lines).
     let code = r#"
         diving.on_turn_start(function(ctx, player)
-          local names = {}
-          for k in pairs(ctx) do table.insert(names, k) end
-          table.sort(names)
-          ctx:say(table.concat(names, " "))
-          names = {}
-          for k in pairs(diving) do table.insert(names, k) end
-          table.sort(names)
-          ctx:say(table.concat(names, " "))
+          if ctx:turn() == 2 then
+            for k in pairs(ctx) do ctx:say("ctx " .. k) end
+          elseif ctx:turn() == 3 then
+            for k in pairs(diving) do ctx:say("diving " .. k) end
+          end
         end)
     "#;
     let registry = load_mods(&Rules::default(), &[ModSource { name: "names.lua".into(), code: code.into() }]).unwrap();
@@ -111,18 +110,22 @@ fn api_names() -> (BTreeSet<String>, BTreeSet<String>) {
         Setup { names: vec!["a".into(), "b".into()], seed: 1, deck: None },
     )
     .unwrap();
-    let first = game.legal_actions()[0];
     let mut events = Vec::new();
-    game.apply(&first, &mut events).unwrap();
-    let said: Vec<String> = events
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::Said { text } => Some(text),
-            _ => None,
-        })
-        .collect();
-    let set = |s: &str| s.split(' ').map(str::to_string).collect();
-    (set(&said[0]), set(&said[1]))
+    for _ in 0..2 {
+        let first = game.legal_actions()[0];
+        game.apply(&first, &mut events).unwrap();
+    }
+    let (mut ctx, mut diving) = (BTreeSet::new(), BTreeSet::new());
+    for e in events {
+        if let Event::Said { text } = e {
+            match text.split_once(' ') {
+                Some(("ctx", name)) => ctx.insert(name.to_string()),
+                Some(("diving", name)) => diving.insert(name.to_string()),
+                _ => false,
+            };
+        }
+    }
+    (ctx, diving)
 }
 
 /// Names written as `prefix` + identifier in the guide.

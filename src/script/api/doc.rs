@@ -84,6 +84,12 @@ pub const DOCS: &[Doc] = &[
         "Replaces the check of whether a diver has won after moving.",
     ),
     d(
+        "diving.next_turn",
+        "fn fun(ctx: diving.Ctx, player: integer, previous: function): integer",
+        "",
+        "Replaces who moves after player's turn (the turn order).",
+    ),
+    d(
         "diving.on_draw",
         "fn fun(ctx: diving.Ctx, player: integer, card: string, cause: \"replacement\"|\"recovery\"|\"effect\")",
         "",
@@ -169,6 +175,15 @@ pub const DOCS: &[Doc] = &[
         "integer",
         "The value number card card has when p plays it now (doubled on a match).",
     ),
+    d(
+        "ctx:next_player",
+        "p integer",
+        "integer",
+        "The player after p round the table, in the direction play goes now.",
+    ),
+    d("ctx:is_reversed", "", "boolean", "Whether play goes round the table the other way."),
+    d("ctx:reverse", "", "", "Turns the direction of play round, from the next turn on."),
+    d("ctx:give_turn", "p integer", "", "Gives the next turn to p (the current player: another turn)."),
     d("ctx:random", "n integer", "integer", "A whole number from 1 to n, from the game's seeded random numbers."),
     d("ctx:say", "text string", "", "Adds a line to the game log."),
 ];

@@ -1,8 +1,8 @@
 //! The hooks: `diving.on_turn_start`, `diving.on_after_move` and the reactions to rule points
 //! (`on_draw`, `on_breathe`, `on_rescue`, `on_reshuffle`, `on_recover`, `on_turn_end`: the
 //! core's [`Moment`]s) add a handler to a list;
-//! `diving.oxygen_cost`, `diving.recovery_gain`, `diving.rescue` and `diving.win_check`
-//! replace the entry before them and hand it to the handler as `previous`. Each handler
+//! `diving.oxygen_cost`, `diving.recovery_gain`, `diving.rescue`, `diving.win_check` and
+//! `diving.next_turn` replace the entry before them and hand it to the handler as `previous`. Each handler
 //! becomes a hook closure of the registry that runs it through [`run_write`] and checks what
 //! it returns.
 
@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::effects::{AfterMove, OxygenCost, Reaction, RecoveryGain, Rescue, TurnStart, WinCheck};
+use crate::core::effects::{AfterMove, NextTurn, OxygenCost, Reaction, RecoveryGain, Rescue, TurnStart, WinCheck};
 use crate::core::{Card, Ctx, EffectError, Gain, Moment, Point, Registry, Seat};
 
 use super::super::convert::{self, InLua};
@@ -149,6 +149,34 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
             })
         });
         r.set_rescue(hook);
+        Ok(())
+    })?;
+    handler_api(lua, diving, env, "next_turn", |lua, f, shared, r| {
+        let (previous, owner) = (r.next_turn(), shared.owner);
+        let weak = Arc::downgrade(&previous);
+        let previous_fn = lua.create_function(move |lua, (_, p): (Value, Value)| {
+            let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+            open::with_ctx(lua, Caller { owner, ctx: None }, "previous", |ctx| {
+                let p = convert::seat(lua, ctx.state().player_count(), &p)?;
+                prev(ctx, p).in_lua(lua).map(|next| next as i64 + 1)
+            })
+        })?;
+        let site = site(&f);
+        let hook: NextTurn = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat| {
+            let _keep = &previous;
+            let players = ctx.state().player_count();
+            let value: Value = run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call(&f, (c, player as i64 + 1, previous_fn.clone()))
+            })?;
+            match value {
+                Value::Integer(n) if n >= 1 && n as usize <= players => Ok(n as usize - 1),
+                other => Err(EffectError(format!(
+                    "mod {site}: the next_turn handler must return a player number from 1 to {players}, got {}",
+                    convert::show(&other)
+                ))),
+            }
+        });
+        r.set_next_turn(hook);
         Ok(())
     })?;
     handler_api(lua, diving, env, "recovery_gain", |lua, f, shared, r| {

@@ -2,8 +2,8 @@
 //! the area's functions to its table. The list of areas is here and nowhere else: [`CTX`],
 //! [`MATH`] and [`DIVING`], set up in that order by [`install`].
 //!
-//! - `ctx`, the object every handler is called with: [`ctx_read`] (allowed everywhere) and
-//!   [`ctx_write`] (in `resolve` handlers and hooks);
+//! - `ctx`, the object every handler is called with: [`ctx_read`] (allowed everywhere),
+//!   [`ctx_write`] (in `resolve` handlers and hooks) and [`turns`] (the order of play);
 //! - `math`: Luau's, with the game's seeded `random` ([`math`]);
 //! - `diving`, the table a mod file registers with while it loads: [`manifest`] (what the
 //!   mod says about itself), [`rules`] (`version`, `rules`), [`cards`] (`rank`, `suit`, `value`), [`effects`] (`effect`, `wrap`), [`actions`]
@@ -24,6 +24,7 @@ mod hooks;
 mod manifest;
 mod math;
 mod rules;
+mod turns;
 mod unknown;
 
 pub use actions::RESERVED;
@@ -59,7 +60,7 @@ type CtxArea = Area<CtxEnv>;
 type DivingArea = fn(&Lua, &Table, &DivingEnv<'_>) -> mlua::Result<()>;
 
 /// The areas of `ctx`.
-const CTX: &[CtxArea] = &[ctx_read::register, ctx_write::register];
+const CTX: &[CtxArea] = &[ctx_read::register, ctx_write::register, turns::register];
 /// The areas of `math`.
 const MATH: &[CtxArea] = &[math::register];
 /// The areas of `diving`.
