@@ -167,7 +167,7 @@ impl Model {
         }
         let mut losses = [0; 14];
         for rank in Rank::all() {
-            losses[usize::from(rank.number())] = AVERAGE_KEEP - keep_value(w, Card::new(rank, Suit::Spades));
+            losses[usize::from(rank.number())] = AVERAGE_KEEP - keep_value(w, tables, Card::new(rank, Suit::Spades));
         }
         Model { tables: Arc::clone(tables), worths, move_depth, steps, best_gains, losses }
     }
@@ -204,6 +204,8 @@ trait Air {
     /// Whether a discard's gain may be read from the gain table by its index (the built-in
     /// gain hook).
     fn indexed(&self) -> bool;
+    /// How far `card` moves `seat` when played on `top` (D8: its value, doubled on a match).
+    fn value_on(&self, seat: Seat, card: Card, top: Option<Card>) -> u32;
     /// The oxygen `seat` spends after a move ending at `depth`.
     fn cost(&self, seat: Seat, depth: u32) -> u32;
     /// Whether `seat` wins on reaching `depth` (`max` is the bottom).
@@ -220,6 +222,10 @@ impl Air for Tables {
     #[inline(always)]
     fn indexed(&self) -> bool {
         true
+    }
+    #[inline(always)]
+    fn value_on(&self, _: Seat, card: Card, top: Option<Card>) -> u32 {
+        Tables::value_on(self, card, top)
     }
     #[inline(always)]
     fn cost(&self, _: Seat, depth: u32) -> u32 {
@@ -250,6 +256,7 @@ struct Asked<'t> {
     forecast: RefCell<Option<Forecast>>,
     costs: RefCell<Vec<(Seat, u32, u32)>>,
     wins: RefCell<Vec<(Seat, u32, bool)>>,
+    values: RefCell<Vec<(Seat, Card, u32)>>,
 }
 
 impl<'t> Asked<'t> {
@@ -261,6 +268,7 @@ impl<'t> Asked<'t> {
             forecast: RefCell::default(),
             costs: RefCell::default(),
             wins: RefCell::default(),
+            values: RefCell::default(),
         }
     }
 
@@ -273,6 +281,18 @@ impl<'t> Asked<'t> {
 impl Air for Asked<'_> {
     fn indexed(&self) -> bool {
         self.builtin.gain
+    }
+    fn value_on(&self, seat: Seat, card: Card, top: Option<Card>) -> u32 {
+        if self.builtin.value {
+            return self.tables.value_on(card, top);
+        }
+        let known = self.values.borrow().iter().find(|&&(s, c, _)| (s, c) == (seat, card)).map(|&(_, _, v)| v);
+        let value = known.unwrap_or_else(|| {
+            let value = self.ask(|f| f.card_value(seat, card)).unwrap_or_else(|_| self.tables.value(card));
+            self.values.borrow_mut().push((seat, card, value));
+            value
+        });
+        value << u32::from(card.doubles_on(top))
     }
     fn cost(&self, seat: Seat, depth: u32) -> u32 {
         if self.builtin.cost {
@@ -769,7 +789,7 @@ impl<A: Air> Turn<'_, '_, A> {
     fn take_card(&self, best: &mut Best, i: usize, p: &Playable, s: &Shared) {
         // Taking a table card denies it to the next player; break ties that way.
         let table_bonus = i64::from(matches!(p.from(), Source::Table(_)));
-        let value = p.card.value_on(self.top);
+        let value = self.air.value_on(self.seat, p.card, self.top);
         // A number card's best play and its first play to avoid, by play index.
         let (number, number_play, number_avoid) = if self.jolted {
             // Below the J first (NONE + 1, the least score there is), then on top of it.
@@ -904,7 +924,7 @@ impl<A: Air> Turn<'_, '_, A> {
         // Taking a table card denies it to the next player; break ties that way.
         let table_bonus = i64::from(matches!(from, Source::Table(_)));
         if card.rank.is_number() {
-            let value = card.value_on(self.top);
+            let value = self.air.value_on(self.seat, card, self.top);
             if self.jolted {
                 if !face_on_top {
                     return Some(NONE + 1);
@@ -996,13 +1016,15 @@ fn push_score(model: &Model, view: &View<'_>, air: &impl Air, target: Seat) -> i
     -i64::from(rules.quick_push) * 10 + i64::from(cost) * OTHERS_OXYGEN
 }
 
-/// How much a diver wants to keep a card, in tenths; the average card is about 55.
-fn keep_value(w: &Weights, card: Card) -> i64 {
+/// How much a diver wants to keep a card, in tenths; the average card is about 55. A number
+/// card is worth the distance it moves a diver: its value in the rules in force (an ace worth
+/// 11 is kept as a 10 is).
+fn keep_value(w: &Weights, tables: &Tables, card: Card) -> i64 {
     match card.rank {
         Rank::JACK => w.keep_faces[0],
         Rank::QUEEN => w.keep_faces[1],
         Rank::KING => w.keep_faces[2],
-        r if r.is_number() => i64::from(r.number()) * 10,
+        r if r.is_number() => i64::from(tables.value(card)) * 10,
         _ => 0,
     }
 }
@@ -1132,7 +1154,7 @@ mod tests {
                 .map(|mask| {
                     let cards = cards_in_mask(hand, mask);
                     let gain = gain_number(rules.recovery_gain(&cards)).min(rules.max_oxygen - 3);
-                    let loss: i64 = cards.iter().map(|&c| AVERAGE_KEEP - keep_value(&w, c)).sum();
+                    let loss: i64 = cards.iter().map(|&c| AVERAGE_KEEP - keep_value(&w, view.tables(), c)).sum();
                     (mask, i64::from(gain) * worth + loss + w.recovery)
                 })
                 .collect();
@@ -1287,6 +1309,20 @@ mod tests {
         // Discard top 2C: 9H is worth 9, 3C doubles to 6.
         let game = position("9H 3C 4S 5D  AH AS AD AC  2H 2S 2D 3D  2C", 0, 10);
         assert_eq!(pick(&game), Action::play("9H".parse().unwrap(), Source::Hand));
+    }
+
+    /// The values in force, not the standard ones: with an ace worth 11 the ace is the
+    /// deepest card, and a hand keeps it as it keeps a 10.
+    #[test]
+    fn dives_with_the_card_worth_most_in_the_rules_in_force() {
+        let deal = "AH 9C 4S 5D  2H 2S 2D 3D  2C 3C 4C 5C  6S";
+        assert_eq!(pick(&position(deal, 0, 10)), Action::play("9C".parse().unwrap(), Source::Hand));
+        let mut values = Rules::default().values;
+        values[0] = 11;
+        let aces = position_with(Rules { values, ..Rules::default() }, deal, 0, 10);
+        assert_eq!(pick(&aces), Action::play("AH".parse().unwrap(), Source::Hand));
+        let model = Model::new(View::new(&aces, 0).tables(), &Weights::default());
+        assert_eq!(model.loss("AH".parse().unwrap()), model.loss("10H".parse().unwrap()) - 10);
     }
 
     #[test]

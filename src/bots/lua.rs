@@ -207,6 +207,17 @@ enum Air<'t> {
 }
 
 impl Air<'_> {
+    /// How far `card` moves `seat` when played on `top` (D8: its value, doubled on a match).
+    fn value_on(&mut self, seat: usize, card: crate::core::Card, top: Option<crate::core::Card>) -> u32 {
+        let value = match self {
+            Air::Asked(tables, builtin, forecast) if !builtin.value => {
+                forecast.card_value(seat, card).unwrap_or_else(|_| tables.value(card))
+            }
+            Air::Tables(tables) | Air::Asked(tables, ..) => tables.value(card),
+        };
+        value << u32::from(card.doubles_on(top))
+    }
+
     /// The oxygen the view's seat spends after a move ending at `depth`.
     fn cost(&mut self, seat: usize, depth: u32) -> u32 {
         match self {
@@ -380,7 +391,7 @@ fn move_table(lua: &Lua, view: &View<'_>, index: usize, action: &Action, air: &m
             }
             t.raw_set("over", *face_on_top)?;
             if card.rank.is_number() {
-                let value = card.value_on(view.discard_top());
+                let value = air.value_on(seat, *card, view.discard_top());
                 t.raw_set("value", i64::from(value))?;
                 let (depth, wins) = if me.has_front(Rank::JACK) {
                     (me.depth.saturating_sub(value), false)

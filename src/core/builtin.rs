@@ -187,7 +187,7 @@ fn seats_where(state: &State, player: Seat, test: impl Fn(&super::state::Player)
 #[inline(always)]
 fn number_card<H: Hooks, S: EventSink + ?Sized>(ctx: &mut Context<'_, H, S>, play: Play) -> Result<(), EffectError> {
     let Play { player, card, target, face_on_top, .. } = play;
-    let value = ctx.number_value(player, card);
+    let value = ctx.number_value(player, card)?;
     let pending = Pending::of(ctx.state().player(player));
     if pending.jolt {
         let jack = ctx.take_front(player, Rank::JACK).expect("checked: J in front");

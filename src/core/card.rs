@@ -42,7 +42,9 @@ impl Rank {
         ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"][self.0 as usize - 1]
     }
 
-    fn parse(text: &str) -> Option<Rank> {
+    /// Reads a rank as D1 writes it (`A`, `2` … `10`, `T`, `J`, `Q`, `K`; `1` for an ace),
+    /// in any case.
+    pub fn parse(text: &str) -> Option<Rank> {
         let n = match text.to_ascii_uppercase().as_str() {
             "A" | "1" => 1,
             "T" | "10" => 10,
@@ -126,7 +128,9 @@ impl Card {
         Card { rank, suit }
     }
 
-    /// The card's face value as a number card (ace = 1 … 10); face cards have none.
+    /// The card's face value as a number card in the standard rules (ace = 1 … 10); face
+    /// cards have none. What a card is worth in a game is the rules' value
+    /// ([`Tables::value`](super::Tables::value)), which a ruleset or a mod may change.
     pub fn value(self) -> Option<u32> {
         self.rank.is_number().then_some(self.rank.number() as u32)
     }

@@ -22,7 +22,7 @@ use super::action::{Cards, Seat};
 use super::card::{Card, Rank};
 use super::error::EffectError;
 use super::event::{BreathCause, DrawCause, Event, EventSink, Moment, Point};
-use super::rules::{Gain, MAX_HAND_SIZE};
+use super::rules::{Gain, MAX_CARD_VALUE, MAX_HAND_SIZE};
 use super::state::{Outcome, State};
 
 /// The rule points a [`Context`] asks while it changes a game (the decisions marked *(hook)*
@@ -35,6 +35,14 @@ pub trait Hooks: Sized {
         ctx: &mut Context<'_, Self, S>,
         player: Seat,
         depth: u32,
+    ) -> Result<u32, EffectError>;
+    /// What `card` is worth when `player` plays it now, before doubling (D8: the rules'
+    /// value of its rank, or what a mod made of it).
+    fn card_value<S: EventSink + ?Sized>(
+        &self,
+        ctx: &mut Context<'_, Self, S>,
+        player: Seat,
+        card: Card,
     ) -> Result<u32, EffectError>;
     /// Whether `player` has won after moving (D11, D20).
     fn won<S: EventSink + ?Sized>(&self, ctx: &mut Context<'_, Self, S>, player: Seat) -> Result<bool, EffectError>;
@@ -162,16 +170,29 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         self.state.rng.random_range(0..n.max(1))
     }
 
-    /// The value of number card `card` played by `player` now: doubled when it matches the
-    /// discard top by rank or suit (D8). Records [`Event::Doubled`].
+    /// What `card` is worth when `player` plays it now, before doubling: the card-value rule
+    /// point ([`Hooks::card_value`]: the rules' value of its rank, or a mod's).
+    pub fn card_value(&mut self, player: Seat, card: Card) -> Result<u32, EffectError> {
+        self.check_seat(player)?;
+        let hooks = self.hooks;
+        let value = hooks.card_value(self, player, card)?;
+        if value > MAX_CARD_VALUE {
+            return Err(EffectError(format!("{card} cannot be worth {value}: a card is worth at most {MAX_CARD_VALUE}")));
+        }
+        Ok(value)
+    }
+
+    /// The value of number card `card` played by `player` now: its [value](Context::card_value),
+    /// doubled when it matches the discard top by rank or suit (D8). Records
+    /// [`Event::Doubled`].
     #[inline]
-    pub fn number_value(&mut self, player: Seat, card: Card) -> u32 {
+    pub fn number_value(&mut self, player: Seat, card: Card) -> Result<u32, EffectError> {
         let top = self.state.discard_top();
-        let value = card.value_on(top);
+        let value = self.card_value(player, card)? << u32::from(card.doubles_on(top));
         if let (true, Some(on)) = (card.doubles_on(top), top) {
             self.events.push(Event::Doubled { player, card, on, value });
         }
-        value
+        Ok(value)
     }
 
     /// Moves `player` by `delta` (positive is deeper), clamped to `0..=max_depth` (D9); runs

@@ -46,6 +46,7 @@ pub(crate) const ASK: u16 = u16::MAX;
 /// ([`Registry::builtin_planning`]): those answer from the tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Planning {
+    pub value: bool,
     pub cost: bool,
     pub gain: bool,
     pub win: bool,
@@ -156,6 +157,8 @@ impl fmt::Debug for ActionEntry {
 
 /// Oxygen spent by `player` after a move to `depth` (D10).
 pub type OxygenCost = Arc<dyn Fn(&mut Ctx<'_>, Seat, u32) -> Result<u32, EffectError> + Send + Sync>;
+/// What `card` is worth when `player` plays it now, before doubling (D8).
+pub type CardValue = Arc<dyn Fn(&mut Ctx<'_>, Seat, Card) -> Result<u32, EffectError> + Send + Sync>;
 /// Whether `player` has won after moving (D11, D20).
 pub type WinCheck = Arc<dyn Fn(&mut Ctx<'_>, Seat) -> Result<bool, EffectError> + Send + Sync>;
 /// What happens to `player` when their oxygen reaches 0 (D12).
@@ -186,6 +189,7 @@ pub struct Registry {
     /// listing to read per rank.
     aim_slots: [u16; 16],
     /// `None`: the built-in hook.
+    card_value: Option<CardValue>,
     oxygen_cost: Option<OxygenCost>,
     win_check: Option<WinCheck>,
     rescue: Option<Rescue>,
@@ -262,6 +266,7 @@ impl Registry {
                 None => ASK,
             }),
             cards,
+            card_value: None,
             oxygen_cost: None,
             win_check: None,
             rescue: None,
@@ -358,6 +363,15 @@ impl Registry {
         self.refresh();
     }
 
+    /// The card-value hook now in force (the built-in one, the rules' value of the rank, as
+    /// a closure), to wrap it.
+    pub fn card_value(&self) -> CardValue {
+        self.card_value.clone().unwrap_or_else(|| Arc::new(|ctx, _, card| Ok(ctx.state().tables().value(card))))
+    }
+    pub fn set_card_value(&mut self, hook: CardValue) {
+        self.card_value = Some(hook);
+        self.refresh();
+    }
     /// The oxygen-cost hook now in force (the built-in one as a closure), to wrap it.
     pub fn oxygen_cost(&self) -> OxygenCost {
         self.oxygen_cost.clone().unwrap_or_else(|| Arc::new(|ctx, _, depth| Ok(builtin_cost(ctx.state(), depth))))
@@ -438,13 +452,21 @@ impl Registry {
     /// Otherwise it asks them through a [`Forecast`](super::Forecast).
     #[inline]
     pub fn plans_from_tables(&self) -> bool {
-        self.oxygen_cost.is_none() && self.recovery_gain.is_none() && self.win_check.is_none()
+        self.card_value.is_none()
+            && self.oxygen_cost.is_none()
+            && self.recovery_gain.is_none()
+            && self.win_check.is_none()
     }
 
     /// Which of the hooks a planner asks about are still the built-in ones (each of those
     /// may be read from the tables while the others are asked).
     pub fn builtin_planning(&self) -> Planning {
-        Planning { cost: self.oxygen_cost.is_none(), gain: self.recovery_gain.is_none(), win: self.win_check.is_none() }
+        Planning {
+            value: self.card_value.is_none(),
+            cost: self.oxygen_cost.is_none(),
+            gain: self.recovery_gain.is_none(),
+            win: self.win_check.is_none(),
+        }
     }
 
     /// Whether a planner that knows the built-in cards, and asks the cost, gain and win of the
@@ -522,7 +544,8 @@ impl Registry {
 
     /// Whether every hook is the built-in one and none was added.
     fn hooks_are_builtin(&self) -> bool {
-        self.oxygen_cost.is_none()
+        self.card_value.is_none()
+            && self.oxygen_cost.is_none()
             && self.win_check.is_none()
             && self.rescue.is_none()
             && self.recovery_gain.is_none()
@@ -668,6 +691,14 @@ impl Registry {
 /// The registry answers the rule points a context asks: the built-in rule while no mod
 /// replaced it, else the replacement (and every added after-move hook, in order).
 impl Hooks for Registry {
+    #[inline(always)]
+    fn card_value<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, player: Seat, card: Card) -> Result<u32, EffectError> {
+        match &self.card_value {
+            None => Ok(ctx.state().tables().value(card)),
+            Some(hook) => hook(&mut ctx.reborrow(), player, card),
+        }
+    }
+
     fn cost<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, player: Seat, depth: u32) -> Result<u32, EffectError> {
         match &self.oxygen_cost {
             None => Ok(builtin_cost(ctx.state(), depth)),
@@ -803,6 +834,7 @@ mod tests {
 
         type Setter = Box<dyn Fn(&mut Registry)>;
         let hooks: Vec<(&str, Setter)> = vec![
+            ("card value", Box::new(|r| r.set_card_value(Arc::new(|_, _, _| Ok(1))))),
             ("oxygen cost", Box::new(|r| r.set_oxygen_cost(Arc::new(|_, _, _| Ok(1))))),
             ("win check", Box::new(|r| r.set_win_check(Arc::new(|_, _| Ok(false))))),
             ("rescue", Box::new(|r| r.set_rescue(Arc::new(|_, _| Ok(()))))),

@@ -52,6 +52,14 @@ impl Forecast {
         self.game.registry()
     }
 
+    /// What `card` would be worth to `seat` playing it now, before doubling (D8, or the mod's
+    /// hook).
+    pub fn card_value(&mut self, seat: Seat, card: Card) -> Result<u32, EffectError> {
+        self.fresh(seat)?;
+        let registry = Arc::clone(self.game.registry());
+        Context::new(&mut self.scratch, &registry, &mut ()).card_value(seat, card)
+    }
+
     /// The oxygen `seat` would spend after a move ending at `depth` (D10, or the mod's hook).
     pub fn cost(&mut self, seat: Seat, depth: u32) -> Result<u32, EffectError> {
         self.at_depth(seat, depth)?;
@@ -140,7 +148,7 @@ mod tests {
         let before = game.clone();
         let view = View::new(&game, 1);
         assert!(view.plans_from_tables());
-        assert_eq!(view.builtin_planning(), Planning { cost: true, gain: true, win: true });
+        assert_eq!(view.builtin_planning(), Planning { value: true, cost: true, gain: true, win: true });
         let mut forecast = view.forecast();
         let rules = Rules::default();
         for depth in 0..=rules.max_depth {
@@ -169,7 +177,7 @@ mod tests {
         let game = Game::new(Arc::new(Rules::default()), Arc::new(registry), setup).unwrap();
         let view = View::new(&game, 0);
         assert!(!view.plans_from_tables());
-        assert_eq!(view.builtin_planning(), Planning { cost: false, gain: false, win: false });
+        assert_eq!(view.builtin_planning(), Planning { value: true, cost: false, gain: false, win: false });
         let mut forecast = view.forecast();
         assert_eq!(forecast.cost(0, 64), Ok(6 + 64 % 7));
         assert_eq!(forecast.wins_at(1, 49), Ok(false));

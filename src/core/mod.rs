@@ -39,7 +39,8 @@ pub use game::Game;
 pub use legal::{Moves, Playable};
 pub use observation::{Observation, SeenDiver};
 pub use rules::{
-    Band, DealShape, Gain, MAX_HAND_SIZE, MAX_PLAYERS, MAX_TABLE_SIZE, MIN_PLAYERS, Rules, RulesError, SuitPattern,
+    Band, DealShape, Gain, MAX_CARD_VALUE, MAX_HAND_SIZE, MAX_PLAYERS, MAX_TABLE_SIZE, MIN_PLAYERS, Rules, RulesError,
+    STANDARD_VALUES, SuitPattern,
 };
 pub use seats::Seats;
 pub use state::{Outcome, Player, Setup, SetupError, State};

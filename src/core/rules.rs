@@ -185,6 +185,11 @@ pub struct Rules {
     pub recovery: BTreeMap<SuitPattern, Gain>,
     /// Turns after which the game is a draw; 0 = no cap (D23).
     pub max_turns: u32,
+    /// What each rank is worth when it moves a diver (D8), by rank number − 1: the standard
+    /// ace is 1 and a number card its number; face cards move nobody (0). Every built-in rule
+    /// that reads a value (the dive, doubling, the Jolt, the Quick) reads it here, through
+    /// the tables.
+    pub values: [u32; 13],
     /// How depth is shown (D24): `depth × depth_scale` followed by `depth_unit`.
     pub depth_unit: String,
     pub depth_scale: u32,
@@ -220,6 +225,7 @@ impl Default for Rules {
             quick_push: 4,
             recovery,
             max_turns: 0,
+            values: STANDARD_VALUES,
             depth_unit: String::new(),
             depth_scale: 1,
         }
@@ -250,6 +256,12 @@ pub enum RulesError {
     #[error("this ruleset is for {min} to {max} players, not {players}")]
     PlayerCount { players: usize, min: usize, max: usize },
 }
+
+/// The standard value of each rank (D8), by rank number − 1: A = 1 … 10 = 10, J, Q, K = 0.
+pub const STANDARD_VALUES: [u32; 13] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 0, 0];
+
+/// The most a ruleset may make a card worth.
+pub const MAX_CARD_VALUE: u32 = 1000;
 
 /// The largest hand a ruleset may set (a recovery discards at most this many cards).
 pub const MAX_HAND_SIZE: usize = 12;
@@ -298,6 +310,9 @@ impl Rules {
         at_least("max_oxygen", 1, self.max_oxygen as u64)?;
         at_most("max_oxygen", 1_000_000, self.max_oxygen as u64)?;
         at_least("depth_scale", 1, self.depth_scale as u64)?;
+        for value in self.values {
+            at_most("values", MAX_CARD_VALUE as u64, value as u64)?;
+        }
         self.validate_bands()?;
         let missing: Vec<String> = SuitPattern::all_up_to(self.hand_size)
             .into_iter()
@@ -388,6 +403,16 @@ impl Rules {
                 })
                 .unwrap_or(Gain::Amount(0)),
         }
+    }
+
+    /// What a card of `rank` is worth when it moves a diver (D8).
+    pub fn value(&self, rank: super::card::Rank) -> u32 {
+        self.values[usize::from(rank.number()) - 1]
+    }
+
+    /// Whether every rank is worth what the standard rules say.
+    pub fn standard_values(&self) -> bool {
+        self.values == STANDARD_VALUES
     }
 
     /// Depth as players see it (D24): `45` or, with unit "m" and scale 100, `4500 m`.

@@ -24,6 +24,8 @@ pub struct Tables {
     base: usize,
     /// What one card of each suit adds to an index: `base` to the power of the suit's index.
     steps: [usize; 4],
+    /// What each rank is worth (D8), by rank number (16 slots, so a read needs no check).
+    values: [u32; 16],
 }
 
 /// Depths beyond this are costed through the rules instead of a table.
@@ -59,7 +61,11 @@ impl Tables {
                 *gain = rules.recovery_gain(&cards);
             }
         }
-        Tables { rules, costs, gains, base, steps }
+        let mut values = [0; 16];
+        for rank in Rank::all() {
+            values[usize::from(rank.number())] = rules.value(rank);
+        }
+        Tables { rules, costs, gains, base, steps, values }
     }
 
     /// The rules these tables were worked out from.
@@ -70,6 +76,22 @@ impl Tables {
     /// The shared rules (compare with [`Arc::ptr_eq`] to cache what you derive from them).
     pub fn rules_arc(&self) -> &Arc<Rules> {
         &self.rules
+    }
+
+    /// What `card` is worth when it moves a diver ([`Rules::value`]): the one place every
+    /// built-in rule, forecast and bot reads a value from (a mod's `card_value` hook asks it
+    /// as `previous`).
+    #[inline(always)]
+    pub fn value(&self, card: Card) -> u32 {
+        self.values[usize::from(card.rank.number()) & 15]
+    }
+
+    /// How far `card` moves a diver when played on `top` (D8): its [value](Tables::value),
+    /// doubled when it [doubles](Card::doubles_on). Without a branch on whether it doubles,
+    /// which is random.
+    #[inline(always)]
+    pub fn value_on(&self, card: Card, top: Option<Card>) -> u32 {
+        self.value(card) << u32::from(card.doubles_on(top))
     }
 
     /// The oxygen a diver spends after a move that ends at `depth` ([`Rules::band_cost`]).

@@ -23,6 +23,8 @@
 //! none = 1
 //! "2" = 2
 //! "4" = "max"
+//! [values]                      # what a rank is worth when it moves a diver (D8)
+//! A = 11
 //! [display]
 //! unit = "m"
 //! scale = 100
@@ -35,7 +37,8 @@ use serde::Deserialize;
 use toml::{Spanned, Value};
 
 use crate::core::{
-    Band, Gain, MAX_HAND_SIZE, MAX_PLAYERS, MAX_TABLE_SIZE, MIN_PLAYERS, Rules, RulesError, SuitPattern,
+    Band, Gain, MAX_CARD_VALUE, MAX_HAND_SIZE, MAX_PLAYERS, MAX_TABLE_SIZE, MIN_PLAYERS, Rank, Rules, RulesError,
+    SuitPattern,
 };
 
 use super::RulesetError;
@@ -61,6 +64,7 @@ pub(crate) struct RawFile {
     pub max_turns: Option<Spanned<Value>>,
     pub oxygen_bands: Option<Spanned<Vec<Spanned<Value>>>>,
     pub recovery: Option<Spanned<BTreeMap<Spanned<String>, Spanned<Value>>>>,
+    pub values: Option<Spanned<BTreeMap<Spanned<String>, Spanned<Value>>>>,
     pub display: Option<Spanned<RawDisplay>>,
 }
 
@@ -398,6 +402,19 @@ pub(crate) fn apply(
         }
         set("recovery", table.span());
     }
+    if let Some(table) = &raw.values {
+        for (rank, value) in table.get_ref() {
+            let parsed = Rank::parse(rank.get_ref()).ok_or_else(|| {
+                source.error(
+                    rank.span(),
+                    format!("`values`: '{}' is not a rank (use A, 2 … 10, J, Q or K)", limits::quoted(rank.get_ref())),
+                )
+            })?;
+            let key = format!("values.{parsed}");
+            rules.values[usize::from(parsed.number()) - 1] = number(source, &key, value, 0, MAX_CARD_VALUE.into())? as u32;
+        }
+        set("values", table.span());
+    }
     if let Some(display) = &raw.display {
         let d = display.get_ref();
         if let Some(v) = &d.unit {
@@ -465,6 +482,7 @@ pub(crate) fn keys_of(e: &RulesError) -> &'static [&'static str] {
             "table_size" => &["table_size"],
             "max_depth" => &["max_depth"],
             "max_oxygen" => &["max_oxygen"],
+            "values" => &["values"],
             _ => &[],
         },
         RulesError::PlayerRange { .. } => &["max_players", "min_players"],

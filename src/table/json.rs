@@ -650,7 +650,7 @@ pub fn rules(name: &str, rules: &Rules) -> Object {
         .collect();
     let recovery: Map<String, Value> =
         rules.recovery.iter().map(|(pattern, gain)| (pattern.to_string(), json!(GainJson::from(gain)))).collect();
-    Object::new()
+    let o = Object::new()
         .with("ruleset", json!(name))
         .with("min_players", json!(rules.min_players))
         .with("max_players", json!(rules.max_players))
@@ -665,7 +665,16 @@ pub fn rules(name: &str, rules: &Rules) -> Object {
         .with("recovery", Value::Object(recovery))
         .with("max_turns", json!(rules.max_turns))
         .with("depth_unit", json!(rules.depth_unit))
-        .with("depth_scale", json!(rules.depth_scale))
+        .with("depth_scale", json!(rules.depth_scale));
+    // Card values only when a ruleset changes them: the rules hash of every earlier save is
+    // this object's text, and stays what it was.
+    if rules.standard_values() {
+        o
+    } else {
+        let values: Map<String, Value> =
+            crate::core::Rank::all().map(|r| (r.to_string(), json!(rules.value(r)))).collect();
+        o.with("values", Value::Object(values))
+    }
 }
 
 #[cfg(test)]

@@ -1058,15 +1058,38 @@ pub fn card_help(rank: Rank, rules: &Rules, registry: &Registry) -> String {
              the board: 'front: K' means that diver's next recovery gains nothing."
             .to_string(),
         _ => format!(
-            "A to 10 (number cards): go down by the card's value (A = 1{unit}). It is doubled when it has \
-             the rank or the suit of the discard pile's top card (a face card on top matches by suit \
+            "A to 10 (number cards): go down by the card's value ({values}{unit}). It is doubled when it \
+             has the rank or the suit of the discard pile's top card (a face card on top matches by suit \
              only). After moving you spend oxygen by your new depth; at 0 oxygen you are rescued: back \
-             to the surface with full oxygen.",
+             to the surface with full oxygen.{modded}",
+            values = values_text(rules),
             // D24: in a ruleset that shows depth in units, say what one point is.
             unit = if rules.show_depth(1) == "1" { String::new() } else { format!("; 1 is {}", rules.show_depth(1)) },
+            modded = if registry.builtin_planning().value {
+                ""
+            } else {
+                " A mod of this ruleset changes what cards are worth ('help rules' says how)."
+            },
         ),
     };
     text + "\n"
+}
+
+/// What the cards are worth in `rules` (D8), in words: `A = 1, 2 to 10 as marked` for the
+/// standard values, else each rank whose value differs first (`A = 11; the other number
+/// cards as marked`).
+pub fn values_text(rules: &Rules) -> String {
+    let standard = crate::core::STANDARD_VALUES;
+    let changed: Vec<String> = Rank::all()
+        .filter(|r| rules.value(*r) != standard[usize::from(r.number()) - 1])
+        .map(|r| format!("{r} = {}", rules.show_depth(rules.value(r))))
+        .collect();
+    let numbers_changed = Rank::all().any(|r| r.is_number() && rules.value(r) != standard[usize::from(r.number()) - 1]);
+    match (changed.is_empty(), numbers_changed) {
+        (true, _) => format!("A = {}, 2 to 10 as marked", rules.show_depth(1)),
+        (false, false) => format!("A = {}, 2 to 10 as marked; {}", rules.show_depth(1), changed.join(", ")),
+        (false, true) => format!("{}; the other number cards as marked", changed.join(", ")),
+    }
 }
 
 /// The game explained for a newcomer, with this ruleset's numbers: `help rules` and the top
@@ -1210,6 +1233,7 @@ pub fn rules_text(rules: &Rules) -> String {
         line(format!("  {:>w$}–{:<w$} {}", rules.show_depth(start), rules.show_depth(band.to), band.cost));
         start = band.to + 1;
     }
+    line(format!("card values    {}", values_text(rules)));
     line(format!(
         "quick          the next number card goes {} further; another diver is pushed down {}",
         rules.show_depth(rules.quick_extra),

@@ -108,3 +108,45 @@ fn a_mods_order_replaces_the_built_in_one_and_a_bad_answer_changes_nothing() {
     let refused = refuse_action(&mut game, &two);
     assert_eq!(refused, ActionError::Script("the turn order named player 10, but there are 4 players".into()));
 }
+
+/// D8 with values a ruleset sets: every built-in rule reads the one value (the dive, doubling,
+/// the Jolt, the Quick), and so do the events.
+#[test]
+fn every_built_in_rule_reads_the_card_values_in_force() {
+    let mut rules = diving::core::Rules::default();
+    rules.values[0] = 11;
+    let aces = || Deal::new(2).rules(rules.clone());
+    let run = check(&aces().hand("Ann", "AH 9C 3D 2S").discard("KD"), "play AH", "Ann: depth 11, oxygen 9");
+    assert!(run.last().contains(&Event::Moved { player: 0, from: 0, to: 11 }));
+    let run = check(&aces().hand("Ann", "AH 9C 3D 2S").discard("5H"), "play AH", "Ann: depth 22, oxygen 9");
+    let doubled = Event::Doubled { player: 0, card: common::card("AH"), on: common::card("5H"), value: 22 };
+    assert!(run.last().contains(&doubled));
+    let jolt = aces().hand("Ann", "JS 9C 3D 2S").hand("Bob", "AH 8C 3S 2D").discard("KD").at("Bob", 40, 8);
+    check(&jolt, "play JS @Bob; play AH", "Bob: depth 29, oxygen 6");
+    let quick = aces().hand("Ann", "QS 9C 3D 2S").hand("Bob", "4C 8C 3S 2D").deck("AH").discard("KD");
+    check(&quick, "play QS; play 4C; play AH @Bob", "Ann: depth 19, oxygen 9\nBob: depth 8, oxygen 8");
+}
+
+/// A card's value is a rule point: a hook replaces it per card and player, the built-in rules
+/// and a forecast ask it, and a value past the most a card is worth fails, changing nothing.
+#[test]
+fn a_card_value_hook_is_asked_by_the_rules_and_the_forecast() {
+    let mut registry = Registry::standard();
+    let previous = registry.card_value();
+    // Red cards are worth one more.
+    registry.set_card_value(Arc::new(move |ctx, player, card| Ok(previous(ctx, player, card)? + u32::from(card.suit.is_red()))));
+    let deal = Deal::new(2).hand("Ann", "7H 7C 3D 2S").discard("KS");
+    let run = common::run(deal.game_with(registry.clone()), "play 7H");
+    assert_eq!(run.game.player(0).depth, 8);
+    let game = deal.game_with(registry);
+    let mut forecast = diving::core::View::new(&game, 0).forecast();
+    assert_eq!(forecast.card_value(0, common::card("7H")), Ok(8));
+    assert_eq!(forecast.card_value(0, common::card("7C")), Ok(7));
+    assert!(!diving::core::View::new(&game, 0).plans_from_tables(), "a planner asks the hook");
+
+    let mut registry = Registry::standard();
+    registry.set_card_value(Arc::new(|_, _, _| Ok(5000)));
+    let mut game = deal.game_with(registry);
+    let refused = refuse_action(&mut game, &Action::play(common::card("7H"), Source::Hand));
+    assert_eq!(refused, ActionError::Script("7H cannot be worth 5000: a card is worth at most 1000".into()));
+}

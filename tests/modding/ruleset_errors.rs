@@ -363,3 +363,18 @@ fn rules_shows_tidy_mod_paths_and_only_the_rulesets_own_description() {
     // The standard rules keep theirs.
     diving().args(["rules"]).assert().success().stdout(contains("The rules as decided (D1–D24)."));
 }
+
+/// `[values]` takes a rank and a whole number up to what a card may be worth; anything else
+/// is named where it is written.
+#[test]
+fn card_values_name_the_rank_and_the_bound() {
+    assert_eq!(
+        one("extends = \"standard\"\n[values]\nZ = 3\n"),
+        "r.toml:3:1: `values`: 'Z' is not a rank (use A, 2 … 10, J, Q or K)"
+    );
+    assert_eq!(one("[values]\nA = 1001\n"), "r.toml:2:5: `values.A` must be at most 1000 (it is 1001)");
+    assert_eq!(one("[values]\n\"10\" = \"ten\"\n"), "r.toml:2:8: `values.10` must be a whole number, not text");
+    let path = Files::new(&[("r.toml", "extends = \"standard\"\n[values]\nA = 11\nk = 2\n")]);
+    let rules = Ruleset::load(path.path("r.toml").to_str().unwrap()).unwrap().rules;
+    assert_eq!((rules.value(diving::core::Rank::ACE), rules.value(diving::core::Rank::KING)), (11, 2));
+}

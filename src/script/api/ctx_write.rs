@@ -130,6 +130,13 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
         }
         with_ctx(lua, caller, "random", |ctx| Ok(ctx.random(n as u32) as i64 + 1))
     });
+    write!("card_value", |lua, caller, a: (Value, Value)| {
+        let card = card(lua, &a.1)?;
+        with_ctx(lua, caller, "card_value", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &a.0)?;
+            ctx.card_value(p, card).in_lua(lua).map(i64::from)
+        })
+    });
     write!("number_value", |lua, caller, a: (Value, Value)| {
         let card = card(lua, &a.1)?;
         if card.value().is_none() {
@@ -137,7 +144,7 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
         }
         with_ctx(lua, caller, "number_value", |ctx| {
             let p = seat(lua, ctx.state().player_count(), &a.0)?;
-            Ok(ctx.number_value(p, card) as i64)
+            ctx.number_value(p, card).in_lua(lua).map(i64::from)
         })
     });
     Ok(())

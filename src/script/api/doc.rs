@@ -27,7 +27,12 @@ pub const DOCS: &[Doc] = &[
     d("diving.rules", "", "", "The ruleset's numbers, read-only."),
     d("diving.rank", "card string", "integer", "The rank of a card as a number: diving.rank(\"QS\") == 12."),
     d("diving.suit", "card string", "string", "The suit letter of a card: diving.suit(\"10H\") == \"H\"."),
-    d("diving.value", "card string", "integer?", "The value of a number card (1–10), or nil for J, Q, K."),
+    d(
+        "diving.value",
+        "card string",
+        "integer?",
+        "What the ruleset makes a card's rank worth (standard: A = 1 … 10), or nil for a face card worth nothing.",
+    ),
     d("diving.effect", "rank diving.Rank, spec diving.EffectSpec", "", "Gives rank a new effect."),
     d(
         "diving.describe",
@@ -58,6 +63,12 @@ pub const DOCS: &[Doc] = &[
         "fn fun(ctx: diving.Ctx, player: integer, from: integer, to: integer)",
         "",
         "Adds a handler run after a diver moved, before the win check and breathing.",
+    ),
+    d(
+        "diving.card_value",
+        "fn fun(ctx: diving.Ctx, player: integer, card: string, previous: function): integer",
+        "",
+        "Replaces what a card is worth when player plays it (before doubling).",
     ),
     d(
         "diving.oxygen_cost",
@@ -170,6 +181,12 @@ pub const DOCS: &[Doc] = &[
     ),
     d("ctx:draw", "p integer", "boolean", "Player p draws a card; false if there was nothing to draw."),
     d(
+        "ctx:card_value",
+        "p integer, card string",
+        "integer",
+        "What card is worth when p plays it now, before doubling (the ruleset's value, or a mod's).",
+    ),
+    d(
         "ctx:number_value",
         "p integer, card string",
         "integer",
@@ -247,4 +264,5 @@ pub const TYPES: &str = r#"---@alias diving.Rank integer|"A"|"2"|"3"|"4"|"5"|"6"
 ---@field max_turns integer
 ---@field depth_unit string
 ---@field depth_scale integer
+---@field values table<string, integer> what each rank is worth, by symbol: values.A, values["10"], values.K
 "#;

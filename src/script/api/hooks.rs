@@ -1,8 +1,8 @@
 //! The hooks: `diving.on_turn_start`, `diving.on_after_move` and the reactions to rule points
 //! (`on_draw`, `on_breathe`, `on_rescue`, `on_reshuffle`, `on_recover`, `on_turn_end`: the
 //! core's [`Moment`]s) add a handler to a list;
-//! `diving.oxygen_cost`, `diving.recovery_gain`, `diving.rescue`, `diving.win_check` and
-//! `diving.next_turn` replace the entry before them and hand it to the handler as `previous`. Each handler
+//! `diving.card_value`, `diving.oxygen_cost`, `diving.recovery_gain`, `diving.rescue`,
+//! `diving.win_check` and `diving.next_turn` replace the entry before them and hand it to the handler as `previous`. Each handler
 //! becomes a hook closure of the registry that runs it through [`run_write`] and checks what
 //! it returns.
 
@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::effects::{AfterMove, NextTurn, OxygenCost, Reaction, RecoveryGain, Rescue, TurnStart, WinCheck};
+use crate::core::effects::{AfterMove, CardValue, NextTurn, OxygenCost, Reaction, RecoveryGain, Rescue, TurnStart, WinCheck};
 use crate::core::{Card, Ctx, EffectError, Gain, Moment, Point, Registry, Seat};
 
 use super::super::convert::{self, InLua};
@@ -149,6 +149,34 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
             })
         });
         r.set_rescue(hook);
+        Ok(())
+    })?;
+    handler_api(lua, diving, env, "card_value", |lua, f, shared, r| {
+        let (previous, owner) = (r.card_value(), shared.owner);
+        let weak = Arc::downgrade(&previous);
+        let previous_fn = lua.create_function(move |lua, (_, p, card): (Value, Value, Value)| {
+            let prev = weak.upgrade().ok_or_else(|| Sandbox::raise(lua, "the previous handler is gone"))?;
+            let card = convert::card(lua, &card)?;
+            open::with_ctx(lua, Caller { owner, ctx: None }, "previous", |ctx| {
+                let p = convert::seat(lua, ctx.state().player_count(), &p)?;
+                prev(ctx, p, card).in_lua(lua).map(i64::from)
+            })
+        })?;
+        let (site, names) = (site(&f), shared.names.clone());
+        let hook: CardValue = Arc::new(move |ctx: &mut Ctx<'_>, player: Seat, card: Card| {
+            let _keep = &previous;
+            let value: Value = run_write(ctx, &f, None, shared.ctx()?, |c| {
+                shared.call(&f, (c, player as i64 + 1, names.card(card), previous_fn.clone()))
+            })?;
+            convert::amount(&value).filter(|&v| v <= crate::core::MAX_CARD_VALUE).ok_or_else(|| {
+                EffectError(format!(
+                    "mod {site}: the card_value handler must return a whole number from 0 to {}, got {}",
+                    crate::core::MAX_CARD_VALUE,
+                    convert::show(&value)
+                ))
+            })
+        });
+        r.set_card_value(hook);
         Ok(())
     })?;
     handler_api(lua, diving, env, "next_turn", |lua, f, shared, r| {

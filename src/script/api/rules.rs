@@ -1,4 +1,5 @@
-//! `diving.version` and `diving.rules`: the API version and the ruleset's numbers, read-only.
+//! `diving.version` and `diving.rules`: the API version and the ruleset's numbers (card values
+//! included, by rank symbol: `diving.rules.values.A`), read-only.
 
 use mlua::{Lua, Table};
 
@@ -21,6 +22,12 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
     t.raw_set("max_turns", rules.max_turns as i64)?;
     t.raw_set("depth_unit", rules.depth_unit.as_str())?;
     t.raw_set("depth_scale", rules.depth_scale as i64)?;
+    let values = lua.create_table()?;
+    for rank in crate::core::Rank::all() {
+        values.raw_set(rank.symbol(), rules.value(rank) as i64)?;
+    }
+    values.set_readonly(true);
+    t.raw_set("values", values)?;
     t.set_readonly(true);
     diving.raw_set("rules", t)
 }
