@@ -189,6 +189,7 @@ fn number_card<H: Hooks, S: EventSink + ?Sized>(ctx: &mut Context<'_, H, S>, pla
     let Play { player, card, target, face_on_top, .. } = play;
     let value = ctx.number_value(player, card)?;
     let pending = Pending::of(ctx.state().player(player));
+    let from = ctx.state().player(player).depth;
     if pending.jolt {
         let jack = ctx.take_front(player, Rank::JACK).expect("checked: J in front");
         ctx.emit(Event::Jolted { player });
@@ -199,13 +200,20 @@ fn number_card<H: Hooks, S: EventSink + ?Sized>(ctx: &mut Context<'_, H, S>, pla
             ctx.discard(jack);
             ctx.discard(card);
         }
-        ctx.dive(player, -(value as i64))
+        ctx.dive(player, -(value as i64))?;
+        if !ctx.state().is_over() {
+            ctx.react(Moment::Jolted { player, from, to: from.saturating_sub(value) })?;
+        }
+        Ok(())
     } else if pending.quick {
         let (extra, push) = (ctx.state().rules().quick_extra, ctx.state().rules().quick_push);
         let target = target.ok_or_else(|| EffectError("a Quick needs a push target".into()))?;
         ctx.emit(Event::Quickened { player, extra });
         ctx.discard(card);
+        let max = ctx.state().rules().max_depth;
+        let to = from.saturating_add(value).saturating_add(extra).min(max);
         ctx.dive(player, value as i64 + extra as i64)?;
+        let pushed_from = ctx.state().player(target).depth;
         if !ctx.state().is_over() {
             ctx.emit(Event::Pushed { player, target, by: push });
             ctx.dive(target, push as i64)?;
@@ -218,7 +226,8 @@ fn number_card<H: Hooks, S: EventSink + ?Sized>(ctx: &mut Context<'_, H, S>, pla
         if let Some(queen) = ctx.take_front(player, Rank::QUEEN) {
             ctx.discard(queen);
         }
-        Ok(())
+        let pushed_to = pushed_from.saturating_add(push).min(max);
+        ctx.react(Moment::Quickened { player, from, to, target, pushed_from, pushed_to })
     } else {
         ctx.discard(card);
         ctx.dive(player, value as i64)
@@ -267,6 +276,9 @@ pub(super) fn recover<H: Hooks, S: EventSink + ?Sized>(
         if !ctx.draw_for(player, DrawCause::Recovery)? {
             break;
         }
+    }
+    if knot.is_some() {
+        ctx.react(Moment::Knotted { player, cards: &cards[..] })?;
     }
     ctx.react(Moment::Recovered { player, cards: &cards[..], gain, from, to })
 }

@@ -198,7 +198,7 @@ pub struct Registry {
     turn_start: Vec<TurnStart>,
     after_move: Vec<AfterMove>,
     /// Per [`Point`] (in [`Point::ALL`] order), the reactions to it, in the order added.
-    reactions: [Vec<Reaction>; 6],
+    reactions: [Vec<Reaction>; Point::ALL.len()],
     /// Per rank (by number − 1), what a mod says the card does, for the players' help.
     descriptions: [Option<Arc<str>>; 13],
     /// The actions mods registered, in the order added (the listing's order).
@@ -214,7 +214,7 @@ pub struct Registry {
     native: u16,
     /// Per [`Point`] (bit `point as u8`), whether a reaction to it is registered: read at
     /// every draw and breath, so kept beside `native` instead of read from `reactions`.
-    reacting: u8,
+    reacting: u16,
     /// The built-in card entries, to recognise where an `aim` delegation ends.
     builtins: [Arc<dyn Effect>; 4],
     /// For entries that keep state outside the game (a mod's Lua variables): how a copy of a
@@ -744,7 +744,7 @@ impl Hooks for Registry {
 
     #[inline(always)]
     fn reacts(&self, point: Point) -> bool {
-        self.reacting & (1 << point as u8) != 0
+        self.reacting & (1 << point as u16) != 0
     }
 
     fn react<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, moment: &Moment<'_>) -> Result<(), EffectError> {

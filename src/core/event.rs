@@ -7,7 +7,8 @@
 //! [`Game::apply`](super::Game::apply) sends events to an [`EventSink`]: a `Vec<Event>` keeps
 //! them, `()` drops them, and a client (the simulator's statistics) may count them.
 //!
-//! A [`Moment`] is a rule point a mod can hook (`diving.on_draw`, `on_turn_end` …): the
+//! A [`Moment`] is a rule point a mod can hook (`diving.on_draw`, `on_turn_end`, the
+//! outcome of a built-in effect: `on_jolt`, `on_quick`, `on_knot` …): the
 //! registry's reactions run there, and whatever they change goes through the context and is
 //! sent as events like any other.
 
@@ -130,6 +131,15 @@ pub enum Moment<'a> {
     Recovered { player: Seat, cards: &'a [Card], gain: Gain, from: u32, to: u32 },
     /// `player`'s turn ends (after their action, before the turn cap and the next turn).
     TurnEnded { player: Seat },
+    /// A J in front of `player` turned their number card upwards (D13): they moved up from
+    /// depth `from` to `to` (and breathed there). After the J and the card are discarded.
+    Jolted { player: Seat, from: u32, to: u32 },
+    /// `player`'s number card was a Quick (D14): they moved `from` → `to`, and pushed
+    /// `target` down `pushed_from` → `pushed_to` (each breathed). After the Q is discarded.
+    Quickened { player: Seat, from: u32, to: u32, target: Seat, pushed_from: u32, pushed_to: u32 },
+    /// A K in front of `player` cancelled the oxygen of their recovery with `cards` (D16),
+    /// after the cards drawn in their place (before the recovery's own point).
+    Knotted { player: Seat, cards: &'a [Card] },
 }
 
 impl Moment<'_> {
@@ -142,6 +152,9 @@ impl Moment<'_> {
             Moment::Reshuffled { .. } => Point::Reshuffled,
             Moment::Recovered { .. } => Point::Recovered,
             Moment::TurnEnded { .. } => Point::TurnEnded,
+            Moment::Jolted { .. } => Point::Jolted,
+            Moment::Quickened { .. } => Point::Quickened,
+            Moment::Knotted { .. } => Point::Knotted,
         }
     }
 }
@@ -155,11 +168,23 @@ pub enum Point {
     Reshuffled,
     Recovered,
     TurnEnded,
+    Jolted,
+    Quickened,
+    Knotted,
 }
 
 impl Point {
-    pub const ALL: [Point; 6] =
-        [Point::Drew, Point::Breathed, Point::Rescued, Point::Reshuffled, Point::Recovered, Point::TurnEnded];
+    pub const ALL: [Point; 9] = [
+        Point::Drew,
+        Point::Breathed,
+        Point::Rescued,
+        Point::Reshuffled,
+        Point::Recovered,
+        Point::TurnEnded,
+        Point::Jolted,
+        Point::Quickened,
+        Point::Knotted,
+    ];
 }
 
 /// Where [`Game::apply`](super::Game::apply) sends the events of an action, in order. A sink

@@ -150,3 +150,52 @@ fn a_card_value_hook_is_asked_by_the_rules_and_the_forecast() {
     let refused = refuse_action(&mut game, &Action::play(common::card("7H"), Source::Hand));
     assert_eq!(refused, ActionError::Script("7H cannot be worth 5000: a card is worth at most 1000".into()));
 }
+
+/// The outcome of each built-in effect is a rule point (D13, D14, D16): a reaction hears a
+/// Jolt's move up, a Quick's move and its push, and a Knot's spoilt recovery, once each, after
+/// the effect is over.
+#[test]
+fn the_outcome_of_each_built_in_effect_is_a_rule_point() {
+    use diving::core::{Moment, Point};
+    use std::sync::Mutex;
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let mut registry = Registry::standard();
+    for point in [Point::Jolted, Point::Quickened, Point::Knotted] {
+        let heard = Arc::clone(&heard);
+        registry.add_reaction(
+            point,
+            Arc::new(move |ctx, moment| {
+                let line = match *moment {
+                    Moment::Jolted { player, from, to } => format!("{} jolted {from} -> {to}", ctx.state().name(player)),
+                    Moment::Quickened { player, from, to, target, pushed_from, pushed_to } => format!(
+                        "{} quick {from} -> {to}, pushed {} {pushed_from} -> {pushed_to}",
+                        ctx.state().name(player),
+                        ctx.state().name(target)
+                    ),
+                    Moment::Knotted { player, cards } => {
+                        format!("{} knotted with {}", ctx.state().name(player), cards[0])
+                    }
+                    _ => unreachable!("only these points"),
+                };
+                heard.lock().unwrap().push(line);
+                Ok(())
+            }),
+        );
+    }
+    let deal = Deal::new(2)
+        .hand("Ann", "JS QS KS 2S")
+        .hand("Bob", "7H 8C 3S 2D")
+        .deck("5H 9D AC")
+        .discard("KD")
+        .at("Bob", 40, 8);
+    let run = common::run(deal.game_with(registry), "play JS @Bob; play 7H; play QS; play 3S; play 2S @Bob; play 8C; play KS @Bob; recover 2D");
+    assert_eq!(
+        *heard.lock().unwrap(),
+        [
+            "Bob jolted 40 -> 33",
+            "Ann quick 0 -> 12, pushed Bob 36 -> 40",
+            "Bob knotted with 2D",
+        ]
+    );
+    assert!(!run.game.is_over());
+}

@@ -1,6 +1,7 @@
 //! The hooks: `diving.on_turn_start`, `diving.on_after_move` and the reactions to rule points
-//! (`on_draw`, `on_breathe`, `on_rescue`, `on_reshuffle`, `on_recover`, `on_turn_end`: the
-//! core's [`Moment`]s) add a handler to a list;
+//! (`on_draw`, `on_breathe`, `on_rescue`, `on_reshuffle`, `on_recover`, `on_turn_end`, and the
+//! outcomes of the built-in cards `on_jolt`, `on_quick`, `on_knot`: the core's [`Moment`]s)
+//! add a handler to a list;
 //! `diving.card_value`, `diving.oxygen_cost`, `diving.recovery_gain`, `diving.rescue`,
 //! `diving.win_check` and `diving.next_turn` replace the entry before them and hand it to the handler as `previous`. Each handler
 //! becomes a hook closure of the registry that runs it through [`run_write`] and checks what
@@ -45,6 +46,9 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
         ("on_reshuffle", Point::Reshuffled),
         ("on_recover", Point::Recovered),
         ("on_turn_end", Point::TurnEnded),
+        ("on_jolt", Point::Jolted),
+        ("on_quick", Point::Quickened),
+        ("on_knot", Point::Knotted),
     ] {
         handler_api(lua, diving, env, name, move |_, f, shared, r| {
             let names = shared.names.clone();
@@ -61,6 +65,23 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
                     }
                     Moment::Rescued { player } | Moment::TurnEnded { player } => vec![seat(player)],
                     Moment::Reshuffled { cards } => vec![Value::Integer(cards as i64)],
+                    Moment::Jolted { player, from, to } => {
+                        vec![seat(player), Value::Integer(from.into()), Value::Integer(to.into())]
+                    }
+                    Moment::Quickened { player, from, to, target, pushed_from, pushed_to } => vec![
+                        seat(player),
+                        Value::Integer(from.into()),
+                        Value::Integer(to.into()),
+                        seat(target),
+                        Value::Integer(pushed_from.into()),
+                        Value::Integer(pushed_to.into()),
+                    ],
+                    Moment::Knotted { player, cards } => {
+                        let list = lua
+                            .create_sequence_from(cards.iter().map(|c| names.card(*c)))
+                            .map_err(|e| shared.lua_error(e))?;
+                        vec![seat(player), Value::Table(list)]
+                    }
                     Moment::Recovered { player, cards, gain, from, to } => {
                         let list = lua
                             .create_sequence_from(cards.iter().map(|c| names.card(*c)))
