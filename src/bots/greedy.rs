@@ -868,8 +868,8 @@ impl<A: Air> Turn<'_, '_, A> {
     fn weighed(&self, forecast: &Forecast, play: &Action, scored: Option<i64>, table_bonus: i64) -> Option<i64> {
         let (after, events) = forecast.play(play).ok()?;
         match after.outcome() {
-            Outcome::Won(p) if p == self.seat => return Some(WIN),
-            Outcome::Won(_) => return Some(-100_000),
+            Outcome::Won { winners, .. } if winners.contains(self.seat) => return Some(WIN),
+            Outcome::Won { .. } => return Some(-100_000),
             _ => {}
         }
         let rescued = |events: &[Event]| {

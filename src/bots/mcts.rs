@@ -214,7 +214,7 @@ impl MctsBot {
             }
         }
         match game.outcome() {
-            Outcome::Won(w) => f64::from(u8::from(w == me)),
+            Outcome::Won { winners, .. } => f64::from(u8::from(winners.contains(me))),
             Outcome::Draw => 0.5,
             Outcome::Running => depth_score(&self.params, game, me),
         }

@@ -112,7 +112,7 @@ impl Builtin {
         let me = state.player(player);
         match self {
             Builtin::Number if Pending::of(me).jolt => Ok((None, true)),
-            Builtin::Number if Pending::of(me).quick => Ok((Some(state.others(player)), false)),
+            Builtin::Number if Pending::of(me).quick => Ok((Some(state.targetable(player)), false)),
             Builtin::Number => Ok((None, false)),
             Builtin::Quick if me.has_front(Rank::QUEEN) => Err("you already have a Q in front of you"),
             Builtin::Quick => Ok((None, false)),
@@ -126,7 +126,7 @@ impl Builtin {
                 }
             }
             Builtin::Knot => {
-                let targets = Seats(state.others(player).0 & !state.seats_with_front(Rank::KING).0);
+                let targets = Seats(state.targetable(player).0 & !state.seats_with_front(Rank::KING).0);
                 if targets.is_empty() {
                     Err("a Knot needs another diver with no K in front")
                 } else {
@@ -140,6 +140,7 @@ impl Builtin {
     pub(super) fn refusal(self, state: &State, player: Seat, target: Seat) -> &'static str {
         let t = state.player(target);
         match self {
+            _ if !state.targetable(player).contains(target) => "they are on your team",
             Builtin::Jolt if t.has_front(Rank::JACK) => "they already have a J in front",
             Builtin::Jolt if t.depth <= state.player(player).depth => "they are not deeper than you",
             Builtin::Knot if t.has_front(Rank::KING) => "they already have a K in front",
@@ -173,14 +174,15 @@ impl Builtin {
     }
 }
 
-/// The other seats than `player` whose diver passes `test`.
+/// The seats the built-in cards may name for `player` ([`State::targetable`]) whose diver
+/// passes `test`.
 #[inline(always)]
 fn seats_where(state: &State, player: Seat, test: impl Fn(&super::state::Player) -> bool) -> Seats {
     let mut seats = 0u64;
     for (seat, p) in state.players().iter().enumerate() {
         seats |= u64::from(test(p)) << seat;
     }
-    Seats(seats & state.others(player).0)
+    Seats(seats & state.targetable(player).0)
 }
 
 /// A–10 (D8–D15).

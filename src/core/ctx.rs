@@ -23,7 +23,8 @@ use super::card::{Card, Rank};
 use super::error::EffectError;
 use super::event::{BreathCause, DrawCause, Event, EventSink, Moment, Point};
 use super::rules::{Gain, MAX_CARD_VALUE, MAX_HAND_SIZE};
-use super::state::{Outcome, State};
+use super::seats::Seats;
+use super::state::{Outcome, State, Teams};
 
 /// The rule points a [`Context`] asks while it changes a game (the decisions marked *(hook)*
 /// that its own methods run): the game's registry answers them, with the built-in rule or a
@@ -228,11 +229,60 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         }
         let hooks = self.hooks;
         if hooks.won(self, player)? {
-            self.state.outcome = Outcome::Won(player);
-            self.emit(Event::Won { player });
+            let winners = self.state.team_of(player);
+            self.state.outcome = Outcome::Won { by: player, winners };
+            self.emit(Event::Won { player, winners });
             return Ok(true);
         }
         Ok(false)
+    }
+
+    /// Ends the game with `winners` winning together (a shared win; with teams, each winner's
+    /// team wins too). The first of them is named the winner. Refused for nobody, or once the
+    /// game is over.
+    pub fn win(&mut self, winners: Seats) -> Result<(), EffectError> {
+        self.check_running("win")?;
+        let first = winners.iter().next().ok_or_else(|| EffectError("a win needs at least one winner".into()))?;
+        let mut all = Seats::default();
+        for seat in winners.iter() {
+            self.check_seat(seat)?;
+            all.0 |= self.state.team_of(seat).0;
+        }
+        self.state.outcome = Outcome::Won { by: first, winners: all };
+        self.emit(Event::Won { player: first, winners: all });
+        Ok(())
+    }
+
+    /// Ends the game in a draw: nobody wins. Refused once the game is over.
+    pub fn end_in_draw(&mut self) -> Result<(), EffectError> {
+        self.check_running("draw")?;
+        self.state.outcome = Outcome::Draw;
+        let turns = self.state.turn;
+        self.emit(Event::Draw { turns });
+        Ok(())
+    }
+
+    /// Sets the teams: `of_seat[seat]` is each seat's team, from 0 (every team from 0 to the
+    /// highest with a seat). Whether the built-in cards may name a teammate stays as the
+    /// ruleset says. Records [`Event::Teams`].
+    pub fn set_teams(&mut self, of_seat: &[usize]) -> Result<(), EffectError> {
+        let players = self.state.players.len();
+        if of_seat.len() != players {
+            return Err(EffectError(format!("the teams need one team per player ({players}), got {}", of_seat.len())));
+        }
+        let spare = self.state.rules().teams.is_none_or(|t| t.target_teammates);
+        let teams = Teams::of(of_seat, spare).map_err(EffectError)?;
+        let listed = teams.of_seats().map(|t| t as u8).collect();
+        self.state.teams = Some(Arc::new(teams));
+        self.emit(Event::Teams { teams: listed });
+        Ok(())
+    }
+
+    fn check_running(&self, what: &str) -> Result<(), EffectError> {
+        if self.state.is_over() {
+            return Err(EffectError(format!("the game is over: no {what} can end it again")));
+        }
+        Ok(())
     }
 
     /// `player` spends oxygen for their depth (D10) and is rescued at 0 (D12).

@@ -15,6 +15,7 @@
 use super::action::{ActionName, Cards, Seat, Source};
 use super::card::Card;
 use super::rules::Gain;
+use super::seats::Seats;
 
 /// One thing that happened during an action.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,10 +68,13 @@ pub enum Event {
     AnotherTurn { player: Seat },
     /// A mod's narration.
     Said { text: String },
-    /// `player` reached the bottom and won (D20).
-    Won { player: Seat },
-    /// The turn cap was reached: nobody won (D23).
+    /// `player` reached the bottom and won (D20), and with them everyone in `winners` (their
+    /// team; the divers of a shared win a mod declared, `player` the first of them).
+    Won { player: Seat, winners: Seats },
+    /// The game ended in a draw after `turns` turns: the turn cap (D23), or a mod said so.
     Draw { turns: u32 },
+    /// The teams changed (a mod's `ctx:set_teams`): each seat's team, from 0, in seat order.
+    Teams { teams: Vec<u8> },
 }
 
 /// Why a card was drawn into a hand.

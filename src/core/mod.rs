@@ -40,10 +40,10 @@ pub use legal::{Moves, Playable};
 pub use observation::{Observation, SeenDiver};
 pub use rules::{
     Band, DealShape, Gain, MAX_CARD_VALUE, MAX_HAND_SIZE, MAX_PLAYERS, MAX_TABLE_SIZE, MIN_PLAYERS, Rules, RulesError,
-    STANDARD_VALUES, SuitPattern,
+    STANDARD_VALUES, SuitPattern, TeamRule,
 };
 pub use seats::Seats;
-pub use state::{Outcome, Player, Setup, SetupError, State};
+pub use state::{Outcome, Player, Setup, SetupError, State, Teams};
 pub use tables::Tables;
 pub use view::{Diver, View};
 pub use visibility::{Seen, Viewer};

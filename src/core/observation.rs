@@ -14,7 +14,8 @@ use super::effects::Registry;
 use super::event::Event;
 use super::game::Game;
 use super::rules::Rules;
-use super::state::Outcome;
+use super::seats::Seats;
+use super::state::{Outcome, Teams};
 use super::visibility::{Seen, Viewer};
 
 /// A game as one viewer may see it.
@@ -35,6 +36,8 @@ pub struct SeenDiver<'g> {
     pub hand_size: usize,
     /// The hand, when this viewer may see it.
     pub hand: Option<&'g [Card]>,
+    /// The diver's team (from 0), when the game is played in teams.
+    pub team: Option<usize>,
 }
 
 impl<'g> Observation<'g> {
@@ -78,6 +81,7 @@ impl<'g> Observation<'g> {
             front: &p.front,
             hand_size: p.hand.len(),
             hand: self.hand(seat),
+            team: self.game.teams().map(|t| t.team(seat)),
         }
     }
 
@@ -134,6 +138,16 @@ impl<'g> Observation<'g> {
 
     pub fn winner(&self) -> Option<Seat> {
         self.game.winner()
+    }
+
+    /// Everyone who won (the winner's team, a shared win).
+    pub fn winners(&self) -> Seats {
+        self.game.winners()
+    }
+
+    /// The teams, when the game is played in teams.
+    pub fn teams(&self) -> Option<&'g Teams> {
+        self.game.teams()
     }
 
     pub fn table(&self) -> &'g [Option<Card>] {

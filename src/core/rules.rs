@@ -190,6 +190,8 @@ pub struct Rules {
     /// that reads a value (the dive, doubling, the Jolt, the Quick) reads it here, through
     /// the tables.
     pub values: [u32; 13],
+    /// Teams, when the ruleset plays in teams: a team's win is each member's.
+    pub teams: Option<TeamRule>,
     /// How depth is shown (D24): `depth × depth_scale` followed by `depth_unit`.
     pub depth_unit: String,
     pub depth_scale: u32,
@@ -226,6 +228,7 @@ impl Default for Rules {
             recovery,
             max_turns: 0,
             values: STANDARD_VALUES,
+            teams: None,
             depth_unit: String::new(),
             depth_scale: 1,
         }
@@ -253,8 +256,26 @@ pub enum RulesError {
         "{players} players need {needed} cards (hands, table and a first discard) but {decks} deck(s) hold {available}"
     )]
     NotEnoughCards { players: usize, decks: u32, needed: usize, available: usize },
+    #[error("`teams.count` ({count}) is more than `min_players` ({min}): every team needs a diver")]
+    Teams { count: usize, min: usize },
     #[error("this ruleset is for {min} to {max} players, not {players}")]
     PlayerCount { players: usize, min: usize, max: usize },
+}
+
+/// How a ruleset plays in teams: `count` teams, the seats alternating round the table (seat
+/// 1 in team 1, seat 2 in team 2 … seat `count + 1` in team 1 again), and whether the
+/// built-in cards (a Jolt, a Knot, a Quick's push) may name a teammate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TeamRule {
+    pub count: usize,
+    pub target_teammates: bool,
+}
+
+impl TeamRule {
+    /// The team (from 0) of `seat`.
+    pub fn team_of(self, seat: usize) -> usize {
+        seat % self.count
+    }
 }
 
 /// The standard value of each rank (D8), by rank number − 1: A = 1 … 10 = 10, J, Q, K = 0.
@@ -312,6 +333,12 @@ impl Rules {
         at_least("depth_scale", 1, self.depth_scale as u64)?;
         for value in self.values {
             at_most("values", MAX_CARD_VALUE as u64, value as u64)?;
+        }
+        if let Some(teams) = self.teams {
+            at_least("teams.count", 2, teams.count as u64)?;
+            if teams.count > self.min_players {
+                return Err(RulesError::Teams { count: teams.count, min: self.min_players });
+            }
         }
         self.validate_bands()?;
         let missing: Vec<String> = SuitPattern::all_up_to(self.hand_size)

@@ -76,9 +76,72 @@ fn ranks_of(cards: &[Card]) -> u16 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     Running,
-    Won(Seat),
-    /// The turn cap was reached (D23).
+    /// The game is won: `by` the diver whose move won (or whom a mod declared first), and
+    /// everyone in `winners` wins (`by` and their team; a shared win a mod declared).
+    Won { by: Seat, winners: Seats },
+    /// Nobody won: the turn cap was reached (D23), or a mod declared a draw.
     Draw,
+}
+
+/// The teams of a game: each seat's team (from 0), each team's seats, and whether the
+/// built-in cards (a Jolt, a Knot, a Quick's push) may name a teammate. Public: everyone
+/// sees who plays with whom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Teams {
+    of_seat: Vec<u8>,
+    members: Vec<Seats>,
+    target_teammates: bool,
+}
+
+impl Teams {
+    /// `count` teams over `players` seats, alternating round the table (seat 1 in team 1,
+    /// seat 2 in team 2 … seat `count + 1` in team 1 again).
+    pub fn alternating(count: usize, players: usize, target_teammates: bool) -> Teams {
+        let of_seat: Vec<usize> = (0..players).map(|seat| seat % count.max(1)).collect();
+        Teams::of(&of_seat, target_teammates).expect("alternating teams are numbered from 0")
+    }
+
+    /// The teams with `of_seat[seat]` the team (from 0) of each seat; every team from 0 to
+    /// the highest must have a seat, and there are at most 64.
+    pub fn of(of_seat: &[usize], target_teammates: bool) -> Result<Teams, String> {
+        let count = of_seat.iter().max().map_or(0, |&t| t + 1);
+        if count > 64 {
+            return Err(format!("there are at most 64 teams, not {count}"));
+        }
+        let mut members = vec![Seats::default(); count];
+        for (seat, &team) in of_seat.iter().enumerate() {
+            members[team].insert(seat);
+        }
+        if let Some(empty) = members.iter().position(|m| m.is_empty()) {
+            return Err(format!("team {} has nobody in it (teams are numbered 1, 2 … without a gap)", empty + 1));
+        }
+        Ok(Teams { of_seat: of_seat.iter().map(|&t| t as u8).collect(), members, target_teammates })
+    }
+
+    /// How many teams there are.
+    pub fn count(&self) -> usize {
+        self.members.len()
+    }
+
+    /// The team (from 0) of `seat`.
+    pub fn team(&self, seat: Seat) -> usize {
+        usize::from(self.of_seat[seat])
+    }
+
+    /// The seats of team `team` (from 0).
+    pub fn members(&self, team: usize) -> Seats {
+        self.members[team]
+    }
+
+    /// Each seat's team (from 0), in seat order.
+    pub fn of_seats(&self) -> impl Iterator<Item = usize> + '_ {
+        self.of_seat.iter().map(|&t| usize::from(t))
+    }
+
+    /// Whether the built-in cards may name a teammate.
+    pub fn target_teammates(&self) -> bool {
+        self.target_teammates
+    }
 }
 
 /// How to start a game.
@@ -131,6 +194,8 @@ pub struct State {
     /// the built-in order to take once, at the end of this turn.
     pub(super) given: Option<Seat>,
     pub(super) turn: u32,
+    /// The teams, when the game is played in teams (the ruleset's, or a mod's).
+    pub(super) teams: Option<Arc<Teams>>,
     pub(super) outcome: Outcome,
     pub(super) decks: u32,
     pub(super) seed: u64,
@@ -167,6 +232,7 @@ impl std::fmt::Debug for State {
             .field("given", &self.given)
             .field("turn", &self.turn)
             .field("outcome", &self.outcome)
+            .field("teams", &self.teams)
             .finish_non_exhaustive()
     }
 }
@@ -184,6 +250,7 @@ impl PartialEq for State {
             && self.given == other.given
             && self.turn == other.turn
             && self.outcome == other.outcome
+            && self.teams == other.teams
             && self.names == other.names
             && self.rng == other.rng
             && self.rules() == other.rules()
@@ -227,6 +294,7 @@ impl State {
         }
         let table = (0..rules.table_size).map(|_| deck.pop()).collect();
         let discard = vec![deck.pop().expect("validated: enough cards")];
+        let teams = rules.teams.map(|t| Arc::new(Teams::alternating(t.count, n, t.target_teammates)));
         Ok(State {
             tables: Arc::new(Tables::new(rules)),
             names: setup.names.into(),
@@ -239,6 +307,7 @@ impl State {
             reversed: false,
             given: None,
             turn: 1,
+            teams,
             outcome: Outcome::Running,
             decks,
             seed: setup.seed,
@@ -280,6 +349,8 @@ impl State {
         self.reversed = false;
         self.given = None;
         self.turn = 1;
+        let players = self.players.len();
+        self.teams = self.rules().teams.map(|t| Arc::new(Teams::alternating(t.count, players, t.target_teammates)));
         self.outcome = Outcome::Running;
         self.seed = seed;
         self.rng = rng;
@@ -300,6 +371,7 @@ impl State {
             reversed: self.reversed,
             given: self.given,
             turn: self.turn,
+            teams: self.teams.clone(),
             outcome: self.outcome,
             decks: self.decks,
             seed: self.seed,
@@ -322,6 +394,7 @@ impl State {
             reversed,
             given,
             turn,
+            teams,
             outcome,
             decks,
             seed,
@@ -354,6 +427,9 @@ impl State {
         self.reversed = *reversed;
         self.given = *given;
         self.turn = *turn;
+        if self.teams != *teams {
+            self.teams.clone_from(teams);
+        }
         self.outcome = *outcome;
         self.decks = *decks;
         self.seed = *seed;
@@ -470,10 +546,43 @@ impl State {
     pub fn is_over(&self) -> bool {
         self.outcome != Outcome::Running
     }
+    /// The diver whose move won the game (the first a mod declared a winner), if it is won.
     pub fn winner(&self) -> Option<Seat> {
         match self.outcome {
-            Outcome::Won(s) => Some(s),
+            Outcome::Won { by, .. } => Some(by),
             _ => None,
+        }
+    }
+    /// Everyone who won: the winner and their team, or the divers of a shared win (none while
+    /// the game runs or after a draw).
+    pub fn winners(&self) -> Seats {
+        match self.outcome {
+            Outcome::Won { winners, .. } => winners,
+            _ => Seats::default(),
+        }
+    }
+    /// The teams, when the game is played in teams.
+    pub fn teams(&self) -> Option<&Teams> {
+        self.teams.as_deref()
+    }
+    /// `seat` and their teammates (`seat` alone without teams): who wins with them.
+    pub fn team_of(&self, seat: Seat) -> Seats {
+        match &self.teams {
+            None => Seats(1 << seat),
+            Some(teams) => teams.members(teams.team(seat)),
+        }
+    }
+    /// The other seats than `player` the built-in cards may name: every other seat, less
+    /// `player`'s teammates when the teams spare them (unless that leaves nobody).
+    #[inline(always)]
+    pub fn targetable(&self, player: Seat) -> Seats {
+        let others = self.others(player);
+        match &self.teams {
+            Some(teams) if !teams.target_teammates => {
+                let opponents = Seats(others.0 & !teams.members(teams.team(player)).0);
+                if opponents.is_empty() { others } else { opponents }
+            }
+            _ => others,
         }
     }
     /// How many 52-card decks are in play.

@@ -542,7 +542,7 @@ pub fn describe(game: &Game) -> BTreeMap<String, String> {
     out.insert("turn".into(), format!("{} {}", game.turn(), game.name(game.current())));
     let outcome = match game.outcome() {
         Outcome::Running => "running".to_string(),
-        Outcome::Won(s) => format!("{} won", game.name(s)),
+        Outcome::Won { .. } => format!("{} won", render::winners_text(game)),
         Outcome::Draw => "draw".to_string(),
     };
     out.insert("outcome".into(), outcome);

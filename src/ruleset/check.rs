@@ -117,7 +117,7 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
             }
             report.games += 1;
             match game.outcome() {
-                crate::core::Outcome::Won(_) => report.won += 1,
+                crate::core::Outcome::Won { .. } => report.won += 1,
                 crate::core::Outcome::Draw => report.drawn += 1,
                 crate::core::Outcome::Running => report.stopped += 1,
             }

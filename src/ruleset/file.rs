@@ -25,6 +25,9 @@
 //! "4" = "max"
 //! [values]                      # what a rank is worth when it moves a diver (D8)
 //! A = 11
+//! [teams]                       # play in teams: seats alternate round the table
+//! count = 2
+//! target_teammates = true       # whether a Jolt, a Knot or a Quick's push may name a teammate
 //! [display]
 //! unit = "m"
 //! scale = 100
@@ -38,7 +41,7 @@ use toml::{Spanned, Value};
 
 use crate::core::{
     Band, Gain, MAX_CARD_VALUE, MAX_HAND_SIZE, MAX_PLAYERS, MAX_TABLE_SIZE, MIN_PLAYERS, Rank, Rules, RulesError,
-    SuitPattern,
+    SuitPattern, TeamRule,
 };
 
 use super::RulesetError;
@@ -65,7 +68,15 @@ pub(crate) struct RawFile {
     pub oxygen_bands: Option<Spanned<Vec<Spanned<Value>>>>,
     pub recovery: Option<Spanned<BTreeMap<Spanned<String>, Spanned<Value>>>>,
     pub values: Option<Spanned<BTreeMap<Spanned<String>, Spanned<Value>>>>,
+    pub teams: Option<Spanned<RawTeams>>,
     pub display: Option<Spanned<RawDisplay>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTeams {
+    pub count: Option<Spanned<Value>>,
+    pub target_teammates: Option<Spanned<Value>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -415,6 +426,27 @@ pub(crate) fn apply(
         }
         set("values", table.span());
     }
+    if let Some(teams) = &raw.teams {
+        let t = teams.get_ref();
+        let mut rule = rules.teams.unwrap_or(TeamRule { count: 2, target_teammates: true });
+        if let Some(v) = &t.count {
+            rule.count = number(source, "teams.count", v, 2, MAX_PLAYERS as i64)? as usize;
+            set("teams.count", v.span());
+        }
+        if let Some(v) = &t.target_teammates {
+            rule.target_teammates = match v.get_ref() {
+                Value::Boolean(b) => *b,
+                other => {
+                    return Err(source.error(
+                        v.span(),
+                        format!("`teams.target_teammates` must be true or false, not {}", describe(other)),
+                    ));
+                }
+            };
+        }
+        rules.teams = Some(rule);
+        set("teams", teams.span());
+    }
     if let Some(display) = &raw.display {
         let d = display.get_ref();
         if let Some(v) = &d.unit {
@@ -483,9 +515,11 @@ pub(crate) fn keys_of(e: &RulesError) -> &'static [&'static str] {
             "max_depth" => &["max_depth"],
             "max_oxygen" => &["max_oxygen"],
             "values" => &["values"],
+            "teams.count" => &["teams.count"],
             _ => &[],
         },
         RulesError::PlayerRange { .. } => &["max_players", "min_players"],
+        RulesError::Teams { .. } => &["teams.count", "min_players"],
         RulesError::Bands { .. } => &["oxygen_bands", "max_depth"],
         RulesError::MissingPattern { .. } => &["recovery", "hand_size"],
         RulesError::NotEnoughCards { .. } | RulesError::PlayerCount { .. } => {

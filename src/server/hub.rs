@@ -169,12 +169,13 @@ pub fn export_path(dir: &std::path::Path, room: &str, game: u32) -> std::path::P
 fn places(room: &Room) -> Option<Vec<Place>> {
     let game = room.session().game();
     let depths: Vec<u32> = game.players().iter().map(|p| p.depth).collect();
-    let winner = game.winner();
-    let places = crate::sim::tournament::finishing_places(winner, &depths);
+    // A team's win counts for each member: every winner shares first place.
+    let winners = game.winners();
+    let places = crate::sim::tournament::finishing_places(winners, &depths);
     room.players()
         .iter()
         .enumerate()
-        .map(|(seat, player)| Some(Place { seat, player: (*player)?, place: places[seat], won: winner == Some(seat) }))
+        .map(|(seat, player)| Some(Place { seat, player: (*player)?, place: places[seat], won: winners.contains(seat) }))
         .collect()
 }
 

@@ -434,8 +434,10 @@ impl Arena {
         loop {
             match self.game.outcome() {
                 Outcome::Running => {}
-                Outcome::Won(seat) => {
-                    record.winner = Some(seat);
+                Outcome::Won { by, winners } => {
+                    record.winner = Some(by);
+                    record.winners = winners;
+                    record.team = self.game.teams().map(|t| t.team(by));
                     break;
                 }
                 Outcome::Draw => {

@@ -38,15 +38,23 @@ pub(super) fn bot_wins(players: &[String], tally: &Tally) -> Vec<(String, u64, u
         .into_iter()
         .map(|(name, seats)| {
             let wins = players.iter().zip(&tally.player_wins).filter(|(p, _)| **p == name).map(|(_, w)| *w).sum();
-            let per_game = wilson(wins, tally.games);
             let k = seats as f64;
             let played = tally.games * seats as u64;
+            // In teams, several of a bot's seats can share one win: the interval is then
+            // Wilson's over the games of its share of the wins.
+            let (low, high) = if tally.team_wins.is_empty() {
+                let per_game = wilson(wins, tally.games);
+                (per_game.low / k, per_game.high / k)
+            } else {
+                let share = wilson((wins as f64 / k).round() as u64, tally.games);
+                (share.low, share.high)
+            };
             let rate = Rate {
                 count: wins,
                 total: played,
                 rate: if played == 0 { 0.0 } else { wins as f64 / played as f64 },
-                low: per_game.low / k,
-                high: per_game.high / k,
+                low,
+                high,
             };
             (name, wins, played, rate)
         })
@@ -228,6 +236,9 @@ impl Report<'_> {
 
     fn write_tally_text(&self, o: &mut String, t: &Tally) {
         let _ = writeln!(o, "\nWins by seat              wins    rate   95% CI");
+        if !t.team_wins.is_empty() {
+            let _ = writeln!(o, "  (a team's win counts for each of its seats; by team below)");
+        }
         for (s, &w) in t.seat_wins.iter().enumerate() {
             let r = wilson(w, t.games);
             let who = if self.config.rotate { String::new() } else { format!(" ({})", self.players()[s]) };
@@ -236,6 +247,17 @@ impl Report<'_> {
                 "  {:<22} {:>6} {:>7}   {}–{}",
                 format!("seat {}{who}", s + 1),
                 w,
+                pct(r.rate),
+                pct(r.low),
+                pct(r.high)
+            );
+        }
+        for (team, seats, wins, r) in self.team_wins(t) {
+            let _ = writeln!(
+                o,
+                "  {:<22} {:>6} {:>7}   {}–{}",
+                format!("team {} (seats {seats})", team + 1),
+                wins,
                 pct(r.rate),
                 pct(r.low),
                 pct(r.high)
@@ -280,6 +302,28 @@ impl Report<'_> {
         let _ = writeln!(o, "Cards played per game: {}", kinds.join(", "));
     }
 
+    /// Each team's wins (`team` from 0), its seats in words (`1, 3`) and its win rate, when
+    /// the games were played in teams. The seats are the ruleset's teams (alternating round
+    /// the table); a mod that sets teams of its own is counted by its team numbers.
+    fn team_wins(&self, t: &Tally) -> Vec<(usize, String, u64, Rate)> {
+        let players = self.players().len();
+        t.team_wins
+            .iter()
+            .enumerate()
+            .map(|(team, &wins)| {
+                let seats = match self.ruleset.rules.teams {
+                    Some(rule) => {
+                        let seats: Vec<String> =
+                            (0..players).filter(|&s| rule.team_of(s) == team).map(|s| (s + 1).to_string()).collect();
+                        seats.join(", ")
+                    }
+                    None => "set by a mod".to_string(),
+                };
+                (team, seats, wins, wilson(wins, t.games))
+            })
+            .collect()
+    }
+
     fn tally_json(&self, t: &Tally) -> Value {
         let seats: Vec<Value> = t
             .seat_wins
@@ -304,10 +348,18 @@ impl Report<'_> {
         for (k, key) in KIND_KEYS.iter().enumerate() {
             plays.insert(key.to_string(), json!(t.per_game(t.kind_plays(k))));
         }
+        let teams: Vec<Value> = self
+            .team_wins(t)
+            .into_iter()
+            .map(|(team, seats, wins, r)| {
+                json!({"team": team + 1, "seats": seats, "wins": wins, "rate": r.rate, "low": r.low, "high": r.high})
+            })
+            .collect();
         let d = wilson(t.draws, t.games);
         json!({
             "games": t.games,
             "seats": seats,
+            "teams": teams,
             "bots": bots,
             "draws": {"games": t.draws, "rate": d.rate, "low": d.low, "high": d.high},
             "length": {
@@ -390,6 +442,10 @@ impl Report<'_> {
                     r.high.to_string(),
                 );
             }
+            for (team, _, _, r) in self.team_wins(t) {
+                let (rate, low, high) = (r.rate.to_string(), r.low.to_string(), r.high.to_string());
+                row(&format!("{prefix}team_win_rate"), &(team + 1).to_string(), rate, low, high);
+            }
             for (name, _, _, r) in bot_wins(self.players(), t) {
                 row(&format!("{prefix}bot_win_rate"), &name, r.rate.to_string(), r.low.to_string(), r.high.to_string());
             }
@@ -401,6 +457,7 @@ impl Report<'_> {
             row(&format!("{prefix}length"), "max", t.max_turns.to_string(), e(), e());
             row(&format!("{prefix}per_game"), "rescues", t.rescues.mean().to_string(), e(), e());
             row(&format!("{prefix}per_game"), "recoveries", t.per_game(t.recoveries).to_string(), e(), e());
+            row(&format!("{prefix}per_game"), "mod_actions", t.per_game(t.acts).to_string(), e(), e());
             for (k, key) in KIND_KEYS.iter().enumerate() {
                 row(&format!("{prefix}plays_per_game"), key, t.per_game(t.kind_plays(k)).to_string(), e(), e());
             }

@@ -2,7 +2,7 @@
 //! stays flat however many games run, and totals merged from any number of workers in any
 //! order are identical (integer sums commute; no floating point until the report).
 
-use crate::core::{Rank, Seat};
+use crate::core::{Rank, Seat, Seats};
 
 /// Game lengths up to this many turns are counted exactly; longer games share the last bucket.
 pub const LENGTH_BUCKETS: usize = 10_000;
@@ -25,7 +25,11 @@ pub fn kind_of(rank: Rank) -> usize {
 /// What one finished game contributes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GameRecord {
+    /// The diver whose move won, and everyone who won with them (their team).
     pub winner: Option<Seat>,
+    pub winners: Seats,
+    /// The winners' team, when the game was played in teams.
+    pub team: Option<usize>,
     pub draw: bool,
     pub turns: u32,
     pub rescues: u32,
@@ -43,6 +47,14 @@ pub struct GameRecord {
 impl GameRecord {
     pub fn clear(&mut self) {
         *self = GameRecord::default();
+    }
+
+    /// Everyone who won (`winners`, or the `winner` alone for a record that names only them).
+    pub fn winning_seats(&self) -> Seats {
+        match (self.winners.is_empty(), self.winner) {
+            (true, Some(w)) => Seats(1 << w),
+            _ => self.winners,
+        }
     }
 
     pub fn kind_plays(&self, kind: usize) -> u32 {
@@ -91,10 +103,12 @@ impl Moments {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tally {
     pub games: u64,
-    /// Wins by seat (0-based).
+    /// Wins by seat (0-based); a team's win counts for each member.
     pub seat_wins: Vec<u64>,
     /// Wins by player, the position in `--players` (differs from the seat when seats rotate).
     pub player_wins: Vec<u64>,
+    /// Wins by team (from 0), when the games were played in teams; else empty.
+    pub team_wins: Vec<u64>,
     pub draws: u64,
     pub turns: Moments,
     pub max_turns: u32,
@@ -117,6 +131,7 @@ impl Tally {
             games: 0,
             seat_wins: vec![0; players],
             player_wins: vec![0; players],
+            team_wins: Vec::new(),
             draws: 0,
             turns: Moments::default(),
             max_turns: 0,
@@ -142,9 +157,15 @@ impl Tally {
     pub fn observe(&mut self, record: &GameRecord, rotation: usize) {
         let n = self.seat_wins.len();
         self.games += 1;
-        if let Some(s) = record.winner {
+        for s in record.winning_seats().iter() {
             self.seat_wins[s] += 1;
             self.player_wins[(s + rotation) % n] += 1;
+        }
+        if let Some(team) = record.team {
+            if self.team_wins.len() <= team {
+                self.team_wins.resize(team + 1, 0);
+            }
+            self.team_wins[team] += 1;
         }
         self.draws += u64::from(record.draw);
         self.turns.add(i64::from(record.turns));
@@ -164,6 +185,12 @@ impl Tally {
             *a += b;
         }
         for (a, b) in self.player_wins.iter_mut().zip(&other.player_wins) {
+            *a += b;
+        }
+        if self.team_wins.len() < other.team_wins.len() {
+            self.team_wins.resize(other.team_wins.len(), 0);
+        }
+        for (a, b) in self.team_wins.iter_mut().zip(&other.team_wins) {
             *a += b;
         }
         self.draws += other.draws;
@@ -240,7 +267,7 @@ impl Paired {
         self.games += 1;
         self.differing += u64::from(ruleset != baseline);
         for (s, m) in self.seat_wins.iter_mut().enumerate() {
-            let won = |r: &GameRecord| i64::from(r.winner == Some(s));
+            let won = |r: &GameRecord| i64::from(r.winning_seats().contains(s));
             m.add(won(ruleset) - won(baseline));
         }
         self.draws.add(i64::from(ruleset.draw) - i64::from(baseline.draw));

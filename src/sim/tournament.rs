@@ -51,6 +51,7 @@ use super::sweep::{Measure, measures};
 use super::{Arena, SimConfig, SimError, block_command, block_size, progress_bar, progress_bar_of, reproduce_command};
 use crate::bots::derive_seed;
 use crate::limits;
+use crate::core::Seats;
 use crate::ruleset::Ruleset;
 
 /// What `diving tournament` was asked for, as plain values.
@@ -169,18 +170,20 @@ fn tables(n: usize, k: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// The places of one game, by seat: the winner first, the others by final depth. A draw has
-/// no winner, so its places start at 2: the deepest diver of a draw is not counted as winning
-/// it. (Ratings compare places only with each other, so this leaves them as they were.)
+/// The places of one game, by seat: the winners first (a team's win is each member's: they
+/// share first place), the others by final depth. A draw has no winner, so its places start
+/// at 2: the deepest diver of a draw is not counted as winning it. (Ratings compare places only
+/// with each other, so this leaves them as they were.)
 fn places(record: &GameRecord, depths: &[u32]) -> Vec<usize> {
-    finishing_places(record.winner, depths)
+    finishing_places(record.winning_seats(), depths)
 }
 
-/// The places (as `places` gives them) of a game won by `winner` (`None`: a draw) with these final depths: the one
-/// ranking the balance lab's ratings and the host's (`diving host`) use.
-pub fn finishing_places(winner: Option<usize>, depths: &[u32]) -> Vec<usize> {
-    let key = |s: usize| (winner == Some(s), depths[s]);
-    let first = if winner.is_some() { 1 } else { 2 };
+/// The places (as `places` gives them) of a game won by `winners` (none: a draw) with these
+/// final depths: the one ranking the balance lab's ratings and the host's (`diving host`) use.
+pub fn finishing_places(winners: Seats, depths: &[u32]) -> Vec<usize> {
+    // Winners tie at first place whatever their depths; the others rank by depth.
+    let key = |s: usize| if winners.contains(s) { (true, 0) } else { (false, depths[s]) };
+    let first = if winners.is_empty() { 2 } else { 1 };
     (0..depths.len()).map(|s| first + (0..depths.len()).filter(|&o| key(o) > key(s)).count()).collect()
 }
 
@@ -199,12 +202,12 @@ fn fold(rated: &mut Rated, round: &Round, i: usize, config: &WengLinConfig) {
             .zip(game)
             .map(|(team, &place)| (&team[..], MultiTeamOutcome::new(usize::from(place))))
             .collect();
-        let sole_first = game.iter().filter(|&&p| p == 1).count() == 1;
         for (s, new) in weng_lin_multi_team(&ranked, config).into_iter().enumerate() {
             let r = &mut rated[table[(s + rotation) % k]];
             r.0 = new[0];
             r.1 += 1;
-            r.2 += u64::from(game[s] == 1 && sole_first);
+            // First place is a win (a team's win counts for each member; a draw has none).
+            r.2 += u64::from(game[s] == 1);
         }
     }
 }
@@ -853,6 +856,12 @@ mod tests {
         assert_eq!(places(&won, &[40, 60, 100, 60]), [4, 2, 1, 2]);
         let draw = GameRecord { draw: true, ..GameRecord::default() };
         assert_eq!(places(&draw, &[10, 10]), [2, 2]);
+        // A team's win: every member shares first place, whatever their depth.
+        let team = GameRecord { winner: Some(2), winners: Seats(0b0101), team: Some(0), ..GameRecord::default() };
+        assert_eq!(places(&team, &[40, 60, 100, 70]), [1, 4, 1, 3]);
+        let round = Round { tables: vec![vec![0, 1, 2, 3]], places: vec![vec![1, 4, 1, 3]] };
+        let rated = rate(std::slice::from_ref(&round), 4, 1, 0..1);
+        assert_eq!(rated.iter().map(|r| r.2).collect::<Vec<_>>(), [1, 0, 1, 0], "a team's win counts for each member");
     }
 
     /// Regression: the deepest diver of a draw was counted as its winner in the wins column.

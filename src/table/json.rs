@@ -236,10 +236,22 @@ pub enum EventJson<'a, P = Seat> {
     },
     Won {
         player: P,
+        /// Everyone who wins, when more than `player` do (a team, a shared win).
+        #[serde(skip_serializing_if = "one_at_most")]
+        winners: Vec<P>,
     },
     Draw {
         turns: u32,
     },
+    Teams {
+        /// Each player's team, from 1, in seat order.
+        teams: Vec<u8>,
+    },
+}
+
+/// Whether a list of winners says no more than the winner alone.
+fn one_at_most<P>(list: &[P]) -> bool {
+    list.len() <= 1
 }
 
 impl<'a> From<&'a Event> for EventJson<'a> {
@@ -293,8 +305,11 @@ impl<'a, P> EventJson<'a, P> {
             Event::Skipped { player } => EventJson::Skipped { player: p(player) },
             Event::AnotherTurn { player } => EventJson::AnotherTurn { player: p(player) },
             Event::Said { ref text } => EventJson::Said { text },
-            Event::Won { player } => EventJson::Won { player: p(player) },
+            Event::Won { player, winners } => {
+                EventJson::Won { player: p(player), winners: winners.iter().map(&p).collect() }
+            }
             Event::Draw { turns } => EventJson::Draw { turns },
+            Event::Teams { ref teams } => EventJson::Teams { teams: teams.iter().map(|t| t + 1).collect() },
         }
     }
 }
@@ -471,6 +486,11 @@ impl<'a> EventSeen<'a> {
     }
 }
 
+/// The winners' names, in seat order (empty while nobody won).
+fn winner_names(names: &[String], winners: crate::core::Seats) -> Value {
+    Value::Array(winners.iter().map(|s| Value::String(names[s].clone())).collect())
+}
+
 fn cards(cs: &[Card]) -> Value {
     Value::Array(cs.iter().map(|c| Value::String(c.to_string())).collect())
 }
@@ -498,20 +518,25 @@ pub fn state(game: &Game, bots: &[Option<String>]) -> Object {
         .iter()
         .enumerate()
         .map(|(seat, p)| {
-            Object::new()
+            let o = Object::new()
                 .with("name", json!(game.name(seat)))
                 .with("seat", json!(seat + 1))
                 .with("depth", json!(p.depth))
                 .with("oxygen", json!(p.oxygen))
                 .with("hand", cards(&p.hand))
                 .with("front", cards(&p.front))
-                .with("bot", json!(bots.get(seat).cloned().flatten()))
+                .with("bot", json!(bots.get(seat).cloned().flatten()));
+            match game.teams() {
+                Some(teams) => o.with("team", json!(teams.team(seat) + 1)),
+                None => o,
+            }
         })
         .collect();
     let deck: Vec<Card> = game.deck().collect();
     let mut o = Object::new()
         .with("turn", json!(game.turn()))
-        .with("current", json!(game.name(game.current())));
+        .with("current", json!(game.name(game.current())))
+        .with("winners", winner_names(game.names(), game.winners()));
     if let Some(order) = Order::of(&Observation::of(game, Viewer::Everyone)) {
         o = o.with("backwards", json!(order.backwards)).with("next", json!(order.next));
     }
@@ -527,19 +552,19 @@ pub fn state(game: &Game, bots: &[Option<String>]) -> Object {
         .with("players", players)
 }
 
-/// [`state`] written as JSON text into `out`, the same text as `state(game, bots).to_string()`,
-/// without building the object (the step hash of every move reads it: [`record::step_hash`]).
+/// The `state` object as save format 2 wrote it, as JSON text into `out`, without building
+/// the object: what the step hashes of those saves read ([`record::legacy_step_hash`]). Its
+/// keys are that recording's contract and stay as they were: what [`state`] gained since
+/// (`winners`, the order of play, teams) is not in it.
 ///
-/// [`record::step_hash`]: super::record::step_hash
-pub fn write_state(out: impl std::io::Write, game: &Game, bots: &[Option<String>]) -> serde_json::Result<()> {
+/// [`record::legacy_step_hash`]: super::record::legacy_step_hash
+pub fn write_legacy_state(out: impl std::io::Write, game: &Game, bots: &[Option<String>]) -> serde_json::Result<()> {
     /// [`state`]'s keys and values, in its order (`the_written_state_is_the_state_object`
     /// checks that they agree).
     #[derive(Serialize)]
     struct State<'a> {
         turn: u32,
         current: &'a str,
-        #[serde(flatten)]
-        order: Option<Order<'a>>,
         winner: Option<&'a str>,
         draw: bool,
         over: bool,
@@ -582,7 +607,6 @@ pub fn write_state(out: impl std::io::Write, game: &Game, bots: &[Option<String>
     let state = State {
         turn: game.turn(),
         current: game.name(game.current()),
-        order: Order::of(&Observation::of(game, Viewer::Everyone)),
         winner: game.winner().map(|w| game.name(w)),
         draw: game.outcome() == Outcome::Draw,
         over: game.is_over(),
@@ -614,10 +638,17 @@ pub fn state_for(seen: &Observation, bots: &[Option<String>]) -> Object {
             if let Some(hand) = d.hand {
                 o = o.with("hand", cards(hand));
             }
-            o.with("front", cards(d.front)).with("bot", json!(bots.get(d.seat).cloned().flatten()))
+            let o = o.with("front", cards(d.front)).with("bot", json!(bots.get(d.seat).cloned().flatten()));
+            match d.team {
+                Some(team) => o.with("team", json!(team + 1)),
+                None => o,
+            }
         })
         .collect();
-    let mut o = Object::new().with("turn", json!(seen.turn())).with("current", json!(seen.name(seen.current())));
+    let mut o = Object::new()
+        .with("turn", json!(seen.turn()))
+        .with("current", json!(seen.name(seen.current())))
+        .with("winners", winner_names(seen.names(), seen.winners()));
     if let Some(order) = Order::of(seen) {
         o = o.with("backwards", json!(order.backwards)).with("next", json!(order.next));
     }
@@ -666,21 +697,28 @@ pub fn rules(name: &str, rules: &Rules) -> Object {
         .with("max_turns", json!(rules.max_turns))
         .with("depth_unit", json!(rules.depth_unit))
         .with("depth_scale", json!(rules.depth_scale));
-    // Card values only when a ruleset changes them: the rules hash of every earlier save is
-    // this object's text, and stays what it was.
-    if rules.standard_values() {
+    // Card values and teams only when a ruleset sets them: the rules hash of every earlier
+    // save is this object's text, and stays what it was.
+    let o = if rules.standard_values() {
         o
     } else {
         let values: Map<String, Value> =
             crate::core::Rank::all().map(|r| (r.to_string(), json!(rules.value(r)))).collect();
         o.with("values", Value::Object(values))
+    };
+    match rules.teams {
+        None => o,
+        Some(teams) => o.with(
+            "teams",
+            Object::new().with("count", json!(teams.count)).with("target_teammates", json!(teams.target_teammates)),
+        ),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::Cards;
+    use crate::core::{Cards, Seats};
 
     #[test]
     fn events_name_players_and_write_d1_cards() {
@@ -697,8 +735,9 @@ mod tests {
         );
     }
 
-    /// [`write_state`] writes the text of [`state`], and [`write_event`] that of [`event`],
-    /// all through random games (their ends and draws included), bots named or not.
+    /// [`write_legacy_state`] writes the text of [`state`] as save format 2 had it (without
+    /// the keys added since), and [`write_event`] that of [`event`], all through random games
+    /// (their ends and draws included), bots named or not.
     #[test]
     fn the_written_state_is_the_state_object() {
         use rand::{RngExt, SeedableRng};
@@ -711,8 +750,10 @@ mod tests {
             let mut events = Vec::new();
             loop {
                 let mut text = Vec::new();
-                write_state(&mut text, &game, &bots).unwrap();
-                assert_eq!(String::from_utf8(text).unwrap(), state(&game, &bots).to_string(), "seed {seed}");
+                write_legacy_state(&mut text, &game, &bots).unwrap();
+                let mut now = state(&game, &bots);
+                now.0.retain(|(key, _)| key != "winners");
+                assert_eq!(String::from_utf8(text).unwrap(), now.to_string(), "seed {seed}");
                 for e in &events {
                     for viewer in [Viewer::Everyone, Viewer::Seat(0), Viewer::Seat(1), Viewer::Spectator] {
                         let mut text = Vec::new();
@@ -815,7 +856,12 @@ mod tests {
             (Event::Skipped { player: 1 }, r#"{"event":"skipped","player":"bob"}"#),
             (Event::AnotherTurn { player: 0 }, r#"{"event":"another_turn","player":"alice"}"#),
             (Event::Said { text: "a \"shark\"!".into() }, r#"{"event":"said","text":"a \"shark\"!"}"#),
-            (Event::Won { player: 0 }, r#"{"event":"won","player":"alice"}"#),
+            (Event::Won { player: 0, winners: Seats(1) }, r#"{"event":"won","player":"alice"}"#),
+            (
+                Event::Won { player: 1, winners: Seats(0b11) },
+                r#"{"event":"won","player":"bob","winners":["alice","bob"]}"#,
+            ),
+            (Event::Teams { teams: vec![0, 1, 0] }, r#"{"event":"teams","teams":[1,2,1]}"#),
             (Event::Draw { turns: 200 }, r#"{"event":"draw","turns":200}"#),
         ];
         for (e, expected) in cases {

@@ -8,7 +8,7 @@
 //! earlier recordings is still checked where such a recording is read ([`legacy_step_hash`]). They detect a changed file or a game that replays
 //! differently; they are not a defence against someone forging a file.
 
-use crate::core::{Card, Event, Gain, Game, Outcome, Source, Suit, Viewer};
+use crate::core::{Card, Event, Gain, Game, Outcome, Seats, Source, Suit, Viewer};
 use crate::ruleset::Ruleset;
 use crate::table::json;
 
@@ -55,7 +55,7 @@ pub fn step_hash(game: &Game, bots: &[Option<String>], events: &[Event]) -> u64 
 pub fn legacy_step_hash(game: &Game, bots: &[Option<String>], events: &[Event]) -> u64 {
     // The text is hashed as it is written, never built.
     let mut hash = Fnv1a64::default();
-    json::write_state(&mut hash, game, bots).expect("a state serialises");
+    json::write_legacy_state(&mut hash, game, bots).expect("a state serialises");
     for e in events {
         hash.update(b"\n");
         json::write_event(&mut hash, game, e, Viewer::Everyone).expect("an event serialises");
@@ -103,9 +103,14 @@ impl Canonical {
         self.n(game.current() as u64);
         match game.outcome() {
             Outcome::Running => self.n(0),
-            Outcome::Won(seat) => {
+            Outcome::Won { by, winners } => {
                 self.n(1);
-                self.n(seat as u64);
+                self.n(by as u64);
+                // Others winning with the winner: after what every earlier step hashed.
+                if winners != Seats(1 << by) {
+                    self.bytes(b"winners");
+                    self.n(winners.0);
+                }
             }
             Outcome::Draw => self.n(2),
         }
@@ -132,6 +137,13 @@ impl Canonical {
             self.n(u64::from(p.oxygen));
             self.cards(p.hand.iter().copied());
             self.cards(p.front.iter().copied());
+        }
+        // The teams, when there are teams.
+        if let Some(teams) = game.teams() {
+            self.bytes(b"teams");
+            self.n(teams.count() as u64);
+            teams.of_seats().for_each(|t| self.n(t as u64));
+            self.n(u64::from(teams.target_teammates()));
         }
         // The turn order, when it is not plain (so that the steps of every game before
         // turn order was a rule point hash as they did).
@@ -250,9 +262,18 @@ impl Canonical {
                 self.n(18);
                 self.text(text);
             }
-            Event::Won { player } => {
+            Event::Won { player, winners } => {
                 self.n(19);
                 seat(self, *player);
+                if *winners != Seats(1 << player) {
+                    self.bytes(b"winners");
+                    self.n(winners.0);
+                }
+            }
+            Event::Teams { teams } => {
+                self.n(25);
+                self.n(teams.len() as u64);
+                self.bytes(teams);
             }
             Event::Draw { turns } => {
                 self.n(20);

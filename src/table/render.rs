@@ -10,7 +10,7 @@
 //! again, not cut where the source line ended), [`ascii`] for a terminal without Unicode.
 
 use crate::core::{
-    Action, ActionError, Card, Event, Game, Observation, Outcome, Rank, Registry, Rules, Seat, Seen, Source,
+    Action, ActionError, Card, Event, Game, Observation, Outcome, Rank, Registry, Rules, Seat, Seats, Seen, Source,
     SuitPattern, Viewer,
 };
 
@@ -235,8 +235,9 @@ impl Narrator<'_> {
                 )),
                 Event::Skipped { player } => out.push(format!("{} skipped", self.act(*player, "is"))),
                 Event::AnotherTurn { player } => out.push(format!("{} another turn", self.act(*player, "takes"))),
-                Event::Won { player } => out.push(self.win_line(*player)),
-                Event::Draw { turns } => out.push(format!("turn {turns} was the last: the game is a draw")),
+                Event::Won { player, winners } => out.push(self.win_line(*player, *winners)),
+                Event::Draw { turns } => out.push(format!("the game is a draw after {turns} turns")),
+                Event::Teams { teams } => out.push(format!("the teams are now {}", self.teams_words(teams))),
                 // A move or breath that no play explains (a mod's): its diver's name, then
                 // the same words as after a play.
                 Event::Moved { player, .. } | Event::Breathed { player, .. } => {
@@ -272,13 +273,27 @@ impl Narrator<'_> {
         out
     }
 
-    fn win_line(&self, player: Seat) -> String {
-        self.style.bold(&format!(
-            "{} the bottom and {}!{}",
-            self.act(player, "reaches"),
-            self.verb(player, "wins"),
-            self.trophy()
-        ))
+    /// A win no move explains (a mod's): `ann wins!`, `ann wins with cy!`.
+    fn win_line(&self, player: Seat, winners: Seats) -> String {
+        self.style.bold(&format!("{}{}!{}", self.act(player, "wins"), self.with_team(player, winners), self.trophy()))
+    }
+
+    /// ` with cy and di`: the others who win with `player`, if any.
+    fn with_team(&self, player: Seat, winners: Seats) -> String {
+        let others: Vec<String> = winners.iter().filter(|&s| s != player).map(|s| self.name(s)).collect();
+        if others.is_empty() { String::new() } else { format!(" with {}", and_list(&others)) }
+    }
+
+    /// `ann and cy against bob and di`: the teams, each seat's team from 0 in seat order.
+    fn teams_words(&self, teams: &[u8]) -> String {
+        let count = teams.iter().max().map_or(0, |&t| usize::from(t) + 1);
+        let sides: Vec<String> = (0..count)
+            .map(|team| {
+                let names: Vec<String> = (0..teams.len()).filter(|&s| usize::from(teams[s]) == team).map(|s| self.name(s)).collect();
+                and_list(&names)
+            })
+            .collect();
+        sides.join(" against ")
     }
 
     fn trophy(&self) -> &'static str {
@@ -302,6 +317,8 @@ impl Narrator<'_> {
         let mut notes: Vec<&str> = Vec::new();
         // Whether nothing has been said yet of `who`'s depth and oxygen (`: depth` or `, depth`).
         let mut fresh = true;
+        // Where `who`'s last move took them.
+        let mut at = None;
         for ev in events {
             if let Event::Moved { player: p, .. } | Event::Breathed { player: p, .. } = ev
                 && *p != who
@@ -311,6 +328,7 @@ impl Narrator<'_> {
                 notes.clear();
                 who = *p;
                 fresh = true;
+                at = None;
             }
             let sep = if fresh { ":" } else { "," };
             match ev {
@@ -324,6 +342,7 @@ impl Narrator<'_> {
                 Event::Moved { player: p, from, to } if *p == who => {
                     *line += &format!("{sep} depth {} {arrow} {}", self.depth(*from), self.depth(*to));
                     fresh = false;
+                    at = Some(*to);
                 }
                 Event::Breathed { player: p, from, to } if *p == who => {
                     *line += &format!("{sep} oxygen {from} {arrow} {to}");
@@ -343,13 +362,20 @@ impl Narrator<'_> {
                         *line += &format!(" in front of {}", self.name(*target));
                     }
                 }
-                Event::Won { player: p } if *p == who => {
+                Event::Won { player: p, winners } if *p == who => {
+                    // "Reaches the bottom" only when the move did: a mod's win check may
+                    // declare a win elsewhere.
+                    let reached = if at == Some(self.rules.max_depth) {
+                        format!("{} the bottom and ", self.verb(who, "reaches"))
+                    } else {
+                        String::new()
+                    };
                     *line += &format!(
                         " {dash} {}",
                         s.bold(&format!(
-                            "{} the bottom and {}!{}",
-                            self.verb(who, "reaches"),
+                            "{reached}{}{}!{}",
                             self.verb(who, "wins"),
+                            self.with_team(who, *winners),
                             self.trophy()
                         ))
                     );
@@ -426,7 +452,7 @@ pub fn board_after(
             }
             header
         }
-        Outcome::Won(w) => format!("turn {} {dash} {} won", game.turn(), game.name(w)),
+        Outcome::Won { .. } => format!("turn {} {dash} {} won", game.turn(), winners_text(game)),
         Outcome::Draw => format!("turn {} {dash} the game is a draw", game.turn()),
     };
     out += &s.bold(&header);
@@ -458,8 +484,12 @@ pub fn board_after(
             RED
         };
         let oxygen = s.bar(cells(p.oxygen, rules.max_oxygen, oxygen_cells), oxygen_cells, colour);
+        let team = match game.teams() {
+            Some(teams) => format!(" (team {})", teams.team(seat) + 1),
+            None => String::new(),
+        };
         let mut parts = vec![
-            format!("{mark} {seat_no} {name}", seat_no = seat + 1),
+            format!("{mark} {seat_no} {name}{team}", seat_no = seat + 1),
             format!("depth {depth:>depth_width$} {gauge}", depth = rules.show_depth(p.depth)).trim_end().to_string(),
             format!("oxygen {ox:>oxygen_width$} {oxygen}", ox = p.oxygen).trim_end().to_string(),
         ];
@@ -728,6 +758,24 @@ pub fn or_list(items: &[String]) -> String {
     }
 }
 
+/// `a`, `a and b`, `a, b and c`.
+pub fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// Who won `game`, by name: `ann`, or with a team or a shared win `ann and cy` (the winner
+/// first, then the others in seat order). Empty while nobody has won.
+pub fn winners_text(game: &Game) -> String {
+    let Some(by) = game.winner() else { return String::new() };
+    let mut names = vec![game.name(by).to_string()];
+    names.extend(game.winners().iter().filter(|&s| s != by).map(|s| game.name(s).to_string()));
+    and_list(&names)
+}
+
 /// What a move would do, read from the events the engine gave for it on a copy of the game
 /// (see `Session::preview`): the mover's depth and oxygen after it, whether the card
 /// doubles, a rescue, a win, a push. Only events `viewer` may see are read (a preview of a
@@ -777,7 +825,7 @@ pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
                     notes.push(format!("in front of {}", game.name(*target)));
                 }
             }
-            Event::Won { player } => winner = Some(*player),
+            Event::Won { player, winners } => winner = Some((*player, *winners)),
             _ => {}
         }
     }
@@ -801,8 +849,11 @@ pub fn preview(game: &Game, events: &[Event], viewer: Viewer) -> String {
         }
     }
     match winner {
-        Some(w) if w == me => parts.push("reaches the bottom: WINS".into()),
-        Some(w) => parts.push(format!("{} reaches the bottom and wins", game.name(w))),
+        Some((w, _)) if w == me => parts.push("reaches the bottom: WINS".into()),
+        Some((w, winners)) if winners.contains(me) => {
+            parts.push(format!("{} reaches the bottom: your team WINS", game.name(w)))
+        }
+        Some((w, _)) => parts.push(format!("{} reaches the bottom and wins", game.name(w))),
         None => {}
     }
     parts.join(", ")
@@ -1075,6 +1126,26 @@ pub fn card_help(rank: Rank, rules: &Rules, registry: &Registry) -> String {
     text + "\n"
 }
 
+/// How a ruleset plays in teams, in words.
+pub fn teams_text(teams: crate::core::TeamRule) -> String {
+    let sides: Vec<String> = (0..teams.count)
+        .map(|t| {
+            let seats: Vec<String> = (0..3).map(|k| (t + k * teams.count + 1).to_string()).collect();
+            format!("seats {} …", seats.join(", "))
+        })
+        .collect();
+    format!(
+        "{} teams, seats alternating round the table ({}); a team's win is each member's; {}",
+        teams.count,
+        sides.join(" against "),
+        if teams.target_teammates {
+            "a Jolt, a Knot or a Quick's push may name a teammate"
+        } else {
+            "a Jolt, a Knot or a Quick's push names only the other teams' divers"
+        }
+    )
+}
+
 /// What the cards are worth in `rules` (D8), in words: `A = 1, 2 to 10 as marked` for the
 /// standard values, else each rank whose value differs first (`A = 11; the other number
 /// cards as marked`).
@@ -1117,6 +1188,9 @@ pub fn rules_guide(rules: &Rules, registry: &Registry) -> String {
         bands = bands.join(", "),
         surface = rules.show_depth(0),
     );
+    if let Some(teams) = rules.teams {
+        out += &format!("Teams: {}.\n", teams_text(teams));
+    }
     // The number cards as one (each one a mod changed on its own line), then J, Q and K.
     let numbers: Vec<Rank> = Rank::all().filter(|r| r.is_number()).collect();
     if let Some(first) = numbers.iter().find(|r| registry.is_builtin_card(**r)) {
@@ -1249,6 +1323,9 @@ pub fn rules_text(rules: &Rules) -> String {
         };
         line(format!("  {label:<width$}  {gain}"));
     }
+    if let Some(teams) = rules.teams {
+        line(format!("teams          {}", teams_text(teams)));
+    }
     line(format!(
         "turn cap       {}",
         if rules.max_turns == 0 { "none".to_string() } else { format!("a draw after turn {}", rules.max_turns) }
@@ -1332,7 +1409,7 @@ mod tests {
                 to: 10,
             },
             Event::Passed { player: 0 },
-            Event::Won { player: 0 },
+            Event::Won { player: 0, winners: Seats(1) },
         ];
         let n = Narrator {
             names: &names,
@@ -1368,7 +1445,7 @@ mod tests {
             Event::Said { text: "a shark!".into() },
             Event::Drew { player: 1, card: "2H".parse().unwrap() },
             Event::Drew { player: 1, card: "3H".parse().unwrap() },
-            Event::Won { player: 1 },
+            Event::Won { player: 1, winners: Seats(2) },
             Event::Draw { turns: 200 },
         ];
         let n = Narrator {

@@ -112,7 +112,8 @@ impl Replay {
         let turn = self.game_at(k - 1).turn();
         let end = match game.outcome() {
             Outcome::Running => String::new(),
-            Outcome::Won(w) => format!("; {}", render::says(game.name(w), "has won")),
+            Outcome::Won { winners, .. } if winners.len() > 1 => format!("; {} have won", render::winners_text(game)),
+            Outcome::Won { .. } => format!("; {}", render::says(&render::winners_text(game), "has won")),
             Outcome::Draw => "; a draw".to_string(),
         };
         format!("move {k} of {n} (turn {turn}: {}{end})", game.name(seat))

@@ -478,7 +478,7 @@ pub fn summary_lines_styled(session: &Session, style: Style) -> Vec<String> {
     let game = session.game();
     let rules = game.rules();
     let head = match game.outcome() {
-        crate::core::Outcome::Won(w) => format!("{} won in {} turns.", game.name(w), game.turn()),
+        crate::core::Outcome::Won { .. } => format!("{} won in {} turns.", render::winners_text(game), game.turn()),
         _ => format!("a draw after {} turns.", game.turn()),
     };
     let mut lines = vec![head];
@@ -518,7 +518,7 @@ pub fn summary_lines_styled(session: &Session, style: Style) -> Vec<String> {
         lines.push(line);
     }
     if game.players().iter().enumerate().any(|(s, _)| lines[s + 1].contains("rescued "))
-        && matches!(game.outcome(), crate::core::Outcome::Won(_))
+        && matches!(game.outcome(), crate::core::Outcome::Won { .. })
     {
         lines.push("(a rescue sends a diver back to depth 0: watch the oxygen column of 'moves')".into());
     }

@@ -259,7 +259,7 @@ fn play_one(seed: u64, stats: &mut [u32; 2]) {
         assert!(steps <= CAP, "game {seed} did not stop at the cap");
     }
     match game.outcome() {
-        Outcome::Won(s) => {
+        Outcome::Won { by: s, .. } => {
             assert_eq!(game.player(s).depth, game.rules().max_depth, "game {seed}: the winner is at the bottom");
             stats[0] += 1;
         }
@@ -327,6 +327,6 @@ fn games_without_a_cap_end_too() {
             let action = pick(&game, &game.legal_actions(), Policy::Diver { random_one_in: 0 }, &mut rng);
             game.apply(&action, &mut ()).unwrap();
         }
-        assert!(matches!(game.outcome(), Outcome::Won(_)), "game {seed} with no cap did not end in 5,000 turns");
+        assert!(matches!(game.outcome(), Outcome::Won { .. }), "game {seed} with no cap did not end in 5,000 turns");
     }
 }

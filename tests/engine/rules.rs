@@ -14,7 +14,7 @@ use std::sync::Arc;
 use common::{Deal, assert_state, card, cards, check, play, refuse, refuse_action, run};
 use diving::core::{
     Action, ActionError, Aim, Card, Effect, EffectError, Event, Game, Outcome, Play, Rank, Registry, Rules, Setup,
-    SetupError, Source, full_deck, parse_cards,
+    Seats, SetupError, Source, full_deck, parse_cards,
 };
 use diving::table::json::EventJson;
 
@@ -867,7 +867,7 @@ fn d19_recovery_is_checked_against_the_hand() {
 fn d20_the_first_to_reach_the_bottom_wins_and_the_game_ends_at_once() {
     let deal = two().hand("Ann", "10S 2S 3D 4D").discard("9H").deck("8C").at("Ann", 90, 5).at("Bob", 99, 10);
     let run = check(&deal, "play 10S", "outcome: Ann won\nhand Ann: 2S 3D 4D\ndeck top: 8C\nturn: 1 Ann");
-    assert_eq!(run.last().last(), Some(&Event::Won { player: 0 }), "nothing happens after the win");
+    assert_eq!(run.last().last(), Some(&Event::Won { player: 0, winners: Seats(1) }), "nothing happens after the win");
     let mut game = run.game;
     assert_eq!(game.winner(), Some(0));
     assert!(game.legal_actions().is_empty());
@@ -884,7 +884,7 @@ fn d20_a_quick_win_is_the_last_thing_that_happens() {
         &two().hand("Ann", "QS 7S").hand("Bob", "2C").discard("9H").at("Ann", 85, 10),
         "play QS; recover 2C; play 7S @Bob",
     );
-    assert_eq!(run.last().last(), Some(&Event::Won { player: 0 }));
+    assert_eq!(run.last().last(), Some(&Event::Won { player: 0, winners: Seats(1) }));
 }
 
 // ----- D21 pushed to the bottom -----
@@ -898,7 +898,7 @@ fn d21_a_push_to_the_bottom_wins_for_the_pushed_diver() {
          Bob: depth 100, oxygen 10
          outcome: Bob won",
     );
-    assert_eq!(run.last().last(), Some(&Event::Won { player: 1 }));
+    assert_eq!(run.last().last(), Some(&Event::Won { player: 1, winners: Seats(2) }));
 }
 
 // ----- D22 no legal play -----

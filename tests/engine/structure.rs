@@ -199,3 +199,66 @@ fn the_outcome_of_each_built_in_effect_is_a_rule_point() {
     );
     assert!(!run.game.is_over());
 }
+
+/// Teams from the rules: seats alternate; a win is the team's, shared by every member; with
+/// `target_teammates` off the built-in cards name only the other team's divers, and naming a
+/// teammate is refused with why.
+#[test]
+fn a_team_wins_together_and_the_built_in_cards_can_spare_teammates() {
+    use diving::core::{Outcome, Seats, TeamRule};
+    let teams = |target_teammates| diving::core::Rules {
+        teams: Some(TeamRule { count: 2, target_teammates }),
+        ..diving::core::Rules::default()
+    };
+    let deal = |rules| Deal::new(4).rules(rules).hand("Ann", "10S JS 3D 4D").discard("9H").at("Ann", 90, 5);
+    let run = check(&deal(teams(true)), "play 10S", "outcome: Ann and Cat won");
+    assert_eq!(run.game.outcome(), Outcome::Won { by: 0, winners: Seats(0b0101) });
+    assert!(run.last().contains(&Event::Won { player: 0, winners: Seats(0b0101) }));
+
+    // Bob and Cat are deeper than Ann: a Jolt may name either, or only Bob when teammates
+    // are spared.
+    let deeper = |rules| deal(rules).at("Ann", 10, 10).at("Bob", 30, 10).at("Cat", 40, 10);
+    let offered = |game: &Game| -> Vec<Seat> {
+        game.legal_actions()
+            .into_iter()
+            .filter_map(|a| match a {
+                Action::Play { card, target: Some(t), .. } if card == common::card("JS") => Some(t),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(offered(&deeper(teams(true)).game()), [1, 2]);
+    let mut spared = deeper(teams(false)).game();
+    assert_eq!(offered(&spared), [1]);
+    let jolt_cat = Action::Play { card: common::card("JS"), from: Source::Hand, target: Some(2), face_on_top: false };
+    let refused = refuse_action(&mut spared, &jolt_cat);
+    assert!(refused.to_string().ends_with("they are on your team"), "{refused}");
+}
+
+/// A mod's results and teams: a shared win, a draw, and teams set during the game, each an
+/// event; nothing ends a game twice.
+#[test]
+fn a_mod_can_declare_a_shared_win_a_draw_or_new_teams() {
+    use diving::core::{Outcome, Seats};
+    let deal = Deal::new(4).hand("Ann", "2S 9H 3D 4C").discard("KD");
+    let game = deal.game_with(with_two(|ctx, _| {
+        ctx.set_teams(&[0, 0, 1, 1]).unwrap();
+        ctx.win(Seats(0b0001)).unwrap();
+        assert!(ctx.end_in_draw().is_err(), "a game ends once");
+    }));
+    let run = common::run(game, "play 2S");
+    assert_eq!(run.game.outcome(), Outcome::Won { by: 0, winners: Seats(0b0011) }, "Ann and her new teammate Bob");
+    assert!(run.last().contains(&Event::Teams { teams: vec![0, 0, 1, 1] }));
+    assert_eq!(run.game.teams().map(|t| t.of_seats().collect::<Vec<_>>()), Some(vec![0, 0, 1, 1]));
+
+    let game = deal.game_with(with_two(|ctx, _| ctx.end_in_draw().unwrap()));
+    let run = common::run(game, "play 2S");
+    assert_eq!(run.game.outcome(), Outcome::Draw);
+    assert_eq!(run.last().last(), Some(&Event::Draw { turns: 1 }));
+
+    let game = deal.game_with(with_two(|ctx, _| {
+        assert_eq!(ctx.set_teams(&[0, 2, 0, 2]).unwrap_err().0, "team 2 has nobody in it (teams are numbered 1, 2 … without a gap)");
+        assert!(ctx.set_teams(&[0, 1]).is_err(), "one team per player");
+    }));
+    common::run(game, "play 2S");
+}

@@ -219,6 +219,22 @@ pub const DOCS: &[Doc] = &[
     d("ctx:is_reversed", "", "boolean", "Whether play goes round the table the other way."),
     d("ctx:reverse", "", "", "Turns the direction of play round, from the next turn on."),
     d("ctx:give_turn", "p integer", "", "Gives the next turn to p (the current player: another turn)."),
+    d("ctx:team", "p integer", "integer?", "Player p's team number, or nil when the game is not played in teams."),
+    d("ctx:same_team", "p integer, q integer", "boolean", "Whether p and q play for one team (p and p do)."),
+    d("ctx:winners", "", "integer[]", "Everyone who won (the winner's team, a shared win), in seat order."),
+    d(
+        "ctx:set_teams",
+        "teams integer[]",
+        "",
+        "Sets the teams: a team number (1, 2 …) per player, in seat order.",
+    ),
+    d(
+        "ctx:win",
+        "players integer|integer[]",
+        "",
+        "Ends the game won by a player or several together (and each one's team).",
+    ),
+    d("ctx:end_in_draw", "", "", "Ends the game in a draw: nobody wins."),
     d("ctx:random", "n integer", "integer", "A whole number from 1 to n, from the game's seeded random numbers."),
     d("ctx:say", "text string", "", "Adds a line to the game log."),
 ];

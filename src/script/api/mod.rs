@@ -3,7 +3,8 @@
 //! [`MATH`] and [`DIVING`], set up in that order by [`install`].
 //!
 //! - `ctx`, the object every handler is called with: [`ctx_read`] (allowed everywhere),
-//!   [`ctx_write`] (in `resolve` handlers and hooks) and [`turns`] (the order of play);
+//!   [`ctx_write`] (in `resolve` handlers and hooks), [`turns`] (the order of play) and
+//!   [`teams`] (teams and results);
 //! - `math`: Luau's, with the game's seeded `random` ([`math`]);
 //! - `diving`, the table a mod file registers with while it loads: [`manifest`] (what the
 //!   mod says about itself), [`rules`] (`version`, `rules`), [`cards`] (`rank`, `suit`, `value`), [`effects`] (`effect`, `wrap`), [`actions`]
@@ -24,6 +25,7 @@ mod hooks;
 mod manifest;
 mod math;
 mod rules;
+mod teams;
 mod turns;
 mod unknown;
 
@@ -60,7 +62,7 @@ type CtxArea = Area<CtxEnv>;
 type DivingArea = fn(&Lua, &Table, &DivingEnv<'_>) -> mlua::Result<()>;
 
 /// The areas of `ctx`.
-const CTX: &[CtxArea] = &[ctx_read::register, ctx_write::register, turns::register];
+const CTX: &[CtxArea] = &[ctx_read::register, ctx_write::register, turns::register, teams::register];
 /// The areas of `math`.
 const MATH: &[CtxArea] = &[math::register];
 /// The areas of `diving`.
