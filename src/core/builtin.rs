@@ -191,8 +191,8 @@ fn number_card<H: Hooks, S: EventSink + ?Sized>(ctx: &mut Context<'_, H, S>, pla
     let Play { player, card, target, face_on_top, .. } = play;
     let value = ctx.number_value(player, card)?;
     let pending = Pending::of(ctx.state().player(player));
-    let from = ctx.state().player(player).depth;
     if pending.jolt {
+        let from = ctx.state().player(player).depth;
         let jack = ctx.take_front(player, Rank::JACK).expect("checked: J in front");
         ctx.emit(Event::Jolted { player });
         if face_on_top {
@@ -212,7 +212,7 @@ fn number_card<H: Hooks, S: EventSink + ?Sized>(ctx: &mut Context<'_, H, S>, pla
         let target = target.ok_or_else(|| EffectError("a Quick needs a push target".into()))?;
         ctx.emit(Event::Quickened { player, extra });
         ctx.discard(card);
-        let max = ctx.state().rules().max_depth;
+        let (from, max) = (ctx.state().player(player).depth, ctx.state().rules().max_depth);
         let to = from.saturating_add(value).saturating_add(extra).min(max);
         ctx.dive(player, value as i64 + extra as i64)?;
         let pushed_from = ctx.state().player(target).depth;

@@ -22,7 +22,7 @@ use super::action::{Cards, Seat};
 use super::card::{Card, Rank};
 use super::error::EffectError;
 use super::event::{BreathCause, DrawCause, Event, EventSink, Moment, Point};
-use super::rules::{Gain, MAX_CARD_VALUE, MAX_HAND_SIZE};
+use super::rules::{Gain, MAX_HAND_SIZE};
 use super::seats::Seats;
 use super::state::{Outcome, State, Teams};
 
@@ -38,7 +38,7 @@ pub trait Hooks: Sized {
         depth: u32,
     ) -> Result<u32, EffectError>;
     /// What `card` is worth when `player` plays it now, before doubling (D8: the rules'
-    /// value of its rank, or what a mod made of it).
+    /// value of its rank, or what a mod made of it; at most [`MAX_CARD_VALUE`](super::MAX_CARD_VALUE)).
     fn card_value<S: EventSink + ?Sized>(
         &self,
         ctx: &mut Context<'_, Self, S>,
@@ -176,11 +176,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     pub fn card_value(&mut self, player: Seat, card: Card) -> Result<u32, EffectError> {
         self.check_seat(player)?;
         let hooks = self.hooks;
-        let value = hooks.card_value(self, player, card)?;
-        if value > MAX_CARD_VALUE {
-            return Err(EffectError(format!("{card} cannot be worth {value}: a card is worth at most {MAX_CARD_VALUE}")));
-        }
-        Ok(value)
+        hooks.card_value(self, player, card)
     }
 
     /// The value of number card `card` played by `player` now: its [value](Context::card_value),
@@ -189,7 +185,8 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     #[inline]
     pub fn number_value(&mut self, player: Seat, card: Card) -> Result<u32, EffectError> {
         let top = self.state.discard_top();
-        let value = self.card_value(player, card)? << u32::from(card.doubles_on(top));
+        let hooks = self.hooks;
+        let value = hooks.card_value(self, player, card)? << u32::from(card.doubles_on(top));
         if let (true, Some(on)) = (card.doubles_on(top), top) {
             self.events.push(Event::Doubled { player, card, on, value });
         }

@@ -29,7 +29,7 @@ use super::card::{Card, Rank};
 use super::ctx::{self, Context, Hooks};
 use super::error::EffectError;
 use super::event::{EventSink, Moment, Point};
-use super::rules::Gain;
+use super::rules::{Gain, MAX_CARD_VALUE};
 use super::state::State;
 
 /// The context the registry's entries and hooks receive: a [`Context`] asking this registry,
@@ -695,7 +695,15 @@ impl Hooks for Registry {
     fn card_value<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, player: Seat, card: Card) -> Result<u32, EffectError> {
         match &self.card_value {
             None => Ok(ctx.state().tables().value(card)),
-            Some(hook) => hook(&mut ctx.reborrow(), player, card),
+            Some(hook) => {
+                let value = hook(&mut ctx.reborrow(), player, card)?;
+                if value > MAX_CARD_VALUE {
+                    return Err(EffectError(format!(
+                        "{card} cannot be worth {value}: a card is worth at most {MAX_CARD_VALUE}"
+                    )));
+                }
+                Ok(value)
+            }
         }
     }
 
