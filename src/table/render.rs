@@ -236,7 +236,10 @@ impl Narrator<'_> {
                 Event::Skipped { player } => out.push(format!("{} skipped", self.act(*player, "is"))),
                 Event::AnotherTurn { player } => out.push(format!("{} another turn", self.act(*player, "takes"))),
                 Event::Won { player, winners } => out.push(self.win_line(*player, *winners)),
-                Event::Draw { turns } => out.push(format!("the game is a draw after {turns} turns")),
+                Event::Draw { turns } if self.rules.max_turns > 0 && *turns >= self.rules.max_turns => {
+                    out.push(format!("turn {turns} was the last: the game is a draw"))
+                }
+                Event::Draw { turns } => out.push(format!("the game ends in a draw after {turns} turns")),
                 Event::Teams { teams } => out.push(format!("the teams are now {}", self.teams_words(teams))),
                 // A move or breath that no play explains (a mod's): its diver's name, then
                 // the same words as after a play.
@@ -1426,7 +1429,7 @@ mod tests {
                 "you draw 7H",
                 "you recover with 7H (all suits different: +1), oxygen 9 -> 10",
                 "you cannot move and pass",
-                "you reach the bottom and win!",
+                "you win!",
             ]
         );
         assert_eq!(second_person("reaches"), "reach");
@@ -1463,8 +1466,8 @@ mod tests {
                 "bob cannot move and passes",
                 "a shark!",
                 "bob draws 2 cards",
-                "bob reaches the bottom and wins!",
-                "turn 200 was the last: the game is a draw",
+                "bob wins!",
+                "the game ends in a draw after 200 turns",
             ]
         );
     }

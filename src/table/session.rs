@@ -733,7 +733,7 @@ impl Session {
                 ));
             }
         }
-        if json::state(&session.game, &session.bots).to_value() != file.state {
+        if as_saved(json::state(&session.game, &session.bots).to_value(), &file.state) != file.state {
             let cause = if differences.is_empty() {
                 " (the file was edited, the ruleset changed, or a mod keeps game state in Lua variables)".to_string()
             } else {
@@ -835,6 +835,26 @@ fn splitmix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// The `state` object `now` as a save written before a key was added would hold it: the keys
+/// the state gained since (the winners, the order of play, teams) are left out where `saved`
+/// has none, so that every earlier save still compares equal to its replayed game.
+fn as_saved(mut now: serde_json::Value, saved: &serde_json::Value) -> serde_json::Value {
+    const ADDED: [&str; 3] = ["winners", "backwards", "next"];
+    if let (Some(now), Some(saved)) = (now.as_object_mut(), saved.as_object()) {
+        now.retain(|key, _| !ADDED.contains(&key.as_str()) || saved.contains_key(key));
+        if let (Some(players), Some(saved_players)) =
+            (now.get_mut("players").and_then(|p| p.as_array_mut()), saved.get("players").and_then(|p| p.as_array()))
+        {
+            for (player, saved) in players.iter_mut().zip(saved_players) {
+                if let (Some(player), Some(saved)) = (player.as_object_mut(), saved.as_object()) {
+                    player.retain(|key, _| key != "team" || saved.contains_key(key));
+                }
+            }
+        }
+    }
+    now
 }
 
 #[cfg(test)]
