@@ -392,6 +392,14 @@ fn math_random_at_the_top_level_says_to_draw_inside_a_handler() {
     assert!(e.contains("draw inside a handler, with ctx:random(n) or math.random"), "{e}");
 }
 
+/// `ctx` at the top level of a mod file is an error that says why, as MODDING.md promises, not
+/// "attempt to index nil with 'depth'" (issue 44).
+#[test]
+fn ctx_at_the_top_level_says_to_use_it_inside_a_handler() {
+    let e = load_error("ctx-at-load.lua");
+    assert!(e.starts_with("mod tests/mods/ctx-at-load.lua:3: ctx can only be used while a handler runs"), "{e}");
+}
+
 /// `ctx:rescue` runs the registry's rescue hook: the built-in one alone, another mod's when
 /// one is loaded (before or after the mod that rescues).
 #[test]

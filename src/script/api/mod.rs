@@ -164,7 +164,30 @@ pub(crate) fn install(
     shared.sandbox.expose("diving", diving)?;
     shared.sandbox.freeze(&math)?;
     shared.sandbox.expose("math", math)?;
+    shared.sandbox.expose("ctx", stray_ctx(&lua).map_err(setup)?)?;
     Ok(shared)
+}
+
+/// The global `ctx`: what a file that uses `ctx` outside a handler (at its top level, where
+/// there is no game yet) finds. Every name it is asked for is an error that says so, at the
+/// calling line, where there would be "attempt to index nil with 'depth'". A handler's own
+/// `ctx` parameter hides it.
+fn stray_ctx(lua: &Lua) -> mlua::Result<Table> {
+    let stray = lua.create_table()?;
+    let meta = lua.create_table()?;
+    let refuse = lua.create_function(|lua, _: mlua::MultiValue| -> mlua::Result<()> {
+        Err(Sandbox::raise(
+            lua,
+            "ctx can only be used while a handler runs: call ctx functions inside the functions you register \
+             with diving.effect, diving.wrap or a hook (they are given ctx), not at the top level of the mod file",
+        ))
+    })?;
+    meta.raw_set("__index", refuse.clone())?;
+    meta.raw_set("__newindex", refuse)?;
+    meta.raw_set("__metatable", false)?;
+    meta.set_readonly(true);
+    stray.set_metatable(Some(meta))?;
+    Ok(stray)
 }
 
 /// The names the sandbox registers, as a mod sees them: `diving.NAME` (functions and
