@@ -304,6 +304,14 @@ impl ScenarioFile {
                             return Err(at_line(*line, format!("'{text}' was refused but changed the game")));
                         }
                     }
+                    // A mod that failed while the action resolved did not refuse it: it
+                    // crashed, and the scenario says so (it said "was refused").
+                    _ if matches!(e, crate::core::ActionError::Script(_)) => {
+                        return Err(at_line(
+                            *line,
+                            format!("'{text}' failed in a mod: {}", render::action_error(&game, &e)),
+                        ));
+                    }
                     _ => {
                         return Err(at_line(
                             *line,

@@ -49,10 +49,48 @@ pub fn default_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// What a FILE given to `diving mod test` stands for: a scenario file, or, for a ruleset file
+/// or a mod's folder (as a user types them: `diving mod test rulesets/examples/sharks/ruleset.toml`),
+/// the scenario files of its `tests/` folder, run against that ruleset.
+fn scenario_files(given: &Path) -> anyhow::Result<Vec<(PathBuf, Option<String>)>> {
+    let (dir, ruleset) = if given.is_dir() {
+        let ruleset = given.join("ruleset.toml");
+        (given.to_path_buf(), ruleset.is_file().then(|| ruleset.display().to_string()))
+    } else {
+        let text = limits::read_text(given, limits::FileKind::Ruleset)
+            .with_context(|| format!("cannot read {}", limits::quoted(&given.display().to_string())))?;
+        let scenarios = toml::from_str::<toml::Table>(&text).is_ok_and(|t| t.contains_key("scenario"));
+        let ruleset_keys = ["extends", "mods", "name", "min_players", "hand_size", "values", "teams"];
+        let ruleset = toml::from_str::<toml::Table>(&text).is_ok_and(|t| ruleset_keys.iter().any(|k| t.contains_key(*k)));
+        if scenarios || !ruleset {
+            return Ok(vec![(given.to_path_buf(), None)]);
+        }
+        (given.parent().unwrap_or(Path::new("")).to_path_buf(), Some(given.display().to_string()))
+    };
+    let files = default_files(&dir);
+    if files.is_empty() {
+        anyhow::bail!(
+            "'{}' is a ruleset, not a scenario file, and '{}' has no tests/*.toml to run against it: write scenarios \
+             there (MODDING.md, Testing your mod; diving mod new makes a start)",
+            limits::quoted(&given.display().to_string()),
+            limits::quoted(&dir.display().to_string())
+        );
+    }
+    Ok(files.into_iter().map(|f| (f, ruleset.clone())).collect())
+}
+
 /// `diving mod test`.
 pub fn test_command(options: &TestOptions) -> anyhow::Result<ExitCode> {
     let cannot = "cannot write the test report";
-    let files = if options.files.is_empty() { default_files(Path::new("")) } else { options.files.clone() };
+    let files: Vec<(PathBuf, Option<String>)> = if options.files.is_empty() {
+        default_files(Path::new("")).into_iter().map(|f| (f, None)).collect()
+    } else {
+        let mut files = Vec::new();
+        for given in &options.files {
+            files.extend(scenario_files(given)?);
+        }
+        files
+    };
     if files.is_empty() {
         anyhow::bail!("no scenario files: name them (diving mod test FILE…) or put them in tests/*.toml");
     }
@@ -76,7 +114,7 @@ pub fn test_command(options: &TestOptions) -> anyhow::Result<ExitCode> {
         }
         Ok(())
     };
-    for path in &files {
+    for (path, given_ruleset) in &files {
         let file = match ScenarioFile::read(path) {
             Ok(f) => f,
             Err(e) => {
@@ -85,7 +123,7 @@ pub fn test_command(options: &TestOptions) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        let Some(spec) = file.ruleset.clone().or_else(|| options.ruleset.clone()) else {
+        let Some(spec) = file.ruleset.clone().or_else(|| given_ruleset.clone()).or_else(|| options.ruleset.clone()) else {
             failed += file.len();
             let message = "name the ruleset that loads the mod: ruleset = \"…\" at the top of the file, or --ruleset";
             fail(&mut out, &ScenarioError { file: file.file.clone(), line: 1, message: message.into() }, None)?;

@@ -140,6 +140,24 @@ fn the_projects_own_rules_cases_pass_as_scenario_files() {
         .stdout(contains("ok: 5 scenarios passed, 0 failed"));
 }
 
+/// A ruleset file or a mod's folder, as a user types them, runs the scenarios of its tests/
+/// against that ruleset (it said "unknown field `extends`": issue 44).
+#[test]
+fn a_ruleset_or_its_folder_runs_the_scenarios_beside_it() {
+    for given in ["rulesets/examples/sharks/ruleset.toml", "rulesets/examples/sharks"] {
+        cli_support::diving()
+            .args(["mod", "test", given, "--games", "0"])
+            .assert()
+            .success()
+            .stdout(contains("ok   rulesets/examples/sharks/tests/sharks.toml:3: a 7 drawn after a play costs its drawer 2 oxygen"));
+    }
+    cli_support::diving()
+        .args(["mod", "test", "rulesets/house.toml", "--games", "0"])
+        .assert()
+        .failure()
+        .stderr(contains("'rulesets/house.toml' is a ruleset, not a scenario file, and 'rulesets' has no tests/*.toml"));
+}
+
 #[test]
 fn a_failing_scenario_names_its_file_and_the_line_that_failed() {
     let dir = scaffold("lucky");
@@ -164,6 +182,24 @@ fn a_failing_scenario_names_its_file_and_the_line_that_failed() {
     let play = line_of("play 9S");
     assert!(stderr.contains(&format!("tests/lucky.toml:{play}: error: 'play 9S' was refused: ")), "{stderr}");
     assert!(stdout.ends_with("FAILED: 1 scenario passed, 2 failed; stress: not run (fix the scenarios first)\n"));
+}
+
+/// A mod that crashes on a scenario's action is said to have failed, with its file and
+/// line, not to have refused the action (issue 44).
+#[test]
+fn a_mods_crash_in_a_scenario_is_a_failure_not_a_refusal() {
+    let dir = scaffold("lucky");
+    let root = dir.path().join("lucky");
+    let code = std::fs::read_to_string(root.join("lucky.lua")).unwrap();
+    let crashing = code.replace("previous(ctx, play)", "error(\"the sea is closed\")");
+    assert_ne!(crashing, code);
+    std::fs::write(root.join("lucky.lua"), crashing).unwrap();
+    let out = cli_support::diving().current_dir(&root).args(["mod", "test", "--games", "0"]).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("' failed in a mod: mod lucky.lua:"), "{stderr}");
+    assert!(stderr.contains("the sea is closed"), "{stderr}");
+    assert!(!stderr.contains("was refused"), "{stderr}");
 }
 
 /// The stress of `mod test` finds what the scenarios miss (a full tank overflowing), and
