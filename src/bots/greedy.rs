@@ -54,6 +54,9 @@ const NONE: i64 = i64::MIN;
 /// breath it costs its target.
 const OTHERS_OXYGEN: i64 = 3;
 
+/// What moving again next is worth (tenths of depth): about one move's depth.
+const ANOTHER_TURN: i64 = 80;
+
 /// How much an average card is worth keeping (tenths of depth).
 const AVERAGE_KEEP: i64 = 55;
 
@@ -478,6 +481,7 @@ impl GreedyBot {
             extra: if me.has_front(Rank::QUEEN) { rules.quick_extra } else { 0 },
             spare: self.weights.spare_oxygen,
             air,
+            mates: Seats(view.team_of(view.seat()).0 & !(1 << view.seat())),
         }
     }
 
@@ -718,6 +722,8 @@ struct Turn<'a, 'v, A> {
     extra: u32,
     spare: u32,
     air: &'a A,
+    /// This diver's teammates (not themself; none without teams).
+    mates: Seats,
 }
 
 impl<A: Air> Turn<'_, '_, A> {
@@ -758,7 +764,7 @@ impl<A: Air> Turn<'_, '_, A> {
     #[inline(always)]
     fn shared(&self, class: usize, offer: Offer) -> Shared {
         let part = |target: Option<Seat>| match class {
-            0 if self.quick && !self.jolted => Some(push_score(self.model, self.view, self.air, target?)),
+            0 if self.quick && !self.jolted => Some(push_score(self.model, self.view, self.air, target?, self.mates)),
             0 => Some(0),
             _ => self.face_score([Rank::JACK, Rank::QUEEN, Rank::KING][class - 1], target),
         };
@@ -891,11 +897,14 @@ impl<A: Air> Turn<'_, '_, A> {
                     .filter(|&s| s != self.seat)
                     .map(|s| {
                         let (then, now) = (after.player(s), self.view.diver(s));
-                        (i64::from(now.depth) - i64::from(then.depth)) * 10
-                            + (i64::from(now.oxygen) - i64::from(then.oxygen)) * OTHERS_OXYGEN
+                        let part = (i64::from(now.depth) - i64::from(then.depth)) * 10
+                            + (i64::from(now.oxygen) - i64::from(then.oxygen)) * OTHERS_OXYGEN;
+                        // A teammate going deeper is the team going deeper.
+                        if self.mates.contains(s) { -part } else { part }
                     })
                     .sum();
-                Some(own + others + table_bonus)
+                let hand = self.hand_worth(&me.hand) - self.hand_worth(self.view.hand());
+                Some(own + others + hand + self.order(&after) - self.order_now() + table_bonus)
             }
         }
     }
@@ -904,18 +913,62 @@ impl<A: Air> Turn<'_, '_, A> {
     /// outcomes of one play: its depth, its oxygen at what one oxygen is worth at its depth
     /// now (as a recovery is weighed), less the others' depths, and a little of their oxygen
     /// (as a Quick push weighs the breath it costs them).
+    ///
+    /// With teams, a teammate's depth and oxygen count for the diver as the others' count
+    /// against it; who moves next ([`Turn::order`]) and what the diver holds
+    /// ([`Turn::hand_worth`]) count too, so that a rule that gives another turn, turns the
+    /// order round or puts a card in a hand is weighed by what it does.
     fn standing(&self, game: &crate::core::Game) -> i64 {
         let worth = self.air.worth(self.model, self.seat, self.depth);
-        (0..game.player_count())
+        let divers: i64 = (0..game.player_count())
             .map(|s| {
                 let p = game.player(s);
                 if s == self.seat {
                     i64::from(p.depth) * 10 + i64::from(p.oxygen) * worth
+                } else if self.mates.contains(s) {
+                    i64::from(p.depth) * 10 + i64::from(p.oxygen) * OTHERS_OXYGEN
                 } else {
                     -i64::from(p.depth) * 10 - i64::from(p.oxygen) * OTHERS_OXYGEN
                 }
             })
-            .sum()
+            .sum();
+        divers + self.order(game) + self.hand_worth(&game.player(self.seat).hand)
+    }
+
+    /// What it is worth to this diver that `game`'s current player moves next: another turn
+    /// of its own is worth about a move, a teammate's half that, and an opponent's costs more
+    /// the deeper that opponent is (their move may be the winning one).
+    fn order(&self, game: &crate::core::Game) -> i64 {
+        if game.is_over() {
+            return 0;
+        }
+        let next = game.current();
+        if next == self.seat {
+            ANOTHER_TURN
+        } else if self.mates.contains(next) {
+            ANOTHER_TURN / 2
+        } else {
+            -i64::from(game.player(next).depth) * 2
+        }
+    }
+
+    /// [`Turn::order`] of the position being weighed, before the move: the next mover by the
+    /// built-in order.
+    fn order_now(&self) -> i64 {
+        let next = self.view.next_in_order();
+        if next == self.seat {
+            ANOTHER_TURN
+        } else if self.mates.contains(next) {
+            ANOTHER_TURN / 2
+        } else {
+            -i64::from(self.view.diver(next).depth) * 2
+        }
+    }
+
+    /// What holding `hand` is worth beyond average cards (a card's keep value less the
+    /// average's, summed): a rule that puts a good card in the hand gains by it.
+    fn hand_worth(&self, hand: &[Card]) -> i64 {
+        -hand.iter().map(|&c| self.model.loss(c)).sum::<i64>()
     }
 
     /// The score of one play, or `None` for a play to avoid while anything else is legal
@@ -936,7 +989,7 @@ impl<A: Air> Turn<'_, '_, A> {
             return match (win, rescue) {
                 (true, _) => Some(WIN),
                 (_, true) => None,
-                _ if self.quick => Some(score + push_score(self.model, self.view, self.air, target?)),
+                _ if self.quick => Some(score + push_score(self.model, self.view, self.air, target?, self.mates)),
                 _ => Some(score),
             };
         }
@@ -971,6 +1024,8 @@ impl<A: Air> Turn<'_, '_, A> {
     fn face_score(&self, rank: Rank, target: Option<Seat>) -> Option<i64> {
         let (w, max) = (self.w, self.max);
         match rank {
+            // A Jolt or a Knot on a teammate only hurts the team: a play to avoid.
+            Rank::JACK | Rank::KING if target.is_some_and(|t| self.mates.contains(t)) => None,
             Rank::JACK => {
                 let t = self.view.diver(target?);
                 let lead = i64::from(t.depth.saturating_sub(self.depth));
@@ -998,23 +1053,31 @@ impl<A: Air> Turn<'_, '_, A> {
     }
 }
 
-/// What a Quick push (D14) on `target` is worth to the pusher.
+/// What a Quick push (D14) on `target` is worth to the pusher: a push takes an opponent
+/// deeper (bad) at the cost of a breath (good), and a teammate deeper (good: their win is the
+/// team's) at the cost of a breath (bad); a rescue and a win turn it round.
 #[inline(always)]
-fn push_score(model: &Model, view: &View<'_>, air: &impl Air, target: Seat) -> i64 {
+fn push_score(model: &Model, view: &View<'_>, air: &impl Air, target: Seat, mates: Seats) -> i64 {
     let rules = model.rules();
     let t = view.diver(target);
     let to = t.depth.saturating_add(rules.quick_push).min(rules.max_depth);
+    let mate = mates.contains(target);
     if air.wins(target, to, rules.max_depth) {
-        // D21: they would win.
-        return -100_000;
+        // D21: they would win, for their team.
+        return if mate { TEAM_WIN } else { -100_000 };
     }
     let cost = air.cost(target, to);
     if t.oxygen <= cost {
         // They would be rescued: all their depth is lost.
-        return i64::from(to) * 10;
+        return if mate { -i64::from(to) * 10 } else { i64::from(to) * 10 };
     }
-    -i64::from(rules.quick_push) * 10 + i64::from(cost) * OTHERS_OXYGEN
+    let part = -i64::from(rules.quick_push) * 10 + i64::from(cost) * OTHERS_OXYGEN;
+    if mate { -part } else { part }
 }
+
+/// What pushing a teammate to the bottom is worth: the team wins, so it beats every play but
+/// a win of one's own (and it is added to a card's score, so it is no [`WIN`]).
+const TEAM_WIN: i64 = 1_000_000;
 
 /// How much a diver wants to keep a card, in tenths; the average card is about 55. A number
 /// card is worth the distance it moves a diver: its value in the rules in force (an ace worth

@@ -221,14 +221,18 @@ impl MctsBot {
     }
 }
 
-/// A playout cut short: how far ahead `me` is, mapped into 0…1.
+/// A playout cut short: how far ahead `me`'s team is (its best diver against the best of the
+/// other teams; `me` alone without teams), mapped into 0…1.
 fn depth_score(params: &Params, game: &Game, me: Seat) -> f64 {
     let progress = |s: Seat| {
         let p = game.player(s);
         f64::from(p.depth) + params.eval_oxygen * f64::from(p.oxygen)
     };
-    let best_other = (0..game.player_count()).filter(|&s| s != me).map(progress).fold(f64::MIN, f64::max);
-    1.0 / (1.0 + (-(progress(me) - best_other) / params.eval_width.max(1e-6)).exp())
+    let team = game.team_of(me);
+    let best = |ours: bool| {
+        (0..game.player_count()).filter(|&s| team.contains(s) == ours).map(progress).fold(f64::MIN, f64::max)
+    };
+    1.0 / (1.0 + (-(best(true) - best(false)) / params.eval_width.max(1e-6)).exp())
 }
 
 impl Bot for MctsBot {

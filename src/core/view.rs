@@ -91,6 +91,10 @@ impl<'a> View<'a> {
     pub fn player_count(&self) -> usize {
         self.game.player_count()
     }
+    /// `seat` and their teammates (`seat` alone without teams).
+    pub fn team_of(&self, seat: Seat) -> super::seats::Seats {
+        self.game.team_of(seat)
+    }
     pub fn diver(&self, seat: Seat) -> Diver<'a> {
         let p = self.game.player(seat);
         Diver {
