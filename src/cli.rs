@@ -449,7 +449,8 @@ pub struct JoinArgs {
 
 #[derive(Debug, Clone, Default, Args)]
 pub struct PlayArgs {
-    /// Player names in seat order, 2–8, comma-separated; `bot:NAME` for a computer player:
+    /// Player names in seat order, comma-separated: as many as the ruleset allows (2–8 in the
+    /// standard rules; `diving rules` says, up to 64 in a house ruleset); `bot:NAME` for a computer player:
     /// bot:random (or bot:easy), bot:greedy (bot:normal), bot:mcts (bot:hard), bot:mcts:N
     /// (N playouts) or bot:FILE.lua (default: you,bot:greedy)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]

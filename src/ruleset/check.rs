@@ -62,15 +62,14 @@ pub fn invariant_problem(game: &Game) -> Option<String> {
     None
 }
 
-/// Plays the smoke games: for each player count from the ruleset's minimum up to 4 (or the
-/// minimum, if higher), `GAMES` games of random legal actions.
+/// Plays the smoke games: for each player count the ruleset allows (its minimum to its
+/// maximum: a ruleset for 10 divers is tried with 10), `GAMES` games of random legal actions.
 pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> {
     let rules = &ruleset.rules;
     let (registry, copies) =
         ruleset.registry_watched().map_err(|error| SmokeFailure { error, context: String::new() })?;
-    let top = rules.max_players.min(4).max(rules.min_players);
     let mut report = SmokeReport::default();
-    for players in rules.min_players..=top {
+    for players in rules.min_players..=rules.max_players {
         for g in 0..GAMES {
             let game_seed = seed.wrapping_add(g).wrapping_add(1000 * players as u64);
             let names = (1..=players).map(|i| format!("P{i}")).collect();

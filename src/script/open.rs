@@ -173,7 +173,9 @@ struct TurnUse {
 struct Slot {
     open: Open,
     /// Cards in play: out of their place, not yet discarded or placed (bottom: outermost).
-    loose: Vec<Card>,
+    /// Each with the line of the mod that took it out of its place (`None`: the card being
+    /// played, or one given back), for the error of a handler that leaves it there.
+    loose: Vec<(Card, Option<u32>)>,
     /// How many handlers are running, nested in one another.
     depth: usize,
     /// What the handlers of the turn running now have used.
@@ -350,6 +352,12 @@ fn loose_len() -> usize {
     SLOT.with_borrow(|s| s.loose.len())
 }
 
+/// `mod <file>:<line>: ` in front of an error at `line` of `handler`'s file.
+fn located_at(handler: &Function, line: u32, e: EffectError) -> EffectError {
+    let file = handler.info().short_src.unwrap_or_else(|| "?".into());
+    EffectError(format!("mod {file}:{line}: {}", e.0))
+}
+
 /// `mod <file>:<line>: ` in front of an error about `handler` as a whole.
 fn located(handler: &Function, e: EffectError) -> EffectError {
     EffectError(format!("mod {}: {}", site(handler), e.0))
@@ -441,7 +449,7 @@ fn run_nested<R>(
     let base = loose_len();
     let total = ctx.state().card_count() + base + usize::from(played.is_some());
     if let Some(card) = played {
-        SLOT.with_borrow_mut(|s| s.loose.push(card));
+        SLOT.with_borrow_mut(|s| s.loose.push((card, None)));
     }
     let table = object.table.clone();
     let result = ctx.lend(|lent| {
@@ -453,7 +461,7 @@ fn run_nested<R>(
         }
     });
     let (left, now) = SLOT.with_borrow_mut(|s| {
-        let left: Vec<Card> = s.loose.get(base..).map(<[Card]>::to_vec).unwrap_or_default();
+        let left: Vec<(Card, Option<u32>)> = s.loose.get(base..).map(<[_]>::to_vec).unwrap_or_default();
         let now = ctx.state().card_count() + s.loose.len();
         s.loose.truncate(base);
         (left, now)
@@ -461,14 +469,18 @@ fn run_nested<R>(
     drop(nesting);
     let value = result?;
     if !left.is_empty() {
-        let cards: Vec<String> = left.iter().map(Card::to_string).collect();
-        return Err(located(
-            handler,
-            EffectError(format!(
-                "the handler ended with {} still in play: discard it or place it in front of someone",
-                cards.join(" ")
-            )),
+        let cards: Vec<String> = left.iter().map(|(c, _)| c.to_string()).collect();
+        let message = EffectError(format!(
+            "the handler ended with {} still in play: discard it or place it in front of someone",
+            cards.join(" ")
         ));
+        // At the line that took the card out of its place, when one did; else where the
+        // handler ended (its last line), not where it begins.
+        let taken = left.iter().find_map(|(_, line)| *line);
+        return Err(match taken.or_else(|| handler.info().last_line_defined.map(|l| l as u32)) {
+            Some(line) => located_at(handler, line, message),
+            None => located(handler, message),
+        });
     }
     if now != total {
         return Err(located(
@@ -572,7 +584,7 @@ pub(crate) fn with_live_ctx<R>(
 
 /// Removes the latest loose copy of `card`; false if it is not loose.
 fn remove_loose(card: Card) -> bool {
-    SLOT.with_borrow_mut(|s| match s.loose.iter().rposition(|c| *c == card) {
+    SLOT.with_borrow_mut(|s| match s.loose.iter().rposition(|(c, _)| *c == card) {
         Some(i) => {
             s.loose.remove(i);
             true
@@ -592,7 +604,14 @@ pub(crate) fn hand_over(lua: &Lua, card: Card) -> mlua::Result<()> {
 
 /// Gives a loose card back (the built-in effect it was handed to failed before placing it).
 pub(crate) fn take_back(card: Card) {
-    SLOT.with_borrow_mut(|s| s.loose.push(card));
+    SLOT.with_borrow_mut(|s| s.loose.push((card, None)));
+}
+
+/// Makes `card` loose: the calling mod took it out of its place (`ctx:take_front`,
+/// `ctx:take_hand`), at the line that called, which an error names if it is left there.
+pub(crate) fn take_up(lua: &Lua, card: Card) {
+    let line = Sandbox::calling_line(lua);
+    SLOT.with_borrow_mut(|s| s.loose.push((card, line)));
 }
 
 /// Removes a loose card for `ctx:discard` / `ctx:place_front`.

@@ -140,6 +140,26 @@ fn the_projects_own_rules_cases_pass_as_scenario_files() {
         .stdout(contains("ok: 5 scenarios passed, 0 failed"));
 }
 
+/// `check` plays its smoke games at every player count the ruleset allows, and says how many
+/// (it said "9 smoke games" whatever the range: issue 44); a 10-diver, 3-deck ruleset plays.
+#[test]
+fn check_smokes_every_player_count_a_ruleset_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ten.toml");
+    std::fs::write(&file, "extends = \"standard\"\nmax_players = 10\ndecks = 3\n").unwrap();
+    cli_support::diving()
+        .args(["check", file.to_str().unwrap(), "--games", "0"])
+        .assert()
+        .success()
+        .stdout(contains("(0 mods, 2–10 players): 27 smoke games"));
+    cli_support::diving()
+        .args(["sim", "--ruleset", file.to_str().unwrap(), "--games", "2", "--players"])
+        .arg(["greedy"; 10].join(","))
+        .assert()
+        .success()
+        .stdout(contains("seat 10 (greedy)"));
+}
+
 /// A ruleset file or a mod's folder, as a user types them, runs the scenarios of its tests/
 /// against that ruleset (it said "unknown field `extends`": issue 44).
 #[test]

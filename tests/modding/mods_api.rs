@@ -400,6 +400,15 @@ fn ctx_at_the_top_level_says_to_use_it_inside_a_handler() {
     assert!(e.starts_with("mod tests/mods/ctx-at-load.lua:3: ctx can only be used while a handler runs"), "{e}");
 }
 
+/// A card a handler takes out of its place and leaves in play is blamed on the line that took
+/// it, not on the handler's first line (issue 44).
+#[test]
+fn a_card_left_in_play_names_the_line_that_took_it() {
+    let mut game = two().game_with(mods(&["left-in-play.lua"]));
+    let e = common::refuse(&mut game, "play 7C table2").to_string();
+    assert!(e.contains("mod tests/mods/left-in-play.lua:4: the handler ended with 9C still in play"), "{e}");
+}
+
 /// `ctx:rescue` runs the registry's rescue hook: the built-in one alone, another mod's when
 /// one is loaded (before or after the mod that rescues).
 #[test]

@@ -7,7 +7,7 @@ use mlua::{Lua, Table, Value};
 
 use super::super::convert::{InLua, card, rank, seat, show, whole};
 
-use super::super::open::{count_draw, count_said, take_back, take_loose, with_ctx, with_live_ctx};
+use super::super::open::{count_draw, count_said, take_back, take_loose, take_up, with_ctx, with_live_ctx};
 use super::super::sandbox::Sandbox;
 use super::{CtxEnv, caller};
 
@@ -88,7 +88,7 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
             Ok(ctx.take_front(p, rank))
         })?;
         Ok(card.map(|c| {
-            take_back(c);
+            take_up(lua, c);
             names.card(c)
         }))
     });
@@ -96,7 +96,7 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
         let card = card(lua, &c)?;
         let taken = with_ctx(lua, caller, "take_hand", |ctx| Ok(ctx.take_from_hand(card)))?;
         if taken {
-            take_back(card);
+            take_up(lua, card);
         }
         Ok(taken)
     });
