@@ -53,6 +53,14 @@ pub fn invariant_problem(game: &Game) -> Option<String> {
         if p.oxygen > rules.max_oxygen {
             return Some(format!("{name} has oxygen {} above the maximum {}", p.oxygen, rules.max_oxygen));
         }
+        // D12: a diver whose oxygen reaches 0 is rescued; a game that goes on with one at 0
+        // has a rescue (or a change of oxygen) that forgot to.
+        if p.oxygen == 0 && !game.is_over() {
+            return Some(format!(
+                "{name} is left at 0 oxygen, not rescued (D12: a rescue hook must give a diver air again, and \
+                 ctx:set_oxygen(p, 0) needs ctx:rescue(p))"
+            ));
+        }
         for rank in Rank::all() {
             if p.front.iter().filter(|c| c.rank == rank).count() > 1 {
                 return Some(format!("{name} has two {rank}s in front (D17)"));

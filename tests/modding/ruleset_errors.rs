@@ -290,6 +290,22 @@ fn check_finds_a_mod_failing_in_the_smoke_games() {
         .stderr(contains("note: in smoke game seed"));
 }
 
+/// A rescue hook that leaves the diver at 0 oxygen breaks D12, and check says so (it passed:
+/// issue 44).
+#[test]
+fn check_finds_a_rescue_that_leaves_a_diver_out_of_air() {
+    let files = Files::new(&[
+        ("r.toml", "mods = [\"hold.lua\"]\n"),
+        ("hold.lua", "diving.rescue(function(ctx, player, previous)\n  ctx:say(\"holding on\")\nend)\n"),
+    ]);
+    diving()
+        .current_dir(files.dir.path())
+        .args(["check", "r.toml", "--games", "0"])
+        .assert()
+        .code(2)
+        .stderr(contains("is left at 0 oxygen, not rescued (D12"));
+}
+
 #[test]
 fn check_passes_every_shipped_ruleset() {
     for name in diving::ruleset::shipped_names() {
