@@ -109,15 +109,29 @@ impl Builtin {
     /// which card in front.
     #[inline(always)]
     pub(crate) fn offer(self, state: &State, player: Seat) -> Result<(Option<Seats>, bool), &'static str> {
+        self.offer_among(state, player, state.targetable(player))
+    }
+
+    /// [`Builtin::offer`] with the seats the built-in cards may name for `player`
+    /// ([`State::targetable`]) worked out by the caller: a listing asks the four kinds at once,
+    /// and works that out once for them (asked in each, the call it makes with teams kept the
+    /// four offers from being unrolled).
+    #[inline(always)]
+    pub(crate) fn offer_among(
+        self,
+        state: &State,
+        player: Seat,
+        targetable: Seats,
+    ) -> Result<(Option<Seats>, bool), &'static str> {
         let me = state.player(player);
         match self {
             Builtin::Number if Pending::of(me).jolt => Ok((None, true)),
-            Builtin::Number if Pending::of(me).quick => Ok((Some(state.targetable(player)), false)),
+            Builtin::Number if Pending::of(me).quick => Ok((Some(targetable), false)),
             Builtin::Number => Ok((None, false)),
             Builtin::Quick if me.has_front(Rank::QUEEN) => Err("you already have a Q in front of you"),
             Builtin::Quick => Ok((None, false)),
             Builtin::Jolt => {
-                let deeper = seats_where(state, player, |p| p.depth > me.depth);
+                let deeper = Seats(seats_where(state, |p| p.depth > me.depth).0 & targetable.0);
                 let targets = Seats(deeper.0 & !state.seats_with_front(Rank::JACK).0);
                 if targets.is_empty() {
                     Err("a Jolt needs another diver deeper than you with no J in front")
@@ -126,7 +140,7 @@ impl Builtin {
                 }
             }
             Builtin::Knot => {
-                let targets = Seats(state.targetable(player).0 & !state.seats_with_front(Rank::KING).0);
+                let targets = Seats(targetable.0 & !state.seats_with_front(Rank::KING).0);
                 if targets.is_empty() {
                     Err("a Knot needs another diver with no K in front")
                 } else {
@@ -174,15 +188,14 @@ impl Builtin {
     }
 }
 
-/// The seats the built-in cards may name for `player` ([`State::targetable`]) whose diver
-/// passes `test`.
+/// The seats whose diver passes `test`.
 #[inline(always)]
-fn seats_where(state: &State, player: Seat, test: impl Fn(&super::state::Player) -> bool) -> Seats {
+fn seats_where(state: &State, test: impl Fn(&super::state::Player) -> bool) -> Seats {
     let mut seats = 0u64;
     for (seat, p) in state.players().iter().enumerate() {
         seats |= u64::from(test(p)) << seat;
     }
-    Seats(seats & state.targetable(player).0)
+    Seats(seats)
 }
 
 /// A–10 (D8–D15).

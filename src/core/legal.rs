@@ -217,11 +217,14 @@ impl<'a> Moves<'a> {
         let recover = !hand.is_empty();
         // The built-in cards' offers are worked out at once; an entry is asked when a card of
         // its rank is first seen, as `Asked::ask` says.
+        let targetable = state.targetable(me);
         let mut moves = Moves {
             hand,
             table: state.table(),
             builtin: Builtin::ALL.map(|b| {
-                b.offer(state, me).ok().map(|(targets, order)| Playable::new(NO_CARD, Source::Hand, targets, order))
+                b.offer_among(state, me, targetable)
+                    .ok()
+                    .map(|(targets, order)| Playable::new(NO_CARD, Source::Hand, targets, order))
             }),
             slots: registry.aim_slots(),
             recover,
