@@ -184,3 +184,14 @@ fn a_mods_narration_loses_colour_codes_and_reversing_characters() {
         .collect();
     assert_eq!(said, ["red alert: reversed end"]);
 }
+
+/// The treasure chest's words say what its code does: a hand grows only up to 8 cards (the
+/// code capped it at 8, which none of its words said: issue 44). `help rules` shows them.
+#[test]
+fn the_treasure_chest_says_its_cap() {
+    let path = "rulesets/examples/treasure-chest/treasure-chest.lua";
+    let source = ModSource { name: path.into(), code: std::fs::read_to_string(path).unwrap().into() };
+    let guide = diving::table::render::mods_guide(&[source]);
+    assert!(guide.contains("so your hand grows, up to 8 cards (a full hand of 8 finds no chest)"), "{guide}");
+    assert!(std::fs::read_to_string(path).unwrap().contains("local FULL_HAND = 8"));
+}
