@@ -92,6 +92,34 @@ fn csv_reads_back_and_agrees_with_json() {
     assert_eq!(find("plays_per_game", "quick"), v["results"]["plays_per_game"]["quick"].as_f64().unwrap());
 }
 
+/// The CSV has every statistic the JSON has: a mod's actions per game (left out: issue 44)
+/// and, in teams, each team's win rate.
+#[test]
+fn csv_has_the_mod_actions_and_the_teams() {
+    let args = ["--games", "40", "--players", "greedy,greedy,random", "--seed", "3", "--jobs", "1"];
+    let buddy = [&args[..], &["--ruleset", "rulesets/examples/buddy-line/ruleset.toml"]].concat();
+    let out = sim(&[&buddy[..], &["--csv"]].concat()).success().get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    let v = json(&buddy);
+    let acts = v["results"]["mod_actions_per_game"].as_f64().unwrap();
+    assert!(acts > 0.0, "buddy is taken");
+    assert!(text.contains(&format!("per_game,mod_actions,{acts},,")), "{text}");
+
+    let teams = ["--games", "40", "--players", "greedy,greedy,greedy,greedy", "--ruleset", "rulesets/examples/teams/ruleset.toml"];
+    let v = json(&teams);
+    let by_team = v["results"]["teams"].as_array().unwrap();
+    assert_eq!(by_team.len(), 2);
+    assert_eq!(by_team[0]["seats"], "1, 3");
+    let team_wins: u64 = by_team.iter().map(|t| t["wins"].as_u64().unwrap()).sum();
+    let draws = v["results"]["draws"]["games"].as_u64().unwrap();
+    assert_eq!(team_wins + draws, 40, "each game won by one team or drawn");
+    // A team's win counts for each of its seats.
+    let seat_wins: u64 = v["results"]["seats"].as_array().unwrap().iter().map(|s| s["wins"].as_u64().unwrap()).sum();
+    assert_eq!(seat_wins, 2 * team_wins);
+    let csv = String::from_utf8(sim(&[&teams[..], &["--csv"]].concat()).success().get_output().stdout.clone()).unwrap();
+    assert!(csv.contains("\nteam_win_rate,1,") && csv.contains("\nteam_win_rate,2,"), "{csv}");
+}
+
 #[test]
 fn a_ruleset_paired_with_itself_shows_no_difference() {
     let v = json(&["--games", "300", "--baseline", "standard", "--players", "greedy,random", "--jobs", "2"]);

@@ -33,3 +33,18 @@ fn a_refused_target_says_the_mods_reason() {
     assert!(refused.contains("Bob is immune"), "{refused}");
     game.apply(&ann, &mut ()).unwrap();
 }
+
+/// When a mod's `targets` leaves nobody, its reasons per player say why (they were dropped
+/// for "JS has no target now": issue 44).
+#[test]
+fn no_target_left_gives_the_mods_reasons() {
+    let path = "rulesets/examples/jolt-immunity/jolt-immunity.lua";
+    let code = std::fs::read_to_string(path).unwrap();
+    let registry = load_mods(&Rules::default(), &[ModSource { name: path.into(), code: code.into() }]).unwrap();
+    let deal = Deal::new(2).hand("Ann", "9C 5H 3D 2S").hand("Bob", "QH 8D 4C KS").discard("AD");
+    // Bob dives deeper and keeps a Q in front: the only diver Ann could Jolt is immune.
+    let deal = deal.deck("JS");
+    let mut game = common::run(deal.game_with(registry), "play 5H; play 8D; play 2S; play QH").game;
+    let refused = game.apply(&common::action(&game, "play JS"), &mut ()).unwrap_err().to_string();
+    assert!(refused.contains("no target: Bob is immune: a Quick carries them out of reach"), "{refused}");
+}

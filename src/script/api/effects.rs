@@ -327,7 +327,21 @@ impl LuaEffect {
                     other => return Err(bad(format!("got {}", convert::show(&other)))),
                 }
                 Ok(if seats.is_empty() {
-                    let reason = reason_text(&reason).unwrap_or_else(|| format!("{card} has no target now"));
+                    // With reasons per player, the reasons of those left out say why none is
+                    // left (they were dropped: "JS has no target now", issue 44).
+                    let per_player = match &reason {
+                        Value::Table(t) => {
+                            let reasons: Vec<String> = (1..=game.player_count() as i64)
+                                .filter_map(|p| t.raw_get::<Value>(p).ok().as_ref().and_then(reason_text))
+                                .take(8)
+                                .collect();
+                            (!reasons.is_empty()).then(|| format!("no target: {}", reasons.join("; ")))
+                        }
+                        _ => None,
+                    };
+                    let reason = reason_text(&reason)
+                        .or(per_player)
+                        .unwrap_or_else(|| format!("{card} has no target now"));
                     Aim::Blocked(reason.into())
                 } else {
                     Aim::Open { targets: Some(seats), order_choice }
