@@ -17,6 +17,7 @@
 use std::sync::Arc;
 
 use rand::RngExt;
+use rand::seq::SliceRandom;
 
 use super::action::{Cards, Seat};
 use super::card::{Card, Rank};
@@ -409,6 +410,69 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         let card = p.front.remove(i);
         self.state.front_seats[usize::from(rank.number())] &= !(1 << player);
         Some(card)
+    }
+
+    // ----- the piles -----
+
+    /// Takes `card` (the discard top when `None`) from the discard pile into `player`'s hand:
+    /// a face-up card, so every viewer sees which ([`Event::TookFromPile`]). Refused when the
+    /// pile does not hold it, when it is the pile's only card (the pile is never empty: the
+    /// next card played matches its top, D8, and a reshuffle keeps it, D7), or when the hand
+    /// is full ([`MAX_HAND_SIZE`]).
+    pub fn take_discard(&mut self, player: Seat, card: Option<Card>) -> Result<Card, EffectError> {
+        self.check_seat(player)?;
+        if self.state.players[player].hand.len() >= MAX_HAND_SIZE {
+            return Err(EffectError(format!("a hand holds at most {MAX_HAND_SIZE} cards")));
+        }
+        let pile = &self.state.discard;
+        if pile.len() < 2 {
+            return Err(EffectError("the discard pile's only card stays: the pile is never empty".into()));
+        }
+        let at = match card {
+            None => pile.len() - 1,
+            Some(card) => pile
+                .iter()
+                .rposition(|&c| c == card)
+                .ok_or_else(|| EffectError(format!("{card} is not on the discard pile")))?,
+        };
+        let card = self.state.discard.remove(at);
+        self.state.players[player].hand.push(card);
+        self.emit(Event::TookFromPile { player, card });
+        Ok(card)
+    }
+
+    /// Puts `card` from the current player's hand back into the deck and shuffles the deck
+    /// with the game's RNG: only that player sees which card ([`Event::Returned`]). False (and
+    /// nothing changes) when the hand does not hold it.
+    pub fn return_from_hand(&mut self, card: Card) -> Result<bool, EffectError> {
+        let player = self.state.current;
+        if !self.state.players[player].hand.contains(&card) {
+            return Ok(false);
+        }
+        self.state.take_from_hand(player, card);
+        self.into_deck(Some(player), card);
+        Ok(true)
+    }
+
+    /// Puts `card`, which is in play (out of every place: the card being played, one taken
+    /// from in front of a diver), back into the deck and shuffles the deck: everyone saw it
+    /// ([`Event::Returned`] with no player). The caller answers for conservation, as for
+    /// [`Context::discard`].
+    pub fn return_to_deck(&mut self, card: Card) {
+        self.into_deck(None, card);
+    }
+
+    /// Shuffles the deck with the game's seeded RNG ([`Event::DeckShuffled`]).
+    pub fn shuffle_deck(&mut self) {
+        self.state.deck.shuffle(&mut self.state.rng);
+        let cards = self.state.deck.len();
+        self.emit(Event::DeckShuffled { cards });
+    }
+
+    fn into_deck(&mut self, player: Option<Seat>, card: Card) {
+        self.state.deck.push(card);
+        self.emit(Event::Returned { player, card });
+        self.shuffle_deck();
     }
 
     /// Draws a card for `player`'s hand (reshuffling if needed, D7); false if none is left.

@@ -58,6 +58,15 @@ pub enum Event {
     /// their hand, when it takes one; a card named so is shown to every seat);
     /// what it did follows as events of its own.
     Acted { player: Seat, name: ActionName, target: Option<Seat>, card: Option<Card> },
+    /// `player` took `card` from the discard pile into their hand (an effect's
+    /// `ctx:take_discard`): the card was face up, so every viewer sees which.
+    TookFromPile { player: Seat, card: Card },
+    /// `card` went back into the deck (then shuffled): from `player`'s hand (only they see
+    /// which card), or, with no player, a card in play that everyone saw.
+    Returned { player: Option<Seat>, card: Card },
+    /// The deck was shuffled with the game's seeded RNG (an effect's `ctx:shuffle_deck`, or
+    /// after a card went back into it); it holds `cards` cards.
+    DeckShuffled { cards: usize },
     /// The direction of play turned round (an effect's `ctx:reverse`): from now on play goes
     /// `backwards` round the table (seat 3, 2, 1 …) or forwards again (D4).
     Reversed { backwards: bool },

@@ -4,8 +4,9 @@
 //!
 //! Everything else is public: depths, oxygen, cards in front, the table, the discard pile,
 //! the number of cards in each hand and in the deck. Hidden are the other hands, the deck
-//! order and the seed; the only event that names a hidden card is [`Event::Drew`] (every
-//! other card an event names is face up on the table, the pile or in front of a diver). The
+//! order and the seed; the only events that name a hidden card are [`Event::Drew`] and
+//! [`Event::Returned`] from a hand (every other card an event names is face up on the table,
+//! the pile or in front of a diver, or was: a card taken from the pile into a hand). The
 //! hot-seat shell, the JSON layer and (next) the server show events through this; a bot sees
 //! the state through a [`View`](super::View), which has no accessor for what is hidden.
 
@@ -30,6 +31,8 @@ pub enum Seen<'e> {
     Whole(&'e Event),
     /// `player` drew a card this viewer may not see.
     HiddenDraw { player: Seat },
+    /// `player` put a card from their hand back into the deck, which this viewer may not see.
+    HiddenReturn { player: Seat },
 }
 
 impl Viewer {
@@ -47,6 +50,7 @@ impl Viewer {
     pub fn sees(self, event: &Event) -> Seen<'_> {
         match *event {
             Event::Drew { player, .. } if !self.sees_hand(player) => Seen::HiddenDraw { player },
+            Event::Returned { player: Some(player), .. } if !self.sees_hand(player) => Seen::HiddenReturn { player },
             _ => Seen::Whole(event),
         }
     }

@@ -222,6 +222,18 @@ pub enum EventJson<'a, P = Seat> {
         #[serde(skip_serializing_if = "Option::is_none")]
         card: Option<CardJson>,
     },
+    TookFromPile {
+        player: P,
+        card: CardJson,
+    },
+    Returned {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        player: Option<P>,
+        card: CardJson,
+    },
+    DeckShuffled {
+        cards: usize,
+    },
     Reversed {
         backwards: bool,
     },
@@ -301,6 +313,9 @@ impl<'a, P> EventJson<'a, P> {
                 target: target.map(&p),
                 card: card.map(CardJson),
             },
+            Event::TookFromPile { player, card } => EventJson::TookFromPile { player: p(player), card: CardJson(card) },
+            Event::Returned { player, card } => EventJson::Returned { player: player.map(&p), card: CardJson(card) },
+            Event::DeckShuffled { cards } => EventJson::DeckShuffled { cards },
             Event::Reversed { backwards } => EventJson::Reversed { backwards },
             Event::Skipped { player } => EventJson::Skipped { player: p(player) },
             Event::AnotherTurn { player } => EventJson::AnotherTurn { player: p(player) },
@@ -466,12 +481,12 @@ pub fn write_event(out: impl std::io::Write, game: &Game, event: &Event, viewer:
     serde_json::to_writer(out, &EventSeen::of(game, event, viewer))
 }
 
-/// An event as a viewer may see it: whole, or a draw without its card.
+/// An event as a viewer may see it: whole, or a draw or return without its card.
 #[derive(Serialize)]
 #[serde(untagged)]
 enum EventSeen<'a> {
     Whole(EventJson<'a, NameJson<'a>>),
-    HiddenDraw { event: &'static str, player: NameJson<'a> },
+    Hidden { event: &'static str, player: NameJson<'a> },
 }
 
 impl<'a> EventSeen<'a> {
@@ -479,8 +494,9 @@ impl<'a> EventSeen<'a> {
         let names = game.names();
         match viewer.sees(event) {
             Seen::Whole(event) => EventSeen::Whole(EventJson::named(event, names)),
-            Seen::HiddenDraw { player } => {
-                EventSeen::HiddenDraw { event: "drew", player: NameJson { names, seat: player } }
+            Seen::HiddenDraw { player } => EventSeen::Hidden { event: "drew", player: NameJson { names, seat: player } },
+            Seen::HiddenReturn { player } => {
+                EventSeen::Hidden { event: "returned", player: NameJson { names, seat: player } }
             }
         }
     }
@@ -852,6 +868,10 @@ mod tests {
                 Event::Acted { player: 1, name: "toss".parse().unwrap(), target: None, card: Some(c("7H")) },
                 r#"{"event":"acted","player":"bob","name":"toss","card":"7H"}"#,
             ),
+            (Event::TookFromPile { player: 0, card: c("9S") }, r#"{"event":"took_from_pile","player":"alice","card":"9S"}"#),
+            (Event::Returned { player: Some(1), card: c("2H") }, r#"{"event":"returned","player":"bob","card":"2H"}"#),
+            (Event::Returned { player: None, card: c("7C") }, r#"{"event":"returned","card":"7C"}"#),
+            (Event::DeckShuffled { cards: 30 }, r#"{"event":"deck_shuffled","cards":30}"#),
             (Event::Reversed { backwards: true }, r#"{"event":"reversed","backwards":true}"#),
             (Event::Skipped { player: 1 }, r#"{"event":"skipped","player":"bob"}"#),
             (Event::AnotherTurn { player: 0 }, r#"{"event":"another_turn","player":"alice"}"#),

@@ -279,6 +279,20 @@ impl Canonical {
                 self.n(20);
                 self.n(u64::from(*turns));
             }
+            Event::TookFromPile { player, card } => {
+                self.n(26);
+                seat(self, *player);
+                self.card(*card);
+            }
+            Event::Returned { player, card } => {
+                self.n(27);
+                self.n(player.map_or(0, |p| p as u64 + 1));
+                self.card(*card);
+            }
+            Event::DeckShuffled { cards } => {
+                self.n(28);
+                self.n(*cards as u64);
+            }
             Event::Reversed { backwards } => {
                 self.n(22);
                 self.n(u64::from(*backwards));

@@ -229,6 +229,20 @@ impl Narrator<'_> {
                     }
                     out.push(line);
                 }
+                Event::TookFromPile { player, card } => out.push(format!(
+                    "{} {} from the discard pile into {} hand",
+                    self.act(*player, "takes"),
+                    s.card(*card),
+                    if self.names.get(*player).is_some_and(|n| is_you(n)) { "your" } else { "their" }
+                )),
+                Event::Returned { player: None, card } => {
+                    out.push(format!("{} goes back into the deck", s.card(*card)))
+                }
+                Event::Returned { player: Some(player), card } => out.push(match self.viewer.sees(ev) {
+                    Seen::Whole(_) => format!("{} {} back into the deck", self.act(*player, "puts"), s.card(*card)),
+                    _ => format!("{} a card back into the deck", self.act(*player, "puts")),
+                }),
+                Event::DeckShuffled { cards } => out.push(format!("the deck is shuffled ({cards} cards)")),
                 Event::Reversed { backwards } => out.push(format!(
                     "play now goes {} round the table",
                     if *backwards { "the other way" } else { "the usual way again" }

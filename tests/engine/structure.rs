@@ -262,3 +262,53 @@ fn a_mod_can_declare_a_shared_win_a_draw_or_new_teams() {
     }));
     common::run(game, "play 2S");
 }
+
+/// The piles: a card of the discard pile (the top, or one named) taken into a hand, in
+/// sight of everyone; a card of the mover's hand shuffled back into the deck, which only its
+/// owner sees; a shuffle from the game's seeded RNG. Each is an event; what cannot be done
+/// is refused, and cards are conserved.
+#[test]
+fn the_piles_change_through_checked_operations_each_an_event() {
+    use diving::core::Seen;
+    let deal = Deal::new(2).hand("Ann", "2S 9H 3D 4C").discard("KD");
+    let game = deal.game_with(with_two(|ctx, player| {
+        // The 2 is on the pile now, over the KD.
+        assert_eq!(ctx.take_discard(player, Some(common::card("5C"))).unwrap_err().0, "5C is not on the discard pile");
+        assert_eq!(ctx.take_discard(player, Some(common::card("KD"))), Ok(common::card("KD")));
+        assert_eq!(ctx.take_discard(player, None).unwrap_err().0, "the discard pile's only card stays: the pile is never empty");
+        assert_eq!(ctx.return_from_hand(common::card("9H")), Ok(true));
+        assert_eq!(ctx.return_from_hand(common::card("9H")), Ok(false), "not in the hand any more");
+    }));
+    let run = common::run(game, "play 2S");
+    let ann = run.game.player(0);
+    assert_eq!(ann.hand[..3], common::cards("3D 4C KD")[..], "the replacement draw comes after the effect (D6)");
+    assert_eq!(run.game.discard_pile(), &common::cards("2S")[..]);
+    let returned = Event::Returned { player: Some(0), card: common::card("9H") };
+    let log = run.last();
+    assert!(log.contains(&Event::TookFromPile { player: 0, card: common::card("KD") }));
+    assert!(log.contains(&returned));
+    assert!(log.iter().any(|e| matches!(e, Event::DeckShuffled { cards: 40 })), "{log:?}");
+    assert_eq!(Viewer::Seat(1).sees(&returned), Seen::HiddenReturn { player: 0 });
+    assert_eq!(Viewer::Spectator.sees(&returned), Seen::HiddenReturn { player: 0 });
+    assert_eq!(Viewer::Seat(0).sees(&returned), Seen::Whole(&returned));
+    // The same seed shuffles alike.
+    let again = common::run(
+        deal.game_with(with_two(|ctx, player| {
+            ctx.take_discard(player, Some(common::card("KD"))).unwrap();
+            ctx.return_from_hand(common::card("9H")).unwrap();
+        })),
+        "play 2S",
+    );
+    assert_eq!(again.game, run.game);
+}
+
+/// A full hand takes no card from the pile.
+#[test]
+fn a_full_hand_takes_nothing_from_the_pile() {
+    let deal = Deal::new(2).hand("Ann", "2S 9H 3D 4C").discard("KD");
+    let game = deal.game_with(with_two(|ctx, player| {
+        while ctx.draw_to_hand(player).is_ok_and(|drew| drew) {}
+        assert_eq!(ctx.take_discard(player, None).unwrap_err().0, "a hand holds at most 12 cards");
+    }));
+    common::run(game, "play 2S");
+}

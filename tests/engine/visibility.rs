@@ -3,7 +3,10 @@
 //! another diver's hand or in the deck — while every draw into the viewer's own hand is
 //! shown whole.
 
-use diving::core::{Card, Event, Game, Seat, Seen, Viewer};
+use std::sync::Arc;
+
+use diving::core::{Card, Event, Game, Seat, Seen, Setup, Viewer};
+use diving::ruleset::Ruleset;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -11,7 +14,9 @@ use rand_chacha::ChaCha8Rng;
 fn cards_named(event: &Event) -> Vec<Card> {
     match event {
         Event::Played { card, .. } | Event::Placed { card, .. } | Event::Discarded { card } => vec![*card],
-        Event::Drew { card, .. } | Event::Refilled { card, .. } => vec![*card],
+        Event::Drew { card, .. } | Event::Refilled { card, .. } | Event::Returned { card, .. } => vec![*card],
+        // A card taken from the discard pile was face up when the event named it: the hand
+        // it is in now is no secret about it.
         Event::Doubled { card, on, .. } => vec![*card, *on],
         Event::Recovered { cards, .. } => cards.to_vec(),
         _ => Vec::new(),
@@ -29,14 +34,27 @@ fn hidden_from(game: &Game, viewer: Viewer) -> Vec<Card> {
     hidden
 }
 
-#[test]
-fn no_viewer_is_shown_a_card_it_cannot_see() {
-    let (mut checked, mut hidden_draws, mut own_draws) = (0, 0, 0);
-    for seed in 0..300u64 {
+/// The rulesets played: the standard one, and salvage, whose action takes a card from the
+/// pile into a hand and puts one of the hand back into the deck.
+fn games() -> impl Iterator<Item = (u64, Game)> {
+    let salvage = Ruleset::load("rulesets/examples/salvage/ruleset.toml").unwrap();
+    (0..300u64).map(move |seed| {
         let players = 2 + (seed % 3) as usize;
         let names: Vec<String> = (0..players).map(|i| format!("p{i}")).collect();
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let mut game = Game::standard(&names, seed).unwrap();
+        let (rules, registry) = if seed % 2 == 0 {
+            (Arc::new(diving::core::Rules::default()), Arc::new(diving::core::Registry::standard()))
+        } else {
+            (Arc::clone(&salvage.rules), salvage.registry().unwrap())
+        };
+        (seed, Game::new(rules, registry, Setup { names, seed, deck: None }).unwrap())
+    })
+}
+
+#[test]
+fn no_viewer_is_shown_a_card_it_cannot_see() {
+    let (mut checked, mut hidden_draws, mut own_draws, mut hidden_returns) = (0, 0, 0, 0);
+    for (seed, mut game) in games() {
+        let players = game.player_count();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         while !game.is_over() && game.turn() < 120 {
             let legal = game.legal_actions();
@@ -51,6 +69,8 @@ fn no_viewer_is_shown_a_card_it_cannot_see() {
                 let hidden = hidden_from(&game, viewer);
                 for event in &events[from..] {
                     match viewer.sees(event) {
+                        // Its owner put the card back: they know it, in the deck or not.
+                        Seen::Whole(Event::Returned { player: Some(p), .. }) if viewer.sees_hand(*p) => {}
                         Seen::Whole(e) => {
                             for card in cards_named(e) {
                                 assert!(
@@ -69,12 +89,20 @@ fn no_viewer_is_shown_a_card_it_cannot_see() {
                             assert!(matches!(event, Event::Drew { player: p, .. } if *p == player));
                             hidden_draws += 1;
                         }
+                        Seen::HiddenReturn { player } => {
+                            assert!(!viewer.sees_hand(player), "{viewer:?} is not shown its own return");
+                            assert!(matches!(event, Event::Returned { player: Some(p), .. } if *p == player));
+                            hidden_returns += 1;
+                        }
                     }
                 }
             }
         }
     }
-    assert!(checked > 10_000 && hidden_draws > 1_000 && own_draws > 1_000, "{checked} {hidden_draws} {own_draws}");
+    assert!(
+        checked > 10_000 && hidden_draws > 1_000 && own_draws > 1_000 && hidden_returns > 100,
+        "{checked} {hidden_draws} {own_draws} {hidden_returns}"
+    );
 }
 
 /// A seat sees its own hand and no other; a spectator sees none; everyone sees all.

@@ -235,6 +235,20 @@ pub const DOCS: &[Doc] = &[
         "Ends the game won by a player or several together (and each one's team).",
     ),
     d("ctx:end_in_draw", "", "", "Ends the game in a draw: nobody wins."),
+    d("ctx:discard_pile", "", "string[]", "The discard pile, bottom first (face up: everyone sees it)."),
+    d(
+        "ctx:take_discard",
+        "p integer, card string?",
+        "string",
+        "Takes the discard top (or the named card of the pile) into p's hand; returns it.",
+    ),
+    d(
+        "ctx:return_to_deck",
+        "card string",
+        "boolean",
+        "Shuffles a card in play, or of the current player's hand, back into the deck; false if it is neither.",
+    ),
+    d("ctx:shuffle_deck", "", "", "Shuffles the deck with the game's seeded random numbers."),
     d("ctx:random", "n integer", "integer", "A whole number from 1 to n, from the game's seeded random numbers."),
     d("ctx:say", "text string", "", "Adds a line to the game log."),
 ];

@@ -3,8 +3,8 @@
 //! [`MATH`] and [`DIVING`], set up in that order by [`install`].
 //!
 //! - `ctx`, the object every handler is called with: [`ctx_read`] (allowed everywhere),
-//!   [`ctx_write`] (in `resolve` handlers and hooks), [`turns`] (the order of play) and
-//!   [`teams`] (teams and results);
+//!   [`ctx_write`] (in `resolve` handlers and hooks), [`turns`] (the order of play),
+//!   [`teams`] (teams and results) and [`piles`] (the discard pile and the deck);
 //! - `math`: Luau's, with the game's seeded `random` ([`math`]);
 //! - `diving`, the table a mod file registers with while it loads: [`manifest`] (what the
 //!   mod says about itself), [`rules`] (`version`, `rules`), [`cards`] (`rank`, `suit`, `value`), [`effects`] (`effect`, `wrap`), [`actions`]
@@ -24,6 +24,7 @@ mod effects;
 mod hooks;
 mod manifest;
 mod math;
+mod piles;
 mod rules;
 mod teams;
 mod turns;
@@ -62,7 +63,8 @@ type CtxArea = Area<CtxEnv>;
 type DivingArea = fn(&Lua, &Table, &DivingEnv<'_>) -> mlua::Result<()>;
 
 /// The areas of `ctx`.
-const CTX: &[CtxArea] = &[ctx_read::register, ctx_write::register, turns::register, teams::register];
+const CTX: &[CtxArea] =
+    &[ctx_read::register, ctx_write::register, turns::register, teams::register, piles::register];
 /// The areas of `math`.
 const MATH: &[CtxArea] = &[math::register];
 /// The areas of `diving`.
