@@ -461,7 +461,9 @@ impl GreedyBot {
         best_play.or(fallback).unwrap_or(Action::Pass)
     }
 
-    /// What this move's plays are scored against (after [`GreedyBot::refresh`]).
+    /// What this move's plays are scored against (after [`GreedyBot::refresh`]). Inlined: out
+    /// of line, its answer (a score's every input) went through memory on every move.
+    #[inline(always)]
     fn turn<'a, 'v, A: Air>(&'a self, view: &'a View<'v>, moves: &'a Moves<'v>, air: &'a A) -> Turn<'a, 'v, A> {
         let model = self.model.as_ref().expect("refreshed");
         let rules = model.rules();

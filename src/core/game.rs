@@ -193,6 +193,9 @@ impl Game {
         self.apply_checked(action, events)
     }
 
+    /// Inlined into `apply` (and so into the simulator's loop), as it was before it grew by the
+    /// rule points: called, its prologue and epilogue cost 3% of a random game.
+    #[inline(always)]
     fn apply_checked<S: EventSink>(&mut self, action: &Action, events: &mut S) -> Result<(), ActionError> {
         let Game { state, registry, undo, pending } = self;
         if registry.resolves_natively(action) {
