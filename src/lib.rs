@@ -25,9 +25,12 @@
 //!
 //! ## The core in one paragraph
 //!
-//! A [`core::Game`] is a [`core::State`] (plain data: divers, piles, table, turn, the seeded
-//! RNG and the per-ruleset [`core::Tables`]) and a [`core::Registry`] (what each rank does,
-//! every rule marked *(hook)* in the decisions, and the actions mods add: an
+//! A [`core::Game`] is a [`core::State`] (plain data: divers, piles, table, turn, the direction
+//! of play and a turn an effect gave, the teams, the seeded RNG and the per-ruleset
+//! [`core::Tables`], which hold the card values every rule reads) and a [`core::Registry`]
+//! (what each rank does, every rule marked *(hook)* in the decisions — the structure of the
+//! game included: who moves next, what a card is worth, the outcome of each built-in card —
+//! and the actions mods add: an
 //! [`core::Action::Act`] names its [`core::ActionEntry`] by its inline name, so an action stays
 //! `Copy` and is saved, typed and sent without a registry at hand). [`core::Game::moves`] lists what the current
 //! seat may do ([`core::Moves`], the single source of legality: `legal_actions`, counts, the
@@ -36,7 +39,9 @@
 //! checks, resolves through the registry and sends [`core::Event`]s to an
 //! [`core::EventSink`] (`Vec<Event>`, `()`, or the simulator's counter). Effects and hooks
 //! change the state only through [`core::Ctx`], which borrows the state and the registry
-//! apart. [`core::Viewer`] is the one place that decides what a seat (or a spectator) may see
+//! apart: every change (a dive, a reversal, a card taken from the pile, a shared win) is a
+//! checked method that records an event. A result ([`core::Outcome`]) names the winner and
+//! everyone who wins with them (a team, a shared win), or a draw. [`core::Viewer`] is the one place that decides what a seat (or a spectator) may see
 //! of an event and whose hand; [`core::View`] is what a bot may see of the state. The shell,
 //! the JSON layer and the server all show the game through them.
 //!
@@ -179,12 +184,14 @@
 //!   listing names at most 2¹³ recoveries. *`tests/engine/properties.rs` and `tests/engine/proptests.rs`, after every action;
 //!   `tests/engine/registry.rs` (`an_entry_cannot_draw_a_hand_past_its_size`).*
 //! - **Card behaviour lives in the registry.** The built-in cards, hooks, the recovery with
-//!   its Knot half, target refusals and target questions are the registry's; bots read oxygen
-//!   costs and gains from [`core::Tables`], never from the rules, and ask the hooks through a
-//!   [`core::Forecast`] when a mod replaced the cost, gain or win check. *`tests/engine/registry.rs`,
+//!   its Knot half, target refusals and target questions, the turn order and what a card is
+//!   worth are the registry's; bots read card values, oxygen costs and gains from
+//!   [`core::Tables`], never from the rules, and ask the hooks through a [`core::Forecast`]
+//!   when a mod replaced the value, cost, gain or win check. *`tests/engine/registry.rs`,
 //!   `tests/engine/architecture.rs`.*
 //! - **Nobody sees a hidden card.** No event as a seat or spectator sees it names a card in
-//!   another hand or the deck; a bot's [`core::View`] has no accessor for them, and permuting
+//!   another hand or the deck (a card drawn, or put back into the deck from a hand, is shown
+//!   whole only to its owner); a bot's [`core::View`] has no accessor for them, and permuting
 //!   the hidden cards does not move a bot's choice, nor a hint; a replay, its page and a
 //!   review show only what their viewpoint may see. Outside the core no renderer asks
 //!   whether a hand may be seen: it reads [`core::Observation`], whose hands are `None`

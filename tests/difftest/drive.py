@@ -52,7 +52,7 @@ class Proc:
 
 
 def norm_state(s):
-    return dict(turn=s['turn'], current=s['current'], winner=s['winner'], draw=s['draw'],
+    return dict(turn=s['turn'], current=s['current'], winner=s['winner'], winners=s['winners'], draw=s['draw'],
                 deck_size=s['deck_size'], deck=s['deck'], discard_size=s['discard_size'],
                 discard_top=s['discard_top'], discard=s.get('discard'), table=s['table'],
                 players=[dict(name=p['name'], depth=p['depth'], oxygen=p['oxygen'], hand=p['hand'], front=p['front'])

@@ -307,6 +307,9 @@ class Game:
             turn=self.turn,
             current=self.players[self.current]['name'],
             winner=None if self.winner is None else self.players[self.winner]['name'],
+            # Everyone who won (no teams in these rules: the winner alone), as the contract
+            # names them since results can name several winners.
+            winners=[] if self.winner is None else [self.players[self.winner]['name']],
             draw=self.draw,
             deck_size=len(self.deck), deck=list(self.deck),
             discard_size=len(self.discard),
