@@ -530,14 +530,24 @@
     body.dataset.at = String(st.turn);
     const me = v.seat === null ? null : st.players[v.seat - 1];
     let turn;
+    // Everyone who won: the winner and their team, or a shared win.
+    const winners = st.winners && st.winners.length ? st.winners : st.winner ? [st.winner] : [];
+    const names = (list) => (list.length < 2 ? list.join("") : `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`);
     if (st.over) {
-      if (st.winner) turn = me && st.winner === me.name ? `you won! (turn ${st.turn})` : `${st.winner} won (turn ${st.turn})`;
-      else turn = `the game is a draw (turn ${st.turn})`;
+      if (winners.length) {
+        const mine = me && winners.includes(me.name);
+        const others = winners.filter((n) => !me || n !== me.name);
+        turn = mine
+          ? `you won${others.length ? ` with ${names(others)}` : ""}! (turn ${st.turn})`
+          : `${names(winners)} won (turn ${st.turn})`;
+      } else turn = `the game is a draw (turn ${st.turn})`;
     } else if (me && st.current === me.name) {
       turn = `turn ${st.turn} — your move`;
     } else {
       turn = `turn ${st.turn} — ${st.current} to play`;
     }
+    // The order of play, when a house rule changed it.
+    if (!st.over && st.next) turn += `, then ${st.next}${st.backwards ? " (play goes the other way round)" : ""}`;
     $("turn").textContent = turn;
     $("turn").classList.toggle("over", st.over);
     drawAfter(v, me);
@@ -585,6 +595,7 @@
     const items = st.players.map((pl) => {
       const notes = [];
       if (v.seat === pl.seat) notes.push("you");
+      if (pl.team) notes.push(`team ${pl.team}`);
       if (pl.bot) notes.push(`bot: ${pl.bot}`);
       notes.push(`${pl.hand_size} card${pl.hand_size === 1 ? "" : "s"}`);
       const front = pl.front.length
