@@ -183,7 +183,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     /// The value of number card `card` played by `player` now: its [value](Context::card_value),
     /// doubled when it matches the discard top by rank or suit (D8). Records
     /// [`Event::Doubled`].
-    #[inline]
+    #[inline(always)]
     pub fn number_value(&mut self, player: Seat, card: Card) -> Result<u32, EffectError> {
         let top = self.state.discard_top();
         let hooks = self.hooks;
