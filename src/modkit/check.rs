@@ -94,13 +94,23 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
             } else {
                 writeln!(
                     out,
-                    "ok: {} ({} mod{}, {}–{} players): {} smoke games, {} actions, {} won, {} drawn, {} stopped at {TURNS} turns; stress: {} games (random, random and greedy), {} won, {} drawn at {} turns",
+                    "ok: {} ({} mod{}, {}–{} players): {} smoke games at {}, {} actions, {} won, {} drawn, {} stopped at {TURNS} turns; stress: {} games (random, random and greedy, every player count), {} won, {} drawn at {} turns",
                     limits::shown(ruleset.file.as_deref().unwrap_or(file), NewLines::Escaped),
                     mods,
                     if mods == 1 { "" } else { "s" },
                     rules.min_players,
                     rules.max_players,
                     report.games,
+                    {
+                        // The counts the smoke games were played at (they stop at 4 players;
+                        // the stress plays every count): "9 smoke games" alone said nothing of it.
+                        let counts = crate::ruleset::smoke_counts(rules);
+                        if counts.start() == counts.end() {
+                            format!("{} players", counts.start())
+                        } else {
+                            format!("{}–{} players", counts.start(), counts.end())
+                        }
+                    },
                     report.actions,
                     report.won,
                     report.drawn,

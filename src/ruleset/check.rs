@@ -70,14 +70,15 @@ pub fn invariant_problem(game: &Game) -> Option<String> {
     None
 }
 
-/// Plays the smoke games: for each player count the ruleset allows (its minimum to its
-/// maximum: a ruleset for 10 divers is tried with 10), `GAMES` games of random legal actions.
+/// Plays the smoke games: for each player count from the ruleset's minimum up to 4 (or the
+/// minimum, if higher), `GAMES` games of random legal actions. (The stress after them plays
+/// every count the ruleset allows.)
 pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> {
     let rules = &ruleset.rules;
     let (registry, copies) =
         ruleset.registry_watched().map_err(|error| SmokeFailure { error, context: String::new() })?;
     let mut report = SmokeReport::default();
-    for players in rules.min_players..=rules.max_players {
+    for players in smoke_counts(rules) {
         for g in 0..GAMES {
             let game_seed = seed.wrapping_add(g).wrapping_add(1000 * players as u64);
             let names = (1..=players).map(|i| format!("P{i}")).collect();
@@ -132,6 +133,11 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
     }
     same_game_twice(ruleset, seed)?;
     Ok(report)
+}
+
+/// The player counts the smoke games are played at (the report says which).
+pub fn smoke_counts(rules: &crate::core::Rules) -> std::ops::RangeInclusive<usize> {
+    rules.min_players..=rules.max_players.min(4).max(rules.min_players)
 }
 
 /// The determinism check: the first smoke game (its seed, the fewest players) played three

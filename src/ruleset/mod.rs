@@ -30,7 +30,7 @@ use crate::core::{Registry, Rules};
 use crate::limits::{self, FileKind};
 use crate::script::{CopyWatch, Manifest, ModError, ModSource, load_mods, load_watched};
 
-pub use check::{SmokeFailure, SmokeReport, smoke};
+pub use check::{SmokeFailure, SmokeReport, smoke, smoke_counts};
 pub use mods::{FNV1A64_START, ModRecord, content_hash, differences, fnv1a64, fnv1a64_on};
 
 use file::{Origins, Place, Source};
