@@ -483,6 +483,7 @@ impl GreedyBot {
             extra: if me.has_front(Rank::QUEEN) { rules.quick_extra } else { 0 },
             spare: self.weights.spare_oxygen,
             air,
+            mates: Seats(view.team_of(view.seat()).0 & !(1 << view.seat())),
         }
     }
 
@@ -723,15 +724,11 @@ struct Turn<'a, 'v, A> {
     extra: u32,
     spare: u32,
     air: &'a A,
+    /// This diver's teammates (not themself; none without teams).
+    mates: Seats,
 }
 
 impl<A: Air> Turn<'_, '_, A> {
-    /// This diver's teammates (not themself; none without teams). Asked where a target or a
-    /// position is weighed, not kept in `Turn`, whose every field the card loop carries.
-    fn mates(&self) -> Seats {
-        Seats(self.view.team_of(self.seat).0 & !(1 << self.seat))
-    }
-
     /// The best play, scored card by card over the playable cards the engine lists, each with
     /// its own offer, in one pass. What a play's target adds to its score is the same for
     /// every card of a class with the same offer, so it is worked out once per class and
@@ -769,7 +766,7 @@ impl<A: Air> Turn<'_, '_, A> {
     #[inline(always)]
     fn shared(&self, class: usize, offer: Offer) -> Shared {
         let part = |target: Option<Seat>| match class {
-            0 if self.quick && !self.jolted => Some(push_score(self.model, self.view, self.air, target?, self.mates())),
+            0 if self.quick && !self.jolted => Some(push_score(self.model, self.view, self.air, target?, self.mates)),
             0 => Some(0),
             _ => self.face_score([Rank::JACK, Rank::QUEEN, Rank::KING][class - 1], target),
         };
@@ -905,7 +902,7 @@ impl<A: Air> Turn<'_, '_, A> {
                         let part = (i64::from(now.depth) - i64::from(then.depth)) * 10
                             + (i64::from(now.oxygen) - i64::from(then.oxygen)) * OTHERS_OXYGEN;
                         // A teammate going deeper is the team going deeper.
-                        if self.mates().contains(s) { -part } else { part }
+                        if self.mates.contains(s) { -part } else { part }
                     })
                     .sum();
                 let hand = self.hand_worth(&me.hand) - self.hand_worth(self.view.hand());
@@ -930,7 +927,7 @@ impl<A: Air> Turn<'_, '_, A> {
                 let p = game.player(s);
                 if s == self.seat {
                     i64::from(p.depth) * 10 + i64::from(p.oxygen) * worth
-                } else if self.mates().contains(s) {
+                } else if self.mates.contains(s) {
                     i64::from(p.depth) * 10 + i64::from(p.oxygen) * OTHERS_OXYGEN
                 } else {
                     -i64::from(p.depth) * 10 - i64::from(p.oxygen) * OTHERS_OXYGEN
@@ -950,7 +947,7 @@ impl<A: Air> Turn<'_, '_, A> {
         let next = game.current();
         if next == self.seat {
             ANOTHER_TURN
-        } else if self.mates().contains(next) {
+        } else if self.mates.contains(next) {
             ANOTHER_TURN / 2
         } else {
             -i64::from(game.player(next).depth) * 2
@@ -963,7 +960,7 @@ impl<A: Air> Turn<'_, '_, A> {
         let next = self.view.next_in_order();
         if next == self.seat {
             ANOTHER_TURN
-        } else if self.mates().contains(next) {
+        } else if self.mates.contains(next) {
             ANOTHER_TURN / 2
         } else {
             -i64::from(self.view.diver(next).depth) * 2
@@ -994,7 +991,7 @@ impl<A: Air> Turn<'_, '_, A> {
             return match (win, rescue) {
                 (true, _) => Some(WIN),
                 (_, true) => None,
-                _ if self.quick => Some(score + push_score(self.model, self.view, self.air, target?, self.mates())),
+                _ if self.quick => Some(score + push_score(self.model, self.view, self.air, target?, self.mates)),
                 _ => Some(score),
             };
         }
@@ -1030,7 +1027,7 @@ impl<A: Air> Turn<'_, '_, A> {
         let (w, max) = (self.w, self.max);
         match rank {
             // A Jolt or a Knot on a teammate only hurts the team: a play to avoid.
-            Rank::JACK | Rank::KING if target.is_some_and(|t| self.mates().contains(t)) => None,
+            Rank::JACK | Rank::KING if target.is_some_and(|t| self.mates.contains(t)) => None,
             Rank::JACK => {
                 let t = self.view.diver(target?);
                 let lead = i64::from(t.depth.saturating_sub(self.depth));
