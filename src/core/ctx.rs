@@ -46,6 +46,9 @@ pub trait Hooks: Sized {
         player: Seat,
         card: Card,
     ) -> Result<u32, EffectError>;
+    /// Whether [`Hooks::card_value`] is the built-in rule (the rules' value of the rank, read
+    /// from the tables): then the engine reads the tables itself, with nothing to fail.
+    fn values_natively(&self) -> bool;
     /// Whether `player` has won after moving (D11, D20).
     fn won<S: EventSink + ?Sized>(&self, ctx: &mut Context<'_, Self, S>, player: Seat) -> Result<bool, EffectError>;
     /// What happens to `player` when their oxygen reaches 0 (D12).
@@ -187,7 +190,13 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     pub fn number_value(&mut self, player: Seat, card: Card) -> Result<u32, EffectError> {
         let top = self.state.discard_top();
         let hooks = self.hooks;
-        let value = hooks.card_value(self, player, card)? << u32::from(card.doubles_on(top));
+        // The standard game's values need no hook, and cannot fail.
+        let value = if hooks.values_natively() {
+            self.state.tables().value(card)
+        } else {
+            hooks.card_value(self, player, card)?
+        };
+        let value = value << u32::from(card.doubles_on(top));
         if let (true, Some(on)) = (card.doubles_on(top), top) {
             self.events.push(Event::Doubled { player, card, on, value });
         }

@@ -700,6 +700,11 @@ impl Registry {
 /// replaced it, else the replacement (and every added after-move hook, in order).
 impl Hooks for Registry {
     #[inline(always)]
+    fn values_natively(&self) -> bool {
+        self.card_value.is_none()
+    }
+
+    #[inline(always)]
     fn card_value<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, player: Seat, card: Card) -> Result<u32, EffectError> {
         match &self.card_value {
             None => Ok(ctx.state().tables().value(card)),
