@@ -705,7 +705,12 @@ impl Hooks for Registry {
     }
 
     #[inline(always)]
-    fn card_value<S: EventSink + ?Sized>(&self, ctx: &mut Ctx<'_, S>, player: Seat, card: Card) -> Result<u32, EffectError> {
+    fn card_value<S: EventSink + ?Sized>(
+        &self,
+        ctx: &mut Ctx<'_, S>,
+        player: Seat,
+        card: Card,
+    ) -> Result<u32, EffectError> {
         match &self.card_value {
             None => Ok(ctx.state().tables().value(card)),
             Some(hook) => {

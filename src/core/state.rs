@@ -78,7 +78,10 @@ pub enum Outcome {
     Running,
     /// The game is won: `by` the diver whose move won (or whom a mod declared first), and
     /// everyone in `winners` wins (`by` and their team; a shared win a mod declared).
-    Won { by: Seat, winners: Seats },
+    Won {
+        by: Seat,
+        winners: Seats,
+    },
     /// Nobody won: the turn cap was reached (D23), or a mod declared a draw.
     Draw,
 }

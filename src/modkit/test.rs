@@ -61,7 +61,8 @@ fn scenario_files(given: &Path) -> anyhow::Result<Vec<(PathBuf, Option<String>)>
             .with_context(|| format!("cannot read {}", limits::quoted(&given.display().to_string())))?;
         let scenarios = toml::from_str::<toml::Table>(&text).is_ok_and(|t| t.contains_key("scenario"));
         let ruleset_keys = ["extends", "mods", "name", "min_players", "hand_size", "values", "teams"];
-        let ruleset = toml::from_str::<toml::Table>(&text).is_ok_and(|t| ruleset_keys.iter().any(|k| t.contains_key(*k)));
+        let ruleset =
+            toml::from_str::<toml::Table>(&text).is_ok_and(|t| ruleset_keys.iter().any(|k| t.contains_key(*k)));
         if scenarios || !ruleset {
             return Ok(vec![(given.to_path_buf(), None)]);
         }
@@ -123,7 +124,8 @@ pub fn test_command(options: &TestOptions) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        let Some(spec) = file.ruleset.clone().or_else(|| given_ruleset.clone()).or_else(|| options.ruleset.clone()) else {
+        let Some(spec) = file.ruleset.clone().or_else(|| given_ruleset.clone()).or_else(|| options.ruleset.clone())
+        else {
             failed += file.len();
             let message = "name the ruleset that loads the mod: ruleset = \"…\" at the top of the file, or --ruleset";
             fail(&mut out, &ScenarioError { file: file.file.clone(), line: 1, message: message.into() }, None)?;

@@ -422,7 +422,8 @@ pub(crate) fn apply(
                 )
             })?;
             let key = format!("values.{parsed}");
-            rules.values[usize::from(parsed.number()) - 1] = number(source, &key, value, 0, MAX_CARD_VALUE.into())? as u32;
+            rules.values[usize::from(parsed.number()) - 1] =
+                number(source, &key, value, 0, MAX_CARD_VALUE.into())? as u32;
         }
         set("values", table.span());
     }

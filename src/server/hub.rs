@@ -175,7 +175,9 @@ fn places(room: &Room) -> Option<Vec<Place>> {
     room.players()
         .iter()
         .enumerate()
-        .map(|(seat, player)| Some(Place { seat, player: (*player)?, place: places[seat], won: winners.contains(seat) }))
+        .map(|(seat, player)| {
+            Some(Place { seat, player: (*player)?, place: places[seat], won: winners.contains(seat) })
+        })
         .collect()
 }
 

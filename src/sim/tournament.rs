@@ -50,8 +50,8 @@ use super::stats::{GameRecord, Tally};
 use super::sweep::{Measure, measures};
 use super::{Arena, SimConfig, SimError, block_command, block_size, progress_bar, progress_bar_of, reproduce_command};
 use crate::bots::derive_seed;
-use crate::limits;
 use crate::core::Seats;
+use crate::limits;
 use crate::ruleset::Ruleset;
 
 /// What `diving tournament` was asked for, as plain values.
@@ -976,7 +976,13 @@ mod tests {
                         (0..games)
                             .flat_map(|i| {
                                 let first = table[i % 2];
-                                let wins = rng.random_bool(if first == 0 { 0.97 } else if table[(i + 1) % 2] == 0 { 0.03 } else { 0.5 });
+                                let wins = rng.random_bool(if first == 0 {
+                                    0.97
+                                } else if table[(i + 1) % 2] == 0 {
+                                    0.03
+                                } else {
+                                    0.5
+                                });
                                 if wins { [1, 2] } else { [2, 1] }
                             })
                             .collect()

@@ -494,7 +494,9 @@ impl<'a> EventSeen<'a> {
         let names = game.names();
         match viewer.sees(event) {
             Seen::Whole(event) => EventSeen::Whole(EventJson::named(event, names)),
-            Seen::HiddenDraw { player } => EventSeen::Hidden { event: "drew", player: NameJson { names, seat: player } },
+            Seen::HiddenDraw { player } => {
+                EventSeen::Hidden { event: "drew", player: NameJson { names, seat: player } }
+            }
             Seen::HiddenReturn { player } => {
                 EventSeen::Hidden { event: "returned", player: NameJson { names, seat: player } }
             }
@@ -868,7 +870,10 @@ mod tests {
                 Event::Acted { player: 1, name: "toss".parse().unwrap(), target: None, card: Some(c("7H")) },
                 r#"{"event":"acted","player":"bob","name":"toss","card":"7H"}"#,
             ),
-            (Event::TookFromPile { player: 0, card: c("9S") }, r#"{"event":"took_from_pile","player":"alice","card":"9S"}"#),
+            (
+                Event::TookFromPile { player: 0, card: c("9S") },
+                r#"{"event":"took_from_pile","player":"alice","card":"9S"}"#,
+            ),
             (Event::Returned { player: Some(1), card: c("2H") }, r#"{"event":"returned","player":"bob","card":"2H"}"#),
             (Event::Returned { player: None, card: c("7C") }, r#"{"event":"returned","card":"7C"}"#),
             (Event::DeckShuffled { cards: 30 }, r#"{"event":"deck_shuffled","cards":30}"#),

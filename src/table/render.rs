@@ -306,7 +306,8 @@ impl Narrator<'_> {
         let count = teams.iter().max().map_or(0, |&t| usize::from(t) + 1);
         let sides: Vec<String> = (0..count)
             .map(|team| {
-                let names: Vec<String> = (0..teams.len()).filter(|&s| usize::from(teams[s]) == team).map(|s| self.name(s)).collect();
+                let names: Vec<String> =
+                    (0..teams.len()).filter(|&s| usize::from(teams[s]) == team).map(|s| self.name(s)).collect();
                 and_list(&names)
             })
             .collect();

@@ -105,7 +105,14 @@ fn csv_has_the_mod_actions_and_the_teams() {
     assert!(acts > 0.0, "buddy is taken");
     assert!(text.contains(&format!("per_game,mod_actions,{acts},,")), "{text}");
 
-    let teams = ["--games", "40", "--players", "greedy,greedy,greedy,greedy", "--ruleset", "rulesets/examples/teams/ruleset.toml"];
+    let teams = [
+        "--games",
+        "40",
+        "--players",
+        "greedy,greedy,greedy,greedy",
+        "--ruleset",
+        "rulesets/examples/teams/ruleset.toml",
+    ];
     let v = json(&teams);
     let by_team = v["results"]["teams"].as_array().unwrap();
     assert_eq!(by_team.len(), 2);

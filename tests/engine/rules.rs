@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use common::{Deal, assert_state, card, cards, check, play, refuse, refuse_action, run};
 use diving::core::{
-    Action, ActionError, Aim, Card, Effect, EffectError, Event, Game, Outcome, Play, Rank, Registry, Rules, Setup,
-    Seats, SetupError, Source, full_deck, parse_cards,
+    Action, ActionError, Aim, Card, Effect, EffectError, Event, Game, Outcome, Play, Rank, Registry, Rules, Seats,
+    Setup, SetupError, Source, full_deck, parse_cards,
 };
 use diving::table::json::EventJson;
 

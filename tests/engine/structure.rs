@@ -20,7 +20,11 @@ fn with_two(then: impl Fn(&mut diving::core::Ctx<'_>, Seat) + Send + Sync + 'sta
         ) -> Result<diving::core::Aim, diving::core::EffectError> {
             self.0.aim(state, player, card)
         }
-        fn resolve(&self, ctx: &mut diving::core::Ctx<'_>, play: diving::core::Play) -> Result<(), diving::core::EffectError> {
+        fn resolve(
+            &self,
+            ctx: &mut diving::core::Ctx<'_>,
+            play: diving::core::Play,
+        ) -> Result<(), diving::core::EffectError> {
             self.0.resolve(ctx, play)?;
             (self.1)(ctx, play.player);
             Ok(())
@@ -134,7 +138,9 @@ fn a_card_value_hook_is_asked_by_the_rules_and_the_forecast() {
     let mut registry = Registry::standard();
     let previous = registry.card_value();
     // Red cards are worth one more.
-    registry.set_card_value(Arc::new(move |ctx, player, card| Ok(previous(ctx, player, card)? + u32::from(card.suit.is_red()))));
+    registry.set_card_value(Arc::new(move |ctx, player, card| {
+        Ok(previous(ctx, player, card)? + u32::from(card.suit.is_red()))
+    }));
     let deal = Deal::new(2).hand("Ann", "7H 7C 3D 2S").discard("KS");
     let run = common::run(deal.game_with(registry.clone()), "play 7H");
     assert_eq!(run.game.player(0).depth, 8);
@@ -166,7 +172,9 @@ fn the_outcome_of_each_built_in_effect_is_a_rule_point() {
             point,
             Arc::new(move |ctx, moment| {
                 let line = match *moment {
-                    Moment::Jolted { player, from, to } => format!("{} jolted {from} -> {to}", ctx.state().name(player)),
+                    Moment::Jolted { player, from, to } => {
+                        format!("{} jolted {from} -> {to}", ctx.state().name(player))
+                    }
                     Moment::Quickened { player, from, to, target, pushed_from, pushed_to } => format!(
                         "{} quick {from} -> {to}, pushed {} {pushed_from} -> {pushed_to}",
                         ctx.state().name(player),
@@ -188,14 +196,13 @@ fn the_outcome_of_each_built_in_effect_is_a_rule_point() {
         .deck("5H 9D AC")
         .discard("KD")
         .at("Bob", 40, 8);
-    let run = common::run(deal.game_with(registry), "play JS @Bob; play 7H; play QS; play 3S; play 2S @Bob; play 8C; play KS @Bob; recover 2D");
+    let run = common::run(
+        deal.game_with(registry),
+        "play JS @Bob; play 7H; play QS; play 3S; play 2S @Bob; play 8C; play KS @Bob; recover 2D",
+    );
     assert_eq!(
         *heard.lock().unwrap(),
-        [
-            "Bob jolted 40 -> 33",
-            "Ann quick 0 -> 12, pushed Bob 36 -> 40",
-            "Bob knotted with 2D",
-        ]
+        ["Bob jolted 40 -> 33", "Ann quick 0 -> 12, pushed Bob 36 -> 40", "Bob knotted with 2D",]
     );
     assert!(!run.game.is_over());
 }
@@ -257,7 +264,10 @@ fn a_mod_can_declare_a_shared_win_a_draw_or_new_teams() {
     assert_eq!(run.last().last(), Some(&Event::Draw { turns: 1 }));
 
     let game = deal.game_with(with_two(|ctx, _| {
-        assert_eq!(ctx.set_teams(&[0, 2, 0, 2]).unwrap_err().0, "team 2 has nobody in it (teams are numbered 1, 2 … without a gap)");
+        assert_eq!(
+            ctx.set_teams(&[0, 2, 0, 2]).unwrap_err().0,
+            "team 2 has nobody in it (teams are numbered 1, 2 … without a gap)"
+        );
         assert!(ctx.set_teams(&[0, 1]).is_err(), "one team per player");
     }));
     common::run(game, "play 2S");
@@ -275,7 +285,10 @@ fn the_piles_change_through_checked_operations_each_an_event() {
         // The 2 is on the pile now, over the KD.
         assert_eq!(ctx.take_discard(player, Some(common::card("5C"))).unwrap_err().0, "5C is not on the discard pile");
         assert_eq!(ctx.take_discard(player, Some(common::card("KD"))), Ok(common::card("KD")));
-        assert_eq!(ctx.take_discard(player, None).unwrap_err().0, "the discard pile's only card stays: the pile is never empty");
+        assert_eq!(
+            ctx.take_discard(player, None).unwrap_err().0,
+            "the discard pile's only card stays: the pile is never empty"
+        );
         assert_eq!(ctx.return_from_hand(common::card("9H")), Ok(true));
         assert_eq!(ctx.return_from_hand(common::card("9H")), Ok(false), "not in the hand any more");
     }));

@@ -165,8 +165,9 @@ fn figures(ruleset: &str, players: usize, games: u64) -> Figures {
                     if mates.contains(*target) {
                         f.pushes_on_teammates += 1;
                         let after = &events[i..];
-                        f.teammates_rescued_by_a_push +=
-                            u64::from(after.iter().any(|e| matches!(e, Event::Rescued { player, .. } if player == target)));
+                        f.teammates_rescued_by_a_push += u64::from(
+                            after.iter().any(|e| matches!(e, Event::Rescued { player, .. } if player == target)),
+                        );
                         f.teammates_pushed_to_the_bottom +=
                             u64::from(after.iter().any(|e| matches!(e, Event::Won { player, .. } if player == target)));
                     }

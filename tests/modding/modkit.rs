@@ -167,17 +167,13 @@ fn check_says_which_player_counts_it_played() {
 #[test]
 fn a_ruleset_or_its_folder_runs_the_scenarios_beside_it() {
     for given in ["rulesets/examples/sharks/ruleset.toml", "rulesets/examples/sharks"] {
-        cli_support::diving()
-            .args(["mod", "test", given, "--games", "0"])
-            .assert()
-            .success()
-            .stdout(contains("ok   rulesets/examples/sharks/tests/sharks.toml:3: a 7 drawn after a play costs its drawer 2 oxygen"));
+        cli_support::diving().args(["mod", "test", given, "--games", "0"]).assert().success().stdout(contains(
+            "ok   rulesets/examples/sharks/tests/sharks.toml:3: a 7 drawn after a play costs its drawer 2 oxygen",
+        ));
     }
-    cli_support::diving()
-        .args(["mod", "test", "rulesets/house.toml", "--games", "0"])
-        .assert()
-        .failure()
-        .stderr(contains("'rulesets/house.toml' is a ruleset, not a scenario file, and 'rulesets' has no tests/*.toml"));
+    cli_support::diving().args(["mod", "test", "rulesets/house.toml", "--games", "0"]).assert().failure().stderr(
+        contains("'rulesets/house.toml' is a ruleset, not a scenario file, and 'rulesets' has no tests/*.toml"),
+    );
 }
 
 #[test]

@@ -339,9 +339,8 @@ impl LuaEffect {
                         }
                         _ => None,
                     };
-                    let reason = reason_text(&reason)
-                        .or(per_player)
-                        .unwrap_or_else(|| format!("{card} has no target now"));
+                    let reason =
+                        reason_text(&reason).or(per_player).unwrap_or_else(|| format!("{card} has no target now"));
                     Aim::Blocked(reason.into())
                 } else {
                     Aim::Open { targets: Some(seats), order_choice }

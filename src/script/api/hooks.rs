@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::effects::{AfterMove, CardValue, NextTurn, OxygenCost, Reaction, RecoveryGain, Rescue, TurnStart, WinCheck};
+use crate::core::effects::{
+    AfterMove, CardValue, NextTurn, OxygenCost, Reaction, RecoveryGain, Rescue, TurnStart, WinCheck,
+};
 use crate::core::{Card, Ctx, EffectError, Gain, Moment, Point, Registry, Seat};
 
 use super::super::convert::{self, InLua};

@@ -63,8 +63,7 @@ type CtxArea = Area<CtxEnv>;
 type DivingArea = fn(&Lua, &Table, &DivingEnv<'_>) -> mlua::Result<()>;
 
 /// The areas of `ctx`.
-const CTX: &[CtxArea] =
-    &[ctx_read::register, ctx_write::register, turns::register, teams::register, piles::register];
+const CTX: &[CtxArea] = &[ctx_read::register, ctx_write::register, turns::register, teams::register, piles::register];
 /// The areas of `math`.
 const MATH: &[CtxArea] = &[math::register];
 /// The areas of `diving`.

@@ -50,7 +50,8 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
                 let teams: Vec<usize> = teams
                     .into_iter()
                     .map(|t| {
-                        usize::try_from(t - 1).map_err(|_| Sandbox::raise(lua, format!("team {t} is not a team number (1, 2 …)")))
+                        usize::try_from(t - 1)
+                            .map_err(|_| Sandbox::raise(lua, format!("team {t} is not a team number (1, 2 …)")))
                     })
                     .collect::<mlua::Result<_>>()?;
                 ctx.set_teams(&teams).in_lua(lua)
