@@ -459,7 +459,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
             return Ok(false);
         }
         self.state.take_from_hand(player, card);
-        self.into_deck(Some(player), card);
+        self.put_in_deck(Some(player), card);
         Ok(true)
     }
 
@@ -468,7 +468,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     /// ([`Event::Returned`] with no player). The caller answers for conservation, as for
     /// [`Context::discard`].
     pub fn return_to_deck(&mut self, card: Card) {
-        self.into_deck(None, card);
+        self.put_in_deck(None, card);
     }
 
     /// Shuffles the deck with the game's seeded RNG ([`Event::DeckShuffled`]).
@@ -478,7 +478,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         self.emit(Event::DeckShuffled { cards });
     }
 
-    fn into_deck(&mut self, player: Option<Seat>, card: Card) {
+    fn put_in_deck(&mut self, player: Option<Seat>, card: Card) {
         self.state.deck.push(card);
         self.emit(Event::Returned { player, card });
         self.shuffle_deck();

@@ -215,7 +215,7 @@ impl<W: Write> Viewing<W> {
     fn open(&mut self, replay: &Replay) {
         let game = replay.game_at(replay.moves());
         let end = match game.outcome() {
-            Outcome::Won { .. } => format!("{} won in {} turns", render::winners_text(&game), game.turn()),
+            Outcome::Won { .. } => format!("{} won in {} turns", render::winners_text(game), game.turn()),
             Outcome::Draw => format!("a draw after {} turns", game.turn()),
             Outcome::Running => format!("not finished: it stops at turn {}", game.turn()),
         };
