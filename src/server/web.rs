@@ -14,10 +14,19 @@ use serde_json::{Value, json};
 
 use crate::wire::{Code, PROTOCOL};
 
-/// The page, its style and its script (`/`, `/ROOM`, `/assets/…`).
+/// The page and its style (`/`, `/ROOM`, `/assets/style.css`).
 const INDEX: &str = include_str!("web/index.html");
 const STYLE: &str = include_str!("web/style.css");
-const SCRIPT: &str = include_str!("web/app.js");
+
+/// The page's scripts, ES modules served from `/assets/`: `main.js` starts the lobby
+/// (`lobby.js`) or a seat (`seat.js`), over what both share (`page.js`); `wire.js` is made by
+/// the host ([`wire_script`]).
+const SCRIPTS: [(&str, &str); 4] = [
+    ("main.js", include_str!("web/main.js")),
+    ("page.js", include_str!("web/page.js")),
+    ("seat.js", include_str!("web/seat.js")),
+    ("lobby.js", include_str!("web/lobby.js")),
+];
 
 /// Where the page may load from and connect to: this server only, no inline script.
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
@@ -67,12 +76,17 @@ pub fn page() -> Response {
 
 /// `GET /assets/FILE`: the page's style and scripts.
 pub async fn asset(Path(file): Path<String>) -> Response {
+    if let Some((_, script)) = SCRIPTS.iter().find(|(name, _)| *name == file) {
+        return serve("text/javascript; charset=utf-8", script);
+    }
     match file.as_str() {
         "style.css" => serve("text/css; charset=utf-8", STYLE),
-        "app.js" => serve("text/javascript; charset=utf-8", SCRIPT),
         "wire.js" => serve("text/javascript; charset=utf-8", wire_script()),
-        _ => (StatusCode::NOT_FOUND, format!("there is no asset '{file}' (style.css, wire.js, app.js)\n"))
-            .into_response(),
+        _ => {
+            let names: Vec<&str> = SCRIPTS.iter().map(|(name, _)| *name).collect();
+            let message = format!("there is no asset '{file}' (style.css, wire.js, {})\n", names.join(", "));
+            (StatusCode::NOT_FOUND, message).into_response()
+        }
     }
 }
 
@@ -94,8 +108,7 @@ pub fn wire_script() -> &'static str {
             .collect();
         format!(
             "// The wire as this host speaks it, made by the host from its own types (src/wire/).\n\
-             \"use strict\";\n\
-             const WIRE = (() => {{\n  \
+             export const WIRE = (() => {{\n  \
              const codes = {};\n  \
              return Object.freeze({{\n    \
              protocol: {},\n    \

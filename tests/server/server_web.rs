@@ -47,14 +47,27 @@ async fn the_page_and_its_assets_answer_beside_the_protocol() {
         assert!(body.contains("<title>Diving Suits</title>"), "{path}");
         // Everything the page loads comes from this server: no other host is named.
         assert!(!body.contains("http://") && !body.contains("https://") && !body.contains("src=\"//"), "{body}");
-        // Every asset it names answers.
-        for asset in body.split('"').filter(|s| s.starts_with("/assets/")) {
-            let (status, head, body) = get(server.addr, asset).await;
+        // Every asset it names answers, and every module a script imports (from this host).
+        let mut assets: Vec<String> =
+            body.split('"').filter(|s| s.starts_with("/assets/")).map(String::from).collect();
+        let mut seen = Vec::new();
+        while let Some(asset) = assets.pop() {
+            if seen.contains(&asset) {
+                continue;
+            }
+            let (status, head, body) = get(server.addr, &asset).await;
             assert_eq!(status, 200, "{asset}");
             let kind = if asset.ends_with(".js") { "text/javascript" } else { "text/css" };
             assert!(head.contains(kind), "{asset}: {head}");
-            assert!(!body.contains("https://") && !body.contains("import "), "{asset} loads nothing else");
+            assert!(!body.contains("https://") && !body.contains("http://"), "{asset} loads nothing else");
+            for line in body.lines().filter(|l| l.starts_with("import ")) {
+                let from = line.split('"').nth(1).unwrap_or_default();
+                let module = from.strip_prefix("./").unwrap_or_else(|| panic!("{asset} imports {from}: not of this host"));
+                assets.push(format!("/assets/{module}"));
+            }
+            seen.push(asset);
         }
+        assert!(seen.len() >= 6, "the page, its style and its modules: {seen:?}");
     }
     let (_, _, wire) = get(server.addr, "/assets/wire.js").await;
     assert!(wire.contains(&format!("protocol: {PROTOCOL},")), "the page speaks this protocol: {wire}");
@@ -134,7 +147,7 @@ fn the_invite_prints_a_browser_link_that_opens_the_seat() {
     host.kill().unwrap();
     host.wait().unwrap();
     assert_eq!(status, 200);
-    assert!(body.contains("/assets/app.js"));
+    assert!(body.contains("/assets/main.js"));
     assert!(printed[0].contains(&format!("browser seat: http://{address}/")), "{printed:?}");
 }
 
