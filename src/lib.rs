@@ -124,6 +124,28 @@
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the
 //!   client that serves each command; `main.rs` maps errors to exit status 2.
 //!
+//! ## Glossary
+//!
+//! One name per concept, across the core, the table, the host, `join` and the page:
+//!
+//! - **game** — [`core::Game`]: the state and the registry; **observation** —
+//!   [`core::Observation`], what one viewer may see of it; **listing** — the legal actions in
+//!   the core's order ([`core::Moves`], [`table::Table::listed`]): a **listed move** is named
+//!   by its place in it.
+//! - **table** — [`table::Table`], a seated game with its one interpreter (the core still
+//!   calls its row of face-up cards `table`). **look** — [`table::Look`], how a reader's text
+//!   is laid out; **narration** the text of what happened; **board** the drawing of the state;
+//!   **words** what Tab completes ([`table::completion::Words`]).
+//! - **room** — [`server::room::Room`], a table hosted at `ws://HOST:PORT/ROOM` with its
+//!   seats, tokens and readers (the lobby and its page call it a *table* to players);
+//!   **seat** — a player's place in it (0-based in code, 1-based on the wire and the screen);
+//!   **reader** — a connection joined to a room, a seat's or a spectator's; **lobby** —
+//!   [`server::lobby::Lobby`], where rooms are made and found.
+//! - **wire** — [`wire`], the messages; **view** — [`wire::server::View`], a reader's
+//!   observation with its listed moves, question and card help, pushed after every change
+//!   (`seat_view` and `screen` are its older clients' names for parts of it); **display** —
+//!   [`wire::Display`], what a terminal client says of itself.
+//!
 //! ## Architecture invariants
 //!
 //! Each is checked by the test named after it.

@@ -13,7 +13,7 @@ use axum::extract::ws::{Message, WebSocket};
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
-use super::hub::{Handled, Hub, Slot, in_room, lock_db};
+use super::hub::{Handled, Hosted, Hub, in_room, lock_db};
 use super::link::{Link, spawn_writer};
 use super::lobby::Visitor;
 use crate::wire::{Close, Code, HostLimits, Id, LobbyMessage, Player, ServerMessage};
@@ -76,7 +76,7 @@ impl Bucket {
 
 /// What a connection is connected to.
 pub(super) enum Endpoint {
-    Room(Arc<Mutex<Slot>>),
+    Room(Arc<Mutex<Hosted>>),
     /// The lobby; `host` is the address the client came to (the links a `seated` gives).
     Lobby {
         host: String,
@@ -85,7 +85,7 @@ pub(super) enum Endpoint {
 
 /// A connection's side of its endpoint: the room it is in, or who it is in the lobby.
 enum Side {
-    Room { slot: Arc<Mutex<Slot>>, joined: bool },
+    Room { hosted: Arc<Mutex<Hosted>>, joined: bool },
     Lobby { host: String, visitor: Visitor, listing: watch::Receiver<u64> },
 }
 
@@ -124,14 +124,14 @@ impl Side {
     /// One message within the limits: answered. Whether it was refused.
     async fn receive(&mut self, hub: &Arc<Hub>, conn: u64, link: &Link, text: String) -> Handled {
         match self {
-            Side::Room { slot, joined } => {
-                let (refused, has) = in_room(hub, slot, move |hub, slot| {
+            Side::Room { hosted, joined } => {
+                let (refused, has) = in_room(hub, hosted, move |hub, hosted| {
                     let db = hub.db.clone();
                     let mut identify = |p: &Player| lock_db(&db).person(&p.name, &p.key).map_err(|e| e.0);
-                    let out = slot.room.receive_as(conn, &text, Instant::now(), &mut identify);
+                    let out = hosted.room.receive_as(conn, &text, Instant::now(), &mut identify);
                     let refused = out.refused;
-                    let has = slot.room.has(conn);
-                    hub.deliver(slot, out);
+                    let has = hosted.room.has(conn);
+                    hub.deliver(hosted, out);
                     (refused, has)
                 })
                 .await;
@@ -147,11 +147,11 @@ impl Side {
 
     /// The connection ends.
     async fn leave(self, hub: &Arc<Hub>, conn: u64) {
-        if let Side::Room { slot, .. } = self {
-            in_room(hub, &slot, move |hub, slot| {
-                let out = slot.room.leave(conn, Instant::now());
-                slot.senders.remove(&conn);
-                hub.deliver(slot, out);
+        if let Side::Room { hosted, .. } = self {
+            in_room(hub, &hosted, move |hub, hosted| {
+                let out = hosted.room.leave(conn, Instant::now());
+                hosted.senders.remove(&conn);
+                hub.deliver(hosted, out);
             })
             .await;
         }
@@ -167,10 +167,10 @@ pub(super) async fn serve(hub: Arc<Hub>, socket: WebSocket, endpoint: Endpoint) 
     let (sink, mut stream) = socket.split();
     let (link, rx) = Link::new();
     let mut side = match endpoint {
-        Endpoint::Room(slot) => {
+        Endpoint::Room(hosted) => {
             let sender = link.clone();
-            in_room(&hub, &slot, move |_, slot| slot.senders.insert(conn, sender)).await;
-            Side::Room { slot, joined: false }
+            in_room(&hub, &hosted, move |_, hosted| hosted.senders.insert(conn, sender)).await;
+            Side::Room { hosted, joined: false }
         }
         Endpoint::Lobby { host } => Side::Lobby { host, visitor: Visitor::default(), listing: hub.lobby_changes() },
     };

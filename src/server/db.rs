@@ -156,9 +156,9 @@ pub struct StoredTable {
     pub current: Option<(SaveFile, Vec<(String, ActionJson)>)>,
 }
 
-/// One place of a finished game.
+/// How one seat finished a game: its place (for the ratings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Place {
+pub struct Finish {
     pub seat: usize,
     pub player: PlayerId,
     /// 1 for the winner; the others by depth (ties share a place).
@@ -178,7 +178,7 @@ pub enum Change {
     /// Moves `first + 1` on of the table's game `game`: each one's step and action.
     Moves { room: String, game: u32, first: usize, moves: Vec<(String, ActionJson)> },
     /// Game `game` of a table is over: its result and the ratings it moves.
-    Finished { room: String, game: u32, ruleset: String, places: Vec<Place> },
+    Finished { room: String, game: u32, ruleset: String, places: Vec<Finish> },
     /// The table is closed (no one came back): it is not resumed.
     Closed { room: String },
     /// Seat `seat` of a lobby table has the invite code `code`.
@@ -687,7 +687,7 @@ fn apply(tx: &rusqlite::Transaction, change: &Change) -> anyhow::Result<()> {
 }
 
 /// The ratings a game's places move (Weng-Lin, each seat a team of one).
-fn rate(tx: &rusqlite::Transaction, result: i64, ruleset: &str, places: &[Place]) -> anyhow::Result<()> {
+fn rate(tx: &rusqlite::Transaction, result: i64, ruleset: &str, places: &[Finish]) -> anyhow::Result<()> {
     let mut before = Vec::new();
     for place in places {
         let found: Option<(f64, f64)> = tx
@@ -774,8 +774,8 @@ mod tests {
             seats: vec![seat(ann), seat(bot)],
         };
         let places = vec![
-            Place { seat: 0, player: ann, place: 1, won: true },
-            Place { seat: 1, player: bot, place: 2, won: false },
+            Finish { seat: 0, player: ann, place: 1, won: true },
+            Finish { seat: 1, player: bot, place: 2, won: false },
         ];
         let finished = Change::Finished { room: "1".into(), game: 1, ruleset: "standard".into(), places };
         db.commit(&[table, finished.clone()]).unwrap();

@@ -1,4 +1,4 @@
-//! What the connections share ([`Hub`]): the rooms (each a [`Slot`]: the [`Room`] and the
+//! What the connections share ([`Hub`]): the rooms (each [`Hosted`]: the [`Room`] and the
 //! writers of its connections), the lobby, the database and the [`Keeper`]. A room call's
 //! outcome is delivered here ([`Hub::deliver`]: its changes to the keeper, its messages to
 //! their writers once committed); the lobby's [`Request`]s are carried out here (a table
@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, watch};
 
-use super::db::{Change, Db, Place, SeatRow, Unkeyed};
+use super::db::{Change, Db, Finish, SeatRow, Unkeyed};
 pub(super) use super::keeper::lock_db;
 use super::keeper::{Delivery, Keeper, log_error};
 use super::link::{Link, Out};
-use super::lobby::Offer;
+use super::lobby::HostedRuleset;
 use super::lobby::{self, Lobby, Me, Order, Request, Visitor};
-use super::room::{Conn, Outbox, Plan, Record, Room, RoomOptions};
+use super::room::{Conn, Kept, Outbox, Plan, Room, RoomOptions};
 use super::store;
 use crate::core::Seat;
 use crate::script::stop_when;
@@ -28,8 +28,9 @@ use crate::table::save::ActionJson;
 use crate::wire::server::Ratings;
 use crate::wire::{Code, HostLimits, Id, LobbyMessage, Parsed, Player, ServerMessage};
 
-/// A room with the writers of its connections.
-pub(super) struct Slot {
+/// A room as the hub holds it: the room, the writers of its connections, and what of it is
+/// kept in the database.
+pub(super) struct Hosted {
     pub room: Room,
     pub senders: HashMap<Conn, Link>,
     /// How many of the current game's moves are in the database or handed to the [`Keeper`].
@@ -45,26 +46,26 @@ pub(super) struct Slot {
     queued: Arc<AtomicUsize>,
 }
 
-impl Slot {
-    pub(super) fn new(room: Room) -> Slot {
+impl Hosted {
+    pub(super) fn new(room: Room) -> Hosted {
         let kept = room.session().entries().len();
         let rated = if room.is_over() { room.game_number() } else { room.game_number() - 1 };
-        Slot { room, senders: HashMap::new(), kept, rated, cut: false, queued: Arc::new(AtomicUsize::new(0)) }
+        Hosted { room, senders: HashMap::new(), kept, rated, cut: false, queued: Arc::new(AtomicUsize::new(0)) }
     }
 }
 
 /// The rooms, by name: the lobby makes new ones, and idle lobby tables are closed.
-pub(super) type Rooms = RwLock<HashMap<String, Arc<Mutex<Slot>>>>;
+pub(super) type Rooms = RwLock<HashMap<String, Arc<Mutex<Hosted>>>>;
 
-pub(super) fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
+pub(super) fn lock(hosted: &Mutex<Hosted>) -> MutexGuard<'_, Hosted> {
     // A panic while a room was locked leaves the room as it was after its last whole call.
-    slot.lock().unwrap_or_else(|e| e.into_inner())
+    hosted.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// What the Lua of a room's work says when the server stops under it.
 const STOPPING: &str = "the host is stopping";
 
-/// Runs `work` on the room of `slot` with the room locked, on a blocking thread of the
+/// Runs `work` on the room of `hosted` with the room locked, on a blocking thread of the
 /// runtime, never on its async workers: a room whose mods or bots think for long (up to their
 /// budgets: a second per Lua call, a search's budget per bot move) holds up its own
 /// connections, whose messages wait their turn, and no other room. While it runs, the Lua
@@ -74,13 +75,13 @@ const STOPPING: &str = "the host is stopping";
 /// Every call into a [`Room`] from the connections and the away timer goes through here.
 pub(super) async fn in_room<T: Send + 'static>(
     hub: &Arc<Hub>,
-    slot: &Arc<Mutex<Slot>>,
-    work: impl FnOnce(&Hub, &mut Slot) -> T + Send + 'static,
+    hosted: &Arc<Mutex<Hosted>>,
+    work: impl FnOnce(&Hub, &mut Hosted) -> T + Send + 'static,
 ) -> T {
-    let (hub, slot) = (hub.clone(), slot.clone());
+    let (hub, hosted) = (hub.clone(), hosted.clone());
     let task = tokio::task::spawn_blocking(move || {
         let _stop = stop_when(hub.stopping.clone(), STOPPING);
-        work(&hub, &mut lock(&slot))
+        work(&hub, &mut lock(&hosted))
     });
     match task.await {
         Ok(value) => value,
@@ -109,7 +110,7 @@ pub struct ServerConfig {
     /// the address the connection came to; `*` lets any.
     pub allow_origins: Vec<String>,
     /// Serve the lobby (`/lobby`), offering these rulesets (`None`: no lobby).
-    pub lobby: Option<Vec<Offer>>,
+    pub lobby: Option<Vec<HostedRuleset>>,
     /// How the lobby's tables run (the away bot; their limits and hints are the server's and
     /// the table's).
     pub room: RoomOptions,
@@ -166,7 +167,7 @@ pub fn export_path(dir: &std::path::Path, room: &str, game: u32) -> std::path::P
 }
 
 /// The places of a finished game, with each seat's player, for the ratings.
-fn places(room: &Room) -> Option<Vec<Place>> {
+fn places(room: &Room) -> Option<Vec<Finish>> {
     let game = room.session().game();
     let depths: Vec<u32> = game.players().iter().map(|p| p.depth).collect();
     // A team's win counts for each member: every winner shares first place.
@@ -176,7 +177,7 @@ fn places(room: &Room) -> Option<Vec<Place>> {
         .iter()
         .enumerate()
         .map(|(seat, player)| {
-            Some(Place { seat, player: (*player)?, place: places[seat], won: winners.contains(seat) })
+            Some(Finish { seat, player: (*player)?, place: places[seat], won: winners.contains(seat) })
         })
         .collect()
 }
@@ -216,11 +217,11 @@ pub(super) fn register(db: &mut Db, room: &mut Room) -> anyhow::Result<Vec<Chang
 }
 
 impl Hub {
-    pub(super) fn slot(&self, id: &str) -> Option<Arc<Mutex<Slot>>> {
+    pub(super) fn hosted(&self, id: &str) -> Option<Arc<Mutex<Hosted>>> {
         self.rooms.read().unwrap_or_else(|e| e.into_inner()).get(id).cloned()
     }
 
-    pub(super) fn slots(&self) -> Vec<Arc<Mutex<Slot>>> {
+    pub(super) fn all_hosted(&self) -> Vec<Arc<Mutex<Hosted>>> {
         self.rooms.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()
     }
 
@@ -255,75 +256,75 @@ impl Hub {
     /// Keeps, logs and sends what a room call produced. Called with the room locked, so
     /// messages leave in the order the room made them: what changed is handed to the
     /// [`Keeper`] here, and the messages with it, sent once it is committed.
-    pub(super) fn deliver(&self, slot: &mut Slot, out: Outbox) {
+    pub(super) fn deliver(&self, hosted: &mut Hosted, out: Outbox) {
         let mut changes = Vec::new();
         let mut exports = Vec::new();
         let changed = out.changed || !out.records.is_empty();
         let mut listed = out.listed;
         if changed && self.stopping.load(Ordering::SeqCst) {
-            slot.cut = true;
+            hosted.cut = true;
         } else if changed {
-            let id = slot.room.id().to_string();
-            let game = slot.room.game_number();
+            let id = hosted.room.id().to_string();
+            let game = hosted.room.game_number();
             for record in &out.records {
                 match *record {
-                    Record::Sat { seat, player } => changes.push(Change::Sat { room: id.clone(), seat, player }),
-                    Record::Dealt => {
-                        let setup = Box::new(slot.room.session().to_save());
-                        slot.kept = setup.actions.len();
-                        changes.push(Change::Dealt { room: id.clone(), game, setup, seats: seat_rows(&slot.room) });
+                    Kept::Sat { seat, player } => changes.push(Change::Sat { room: id.clone(), seat, player }),
+                    Kept::Dealt => {
+                        let setup = Box::new(hosted.room.session().to_save());
+                        hosted.kept = setup.actions.len();
+                        changes.push(Change::Dealt { room: id.clone(), game, setup, seats: seat_rows(&hosted.room) });
                     }
                 }
             }
-            let entries = slot.room.session().entries();
-            if entries.len() > slot.kept && !slot.room.is_waiting() {
-                let moves = entries[slot.kept..]
+            let entries = hosted.room.session().entries();
+            if entries.len() > hosted.kept && !hosted.room.is_waiting() {
+                let moves = entries[hosted.kept..]
                     .iter()
                     .map(|e| (record::step_text(e.step), ActionJson::from(&e.action)))
                     .collect();
-                changes.push(Change::Moves { room: id.clone(), game, first: slot.kept, moves });
-                slot.kept = entries.len();
+                changes.push(Change::Moves { room: id.clone(), game, first: hosted.kept, moves });
+                hosted.kept = entries.len();
             }
-            if slot.room.is_over() && slot.rated < game && !slot.room.is_waiting() {
-                slot.rated = game;
-                match places(&slot.room) {
+            if hosted.room.is_over() && hosted.rated < game && !hosted.room.is_waiting() {
+                hosted.rated = game;
+                match places(&hosted.room) {
                     Some(places) => {
-                        let ruleset = slot.room.ruleset().name.clone();
+                        let ruleset = hosted.room.ruleset().name.clone();
                         changes.push(Change::Finished { room: id.clone(), game, ruleset, places });
                     }
                     None => log_error(&format!("room {id}"), "a seat has no player, so the game is not rated"),
                 }
                 if let Some(dir) = &self.config.dir {
-                    exports.push((export_path(dir, &id, game), slot.room.session().to_save()));
+                    exports.push((export_path(dir, &id, game), hosted.room.session().to_save()));
                 }
                 listed = true;
             }
         }
         if listed {
-            self.list(&slot.room);
+            self.list(&hosted.room);
         }
         for line in out.log {
             eprintln!("diving host: {line}");
         }
         let mut sends = Vec::with_capacity(out.sent.len() + out.close.len());
         for (to, message) in out.sent {
-            if let Some(link) = slot.senders.get(&to) {
+            if let Some(link) = hosted.senders.get(&to) {
                 sends.push((link.clone(), Out::Message(Box::new(message))));
             }
         }
         for (c, why) in out.close {
-            if let Some(link) = slot.senders.remove(&c) {
+            if let Some(link) = hosted.senders.remove(&c) {
                 sends.push((link, Out::Close(why)));
             }
         }
-        if changes.is_empty() && exports.is_empty() && slot.queued.load(Ordering::SeqCst) == 0 {
+        if changes.is_empty() && exports.is_empty() && hosted.queued.load(Ordering::SeqCst) == 0 {
             for (link, out) in sends {
                 link.send(out);
             }
             return;
         }
-        slot.queued.fetch_add(1, Ordering::SeqCst);
-        let delivery = Delivery { sends, queued: Some(slot.queued.clone()) };
+        hosted.queued.fetch_add(1, Ordering::SeqCst);
+        let delivery = Delivery { sends, queued: Some(hosted.queued.clone()) };
         self.keeper.hand(changes, exports, delivery);
     }
 
@@ -344,7 +345,7 @@ impl Hub {
     pub(super) fn is_done(&self) -> bool {
         self.config.stop_when_done
             && self.open.load(Ordering::SeqCst) == 0
-            && self.slots().iter().all(|s| lock(s).room.is_over())
+            && self.all_hosted().iter().all(|s| lock(s).room.is_over())
     }
 
     /// Closes the lobby tables that waited, or stood finished, with no one at them for
@@ -356,9 +357,9 @@ impl Hub {
         let idle = Duration::from_secs(self.config.limits.idle_secs);
         let abandoned = Duration::from_secs(self.config.limits.abandoned_secs);
         let mut closed = Vec::new();
-        for slot in self.slots() {
-            let Ok(slot) = slot.try_lock() else { continue };
-            let room = &slot.room;
+        for hosted in self.all_hosted() {
+            let Ok(hosted) = hosted.try_lock() else { continue };
+            let room = &hosted.room;
             let after = if room.is_waiting() || room.is_over() { idle } else { abandoned };
             let quiet = room.empty_since().is_some_and(|since| now.saturating_duration_since(since) >= after);
             if room.is_lobby() && quiet {
@@ -526,8 +527,8 @@ impl Hub {
             seats: seat_rows(&room),
         };
         let message = lobby::seated(host, &room_id, 0, &token, invites, id);
-        let slot = Arc::new(Mutex::new(Slot::new(room)));
-        let mut guard = lock(&slot);
+        let hosted = Arc::new(Mutex::new(Hosted::new(room)));
+        let mut guard = lock(&hosted);
         {
             // Counted again where the table goes in: creations at once all passed the
             // lobby's count before it.
@@ -535,7 +536,7 @@ impl Hub {
             if rooms.len() >= self.config.limits.tables {
                 return Err(format!("this host holds {} tables already (its most)", self.config.limits.tables));
             }
-            rooms.insert(room_id.clone(), slot.clone());
+            rooms.insert(room_id.clone(), hosted.clone());
         }
         if let Some(mut lobby) = self.lobby() {
             lobby.made(&room_id, order.maker.player);
@@ -561,23 +562,23 @@ impl Hub {
         link: Link,
         id: Option<Id>,
     ) -> Result<(), (Code, String)> {
-        let Some(slot) = self.slot(room) else {
+        let Some(hosted) = self.hosted(room) else {
             return Err((Code::Unknown, format!("there is no table '{room}' on this host")));
         };
         let (room_id, host) = (room.to_string(), host.to_string());
-        in_room(self, &slot, move |hub, slot| {
+        in_room(self, &hosted, move |hub, hosted| {
             let mut out = Outbox::default();
-            let seat = slot.room.reserve(seat, me.player, &me.name, &mut out).map_err(|e| (Code::Full, e))?;
+            let seat = hosted.room.reserve(seat, me.player, &me.name, &mut out).map_err(|e| (Code::Full, e))?;
             if let Some(mut lobby) = hub.lobby() {
                 lobby.forget_code(&room_id, seat);
             }
-            let token = slot.room.tokens()[seat].clone().unwrap_or_default();
-            hub.deliver(slot, out);
+            let token = hosted.room.tokens()[seat].clone().unwrap_or_default();
+            hub.deliver(hosted, out);
             // After the seat's commit, behind the room's messages.
-            slot.queued.fetch_add(1, Ordering::SeqCst);
+            hosted.queued.fetch_add(1, Ordering::SeqCst);
             let seated = lobby::seated(&host, &room_id, seat, &token, Vec::new(), id);
             let delivery =
-                Delivery { sends: vec![(link, Out::Message(Box::new(seated)))], queued: Some(slot.queued.clone()) };
+                Delivery { sends: vec![(link, Out::Message(Box::new(seated)))], queued: Some(hosted.queued.clone()) };
             hub.keeper.hand(Vec::new(), Vec::new(), delivery);
             Ok(())
         })

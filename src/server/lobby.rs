@@ -27,7 +27,7 @@ pub const MAX_LISTED: usize = 200;
 
 /// A ruleset the host offers.
 #[derive(Debug, Clone)]
-pub struct Offer {
+pub struct HostedRuleset {
     /// What a `create` names it by: its shown name.
     pub id: String,
     /// How the host loads it (a shipped name or a path).
@@ -105,7 +105,7 @@ impl LobbyOut {
 
 /// The lobby's state: what every lobby connection is shown, and what it decides.
 pub struct Lobby {
-    offers: Vec<Offer>,
+    offers: Vec<HostedRuleset>,
     limits: HostLimits,
     /// Each table's line of the listing, by room number.
     listing: BTreeMap<(usize, String), TableLine>,
@@ -118,7 +118,7 @@ pub struct Lobby {
 
 impl Lobby {
     /// A lobby offering `offers` under `limits`, numbering new rooms on from `last_room`.
-    pub fn new(offers: Vec<Offer>, limits: HostLimits, last_room: u64) -> Lobby {
+    pub fn new(offers: Vec<HostedRuleset>, limits: HostLimits, last_room: u64) -> Lobby {
         Lobby {
             offers,
             limits,
@@ -129,7 +129,7 @@ impl Lobby {
         }
     }
 
-    pub fn offers(&self) -> &[Offer] {
+    pub fn offers(&self) -> &[HostedRuleset] {
         &self.offers
     }
 

@@ -247,14 +247,14 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
 
 /// The rulesets offered: the shipped ones and `extra` (the host's `--ruleset` files), each
 /// loaded once to check it. An `extra` that does not load is an error.
-pub fn offers(extra: &[String], dir: Option<&std::path::Path>) -> anyhow::Result<Vec<lobby::Offer>> {
+pub fn offers(extra: &[String], dir: Option<&std::path::Path>) -> anyhow::Result<Vec<lobby::HostedRuleset>> {
     let mut specs: Vec<String> = crate::ruleset::shipped_names().map(String::from).collect();
     for spec in extra {
         if !specs.contains(spec) {
             specs.push(spec.clone());
         }
     }
-    let mut offers: Vec<lobby::Offer> = Vec::new();
+    let mut offers: Vec<lobby::HostedRuleset> = Vec::new();
     for spec in specs {
         let loaded =
             crate::ruleset::Ruleset::load(&spec).map_err(|e| anyhow::anyhow!("cannot load ruleset '{spec}': {e}"))?;
@@ -270,7 +270,7 @@ pub fn offers(extra: &[String], dir: Option<&std::path::Path>) -> anyhow::Result
             });
         let seats = (loaded.rules.min_players.max(2), loaded.rules.max_players.min(lobby::MAX_SEATS));
         let title = loaded.title.clone().unwrap_or_else(|| id.clone());
-        offers.push(lobby::Offer { id, spec, title, about: loaded.description.clone(), balance, seats });
+        offers.push(lobby::HostedRuleset { id, spec, title, about: loaded.description.clone(), balance, seats });
     }
     Ok(offers)
 }

@@ -25,7 +25,7 @@ use super::connection::{Endpoint, serve};
 use super::db::Db;
 use super::guard::{Door, Guarded};
 pub use super::hub::ServerConfig;
-use super::hub::{Hub, Slot, lock, register};
+use super::hub::{Hosted, Hub, lock, register};
 use super::keeper::Keeper;
 use super::lobby::Lobby;
 use super::room::Room;
@@ -102,13 +102,13 @@ impl Server {
     ) -> std::io::Result<Server> {
         let addr = listener.local_addr()?;
         let mut new = Vec::new();
-        let mut slots = HashMap::new();
+        let mut hosted_rooms = HashMap::new();
         let known = db.rooms().map_err(|e| std::io::Error::other(format!("{e:#}")))?;
         for mut room in rooms {
             if !known.contains(room.id()) {
                 new.extend(register(&mut db, &mut room).map_err(|e| std::io::Error::other(format!("{e:#}")))?);
             }
-            slots.insert(room.id().to_string(), Arc::new(Mutex::new(Slot::new(room))));
+            hosted_rooms.insert(room.id().to_string(), Arc::new(Mutex::new(Hosted::new(room))));
         }
         db.commit(&new).map_err(|e| std::io::Error::other(format!("{e:#}")))?;
         let lobby = match &config.lobby {
@@ -117,14 +117,14 @@ impl Server {
                 let last = db.last_room().map_err(|e| std::io::Error::other(format!("{e:#}")))?;
                 let mut lobby = Lobby::new(offers.clone(), config.limits, last);
                 for (code, room, seat) in db.codes().map_err(|e| std::io::Error::other(format!("{e:#}")))? {
-                    if slots.contains_key(&room) {
+                    if hosted_rooms.contains_key(&room) {
                         lobby.keep_code(&code, &room, seat);
                     }
                 }
-                for slot in slots.values() {
-                    let slot = lock(slot);
-                    lobby.seen_room(slot.room.id());
-                    lobby.list(&slot.room);
+                for hosted in hosted_rooms.values() {
+                    let hosted = lock(hosted);
+                    lobby.seen_room(hosted.room.id());
+                    lobby.list(&hosted.room);
                 }
                 Some(Mutex::new(lobby))
             }
@@ -133,7 +133,7 @@ impl Server {
         let dir = config.dir.clone();
         let (stop, _) = watch::channel(false);
         let hub = Arc::new(Hub {
-            rooms: RwLock::new(slots),
+            rooms: RwLock::new(hosted_rooms),
             addr,
             config,
             next: AtomicU64::new(1),
@@ -160,10 +160,10 @@ impl Server {
                     // that it holds up no other room's timer.
                     let pass = hub.clone();
                     let _ = tokio::task::spawn_blocking(move || {
-                        for slot in pass.slots() {
-                            if let Ok(mut slot) = slot.try_lock() {
-                                let out = slot.room.tick(Instant::now());
-                                pass.deliver(&mut slot, out);
+                        for hosted in pass.all_hosted() {
+                            if let Ok(mut hosted) = hosted.try_lock() {
+                                let out = hosted.room.tick(Instant::now());
+                                pass.deliver(&mut hosted, out);
                             }
                         }
                         pass.close_idle(Instant::now());
@@ -218,7 +218,7 @@ impl Server {
 
     /// Runs `f` on a room (for the host and tests).
     pub fn with_room<T>(&self, id: &str, f: impl FnOnce(&mut Room) -> T) -> Option<T> {
-        self.hub.slot(id).map(|slot| f(&mut lock(&slot).room))
+        self.hub.hosted(id).map(|hosted| f(&mut lock(&hosted).room))
     }
 
     /// The rooms' names, in their order (`1`, `2`, … `10`).
@@ -231,10 +231,10 @@ impl Server {
     /// Lets the away timer look now, at `now`, and closes the lobby tables idle by then (tests
     /// drive the clock this way).
     pub fn tick(&self, now: Instant) {
-        for slot in self.hub.slots() {
-            let mut slot = lock(&slot);
-            let out = slot.room.tick(now);
-            self.hub.deliver(&mut slot, out);
+        for hosted in self.hub.all_hosted() {
+            let mut hosted = lock(&hosted);
+            let out = hosted.room.tick(now);
+            self.hub.deliver(&mut hosted, out);
         }
         self.hub.close_idle(now);
     }
@@ -259,7 +259,7 @@ impl Server {
     /// Whether room `id` is running work now (a command, its mods and bots): what a test of
     /// a busy room waits for.
     pub fn is_busy(&self, id: &str) -> bool {
-        self.hub.slot(id).is_some_and(|slot| matches!(slot.try_lock(), Err(std::sync::TryLockError::WouldBlock)))
+        self.hub.hosted(id).is_some_and(|hosted| matches!(hosted.try_lock(), Err(std::sync::TryLockError::WouldBlock)))
     }
 
     /// Waits until everything the rooms changed so far is committed and its messages sent.
@@ -287,7 +287,7 @@ async fn upgrade(
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
-    let Some(slot) = hub.slot(&room) else {
+    let Some(hosted) = hub.hosted(&room) else {
         return (StatusCode::NOT_FOUND, format!("there is no room '{room}' on this server\n")).into_response();
     };
     let Ok(ws) = ws else { return web::page() };
@@ -299,12 +299,12 @@ async fn upgrade(
     ws.max_message_size(max)
         .max_frame_size(max)
         .read_buffer_size(READ_BUFFER)
-        .on_upgrade(move |socket| serve(hub, socket, Endpoint::Room(slot)))
+        .on_upgrade(move |socket| serve(hub, socket, Endpoint::Room(hosted)))
 }
 
 /// Whether a connection may be opened by the page it comes from. A browser names the page's
 /// origin (`Origin`); any web page a player visits could otherwise open a connection to a
-/// host on their machine (and fill its spectator slots). Allowed: no `Origin` (not a
+/// host on their machine (and fill its spectator hosted_rooms). Allowed: no `Origin` (not a
 /// browser: `diving join`, scripts), the host's own page (the origin's address is the one the
 /// request came to, its `Host`), and the origins the host allows (`--allow-origin`).
 pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {

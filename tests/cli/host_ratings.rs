@@ -4,7 +4,7 @@
 //! `diving host` refuses before it starts: the options of start-up tables for a lobby host.
 
 use crate::cli_support::diving;
-use diving::server::db::{Change, Db, Place, SeatRow, Unkeyed};
+use diving::server::db::{Change, Db, Finish, SeatRow, Unkeyed};
 use serde_json::Value;
 
 const KEY_ANN: &str = "0123456789abcdef0123456789abcdef";
@@ -22,7 +22,7 @@ fn finished(db: &mut Db, room: &str, ruleset: &str, seats: &[i64]) {
         seats: rows,
     };
     let places =
-        seats.iter().enumerate().map(|(i, &player)| Place { seat: i, player, place: i + 1, won: i == 0 }).collect();
+        seats.iter().enumerate().map(|(i, &player)| Finish { seat: i, player, place: i + 1, won: i == 0 }).collect();
     db.commit(&[table, Change::Finished { room: room.into(), game: 1, ruleset: ruleset.into(), places }]).unwrap();
 }
 

@@ -50,15 +50,16 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
         let mut sent: Vec<Vec<String>> = vec![Vec::new(); humans + 2];
         // In every fourth game the readers are terminals: they are also sent the board and
         // what Tab completes (the hand, the table, the legal plays, a question's choices), in
-        // plain ASCII so the scan reads its cards. Every third game is played by clients of
+        // plain ASCII so the scan reads its cards. Every other game is played by clients of
         // version 5, sent each as a `screen`; the others by clients of version 6, pushed a view
-        // (with its moves' previews) after every change.
+        // after every change.
         let display = (g % 4 == 0).then(|| json!({"color": false, "unicode": false, "width": 80}));
-        let version = if g % 3 == 0 { diving::wire::LOBBY_SINCE } else { PROTOCOL };
+        let version = if g % 2 == 0 { diving::wire::LOBBY_SINCE } else { PROTOCOL };
         for s in 0..humans {
             let token = room.tokens()[s].clone().unwrap();
+            // Half the views preview each listed move (worked out on the seat's sample).
             let hello = json!({"type": "join", "protocol": version, "seat": s + 1, "token": token,
-                               "display": display, "previews": true})
+                               "display": display, "previews": g % 4 == 1})
             .to_string();
             record(&mut received, room.receive(s as u64 + 1, &hello, now));
         }
@@ -115,7 +116,7 @@ fn no_seat_or_spectator_is_sent_a_card_it_could_not_see() {
         assert!(cards_named(&full).iter().any(|c| !public.contains(c)), "game {g}: nothing was hidden");
     }
     assert!(messages > GAMES as usize * 50, "only {messages} messages");
-    assert!(screens > GAMES as usize / 12 * 10, "only {screens} screens");
+    assert!(screens > GAMES as usize / 8 * 10, "only {screens} screens");
     assert!(views > GAMES as usize / 2 * 10, "only {views} views");
 }
 

@@ -48,8 +48,7 @@ async fn the_page_and_its_assets_answer_beside_the_protocol() {
         // Everything the page loads comes from this server: no other host is named.
         assert!(!body.contains("http://") && !body.contains("https://") && !body.contains("src=\"//"), "{body}");
         // Every asset it names answers, and every module a script imports (from this host).
-        let mut assets: Vec<String> =
-            body.split('"').filter(|s| s.starts_with("/assets/")).map(String::from).collect();
+        let mut assets: Vec<String> = body.split('"').filter(|s| s.starts_with("/assets/")).map(String::from).collect();
         let mut seen = Vec::new();
         while let Some(asset) = assets.pop() {
             if seen.contains(&asset) {
@@ -62,7 +61,8 @@ async fn the_page_and_its_assets_answer_beside_the_protocol() {
             assert!(!body.contains("https://") && !body.contains("http://"), "{asset} loads nothing else");
             for line in body.lines().filter(|l| l.starts_with("import ")) {
                 let from = line.split('"').nth(1).unwrap_or_default();
-                let module = from.strip_prefix("./").unwrap_or_else(|| panic!("{asset} imports {from}: not of this host"));
+                let module =
+                    from.strip_prefix("./").unwrap_or_else(|| panic!("{asset} imports {from}: not of this host"));
                 assets.push(format!("/assets/{module}"));
             }
             seen.push(asset);
