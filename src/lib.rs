@@ -41,8 +41,10 @@
 //! change the state only through [`core::Ctx`], which borrows the state and the registry
 //! apart: every change (a dive, a reversal, a card taken from the pile, a shared win) is a
 //! checked method that records an event. A result ([`core::Outcome`]) names the winner and
-//! everyone who wins with them (a team, a shared win), or a draw. [`core::Viewer`] is the one place that decides what a seat (or a spectator) may see
-//! of an event and whose hand; [`core::View`] is what a bot may see of the state. The shell,
+//! everyone who wins with them (a team, a shared win), or a draw. [`core::Viewer`] is the one
+//! place that decides what a seat (or a spectator) may see of an event and whose hand, and
+//! which of a mod's words it may read (by what the mod knows of hidden cards,
+//! [`core::knowledge`]); [`core::View`] is what a bot may see of the state. The shell,
 //! the JSON layer and the server all show the game through them.
 //!
 //! ## Code map
@@ -215,7 +217,16 @@
 //!   another hand or the deck (a card drawn, or put back into the deck from a hand, is shown
 //!   whole only to its owner); a bot's [`core::View`] has no accessor for them, and permuting
 //!   the hidden cards does not move a bot's choice, nor a hint; a replay, its page and a
-//!   review show only what their viewpoint may see. Outside the core no renderer asks
+//!   review show only what their viewpoint may see.
+//! - **A mod's words obey what a seat may see.** What a mod is told of hidden cards (the
+//!   mover's hand, a card drawn, a probe, a card it is asked about) is knowledge the core keeps
+//!   against it ([`core::knowledge`]) until those cards are visible; every text it writes
+//!   (narration, a refusal's reason, a failure's message) is [`core::Words`] with the
+//!   [`core::Secret`] it may tell of, read only through [`core::Viewer::read`] (its `Display`
+//!   shows a neutral line), so a viewer reads it only if it may see every hidden card the mod
+//!   knew. Telling the table is an explicit [`core::Event::Revealed`].
+//!   *`tests/modding/mod_secrets.rs` (every hostile case, and many seeded games of every
+//!   example and a spying mod, at every viewer), `core::knowledge`'s tests.* Outside the core no renderer asks
 //!   whether a hand may be seen: it reads [`core::Observation`], whose hands are `None`
 //!   where the viewer may not look. *`tests/engine/visibility.rs`,
 //!   `tests/engine/architecture.rs` (`only_the_observation_decides_which_hands_are_seen`),

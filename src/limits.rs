@@ -424,6 +424,25 @@ pub fn hidden(c: char) -> bool {
         || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 
+/// Why `text` cannot be shown as it is written, if it cannot: its first [`hidden`] character
+/// (a tab or new line aside, which a caller turns into a space), in words for a refusal
+/// (`U+001B, an escape: a terminal would obey it`).
+pub fn unshowable(text: &str) -> Option<String> {
+    let c = text.chars().find(|&c| hidden(c) && !matches!(c, '\t' | '\n' | '\r'))?;
+    let what = match c {
+        '\u{1b}' | '\u{9b}' => {
+            "an escape, which starts a sequence a terminal obeys (colours, the title, clearing the screen)"
+        }
+        '\u{7}' => "the bell",
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' => {
+            "a direction mark, which reorders the text around it"
+        }
+        '\u{200B}'..='\u{200D}' | '\u{FEFF}' => "an invisible character",
+        _ => "a control character",
+    };
+    Some(format!("U+{:04X}, {what}", c as u32))
+}
+
 /// `text` as a line others may be shown: terminal escape sequences (colours, cursor moves,
 /// titles: `ESC [ … letter`, `ESC ] … BEL`) removed whole, then every [`hidden`] character (a
 /// tab becomes a space). Removing only the escape character left `[31m` in the line; the

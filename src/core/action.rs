@@ -4,6 +4,8 @@
 use std::fmt;
 
 use super::card::{Card, Rank, Suit};
+use super::error::EffectError;
+use super::knowledge::Words;
 use super::rules::MAX_HAND_SIZE;
 
 /// The cards a recovery names, in discard order: at most [`Cards::CAPACITY`], which is more
@@ -154,8 +156,7 @@ pub fn cards_in_mask(hand: &[Card], mask: u32) -> Cards {
     out
 }
 
-/// A seat at the table: 0 is the first player named (D4).
-pub type Seat = usize;
+pub use super::seats::Seat;
 
 /// Where a played card comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -346,9 +347,9 @@ pub enum ActionError {
     #[error("{card} takes no target")]
     NoTargetTaken { card: Card },
     #[error("player {} is not a valid target for {card}: {reason}", target + 1)]
-    BadTarget { card: Card, target: Seat, reason: String },
+    BadTarget { card: Card, target: Seat, reason: Words },
     #[error("{card} cannot be played now: {reason}")]
-    NotPlayable { card: Card, reason: String },
+    NotPlayable { card: Card, reason: Words },
     #[error("the discard order can only be chosen when a face card in front of you is used up")]
     NoOrderChoice,
     #[error("recover needs at least one card")]
@@ -363,18 +364,33 @@ pub enum ActionError {
     #[error("{name} takes no target")]
     ActNoTargetTaken { name: ActionName },
     #[error("player {} is not a valid target for {name}: {reason}", target + 1)]
-    ActBadTarget { name: ActionName, target: Seat, reason: String },
+    ActBadTarget { name: ActionName, target: Seat, reason: Words },
     #[error("{name} cannot be taken now: {reason}")]
-    ActNotAllowed { name: ActionName, reason: String },
+    ActNotAllowed { name: ActionName, reason: Words },
     #[error("{name} needs a card from your hand")]
     ActCardNeeded { name: ActionName },
     #[error("{name} takes no card")]
     ActNoCardTaken { name: ActionName },
     #[error("{card} cannot be used for {name}: {reason}")]
-    ActBadCard { name: ActionName, card: Card, reason: String },
+    ActBadCard { name: ActionName, card: Card, reason: Words },
     /// A scripted effect or hook failed; nothing it did is kept.
     #[error("{0}")]
-    Script(String),
+    Script(EffectError),
+}
+
+impl ActionError {
+    /// Whether the error tells of nothing hidden (every viewer reads all of it).
+    pub fn is_public(&self) -> bool {
+        match self {
+            ActionError::BadTarget { reason, .. }
+            | ActionError::NotPlayable { reason, .. }
+            | ActionError::ActBadTarget { reason, .. }
+            | ActionError::ActNotAllowed { reason, .. }
+            | ActionError::ActBadCard { reason, .. } => reason.secret().is_public(),
+            ActionError::Script(e) => e.secret_part().is_public(),
+            _ => true,
+        }
+    }
 }
 
 fn list_seats(seats: &[Seat]) -> String {

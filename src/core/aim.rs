@@ -2,15 +2,14 @@
 //! or open with its choices. The built-in cards and every registry entry answer in it, and the
 //! listing of moves reads it.
 
-use std::borrow::Cow;
-
+use super::knowledge::Words;
 use super::seats::Seats;
 
 /// What a card asks of the player who wants to play it now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Aim {
     /// It cannot be played now, and why.
-    Blocked(Cow<'static, str>),
+    Blocked(Words),
     /// It can be played, with these choices.
     Open {
         /// `Some(seats)`: a target must be picked among these. `None`: no target.

@@ -13,6 +13,7 @@ use super::card::{Card, Rank};
 use super::ctx::{Context, Hooks};
 use super::error::EffectError;
 use super::event::{DrawCause, Event, EventSink, Moment};
+use super::knowledge::Words;
 use super::rules::Gain;
 use super::seats::Seats;
 use super::state::State;
@@ -100,7 +101,7 @@ impl Builtin {
     pub(crate) fn aim(self, state: &State, player: Seat) -> Aim {
         match self.offer(state, player) {
             Ok((targets, order_choice)) => Aim::Open { targets, order_choice },
-            Err(reason) => Aim::Blocked(reason.into()),
+            Err(reason) => Aim::Blocked(Words::public(reason)),
         }
     }
 
@@ -181,7 +182,7 @@ impl Builtin {
             Builtin::Number => number_card(ctx, play),
             Builtin::Quick => ctx.place_front(play.player, play.player, play.card),
             Builtin::Jolt | Builtin::Knot => {
-                let target = play.target.ok_or_else(|| EffectError(format!("{} needs a target", play.card)))?;
+                let target = play.target.ok_or_else(|| EffectError::new(format!("{} needs a target", play.card)))?;
                 ctx.place_front(play.player, target, play.card)
             }
         }
@@ -222,7 +223,7 @@ fn number_card<H: Hooks, S: EventSink + ?Sized>(ctx: &mut Context<'_, H, S>, pla
         Ok(())
     } else if pending.quick {
         let (extra, push) = (ctx.state().rules().quick_extra, ctx.state().rules().quick_push);
-        let target = target.ok_or_else(|| EffectError("a Quick needs a push target".into()))?;
+        let target = target.ok_or_else(|| EffectError::new("a Quick needs a push target"))?;
         ctx.emit(Event::Quickened { player, extra });
         ctx.discard(card);
         let (from, max) = (ctx.state().player(player).depth, ctx.state().rules().max_depth);

@@ -23,6 +23,7 @@ use super::action::{Cards, Seat};
 use super::card::{Card, Rank};
 use super::error::EffectError;
 use super::event::{BreathCause, DrawCause, Event, EventSink, Moment, Point};
+use super::knowledge::{Hidden, ModId, Told, Words};
 use super::rules::{Gain, MAX_HAND_SIZE};
 use super::seats::Seats;
 use super::state::{Outcome, State, Teams};
@@ -165,9 +166,43 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         self.events.push(event);
     }
 
-    /// Adds a line of narration to the game log.
-    pub fn say(&mut self, text: impl Into<String>) {
-        self.events.push(Event::Said { text: text.into() });
+    /// Adds a line of narration by mod `by` to the game log, readable by those who may see
+    /// every hidden card `by` knows now ([`super::knowledge`]).
+    pub fn say(&mut self, by: ModId, text: impl Into<String>) {
+        let secret = self.state.secret_of(by);
+        self.events.push(Event::Said { by, words: Words::new(text.into(), secret) });
+    }
+
+    /// Mod `by` shows the table that `card` is in `player`'s hand ([`Event::Revealed`]):
+    /// from then on it is nobody's secret. Refused when the card is not there.
+    pub fn reveal(&mut self, by: ModId, player: Seat, card: Card) -> Result<(), EffectError> {
+        self.check_seat(player)?;
+        if !self.state.players[player].hand.contains(&card) {
+            return Err(EffectError::new(format!("{card} is not in {}'s hand", self.state.names[player])));
+        }
+        self.state.knowledge.reveal(by, player, card);
+        self.emit(Event::Revealed { by, player, card });
+        Ok(())
+    }
+
+    /// What mod `by`'s words may tell of now ([`State::secret_of`]).
+    pub fn secret_of(&mut self, by: ModId) -> super::knowledge::Secret {
+        self.state.secret_of(by)
+    }
+
+    /// Mod `to` learns what mod `from` knows ([`State::share_knowledge`]).
+    pub fn share_knowledge(&mut self, from: ModId, to: ModId) {
+        self.state.share_knowledge(from, to);
+    }
+
+    /// Mod `by` is told, `how`, that `card` is in `player`'s hand.
+    pub fn learn(&mut self, by: ModId, how: Told, player: Seat, card: Card) {
+        self.state.learn(by, how, player, card);
+    }
+
+    /// Mod `by` is told, `how`, every card of `player`'s hand.
+    pub fn learn_hand(&mut self, by: ModId, how: Told, player: Seat) {
+        self.state.learn_hand(by, how, player);
     }
 
     /// A number in `0..n` from the game's seeded RNG (`n` ≥ 1).
@@ -249,7 +284,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     /// game is over.
     pub fn win(&mut self, winners: Seats) -> Result<(), EffectError> {
         self.check_running("win")?;
-        let first = winners.iter().next().ok_or_else(|| EffectError("a win needs at least one winner".into()))?;
+        let first = winners.iter().next().ok_or_else(|| EffectError::new("a win needs at least one winner"))?;
         let mut all = Seats::default();
         for seat in winners.iter() {
             self.check_seat(seat)?;
@@ -275,10 +310,10 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     pub fn set_teams(&mut self, of_seat: &[usize]) -> Result<(), EffectError> {
         let players = self.state.players.len();
         if of_seat.len() != players {
-            return Err(EffectError(format!("the teams need one team per player ({players}), got {}", of_seat.len())));
+            return Err(EffectError::new(format!("the teams need one team per player ({players}), got {}", of_seat.len())));
         }
         let spare = self.state.rules().teams.is_none_or(|t| t.target_teammates);
-        let teams = Teams::of(of_seat, spare).map_err(EffectError)?;
+        let teams = Teams::of(of_seat, spare).map_err(EffectError::new)?;
         let listed = teams.of_seats().map(|t| t as u8).collect();
         self.state.teams = Some(Arc::new(teams));
         self.emit(Event::Teams { teams: listed });
@@ -287,7 +322,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
 
     fn check_running(&self, what: &str) -> Result<(), EffectError> {
         if self.state.is_over() {
-            return Err(EffectError(format!("the game is over: no {what} can end it again")));
+            return Err(EffectError::new(format!("the game is over: no {what} can end it again")));
         }
         Ok(())
     }
@@ -338,7 +373,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         self.check_seat(player)?;
         let max = self.state.rules().max_depth;
         if depth < 0 || depth > max as i64 {
-            return Err(EffectError(format!("depth {depth} is outside 0…{max}")));
+            return Err(EffectError::new(format!("depth {depth} is outside 0…{max}")));
         }
         let from = self.state.players[player].depth;
         self.state.players[player].depth = depth as u32;
@@ -351,7 +386,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         self.check_seat(player)?;
         let max = self.state.rules().max_oxygen;
         if oxygen < 0 || oxygen > max as i64 {
-            return Err(EffectError(format!("oxygen {oxygen} is outside 0…{max}")));
+            return Err(EffectError::new(format!("oxygen {oxygen} is outside 0…{max}")));
         }
         let from = self.state.players[player].oxygen;
         self.state.players[player].oxygen = oxygen as u32;
@@ -384,7 +419,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     pub fn place_front(&mut self, player: Seat, target: Seat, card: Card) -> Result<(), EffectError> {
         self.check_seat(target)?;
         if self.state.players[target].has_front(card.rank) {
-            return Err(EffectError(format!(
+            return Err(EffectError::new(format!(
                 "{} already has a {} in front (no stacking, D17)",
                 self.state.names[target], card.rank
             )));
@@ -431,21 +466,25 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     pub fn take_discard(&mut self, player: Seat, card: Option<Card>) -> Result<Card, EffectError> {
         self.check_seat(player)?;
         if self.state.players[player].hand.len() >= MAX_HAND_SIZE {
-            return Err(EffectError(format!("a hand holds at most {MAX_HAND_SIZE} cards")));
+            return Err(EffectError::new(format!("a hand holds at most {MAX_HAND_SIZE} cards")));
         }
         let pile = &self.state.discard;
         if pile.len() < 2 {
-            return Err(EffectError("the discard pile's only card stays: the pile is never empty".into()));
+            return Err(EffectError::new("the discard pile's only card stays: the pile is never empty"));
         }
         let at = match card {
             None => pile.len() - 1,
             Some(card) => pile
                 .iter()
                 .rposition(|&c| c == card)
-                .ok_or_else(|| EffectError(format!("{card} is not on the discard pile")))?,
+                .ok_or_else(|| EffectError::new(format!("{card} is not on the discard pile")))?,
         };
         let card = self.state.discard.remove(at);
         self.state.players[player].hand.push(card);
+        // Everyone saw which card: in that hand it is nobody's secret.
+        if !self.state.knowledge.is_empty() {
+            self.state.knowledge.made_public(player, card);
+        }
         self.emit(Event::TookFromPile { player, card });
         Ok(card)
     }
@@ -480,6 +519,12 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
 
     fn put_in_deck(&mut self, player: Option<Seat>, card: Card) {
         self.state.deck.push(card);
+        // From a hand, the card stays hidden: whoever knew it there knows it in the deck.
+        if let Some(player) = player
+            && !self.state.knowledge.is_empty()
+        {
+            self.state.knowledge.moved(card, Hidden::Hand(player), Hidden::Deck);
+        }
         self.emit(Event::Returned { player, card });
         self.shuffle_deck();
     }
@@ -496,11 +541,11 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     pub(super) fn draw_for(&mut self, player: Seat, cause: DrawCause) -> Result<bool, EffectError> {
         self.check_seat(player)?;
         if self.state.players[player].hand.len() >= MAX_HAND_SIZE {
-            return Err(EffectError(format!("a hand holds at most {MAX_HAND_SIZE} cards")));
+            return Err(EffectError::new(format!("a hand holds at most {MAX_HAND_SIZE} cards")));
         }
         match self.draw_card()? {
             Some(card) => {
-                self.state.players[player].hand.push(card);
+                self.state.put_in_hand(player, card);
                 self.emit(Event::Drew { player, card });
                 self.react(Moment::Drew { player, card, cause })?;
                 Ok(true)
@@ -547,7 +592,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         let hooks = self.hooks;
         let next = hooks.next_turn(self, player)?;
         if next >= self.state.players.len() {
-            return Err(EffectError(format!(
+            return Err(EffectError::new(format!(
                 "the turn order named player {}, but there are {} players",
                 next + 1,
                 self.state.players.len()
@@ -570,7 +615,7 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
         if player < self.state.players.len() {
             Ok(())
         } else {
-            Err(EffectError(format!("there is no player {}", player + 1)))
+            Err(EffectError::new(format!("there is no player {}", player + 1)))
         }
     }
 }

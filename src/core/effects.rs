@@ -29,6 +29,7 @@ use super::card::{Card, Rank};
 use super::ctx::{self, Context, Hooks};
 use super::error::EffectError;
 use super::event::{EventSink, Moment, Point};
+use super::knowledge::{ModId, Words};
 use super::rules::{Gain, MAX_CARD_VALUE};
 use super::state::State;
 
@@ -78,7 +79,7 @@ pub trait Effect: Send + Sync {
     /// Why `target` (another seat, not among the targets [`Effect::aim`] offers) may not be
     /// named by `player` for `card` now, when the entry says (a mod's `targets` function may
     /// give a reason per player). The default: no reason of its own.
-    fn target_refusal(&self, _state: &State, _player: Seat, _card: Card, _target: Seat) -> Option<String> {
+    fn target_refusal(&self, _state: &State, _player: Seat, _card: Card, _target: Seat) -> Option<Words> {
         None
     }
 }
@@ -127,7 +128,7 @@ pub trait ActionRule: Send + Sync {
         player: Seat,
         target: Option<Seat>,
         card: Option<Card>,
-    ) -> Result<Result<(), String>, EffectError>;
+    ) -> Result<Result<(), Words>, EffectError>;
     /// Carries it out, through the context (a card named is still in the hand).
     fn resolve(
         &self,
@@ -220,6 +221,8 @@ pub struct Registry {
     /// For entries that keep state outside the game (a mod's Lua variables): how a copy of a
     /// game gets its own copy of that state. `None`: nothing to copy.
     copier: Option<Arc<dyn Copier>>,
+    /// The mods' names, by [`ModId`] (what a mod's words and reveals are shown under).
+    mod_names: Vec<Arc<str>>,
 }
 
 /// How a registry whose entries keep state of their own, outside the [`State`] (a mod's Lua
@@ -282,6 +285,7 @@ impl Registry {
             reacting: 0,
             builtins,
             copier: None,
+            mod_names: Vec::new(),
         }
     }
 
@@ -310,6 +314,21 @@ impl Registry {
                 }
             }
         }
+    }
+
+    /// Names the mods whose entries these are, in load order (by [`ModId`]).
+    pub fn name_mods(&mut self, names: Vec<Arc<str>>) {
+        self.mod_names = names;
+    }
+
+    /// The name of mod `by` (`a mod` when it was not named).
+    pub fn mod_name(&self, by: ModId) -> &str {
+        self.mod_names.get(usize::from(by.0)).map_or("a mod", |n| n)
+    }
+
+    /// The mods' names, in load order.
+    pub fn mod_names(&self) -> &[Arc<str>] {
+        &self.mod_names
     }
 
     /// Sets how a copy of a game gets its own copy of the state these entries keep (see
@@ -538,7 +557,7 @@ impl Registry {
         target: Option<Seat>,
         card: Option<Card>,
     ) -> Result<(), EffectError> {
-        let entry = self.action(name).ok_or_else(|| EffectError(format!("there is no action called {name}")))?;
+        let entry = self.action(name).ok_or_else(|| EffectError::new(format!("there is no action called {name}")))?;
         entry.rule.resolve(&mut ctx.reborrow(), player, target, card)
     }
 
@@ -606,12 +625,12 @@ impl Registry {
 
     /// Why `target` may not be named by `player` for `card` now (the seat exists and is not
     /// the player's own).
-    pub(crate) fn target_refusal(&self, state: &State, player: Seat, card: Card, target: Seat) -> String {
+    pub(crate) fn target_refusal(&self, state: &State, player: Seat, card: Card, target: Seat) -> Words {
         match self.aim_of(card.rank) {
-            Ok(builtin) => builtin.refusal(state, player, target).into(),
-            Err(entry) => {
-                entry.target_refusal(state, player, card, target).unwrap_or_else(|| "the rules do not allow it".into())
-            }
+            Ok(builtin) => Words::public(builtin.refusal(state, player, target)),
+            Err(entry) => entry
+                .target_refusal(state, player, card, target)
+                .unwrap_or_else(|| Words::public("the rules do not allow it")),
         }
     }
 
@@ -716,7 +735,7 @@ impl Hooks for Registry {
             Some(hook) => {
                 let value = hook(&mut ctx.reborrow(), player, card)?;
                 if value > MAX_CARD_VALUE {
-                    return Err(EffectError(format!(
+                    return Err(EffectError::new(format!(
                         "{card} cannot be worth {value}: a card is worth at most {MAX_CARD_VALUE}"
                     )));
                 }
@@ -832,8 +851,8 @@ impl Effect for BuiltinCard {
 
     /// The built-in rule's reason (D13: not deeper, a J already in front; a K already in
     /// front), so that an entry wrapping this one can give it for the targets it keeps out.
-    fn target_refusal(&self, state: &State, player: Seat, _card: Card, target: Seat) -> Option<String> {
-        Some(self.0.refusal(state, player, target).into())
+    fn target_refusal(&self, state: &State, player: Seat, _card: Card, target: Seat) -> Option<Words> {
+        Some(Words::public(self.0.refusal(state, player, target)))
     }
 }
 

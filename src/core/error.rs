@@ -4,15 +4,88 @@
 
 use std::fmt;
 
+use super::knowledge::Secret;
+
 /// A failure inside an effect or hook (a scripted one, or a forbidden change such as a depth
 /// out of range). The message says where, when it can.
+///
+/// A mod's own message (its `error("…")`) is its words, and may tell of the hidden cards it
+/// knew when it failed ([`super::knowledge`]): then only the place of the failure
+/// (`mod sharks.lua:12`) is public, and the rest is read through a viewer
+/// ([`EffectError::shown_to`]). `Display` shows what everyone may read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EffectError(pub String);
+pub struct EffectError {
+    message: String,
+    /// The length of the public start of `message` (the place), when the rest is secret.
+    public: usize,
+    secret: Secret,
+}
+
+impl EffectError {
+    /// A failure whose message tells of nothing hidden.
+    pub fn new(message: impl Into<String>) -> EffectError {
+        let message = message.into();
+        EffectError { public: message.len(), message, secret: Secret::NONE }
+    }
+
+    /// A failure at `place` (public) whose `message` may tell of `secret`.
+    pub fn secret(place: &str, message: &str, secret: Secret) -> EffectError {
+        if secret.is_public() {
+            return EffectError::new(format!("{place}: {message}"));
+        }
+        EffectError { message: format!("{place}: {message}"), public: place.len(), secret }
+    }
+
+    /// The same failure with `prefix` put in front (`mod x.lua:3: `); the prefix is public.
+    pub fn prefixed(self, prefix: &str) -> EffectError {
+        EffectError { message: format!("{prefix}{}", self.message), public: prefix.len() + self.public, ..self }
+    }
+
+    /// The same failure with `note` added at the end (a hint of the program's, public).
+    pub fn noted(self, note: &str) -> EffectError {
+        EffectError { message: format!("{}{note}", self.message), ..self }
+    }
+
+    pub fn secret_part(&self) -> Secret {
+        self.secret
+    }
+
+    /// The whole message, and the length of its public start (the place), for
+    /// [`Viewer::failure`](super::Viewer::failure) to show what a viewer may read.
+    pub(super) fn parts(&self) -> (&str, usize) {
+        (&self.message, self.public)
+    }
+}
+
+/// What stands for the rest of a mod's failure message for a reader who may not read it.
+pub const WITHHELD_MESSAGE: &str = "(the rest of the mod's message may tell of cards you cannot see)";
 
 impl fmt::Display for EffectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        if self.secret.is_public() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {WITHHELD_MESSAGE}", &self.message[..self.public])
+        }
     }
 }
 
 impl std::error::Error for EffectError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Viewer;
+
+    #[test]
+    fn a_secret_failure_shows_its_place_to_everyone_and_its_message_to_those_who_may_read_it() {
+        let e = EffectError::secret("mod peek.lua:4", "bob holds 7H", Secret::hand(1));
+        assert_eq!(e.to_string(), format!("mod peek.lua:4: {WITHHELD_MESSAGE}"));
+        assert_eq!(Viewer::Seat(1).failure(&e), "mod peek.lua:4: bob holds 7H");
+        assert_eq!(Viewer::Seat(0).failure(&e), e.to_string());
+        assert_eq!(EffectError::new("depth 120 is outside 0…100").to_string(), "depth 120 is outside 0…100");
+        let prefixed = e.prefixed("in a copy: ");
+        assert_eq!(Viewer::Everyone.failure(&prefixed), "in a copy: mod peek.lua:4: bob holds 7H");
+        assert_eq!(prefixed.to_string(), format!("in a copy: mod peek.lua:4: {WITHHELD_MESSAGE}"));
+    }
+}

@@ -14,6 +14,7 @@
 
 use super::action::{ActionName, Cards, Seat, Source};
 use super::card::Card;
+use super::knowledge::{ModId, Words};
 use super::rules::Gain;
 use super::seats::Seats;
 
@@ -75,8 +76,12 @@ pub enum Event {
     Skipped { player: Seat },
     /// `player` moves again: the turn order in force gave them the next turn too.
     AnotherTurn { player: Seat },
-    /// A mod's narration.
-    Said { text: String },
+    /// A mod's narration: its words, read by a viewer only if it may see every hidden card
+    /// the mod knew when it wrote them ([`Viewer::sees`](super::Viewer::sees)).
+    Said { by: ModId, words: Words },
+    /// Mod `by` showed the table that `card` is in `player`'s hand: public, like every card it
+    /// names from then on.
+    Revealed { by: ModId, player: Seat, card: Card },
     /// `player` reached the bottom and won (D20), and with them everyone in `winners` (their
     /// team; the divers of a shared win a mod declared, `player` the first of them).
     Won { player: Seat, winners: Seats },

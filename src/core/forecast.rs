@@ -121,7 +121,7 @@ impl Forecast {
     /// The scratch copy made equal to the position again, with `seat` checked.
     fn fresh(&mut self, seat: Seat) -> Result<(), EffectError> {
         if seat >= self.game.player_count() {
-            return Err(EffectError(format!("there is no player {}", seat + 1)));
+            return Err(EffectError::new(format!("there is no player {}", seat + 1)));
         }
         self.scratch.clone_from(self.game.state());
         Ok(())
@@ -160,7 +160,7 @@ mod tests {
             let cards = crate::core::cards_in_mask(&hand, mask);
             assert_eq!(forecast.gain(1, &cards), Ok(game.tables().gain(&cards)), "{cards:?}");
         }
-        assert_eq!(forecast.cost(3, 10), Err(EffectError("there is no player 4".into())));
+        assert_eq!(forecast.cost(3, 10), Err(EffectError::new("there is no player 4")));
         assert!(game == before, "a forecast changed the game");
     }
 

@@ -193,7 +193,7 @@ impl Game {
             Action::Pass | Action::Act { .. } => true,
         };
         if !there || self.state.is_over() {
-            return Err(ActionError::Script(format!("'{action}' cannot be resolved here")));
+            return Err(ActionError::Script(EffectError::new(format!("'{action}' cannot be resolved here"))));
         }
         self.apply_checked(action, events)
     }
@@ -205,7 +205,7 @@ impl Game {
             // Built-in code does not fail on a checked action.
             let result = resolve(state, registry, action, events);
             debug_assert_eq!(result, Ok(()), "built-in code failed on '{action}'");
-            return result.map_err(|e| ActionError::Script(e.0));
+            return result.map_err(ActionError::Script);
         }
         // Scripted code may fail half-way: keep a copy to go back to, of the state and of
         // what the entries keep outside it (a mod's Lua variables), and hold the events back.
@@ -223,7 +223,7 @@ impl Game {
                 if let Some(kept) = kept {
                     *registry = kept;
                 }
-                Err(ActionError::Script(e.0))
+                Err(ActionError::Script(e))
             }
         }
     }
@@ -255,7 +255,7 @@ fn resolve<S: EventSink + ?Sized>(
                 if let Some(c) = ctx.draw_card()? {
                     match *from {
                         Source::Hand => {
-                            ctx.state.players[player].hand.push(c);
+                            ctx.state.put_in_hand(player, c);
                             ctx.emit(Event::Drew { player, card: c });
                             ctx.react(Moment::Drew { player, card: c, cause: DrawCause::Replacement })?;
                         }

@@ -18,6 +18,7 @@ use super::builtin::Builtin;
 use super::card::Card;
 use super::effects::{ASK, ActionArg, Effect, Registry};
 use super::error::EffectError;
+use super::knowledge::Words;
 use super::seats::Seats;
 use super::state::State;
 
@@ -660,10 +661,10 @@ pub fn check(state: &State, registry: &Registry, action: &Action) -> Result<(), 
             // The same answer the listing reads, for this one card.
             let aim = match registry.aim_of(card.rank) {
                 Ok(builtin) => builtin.aim(state, state.current()),
-                Err(entry) => entry.aim(state, state.current(), card).map_err(|e| ActionError::Script(e.0))?,
+                Err(entry) => entry.aim(state, state.current(), card).map_err(ActionError::Script)?,
             };
             let (targets, order_choice) = match aim {
-                Aim::Blocked(reason) => return Err(ActionError::NotPlayable { card, reason: reason.into_owned() }),
+                Aim::Blocked(reason) => return Err(ActionError::NotPlayable { card, reason }),
                 Aim::Open { targets, order_choice } => (targets, order_choice),
             };
             if *face_on_top && !order_choice {
@@ -741,15 +742,15 @@ fn check_act(
         }
         (_, Some(t)) if !allowed(t) => {
             let reason = if t >= state.player_count() {
-                format!("there are only {} players", state.player_count())
+                Words::public(format!("there are only {} players", state.player_count()))
             } else {
-                "you cannot target yourself".into()
+                Words::public("you cannot target yourself")
             };
             return Err(ActionError::ActBadTarget { name, target: t, reason });
         }
         _ => {}
     }
-    match entry.rule.legal(state, me, target, card).map_err(|e| ActionError::Script(e.0))? {
+    match entry.rule.legal(state, me, target, card).map_err(ActionError::Script)? {
         Ok(()) => Ok(()),
         Err(reason) => Err(match (target, card) {
             (Some(target), _) => ActionError::ActBadTarget { name, target, reason },
@@ -759,12 +760,12 @@ fn check_act(
     }
 }
 
-fn target_reason(state: &State, registry: &Registry, card: Card, target: Seat) -> String {
+fn target_reason(state: &State, registry: &Registry, card: Card, target: Seat) -> Words {
     if target >= state.player_count() {
-        return format!("there are only {} players", state.player_count());
+        return Words::public(format!("there are only {} players", state.player_count()));
     }
     if target == state.current() {
-        return "you cannot target yourself".into();
+        return Words::public("you cannot target yourself");
     }
     registry.target_refusal(state, state.current(), card, target)
 }
@@ -787,10 +788,10 @@ mod tests {
             player: Seat,
             target: Option<Seat>,
             _: Option<Card>,
-        ) -> Result<Result<(), String>, EffectError> {
+        ) -> Result<Result<(), Words>, EffectError> {
             let t = target.expect("gift names a diver");
             if state.player(t).depth <= state.player(player).depth {
-                return Ok(Err(format!("{} is not deeper than you", state.name(t))));
+                return Ok(Err(Words::public(format!("{} is not deeper than you", state.name(t)))));
             }
             Ok(Ok(()))
         }
@@ -819,12 +820,12 @@ mod tests {
             _: Seat,
             _: Option<Seat>,
             _: Option<Card>,
-        ) -> Result<Result<(), String>, EffectError> {
-            Err(EffectError("mod broken.lua:3: it failed".into()))
+        ) -> Result<Result<(), Words>, EffectError> {
+            Err(EffectError::new("mod broken.lua:3: it failed"))
         }
 
         fn resolve(&self, _: &mut Ctx<'_>, _: Seat, _: Option<Seat>, _: Option<Card>) -> Result<(), EffectError> {
-            Err(EffectError("mod broken.lua:7: it failed".into()))
+            Err(EffectError::new("mod broken.lua:7: it failed"))
         }
     }
 
@@ -878,7 +879,7 @@ mod tests {
         let before = game.clone();
         let refused = game.apply(&gift(2), &mut Vec::new());
         assert!(
-            matches!(&refused, Err(ActionError::ActBadTarget { reason, .. }) if reason == "cy is not deeper than you")
+            matches!(&refused, Err(ActionError::ActBadTarget { reason, .. }) if *reason == Words::public("cy is not deeper than you"))
         );
         assert_eq!(game, before, "a refusal changes nothing");
         assert_eq!(
@@ -907,11 +908,14 @@ mod tests {
         let mut game = game_with(vec![entry("oops", ActionArg::None, Broken)]);
         let moves = game.moves();
         assert!(moves.acts().is_empty());
-        assert_eq!(moves.failure().map(|f| f.0.as_str()), Some("mod broken.lua:3: it failed"));
+        assert_eq!(moves.failure().map(|f| f.to_string()).as_deref(), Some("mod broken.lua:3: it failed"));
         let before = game.clone();
         let oops = Action::Act { name: "oops".parse().unwrap(), target: None, card: None };
         let mut events = Vec::new();
-        assert_eq!(game.apply(&oops, &mut events), Err(ActionError::Script("mod broken.lua:3: it failed".into())));
+        assert_eq!(
+            game.apply(&oops, &mut events),
+            Err(ActionError::Script(EffectError::new("mod broken.lua:3: it failed")))
+        );
         assert_eq!((game == before, events.len()), (true, 0));
     }
 

@@ -17,6 +17,7 @@ pub mod error;
 pub mod event;
 pub mod forecast;
 pub mod game;
+pub mod knowledge;
 pub mod legal;
 pub mod observation;
 pub mod rules;
@@ -36,6 +37,7 @@ pub use error::EffectError;
 pub use event::{BreathCause, DrawCause, Event, EventSink, Moment, Point};
 pub use forecast::Forecast;
 pub use game::Game;
+pub use knowledge::{Hidden, Knowledge, Learned, ModId, Secret, Told, Words};
 pub use legal::{Moves, Playable};
 pub use observation::{Observation, SeenDiver};
 pub use rules::{

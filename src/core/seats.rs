@@ -1,7 +1,8 @@
 //! A set of seats ([`Seats`]): a bit mask, the form every "who can be targeted" and "who has
 //! a card of this rank in front" answer takes.
 
-use super::action::Seat;
+/// A seat at the table: 0 is the first player named (D4).
+pub type Seat = usize;
 
 /// A set of seats, as a bit mask (seat 0 is bit 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

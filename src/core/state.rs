@@ -21,6 +21,7 @@ use super::action::Seat;
 use super::card::{Card, Rank, Suit, full_deck};
 use super::error::EffectError;
 use super::event::{Event, EventSink};
+use super::knowledge::{Hidden, Knowledge, ModId, Secret, Told};
 use super::rules::{Rules, RulesError};
 use super::seats::Seats;
 use super::tables::Tables;
@@ -215,6 +216,8 @@ pub struct State {
     pub(super) decks: u32,
     pub(super) seed: u64,
     pub(super) rng: ChaCha8Rng,
+    /// What the mods know of the hidden cards (empty without mods).
+    pub(super) knowledge: Knowledge,
 }
 
 impl Clone for State {
@@ -224,6 +227,7 @@ impl Clone for State {
             table: self.table.clone(),
             discard: self.discard.clone(),
             deck: self.deck.clone(),
+            knowledge: self.knowledge.clone(),
             ..self.stand_in()
         }
     }
@@ -253,7 +257,7 @@ impl std::fmt::Debug for State {
 }
 
 /// Two states are equal when everything a player or the future could tell apart is equal:
-/// the divers, piles, turn, names, rules and the RNG position.
+/// the divers, piles, turn, names, rules, the RNG position and what the mods know.
 impl PartialEq for State {
     fn eq(&self, other: &State) -> bool {
         self.players == other.players
@@ -269,6 +273,7 @@ impl PartialEq for State {
             && self.names == other.names
             && self.rng == other.rng
             && self.rules() == other.rules()
+            && self.knowledge == other.knowledge
     }
 }
 
@@ -327,6 +332,7 @@ impl State {
             decks,
             seed: setup.seed,
             rng,
+            knowledge: Knowledge::default(),
         })
     }
 
@@ -369,6 +375,7 @@ impl State {
         self.outcome = Outcome::Running;
         self.seed = seed;
         self.rng = rng;
+        self.knowledge = Knowledge::default();
     }
 
     /// An empty state of the same game, built without allocating: what a [`Ctx`] holds
@@ -391,6 +398,7 @@ impl State {
             decks: self.decks,
             seed: self.seed,
             rng: self.rng.clone(),
+            knowledge: Knowledge::default(),
         }
     }
 
@@ -414,6 +422,7 @@ impl State {
             decks,
             seed,
             rng,
+            knowledge,
         } = other;
         if !Arc::ptr_eq(&self.tables, tables) {
             self.tables = Arc::clone(tables);
@@ -449,6 +458,9 @@ impl State {
         self.decks = *decks;
         self.seed = *seed;
         self.rng.clone_from(rng);
+        if !(self.knowledge.is_empty() && knowledge.is_empty()) {
+            self.knowledge.clone_from(knowledge);
+        }
     }
 
     /// A state like `template` with other players and deck (for
@@ -461,6 +473,8 @@ impl State {
             deck: deck_top_last,
             rng: ChaCha8Rng::seed_from_u64(seed),
             seed,
+            // The hidden cards are dealt otherwise: what the mods knew is kept by place.
+            knowledge: template.knowledge.by_place(),
             ..template.clone()
         }
     }
@@ -626,11 +640,73 @@ impl State {
             + self.deck.len()
     }
 
+    // ----- what the mods know (see `knowledge`) -----
+
+    /// What the mods know of the hidden cards.
+    pub fn knowledge(&self) -> &Knowledge {
+        &self.knowledge
+    }
+
+    /// Mod `by` is told, `how`, that `card` is in `seat`'s hand (nothing when it is not
+    /// there, or shown to the table already).
+    pub fn learn(&mut self, by: ModId, how: Told, seat: Seat, card: Card) {
+        if let Some(p) = self.players.get(seat) {
+            self.knowledge.learn(by, how, seat, card, &p.hand);
+        }
+    }
+
+    /// Mod `by` is told, `how`, every card of `seat`'s hand (it read the hand, or probed it:
+    /// a card found missing tells of the others).
+    pub fn learn_hand(&mut self, by: ModId, how: Told, seat: Seat) {
+        let Some(p) = self.players.get(seat) else { return };
+        for i in 0..p.hand.len() {
+            let card = self.players[seat].hand[i];
+            self.knowledge.learn(by, how, seat, card, &self.players[seat].hand);
+        }
+    }
+
+    /// Mod `to` learns what mod `from` knows (it was handed an answer `from` worked out).
+    pub fn share_knowledge(&mut self, from: ModId, to: ModId) {
+        self.knowledge.share(from, to);
+    }
+
+    /// What mod `by`'s words may tell of now: the hidden places of the cards it knows that are
+    /// still hidden there (what became visible is forgotten first).
+    pub fn secret_of(&mut self, by: ModId) -> Secret {
+        if self.knowledge.is_empty() {
+            return Secret::NONE;
+        }
+        self.forget_visible();
+        self.knowledge.secret_of(by)
+    }
+
+    /// Drops what the mods knew of cards that are visible now.
+    pub(super) fn forget_visible(&mut self) {
+        let State { knowledge, players, deck, .. } = self;
+        knowledge.forget_visible(|place, card| {
+            let cards: &[Card] = match place {
+                Hidden::Hand(seat) => players.get(seat).map_or(&[], |p| &p.hand),
+                Hidden::Deck => deck,
+            };
+            cards.iter().filter(|&&c| c == card).count()
+        });
+    }
+
     // ----- changing (for the engine and `Ctx`) -----
 
     pub(super) fn put_discard<S: EventSink + ?Sized>(&mut self, card: Card, events: &mut S) {
         self.discard.push(card);
         events.push(Event::Discarded { card });
+    }
+
+    /// Puts `card`, just drawn from the deck, into `seat`'s hand: whoever knew it in the deck
+    /// knows it there.
+    #[inline(always)]
+    pub(super) fn put_in_hand(&mut self, seat: Seat, card: Card) {
+        self.players[seat].hand.push(card);
+        if !self.knowledge.is_empty() {
+            self.knowledge.moved(card, Hidden::Deck, Hidden::Hand(seat));
+        }
     }
 
     /// Takes the top card of the deck, reshuffling the discards (all but the top) when the

@@ -82,6 +82,13 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
                         "drawn": stressed.drawn,
                         "max_turns": stress::MAX_TURNS,
                     },
+                    "secrets": report.secrets.iter().map(|(name, learned)| serde_json::json!({
+                        "mod": name,
+                        "drawn": learned.drawn,
+                        "hand": learned.hand,
+                        "probe": learned.probe,
+                        "revealed": learned.revealed,
+                    })).collect::<Vec<_>>(),
                     "entries": owners.iter().map(|o| serde_json::json!({
                         "entry": o.entry,
                         "how": o.how,
@@ -121,7 +128,7 @@ pub fn check_command(file: &str, options: CheckOptions) -> anyhow::Result<ExitCo
                     stress::MAX_TURNS,
                 )
                 .context(cannot)?;
-                for line in owner_lines(&owners) {
+                for line in owner_lines(&owners).into_iter().chain(secret_lines(&report.secrets)) {
                     writeln!(out, "{}", limits::shown(&line, NewLines::Escaped)).context(cannot)?;
                 }
             }
@@ -153,6 +160,24 @@ fn owner_lines(owners: &[crate::script::Owned]) -> Vec<String> {
         };
         let at = o.line.map_or(String::new(), |l| format!(":{l}"));
         lines.push(format!("  {}: {how} by {} ({}{at})", o.entry, o.by, o.file));
+    }
+    lines
+}
+
+/// What each mod was told of hidden cards in the smoke games, and whether it revealed any,
+/// one line each under `secrets:` (nothing without mods): `  sharks: reads the cards drawn into
+/// hands; reveals cards to the table`. A mod's words are read only by those who may see what
+/// it knows (MODDING.md, *Secrets*).
+fn secret_lines(secrets: &[(String, crate::core::Learned)]) -> Vec<String> {
+    if secrets.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![
+        "secrets (what each mod was told in the smoke games; its words reach only those who may see it):".to_string(),
+    ];
+    for (name, learned) in secrets {
+        let reveals = if learned.revealed { "reveals cards to the table (ctx:reveal)" } else { "reveals nothing" };
+        lines.push(format!("  {name}: reads {}; {reveals}", learned.reads()));
     }
     lines
 }

@@ -293,7 +293,7 @@ impl ScenarioFile {
                 Err(e) => match &s.refused {
                     // Worded as the shell, the JSON mode and the server word a refusal.
                     Some(want) if last => {
-                        let e = render::action_error(&game, &e);
+                        let e = render::action_error(&game, &e, crate::core::Viewer::Everyone);
                         if !e.contains(want.get_ref().as_str()) {
                             return Err(at_line(
                                 *line,
@@ -309,13 +309,16 @@ impl ScenarioFile {
                     _ if matches!(e, crate::core::ActionError::Script(_)) => {
                         return Err(at_line(
                             *line,
-                            format!("'{text}' failed in a mod: {}", render::action_error(&game, &e)),
+                            format!("'{text}' failed in a mod: {}", render::action_error(&game, &e, crate::core::Viewer::Everyone)),
                         ));
                     }
                     _ => {
                         return Err(at_line(
                             *line,
-                            format!("'{text}' was refused: {}", render::action_error(&game, &e)),
+                            format!(
+                                "'{text}' was refused: {}",
+                                render::action_error(&game, &e, crate::core::Viewer::Everyone)
+                            ),
                         ));
                     }
                 },

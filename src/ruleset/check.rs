@@ -8,7 +8,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::core::{Game, Rank, Setup};
+use crate::core::{Game, Learned, Rank, Setup};
 use crate::script::sandbox::split_location;
 
 use super::{ErrorKind, Ruleset, RulesetError};
@@ -27,6 +27,9 @@ pub struct SmokeReport {
     /// Stopped at the smoke test's own turn limit.
     pub stopped: usize,
     pub actions: usize,
+    /// Per mod (in load order, by name): how it came to know hidden cards in these games,
+    /// and whether it revealed any ([`crate::core::knowledge`]).
+    pub secrets: Vec<(String, Learned)>,
 }
 
 /// The first thing that went wrong in a smoke game.
@@ -93,7 +96,7 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
                 let actions = listing.to_vec();
                 if let Some(failure) = listing.failure() {
                     return Err(SmokeFailure {
-                        error: located(ruleset, &failure.0),
+                        error: located(ruleset, &crate::core::Viewer::Everyone.failure(failure)),
                         context: context(game.turn(), ": listing the moves"),
                     });
                 }
@@ -124,6 +127,15 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
                 });
             }
             report.games += 1;
+            let names = game.registry().mod_names();
+            if report.secrets.len() < names.len() {
+                report.secrets = names.iter().map(|n| (n.to_string(), Learned::default())).collect();
+            }
+            for (i, learned) in game.knowledge().learned().iter().enumerate() {
+                if let Some((_, all)) = report.secrets.get_mut(i) {
+                    all.join(*learned);
+                }
+            }
             match game.outcome() {
                 crate::core::Outcome::Won { .. } => report.won += 1,
                 crate::core::Outcome::Draw => report.drawn += 1,

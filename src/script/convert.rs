@@ -143,8 +143,13 @@ pub(crate) fn show(value: &Value) -> String {
 
 /// An [`EffectError`] raised inside Lua: a nested handler's message (`mod <file>:<line>: …`)
 /// goes through unchanged, anything else is located at the calling line.
+///
+/// What reaches Lua is what everyone may read of it ([`EffectError`]'s `Display`): a handler
+/// that catches a nested mod's failure must not read words that mod wrote knowing hidden
+/// cards.
 pub(crate) fn effect_to_lua(lua: &Lua, e: EffectError) -> mlua::Error {
-    match e.0.strip_prefix("mod ") {
+    let text = e.to_string();
+    match text.strip_prefix("mod ") {
         // The nested handler's failure, located by the program when it failed.
         Some(located) => {
             let error = split_location(located).unwrap_or_else(|| match located.split_once(": ") {
@@ -153,7 +158,7 @@ pub(crate) fn effect_to_lua(lua: &Lua, e: EffectError) -> mlua::Error {
             });
             mlua::Error::external(Passthrough(error))
         }
-        None => Sandbox::raise(lua, e.0),
+        None => Sandbox::raise(lua, text),
     }
 }
 

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 
 use mlua::Table;
 
-use crate::core::{Aim, Card, Copier, Ctx, Effect, EffectError, Play, Rank, Registry, Rules, Seat, State};
+use crate::core::{Aim, Card, Copier, Ctx, Effect, EffectError, ModId, Play, Rank, Registry, Rules, Seat, State};
 
 use super::api::{self, Shared};
 use super::building::{Building, Owned};
@@ -126,15 +126,19 @@ fn load_owned(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<Loaded
     let group = MemoryGroup::new(TOTAL_MEMORY);
     let script = Arc::new(Script::default());
     let mut loaded = Vec::with_capacity(mods.len());
-    for source in mods {
+    for (i, source) in mods.iter().enumerate() {
         let sandbox = Sandbox::in_group(&source.name, Limits::default(), Some(&group)).map_err(ModError)?;
-        let shared = api::install(sandbox, rules, &building, &script).map_err(ModError)?;
+        let id = ModId(u8::try_from(i).map_err(|_| {
+            ModError(ScriptError::new(&source.name, None, format!("a ruleset loads at most {} mods", u8::MAX)))
+        })?);
+        let shared = api::install(sandbox, rules, &building, &script, id).map_err(ModError)?;
         building.next_file(&source.name);
         let env = shared.sandbox.load(&source.name, &source.code).map_err(ModError)?.env;
         let _ = shared.env.set(env.clone());
         loaded.push(LoadedMod { shared, env });
     }
-    let registry = building.take_registry();
+    let mut registry = building.take_registry();
+    registry.name_mods(mods.iter().map(|m| Arc::from(Manifest::default_for(&m.name).name)).collect());
     Ok((registry, loaded, building.owners()))
 }
 
@@ -218,7 +222,7 @@ fn refusing(why: String) -> Registry {
     for rank in Rank::all() {
         registry.set_effect(rank, Arc::clone(&effect));
     }
-    registry.add_turn_start(Arc::new(move |_: &mut Ctx<'_>, _| Err(EffectError(why.to_string()))));
+    registry.add_turn_start(Arc::new(move |_: &mut Ctx<'_>, _| Err(EffectError::new(why.to_string()))));
     registry
 }
 
@@ -227,11 +231,11 @@ struct Refused(Arc<str>);
 
 impl Effect for Refused {
     fn aim(&self, _: &State, _: Seat, _: Card) -> Result<Aim, EffectError> {
-        Err(EffectError(self.0.to_string()))
+        Err(EffectError::new(self.0.to_string()))
     }
 
     fn resolve(&self, _: &mut Ctx<'_>, _: Play) -> Result<(), EffectError> {
-        Err(EffectError(self.0.to_string()))
+        Err(EffectError::new(self.0.to_string()))
     }
 }
 /// The manifest of `source`: what its `diving.manifest{ … }` says, or
@@ -242,7 +246,7 @@ impl Effect for Refused {
 pub fn read_manifest(rules: &Rules, source: &ModSource) -> Result<Manifest, ModError> {
     let building = Building::new(true);
     let sandbox = Sandbox::in_group(&source.name, Limits::default(), None).map_err(ModError)?;
-    let shared = api::install(sandbox, rules, &building, &Arc::new(Script::default())).map_err(ModError)?;
+    let shared = api::install(sandbox, rules, &building, &Arc::new(Script::default()), ModId(0)).map_err(ModError)?;
     let loaded = shared.sandbox.load(&source.name, &source.code);
     let (stopped, manifest) = building.manifest_read();
     match (loaded, stopped) {

@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex};
 
 use mlua::{Function, Lua, Table};
 
-use crate::core::{Card, Ctx, EffectError, Lent, State};
+use crate::core::{Card, Ctx, EffectError, Lent, ModId, Seat, Secret, State, Told};
 
 use super::sandbox::{self, Sandbox};
 
@@ -210,7 +210,7 @@ impl Nesting {
         });
         let nesting = Nesting;
         if depth > MAX_NESTING {
-            return Err(EffectError(format!(
+            return Err(EffectError::new(format!(
                 "handlers nested more than {MAX_NESTING} deep (a hook that triggers itself?)"
             )));
         }
@@ -355,12 +355,12 @@ fn loose_len() -> usize {
 /// `mod <file>:<line>: ` in front of an error at `line` of `handler`'s file.
 fn located_at(handler: &Function, line: u32, e: EffectError) -> EffectError {
     let file = handler.info().short_src.unwrap_or_else(|| "?".into());
-    EffectError(format!("mod {file}:{line}: {}", e.0))
+    e.prefixed(&format!("mod {file}:{line}: "))
 }
 
 /// `mod <file>:<line>: ` in front of an error about `handler` as a whole.
 fn located(handler: &Function, e: EffectError) -> EffectError {
-    EffectError(format!("mod {}: {}", site(handler), e.0))
+    e.prefixed(&format!("mod {}: ", site(handler)))
 }
 
 /// Runs `call` with the game of `ctx` lent to the handler. `played` is the card an effect
@@ -416,7 +416,7 @@ fn end_turn(failed: bool, script: &Script) {
 pub(crate) fn count_draw() -> Result<(), EffectError> {
     SLOT.with_borrow_mut(|s| {
         if s.turn.draws >= MAX_DRAWS {
-            return Err(EffectError(format!("more than {MAX_DRAWS} cards drawn by handlers in one turn")));
+            return Err(EffectError::new(format!("more than {MAX_DRAWS} cards drawn by handlers in one turn")));
         }
         s.turn.draws += 1;
         Ok(())
@@ -427,10 +427,10 @@ pub(crate) fn count_draw() -> Result<(), EffectError> {
 pub(crate) fn count_said(bytes: usize) -> Result<(), EffectError> {
     SLOT.with_borrow_mut(|s| {
         if s.turn.said_lines >= MAX_SAID_LINES {
-            return Err(EffectError(format!("more than {MAX_SAID_LINES} lines of narration in one turn")));
+            return Err(EffectError::new(format!("more than {MAX_SAID_LINES} lines of narration in one turn")));
         }
         if s.turn.said_bytes + bytes > MAX_SAID_BYTES {
-            return Err(EffectError(format!("more than {MAX_SAID_BYTES} bytes of narration in one turn")));
+            return Err(EffectError::new(format!("more than {MAX_SAID_BYTES} bytes of narration in one turn")));
         }
         s.turn.said_lines += 1;
         s.turn.said_bytes += bytes;
@@ -470,7 +470,7 @@ fn run_nested<R>(
     let value = result?;
     if !left.is_empty() {
         let cards: Vec<String> = left.iter().map(|(c, _)| c.to_string()).collect();
-        let message = EffectError(format!(
+        let message = EffectError::new(format!(
             "the handler ended with {} still in play: discard it or place it in front of someone",
             cards.join(" ")
         ));
@@ -485,7 +485,7 @@ fn run_nested<R>(
     if now != total {
         return Err(located(
             handler,
-            EffectError(format!("the handler changed the number of cards in the game ({total} → {now})")),
+            EffectError::new(format!("the handler changed the number of cards in the game ({total} → {now})")),
         ));
     }
     Ok(value)
@@ -540,6 +540,46 @@ pub(crate) fn with_game<R>(
             Open::Write(lent, object) if object.admits(caller) => f(lent.state()),
             other => Err(Refusal::of(other, caller).raise(lua, "read")),
         }
+    })
+}
+
+/// What mod `by`'s words may tell of now, by the game open to the running handler (its
+/// knowledge, [`crate::core::knowledge`]). With no game open (a failure outside any handler)
+/// or the game taken by a `ctx` function, the deck: words nobody at the table may read.
+pub(crate) fn secret_now(by: ModId) -> Secret {
+    SLOT.with(|slot| {
+        let Ok(mut slot) = slot.try_borrow_mut() else { return Secret::deck() };
+        match &mut slot.open {
+            Open::Read(state, _) => state.secret_of(by),
+            Open::Write(lent, _) => lent.ctx().secret_of(by),
+            Open::Closed | Open::Busy => Secret::deck(),
+        }
+    })
+}
+
+/// Mod `by` is told, `how`, `card` of `seat`'s hand (or, with no card, the whole hand), in
+/// the game open to the running handler: a read copy's knowledge ends with the copy, a
+/// loan's is the game's. An error when no game is open to record it in (a bug: the callers
+/// run inside a handler call).
+pub(crate) fn learn_now(by: ModId, how: Told, seat: Seat, card: Option<Card>) -> Result<(), EffectError> {
+    SLOT.with(|slot| {
+        let Ok(mut slot) = slot.try_borrow_mut() else {
+            return Err(EffectError::new("a hidden card was told while the game was busy"));
+        };
+        match &mut slot.open {
+            Open::Read(state, _) => match card {
+                Some(card) => state.learn(by, how, seat, card),
+                None => state.learn_hand(by, how, seat),
+            },
+            Open::Write(lent, _) => match card {
+                Some(card) => lent.ctx().learn(by, how, seat, card),
+                None => lent.ctx().learn_hand(by, how, seat),
+            },
+            Open::Closed | Open::Busy => {
+                return Err(EffectError::new("a hidden card was told with no game open"));
+            }
+        }
+        Ok(())
     })
 }
 
@@ -619,7 +659,7 @@ pub(crate) fn take_loose(card: Card) -> Result<(), EffectError> {
     if remove_loose(card) {
         Ok(())
     } else {
-        Err(EffectError(format!(
+        Err(EffectError::new(format!(
             "{card} is not in play: only the card being played and cards taken with ctx:take_front can be moved"
         )))
     }
@@ -673,7 +713,7 @@ mod tests {
             registry.add_turn_start(Arc::new(move |ctx: &mut Ctx<'_>, _| {
                 let object = CtxObject { owner, table: args.ctx().unwrap(), script: Arc::default() };
                 run_write(ctx, &start, None, object, |c| {
-                    sandbox.call::<()>(&start, c).map_err(|e| EffectError(format!("mod {e}")))
+                    sandbox.call::<()>(&start, c).map_err(|e| EffectError::new(format!("mod {e}")))
                 })
             }));
             registry.add_after_move(Arc::new(move |ctx: &mut Ctx<'_>, _, _, _| after_move(ctx)));
@@ -701,7 +741,7 @@ mod tests {
         let lua = scene();
         let (sandbox, peek) = (Arc::clone(&lua.sandbox), lua.peek.clone());
         let e = lua
-            .game(move |_| sandbox.call::<i64>(&peek, ()).map(drop).map_err(|e| EffectError(format!("mod {e}"))))
+            .game(move |_| sandbox.call::<i64>(&peek, ()).map(drop).map_err(|e| EffectError::new(format!("mod {e}"))))
             .unwrap_err();
         assert_eq!(e.to_string(), "mod t.lua:2: ctx cannot be used from inside another ctx function");
         assert_eq!(lua.peek().unwrap_err(), CLOSED);

@@ -423,7 +423,7 @@ fn replay(
         let action = crate::core::Action::from(action.clone());
         let text = crate::table::render::command_for(session.game(), &action);
         if let Err(e) = session.apply(action) {
-            let reason = crate::table::render::action_error(session.game(), &e);
+            let reason = crate::table::render::action_error(session.game(), &e, crate::core::Viewer::Everyone);
             bail!("{at}: move {number} ('{text}') cannot be replayed: {reason}");
         }
         if !session.replays(number - 1, step) {

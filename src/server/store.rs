@@ -253,7 +253,7 @@ fn replay_journals(
             let action = Action::from(line.action);
             let text = render::command_for(session.game(), &action);
             if let Err(e) = session.apply(action) {
-                let reason = render::action_error(session.game(), &e);
+                let reason = render::action_error(session.game(), &e, crate::core::Viewer::Everyone);
                 anyhow::bail!(
                     "{}: move {} of room {} ('{text}') cannot be replayed: {reason}",
                     at(),

@@ -544,7 +544,7 @@ fn write_rules(rs: &Ruleset, json: bool) -> io::Result<()> {
         if let Ok(registry) = rs.registry() {
             writeln!(out)?;
             let width = if io::stdout().is_terminal() { terminal::columns() } else { 80 };
-            let guide = render::rules_guide(&rs.rules, &registry) + &render::mods_guide(&rs.mods);
+            let guide = render::rules_guide(&rs.rules, &registry) + &render::mods_guide(&rs.rules, &rs.mods, &[]);
             write!(out, "{}", render::wrap(&guide, width))?;
             writeln!(out)?;
         }

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::bots::{self, Bot, derive_seed};
-use crate::core::{ActionError, DealShape, Event, EventSink, Game, Outcome, Rules, Setup, View};
+use crate::core::{ActionError, DealShape, Event, EventSink, Game, Outcome, Rules, Setup, View, Viewer};
 use crate::limits;
 use crate::ruleset::Ruleset;
 
@@ -456,6 +456,7 @@ impl Arena {
             if self.mods
                 && let Some(failure) = self.game.moves().failure()
             {
+                let failure = Viewer::Everyone.failure(failure);
                 return Err(format!("a mod failed while {} listed the moves: {failure}", bot.name()));
             }
             let action = match &chosen {
@@ -464,10 +465,15 @@ impl Arena {
             };
             if let Err(e) = self.game.apply(action, counts) {
                 return Err(match e {
-                    ActionError::Script(message) => format!("a mod failed on '{action}' by {}: {message}", bot.name()),
-                    other => {
-                        format!("bot {} (seat {}) chose an illegal action '{action}': {other}", bot.name(), seat + 1)
+                    ActionError::Script(message) => {
+                        format!("a mod failed on '{action}' by {}: {}", bot.name(), Viewer::Everyone.failure(&message))
                     }
+                    other => format!(
+                        "bot {} (seat {}) chose an illegal action '{action}': {}",
+                        bot.name(),
+                        seat + 1,
+                        Viewer::Everyone.error(&other)
+                    ),
                 });
             }
         }

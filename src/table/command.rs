@@ -389,7 +389,7 @@ impl Table {
         let reply = match pending {
             Pending::Target { card, options, .. } => {
                 let e = ActionError::TargetNeeded { card, options };
-                Reply::Refused(super::render::action_error(self.game(), &e))
+                Reply::Refused(super::render::action_error(self.game(), &e, self.viewer(caller)))
             }
             Pending::Rescue { .. } => Reply::NotPlayed,
             Pending::Overwrite { .. } => Reply::Note("(not saved)".into()),
@@ -430,7 +430,7 @@ impl Table {
                 let question = Question::Target { card, role: role.clone(), options: names, problem: Some(problem) };
                 self.ask(caller, Pending::Target { action, card, role, options }, question, out);
             }
-            Pending::Rescue { action } if yes => self.apply(action, out),
+            Pending::Rescue { action } if yes => self.apply(caller, action, out),
             Pending::Rescue { .. } => out.reply(self, Reply::NotPlayed),
             Pending::Overwrite { path, then_quit } if yes => {
                 self.write_save(caller, &path, out);
@@ -495,7 +495,8 @@ impl Table {
                     }
                     Ok(Play::Ask { options, .. }) => {
                         let e = ActionError::TargetNeeded { card, options };
-                        out.reply(self, Reply::Refused(super::render::action_error(self.game(), &e)));
+                        let viewer = self.viewer(caller);
+                        out.reply(self, Reply::Refused(super::render::action_error(self.game(), &e, viewer)));
                     }
                     Err(message) => out.reply(self, Reply::Refused(message)),
                 }
@@ -575,7 +576,7 @@ impl Table {
     fn act(&mut self, caller: Caller, action: Action, out: &mut dyn Listener) {
         match self.check_turn(caller) {
             Err(message) if !self.game().is_over() => out.reply(self, Reply::Refused(message)),
-            _ => self.apply(action, out),
+            _ => self.apply(caller, action, out),
         }
     }
 
@@ -586,7 +587,7 @@ impl Table {
         {
             return self.ask(caller, Pending::Rescue { action }, Question::YesNo(question), out);
         }
-        self.apply(action, out);
+        self.apply(caller, action, out);
     }
 
     /// Before a move that would get the mover rescued (back to the surface): what it does,
@@ -627,14 +628,17 @@ impl Table {
         Some(question)
     }
 
-    fn apply(&mut self, action: Action, out: &mut dyn Listener) {
+    fn apply(&mut self, caller: Caller, action: Action, out: &mut dyn Listener) {
         let from = self.session.entries().len();
         match self.session.apply(action) {
             Ok(_) => {
                 out.reply(self, Reply::Moved { from, to: from + 1 });
                 self.run_bots(out);
             }
-            Err(e) => out.reply(self, Reply::Refused(super::render::action_error(self.game(), &e))),
+            Err(e) => {
+                let viewer = self.viewer(caller);
+                out.reply(self, Reply::Refused(super::render::action_error(self.game(), &e, viewer)))
+            }
         }
     }
 
@@ -703,7 +707,7 @@ impl Table {
             return out.reply(self, Reply::NoMoves { seat });
         }
         let listing = game.moves();
-        let failure = listing.failure().map(|f| f.to_string());
+        let failure = listing.failure().map(|f| self.viewer(caller).failure(f));
         out.reply(self, Reply::Moves { seat, actions: listing.to_vec(), failure });
     }
 

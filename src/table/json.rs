@@ -9,13 +9,16 @@
 //! rewritten from seat numbers to names.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::core::{ActionName, Card, Event, Gain, Game, Observation, Outcome, Rules, Seat, Seen, Source, Viewer};
+use crate::core::{
+    ActionName, Card, Event, Gain, Game, ModId, Observation, Outcome, Rules, Seat, Seen, Source, Viewer,
+};
 
 /// A card as JSON: its D1 text (`"10H"`); read back with the card parser's own message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,6 +249,12 @@ pub enum EventJson<'a, P = Seat> {
     Said {
         text: &'a str,
     },
+    Revealed {
+        #[serde(rename = "mod")]
+        by: &'a str,
+        player: P,
+        card: CardJson,
+    },
     Won {
         player: P,
         /// Everyone who wins, when more than `player` do (a team, a shared win).
@@ -266,21 +275,28 @@ fn one_at_most<P>(list: &[P]) -> bool {
     list.len() <= 1
 }
 
+/// An event as everyone sees it (a mod's words in full), its mods unnamed.
 impl<'a> From<&'a Event> for EventJson<'a> {
     fn from(event: &'a Event) -> EventJson<'a> {
-        EventJson::with_seats(event, |seat| seat)
+        EventJson::with_seats(event, &[], |seat| seat)
     }
 }
 
 impl<'a> EventJson<'a, NameJson<'a>> {
-    /// `event` with its players by name, as scripts read it.
-    pub fn named(event: &'a Event, names: &'a [String]) -> EventJson<'a, NameJson<'a>> {
-        EventJson::with_seats(event, |seat| NameJson { names, seat })
+    /// `event` with its players and mods by name, as scripts read it. A mod's words are
+    /// written in full: build it only for an event the reader sees whole ([`Viewer::sees`]).
+    pub fn named(event: &'a Event, names: &'a [String], mods: &'a [Arc<str>]) -> EventJson<'a, NameJson<'a>> {
+        EventJson::with_seats(event, mods, |seat| NameJson { names, seat })
     }
 }
 
+/// The name of mod `by` among `mods`.
+fn mod_name(mods: &[Arc<str>], by: ModId) -> &str {
+    mods.get(usize::from(by.0)).map_or("a mod", |n| n)
+}
+
 impl<'a, P> EventJson<'a, P> {
-    fn with_seats(event: &'a Event, p: impl Fn(Seat) -> P) -> EventJson<'a, P> {
+    fn with_seats(event: &'a Event, mods: &'a [Arc<str>], p: impl Fn(Seat) -> P) -> EventJson<'a, P> {
         match *event {
             Event::TurnStarted { player, turn } => EventJson::TurnStarted { player: p(player), turn },
             Event::Played { player, card, from } => {
@@ -319,7 +335,10 @@ impl<'a, P> EventJson<'a, P> {
             Event::Reversed { backwards } => EventJson::Reversed { backwards },
             Event::Skipped { player } => EventJson::Skipped { player: p(player) },
             Event::AnotherTurn { player } => EventJson::AnotherTurn { player: p(player) },
-            Event::Said { ref text } => EventJson::Said { text },
+            Event::Said { ref words, .. } => EventJson::Said { text: Viewer::Everyone.shown(words) },
+            Event::Revealed { by, player, card } => {
+                EventJson::Revealed { by: mod_name(mods, by), player: p(player), card: CardJson(card) }
+            }
             Event::Won { player, winners } => {
                 EventJson::Won { player: p(player), winners: winners.iter().map(&p).collect() }
             }
@@ -487,18 +506,28 @@ pub fn write_event(out: impl std::io::Write, game: &Game, event: &Event, viewer:
 enum EventSeen<'a> {
     Whole(EventJson<'a, NameJson<'a>>),
     Hidden { event: &'static str, player: NameJson<'a> },
+    /// A mod's words this viewer may not read: which mod spoke, and that they are withheld.
+    Withheld {
+        event: &'static str,
+        #[serde(rename = "mod")]
+        by: &'a str,
+        withheld: bool,
+    },
 }
 
 impl<'a> EventSeen<'a> {
     fn of(game: &'a Game, event: &'a Event, viewer: Viewer) -> EventSeen<'a> {
         let names = game.names();
         match viewer.sees(event) {
-            Seen::Whole(event) => EventSeen::Whole(EventJson::named(event, names)),
+            Seen::Whole(event) => EventSeen::Whole(EventJson::named(event, names, game.registry().mod_names())),
             Seen::HiddenDraw { player } => {
                 EventSeen::Hidden { event: "drew", player: NameJson { names, seat: player } }
             }
             Seen::HiddenReturn { player } => {
                 EventSeen::Hidden { event: "returned", player: NameJson { names, seat: player } }
+            }
+            Seen::Withheld { by } => {
+                EventSeen::Withheld { event: "said", by: game.registry().mod_name(by), withheld: true }
             }
         }
     }
@@ -880,7 +909,10 @@ mod tests {
             (Event::Reversed { backwards: true }, r#"{"event":"reversed","backwards":true}"#),
             (Event::Skipped { player: 1 }, r#"{"event":"skipped","player":"bob"}"#),
             (Event::AnotherTurn { player: 0 }, r#"{"event":"another_turn","player":"alice"}"#),
-            (Event::Said { text: "a \"shark\"!".into() }, r#"{"event":"said","text":"a \"shark\"!"}"#),
+            (
+                Event::Said { by: ModId(0), words: "a \"shark\"!".into() },
+                r#"{"event":"said","text":"a \"shark\"!"}"#,
+            ),
             (Event::Won { player: 0, winners: Seats(1) }, r#"{"event":"won","player":"alice"}"#),
             (
                 Event::Won { player: 1, winners: Seats(0b11) },

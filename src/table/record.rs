@@ -258,9 +258,16 @@ impl Canonical {
                 self.n(17);
                 seat(self, *player);
             }
-            Event::Said { text } => {
+            // The encoding of a save before mods were named: the text alone.
+            Event::Said { words, .. } => {
                 self.n(18);
-                self.text(text);
+                self.text(Viewer::Everyone.shown(words));
+            }
+            Event::Revealed { by, player, card } => {
+                self.n(22);
+                self.n(u64::from(by.0));
+                seat(self, *player);
+                self.card(*card);
             }
             Event::Won { player, winners } => {
                 self.n(19);

@@ -9,9 +9,11 @@
 //! like `depth 20 -> 28` kept whole), [`reflow`] for help texts (their paragraphs filled
 //! again, not cut where the source line ended), [`ascii`] for a terminal without Unicode.
 
+use std::sync::Arc;
+
 use crate::core::{
-    Action, ActionError, Card, Event, Game, Observation, Outcome, Rank, Registry, Rules, Seat, Seats, Seen, Source,
-    SuitPattern, Viewer,
+    Action, ActionError, Card, Event, Game, ModId, Observation, Outcome, Rank, Registry, Rules, Seat, Seats, Seen,
+    Source, SuitPattern, Viewer, Words,
 };
 
 /// How to draw text: colours (ANSI) and Unicode (suit symbols, bars) on or off.
@@ -81,6 +83,8 @@ impl Style {
 /// Turns events into narration lines for one audience.
 pub struct Narrator<'a> {
     pub names: &'a [String],
+    /// The mods' names, by id (a mod's words and reveals are told as that mod's).
+    pub mods: &'a [Arc<str>],
     pub rules: &'a Rules,
     pub style: Style,
     /// Who is reading: the core's [`Viewer::sees`] says which drawn cards may be named (the
@@ -128,6 +132,19 @@ impl Narrator<'_> {
 
     fn depth(&self, d: u32) -> String {
         self.rules.show_depth(d)
+    }
+
+    fn mod_name(&self, by: ModId) -> &str {
+        self.mods.get(usize::from(by.0)).map_or("a mod", |n| n)
+    }
+
+    /// A mod's words as this reader may read them: the text, or a neutral line when they may
+    /// tell of cards the reader cannot see ([`Viewer::read`]).
+    fn words(&self, by: ModId, words: &Words) -> String {
+        match self.viewer.read(words) {
+            Some(text) => text.to_string(),
+            None => format!("({} says something that may tell of cards you cannot see)", self.mod_name(by)),
+        }
     }
 
     /// One line per thing that happened; a play and what it caused share a line.
@@ -222,13 +239,19 @@ impl Narrator<'_> {
                 }),
                 // A mod's line; the move or breath it caused follows it on the line
                 // (`a current carries ann down: depth 10 → 13, oxygen 9 → 8`).
-                Event::Said { text } => {
-                    let mut line = text.clone();
+                Event::Said { by, words } => {
+                    let mut line = self.words(*by, words);
                     if let Some(Event::Moved { player, .. } | Event::Breathed { player, .. }) = events.get(i) {
                         i += self.follow(*player, &events[i..], &mut line);
                     }
                     out.push(line);
                 }
+                Event::Revealed { by, player, card } => out.push(format!(
+                    "{} shows the table {} {}",
+                    self.mod_name(*by),
+                    self.possessive(*player),
+                    s.card(*card)
+                )),
                 Event::TookFromPile { player, card } => out.push(format!(
                     "{} {} from the discard pile into {} hand",
                     self.act(*player, "takes"),
@@ -332,7 +355,7 @@ impl Narrator<'_> {
         let mut used = 0;
         let mut discarded = Vec::new();
         let mut who = player;
-        let mut notes: Vec<&str> = Vec::new();
+        let mut notes: Vec<String> = Vec::new();
         // Whether nothing has been said yet of `who`'s depth and oxygen (`: depth` or `, depth`).
         let mut fresh = true;
         // Where `who`'s last move took them.
@@ -398,7 +421,7 @@ impl Narrator<'_> {
                         ))
                     );
                 }
-                Event::Said { text } => notes.push(text),
+                Event::Said { by, words } => notes.push(self.words(*by, words)),
                 Event::Discarded { card } => discarded.push(*card),
                 _ => break,
             }
@@ -732,8 +755,10 @@ pub fn command_for(game: &Game, action: &Action) -> String {
     }
 }
 
-/// A core error in the shell's words: players by name, not seat number.
-pub fn action_error(game: &Game, err: &ActionError) -> String {
+/// A core error in the shell's words, as `viewer` may read it (a mod's reason in full only
+/// for a reader who may see what the mod knew, [`ActionError::shown_to`]): players by name,
+/// not seat number.
+pub fn action_error(game: &Game, err: &ActionError, viewer: Viewer) -> String {
     let name = |s: Seat| game.names().get(s).cloned().unwrap_or_else(|| format!("player {}", s + 1));
     match err {
         ActionError::TargetNeeded { card, options } => {
@@ -741,7 +766,7 @@ pub fn action_error(game: &Game, err: &ActionError) -> String {
             format!("{card} needs a player: {} (e.g. play {card} {})", or_list(&names), names[0])
         }
         ActionError::BadTarget { card, target, reason } => {
-            format!("{} cannot be targeted with {card}: {reason}", name(*target))
+            format!("{} cannot be targeted with {card}: {}", name(*target), viewer.shown(reason))
         }
         ActionError::NoTargetTaken { card } => format!("{card} takes no player here"),
         // A mod's action, worded as a card's refusal is.
@@ -751,7 +776,7 @@ pub fn action_error(game: &Game, err: &ActionError) -> String {
         }
         ActionError::ActTargetNeeded { name: act, .. } => format!("{act} needs a player, and nobody can be chosen now"),
         ActionError::ActBadTarget { name: act, target, reason } => {
-            format!("{} cannot be targeted with {act}: {reason}", name(*target))
+            format!("{} cannot be targeted with {act}: {}", name(*target), viewer.shown(reason))
         }
         ActionError::ActNoTargetTaken { name: act } => format!("{act} takes no player here"),
         ActionError::ActNoCardTaken { name: act } => format!("{act} takes no card here"),
@@ -763,7 +788,7 @@ pub fn action_error(game: &Game, err: &ActionError) -> String {
         ActionError::NoOrderChoice => {
             "'over' is only possible when a J or K in front of you is used up by this move".into()
         }
-        other => other.to_string(),
+        other => viewer.error(other),
     }
 }
 
@@ -1234,17 +1259,35 @@ pub fn rules_guide(rules: &Rules, registry: &Registry) -> String {
 
 /// What a ruleset's mods change, for a player (`help rules`, `diving rules`): each mod's
 /// file and the first paragraph of its opening comment (MODDING.md asks mod writers to say
-/// there, in a player's words, what the mod changes). Empty without mods.
-pub fn mods_guide(mods: &[crate::script::ModSource]) -> String {
+/// there, in a player's words, what the mod changes), then what it is told of hidden cards:
+/// whether it hooks the cards drawn, and what it read and revealed in this game so far
+/// (`learned`, by mod; empty outside a game). Empty without mods.
+pub fn mods_guide(rules: &Rules, mods: &[crate::script::ModSource], learned: &[crate::core::Learned]) -> String {
     if mods.is_empty() {
         return String::new();
     }
+    let owners = crate::script::owners(rules, mods).unwrap_or_default();
     let mut out = String::from("This ruleset's mods change the rules above:\n");
-    for m in mods {
+    for (i, m) in mods.iter().enumerate() {
         let file = m.name.rsplit(['/', '\\']).next().unwrap_or(&m.name);
         match mod_summary(&m.code) {
             Some(summary) => out += &format!("  {file}: {summary}\n"),
             None => out += &format!("  {file}\n"),
+        }
+        let draws = owners.iter().any(|o| o.file == m.name && o.entry == "hook on_draw");
+        let mut secrets = Vec::new();
+        if draws {
+            secrets.push("is told cards drawn into hands (on_draw)".to_string());
+        }
+        if let Some(l) = learned.get(i).filter(|l| **l != crate::core::Learned::default()) {
+            let revealed = if l.revealed { ", and showed cards to the table" } else { "" };
+            secrets.push(format!("this game it has read {}{revealed}", l.reads()));
+        }
+        if !secrets.is_empty() {
+            out += &format!(
+                "    hidden cards: {} (its words reach only players who may see what it knows)\n",
+                secrets.join("; ")
+            );
         }
     }
     out
@@ -1268,8 +1311,8 @@ fn mod_summary(code: &str) -> Option<String> {
         }
         words.push(text);
     }
-    let summary = words.join(" ");
-    let summary: String = summary.chars().filter(|c| !c.is_control()).collect();
+    // Cleaned as a mod's narration is: no escape sequence, control or direction mark.
+    let summary = crate::limits::clean_line(&words.join(" "));
     match summary.chars().count() {
         0 => None,
         // Cut at the last word that fits, and said to be cut.
@@ -1397,6 +1440,7 @@ mod tests {
         ];
         let n = Narrator {
             names: g.names(),
+            mods: &[],
             rules: g.rules(),
             style: Style::PLAIN,
             viewer: Viewer::Spectator,
@@ -1431,6 +1475,7 @@ mod tests {
         ];
         let n = Narrator {
             names: &names,
+            mods: &[],
             rules: &rules,
             style: Style::PLAIN,
             viewer: Viewer::Everyone,
@@ -1460,7 +1505,7 @@ mod tests {
         let events = vec![
             Event::Reshuffled { cards: 31 },
             Event::Passed { player: 1 },
-            Event::Said { text: "a shark!".into() },
+            Event::Said { by: ModId(0), words: "a shark!".into() },
             Event::Drew { player: 1, card: "2H".parse().unwrap() },
             Event::Drew { player: 1, card: "3H".parse().unwrap() },
             Event::Won { player: 1, winners: Seats(2) },
@@ -1468,6 +1513,7 @@ mod tests {
         ];
         let n = Narrator {
             names: g.names(),
+            mods: &[],
             rules: g.rules(),
             style: Style::PLAIN,
             viewer: Viewer::Spectator,
@@ -1494,6 +1540,7 @@ mod tests {
         let g = game();
         let n = Narrator {
             names: g.names(),
+            mods: &[],
             rules: g.rules(),
             style: Style::PLAIN,
             viewer: Viewer::Spectator,
@@ -1501,7 +1548,7 @@ mod tests {
             stand_in: None,
         };
         let card = |c: &str| c.parse::<Card>().unwrap();
-        let said = |t: &str| Event::Said { text: t.into() };
+        let said = |t: &str| Event::Said { by: ModId(0), words: Words::public(t.to_string()) };
         // The shark: another diver moves after the mod's line.
         let shark = [
             Event::Played { player: 0, card: card("7H"), from: Source::Table(0) },
@@ -1577,6 +1624,7 @@ mod tests {
         let rules = Rules { depth_unit: "m".into(), depth_scale: 100, ..Rules::default() };
         let n = Narrator {
             names: g.names(),
+            mods: &[],
             rules: &rules,
             style: Style::PLAIN,
             viewer: Viewer::Everyone,
@@ -1599,7 +1647,7 @@ mod tests {
     fn errors_name_players() {
         let g = game();
         let err = ActionError::TargetNeeded { card: "JS".parse().unwrap(), options: vec![1] };
-        assert_eq!(action_error(&g, &err), "JS needs a player: bob (e.g. play JS bob)");
+        assert_eq!(action_error(&g, &err, Viewer::Spectator), "JS needs a player: bob (e.g. play JS bob)");
     }
 
     /// Issue 32: depth 96 drew a full bar, as if at the bottom; at 60 columns the depth bar

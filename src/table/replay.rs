@@ -126,6 +126,7 @@ impl Replay {
             k.checked_sub(1).filter(|&i| self.session.by_stand_in(i)).map(|i| self.session.entries()[i].seat);
         let narrator = Narrator {
             names: game.names(),
+            mods: game.registry().mod_names(),
             rules: game.rules(),
             style,
             viewer: self.viewer,

@@ -230,8 +230,15 @@ impl Table {
     ) -> Rendered {
         let game = self.game();
         let json = events.iter().map(|e| js::event(game, e, viewer)).collect();
-        let narrator =
-            Narrator { names: game.names(), rules: game.rules(), style: look.style, viewer, turn_lines, stand_in };
+        let narrator = Narrator {
+            names: game.names(),
+            mods: game.registry().mod_names(),
+            rules: game.rules(),
+            style: look.style,
+            viewer,
+            turn_lines,
+            stand_in,
+        };
         let text = narrator.lines(events).iter().map(|l| look.wrap(l)).collect();
         Rendered { json, text }
     }
@@ -296,6 +303,7 @@ impl Table {
                 let narrator = |events: &[Event]| {
                     Narrator {
                         names: game.names(),
+                        mods: game.registry().mod_names(),
                         rules: game.rules(),
                         style: look.style,
                         viewer,
@@ -356,7 +364,8 @@ impl Table {
                 if t.eq_ignore_ascii_case("rules")
                     || super::help::card_topic(t).is_some_and(|r| !game.registry().is_builtin_card(r))
                 {
-                    text += &render::mods_guide(&self.session().ruleset().mods);
+                    text +=
+                        &render::mods_guide(game.rules(), &self.session().ruleset().mods, game.knowledge().learned());
                 }
                 Ok(text)
             }

@@ -19,7 +19,9 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use crate::bots;
-use crate::core::{Action, ActionError, Card, Event, Game, Registry, Rules, Seat, Setup, View, full_deck};
+use crate::core::{
+    Action, ActionError, Card, Event, Game, Registry, Rules, Seat, Setup, View, Viewer, Words, full_deck,
+};
 use crate::limits::{self, BotSpec};
 use crate::ruleset::Ruleset;
 use crate::table::notice::{Happening, Notice};
@@ -454,7 +456,7 @@ impl Session {
                     let chosen = render::command_for(&self.game, action);
                     warning = Some(format!(
                         "bot {name} chose '{chosen}', which is refused: {}",
-                        render::action_error(&self.game, &e)
+                        render::action_error(&self.game, &e, Viewer::Spectator)
                     ));
                 }
             }
@@ -471,7 +473,7 @@ impl Session {
                     let warning = warning.map(|w| format!("{w}; it plays '{text}' instead"));
                     return Some(Ok(BotMove { seat, action, events, warning }));
                 }
-                Err(e) => last_error = render::action_error(&self.game, &e),
+                Err(e) => last_error = render::action_error(&self.game, &e, Viewer::Spectator),
             }
         }
         Some(Err(format!("{name} cannot move: no legal action can be played ({last_error})")))
@@ -549,7 +551,11 @@ impl Session {
             let seat = game.current();
             let mut events = Vec::new();
             game.apply(&old.action, &mut events).map_err(|e| {
-                replay_failed(format!("move {} cannot be played again: {}", i + 1, render::action_error(&game, &e)))
+                replay_failed(format!(
+                    "move {} cannot be played again: {}",
+                    i + 1,
+                    render::action_error(&game, &e, Viewer::Spectator)
+                ))
             })?;
             let events = keep_narration(&replayed, events);
             let step = record::step_hash(&game, &self.bots, &events);
@@ -583,7 +589,7 @@ impl Session {
                     entries.push(Entry { seat, action: old.action, events, step });
                 }
                 Err(e) => {
-                    let reason = render::action_error(&game, &e);
+                    let reason = render::action_error(&game, &e, Viewer::Spectator);
                     report = Reload::Illegal { index, seat, action: old.action, reason };
                     break;
                 }
@@ -709,7 +715,7 @@ impl Session {
             let text = render::command_for(&session.game, &action);
             let name = session.game.name(session.game.current()).to_string();
             if let Err(e) = session.apply(action) {
-                let reason = render::action_error(&session.game, &e);
+                let reason = render::action_error(&session.game, &e, Viewer::Spectator);
                 return Err(SaveError::new(
                     path,
                     format!("move {} ('{text}') cannot be replayed: {reason}{}", i + 1, why(&differences)),
@@ -768,7 +774,7 @@ fn open_game(
             format!(
                 "move {} before the branch point cannot be played again: {}",
                 i + 1,
-                render::action_error(&game, &e)
+                render::action_error(&game, &e, Viewer::Spectator)
             )
         })?;
     }
@@ -802,16 +808,16 @@ fn keep_narration(entries: &[Entry], mut events: Vec<Event>) -> Vec<Event> {
     }
     let (mut lines, mut bytes) = (0, 0);
     for e in entries.iter().flat_map(|e| &e.events) {
-        if let Event::Said { text } = e {
+        if let Event::Said { words, .. } = e {
             lines += 1;
-            bytes += text.len();
+            bytes += words.len();
         }
     }
     let mut noted = lines > MAX_GAME_SAID_LINES || bytes > MAX_GAME_SAID_BYTES;
     events.retain_mut(|e| {
-        let Event::Said { text } = e else { return true };
+        let Event::Said { words, .. } = e else { return true };
         lines += 1;
-        bytes += text.len();
+        bytes += words.len();
         if lines <= MAX_GAME_SAID_LINES && bytes <= MAX_GAME_SAID_BYTES {
             return true;
         }
@@ -819,7 +825,7 @@ fn keep_narration(entries: &[Entry], mut events: Vec<Event>) -> Vec<Event> {
             return false;
         }
         noted = true;
-        *text = NOTE.to_string();
+        *words = Words::public(NOTE);
         true
     });
     events

@@ -8,19 +8,20 @@ use crate::common;
 use std::sync::Arc;
 
 use diving::core::{
-    Action, ActionError, Aim, Card, Ctx, Effect, EffectError, Game, Play, Rank, Registry, Rules, Seat, Setup, State,
+    Action, ActionError, Aim, Card, Ctx, Effect, EffectError, Game, ModId, Play, Rank, Registry, Rules, Seat, Setup,
+    State,
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Changes the game as much as a handler can, then fails.
 fn meddle_and_fail(ctx: &mut Ctx<'_>, player: Seat) -> EffectError {
-    ctx.say("about to fail");
+    ctx.say(ModId(0), "about to fail");
     let _ = ctx.set_depth(player, 1);
     let _ = ctx.set_oxygen(player, 1);
     let _ = ctx.draw_to_hand(player);
     let _ = ctx.random(6);
-    EffectError("the replacement failed".into())
+    EffectError::new("the replacement failed")
 }
 
 /// An entry that runs the one it replaces, then meddles and fails.
@@ -82,7 +83,7 @@ fn a_failing_replacement_of_any_entry_or_hook_changes_nothing() {
         let refused = random_games(registry, 40);
         assert!(!refused.is_empty(), "{name}: the failing replacement never ran");
         for e in refused {
-            assert_eq!(e, ActionError::Script("the replacement failed".into()), "{name}");
+            assert_eq!(e, ActionError::Script(EffectError::new("the replacement failed")), "{name}");
         }
     }
 }

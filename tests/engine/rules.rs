@@ -757,7 +757,7 @@ fn d16_a_k_that_is_not_the_only_choice_reports_the_bad_target() {
     let deal = Deal::new(3).hand("Ann", "KS KH").hand("Bob", "2C").hand("Cat", "3C").discard("9D");
     let mut game = play(&deal, "play KS @Bob; play 2C; recover 3C").game;
     let err = refuse(&mut game, "play KH @Bob");
-    assert!(matches!(&err, ActionError::BadTarget { reason, .. } if reason.contains("K")), "{err}");
+    assert!(matches!(&err, ActionError::BadTarget { reason, .. } if reason.to_string().contains("K")), "{err}");
     let game = run(game, "play KH @Cat").game;
     assert_state(&game, "Bob: depth 2, oxygen 9, front KS\nCat: depth 0, oxygen 10, front KH");
 }
@@ -1050,7 +1050,7 @@ impl Effect for Broken {
         ctx.discard(play.card);
         ctx.dive(play.player, 7)?;
         ctx.draw_to_hand(play.player)?;
-        Err(EffectError("the mod broke".into()))
+        Err(EffectError::new("the mod broke"))
     }
 }
 
@@ -1060,7 +1060,7 @@ fn illegal_a_failing_effect_is_undone_completely() {
     registry.set_effect(Rank::new(7).unwrap(), Arc::new(Broken));
     let mut game = two().hand("Ann", "7S").game_with(registry);
     let err = refuse(&mut game, "play 7S");
-    assert_eq!(err, ActionError::Script("the mod broke".into()));
+    assert_eq!(err, ActionError::Script(EffectError::new("the mod broke")));
 }
 
 #[test]

@@ -94,6 +94,7 @@ fn no_viewer_is_shown_a_card_it_cannot_see() {
                             assert!(matches!(event, Event::Returned { player: Some(p), .. } if *p == player));
                             hidden_returns += 1;
                         }
+                        Seen::Withheld { .. } => unreachable!("no mod speaks in a standard game"),
                     }
                 }
             }

@@ -182,7 +182,7 @@ fn a_playable_function_cannot_change_the_mods_globals() {
     let listing = game.moves();
     let legal = listing.to_vec();
     assert!(!legal.iter().any(|a| a.to_string().starts_with("play 5")), "{legal:?}");
-    let failure = listing.failure().expect("the failure is reported").to_string();
+    let failure = diving::core::Viewer::Seat(0).failure(listing.failure().expect("the failure is reported"));
     assert!(failure.starts_with(&format!("mod {}:6: ", path("playable-writes.lua"))), "{failure}");
     assert!(failure.contains("cannot change the mod's globals"), "{failure}");
 }
@@ -192,7 +192,8 @@ fn a_playable_function_cannot_change_the_mods_globals() {
 fn a_playable_function_reads_the_mods_globals() {
     let game = run(deal().game_with(load("playable-reads.lua")), "play 5H; play 8D").game;
     let refused = game.check(&action(&game, "play 5C")).unwrap_err();
-    assert!(refused.to_string().contains("wait until everyone has played a 5"), "{refused}");
+    let seen = diving::core::Viewer::Seat(game.current()).error(&refused);
+    assert!(seen.contains("wait until everyone has played a 5"), "{seen}");
     let game = run(game, "play 9D; play 5D").game;
     assert!(game.check(&action(&game, "play 5C")).is_ok(), "both have played one");
     assert_eq!(game.moves().failure(), None);
@@ -270,7 +271,7 @@ fn a_preview_does_not_foretell_a_random_roll() {
     let (_dir, rules) = ruleset_dir("roll.lua");
     let said = |events: &[Event]| {
         events.iter().find_map(|e| match e {
-            Event::Said { text } => Some(text.clone()),
+            Event::Said { words, .. } => Some(diving::core::Viewer::Everyone.shown(words).to_string()),
             _ => None,
         })
     };

@@ -226,7 +226,8 @@ fn after_move_sees_every_move() {
 #[test]
 fn a_hook_inside_an_effect_shares_its_game_and_its_events_come_in_order() {
     let run = common::run(two().game_with(mods(&["nested.lua"])), "play 5H");
-    let said = |text: &str| Event::Said { text: text.into() };
+    let said =
+        |text: &str| Event::Said { by: diving::core::ModId(0), words: diving::core::Words::public(text.to_string()) };
     let ann = 0;
     let card = "5H".parse().unwrap();
     let played = run.last().iter().take_while(|e| !matches!(e, Event::Drew { .. })).cloned().collect::<Vec<_>>();
@@ -252,7 +253,8 @@ fn playable_blocks_with_a_reason() {
     assert!(!game.legal_actions().contains(&action(&game, "play 3D")));
     let before = game.clone();
     let e = game.apply(&action(&game, "play 3D"), &mut ()).unwrap_err();
-    assert_eq!(e, ActionError::NotPlayable { card: "3D".parse().unwrap(), reason: "a 3 needs depth 10".into() });
+    assert!(matches!(e, ActionError::NotPlayable { card, .. } if card == "3D".parse().unwrap()), "{e:?}");
+    assert_eq!(diving::core::Viewer::Seat(0).error(&e), "3D cannot be played now: a 3 needs depth 10");
     assert!(game == before);
     let game = two().at("Ann", 10, 10).game_with(mods(&["playable.lua"]));
     let run = common::run(game, "play 3D");

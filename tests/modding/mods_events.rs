@@ -102,6 +102,7 @@ fn a_hook_cannot_read_another_hand() {
     let mut events = Vec::new();
     match game.apply(&act, &mut events) {
         Err(ActionError::Script(message)) => {
+            let message = diving::core::Viewer::Everyone.failure(&message);
             assert!(message.contains("peek.lua:5"), "{message}");
             assert!(message.contains("hands are secret"), "{message}");
         }

@@ -76,7 +76,7 @@ fn the_first_mod_in_five_minutes() {
     let ruleset = Ruleset::load(dir.path().join("my-rules.toml").to_str().unwrap()).unwrap();
     assert_eq!(ruleset.title.as_deref(), Some("Lucky sevens"));
     let log = play((*ruleset.registry().unwrap()).clone(), 30, "lucky sevens");
-    assert!(log.iter().any(|e| matches!(e, Event::Said { text } if text.ends_with("catches a lucky breath"))));
+    assert!(log.iter().any(|e| matches!(e, Event::Said { words, .. } if diving::core::Viewer::Everyone.shown(words).ends_with("catches a lucky breath"))));
 }
 
 #[test]
@@ -117,8 +117,8 @@ fn api_names() -> (BTreeSet<String>, BTreeSet<String>) {
     }
     let (mut ctx, mut diving) = (BTreeSet::new(), BTreeSet::new());
     for e in events {
-        if let Event::Said { text } = e {
-            match text.split_once(' ') {
+        if let Event::Said { words, .. } = e {
+            match diving::core::Viewer::Everyone.shown(&words).split_once(' ') {
                 Some(("ctx", name)) => ctx.insert(name.to_string()),
                 Some(("diving", name)) => diving.insert(name.to_string()),
                 _ => false,
@@ -178,7 +178,7 @@ fn a_mods_narration_loses_colour_codes_and_reversing_characters() {
     let said: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Said { text } => Some(text.as_str()),
+            Event::Said { words, .. } => Some(diving::core::Viewer::Everyone.shown(words)),
             _ => None,
         })
         .collect();

@@ -237,7 +237,7 @@ fn after_and_before_order_the_mods_and_let_the_later_replace_a_card() {
         let mut events = Vec::new();
         game.apply(&seven, &mut events).unwrap();
         assert!(
-            events.iter().any(|e| matches!(e, diving::core::Event::Said { text } if text == "sevens-b")),
+            events.iter().any(|e| matches!(e, diving::core::Event::Said { words, .. } if diving::core::Viewer::Everyone.shown(words) == "sevens-b")),
             "{events:?}"
         );
     }

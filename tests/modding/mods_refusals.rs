@@ -24,12 +24,13 @@ fn a_refused_target_says_the_mods_reason() {
     let bob = jolt("Bob");
     let ann = jolt("Ann");
     match game.check(&bob) {
-        Err(ActionError::BadTarget { reason, .. }) => {
-            assert_eq!(reason, "Bob is immune: a Quick carries them out of reach")
-        }
+        Err(ActionError::BadTarget { reason, .. }) => assert_eq!(
+            diving::core::Viewer::Seat(2).read(&reason),
+            Some("Bob is immune: a Quick carries them out of reach")
+        ),
         other => panic!("expected a refused target, got {other:?}"),
     }
-    let refused = game.apply(&bob, &mut ()).unwrap_err().to_string();
+    let refused = diving::core::Viewer::Seat(2).error(&game.apply(&bob, &mut ()).unwrap_err());
     assert!(refused.contains("Bob is immune"), "{refused}");
     game.apply(&ann, &mut ()).unwrap();
 }

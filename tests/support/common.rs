@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use diving::core::{Action, ActionError, Card, Event, Game, Registry, Rules, Setup, full_deck};
+use diving::core::{Action, ActionError, Card, Event, Game, Registry, Rules, Setup, Viewer, full_deck};
 
 /// Seat names: seat 1 is Ann, seat 2 Bob, and so on.
 pub const NAMES: [&str; 8] = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"];
@@ -339,11 +339,13 @@ pub fn refuse_action(game: &mut Game, act: &Action) -> ActionError {
 pub fn refused_twice_then(game: &mut Game, trigger: &str, prefix: &str, fragment: &str, next: &str) -> String {
     let before = game.clone();
     let act = action(game, trigger);
-    let message = game.apply(&act, &mut ()).expect_err("the hostile action must fail").to_string();
+    let error = game.apply(&act, &mut ()).expect_err("the hostile action must fail");
+    // The mod author's view: the whole message (a mod's own words may be withheld from seats).
+    let message = Viewer::Everyone.error(&error);
     assert!(message.starts_with(prefix), "expected '{prefix}…', got '{message}'");
     assert!(message.contains(fragment), "expected '{fragment}' in '{message}'");
     assert!(*game == before, "the failed action changed the game");
-    let again = game.apply(&act, &mut ()).expect_err("the hostile action must fail again").to_string();
+    let again = Viewer::Everyone.error(&game.apply(&act, &mut ()).expect_err("the hostile action must fail again"));
     assert_eq!(again, message);
     assert!(*game == before, "the failed action changed the game");
     game.apply(&action(game, next), &mut ()).unwrap_or_else(|e| panic!("the next action failed: {e}"));
@@ -369,7 +371,7 @@ pub fn said(events: &[Event]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::Said { text } => Some(text.clone()),
+            Event::Said { words, .. } => Some(Viewer::Everyone.shown(words).to_string()),
             _ => None,
         })
         .collect()

@@ -1,17 +1,19 @@
--- Sharks: a 7 drawn into your hand costs you 2 oxygen (at 0 you are rescued).
+-- Sharks: a 7 drawn into your hand is shown to the table and costs you 2 oxygen (at 0 you are
+-- rescued).
 --
 -- For mod writers: diving.on_draw runs after every card drawn into a hand (the replacement
 -- after a play, the cards after a recovery, a ctx:draw), with the drawer, the card and why.
-diving.manifest{ name = "sharks", version = "1.0.0", api = 1 }
+-- With { ranks = { 7 } } it runs only for 7s, so the mod is told of no other card; it shows
+-- each 7 to the table (ctx:reveal) before it bites, so it knows nothing hidden and its words
+-- are read by every seat (MODDING.md, "Secrets").
+diving.manifest{ name = "sharks", version = "1.1.0", api = 1 }
 
 diving.on_draw(function(ctx, player, card, cause)
-  if diving.rank(card) ~= 7 then
-    return
-  end
+  ctx:reveal(player, card)
   local air = math.max(0, ctx:oxygen(player) - 2)
   ctx:say("a shark bites " .. ctx:name(player))
   ctx:set_oxygen(player, air)
   if air == 0 then
     ctx:rescue(player)
   end
-end)
+end, { ranks = { 7 } })

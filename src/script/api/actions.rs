@@ -10,23 +10,28 @@ use std::sync::Arc;
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::{ActionArg, ActionEntry, ActionName, ActionRule, Card, Ctx, EffectError, Seat, State};
+use crate::core::{
+    ActionArg, ActionEntry, ActionName, ActionRule, Card, Ctx, EffectError, Seat, Secret, State, Told, Words,
+};
 
 use super::super::convert;
-use super::super::open::{run_read, run_write, site};
+use super::super::open::{learn_now, run_read, run_write, secret_now, site};
 use super::super::sandbox::Sandbox;
 use super::{DivingEnv, Shared, upgrade};
 
 /// The words a mod's action may not be called: every command word and short form the table
-/// reads (`play`, `p`, `moves`, `help`, `?` …), `say`, its chat, and the words `help` takes
-/// as topics (`rules`, `jolt` …); nor may it be called like a card (`ah`). The table's parser checks
-/// that each of its words is here (`table::parse`'s tests), so a new command cannot be
-/// shadowed by a mod's action.
+/// reads (`play`, `p`, `moves`, `help`, `?` …), `say`, its chat, the words `help` takes
+/// as topics (`rules`, `jolt` …), and the words a front end takes for itself before the table
+/// reads a line (a hosted table's `rematch`); nor may it be called like a card (`ah`). The
+/// table's parser checks that each of its words is here (`table::parse`'s tests), so a new
+/// command cannot be shadowed by a mod's action.
 pub const RESERVED: &[&str] = &[
     "play", "recover", "pass", "moves", "state", "hand", "log", "undo", "hint", "review", "save", "reload", "help",
     "again", "quit", "p", "r", "m", "board", "s", "h", "exit", "q", "new", "say", "table", "t", "over",
     // `help` topics: the rules and the cards by name.
     "rules", "jolt", "quick", "knot", "number", "numbers", "ace", "a", "j", "k",
+    // Taken by a front end before the table reads the line: a hosted table's rematch.
+    "rematch",
 ];
 
 /// The longest `describe` text, in characters.
@@ -108,7 +113,16 @@ fn describe_text(lua: &Lua, name: ActionName, value: &Value) -> mlua::Result<Str
             format!("diving.action(\"{name}\", …): describe must be text, got {}", convert::show(value)),
         ));
     };
-    let text: String = s.to_string_lossy().split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = s.to_string_lossy();
+    if let Some(why) = crate::limits::unshowable(&text) {
+        return Err(Sandbox::raise(
+            lua,
+            format!(
+                "diving.action(\"{name}\", …): describe holds {why}; write plain text (it is shown to every player)"
+            ),
+        ));
+    }
+    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let length = text.chars().count();
     if text.is_empty() || length > MAX_DESCRIBE {
         return Err(Sandbox::raise(
@@ -202,19 +216,28 @@ impl ActionRule for LuaAction {
         player: Seat,
         target: Option<Seat>,
         card: Option<Card>,
-    ) -> Result<Result<(), String>, EffectError> {
+    ) -> Result<Result<(), Words>, EffectError> {
         let Some(legal) = &self.legal else { return Ok(Ok(())) };
         let shared = &self.shared;
         let args = self.args(player, target, card)?;
-        let (ok, reason): (Value, Value) =
-            run_read(state, legal, shared.ctx()?, |c| shared.call_reading(legal, (c, args)))?;
+        let ((ok, reason), secret): ((Value, Value), Secret) = run_read(state, legal, shared.ctx()?, |c| {
+            // A card of the mover's hand it is asked about is the mod's knowledge.
+            if let Some(card) = card {
+                learn_now(shared.id, Told::Hand, player, Some(card))?;
+            }
+            let answer = shared.call_reading(legal, (c, args))?;
+            Ok((answer, secret_now(shared.id)))
+        })?;
         match ok {
             Value::Boolean(true) => Ok(Ok(())),
             Value::Boolean(false) | Value::Nil => Ok(Err(match &reason {
-                Value::String(s) => s.to_string_lossy().chars().filter(|c| !c.is_control()).take(200).collect(),
-                _ => format!("the mod does not allow {} now", self.name),
+                Value::String(s) => Words::new(
+                    s.to_string_lossy().chars().filter(|c| !c.is_control()).take(200).collect::<String>(),
+                    secret,
+                ),
+                _ => Words::public(format!("the mod does not allow {} now", self.name)),
             })),
-            other => Err(EffectError(format!(
+            other => Err(EffectError::new(format!(
                 "mod {}: a legal function must return true, or false and a reason, got {}",
                 site(legal),
                 convert::show(&other)

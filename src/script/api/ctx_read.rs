@@ -10,13 +10,15 @@ use mlua::{Lua, Table, Value};
 
 use crate::core::Pending;
 
+use super::super::convert::InLua;
 use super::super::convert::{rank, seat};
-use super::super::open::with_game;
+use super::super::open::{learn_now, with_game};
 use super::super::sandbox::Sandbox;
 use super::{CtxEnv, caller};
+use crate::core::Told;
 
 pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()> {
-    let owner = env.owner;
+    let (owner, id) = (env.owner, env.id);
     macro_rules! read {
         ($name:literal, |$lua:ident, $game:ident, $args:ident: $ty:ty| $body:expr) => {
             ctx.raw_set(
@@ -57,21 +59,30 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
         let rank = rank(lua, &a.1)?;
         Ok(game.player(p).has_front(rank))
     });
+    // The hand read is the mod's knowledge from now on ([`crate::core::knowledge`]).
     let names = env.names.clone();
-    read!("hand", |lua, game, p: Value| {
-        let p = seat(lua, game.player_count(), &p)?;
-        if p != game.current() {
-            return Err(Sandbox::raise(
-                lua,
-                format!(
-                    "ctx:hand({}) is refused: hands are secret, and a handler reads only the hand of the player whose turn it is ({})",
-                    p + 1,
-                    game.current() + 1
-                ),
-            ));
-        }
-        lua.create_sequence_from(game.player(p).hand.iter().map(|c| names.card(*c)))
-    });
+    ctx.raw_set(
+        "hand",
+        lua.create_function(move |lua, (this, p): (Value, Value)| {
+            let caller = caller(lua, owner, &this, "hand")?;
+            let (hand, p) = with_game(lua, caller, |game| {
+                let p = seat(lua, game.player_count(), &p)?;
+                if p != game.current() {
+                    return Err(Sandbox::raise(
+                        lua,
+                        format!(
+                            "ctx:hand({}) is refused: hands are secret, and a handler reads only the hand of the player whose turn it is ({})",
+                            p + 1,
+                            game.current() + 1
+                        ),
+                    ));
+                }
+                Ok((lua.create_sequence_from(game.player(p).hand.iter().map(|c| names.card(*c)))?, p))
+            })?;
+            learn_now(id, Told::Hand, p, None).in_lua(lua)?;
+            Ok(hand)
+        })?,
+    )?;
     let names = env.names.clone();
     read!("discard_top", |lua, game, _a: ()| Ok(game.discard_top().map(|c| names.card(c))));
     read!("deck_size", |lua, game, _a: ()| Ok(game.deck_size() as i64));

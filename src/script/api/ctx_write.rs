@@ -10,12 +10,13 @@ use super::super::convert::{InLua, card, rank, seat, show, whole};
 use super::super::open::{count_draw, count_said, take_back, take_loose, take_up, with_ctx, with_live_ctx};
 use super::super::sandbox::Sandbox;
 use super::{CtxEnv, caller};
+use crate::core::Told;
 
 /// Longest narration line.
 const MAX_SAY: usize = 300;
 
 pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()> {
-    let owner = env.owner;
+    let (owner, id) = (env.owner, env.id);
     macro_rules! write {
         ($name:literal, |$lua:ident, $caller:ident, $args:ident: $ty:ty| $body:expr) => {
             ctx.raw_set(
@@ -94,7 +95,13 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
     });
     write!("take_hand", |lua, caller, c: Value| {
         let card = card(lua, &c)?;
-        let taken = with_ctx(lua, caller, "take_hand", |ctx| Ok(ctx.take_from_hand(card)))?;
+        let taken = with_ctx(lua, caller, "take_hand", |ctx| {
+            // Whether the card is there tells of the hand: the mod knows it as if it read it
+            // (a card taken is in play, and seen, from now on).
+            let me = ctx.state().current();
+            ctx.learn_hand(id, Told::Probe, me);
+            Ok(ctx.take_from_hand(card))
+        })?;
         if taken {
             take_up(lua, card);
         }
@@ -119,8 +126,15 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
         let text = crate::limits::clean_line(&text);
         with_ctx(lua, caller, "say", |ctx| {
             count_said(text.len()).in_lua(lua)?;
-            ctx.say(text);
+            ctx.say(id, text);
             Ok(())
+        })
+    });
+    write!("reveal", |lua, caller, a: (Value, Value)| {
+        let card = card(lua, &a.1)?;
+        with_live_ctx(lua, caller, "ctx:reveal", |ctx| {
+            let p = seat(lua, ctx.state().player_count(), &a.0)?;
+            ctx.reveal(id, p, card).in_lua(lua)
         })
     });
     write!("random", |lua, caller, n: Value| {

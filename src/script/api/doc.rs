@@ -102,9 +102,9 @@ pub const DOCS: &[Doc] = &[
     ),
     d(
         "diving.on_draw",
-        "fn fun(ctx: diving.Ctx, player: integer, card: string, cause: \"replacement\"|\"recovery\"|\"effect\")",
+        "fn fun(ctx: diving.Ctx, player: integer, card: string, cause: \"replacement\"|\"recovery\"|\"effect\"), options { ranks: diving.Rank[] }?",
         "",
-        "Adds a handler run after a card is drawn into a hand.",
+        "Adds a handler run after a card is drawn into a hand (with options.ranks, only for cards of those ranks).",
     ),
     d(
         "diving.on_breathe",
@@ -240,7 +240,18 @@ pub const DOCS: &[Doc] = &[
     ),
     d("ctx:shuffle_deck", "", "", "Shuffles the deck with the game's seeded random numbers."),
     d("ctx:random", "n integer", "integer", "A whole number from 1 to n, from the game's seeded random numbers."),
-    d("ctx:say", "text string", "", "Adds a line to the game log."),
+    d(
+        "ctx:say",
+        "text string",
+        "",
+        "Adds a line to the game log, read by a player only if it may see every hidden card this mod knows.",
+    ),
+    d(
+        "ctx:reveal",
+        "p integer, card string",
+        "",
+        "Shows the table that card is in p's hand: public from now on, and no longer this mod's secret.",
+    ),
 ];
 
 /// The type declarations the functions above name, written before them.

@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use mlua::{Function, Lua, Table, Value};
 
-use crate::core::{Aim, Card, Ctx, Effect, EffectError, Pending, Play, Seat, Seats, State};
+use crate::core::{Aim, Card, Ctx, Effect, EffectError, Pending, Play, Seat, Seats, Secret, State, Told, Words};
 
 use super::super::convert::{self, InLua};
 use super::super::open::{self, Caller, run_read, run_write, site};
@@ -63,13 +63,20 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
                     ));
                 }
             };
+            if let Some(why) = crate::limits::unshowable(&text) {
+                return Err(Sandbox::raise(
+                    lua,
+                    format!("diving.describe({rank}, …): the text holds {why}; write plain text (it is shown to every player)"),
+                ));
+            }
             let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
             let length = text.chars().count();
             if text.is_empty() || length > MAX_DESCRIPTION {
                 return Err(Sandbox::raise(
                     lua,
                     format!(
-                        "diving.describe({rank}, …) needs a text of 1 to {MAX_DESCRIPTION} characters, got {length}:                          say it shorter (it is shown whole, never cut)"
+                        "diving.describe({rank}, …) needs a text of 1 to {MAX_DESCRIPTION} characters, got {length}: \
+                         say it shorter (it is shown whole, never cut)"
                     ),
                 ));
             }
@@ -200,20 +207,23 @@ impl Effect for LuaEffect {
     /// A `targets` function's second value, when it is a table, gives a reason per player
     /// number (`{[2] = "Bob is immune"}`); when it is text, it is the reason for every player
     /// it leaves out. A failure to answer gives no reason (the listing reports the failure).
-    fn target_refusal(&self, game: &State, player: Seat, card: Card, target: Seat) -> Option<String> {
+    fn target_refusal(&self, game: &State, player: Seat, card: Card, target: Seat) -> Option<Words> {
         let shared = &self.shared;
         match &self.targets {
             Targets::Inherit if self.playable.is_none() => self.previous.target_refusal(game, player, card, target),
             Targets::Function(f) => {
                 let offered = self.offered(game, player, card).ok()?;
-                let (_, reason): (Value, Value) = run_read(game, f, shared.ctx().ok()?, |c| {
-                    shared.call_reading(f, (c, player as i64 + 1, self.card_value(card), offered))
+                let ((_, reason), secret): ((Value, Value), Secret) = run_read(game, f, shared.ctx().ok()?, |c| {
+                    told(shared, player, card)?;
+                    let answer = shared.call_reading(f, (c, player as i64 + 1, self.card_value(card), offered))?;
+                    Ok((answer, open::secret_now(shared.id)))
                 })
                 .ok()?;
                 let own = match &reason {
                     Value::Table(t) => t.raw_get::<Value>(target as i64 + 1).ok().as_ref().and_then(reason_text),
                     other => reason_text(other),
-                };
+                }
+                .map(|text| Words::new(text, secret));
                 // A diver the mod left out without a word, and the replaced entry kept out
                 // too: the replaced entry's reason (a filtered built-in card's D13).
                 own.or_else(|| {
@@ -242,6 +252,12 @@ const MAX_DESCRIPTION: usize = 300;
 /// Most player numbers a targets function may return.
 const MAX_TARGETS: usize = 64;
 
+/// The mod is asked about `card` of `player`'s hand (when it is there: a table card is
+/// public): it knows the card from now on, in the copy the question is asked on.
+fn told(shared: &Shared, player: Seat, card: Card) -> Result<(), EffectError> {
+    open::learn_now(shared.id, Told::Hand, player, Some(card))
+}
+
 /// A reason a mod gives (why a card cannot be played), cut to a line.
 fn reason_text(value: &Value) -> Option<String> {
     match value {
@@ -264,17 +280,21 @@ impl LuaEffect {
     fn aim_of(&self, game: &State, player: Seat, card: Card) -> Result<Aim, EffectError> {
         let shared = &self.shared;
         if let Some(playable) = &self.playable {
-            let (ok, reason): (Value, Value) = run_read(game, playable, shared.ctx()?, |c| {
-                shared.call_reading(playable, (c, player as i64 + 1, self.card_value(card)))
+            let ((ok, reason), secret): ((Value, Value), Secret) = run_read(game, playable, shared.ctx()?, |c| {
+                told(shared, player, card)?;
+                let answer = shared.call_reading(playable, (c, player as i64 + 1, self.card_value(card)))?;
+                Ok((answer, open::secret_now(shared.id)))
             })?;
             match ok {
                 Value::Boolean(true) => {}
                 Value::Boolean(false) | Value::Nil => {
-                    let reason = reason_text(&reason).unwrap_or_else(|| format!("the mod does not allow {card} now"));
-                    return Ok(Aim::Blocked(reason.into()));
+                    return Ok(Aim::Blocked(match reason_text(&reason) {
+                        Some(text) => Words::new(text, secret),
+                        None => Words::public(format!("the mod does not allow {card} now")),
+                    }));
                 }
                 other => {
-                    return Err(EffectError(format!(
+                    return Err(EffectError::new(format!(
                         "mod {}: a playable function must return true or false, got {}",
                         site(playable),
                         convert::show(&other)
@@ -291,18 +311,20 @@ impl LuaEffect {
             Targets::Others => {
                 let seats = game.others(player);
                 Ok(if seats.is_empty() {
-                    Aim::Blocked("there is nobody to target".into())
+                    Aim::Blocked(Words::public("there is nobody to target"))
                 } else {
                     Aim::Open { targets: Some(seats), order_choice }
                 })
             }
             Targets::Function(f) => {
                 let offered = self.offered(game, player, card)?;
-                let (list, reason): (Value, Value) = run_read(game, f, shared.ctx()?, |c| {
-                    shared.call_reading(f, (c, player as i64 + 1, self.card_value(card), offered))
+                let ((list, reason), secret): ((Value, Value), Secret) = run_read(game, f, shared.ctx()?, |c| {
+                    told(shared, player, card)?;
+                    let answer = shared.call_reading(f, (c, player as i64 + 1, self.card_value(card), offered))?;
+                    Ok((answer, open::secret_now(shared.id)))
                 })?;
                 let bad = |what: String| {
-                    EffectError(format!(
+                    EffectError::new(format!(
                         "mod {}: a targets function must return a list of player numbers, {what}",
                         site(f)
                     ))
@@ -339,9 +361,10 @@ impl LuaEffect {
                         }
                         _ => None,
                     };
-                    let reason =
-                        reason_text(&reason).or(per_player).unwrap_or_else(|| format!("{card} has no target now"));
-                    Aim::Blocked(reason.into())
+                    Aim::Blocked(match reason_text(&reason).or(per_player) {
+                        Some(text) => Words::new(text, secret),
+                        None => Words::public(format!("{card} has no target now")),
+                    })
                 } else {
                     Aim::Open { targets: Some(seats), order_choice }
                 })

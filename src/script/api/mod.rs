@@ -36,7 +36,7 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, Table, Value};
 
-use crate::core::{EffectError, Play, Rules};
+use crate::core::{EffectError, ModId, Play, Rules};
 
 use super::args::HandlerArgs;
 use super::building::Building;
@@ -48,6 +48,8 @@ use super::sandbox::{Sandbox, ScriptError, flatten};
 pub(crate) struct CtxEnv {
     pub(crate) owner: Owner,
     pub(crate) names: Arc<CardNames>,
+    /// The mod whose `ctx` this is (what it is told of hidden cards is its knowledge).
+    pub(crate) id: ModId,
 }
 
 /// What the areas of `diving` build on.
@@ -80,15 +82,27 @@ pub(crate) struct Shared {
     pub(crate) script: Arc<Script>,
     /// The mod file's globals, once it has loaded.
     pub(crate) env: OnceLock<Table>,
+    /// The mod, by its place in the load order.
+    pub(crate) id: ModId,
 }
 
 impl Shared {
     /// Calls handler `f` in the sandbox; its error is located (`mod <file>:<line>: …`).
     pub(crate) fn call<R: FromLuaMulti>(&self, f: &Function, args: impl IntoLuaMulti) -> Result<R, EffectError> {
         if let Some(why) = self.script.broken() {
-            return Err(EffectError(why));
+            return Err(EffectError::new(why));
         }
-        self.sandbox.call(f, args).map_err(|e| EffectError(format!("mod {e}")))
+        self.sandbox.call(f, args).map_err(|e| self.failure(e))
+    }
+
+    /// A failure of this mod's handler: its place is public, its message may tell of what the
+    /// mod knows now (a mod's `error("…")` is its words).
+    pub(crate) fn failure(&self, e: ScriptError) -> EffectError {
+        let place = match e.line {
+            Some(line) => format!("mod {}:{line}", e.file),
+            None => format!("mod {}", e.file),
+        };
+        EffectError::secret(&place, &e.message, super::open::secret_now(self.id))
     }
 
     /// Calls a `targets` or `playable` function like [`Shared::call`], with the mod's globals
@@ -106,14 +120,14 @@ impl Shared {
         env.set_readonly(true);
         let result = self.call(f, args);
         env.set_readonly(was);
-        result.map_err(|EffectError(message)| {
-            if message.ends_with("attempt to modify a readonly table") {
-                EffectError(format!(
-                    "{message} (targets and playable functions only read: they cannot change the mod's \
-                     globals, see \"What a mod may keep\" in MODDING.md)"
-                ))
+        result.map_err(|e| {
+            if crate::core::Viewer::Everyone.failure(&e).ends_with("attempt to modify a readonly table") {
+                e.noted(
+                    " (targets and playable functions only read: they cannot change the mod's globals, see \"What \
+                     a mod may keep\" in MODDING.md)",
+                )
             } else {
-                EffectError(message)
+                e
             }
         })
     }
@@ -123,7 +137,7 @@ impl Shared {
     }
 
     pub(crate) fn lua_error(&self, e: mlua::Error) -> EffectError {
-        EffectError(format!("mod {}", flatten(&e).1))
+        EffectError::new(format!("mod {}", flatten(&e).1))
     }
 
     /// A new ctx object, for one call of a hook or of a targets or playable function.
@@ -147,18 +161,19 @@ pub(crate) fn install(
     rules: &Rules,
     building: &Building,
     script: &Arc<Script>,
+    id: ModId,
 ) -> Result<Arc<Shared>, ScriptError> {
     let setup = |e: mlua::Error| ScriptError::new("mods", None, flatten(&e).1);
     let lua = sandbox.lua().clone();
     let (owner, names) = (Owner::new(), Arc::new(CardNames::new(&lua).map_err(setup)?));
-    let env = CtxEnv { owner, names: Arc::clone(&names) };
+    let env = CtxEnv { owner, names: Arc::clone(&names), id };
     let ctx = fill(&lua, CTX, &env).map_err(setup)?;
     // Every handler's ctx is a `table.clone` of this table, metatable included.
     unknown::refuse_unknown(&lua, &ctx, "ctx:", false).map_err(setup)?;
     ctx.set_readonly(true);
     let math = fill(&lua, MATH, &env).map_err(setup)?;
     let args = Arc::new(HandlerArgs::new(&lua, &names, &ctx).map_err(setup)?);
-    let shared = Arc::new(Shared { sandbox, owner, names, args, script: Arc::clone(script), env: OnceLock::new() });
+    let shared = Arc::new(Shared { sandbox, owner, names, args, script: Arc::clone(script), env: OnceLock::new(), id });
     let env = DivingEnv { rules, shared: &shared, building };
     let diving = fill(&lua, DIVING, &env).map_err(setup)?;
     unknown::refuse_unknown(&lua, &diving, "diving.", true).map_err(setup)?;
@@ -199,11 +214,11 @@ pub fn registered() -> Result<Vec<String>, ScriptError> {
     let sandbox = Sandbox::in_group("api", super::sandbox::Limits::default(), None)?;
     let lua = sandbox.lua().clone();
     let (owner, names) = (Owner::new(), Arc::new(CardNames::new(&lua).map_err(setup)?));
-    let env = CtxEnv { owner, names: Arc::clone(&names) };
+    let env = CtxEnv { owner, names: Arc::clone(&names), id: ModId(0) };
     let ctx = fill(&lua, CTX, &env).map_err(setup)?;
     let args = Arc::new(HandlerArgs::new(&lua, &names, &ctx).map_err(setup)?);
     let script = Arc::new(Script::default());
-    let shared = Arc::new(Shared { sandbox, owner, names, args, script, env: OnceLock::new() });
+    let shared = Arc::new(Shared { sandbox, owner, names, args, script, env: OnceLock::new(), id: ModId(0) });
     let building = Building::new(true);
     let env = DivingEnv { rules: &Rules::default(), shared: &shared, building: &building };
     let diving = fill(&lua, DIVING, &env).map_err(setup)?;
@@ -322,6 +337,6 @@ fn caller<'a>(lua: &Lua, owner: Owner, this: &'a Value, name: &str) -> mlua::Res
 #[cfg(test)]
 pub(crate) fn ctx_for_tests(lua: &Lua) -> mlua::Result<(Owner, HandlerArgs)> {
     let (owner, names) = (Owner::new(), CardNames::new(lua)?);
-    let functions = fill(lua, CTX, &CtxEnv { owner, names: Arc::new(CardNames::new(lua)?) })?;
+    let functions = fill(lua, CTX, &CtxEnv { owner, names: Arc::new(CardNames::new(lua)?), id: ModId(0) })?;
     Ok((owner, HandlerArgs::new(lua, &names, &functions)?))
 }

@@ -12,14 +12,14 @@
 
 use mlua::{Lua, Table, Value};
 
-use crate::core::{Card, Ctx};
+use crate::core::{Card, Ctx, ModId, Told};
 
 use super::super::convert::{InLua, card, seat};
 use super::super::open::{take_loose, with_game, with_live_ctx};
 use super::{CtxEnv, caller};
 
 pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()> {
-    let owner = env.owner;
+    let (owner, id) = (env.owner, env.id);
     let names = env.names.clone();
     ctx.raw_set(
         "discard_pile",
@@ -56,7 +56,7 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
                     ctx.return_to_deck(card);
                     return Ok(true);
                 }
-                return_hand_card(ctx, card).in_lua(lua)
+                return_hand_card(ctx, id, card).in_lua(lua)
             })
         })?,
     )?;
@@ -73,9 +73,12 @@ pub(super) fn register(lua: &Lua, ctx: &Table, env: &CtxEnv) -> mlua::Result<()>
 }
 
 /// Puts `card` from the current player's hand back into the deck (shuffled): true, or false
-/// when the hand does not hold it. The only hidden card the piles touch: what a mod knows of
-/// that hand it learned from `ctx:hand`, and the card is hidden again once in the deck (the
-/// event shows which card to its owner only).
-fn return_hand_card(ctx: &mut Ctx<'_>, card: Card) -> Result<bool, crate::core::EffectError> {
+/// when the hand does not hold it. The only hidden card the piles touch: whether the hand held
+/// it tells mod `id` of that hand (a probe, as `ctx:take_hand` is), and the card is hidden
+/// again once in the deck (the event shows which card to its owner only), where whoever knew
+/// it knows it still ([`crate::core::knowledge`]).
+fn return_hand_card(ctx: &mut Ctx<'_>, id: ModId, card: Card) -> Result<bool, crate::core::EffectError> {
+    let me = ctx.state().current();
+    ctx.learn_hand(id, Told::Probe, me);
     ctx.return_from_hand(card)
 }
