@@ -185,6 +185,14 @@
 //!   mod and a total (judged on what a state holds after a collection, not on its garbage); copies of mod globals stop at 200 tables deep and are charged a step a
 //!   value (a copy past a call's budget fails naming the global, and `diving check` reports
 //!   it); a search bot's move has a budget of steps of mod work (`bots::SEARCH_STEPS`);
+//!   and **one budget per decision** ([`script::decision`]): a command, a listing with its
+//!   previews, a browser seat's view, a hint, a bot's move and each game of `check` spend every
+//!   call and copy they make from one total (each call and copy charged for what it costs
+//!   beyond its steps), and the mods with the copies one decision makes hold at most the mods'
+//!   memory total; past either the decision fails naming the mod and what it was doing, the
+//!   game unchanged, and bots weigh fewer moves before they would fail. A listed move a mod
+//!   fails on while a bot weighs it or a preview shows it is reported to every reader, never
+//!   skipped (`table::command::Reply::ModFailed`);
 //!   `pairs`/`next` refuse keys ordered by address and `tostring` writes none; nothing a
 //!   script does can catch them, and a failure is located from the Lua stack, never from its
 //!   message. The server runs each room's work on a blocking thread, never on its async

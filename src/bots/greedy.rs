@@ -38,9 +38,10 @@ use std::hint::select_unpredictable;
 use std::sync::Arc;
 
 use crate::core::{
-    Action, Card, Diver, Event, Forecast, Gain, Moves, Outcome, Planning, Playable, Rank, Rules, Seat, Seats, Source,
-    Suit, Tables, View, cards_in_mask,
+    Action, ActionError, Card, Diver, Event, Forecast, Gain, Moves, Outcome, Planning, Playable, Rank, Rules, Seat,
+    Seats, Source, Suit, Tables, View, cards_in_mask,
 };
+use crate::script::decision;
 
 use super::{Bot, BotError};
 
@@ -116,6 +117,21 @@ pub struct GreedyBot {
     /// index.
     losses: Vec<i64>,
     indices: Vec<u32>,
+    /// What the last move's weighing found: a listed move a mod failed on (reported, never
+    /// skipped in silence), and how many moves it weighed by the model alone because the
+    /// move's budget of mod work ran low.
+    findings: Findings,
+}
+
+/// What weighing a move by its consequences found ([`GreedyBot::pick_weighing`]).
+#[derive(Debug, Default, Clone)]
+struct Findings {
+    /// The first listed move a mod failed on, and the failure.
+    failure: Option<(Action, crate::core::EffectError)>,
+    /// Moves weighed by resolving them on a copy, and moves scored by the model alone since the
+    /// decision's budget of mod work ran low ([`crate::script::decision`]).
+    resolved: u32,
+    skipped: u32,
 }
 
 /// What the bot works out once per ruleset. The oxygen cost of a depth and the gain of a
@@ -138,6 +154,10 @@ struct Model {
     /// rank number: a lookup, where a `match` on the rank mispredicted on random hands.
     losses: [i64; 14],
 }
+
+/// The part of a move's budget of mod work (in hundredths) below which greedy stops weighing
+/// moves by resolving them and scores the rest by its model.
+const LOW_BUDGET: u64 = 25;
 
 /// Depths beyond this get what one oxygen is worth by a division instead of a table.
 const WORTH_TABLE_DEPTH: u32 = 1 << 16;
@@ -427,10 +447,11 @@ impl GreedyBot {
         let turn = self.turn(view, &moves, air);
         let me = view.diver(view.seat());
         let forecast = view.forecast();
-        let (mut best, mut best_play, mut fallback) = turn.best_play_listed(&moves, Some(&forecast));
+        let findings = RefCell::new(Findings::default());
+        let (mut best, mut best_play, mut fallback) = turn.best_play_listed(&moves, Some((&forecast, &findings)));
         // A mod's actions, weighed by what they lead to, as a play the model does not know.
         for act in moves.acts() {
-            match turn.weighed(&forecast, act, None, 0) {
+            match turn.weighed(&forecast, &findings, act, None, 0) {
                 Some(score) if score > best => (best, best_play) = (score, Some(*act)),
                 Some(_) => {}
                 None => {
@@ -455,9 +476,11 @@ impl GreedyBot {
                 }
             });
             if best_play.is_none() || recovery.0 > best {
+                self.findings = findings.into_inner();
                 return recovery_action(view, &me, recovery.1);
             }
         }
+        self.findings = findings.into_inner();
         best_play.or(fallback).unwrap_or(Action::Pass)
     }
 
@@ -700,7 +723,24 @@ impl Bot for GreedyBot {
         if view.current() != view.seat() || view.outcome() != Outcome::Running {
             return Err(BotError::Failed { name: "greedy".into(), message: "it is not this bot's turn".into() });
         }
-        Ok(self.pick(view))
+        self.findings = Findings::default();
+        let action = self.pick(view);
+        // A listed move a mod fails on is the mod's failure, reported as one made in play.
+        if let Some((failed, error)) = self.findings.failure.take() {
+            return Err(BotError::ModFailed { name: "greedy".into(), action: failed, error });
+        }
+        Ok(action)
+    }
+
+    fn note(&mut self) -> Option<String> {
+        let Findings { resolved, skipped, .. } = std::mem::take(&mut self.findings);
+        (skipped > 0).then(|| {
+            format!(
+                "greedy weighed {resolved} of {} moves by what they do, the rest by its model alone: the mods' work \
+                 for one move ran low",
+                resolved + skipped
+            )
+        })
     }
 }
 
@@ -829,7 +869,7 @@ impl<A: Air> Turn<'_, '_, A> {
     fn best_play_listed(
         &self,
         moves: &crate::core::Moves<'_>,
-        forecast: Option<&Forecast>,
+        forecast: Option<(&Forecast, &RefCell<Findings>)>,
     ) -> (i64, Option<Action>, Option<Action>) {
         let mut best = NONE;
         let mut best_play = None;
@@ -838,8 +878,8 @@ impl<A: Air> Turn<'_, '_, A> {
             let play = Action::Play { card, from, target, face_on_top };
             let scored = self.score_play(card, &from, target, face_on_top);
             let scored = match forecast {
-                Some(forecast) if !self.view.plays_rank_as_modelled(card.rank) => {
-                    self.weighed(forecast, &play, scored, i64::from(matches!(from, Source::Table(_))))
+                Some((forecast, findings)) if !self.view.plays_rank_as_modelled(card.rank) => {
+                    self.weighed(forecast, findings, &play, scored, i64::from(matches!(from, Source::Table(_))))
                 }
                 _ => scored,
             };
@@ -872,9 +912,32 @@ impl<A: Air> Turn<'_, '_, A> {
     /// two positions differ by ([`Turn::standing`]). So a wrap that only calls the built-in
     /// card scores as the card does, and what a mod's card or hook adds (oxygen it costs, a
     /// diver it moves, a win) counts. `None`: a play to avoid, as in `score_play` (it ends in
-    /// a rescue, or the mod fails on it).
-    fn weighed(&self, forecast: &Forecast, play: &Action, scored: Option<i64>, table_bonus: i64) -> Option<i64> {
-        let (after, events) = forecast.play(play).ok()?;
+    /// a rescue, or the mod fails on it: the failure is kept in `weighing`, and reported).
+    /// When the move's budget of mod work runs low, the model's score stands (counted in
+    /// `findings`): the bot weighs fewer moves before it would fail.
+    fn weighed(
+        &self,
+        forecast: &Forecast,
+        findings: &RefCell<Findings>,
+        play: &Action,
+        scored: Option<i64>,
+        table_bonus: i64,
+    ) -> Option<i64> {
+        if decision::running_low(LOW_BUDGET) {
+            findings.borrow_mut().skipped += 1;
+            return scored;
+        }
+        findings.borrow_mut().resolved += 1;
+        let (after, events) = match forecast.play(play) {
+            Ok(played) => played,
+            // The budget ran out on this very move: not the mod's failure.
+            Err(_) if decision::left() == Some(0) => return scored,
+            Err(ActionError::Script(e)) => {
+                findings.borrow_mut().failure.get_or_insert((*play, e));
+                return None;
+            }
+            Err(_) => return None,
+        };
         match after.outcome() {
             Outcome::Won { winners, .. } if winners.contains(self.seat) => return Some(WIN),
             Outcome::Won { .. } => return Some(-100_000),

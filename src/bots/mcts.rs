@@ -24,7 +24,8 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::core::{Action, Game, Outcome, Seat, View};
+use crate::core::{Action, ActionError, Game, Outcome, Seat, View};
+use crate::script::decision;
 use crate::script::sandbox::steps_spent;
 
 use super::greedy::GreedyBot;
@@ -34,6 +35,10 @@ use super::{Bot, BotError, next_seed};
 /// call: well under a second of honest work, tens of playouts of hooks that burn close to
 /// their budget on every move).
 pub const SEARCH_STEPS: u64 = 16_000_000;
+
+/// The part of the decision's budget of mod work (in hundredths) below which the search
+/// stops, with what it has found ([`crate::script::decision`]).
+const LOW_BUDGET: u64 = 15;
 
 /// How the search spends its iterations.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -133,7 +138,7 @@ impl MctsBot {
                 self.candidates.push(*action);
             }
         }
-        self.search(view);
+        self.search(view)?;
         let mut order: Vec<usize> = (0..self.candidates.len()).collect();
         // Stable: among equals the listing's order stays, as in `choose`.
         order.sort_by(|&a, &b| self.visits[b].cmp(&self.visits[a]).then(self.rewards[b].total_cmp(&self.rewards[a])));
@@ -147,8 +152,12 @@ impl MctsBot {
             .collect())
     }
 
-    /// Spends the iterations on the root candidates, filling `visits` and `rewards`.
-    fn search(&mut self, view: &View<'_>) {
+    /// Spends the iterations on the root candidates, filling `visits` and `rewards`. A root
+    /// move a mod fails on is never picked, and the first such failure is returned, to be
+    /// reported (a listed move a mod fails on is the mod's failure, never hidden). The search
+    /// stops early when the decision's budget of mod work runs low
+    /// ([`crate::script::decision`]), before it would fail.
+    fn search(&mut self, view: &View<'_>) -> Result<(), BotError> {
         let n = self.candidates.len();
         self.visits.clear();
         self.visits.resize(n, 0);
@@ -156,8 +165,9 @@ impl MctsBot {
         self.rewards.resize(n, 0.0);
         let me = view.seat();
         let start = steps_spent();
+        let mut failure = None;
         for it in 0..self.params.iterations {
-            if steps_spent() - start >= self.params.steps {
+            if steps_spent() - start >= self.params.steps || decision::running_low(LOW_BUDGET) {
                 break;
             }
             let arm = if (it as usize) < n {
@@ -177,11 +187,22 @@ impl MctsBot {
             let mut game = view.sample(next_seed(&mut self.rng));
             let reward = match game.apply(&self.candidates[arm], &mut ()) {
                 Ok(()) => self.playout(&mut game, me, start),
+                // The budget ran out on this very playout: not the mod's failure.
+                Err(_) if decision::left() == Some(0) => break,
                 // Only a failing scripted effect gets here: never pick that move.
-                Err(_) => -1.0,
+                Err(e) => {
+                    if let (None, ActionError::Script(error)) = (&failure, e) {
+                        failure = Some((self.candidates[arm], error));
+                    }
+                    -1.0
+                }
             };
             self.visits[arm] += 1;
             self.rewards[arm] += reward;
+        }
+        match failure {
+            Some((action, error)) => Err(BotError::ModFailed { name: self.name.clone(), action, error }),
+            None => Ok(()),
         }
     }
 
@@ -261,7 +282,7 @@ impl Bot for MctsBot {
                 self.candidates[..=i].rotate_right(1);
             }
         }
-        self.search(view);
+        self.search(view)?;
         let mut best = 0;
         for a in 1..n {
             let (va, vb) = (self.visits[a], self.visits[best]);

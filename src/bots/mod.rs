@@ -30,6 +30,11 @@ pub enum BotError {
     Unknown(String),
     #[error("bot {name}: {message}")]
     Failed { name: String, message: String },
+    /// A listed move failed in a mod while the bot weighed it: the mod's failure, which the
+    /// table reports as one made in play (its message read as each reader may,
+    /// [`crate::core::Viewer::failure`]).
+    #[error("a mod failed on '{action}' while bot {name} weighed it: {error}")]
+    ModFailed { name: String, action: Action, error: crate::core::EffectError },
 }
 
 /// A computer player.
@@ -42,6 +47,12 @@ pub trait Bot: Send {
     /// Picks one of `view.legal_actions()`; it is this bot's turn. The engine checks the
     /// choice like any other action.
     fn choose(&mut self, view: &View<'_>) -> Result<Action, BotError>;
+    /// What the bot would have the host know of its last move (it did less than it would, as
+    /// the mods' work for the move ran low); for the host's log only (it may name the bot's
+    /// cards). The default: nothing.
+    fn note(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Uniform over the legal actions.

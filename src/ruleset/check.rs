@@ -88,10 +88,15 @@ pub fn smoke(ruleset: &Ruleset, seed: u64) -> Result<SmokeReport, SmokeFailure> 
             let setup = Setup { names, seed: game_seed, deck: None };
             let context =
                 |turn: u32, what: &str| format!("smoke game seed {game_seed}, {players} players, turn {turn}{what}");
+            // Each game has a budget of mod work, the copies it makes included.
+            let _decision =
+                crate::script::decide_with(format!("smoke game seed {game_seed}"), crate::script::decision::GAME_STEPS);
             let mut game = Game::new(rules.clone(), registry.clone(), setup)
                 .map_err(|e| SmokeFailure { error: located(ruleset, &e.to_string()), context: context(1, "") })?;
             let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
             while !game.is_over() && game.turn() <= TURNS {
+                // Each turn (its listing and its move) is one decision, as a player's is.
+                let _turn = crate::script::decide(format!("smoke game seed {game_seed}, turn {}", game.turn()));
                 let listing = game.moves();
                 let actions = listing.to_vec();
                 if let Some(failure) = listing.failure() {

@@ -15,6 +15,8 @@
 //! - `open`: which game the running handler may touch (the thread-local slot);
 //! - `convert`: Lua values to typed Rust, with precise errors;
 //! - `copy`: a mod's globals copied into the Lua state of a copy of the game;
+//! - [`decision`]: one budget of mod work per decision (a listing, a preview, a bot's move),
+//!   shared by every call and copy it makes;
 //! - `names` and `args`: cards, the `ctx` object and the `play` table as Lua values.
 //!
 //! No `unsafe` here: a handler reaches the game through an owned loan
@@ -27,6 +29,7 @@ mod args;
 mod building;
 mod convert;
 mod copy;
+pub mod decision;
 pub mod manifest;
 pub mod mods;
 mod names;
@@ -35,6 +38,7 @@ pub mod sandbox;
 
 pub use api::{RESERVED, definitions, registered};
 pub use building::Owned;
+pub use decision::{Decision, decide, decide_apart, decide_with};
 pub use manifest::{API_VERSION, Manifest};
 pub use mods::{CopyWatch, ModError, ModSource, load_mods, load_watched, owners, read_manifest};
 pub use sandbox::{Limits, Loaded, Sandbox, ScriptError, StopWhen, stop_when};

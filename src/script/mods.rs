@@ -30,13 +30,14 @@ use crate::core::{Aim, Card, Copier, Ctx, Effect, EffectError, ModId, Play, Rank
 use super::api::{self, Shared};
 use super::building::{Building, Owned};
 use super::copy;
+use super::decision;
 use super::manifest::Manifest;
 use super::open::Script;
-use super::sandbox::{Limits, MemoryGroup, Sandbox, ScriptError, flatten};
+use super::sandbox::{self, Limits, MemoryGroup, Sandbox, ScriptError, flatten};
 
 /// Bytes all the mods of a game may hold together (each has its own Lua state, with the
 /// memory limit of [`Limits::default`]).
-pub const TOTAL_MEMORY: usize = 64 << 20;
+pub const TOTAL_MEMORY: usize = decision::MEMORY as usize;
 
 /// One mod file: the name errors use and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,6 +170,11 @@ impl Copier for Copies {
         if let Some(why) = super::sandbox::stopping() {
             return Arc::new(refusing(why.to_string()));
         }
+        // A copy made once the decision's budget is spent is one that cannot run.
+        if decision::left() == Some(0) {
+            let name = self.mods.first().map_or("mods", |m| m.shared.sandbox.name());
+            return Arc::new(refusing(format!("mod {name}: {}", decision::spent_message())));
+        }
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         let mut free = pool.iter().enumerate().filter(|(_, (r, _))| Arc::strong_count(r) == 1).map(|(i, _)| i);
         let index = match free.next() {
@@ -191,15 +197,54 @@ impl Copier for Copies {
         };
         let (registry, mods) = &pool[index];
         let mut failure = None;
+        // A copy is work of the decision that makes it (a bot's look-ahead, a preview).
+        if let Some(first) = self.mods.first() {
+            decision::charge(first.shared.sandbox.name(), decision::COPY_STEPS);
+        }
         for (from, to) in self.mods.iter().zip(mods) {
             if failure.is_some() {
                 break;
             }
-            if let Err(e) = copy::copy_globals(to.shared.lua(), &from.env, &to.env) {
+            if decision::left() == Some(0) {
+                failure = Some(format!("mod {}: {}", from.shared.sandbox.name(), decision::spent_message()));
+                break;
+            }
+            let before = sandbox::steps_spent();
+            let copied = copy::copy_globals(to.shared.lua(), &from.env, &to.env);
+            decision::charge(from.shared.sandbox.name(), sandbox::steps_spent() - before);
+            if let Err(e) = copied {
                 let error = ScriptError::new(
                     from.shared.sandbox.name(),
                     None,
                     format!("its globals could not be copied into a copy of the game: {}", flatten(&e).1),
+                );
+                self.watch.note(error.clone());
+                failure = Some(ModError(error).to_string());
+            }
+        }
+        // What the mods hold with the copies a decision makes: every registry of the pool (the
+        // ones in use and the few kept for the next copies) holds a copy of the globals, and
+        // they count towards the mods' total as the game's own do.
+        if failure.is_none()
+            && let Some(limit) = decision::memory()
+        {
+            let copies = pool.iter().flat_map(|(_, mods)| mods);
+            let held: usize = self.mods.iter().chain(copies).map(|m| m.shared.sandbox.used_memory()).sum();
+            if held as u64 > limit {
+                let biggest = self.mods.iter().max_by_key(|m| m.shared.sandbox.used_memory());
+                let (name, each) =
+                    biggest.map_or(("the mods", 0), |m| (m.shared.sandbox.name(), m.shared.sandbox.used_memory()));
+                let error = ScriptError::new(
+                    name,
+                    None,
+                    format!(
+                        "the mods and the copies of the game made for one decision ({}) hold {} MiB, more than the {} \
+                         MiB the mods may hold together: its globals hold {} MiB, copied into each",
+                        decision::what().unwrap_or_default(),
+                        held >> 20,
+                        limit >> 20,
+                        each >> 20
+                    ),
                 );
                 self.watch.note(error.clone());
                 failure = Some(ModError(error).to_string());

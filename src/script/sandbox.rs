@@ -181,6 +181,9 @@ struct Meter {
     limit: Cell<u64>,
     /// Whether the running call's limit is what was left of the pool.
     pooled: Cell<bool>,
+    /// Whether the running call's limit is what was left of the open decisions
+    /// ([`super::decision`]).
+    decided: Cell<bool>,
     /// Set once the budget or the memory is exhausted; stays set until the outermost call ends.
     tripped: Cell<bool>,
     /// Where and why it tripped.
@@ -205,6 +208,7 @@ thread_local! {
             steps: Cell::new(0),
             limit: Cell::new(0),
             pooled: Cell::new(false),
+            decided: Cell::new(false),
             tripped: Cell::new(false),
             reason: RefCell::new(None),
             pool: Cell::new(None),
@@ -890,6 +894,15 @@ impl Sandbox {
                         m.pooled.set(false);
                     }
                 }
+                // The open decisions' total caps the call too (a spent one stops it at once).
+                m.decided.set(false);
+                if let Some(left) = super::decision::left().map(|l| l.saturating_sub(super::decision::CALL_STEPS))
+                    && left < m.limit.get()
+                {
+                    m.limit.set(left);
+                    m.decided.set(true);
+                    m.pooled.set(false);
+                }
             }
             m.depth.set(m.depth.get() + 1);
             outer
@@ -911,6 +924,7 @@ impl Sandbox {
                 m.pool.set(Some((left.saturating_sub(m.steps.get()), size)));
             }
             m.spent.set(m.spent.get().saturating_add(m.steps.get()));
+            super::decision::charge(&self.name, m.steps.get() + super::decision::CALL_STEPS);
             if m.tripped.replace(false) { Some(m.reason.take().unwrap_or_default()) } else { None }
         });
         if outer {
@@ -1058,6 +1072,9 @@ fn check_clock(lua: &Lua, m: &Meter) -> mlua::Result<()> {
 }
 
 fn budget_message(m: &Meter) -> String {
+    if m.decided.get() {
+        return super::decision::spent_message();
+    }
     match m.pool.get() {
         Some((_, size)) if m.pooled.get() => {
             format!("used up the turn's budget of {size} steps (all the handlers of one turn together)")

@@ -64,6 +64,9 @@ pub fn of(
     };
     let moves: Vec<Listed> = match seat {
         Some(s) => {
+            // The listing's previews spend from one budget of mod work.
+            let _decision = (previews && state.registry().keeps_state())
+                .then(|| crate::script::decide("the seat's moves and their outcomes"));
             listed.iter().enumerate().map(|(index, action)| listing(session, s, index, action, previews)).collect()
         }
         None => Vec::new(),
@@ -115,11 +118,10 @@ pub fn of(
 /// its preview.
 fn listing(session: &Session, seat: usize, index: usize, action: &Action, previews: bool) -> Listed {
     let game = session.game();
-    // Worked out on what the seat can see, the rest dealt at random, as the shell's.
-    let preview = match session.preview(action).filter(|_| previews) {
-        Some(events) => render::preview(game, &events, Viewer::Seat(seat)),
-        None => String::new(),
-    };
+    // Worked out on what the seat can see, the rest dealt at random, as the shell's; a move a
+    // mod fails on says so.
+    let preview =
+        if previews { crate::table::reply::outcome(session, action, Viewer::Seat(seat)) } else { String::new() };
     let name = |t: usize| game.name(t).to_string();
     let action_shown = match *action {
         Action::Play { card, from, target, face_on_top } => ListedAction::Play {

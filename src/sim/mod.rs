@@ -36,6 +36,7 @@ use crate::bots::{self, Bot, derive_seed};
 use crate::core::{ActionError, DealShape, Event, EventSink, Game, Outcome, Rules, Setup, View, Viewer};
 use crate::limits;
 use crate::ruleset::Ruleset;
+use crate::script::decision;
 
 pub use stats::{GameRecord, Paired, Tally};
 
@@ -431,6 +432,9 @@ impl Arena {
         for (seat, &b) in self.bot_at.iter().enumerate() {
             self.bots[b].start_game(derive_seed(seed, seat as u64));
         }
+        // With mods, the game and each bot's move have a budget of mod work
+        // ([`crate::script::decision`]); the standard rules run no Lua, and open none.
+        let _game = self.mods.then(|| decision::decide_with(format!("game seed {seed}"), decision::GAME_STEPS));
         loop {
             match self.game.outcome() {
                 Outcome::Running => {}
@@ -450,7 +454,12 @@ impl Arena {
             let bot = &mut self.bots[b];
             // The action is used where `choose` left it: moving it out of the `Result` read
             // back freshly written bytes at an odd offset and stalled every turn.
-            let chosen = bot.choose(&View::new(&self.game, seat));
+            let chosen = if self.mods {
+                let _move = decision::decide_with(format!("{}'s move", bot.name()), decision::BOT_STEPS);
+                bot.choose(&View::new(&self.game, seat))
+            } else {
+                bot.choose(&View::new(&self.game, seat))
+            };
             // A card whose mod cannot say whether it is playable is reported, not hidden (only
             // a mod's entry can fail to answer).
             if self.mods

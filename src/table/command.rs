@@ -184,6 +184,14 @@ pub enum Reply {
     BotWarning(String),
     /// A bot could not move (a runaway or failing mod).
     BotStuck(String),
+    /// A mod failed on a listed move while it was weighed or played for a bot (`what`: `while
+    /// greedy weighed 'play 7H'`): every reader is told, as a failure in play is, once a game
+    /// for each place it failed at; its message is read as each reader may
+    /// ([`crate::core::Viewer::failure`]).
+    ModFailed {
+        what: String,
+        error: crate::core::EffectError,
+    },
     /// The command was refused; nothing changed.
     Refused(String),
     /// A question for the caller; its next line answers it.
@@ -342,6 +350,18 @@ impl Table {
     /// once, by the one parser: chat leaves a pending question waiting; anything else answers
     /// it (or, being another command, drops it and runs).
     pub fn line(&mut self, caller: Caller, line: &str, out: &mut dyn Listener) {
+        // With mods, the command has one budget of mod work, whatever it lists, previews or
+        // plays ([`crate::script::decision`]); a bot it sets off moving has its own.
+        let _decision = self.game().registry().keeps_state().then(|| {
+            let word: String = line.split_whitespace().next().unwrap_or("").chars().take(20).collect();
+            let who = match caller {
+                Caller::Seat(seat) => self.game().name(seat).to_string(),
+                Caller::Spectator => "a spectator".into(),
+                Caller::Script => "the script".into(),
+            };
+            let what = format!("'{}' by {}", crate::limits::clean_line(&word), who);
+            crate::script::decide_apart(what, crate::script::decision::STEPS)
+        });
         let parsed = parse::parse_with(line, self.game().registry().actions());
         if let Ok(Some(Command::Say(text))) = &parsed {
             return self.say(caller, text, out);
@@ -595,7 +615,7 @@ impl Table {
     fn rescue_question(&self, action: &Action) -> Option<String> {
         let game = self.game();
         let me = game.current();
-        let events = self.session.preview(action)?;
+        let events = self.session.preview(action).ok()?;
         if !events.iter().any(|e| matches!(e, Event::Rescued { player, .. } if *player == me)) {
             return None;
         }
@@ -656,6 +676,9 @@ impl Table {
                 match self.session.bot_move() {
                     None => return,
                     Some(Ok(m)) => {
+                        if let Some((what, error)) = m.failure {
+                            out.reply(self, Reply::ModFailed { what, error });
+                        }
                         if let Some(w) = m.warning {
                             out.reply(self, Reply::BotWarning(w));
                         }
@@ -682,7 +705,12 @@ impl Table {
         let game = self.game();
         let seed =
             (self.session.seed() ^ ((game.turn() as u64) << 8) ^ seat as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let decision = game.registry().keeps_state().then(|| {
+            let what = format!("the away bot's move for {}", game.name(seat));
+            crate::script::decide_apart(what, crate::script::decision::BOT_STEPS)
+        });
         let choice = crate::bots::from_spec(spec, seed).and_then(|mut b| b.choose(&View::new(game, seat)));
+        drop(decision);
         if let Ok(action) = choice
             && self.session.apply(action).is_ok()
         {

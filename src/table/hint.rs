@@ -79,6 +79,11 @@ pub fn rate(game: &Game, ruleset: &Ruleset, playouts: u32, also: &[Action]) -> R
         return Err("the game is over".into());
     }
     let game = searchable(game, ruleset)?;
+    // The search has a bot's move's budget of mod work.
+    let _decision = game
+        .registry()
+        .keeps_state()
+        .then(|| crate::script::decide_with("the search of a hint or review", crate::script::decision::BOT_STEPS));
     let view = View::new(&game, game.current());
     let mut bot = MctsBot::new(playouts, search_seed(&game));
     let estimates = bot.estimates(&view, also).map_err(|e| e.to_string())?;

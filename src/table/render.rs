@@ -819,6 +819,18 @@ pub fn winners_text(game: &Game) -> String {
     and_list(&names)
 }
 
+/// What a preview (`Session::preview`) says of a listed action, as `viewer` may read it: its
+/// outcome ([`preview`]), or that a mod fails on it (never hidden: the listing offers the
+/// action, so a failure is the mod's, and the players are told), or nothing when the copy
+/// refused it.
+pub fn preview_outcome(game: &Game, previewed: &Result<Vec<Event>, ActionError>, viewer: Viewer) -> String {
+    match previewed {
+        Ok(events) => preview(game, events, viewer),
+        Err(ActionError::Script(e)) => format!("a mod fails on it: {}", viewer.failure(e)),
+        Err(_) => String::new(),
+    }
+}
+
 /// What a move would do, read from the events the engine gave for it on a copy of the game
 /// (see `Session::preview`): the mover's depth and oxygen after it, whether the card
 /// doubles, a rescue, a win, a push. Only events `viewer` may see are read (a preview of a

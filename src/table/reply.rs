@@ -88,6 +88,17 @@ impl Table {
                 out.line(Object::one("warning", json!(w)), look.wrap(&look.style.dim(&format!("warning: {shown}"))))
             }
             Reply::BotStuck(message) | Reply::Refused(message) => out.error(message, look),
+            Reply::ModFailed { what, error } => {
+                let message = viewer.failure(error);
+                out.line(
+                    Object::one("mod_failed", json!({ "while": what, "message": message })),
+                    look.wrap(&look.style.dim(&format!(
+                        "a mod failed {}: {}",
+                        limits::shown(what, limits::NewLines::Escaped),
+                        limits::shown(&message, limits::NewLines::Escaped)
+                    ))),
+                )
+            }
             Reply::Question(q) => out.line(Object::one("question", question_json(q)), look.wrap(&q.text())),
             Reply::NotPlayed => Rendered { json: Vec::new(), text: vec!["(not played)".into()] },
             Reply::Note(text) => Rendered { json: Vec::new(), text: vec![look.wrap(text)] },
@@ -373,6 +384,19 @@ impl Table {
     }
 }
 
+/// What the listing shows of `action`'s outcome: its preview, or nothing once the
+/// decision's budget of mod work is spent (the listing's failure says so once).
+pub fn outcome(session: &Session, action: &Action, reader: Viewer) -> String {
+    if crate::script::decision::left() == Some(0) {
+        return String::new();
+    }
+    let previewed = session.preview(action);
+    if previewed.is_err() && crate::script::decision::left() == Some(0) {
+        return String::new();
+    }
+    render::preview_outcome(session.game(), &previewed, reader)
+}
+
 /// The `moves` listing as a terminal shows it, for the current player's legal `actions`:
 /// each play with a preview of its outcome as `reader` may see it, the recoveries in one
 /// line, laid out for `columns` (`None`: not wrapped). Shared by the shell and the game
@@ -388,6 +412,8 @@ pub fn moves_lines(
     if game.is_over() {
         return vec!["no moves: the game is over".to_string()];
     }
+    // Every preview of the listing spends from one budget of mod work.
+    let _decision = game.registry().keeps_state().then(|| crate::script::decide("the outcomes of the moves"));
     let mut plays: Vec<(String, String)> = Vec::new();
     let mut recoveries = 0;
     let mut knotted = false;
@@ -399,7 +425,7 @@ pub fn moves_lines(
             Action::Recover { face_on_top, .. } => {
                 if recoveries == 0 {
                     let me = game.current();
-                    gains_nothing = session.preview(a).is_some_and(|events| {
+                    gains_nothing = session.preview(a).is_ok_and(|events| {
                         events.iter().any(|e| matches!(e, Event::Knotted { player } if *player == me))
                     });
                 }
@@ -418,8 +444,7 @@ pub fn moves_lines(
                 over_too = true;
             }
             _ => {
-                let outcome = session.preview(a).map(|ev| render::preview(game, &ev, reader));
-                plays.push((render::command_for(game, a), outcome.unwrap_or_default()));
+                plays.push((render::command_for(game, a), outcome(session, a, reader)));
             }
         }
     }

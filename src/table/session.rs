@@ -66,8 +66,12 @@ pub struct BotMove {
     pub seat: Seat,
     pub action: Action,
     pub events: Vec<Event>,
-    /// Set when the bot failed or chose an illegal move and a fallback move was played.
+    /// Set when the bot failed or chose an illegal move and a fallback move was played, or
+    /// did less than it would (for the host's log).
     pub warning: Option<String>,
+    /// A mod's failure on a listed move, found while the bot weighed or played it, not yet
+    /// reported in this game: what was being done, and the failure (for every reader).
+    pub failure: Option<(String, crate::core::EffectError)>,
 }
 
 /// What `reload` found when it replayed the game under the re-read ruleset.
@@ -115,6 +119,9 @@ pub struct Session {
     hot_seat: bool,
     /// What happened to the game besides its moves, for every player to be told.
     notices: Vec<Notice>,
+    /// The mod failures told to the table in this game (by what everyone reads of them), so
+    /// that each is told once.
+    reported: Vec<String>,
 }
 
 /// A saved game loaded for play or replay, with what the loader noticed (a ruleset or mod
@@ -154,6 +161,7 @@ impl Session {
             spec: spec.to_string(),
             ruleset,
             built: bots.iter().map(|_| None).collect(),
+            reported: Vec::new(),
             bots,
             setup,
             opening,
@@ -410,14 +418,15 @@ impl Session {
     /// its own ([`View::sample`]). So a preview never depends on a hidden card, nor tells how
     /// a mod's random roll will come out: the real game's deck order and generator are not in
     /// the copy. The copy runs on Lua states of its own with a copy of the mods' globals, so
-    /// a mod's variables do not move on for a move nobody made. `None` when the action is
-    /// refused.
-    pub fn preview(&self, action: &Action) -> Option<Vec<Event>> {
+    /// a mod's variables do not move on for a move nobody made. The engine's refusal when
+    /// the action is refused there, or fails in a mod (which the caller reports: a listed
+    /// action a mod fails on is never hidden).
+    pub fn preview(&self, action: &Action) -> Result<Vec<Event>, ActionError> {
         let seat = self.game.current();
         let mut copy = View::new(&self.game, seat).sample(PREVIEW_SEED ^ u64::from(self.game.turn()));
         let mut events = Vec::new();
-        copy.apply(action, &mut events).ok()?;
-        Some(events)
+        copy.apply(action, &mut events)?;
+        Ok(events)
     }
 
     /// If a bot is to move, lets it move. A bot that fails or picks an illegal action is
@@ -438,19 +447,33 @@ impl Session {
             }
             None => (bots::from_spec(&spec, seed), !matches!(limits::parse_bot_spec(&spec), Ok(BotSpec::Lua(_)))),
         };
+        let mut note = None;
         let choice = bot.and_then(|mut bot| {
+            // The bot's move has its own budget of mod work, apart from the command that set
+            // it off ([`crate::script::decision`]).
+            let decision = self.game.registry().keeps_state().then(|| {
+                crate::script::decide_apart(format!("{spec}'s move for {name}"), crate::script::decision::BOT_STEPS)
+            });
             let choice = bot.choose(&View::new(&self.game, seat));
+            note = bot.note().map(|n| format!("bot {name}: {n}"));
+            drop(decision);
             if keep && let Some(slot) = self.built.get_mut(seat) {
                 *slot = Some(bot);
             }
             choice
         });
         let mut warning = None;
+        let mut failure = None;
         if let Ok(action) = &choice {
             match self.apply(*action) {
                 Ok(events) => {
                     let events = events.to_vec();
-                    return Some(Ok(BotMove { seat, action: *action, events, warning }));
+                    return Some(Ok(BotMove { seat, action: *action, events, warning: note, failure }));
+                }
+                Err(ActionError::Script(e)) => {
+                    let chosen = render::command_for(&self.game, action);
+                    failure = self.unreported(format!("on '{chosen}', played by bot {name}"), e);
+                    warning = Some(format!("bot {name} chose '{chosen}', which a mod failed on"));
                 }
                 Err(e) => {
                     let chosen = render::command_for(&self.game, action);
@@ -461,8 +484,14 @@ impl Session {
                 }
             }
         }
-        if let Err(e) = &choice {
-            warning = Some(format!("bot {name} failed: {e}"));
+        match choice {
+            Err(bots::BotError::ModFailed { name: bot, action, error }) => {
+                let chosen = render::command_for(&self.game, &action);
+                failure = self.unreported(format!("on '{chosen}', while bot {bot} weighed it for {name}"), error);
+                warning = Some(format!("bot {name} found a listed move a mod fails on"));
+            }
+            Err(e) => warning = Some(format!("bot {name} failed: {e}")),
+            Ok(_) => {}
         }
         let mut last_error = String::new();
         for action in self.game.legal_actions() {
@@ -471,12 +500,28 @@ impl Session {
                 Ok(events) => {
                     let events = events.to_vec();
                     let warning = warning.map(|w| format!("{w}; it plays '{text}' instead"));
-                    return Some(Ok(BotMove { seat, action, events, warning }));
+                    return Some(Ok(BotMove { seat, action, events, warning, failure }));
                 }
                 Err(e) => last_error = render::action_error(&self.game, &e, Viewer::Spectator),
             }
         }
         Some(Err(format!("{name} cannot move: no legal action can be played ({last_error})")))
+    }
+
+    /// `error`, a mod's failure `what` (`on 'play 7H', played by bot greedy`), unless a
+    /// failure at the same place was reported already in this game: a failing mod is told to
+    /// the table once a game, not at every move of a bot that meets it.
+    fn unreported(
+        &mut self,
+        what: String,
+        error: crate::core::EffectError,
+    ) -> Option<(String, crate::core::EffectError)> {
+        let place = error.to_string();
+        if self.reported.contains(&place) {
+            return None;
+        }
+        self.reported.push(place);
+        Some((what, error))
     }
 
     /// Takes back the last move of a person, and every bot move after it.

@@ -204,9 +204,9 @@ fn planted_blunder(after: usize) -> Option<(Session, usize)> {
             let me = game.current();
             let choice = if blunder.is_none() && game.player(me).depth >= 25 {
                 game.legal_actions().into_iter().find(|a| {
-                    session.preview(a).is_some_and(|ev| {
-                        ev.iter().any(|e| matches!(e, Event::Rescued { player, .. } if *player == me))
-                    })
+                    session
+                        .preview(a)
+                        .is_ok_and(|ev| ev.iter().any(|e| matches!(e, Event::Rescued { player, .. } if *player == me)))
                 })
             } else {
                 None

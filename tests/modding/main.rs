@@ -13,6 +13,7 @@ mod hostile_mods;
 mod hostile_runtime;
 mod mod_actions;
 mod mod_api_file;
+mod mod_budget;
 mod mod_secrets;
 mod mod_state;
 mod modkit;

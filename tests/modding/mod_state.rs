@@ -159,7 +159,7 @@ fn a_game_with_search_bots_and_a_stateful_mod_saves_and_loads() {
                 assert_eq!(moved.warning, None, "{file}");
             } else {
                 for legal in session.game().legal_actions() {
-                    session.preview(&legal);
+                    let _ = session.preview(&legal);
                 }
                 let chosen = five_first(session.game());
                 session.apply(chosen).unwrap();

@@ -720,6 +720,7 @@ impl Room {
                 Reply::BotWarning(message) | Reply::BotStuck(message) => {
                     out.log.push(format!("room {}: {message}", self.id))
                 }
+                Reply::ModFailed { .. } => self.tell_mod_failure(reply, out),
                 Reply::Chat { .. } => {
                     for r in &self.conns {
                         let told = self.table.render(reply, self.viewer(r.role), &r.look());
@@ -772,10 +773,26 @@ impl Room {
     fn run_bots(&mut self, out: &mut Outbox) {
         let mut replies = Vec::new();
         self.table.run_bots(&mut replies);
-        for reply in replies {
-            if let Reply::BotWarning(message) | Reply::BotStuck(message) = reply {
-                out.log.push(format!("room {}: {message}", self.id));
+        for reply in &replies {
+            match reply {
+                Reply::BotWarning(message) | Reply::BotStuck(message) => {
+                    out.log.push(format!("room {}: {message}", self.id));
+                }
+                Reply::ModFailed { .. } => self.tell_mod_failure(reply, out),
+                _ => {}
             }
+        }
+    }
+
+    /// A mod's failure found in play (a bot weighing a listed move, a bot's move): told to
+    /// every reader as it may read it, and logged whole (the host sees every card).
+    fn tell_mod_failure(&self, reply: &Reply, out: &mut Outbox) {
+        if let Reply::ModFailed { what, error } = reply {
+            out.log.push(format!("room {}: a mod failed {what}: {}", self.id, Viewer::Everyone.failure(error)));
+        }
+        for r in &self.conns {
+            let told = self.table.render(reply, self.viewer(r.role), &r.look());
+            out.output(r.conn, self.at(), told.json, told.text);
         }
     }
 }
