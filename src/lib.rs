@@ -197,7 +197,8 @@
 //!   script does can catch them, and a failure is located from the Lua stack, never from its
 //!   message. The server runs each room's work on a blocking thread, never on its async
 //!   workers, and stops that work's Lua when it stops. *`tests/modding/hostile_mods.rs` (load time),
-//!   `tests/modding/hostile_runtime.rs` (run time), `tests/server/server_busy.rs`.*
+//!   `tests/modding/hostile_runtime.rs` (run time), `tests/modding/mod_budget.rs` (decisions),
+//!   `tests/server/server_busy.rs`.*
 //! - **Refusal changes nothing.** An illegal action, or a replaced entry or hook that fails
 //!   half-way, comes back as a typed [`core::ActionError`]; the game is exactly as before
 //!   (the mods' Lua state included: `Game::apply` keeps a copy of it while a scripted action

@@ -12,7 +12,7 @@ use super::knowledge::Secret;
 /// A mod's own message (its `error("…")`) is its words, and may tell of the hidden cards it
 /// knew when it failed ([`super::knowledge`]): then only the place of the failure
 /// (`mod sharks.lua:12`) is public, and the rest is read through a viewer
-/// ([`EffectError::shown_to`]). `Display` shows what everyone may read.
+/// ([`Viewer::failure`](super::Viewer::failure)). `Display` shows what everyone may read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EffectError {
     message: String,

@@ -27,7 +27,7 @@
 //! look-ahead) carries it with the mods' globals, a refused action leaves it as it was, and a
 //! replay rebuilds it. A sample of what a seat cannot see ([`View::sample`](super::View::sample))
 //! deals the hidden cards otherwise, while the mods' globals still hold what they were told:
-//! there the knowledge is kept by place and never ends ([`Knowledge::by_place`]).
+//! there the knowledge is kept by place and never ends.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -351,7 +351,7 @@ impl Knowledge {
         self.known = kept;
     }
 
-    /// What `by`'s words may tell of now (after [`Knowledge::forget_visible`]).
+    /// What `by`'s words may tell of now (once what became visible is forgotten).
     pub fn secret_of(&self, by: ModId) -> Secret {
         self.known.iter().filter(|k| k.by == by).fold(Secret::NONE, |s, k| s.union(k.place.secret()))
     }

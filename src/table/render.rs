@@ -756,7 +756,7 @@ pub fn command_for(game: &Game, action: &Action) -> String {
 }
 
 /// A core error in the shell's words, as `viewer` may read it (a mod's reason in full only
-/// for a reader who may see what the mod knew, [`ActionError::shown_to`]): players by name,
+/// for a reader who may see what the mod knew, [`Viewer::error`]): players by name,
 /// not seat number.
 pub fn action_error(game: &Game, err: &ActionError, viewer: Viewer) -> String {
     let name = |s: Seat| game.names().get(s).cloned().unwrap_or_else(|| format!("player {}", s + 1));
