@@ -610,6 +610,8 @@ pub(crate) fn with_live_ctx<R>(
     with_ctx(lua, caller, what, |ctx| {
         if ctx.state().is_over() {
             let who = match ctx.state().winner() {
+                // The default player is called "you": "you have won", not "you has won".
+                Some(p) if ctx.state().name(p).eq_ignore_ascii_case("you") => "you have won".to_string(),
                 Some(p) => format!("{} has won", ctx.state().name(p)),
                 None => "it ended in a draw".to_string(),
             };
