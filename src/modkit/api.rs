@@ -33,12 +33,52 @@ pub fn api_command(file: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the definitions to `path`, refusing to write over a file this command did not write.
+/// Writes the definitions to `path`, refusing to write over a file this command did not write,
+/// and anything but a regular file: a symbolic link (even one to nowhere, which writing would
+/// have followed and created its target), a folder, a device.
 pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    if let Ok(old) = std::fs::read_to_string(path)
-        && !old.starts_with(HEADER)
-    {
-        anyhow::bail!("{} exists and is not a definition file diving wrote: choose another name", path.display());
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => anyhow::bail!(
+            "{} is a symbolic link: the definitions are written only to a regular file (choose another name)",
+            path.display()
+        ),
+        Ok(meta) if !meta.is_file() => {
+            anyhow::bail!("{} exists and is not a regular file: choose another name", path.display())
+        }
+        Ok(_) => {
+            let old = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            if !old.starts_with(HEADER.as_bytes()) {
+                anyhow::bail!(
+                    "{} exists and is not a definition file diving wrote: choose another name",
+                    path.display()
+                );
+            }
+        }
+        Err(_) => {}
     }
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 43: `diving mod api FILE` where FILE was a link to nowhere created the link's
+    /// target.
+    #[test]
+    fn a_link_is_refused_and_its_target_is_not_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("elsewhere.lua");
+        let link = dir.path().join("api.lua");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = write(&link, "---@meta diving\n").unwrap_err().to_string();
+        assert!(e.contains("is a symbolic link"), "{e}");
+        assert!(!target.exists(), "the link's target was created");
+        let e = write(dir.path(), "---@meta diving\n").unwrap_err().to_string();
+        assert!(e.contains("is not a regular file"), "{e}");
+        let file = dir.path().join("diving-api.lua");
+        write(&file, "---@meta diving\nfirst\n").unwrap();
+        write(&file, "---@meta diving\nsecond\n").unwrap();
+        assert!(std::fs::read_to_string(&file).unwrap().ends_with("second\n"));
+    }
 }

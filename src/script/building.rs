@@ -152,6 +152,12 @@ impl Building {
         self.owners.lock().expect("owners lock").push(owned);
     }
 
+    /// The name of the file being loaded, as its manifest says (or made from its file name).
+    pub(crate) fn mod_name(&self) -> String {
+        let head = self.head.lock().expect("manifest lock");
+        head.manifest.as_ref().map_or_else(|| Manifest::default_for(&head.file).name, |m| m.name.clone())
+    }
+
     /// Who set which entry, in the order the mods registered.
     pub(crate) fn owners(&self) -> Vec<Owned> {
         self.owners.lock().expect("owners lock").clone()

@@ -127,6 +127,7 @@ fn load_owned(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<Loaded
     let group = MemoryGroup::new(TOTAL_MEMORY);
     let script = Arc::new(Script::default());
     let mut loaded = Vec::with_capacity(mods.len());
+    let mut names = Vec::with_capacity(mods.len());
     for (i, source) in mods.iter().enumerate() {
         let sandbox = Sandbox::in_group(&source.name, Limits::default(), Some(&group)).map_err(ModError)?;
         let id = ModId(u8::try_from(i).map_err(|_| {
@@ -137,9 +138,10 @@ fn load_owned(rules: &Rules, mods: &[ModSource]) -> Result<(Registry, Vec<Loaded
         let env = shared.sandbox.load(&source.name, &source.code).map_err(ModError)?.env;
         let _ = shared.env.set(env.clone());
         loaded.push(LoadedMod { shared, env });
+        names.push(Arc::from(building.mod_name()));
     }
     let mut registry = building.take_registry();
-    registry.name_mods(mods.iter().map(|m| Arc::from(Manifest::default_for(&m.name).name)).collect());
+    registry.name_mods(names);
     Ok((registry, loaded, building.owners()))
 }
 

@@ -233,6 +233,9 @@ pub fn skeleton(name: &str) -> String {
         .collect()
 }
 
+/// The tables of the schema, checked to be there when a database is opened.
+const TABLES: [&str; 9] = ["players", "tables", "seats", "games", "moves", "results", "places", "ratings", "codes"];
+
 impl Db {
     /// Opens the database of the games directory `dir`, making or migrating it.
     pub fn open(dir: &Path) -> anyhow::Result<Db> {
@@ -305,6 +308,20 @@ impl Db {
             tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [known])?;
         } else if version < known {
             tx.execute("UPDATE schema_version SET version = ?1", [known])?;
+        }
+        // A file whose version says it is whole but lacks a table (damaged, or edited): say
+        // so, naming the file, before a query meets it ("no such table: moves").
+        for table in TABLES {
+            let found: Option<i64> = tx
+                .query_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| r.get(0))
+                .optional()
+                .with_context(|| format!("{what} is not a diving database (or is damaged)"))?;
+            if found.is_none() {
+                anyhow::bail!(
+                    "{what} is damaged: its table '{table}' is missing (restore the file from a backup, or host with \
+                     another --dir)"
+                );
+            }
         }
         tx.commit()?;
         Ok(())
@@ -731,6 +748,20 @@ mod tests {
 
     const KEY_A: &str = "0123456789abcdef0123456789abcdef";
     const KEY_B: &str = "fedcba9876543210fedcba9876543210";
+
+    /// Issue 43: `host --resume` over a database missing a table said "no such table: moves"
+    /// without naming the file.
+    #[test]
+    fn a_database_missing_a_table_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Db::open(dir.path()).unwrap());
+        let conn = Connection::open(dir.path().join(FILE)).unwrap();
+        conn.execute_batch("DROP TABLE moves").unwrap();
+        drop(conn);
+        let e = Db::open(dir.path()).err().expect("a damaged database is refused").to_string();
+        assert!(e.contains(&dir.path().join(FILE).display().to_string()), "{e}");
+        assert!(e.contains("is damaged: its table 'moves' is missing"), "{e}");
+    }
 
     #[test]
     fn a_name_is_its_first_keys_and_look_alikes_are_refused() {

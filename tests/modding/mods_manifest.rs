@@ -283,6 +283,8 @@ fn check_lists_which_mod_owns_each_entry() {
     let entries = &stdout[stdout.find("entries:\n").expect("an entries list")..];
     assert_eq!(
         entries,
-        "entries:\n  card 7: replaced by sevens-a (a.lua:2)\n  card 7: wrapped by wrapper (w.lua:2)\n  hook on_turn_end: added by wrapper (w.lua:3)\n"
+        "entries:\n  card 7: replaced by sevens-a (a.lua:2)\n  card 7: wrapped by wrapper (w.lua:2)\n  hook on_turn_end: added by wrapper (w.lua:3)\n\
+         secrets (what each mod was told in the smoke games; its words reach only those who may see it):\n  \
+         sevens-a: reads no hidden card; reveals nothing\n  wrapper: reads no hidden card; reveals nothing\n"
     );
 }

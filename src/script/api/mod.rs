@@ -136,8 +136,10 @@ impl Shared {
         self.sandbox.lua()
     }
 
+    /// A failure of the API's own work for this mod (making a handler's arguments), in its
+    /// file's name.
     pub(crate) fn lua_error(&self, e: mlua::Error) -> EffectError {
-        EffectError::new(format!("mod {}", flatten(&e).1))
+        EffectError::new(format!("mod {}: {}", self.sandbox.name(), flatten(&e).1))
     }
 
     /// A new ctx object, for one call of a hook or of a targets or playable function.
