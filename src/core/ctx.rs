@@ -310,7 +310,10 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     pub fn set_teams(&mut self, of_seat: &[usize]) -> Result<(), EffectError> {
         let players = self.state.players.len();
         if of_seat.len() != players {
-            return Err(EffectError::new(format!("the teams need one team per player ({players}), got {}", of_seat.len())));
+            return Err(EffectError::new(format!(
+                "the teams need one team per player ({players}), got {}",
+                of_seat.len()
+            )));
         }
         let spare = self.state.rules().teams.is_none_or(|t| t.target_teammates);
         let teams = Teams::of(of_seat, spare).map_err(EffectError::new)?;

@@ -309,7 +309,10 @@ impl ScenarioFile {
                     _ if matches!(e, crate::core::ActionError::Script(_)) => {
                         return Err(at_line(
                             *line,
-                            format!("'{text}' failed in a mod: {}", render::action_error(&game, &e, crate::core::Viewer::Everyone)),
+                            format!(
+                                "'{text}' failed in a mod: {}",
+                                render::action_error(&game, &e, crate::core::Viewer::Everyone)
+                            ),
                         ));
                     }
                     _ => {

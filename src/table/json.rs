@@ -505,7 +505,10 @@ pub fn write_event(out: impl std::io::Write, game: &Game, event: &Event, viewer:
 #[serde(untagged)]
 enum EventSeen<'a> {
     Whole(EventJson<'a, NameJson<'a>>),
-    Hidden { event: &'static str, player: NameJson<'a> },
+    Hidden {
+        event: &'static str,
+        player: NameJson<'a>,
+    },
     /// A mod's words this viewer may not read: which mod spoke, and that they are withheld.
     Withheld {
         event: &'static str,
@@ -909,10 +912,7 @@ mod tests {
             (Event::Reversed { backwards: true }, r#"{"event":"reversed","backwards":true}"#),
             (Event::Skipped { player: 1 }, r#"{"event":"skipped","player":"bob"}"#),
             (Event::AnotherTurn { player: 0 }, r#"{"event":"another_turn","player":"alice"}"#),
-            (
-                Event::Said { by: ModId(0), words: "a \"shark\"!".into() },
-                r#"{"event":"said","text":"a \"shark\"!"}"#,
-            ),
+            (Event::Said { by: ModId(0), words: "a \"shark\"!".into() }, r#"{"event":"said","text":"a \"shark\"!"}"#),
             (Event::Won { player: 0, winners: Seats(1) }, r#"{"event":"won","player":"alice"}"#),
             (
                 Event::Won { player: 1, winners: Seats(0b11) },

@@ -6,7 +6,7 @@ use crate::common::{self, Deal, check, refuse_action};
 
 use std::sync::Arc;
 
-use diving::core::{Action, ActionError, Effect, Event, Game, Rank, Registry, Seat, Source, Viewer};
+use diving::core::{Action, ActionError, Effect, EffectError, Event, Game, Rank, Registry, Seat, Source, Viewer};
 
 /// The standard registry with the 2 wrapped: after its play, `then` runs on the context.
 fn with_two(then: impl Fn(&mut diving::core::Ctx<'_>, Seat) + Send + Sync + 'static) -> Registry {
@@ -110,7 +110,10 @@ fn a_mods_order_replaces_the_built_in_one_and_a_bad_answer_changes_nothing() {
     let mut game = deal().game_with(registry);
     let two = Action::play(common::card("2S"), Source::Hand);
     let refused = refuse_action(&mut game, &two);
-    assert_eq!(refused, ActionError::Script("the turn order named player 10, but there are 4 players".into()));
+    assert_eq!(
+        refused,
+        ActionError::Script(EffectError::new("the turn order named player 10, but there are 4 players"))
+    );
 }
 
 /// D8 with values a ruleset sets: every built-in rule reads the one value (the dive, doubling,
@@ -154,7 +157,7 @@ fn a_card_value_hook_is_asked_by_the_rules_and_the_forecast() {
     registry.set_card_value(Arc::new(|_, _, _| Ok(5000)));
     let mut game = deal.game_with(registry);
     let refused = refuse_action(&mut game, &Action::play(common::card("7H"), Source::Hand));
-    assert_eq!(refused, ActionError::Script("7H cannot be worth 5000: a card is worth at most 1000".into()));
+    assert_eq!(refused, ActionError::Script(EffectError::new("7H cannot be worth 5000: a card is worth at most 1000")));
 }
 
 /// The outcome of each built-in effect is a rule point (D13, D14, D16): a reaction hears a
@@ -265,7 +268,7 @@ fn a_mod_can_declare_a_shared_win_a_draw_or_new_teams() {
 
     let game = deal.game_with(with_two(|ctx, _| {
         assert_eq!(
-            ctx.set_teams(&[0, 2, 0, 2]).unwrap_err().0,
+            ctx.set_teams(&[0, 2, 0, 2]).unwrap_err().to_string(),
             "team 2 has nobody in it (teams are numbered 1, 2 … without a gap)"
         );
         assert!(ctx.set_teams(&[0, 1]).is_err(), "one team per player");
@@ -283,10 +286,13 @@ fn the_piles_change_through_checked_operations_each_an_event() {
     let deal = Deal::new(2).hand("Ann", "2S 9H 3D 4C").discard("KD");
     let game = deal.game_with(with_two(|ctx, player| {
         // The 2 is on the pile now, over the KD.
-        assert_eq!(ctx.take_discard(player, Some(common::card("5C"))).unwrap_err().0, "5C is not on the discard pile");
+        assert_eq!(
+            ctx.take_discard(player, Some(common::card("5C"))).unwrap_err().to_string(),
+            "5C is not on the discard pile"
+        );
         assert_eq!(ctx.take_discard(player, Some(common::card("KD"))), Ok(common::card("KD")));
         assert_eq!(
-            ctx.take_discard(player, None).unwrap_err().0,
+            ctx.take_discard(player, None).unwrap_err().to_string(),
             "the discard pile's only card stays: the pile is never empty"
         );
         assert_eq!(ctx.return_from_hand(common::card("9H")), Ok(true));
@@ -321,7 +327,7 @@ fn a_full_hand_takes_nothing_from_the_pile() {
     let deal = Deal::new(2).hand("Ann", "2S 9H 3D 4C").discard("KD");
     let game = deal.game_with(with_two(|ctx, player| {
         while ctx.draw_to_hand(player).is_ok_and(|drew| drew) {}
-        assert_eq!(ctx.take_discard(player, None).unwrap_err().0, "a hand holds at most 12 cards");
+        assert_eq!(ctx.take_discard(player, None).unwrap_err().to_string(), "a hand holds at most 12 cards");
     }));
     common::run(game, "play 2S");
 }

@@ -191,7 +191,7 @@ fn a_mods_narration_loses_colour_codes_and_reversing_characters() {
 fn the_treasure_chest_says_its_cap() {
     let path = "rulesets/examples/treasure-chest/treasure-chest.lua";
     let source = ModSource { name: path.into(), code: std::fs::read_to_string(path).unwrap().into() };
-    let guide = diving::table::render::mods_guide(&[source]);
+    let guide = diving::table::render::mods_guide(&diving::core::Rules::default(), &[source], &[]);
     assert!(guide.contains("so your hand grows, up to 8 cards (a full hand of 8 finds no chest)"), "{guide}");
     assert!(std::fs::read_to_string(path).unwrap().contains("local FULL_HAND = 8"));
 }
