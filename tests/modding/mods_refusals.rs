@@ -46,6 +46,8 @@ fn no_target_left_gives_the_mods_reasons() {
     // Bob dives deeper and keeps a Q in front: the only diver Ann could Jolt is immune.
     let deal = deal.deck("JS");
     let mut game = common::run(deal.game_with(registry), "play 5H; play 8D; play 2S; play QH").game;
-    let refused = game.apply(&common::action(&game, "play JS"), &mut ()).unwrap_err().to_string();
-    assert!(refused.contains("no target: Bob is immune: a Quick carries them out of reach"), "{refused}");
+    let refused = game.apply(&common::action(&game, "play JS"), &mut ()).unwrap_err();
+    // The mod was asked about a card of ann's hand: its reasons are hers to read (issue 43).
+    let read = diving::core::Viewer::Seat(0).error(&refused);
+    assert!(read.contains("no target: Bob is immune: a Quick carries them out of reach"), "{read}");
 }
