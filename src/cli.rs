@@ -315,6 +315,10 @@ pub struct HostArgs {
     /// by default only the host's own page may (comma-separated, or given again)
     #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
+    /// Take no rulesets from the lobby's players (by default they may bring their own: each is
+    /// checked as `diving check` does and played in the sandbox, within its budgets)
+    #[arg(long)]
+    pub no_uploads: bool,
     #[command(subcommand)]
     pub command: Option<HostCommand>,
 }
@@ -340,6 +344,7 @@ fn host_ratings(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::R
         ("--away", args.away.is_some()),
         ("--allow-hints", args.allow_hints),
         ("--allow-origin", !args.allow_origin.is_empty()),
+        ("--no-uploads", args.no_uploads),
     ]
     .into_iter()
     .filter_map(|(flag, set)| set.then_some(flag))
@@ -375,6 +380,7 @@ fn host_options(
         away_after,
         allow_hints,
         allow_origin,
+        no_uploads,
         command: _,
     } = args.clone();
     Ok(HostOptions {
@@ -394,6 +400,7 @@ fn host_options(
         away_after,
         allow_hints,
         allow_origins: allow_origin,
+        uploads: !no_uploads,
         json,
     })
 }

@@ -58,7 +58,9 @@
 //!   `Default` is the standard ruleset.
 //! - [`ruleset`] — TOML files (and the shipped rulesets embedded in the binary) → validated
 //!   [`core::Rules`] plus a list of mods; every error names file, line, column and key.
-//!   The smoke games of `diving check` live here.
+//!   The smoke games of `diving check` live here. A ruleset held in memory
+//!   ([`ruleset::bundle`], a player's upload to a host: bounded, named by its SHA-256) is
+//!   read by the same reader, confined to its own files (it extends only a shipped ruleset).
 //! - [`script`] — Lua (Luau through mlua): the [`script::Sandbox`] all untrusted Lua runs in,
 //!   one module per Lua API area, and the mod layer that turns Lua registrations into
 //!   registry entries. A handler reaches the game through [`core::Ctx::lend`], never a raw
@@ -112,7 +114,10 @@
 //!   closing idle tables); `server::keeper` the thread that commits what each room call
 //!   changed and only then sends its messages (Ctrl-C and SIGTERM stop it the same way);
 //!   `server::db` the host's SQLite database (players by hashed key, tables, every move,
-//!   results, Weng-Lin ratings; its schema version); `server::guard` its listener (every
+//!   results, Weng-Lin ratings, the rulesets players brought; its schema version);
+//!   [`server::upload`] the rulesets players bring to the lobby (their bounds, the check as
+//!   `diving check` does it on a thread of its own within a deadline, the limits per address
+//!   and player, what is kept); `server::guard` its listener (every
 //!   connection holds a permit, at most `per_address` of them one address's, and must send
 //!   each request in time until it is a WebSocket);
 //!   `server::store` the games directory (save paths, the lock a running host holds, and the

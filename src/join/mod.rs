@@ -388,7 +388,7 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                         };
                     }
                     // The lobby's messages: not sent to a room's reader.
-                    ServerMessage::Lobby(_) | ServerMessage::Seated(_) | ServerMessage::Ratings(_) => {}
+                    ServerMessage::Lobby(_) | ServerMessage::Seated(_) | ServerMessage::Ratings(_) | ServerMessage::Uploaded(_) => {}
                 }
                 console.print(&printed)?;
                 if over && !input_open && shell.is_none() {

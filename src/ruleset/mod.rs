@@ -18,6 +18,7 @@
 //! can be dealt) and the text of the mods; [`Ruleset::registry`] turns the mods into a fresh
 //! [`Registry`] (a new Lua state each call, so each thread can have its own).
 
+pub mod bundle;
 pub mod check;
 mod file;
 pub mod mods;
@@ -30,6 +31,7 @@ use crate::core::{Registry, Rules};
 use crate::limits::{self, FileKind};
 use crate::script::{CopyWatch, Manifest, ModError, ModSource, load_mods, load_watched};
 
+pub use bundle::{Bounds, Bundle, BundleFile};
 pub use check::{SmokeFailure, SmokeReport, smoke, smoke_counts};
 pub use mods::{FNV1A64_START, ModRecord, content_hash, differences, fnv1a64, fnv1a64_on};
 
@@ -51,6 +53,8 @@ pub struct Ruleset {
     pub manifests: Arc<[Manifest]>,
     /// Where it was read from (`rulesets/house.toml`); `None` for [`Ruleset::standard`].
     pub file: Option<String>,
+    /// The files it was read from, when it was brought in memory (an upload to a host).
+    pub bundle: Option<Arc<Bundle>>,
 }
 
 /// A ruleset that could not be read. Its `Display` is the whole message for the user,
@@ -161,6 +165,8 @@ enum Origin {
     Disk(PathBuf),
     /// A path among [`EMBEDDED`].
     Shipped(String),
+    /// A file of a ruleset held in memory: found among its files by its file name.
+    Bundle(Arc<Bundle>, String),
 }
 
 impl Origin {
@@ -169,6 +175,7 @@ impl Origin {
         match self {
             Origin::Disk(path) => tidy(path),
             Origin::Shipped(path) => path.clone(),
+            Origin::Bundle(_, name) => name.clone(),
         }
     }
 
@@ -177,6 +184,7 @@ impl Origin {
         match self {
             Origin::Disk(path) => std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).display().to_string(),
             Origin::Shipped(path) => format!("shipped:{path}"),
+            Origin::Bundle(bundle, name) => format!("upload:{}:{name}", bundle.hash()),
         }
     }
 
@@ -187,6 +195,10 @@ impl Origin {
             Origin::Shipped(path) => {
                 embedded_file(path).map(str::to_string).ok_or_else(|| "no such shipped file".to_string())
             }
+            Origin::Bundle(bundle, name) => bundle
+                .file(name)
+                .map(str::to_string)
+                .ok_or_else(|| format!("the upload holds no file of that name (it holds {})", bundle.names())),
         }
     }
 
@@ -201,6 +213,7 @@ impl Origin {
                 let dir = Path::new(path).parent().unwrap_or(Path::new(""));
                 Origin::Shipped(normalize(&dir.join(relative)))
             }
+            Origin::Bundle(bundle, _) => Origin::Bundle(bundle.clone(), relative.to_string()),
         }
     }
 }
@@ -268,6 +281,7 @@ impl Ruleset {
             mods: Arc::from(Vec::new()),
             manifests: Arc::from(Vec::new()),
             file: None,
+            bundle: None,
         }
     }
 
@@ -275,6 +289,14 @@ impl Ruleset {
     /// `meters.toml` when no such file exists here). Checks the numbers and loads the mods
     /// once, so every error shows up here.
     pub fn load(spec: &str) -> Result<Ruleset, RulesetError> {
+        if spec.starts_with(bundle::SPEC_PREFIX) {
+            let Some(held) = bundle::registered(spec) else {
+                return Err(RulesetError::unplaced(
+                    "no ruleset brought to this host has that name (name its file with --ruleset FILE)",
+                ));
+            };
+            return Ruleset::read_bundle(spec, held);
+        }
         let origin = Ruleset::find(spec)?;
         let mut chain = vec![origin.identity()];
         let text = origin.read(FileKind::Ruleset).map_err(|e| RulesetError::unplaced(e.to_string()))?;
@@ -292,6 +314,24 @@ impl Ruleset {
         Ruleset::finish(name, merged, name.to_string())
     }
 
+    /// Reads a ruleset held in memory (a player's upload), confined to its files: `mods` name
+    /// only files it holds, and it extends only a shipped ruleset. Errors name its files as
+    /// they were sent (`sharks.lua:3: …`).
+    pub fn from_bundle(held: Arc<Bundle>) -> Result<Ruleset, RulesetError> {
+        let spec = held.spec();
+        Ruleset::read_bundle(&spec, held)
+    }
+
+    fn read_bundle(spec: &str, held: Arc<Bundle>) -> Result<Ruleset, RulesetError> {
+        let origin = Origin::Bundle(held.clone(), held.top().name.clone());
+        let mut chain = vec![origin.identity()];
+        let text = held.top().text.clone();
+        let merged = read_merged(&origin, &text, &mut chain)?;
+        let mut ruleset = Ruleset::finish(spec, merged, origin.display())?;
+        ruleset.bundle = Some(held);
+        Ok(ruleset)
+    }
+
     /// Validates the merged rules, reads every mod's manifest and resolves the set before
     /// loading the mods once (so every error shows up here).
     fn finish(spec: &str, merged: Merged, top: String) -> Result<Ruleset, RulesetError> {
@@ -307,6 +347,7 @@ impl Ruleset {
             mods: Arc::from(loaded),
             manifests: Arc::from(manifests),
             file: Some(top),
+            bundle: None,
         };
         ruleset.registry()?;
         Ok(ruleset)
@@ -352,6 +393,9 @@ impl Ruleset {
     /// The text of the ruleset file (for `diving rules`), when it came from one.
     pub fn source_text(&self) -> Option<String> {
         let file = self.file.as_deref()?;
+        if let Some(held) = &self.bundle {
+            return held.file(file).map(str::to_string);
+        }
         embedded_file(file).map(str::to_string).or_else(|| limits::read_text(Path::new(file), FileKind::Ruleset).ok())
     }
 }

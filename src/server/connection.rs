@@ -77,16 +77,18 @@ impl Bucket {
 /// What a connection is connected to.
 pub(super) enum Endpoint {
     Room(Arc<Mutex<Hosted>>),
-    /// The lobby; `host` is the address the client came to (the links a `seated` gives).
+    /// The lobby; `host` is the address the client came to (the links a `seated` gives),
+    /// `peer` the one it came from.
     Lobby {
         host: String,
+        peer: std::net::IpAddr,
     },
 }
 
 /// A connection's side of its endpoint: the room it is in, or who it is in the lobby.
 enum Side {
     Room { hosted: Arc<Mutex<Hosted>>, joined: bool },
-    Lobby { host: String, visitor: Visitor, listing: watch::Receiver<u64> },
+    Lobby { host: String, peer: std::net::IpAddr, visitor: Visitor, listing: watch::Receiver<u64> },
 }
 
 impl Side {
@@ -103,6 +105,16 @@ impl Side {
         match self {
             Side::Room { .. } => format!("send 'join' or 'watch' within {within}s"),
             Side::Lobby { .. } => format!("send 'lobby' within {within}s"),
+        }
+    }
+
+    /// The longest message the client may send: a lobby that takes rulesets its players bring
+    /// reads an `upload` up to its own limit (any other message is held to `max_message`).
+    fn max_message(&self, hub: &Hub) -> usize {
+        let limits = &hub.config.limits;
+        match self {
+            Side::Lobby { .. } if hub.config.uploads => limits.upload_message.max(limits.max_message),
+            _ => limits.max_message,
         }
     }
 
@@ -138,9 +150,15 @@ impl Side {
                 *joined |= has;
                 Handled { refused, closed: false }
             }
-            Side::Lobby { host, visitor, .. } => {
+            Side::Lobby { host, peer, visitor, .. } => {
                 let parsed = LobbyMessage::parse(&text);
-                hub.lobby_receive(visitor, parsed, host, link).await
+                let max = hub.config.limits.max_message;
+                if text.len() > max && !matches!(parsed.message, Ok(LobbyMessage::Upload { .. })) {
+                    let message = format!("a message may have at most {max} bytes; this one has {}", text.len());
+                    link.message(ServerMessage::error(Code::TooBig, message, parsed.id));
+                    return Handled { refused: true, closed: false };
+                }
+                hub.lobby_receive(visitor, parsed, host, *peer, link).await
             }
         }
     }
@@ -172,7 +190,9 @@ pub(super) async fn serve(hub: Arc<Hub>, socket: WebSocket, endpoint: Endpoint) 
             in_room(&hub, &hosted, move |_, hosted| hosted.senders.insert(conn, sender)).await;
             Side::Room { hosted, joined: false }
         }
-        Endpoint::Lobby { host } => Side::Lobby { host, visitor: Visitor::default(), listing: hub.lobby_changes() },
+        Endpoint::Lobby { host, peer } => {
+            Side::Lobby { host, peer, visitor: Visitor::default(), listing: hub.lobby_changes() }
+        }
     };
     let mut writer = spawn_writer(sink, rx);
     let mut stop = hub.stop.subscribe();
@@ -202,7 +222,7 @@ pub(super) async fn serve(hub: Arc<Hub>, socket: WebSocket, endpoint: Endpoint) 
                 continue;
             }
         };
-        let refused = match admit(next, &mut bucket, &limits) {
+        let refused = match admit(next, &mut bucket, &limits, side.max_message(&hub)) {
             Received::Nothing => continue,
             Received::End => break,
             Received::Closing(why, message) => {
@@ -258,16 +278,21 @@ enum Received {
 
 /// Admits a received frame under the connection's limits (PROTOCOL.md, *Limits*): only a text
 /// within the rate and the size goes on to the room or the lobby.
-fn admit(frame: Option<Result<Message, axum::Error>>, bucket: &mut Bucket, limits: &HostLimits) -> Received {
+fn admit(
+    frame: Option<Result<Message, axum::Error>>,
+    bucket: &mut Bucket,
+    limits: &HostLimits,
+    max: usize,
+) -> Received {
     match frame {
         Some(Ok(Message::Text(text))) if !bucket.allow(Instant::now()) => Received::Refused(
             Code::Rate,
             format!("too many messages: at most {} a second (bursts of {})", limits.per_second, limits.burst),
             crate::wire::client::id_of(&text),
         ),
-        Some(Ok(Message::Text(text))) if text.len() > limits.max_message => Received::Refused(
+        Some(Ok(Message::Text(text))) if text.len() > max => Received::Refused(
             Code::TooBig,
-            format!("a message may have at most {} bytes; this one has {}", limits.max_message, text.len()),
+            format!("a message may have at most {max} bytes; this one has {}", text.len()),
             crate::wire::client::id_of(&text),
         ),
         Some(Ok(Message::Text(text))) => Received::Text(text.to_string()),

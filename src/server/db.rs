@@ -10,7 +10,11 @@
 //!   delivers a move's messages only after its transaction is durable: WAL with
 //!   `synchronous=FULL`), so that a `kill -9` loses no move anyone was told of;
 //! - the **results and ratings**: Weng-Lin (the `skillratings` crate's defaults), per ruleset,
-//!   with their uncertainty.
+//!   with their uncertainty;
+//! - the **rulesets players brought** (`upload`): their files by the SHA-256 that names them,
+//!   and what the lobby shows of each, so that a resumed host offers them and replays their
+//!   tables; a table, its results and its ratings name such a ruleset by its id, which holds
+//!   the hash (`sharks@1f2e3d4c5b6a`), so two rulesets of one name never share ratings.
 //!
 //! The host makes and migrates the file itself: `schema_version` says which of [`MIGRATIONS`]
 //! it has, and a file of a newer version is refused rather than misread. One connection, used
@@ -26,8 +30,8 @@ use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
 use crate::table::save::{ActionJson, SaveFile};
-use crate::wire::check_key;
-use crate::wire::server::{Placed, Ratings, Recent, Standing};
+use crate::wire::server::{Offered, Placed, Ratings, Recent, Standing};
+use crate::wire::{UploadFile, check_key};
 
 /// The database's file in the games directory.
 pub const FILE: &str = "diving.sqlite";
@@ -120,6 +124,20 @@ CREATE TABLE codes (
     seat INTEGER NOT NULL
 );
 ",
+    "
+-- rulesets players brought to the lobby, by the SHA-256 of their files
+CREATE TABLE rulesets (
+    hash TEXT PRIMARY KEY,
+    -- the name tables, results and ratings know it by (`sharks@1f2e3d4c5b6a`)
+    id TEXT NOT NULL UNIQUE,
+    -- its files, JSON: [{\"name\": …, \"text\": …}]
+    files TEXT NOT NULL,
+    -- what the lobby shows of it (the `Offered` of PROTOCOL.md), JSON
+    offer TEXT NOT NULL,
+    player INTEGER REFERENCES players (id),
+    uploaded INTEGER NOT NULL
+);
+",
 ];
 
 /// A player's row id.
@@ -183,6 +201,17 @@ pub enum Change {
     Closed { room: String },
     /// Seat `seat` of a lobby table has the invite code `code`.
     Code { code: String, room: String, seat: usize },
+    /// A ruleset a player brought, checked: its files and what the lobby shows of it.
+    Ruleset { stored: Box<StoredRuleset>, player: PlayerId },
+}
+
+/// A ruleset a player brought, as the database keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRuleset {
+    pub hash: String,
+    pub id: String,
+    pub files: Vec<UploadFile>,
+    pub offer: Offered,
 }
 
 /// The database.
@@ -234,7 +263,8 @@ pub fn skeleton(name: &str) -> String {
 }
 
 /// The tables of the schema, checked to be there when a database is opened.
-const TABLES: [&str; 9] = ["players", "tables", "seats", "games", "moves", "results", "places", "ratings", "codes"];
+const TABLES: [&str; 10] =
+    ["players", "tables", "seats", "games", "moves", "results", "places", "ratings", "codes", "rulesets"];
 
 impl Db {
     /// Opens the database of the games directory `dir`, making or migrating it.
@@ -497,6 +527,25 @@ impl Db {
         Ok(out)
     }
 
+    /// The rulesets players brought, in the order they were brought.
+    pub fn rulesets(&self) -> anyhow::Result<Vec<StoredRuleset>> {
+        let mut statement =
+            self.conn.prepare("SELECT hash, id, files, offer FROM rulesets ORDER BY uploaded, rowid")?;
+        let rows: Vec<(String, String, String, String)> =
+            statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
+        rows.into_iter()
+            .map(|(hash, id, files, offer)| {
+                let at = format!("{}: the ruleset {id}", self.what());
+                Ok(StoredRuleset {
+                    files: serde_json::from_str(&files).with_context(|| format!("{at}: its files are damaged"))?,
+                    offer: serde_json::from_str(&offer).with_context(|| format!("{at}: its offer is damaged"))?,
+                    hash,
+                    id,
+                })
+            })
+            .collect()
+    }
+
     /// The name of every table the database holds, closed ones too.
     pub fn rooms(&self) -> anyhow::Result<std::collections::HashSet<String>> {
         let mut statement = self.conn.prepare("SELECT room FROM tables")?;
@@ -697,6 +746,15 @@ fn apply(tx: &rusqlite::Transaction, change: &Change) -> anyhow::Result<()> {
                 tx,
                 "INSERT OR REPLACE INTO codes (code, room, seat) VALUES (?1, ?2, ?3)",
                 params![code, room, *seat as i64],
+            )?;
+        }
+        Change::Ruleset { stored, player } => {
+            let files = serde_json::to_string(&stored.files)?;
+            let offer = serde_json::to_string(&stored.offer)?;
+            execute(
+                tx,
+                "INSERT OR IGNORE INTO rulesets (hash, id, files, offer, player, uploaded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![stored.hash, stored.id, files, offer, player, now()],
             )?;
         }
     }

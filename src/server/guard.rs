@@ -202,6 +202,8 @@ impl AsyncWrite for GuardedStream {
 #[derive(Debug, Clone)]
 pub struct Door {
     upgraded: Arc<AtomicBool>,
+    /// The address the connection came from (what limits per address count).
+    pub peer: IpAddr,
 }
 
 impl Door {
@@ -213,6 +215,6 @@ impl Door {
 
 impl Connected<IncomingStream<'_, Guarded>> for Door {
     fn connect_info(stream: IncomingStream<'_, Guarded>) -> Door {
-        Door { upgraded: Arc::clone(&stream.io().upgraded) }
+        Door { upgraded: Arc::clone(&stream.io().upgraded), peer: stream.remote_addr().ip() }
     }
 }

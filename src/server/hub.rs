@@ -2,7 +2,8 @@
 //! writers of its connections), the lobby, the database and the [`Keeper`]. A room call's
 //! outcome is delivered here ([`Hub::deliver`]: its changes to the keeper, its messages to
 //! their writers once committed); the lobby's [`Request`]s are carried out here (a table
-//! made, a seat kept, a leaderboard read); idle lobby tables are closed here.
+//! made, a seat kept, a leaderboard read, a ruleset a player brought checked and offered:
+//! [`super::upload`]); idle lobby tables are closed here.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -21,12 +22,13 @@ use super::lobby::HostedRuleset;
 use super::lobby::{self, Lobby, Me, Order, Request, Visitor};
 use super::room::{Conn, Kept, Outbox, Plan, Room, RoomOptions};
 use super::store;
+use super::upload::{self, Quota};
 use crate::core::Seat;
 use crate::script::stop_when;
 use crate::table::record;
 use crate::table::save::ActionJson;
-use crate::wire::server::Ratings;
-use crate::wire::{Code, HostLimits, Id, LobbyMessage, Parsed, Player, ServerMessage};
+use crate::wire::server::{Ratings, Uploaded};
+use crate::wire::{Code, HostLimits, Id, LobbyMessage, Parsed, Player, ServerMessage, UploadFile};
 
 /// A room as the hub holds it: the room, the writers of its connections, and what of it is
 /// kept in the database.
@@ -114,6 +116,9 @@ pub struct ServerConfig {
     /// How the lobby's tables run (the away bot; their limits and hints are the server's and
     /// the table's).
     pub room: RoomOptions,
+    /// The lobby takes rulesets its players bring (`upload`; `diving host --no-uploads`
+    /// turns it off).
+    pub uploads: bool,
 }
 
 /// What came of a message within the limits.
@@ -143,6 +148,10 @@ pub(super) struct Hub {
     pub lobby: Option<Mutex<Lobby>>,
     /// Bumped at each change of the lobby's listing: lobby connections send it again.
     pub listing: watch::Sender<u64>,
+    /// The rulesets players brought in the last hour (the limits per address and player).
+    pub quota: Quota,
+    /// One ruleset brought is checked at a time.
+    pub checking: tokio::sync::Semaphore,
 }
 
 /// The seats of a room as the database keeps them.
@@ -402,6 +411,7 @@ impl Hub {
         visitor: &mut Visitor,
         parsed: Parsed<LobbyMessage>,
         host: &str,
+        peer: std::net::IpAddr,
         link: &Link,
     ) -> Handled {
         let hub = self.clone();
@@ -437,6 +447,7 @@ impl Hub {
                 Err(e) => Err((Code::Unknown, e)),
             },
             Request::Sit { room, seat, me } => self.sit(me, &room, seat, host, link.clone(), id.clone()).await,
+            Request::Upload { files, me } => self.upload(files, me, peer, link.clone(), id.clone()).await,
         };
         match answer {
             Ok(()) => Handled { refused: false, closed: false },
@@ -475,6 +486,49 @@ impl Hub {
             Ok(Err(e)) => Err((Code::Unknown, format!("cannot read the ratings: {e:#}"))),
             Err(_) => Err((Code::Unknown, "cannot read the ratings".into())),
         }
+    }
+
+    /// `upload`: the ruleset `me` brought, checked off the rooms' threads within the host's
+    /// limits ([`upload::check_within`]), kept in the database and offered; `uploaded` reaches
+    /// them once it is committed. A ruleset the host has already is answered at once.
+    async fn upload(
+        self: &Arc<Hub>,
+        files: Vec<UploadFile>,
+        me: Me,
+        peer: std::net::IpAddr,
+        link: Link,
+        id: Option<Id>,
+    ) -> Result<(), (Code, String)> {
+        let limits = self.config.limits;
+        let bundle = Arc::new(upload::bundle_of(files, &limits)?);
+        let known = |hub: &Hub| hub.lobby().and_then(|l| l.offered(&bundle.id()).map(HostedRuleset::offered));
+        let answer = |ruleset, known| ServerMessage::Uploaded(Uploaded { id: id.clone(), ruleset, known });
+        if let Some(ruleset) = known(self) {
+            link.message(answer(ruleset, true));
+            return Ok(());
+        }
+        self.quota.take(&limits, peer, me.player, Instant::now()).map_err(|e| (Code::Limit, e))?;
+        let within = Duration::from_secs(limits.upload_check_secs);
+        let Ok(Ok(_one)) = tokio::time::timeout(within, self.checking.acquire()).await else {
+            return Err((Code::Upload, "the host is busy checking other rulesets; try again in a minute".into()));
+        };
+        // Brought by another meanwhile.
+        if let Some(ruleset) = known(self) {
+            link.message(answer(ruleset, true));
+            return Ok(());
+        }
+        let checked = upload::check_within(bundle, within).await?;
+        crate::ruleset::bundle::register(checked.bundle.clone());
+        let offered = checked.hosted.offered();
+        if let Some(mut lobby) = self.lobby() {
+            lobby.offer(checked.hosted);
+        }
+        self.listing.send_modify(|v| *v += 1);
+        eprintln!("diving host: {} brought the ruleset {} ({})", me.name, checked.stored.id, checked.stored.hash);
+        let change = Change::Ruleset { stored: Box::new(checked.stored), player: me.player };
+        let delivery = Delivery { sends: vec![(link, Out::Message(Box::new(answer(offered, false))))], queued: None };
+        self.keeper.hand(vec![change], Vec::new(), delivery);
+        Ok(())
     }
 
     /// Makes a table from a checked `create`: the room, its line in the listing, invite codes

@@ -8,7 +8,9 @@
 //! ratings message. So tests drive it directly.
 //!
 //! A stranger's `create` names only what the host offers: one of its rulesets by `id`, and
-//! built-in bots by name (never a Lua bot's path, which would be a file on the host).
+//! built-in bots by name (never a Lua bot's path, which would be a file on the host). A
+//! ruleset a player brings (`upload`) is checked by the edge (`server::upload`) and then
+//! offered like the host's own ([`Lobby::offer`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,14 +18,20 @@ use super::db::PlayerId;
 pub use super::room::BOTS;
 use super::room::{Identify, Plan, Room, check_player_name};
 use crate::core::Seat;
-use crate::wire::server::{self as msg, Invite, Offered, TableLine, TableState, You};
-use crate::wire::{Close, Code, HostLimits, Id, LOBBY_SINCE, LobbyMessage, PROTOCOL, Parsed, Player, ServerMessage};
+use crate::wire::server::{self as msg, Invite, ModSecrets, Offered, TableLine, TableState, You};
+use crate::wire::{
+    Close, Code, HostLimits, Id, LOBBY_SINCE, LobbyMessage, PROTOCOL, Parsed, Player, ServerMessage, UploadFile,
+};
 
 /// The most seats a lobby table has (the most any shipped ruleset seats).
 pub const MAX_SEATS: usize = 8;
 
 /// The most tables one `lobby` message lists (`more_tables` says how many are left out).
 pub const MAX_LISTED: usize = 200;
+
+/// The most rulesets brought by players one `lobby` message lists, the latest first (an
+/// older one can still be named in `create`, and its leaderboard read).
+pub const MAX_UPLOADS_LISTED: usize = 40;
 
 /// A ruleset the host offers.
 #[derive(Debug, Clone)]
@@ -38,6 +46,25 @@ pub struct HostedRuleset {
     /// The first line of `DIR/balance/ID.txt`, where the host keeps a verdict of `diving sim`.
     pub balance: Option<String>,
     pub seats: (usize, usize),
+    /// A ruleset a player brought: the SHA-256 of its files.
+    pub hash: Option<String>,
+    /// What each of its mods reads and reveals, when the host checked it so.
+    pub mods: Vec<ModSecrets>,
+}
+
+impl HostedRuleset {
+    /// The ruleset as the lobby offers it.
+    pub fn offered(&self) -> Offered {
+        Offered {
+            id: self.id.clone(),
+            name: self.title.clone(),
+            about: self.about.clone(),
+            balance: self.balance.clone(),
+            seats: [self.seats.0, self.seats.1],
+            hash: self.hash.clone(),
+            mods: self.mods.clone(),
+        }
+    }
 }
 
 /// A player the lobby knows: the name they go by and their row in the host's database.
@@ -78,6 +105,8 @@ pub enum Request {
     Sit { room: String, seat: Option<Seat>, me: Me },
     /// The leaderboard of a ruleset.
     Ratings { ruleset: String },
+    /// Check the ruleset `me` brought and offer it (`server::upload`).
+    Upload { files: Vec<UploadFile>, me: Me },
 }
 
 /// What a message to the lobby comes to.
@@ -106,6 +135,8 @@ impl LobbyOut {
 /// The lobby's state: what every lobby connection is shown, and what it decides.
 pub struct Lobby {
     offers: Vec<HostedRuleset>,
+    /// It takes rulesets its players bring.
+    uploads: bool,
     limits: HostLimits,
     /// Each table's line of the listing, by room number.
     listing: BTreeMap<(usize, String), TableLine>,
@@ -121,6 +152,7 @@ impl Lobby {
     pub fn new(offers: Vec<HostedRuleset>, limits: HostLimits, last_room: u64) -> Lobby {
         Lobby {
             offers,
+            uploads: false,
             limits,
             listing: BTreeMap::new(),
             makers: HashMap::new(),
@@ -131,6 +163,26 @@ impl Lobby {
 
     pub fn offers(&self) -> &[HostedRuleset] {
         &self.offers
+    }
+
+    /// Takes rulesets its players bring (`upload`), or not.
+    pub fn take_uploads(&mut self, on: bool) {
+        self.uploads = on;
+    }
+
+    /// Offers `ruleset` too (a ruleset a player brought, checked), unless it is offered
+    /// already; whether it is new.
+    pub fn offer(&mut self, ruleset: HostedRuleset) -> bool {
+        if self.offers.iter().any(|o| o.id == ruleset.id) {
+            return false;
+        }
+        self.offers.push(ruleset);
+        true
+    }
+
+    /// The offer named `id`.
+    pub fn offered(&self, id: &str) -> Option<&HostedRuleset> {
+        self.offers.iter().find(|o| o.id == id)
     }
 
     /// The name of the next new room.
@@ -237,6 +289,12 @@ impl Lobby {
                     id,
                 ),
             },
+            LobbyMessage::Upload { .. } if !self.uploads => LobbyOut::refuse(
+                Code::Upload,
+                "this host takes no rulesets from its players (it runs with --no-uploads)",
+                id,
+            ),
+            LobbyMessage::Upload { files } => LobbyOut::request(Request::Upload { files, me }, id),
             LobbyMessage::Lobby { .. } | LobbyMessage::Ratings { .. } => unreachable!("answered above"),
         }
     }
@@ -278,17 +336,10 @@ impl Lobby {
 
     /// The `lobby` message for `visitor`; `id` when it answers its hello.
     pub fn message(&self, visitor: &Visitor, id: Option<Id>) -> ServerMessage {
-        let rulesets: Vec<Offered> = self
-            .offers
-            .iter()
-            .map(|o| Offered {
-                id: o.id.clone(),
-                name: o.title.clone(),
-                about: o.about.clone(),
-                balance: o.balance.clone(),
-                seats: [o.seats.0, o.seats.1],
-            })
-            .collect();
+        // The host's own, then the latest rulesets its players brought.
+        let own = self.offers.iter().filter(|o| o.hash.is_none());
+        let brought = self.offers.iter().rev().filter(|o| o.hash.is_some()).take(MAX_UPLOADS_LISTED);
+        let rulesets: Vec<Offered> = own.chain(brought).map(HostedRuleset::offered).collect();
         // Waiting tables first (they are the ones to sit at), then those playing, then over;
         // at most `MAX_LISTED` in all.
         let rank = |t: &TableLine| match t.state {
@@ -309,6 +360,7 @@ impl Lobby {
             more_tables: total - tables.len(),
             tables: tables.into_iter().cloned().collect(),
             limits: self.limits.lobby(),
+            uploads: self.uploads,
         })
     }
 

@@ -30,6 +30,7 @@ pub mod lobby;
 pub mod net;
 pub mod room;
 pub mod store;
+pub mod upload;
 pub mod view;
 pub mod web;
 
@@ -82,6 +83,8 @@ pub struct HostOptions {
     pub allow_hints: bool,
     /// Origins whose pages may open connections besides the host's own (`*`: any).
     pub allow_origins: Vec<String>,
+    /// The lobby takes rulesets its players bring (`--no-uploads` turns it off).
+    pub uploads: bool,
     /// Print the invites (and the last line) as JSON Lines.
     pub json: bool,
 }
@@ -204,6 +207,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             tick: Some(Duration::from_secs(1)),
             lobby: offers,
             room: room_options,
+            uploads: options.uploads,
         };
         let server = Server::start_with(listener, rooms, config, db)?;
         // Ctrl-C or SIGTERM stops the host as the end of every game does: connections
@@ -270,7 +274,16 @@ pub fn offers(extra: &[String], dir: Option<&std::path::Path>) -> anyhow::Result
             });
         let seats = (loaded.rules.min_players.max(2), loaded.rules.max_players.min(lobby::MAX_SEATS));
         let title = loaded.title.clone().unwrap_or_else(|| id.clone());
-        offers.push(lobby::HostedRuleset { id, spec, title, about: loaded.description.clone(), balance, seats });
+        offers.push(lobby::HostedRuleset {
+            id,
+            spec,
+            title,
+            about: loaded.description.clone(),
+            balance,
+            seats,
+            hash: None,
+            mods: Vec::new(),
+        });
     }
     Ok(offers)
 }
@@ -345,6 +358,8 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions, db: &db::Db) -> 
 /// [`Server::start_with`] then writes into the database.
 pub fn resume(dir: &std::path::Path, room_options: &RoomOptions) -> anyhow::Result<(db::Db, Vec<Room>)> {
     let db = db::Db::open(dir)?;
+    // The rulesets players brought, before the tables that play them are replayed.
+    upload::restore(&db)?;
     let stored = db.tables()?;
     if stored.is_empty() && !db.rooms()?.is_empty() {
         // Every table was closed: a lobby with nothing to bring back.

@@ -29,6 +29,7 @@ use super::hub::{Hosted, Hub, lock, register};
 use super::keeper::Keeper;
 use super::lobby::Lobby;
 use super::room::Room;
+use super::upload;
 use super::web;
 use crate::wire::READ_BUFFER;
 
@@ -116,6 +117,11 @@ impl Server {
             Some(offers) => {
                 let last = db.last_room().map_err(|e| std::io::Error::other(format!("{e:#}")))?;
                 let mut lobby = Lobby::new(offers.clone(), config.limits, last);
+                lobby.take_uploads(config.uploads);
+                // The rulesets players brought before (registered so that their tables load).
+                for offer in upload::restore(&db).map_err(|e| std::io::Error::other(format!("{e:#}")))? {
+                    lobby.offer(offer);
+                }
                 for (code, room, seat) in db.codes().map_err(|e| std::io::Error::other(format!("{e:#}")))? {
                     if hosted_rooms.contains_key(&room) {
                         lobby.keep_code(&code, &room, seat);
@@ -145,6 +151,8 @@ impl Server {
             db,
             lobby,
             listing: watch::channel(0).0,
+            quota: Default::default(),
+            checking: tokio::sync::Semaphore::new(1),
         });
         if let Some(every) = hub.config.tick {
             let hub = hub.clone();
@@ -346,5 +354,5 @@ async fn lobby_upgrade(
     ws.max_message_size(max)
         .max_frame_size(max)
         .read_buffer_size(READ_BUFFER)
-        .on_upgrade(move |socket| serve(hub, socket, Endpoint::Lobby { host }))
+        .on_upgrade(move |socket| serve(hub, socket, Endpoint::Lobby { host, peer: door.peer }))
 }

@@ -200,11 +200,20 @@ pub enum LobbyMessage {
     Code { code: String },
     /// A ruleset's leaderboard.
     Ratings { ruleset: String },
+    /// (version 7) Bring a ruleset: its TOML file and the Lua files it names.
+    Upload { files: Vec<UploadFile> },
+}
+
+/// A file of an uploaded ruleset: its plain file name and its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UploadFile {
+    pub name: String,
+    pub text: String,
 }
 
 impl LobbyMessage {
     /// Every `type` a client sends the lobby, in PROTOCOL.md's order.
-    pub const KINDS: [&str; 5] = ["lobby", "create", "sit", "code", "ratings"];
+    pub const KINDS: [&str; 6] = ["lobby", "create", "sit", "code", "ratings", "upload"];
 
     /// The message's `type`.
     pub fn kind(&self) -> &'static str {
@@ -214,6 +223,7 @@ impl LobbyMessage {
             LobbyMessage::Sit { .. } => "sit",
             LobbyMessage::Code { .. } => "code",
             LobbyMessage::Ratings { .. } => "ratings",
+            LobbyMessage::Upload { .. } => "upload",
         }
     }
 
@@ -417,6 +427,6 @@ mod tests {
             Parsed { id: Some(Id::Number(9.into())), message: Ok(LobbyMessage::Sit { room: "3".into(), seat: None }) }
         );
         let unknown = LobbyMessage::parse(r#"{"type":"join"}"#).message.unwrap_err();
-        assert_eq!(unknown, "unknown lobby message type 'join' (lobby, create, sit, code or ratings)");
+        assert_eq!(unknown, "unknown lobby message type 'join' (lobby, create, sit, code, ratings or upload)");
     }
 }

@@ -49,11 +49,14 @@ pub enum Code {
     Unknown,
     /// (version 6) A `move` listed at a state the game has moved on from: look again.
     Stale,
+    /// (version 7) A ruleset brought to the host is refused: it breaks a bound, does not load,
+    /// or fails its check (the message names the file and line), or the host takes none.
+    Upload,
 }
 
 impl Code {
     /// Every code, in the order PROTOCOL.md lists them.
-    pub const ALL: [Code; 19] = [
+    pub const ALL: [Code; 20] = [
         Code::Malformed,
         Code::NotJoined,
         Code::Joined,
@@ -73,6 +76,7 @@ impl Code {
         Code::Limit,
         Code::Unknown,
         Code::Stale,
+        Code::Upload,
     ];
 
     /// The code as it goes over the wire.
@@ -97,6 +101,7 @@ impl Code {
             Code::Limit => "limit",
             Code::Unknown => "unknown",
             Code::Stale => "stale",
+            Code::Upload => "upload",
         }
     }
 

@@ -40,6 +40,22 @@ pub struct HostLimits {
     pub idle_secs: u64,
     /// … and a lobby table being played (its game stays in the history, unfinished).
     pub abandoned_secs: u64,
+    /// (version 7) Files a ruleset brought to the lobby may have (its TOML and Lua files) …
+    pub upload_files: usize,
+    /// … bytes in one of them …
+    pub upload_file_bytes: usize,
+    /// … and bytes in all of them.
+    pub upload_bytes: usize,
+    /// The longest `upload` message, in bytes (the files' text escaped as JSON); at most
+    /// `hard_max_message`.
+    pub upload_message: usize,
+    /// Rulesets one address may bring in an hour …
+    pub uploads_per_address: usize,
+    /// … and one player (by key).
+    pub uploads_per_player: usize,
+    /// Seconds the host gives the check of a ruleset brought to it (loading, smoke games,
+    /// balance games): past them it is refused.
+    pub upload_check_secs: u64,
 }
 
 impl Default for HostLimits {
@@ -60,6 +76,13 @@ impl Default for HostLimits {
             tables: 2000,
             idle_secs: 600,
             abandoned_secs: 3600,
+            upload_files: 8,
+            upload_file_bytes: 24 * 1024,
+            upload_bytes: 32 * 1024,
+            upload_message: 64 * 1024,
+            uploads_per_address: 10,
+            uploads_per_player: 5,
+            upload_check_secs: 30,
         }
     }
 }
@@ -86,9 +109,27 @@ pub struct LobbyLimits {
     pub max_message: usize,
     pub per_second: u32,
     pub burst: u32,
+    /// (version 7) The bounds of a ruleset brought to the lobby.
+    #[serde(default)]
+    pub upload_files: usize,
+    #[serde(default)]
+    pub upload_file_bytes: usize,
+    #[serde(default)]
+    pub upload_bytes: usize,
+    #[serde(default)]
+    pub uploads_per_player: usize,
 }
 
 impl HostLimits {
+    /// The bounds of a ruleset brought to the lobby.
+    pub fn upload_bounds(&self) -> crate::ruleset::Bounds {
+        crate::ruleset::Bounds {
+            files: self.upload_files,
+            file_bytes: self.upload_file_bytes,
+            bytes: self.upload_bytes,
+        }
+    }
+
     pub fn room(&self) -> RoomLimits {
         RoomLimits {
             max_message: self.max_message,
@@ -110,6 +151,10 @@ impl HostLimits {
             max_message: self.max_message,
             per_second: self.per_second,
             burst: self.burst,
+            upload_files: self.upload_files,
+            upload_file_bytes: self.upload_file_bytes,
+            upload_bytes: self.upload_bytes,
+            uploads_per_player: self.uploads_per_player,
         }
     }
 }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::ruleset::Ruleset;
 use crate::table::json as js;
 
-pub use client::{ClientMessage, Display, Id, LobbyMessage, Parsed, Player, SeatAsked, check_key};
+pub use client::{ClientMessage, Display, Id, LobbyMessage, Parsed, Player, SeatAsked, UploadFile, check_key};
 pub use code::{Close, Code};
 pub use limits::HostLimits;
 pub use server::ServerMessage;
@@ -33,8 +33,9 @@ pub use server::ServerMessage;
 /// says what it last saw, the host sends the rest); version 5 the lobby, tables that wait for
 /// their seats (`player` in `join`, the `waiting` message) and rematch; version 6 moves sent as
 /// listed actions (`move`, with the state id they were listed at) and views pushed (each
-/// reader's `view` in the `output` that tells a change).
-pub const PROTOCOL: u32 = 6;
+/// reader's `view` in the `output` that tells a change); version 7 rulesets brought to the
+/// lobby (`upload`, `uploaded`).
+pub const PROTOCOL: u32 = 7;
 
 /// The first version with `seat_view`.
 pub const SEAT_VIEW_SINCE: u32 = 2;
@@ -46,6 +47,8 @@ pub const RESUME_SINCE: u32 = 4;
 pub const LOBBY_SINCE: u32 = 5;
 /// The first version with `move` and views pushed.
 pub const VIEW_SINCE: u32 = 6;
+/// The first version with `upload`.
+pub const UPLOAD_SINCE: u32 = 7;
 
 /// The oldest version a host still serves: each version since only added messages a client
 /// asks for, so an older client is served as before.
@@ -87,6 +90,10 @@ impl RulesetId {
 /// name without its folders and `.toml` (the host's paths are its own business; a joining
 /// player's `--ruleset` file of the same name and content matches it).
 fn shown_name(spec: &str) -> String {
+    // A ruleset a player brought is named by its id, which holds its hash.
+    if let Some(id) = spec.strip_prefix(crate::ruleset::bundle::SPEC_PREFIX) {
+        return id.to_string();
+    }
     let file = spec.rsplit(['/', '\\']).next().unwrap_or(spec);
     let stem = file.strip_suffix(".toml").unwrap_or(file);
     if stem.is_empty() { spec.to_string() } else { stem.to_string() }

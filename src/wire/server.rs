@@ -38,12 +38,16 @@ pub enum ServerMessage {
     Seated(Seated),
     /// (version 5) A ruleset's leaderboard.
     Ratings(Ratings),
+    /// (version 7) The ruleset you brought is taken: the lobby offers it.
+    Uploaded(Uploaded),
 }
 
 impl ServerMessage {
     /// Every `type` a host sends, in PROTOCOL.md's order (a room's, then the lobby's).
-    pub const KINDS: [&str; 10] =
-        ["hello", "waiting", "rematch", "new_game", "output", "screen", "error", "lobby", "seated", "ratings"];
+    pub const KINDS: [&str; 11] = [
+        "hello", "waiting", "rematch", "new_game", "output", "screen", "error", "lobby", "seated", "ratings",
+        "uploaded",
+    ];
 
     /// The message's `type`.
     pub fn kind(&self) -> &'static str {
@@ -58,6 +62,7 @@ impl ServerMessage {
             ServerMessage::Lobby(_) => "lobby",
             ServerMessage::Seated(_) => "seated",
             ServerMessage::Ratings(_) => "ratings",
+            ServerMessage::Uploaded(_) => "uploaded",
         }
     }
 
@@ -293,6 +298,9 @@ pub struct Lobby {
     /// How many tables were left out.
     pub more_tables: usize,
     pub limits: LobbyLimits,
+    /// (version 7) The host takes rulesets its players bring (`upload`).
+    #[serde(default)]
+    pub uploads: bool,
 }
 
 /// The visitor, as the lobby knows them.
@@ -313,6 +321,35 @@ pub struct Offered {
     pub balance: Option<String>,
     /// The fewest and most seats.
     pub seats: [usize; 2],
+    /// (version 7) A ruleset a player brought: the SHA-256 of its files, which names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// (version 7) What each of its mods reads of hidden cards and whether it reveals any
+    /// (as `diving check` says it), when the host checked it so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mods: Vec<ModSecrets>,
+}
+
+/// What a mod reads of hidden cards, and whether it shows any to the table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModSecrets {
+    /// The mod's name.
+    pub name: String,
+    /// What it reads: `no hidden card`, or `the cards drawn into hands`, `the mover's hand` …
+    pub reads: String,
+    /// It reveals hidden cards to the table (`ctx:reveal`).
+    pub reveals: bool,
+}
+
+/// (version 7) A ruleset brought to the host is taken (answers `upload`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Uploaded {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    /// The ruleset as the lobby offers it: `create` names it by its `id`.
+    pub ruleset: Offered,
+    /// It was on this host already (uploaded before, by anyone): nothing was checked again.
+    pub known: bool,
 }
 
 /// Where a table is.

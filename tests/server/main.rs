@@ -17,4 +17,5 @@ mod server_net;
 mod server_protocol;
 mod server_pty;
 mod server_rejoin;
+mod server_upload;
 mod server_web;
