@@ -900,6 +900,7 @@ mod tests {
         let version: i64 = db.conn.query_row("SELECT version FROM schema_version", [], |r| r.get(0)).unwrap();
         assert_eq!(version, MIGRATIONS.len() as i64);
         assert_eq!(db.codes().unwrap(), Vec::new());
+        assert_eq!(db.rulesets().unwrap(), Vec::new(), "the rulesets players brought have their table");
         assert!(db.person("ann", KEY_A).is_ok(), "the first schema's player is still theirs");
         assert!(db.person("ann", KEY_B).is_err());
     }
