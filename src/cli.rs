@@ -175,14 +175,21 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             None => server::host(&host_options(args, ruleset, &cli.ruleset, cli.json)?),
         },
         Some(Command::Join(args)) => {
-            let expect = match ruleset {
-                Some(spec) => Some(RulesetId::of(
-                    &ruleset::Ruleset::load(spec).map_err(|e| anyhow::anyhow!("cannot load ruleset '{spec}': {e}"))?,
-                )),
-                None => None,
+            // At a room, --ruleset is the ruleset the player expects; in the lobby, one they bring.
+            let lobby = join::lobby::host_of(&args.target)?.is_some();
+            let (expect, upload) = match ruleset {
+                Some(spec) if lobby => (None, Some(join::lobby::ruleset_files(spec)?)),
+                Some(spec) => (
+                    Some(RulesetId::of(
+                        &ruleset::Ruleset::load(spec)
+                            .map_err(|e| anyhow::anyhow!("cannot load ruleset '{spec}': {e}"))?,
+                    )),
+                    None,
+                ),
+                None => (None, None),
             };
             let JoinArgs { target, seat, token, no_color, name } = args.clone();
-            join::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color, name })
+            join::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color, name, upload })
         }
     }
 }

@@ -7,6 +7,10 @@
 //! --seat N --token T` does, its `join` carrying the player, with the same reader of the
 //! input: a pipe's next lines are the game's.
 //!
+//! With `--ruleset FILE` it brings that ruleset (the file and the mods it names: `upload`,
+//! version 7) as soon as the lobby is shown; once the host offers it (`uploaded`), `new`
+//! makes a table with it unless told another.
+//!
 //! It holds no tables and checks no rules the host does not state: a `new` is checked against
 //! what the `lobby` message offers (rulesets, their seat counts, bots) so a typo is answered
 //! at once, and everything else is the host's to refuse.
@@ -22,9 +26,10 @@ use tokio_tungstenite::tungstenite::Message;
 use super::player::{self, Player, new_player};
 use super::{Console, Editor, Handover, Input, JoinOptions, Prompt, board};
 use crate::limits::{NewLines, shown};
+use crate::ruleset::Ruleset;
 use crate::shell::terminal::Terminal;
-use crate::wire::server::{Lobby, Seated};
-use crate::wire::{Code, LobbyMessage, PROTOCOL, ServerMessage};
+use crate::wire::server::{Lobby, Offered, Seated};
+use crate::wire::{Code, LobbyMessage, PROTOCOL, ServerMessage, UploadFile};
 
 /// The lobby's prompt at a terminal.
 const PROMPT: &str = "lobby> ";
@@ -47,6 +52,23 @@ pub fn host_of(target: &str) -> anyhow::Result<Option<String>> {
         bail!("'{target}' is not HOST:PORT (the lobby) or HOST:PORT/ROOM (as the host's invite prints it)");
     }
     Ok(Some(host.to_string()))
+}
+
+/// The files of the ruleset `spec` names, as `upload` sends them: its TOML file and the mods
+/// it loads that are not shipped (a host has those), each by its file name. The ruleset is
+/// read here first, so a mistake is told at once, as `diving check` tells it.
+pub fn ruleset_files(spec: &str) -> anyhow::Result<Vec<UploadFile>> {
+    let ruleset = Ruleset::load(spec).map_err(|e| anyhow::anyhow!("{}", e.of_loading(spec).compiler_line()))?;
+    let Some(file) = ruleset.file.as_deref().filter(|f| crate::ruleset::embedded_file(f).is_none()) else {
+        bail!("'{spec}' is a shipped ruleset: every host offers it ('new {spec}' in the lobby)");
+    };
+    let base = |path: &str| path.rsplit(['/', '\\']).next().unwrap_or(path).to_string();
+    let text = crate::limits::read_text(std::path::Path::new(file), crate::limits::FileKind::Ruleset)?;
+    let mut files = vec![UploadFile { name: base(file), text }];
+    for m in ruleset.mods.iter().filter(|m| crate::ruleset::embedded_file(&m.name).is_none()) {
+        files.push(UploadFile { name: base(&m.name), text: m.code.to_string() });
+    }
+    Ok(files)
 }
 
 fn host_words(text: &str) -> String {
@@ -169,6 +191,35 @@ fn new_table(words: &[&str], lobby: Option<&Lobby>) -> Result<LobbyMessage, Stri
     Ok(LobbyMessage::Create { ruleset, seats, bots, hints })
 }
 
+/// A ruleset offered, as the lobby lists it: its line, its balance, what its mods read.
+fn offered_text(r: &Offered) -> String {
+    let (id, name) = (host_words(&r.id), host_words(&r.name));
+    let mut out = format!(
+        "  {id}{}, {}-{} seats: {}\n",
+        if name == id { String::new() } else { format!(" ({name})") },
+        r.seats[0],
+        r.seats[1],
+        host_words(r.about.as_deref().unwrap_or("")),
+    );
+    if let Some(balance) = &r.balance {
+        out += &format!("    balance: {}\n", host_words(balance));
+    }
+    for m in &r.mods {
+        let reveals = if m.reveals { "reveals cards to the table" } else { "reveals nothing" };
+        out += &format!("    mod {}: reads {}; {reveals}\n", host_words(&m.name), host_words(&m.reads));
+    }
+    out
+}
+
+/// Puts the ruleset `id` first among those offered: the one `new` and `ratings` take when
+/// none is named (the ruleset the player brought).
+fn brought_first(lobby: &mut Lobby, id: &str) {
+    if let Some(i) = lobby.rulesets.iter().position(|r| r.id == id) {
+        let mine = lobby.rulesets.remove(i);
+        lobby.rulesets.insert(0, mine);
+    }
+}
+
 /// The lobby as text: who you are, the tables, the rulesets and bots offered.
 fn lobby_text(lobby: &Lobby, host: &str) -> String {
     let mut out = String::new();
@@ -203,17 +254,7 @@ fn lobby_text(lobby: &Lobby, host: &str) -> String {
         out += "rulesets ('new RULESET'):\n";
     }
     for r in &lobby.rulesets {
-        let (id, name) = (host_words(&r.id), host_words(&r.name));
-        out += &format!(
-            "  {id}{}, {}-{} seats: {}\n",
-            if name == id { String::new() } else { format!(" ({name})") },
-            r.seats[0],
-            r.seats[1],
-            host_words(r.about.as_deref().unwrap_or("")),
-        );
-        if let Some(balance) = &r.balance {
-            out += &format!("    balance: {}\n", host_words(balance));
-        }
+        out += &offered_text(r);
     }
     let bots: Vec<String> = lobby.bots.iter().map(|b| host_words(b)).collect();
     if !bots.is_empty() {
@@ -342,6 +383,10 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
         },
     };
     let mut saved = stored;
+    // The ruleset to bring (`--ruleset FILE`), sent once the lobby is shown; then its id.
+    let mut upload = options.upload.clone();
+    let mut uploading = false;
+    let mut brought: Option<String> = None;
 
     loop {
         let hello = LobbyMessage::Lobby { protocol: PROTOCOL, name: Some(me.name.clone()), key: Some(me.key.clone()) };
@@ -377,10 +422,44 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                             if !options.json {
                                 console.print(&lobby_text(&listing, host))?;
                             }
+                            let mut listing = listing;
+                            if let Some(id) = &brought {
+                                brought_first(&mut listing, id);
+                            }
                             lobby = Some(listing);
+                            if let Some(files) = upload.take() {
+                                if !options.json {
+                                    console.print("bringing your ruleset: the host checks it first…\n")?;
+                                }
+                                sink.send(Message::text(LobbyMessage::Upload { files }.to_text())).await?;
+                                uploading = true;
+                                answered = false;
+                            }
                             if answered {
                                 hold.release();
                             }
+                        }
+                        ServerMessage::Uploaded(uploaded) => {
+                            answered = true;
+                            uploading = false;
+                            hold.release();
+                            let id = uploaded.ruleset.id.clone();
+                            if !options.json {
+                                let had = if uploaded.known { " (it had it already)" } else { "" };
+                                console.print(&format!(
+                                    "the host offers your ruleset as {}{had}: 'new' makes a table with it\n{}",
+                                    host_words(&id),
+                                    offered_text(&uploaded.ruleset)
+                                ))?;
+                            }
+                            if let Some(listing) = lobby.as_mut() {
+                                // Offered before the next `lobby` lists it.
+                                if !listing.rulesets.iter().any(|r| r.id == id) {
+                                    listing.rulesets.push(uploaded.ruleset.clone());
+                                }
+                                brought_first(listing, &id);
+                            }
+                            brought = Some(id);
                         }
                         ServerMessage::Ratings(ratings) => {
                             answered = true;
@@ -408,6 +487,9 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                         }
                         ServerMessage::Error(refusal) => {
                             answered = true;
+                            if std::mem::take(&mut uploading) {
+                                bail!("the host refused your ruleset: {}", host_words(&refusal.message));
+                            }
                             let message = host_words(&refusal.message);
                             if refusal.code == Code::Name {
                                 if options.name.is_some() {

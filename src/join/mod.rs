@@ -21,7 +21,7 @@
 //! sent to the host as a command.
 
 pub mod board;
-mod lobby;
+pub mod lobby;
 pub mod player;
 
 use std::io::{self, IsTerminal, Write};
@@ -56,6 +56,8 @@ pub struct JoinOptions {
     pub no_color: bool,
     /// The name to go by in the lobby (`--name`; else the player file's, else asked).
     pub name: Option<String>,
+    /// In the lobby: a ruleset to bring (`--ruleset FILE`: its file and the mods it names).
+    pub upload: Option<Vec<crate::wire::UploadFile>>,
 }
 
 /// The WebSocket URL of an invite's `HOST:PORT/ROOM`.

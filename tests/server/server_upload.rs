@@ -255,3 +255,31 @@ async fn uploads_are_limited_per_player_and_can_be_turned_off() {
     assert_eq!(code, "too_big");
     server.stop().await.unwrap();
 }
+
+/// `diving join HOST:PORT --ruleset FILE` brings the ruleset (the file and its mods), and its
+/// `new` makes a table with it.
+#[test]
+fn diving_join_brings_its_ruleset_and_makes_a_table_with_it() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let server = runtime.block_on(serve(Vec::new(), upload_config(None, Limits::default())));
+    let home = tempfile::tempdir().unwrap();
+    let sharks = concat!(env!("CARGO_MANIFEST_DIR"), "/rulesets/examples/sharks/ruleset.toml");
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("diving"))
+        .args(["join", &server.addr.to_string(), "--name", "ann", "--ruleset", sharks])
+        .env("XDG_DATA_HOME", home.path())
+        .env("HOME", home.path())
+        .write_stdin("new --bots greedy\nquit\n")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("the host offers your ruleset as sharks@"), "{stdout}");
+    assert!(stdout.contains("mod sharks: reads the cards drawn into hands; reveals cards to the table"), "{stdout}");
+    assert!(stdout.contains("you have seat 1"), "{stdout}");
+    let rooms = server.room_ids();
+    assert_eq!(rooms.len(), 1);
+    let name = server.with_room(&rooms[0], |r| r.ruleset().name.clone()).unwrap();
+    assert!(name.starts_with("sharks@"), "{name}");
+    runtime.block_on(server.stop()).unwrap();
+}
