@@ -13,6 +13,7 @@ use axum::extract::ws::{Message, WebSocket};
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
+use super::fair::Source;
 use super::hub::{Handled, Hosted, Hub, in_room, lock_db};
 use super::link::{Link, spawn_writer};
 use super::lobby::Visitor;
@@ -191,7 +192,8 @@ pub(super) async fn serve(hub: Arc<Hub>, socket: WebSocket, endpoint: Endpoint) 
             Side::Room { hosted, joined: false }
         }
         Endpoint::Lobby { host, peer } => {
-            Side::Lobby { host, peer, visitor: Visitor::default(), listing: hub.lobby_changes() }
+            let visitor = Visitor { from: Source::of(peer), ..Visitor::default() };
+            Side::Lobby { host, peer, visitor, listing: hub.lobby_changes() }
         }
     };
     let mut writer = spawn_writer(sink, rx);

@@ -148,6 +148,17 @@ pub type PlayerId = i64;
 #[error("{0}")]
 pub struct NameRefused(pub String);
 
+/// Who a name and key are to the host ([`Db::register`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Registered {
+    /// A player it knows.
+    Known(PlayerId),
+    /// A player registered just now.
+    New(PlayerId),
+    /// A key it does not know, not registered (as asked).
+    NotNew,
+}
+
 /// A seat of a table as the database keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SeatRow {
@@ -360,6 +371,16 @@ impl Db {
     /// The person with `key` under `name`: their id, the name taken (or changed to) for them.
     /// Refused when another key owns the name or one that looks like it.
     pub fn person(&mut self, name: &str, key: &str) -> Result<PlayerId, NameRefused> {
+        match self.register(name, key, true)? {
+            Registered::Known(id) | Registered::New(id) => Ok(id),
+            Registered::NotNew => unreachable!("a new key may be registered"),
+        }
+    }
+
+    /// [`Db::person`], saying whether the key is new here; a key the host does not know is
+    /// registered only when `new` allows it ([`Registered::NotNew`] otherwise: the lobby's
+    /// limit of new players per address).
+    pub fn register(&mut self, name: &str, key: &str, new: bool) -> Result<Registered, NameRefused> {
         check_key(key).map_err(NameRefused)?;
         let hash = key_hash(key);
         let look = skeleton(name);
@@ -386,13 +407,14 @@ impl Db {
             }));
         }
         match mine {
-            Some((id, old)) if old == name => Ok(id),
+            Some((id, old)) if old == name => Ok(Registered::Known(id)),
             Some((id, _)) => {
                 self.conn
                     .execute("UPDATE players SET name = ?1, skeleton = ?2 WHERE id = ?3", params![name, look, id])
                     .map_err(fail)?;
-                Ok(id)
+                Ok(Registered::Known(id))
             }
+            None if !new => Ok(Registered::NotNew),
             None => {
                 self.conn
                     .execute(
@@ -400,7 +422,7 @@ impl Db {
                         params![hash, name, look, now()],
                     )
                     .map_err(fail)?;
-                Ok(self.conn.last_insert_rowid())
+                Ok(Registered::New(self.conn.last_insert_rowid()))
             }
         }
     }

@@ -3,9 +3,9 @@
 //! Every TCP connection holds one of the server's permits (`Limits::connections`) from the
 //! moment it is accepted until it closes, whatever it is used for: a WebSocket, the browser
 //! seat's page, or a request that never ends. One past the limit is answered `503` and closed.
-//! One address holds at most `Limits::per_address` of them (one past that is answered `503`
-//! too): without it one machine's idle connections took every permit and every new player was
-//! refused.
+//! One address (an IPv6 address's /64 prefix: a [`Source`]) holds at most
+//! `Limits::per_address` of them (one past that is answered `503` too): without it one
+//! machine's idle connections took every permit and every new player was refused.
 //! Until a connection becomes a WebSocket it must send each request within
 //! `Limits::request_within_secs` of being accepted or of its last answer; one that does not
 //! (a request sent a byte at a time, or never finished) is closed. Without this, a client
@@ -28,6 +28,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{Instant, Sleep};
 
+use super::fair::Source;
+
 /// How long a refused connection is given to take its `503` before it is closed.
 const REFUSAL_WITHIN: Duration = Duration::from_secs(2);
 
@@ -39,7 +41,7 @@ pub struct Guarded {
     limit: usize,
     /// The most one address holds, and how many each holds now.
     per_address: usize,
-    held: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    held: Arc<Mutex<HashMap<Source, usize>>>,
     request_within: Duration,
 }
 
@@ -57,31 +59,31 @@ impl Guarded {
         }
     }
 
-    /// One more connection from `ip`, unless it holds its most already.
-    fn take(&self, ip: IpAddr) -> Option<AddressPermit> {
+    /// One more connection from `from`, unless it holds its most already.
+    fn take(&self, from: Source) -> Option<AddressPermit> {
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        let count = held.entry(ip).or_insert(0);
+        let count = held.entry(from).or_insert(0);
         if *count >= self.per_address {
             return None;
         }
         *count += 1;
-        Some(AddressPermit { ip, held: Arc::clone(&self.held) })
+        Some(AddressPermit { from, held: Arc::clone(&self.held) })
     }
 }
 
 /// One of an address's connections, given back when dropped.
 struct AddressPermit {
-    ip: IpAddr,
-    held: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    from: Source,
+    held: Arc<Mutex<HashMap<Source, usize>>>,
 }
 
 impl Drop for AddressPermit {
     fn drop(&mut self) {
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(count) = held.get_mut(&self.ip) {
+        if let Some(count) = held.get_mut(&self.from) {
             *count -= 1;
             if *count == 0 {
-                held.remove(&self.ip);
+                held.remove(&self.from);
             }
         }
     }
@@ -98,7 +100,7 @@ impl Listener for Guarded {
             // screen): without TCP_NODELAY the second waits for the client's delayed
             // acknowledgement.
             let _ = stream.set_nodelay(true);
-            let Some(mine) = self.take(addr.ip()) else {
+            let Some(mine) = self.take(Source::of(addr.ip())) else {
                 let text = format!(
                     "this address holds {} connections, the most one address may; close some\n",
                     self.per_address
@@ -197,8 +199,9 @@ impl AsyncWrite for GuardedStream {
     }
 }
 
-/// What a request handler knows of its connection ([`axum::extract::ConnectInfo`]): it says
-/// when the connection becomes a WebSocket, whose own limits then apply.
+/// What a request handler knows of its connection ([`axum::extract::ConnectInfo`]): where it
+/// comes from, and it says when the connection becomes a WebSocket, whose own limits then
+/// apply.
 #[derive(Debug, Clone)]
 pub struct Door {
     upgraded: Arc<AtomicBool>,

@@ -360,8 +360,9 @@ impl Hub {
     /// Closes the lobby tables that waited, or stood finished, with no one at them for
     /// `idle_secs` (at `now`): they leave the listing, and are not resumed.
     pub(super) fn close_idle(&self, now: Instant) {
-        if self.lobby.is_none() {
-            return;
+        match self.lobby() {
+            Some(mut lobby) => lobby.tick(now),
+            None => return,
         }
         let idle = Duration::from_secs(self.config.limits.idle_secs);
         let abandoned = Duration::from_secs(self.config.limits.abandoned_secs);
@@ -418,8 +419,8 @@ impl Hub {
         let mut asking = visitor.clone();
         let decided = tokio::task::spawn_blocking(move || {
             let db = hub.db.clone();
-            let mut identify = |p: &Player| lock_db(&db).person(&p.name, &p.key).map_err(|e| e.0);
-            let out = hub.lobby().map(|lobby| lobby.receive(&mut asking, parsed, &mut identify));
+            let mut register = |p: &Player, new: bool| lock_db(&db).register(&p.name, &p.key, new).map_err(|e| e.0);
+            let out = hub.lobby().map(|mut lobby| lobby.receive(&mut asking, parsed, &mut register, Instant::now()));
             (out, asking)
         })
         .await;
@@ -439,10 +440,7 @@ impl Hub {
         let answer = match request {
             Request::Ratings { ruleset } => self.ratings(ruleset, id.clone()).await.map(|board| link.message(board)),
             Request::Create(order) => match self.create_table(order, host, link.clone(), id.clone()).await {
-                Ok(()) => {
-                    visitor.made += 1;
-                    Ok(())
-                }
+                Ok(()) => Ok(()),
                 Err(e) if e.contains("tables already") => Err((Code::Limit, e)),
                 Err(e) => Err((Code::Unknown, e)),
             },
@@ -536,15 +534,21 @@ impl Hub {
     async fn create_table(self: &Arc<Hub>, order: Order, host: &str, link: Link, id: Option<Id>) -> Result<(), String> {
         let hub = self.clone();
         let host = host.to_string();
-        tokio::task::spawn_blocking(move || hub.make_table(order, &host, link, id))
+        let room = order.room.clone();
+        let made = tokio::task::spawn_blocking(move || hub.make_table(order, &host, link, id))
             .await
-            .unwrap_or_else(|_| Err("the table could not be made".into()))
+            .unwrap_or_else(|_| Err("the table could not be made".into()));
+        if made.is_err()
+            && let Some(mut lobby) = self.lobby()
+        {
+            // The room's name and its place in the limits go back.
+            lobby.unlist(&room);
+        }
+        made
     }
 
     fn make_table(&self, order: Order, host: &str, link: Link, id: Option<Id>) -> Result<(), String> {
-        let Some(mut lobby) = self.lobby() else { return Err("this host has no lobby".into()) };
-        let room_id = lobby.next_room();
-        drop(lobby);
+        let room_id = order.room.clone();
         let mut options = self.config.room.clone();
         options.limits = self.config.limits;
         options.allow_hints = order.hints;
@@ -591,9 +595,6 @@ impl Hub {
                 return Err(format!("this host holds {} tables already (its most)", self.config.limits.tables));
             }
             rooms.insert(room_id.clone(), hosted.clone());
-        }
-        if let Some(mut lobby) = self.lobby() {
-            lobby.made(&room_id, order.maker.player);
         }
         self.list(&guard.room);
         guard.queued.fetch_add(1, Ordering::SeqCst);

@@ -7,6 +7,11 @@
 //! [`Request`] the edge carries out (`server::hub`), answering with [`seated`] or a
 //! ratings message. So tests drive it directly.
 //!
+//! Fair under strangers: besides each connection, each player and each address ([`Source`])
+//! is held to limits on the tables it makes and keeps waiting and on the new players it
+//! brings ([`fair`](super::fair)), so that a flood from one address never refuses a player
+//! from another. The time is an input ([`Lobby::receive`]'s `now`), as a room's is.
+//!
 //! A stranger's `create` names only what the host offers: one of its rulesets by `id`, and
 //! built-in bots by name (never a Lua bot's path, which would be a file on the host). A
 //! ruleset a player brings (`upload`) is checked by the edge (`server::upload`) and then
@@ -14,9 +19,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::db::PlayerId;
+use std::time::Instant;
+
+use super::db::{PlayerId, Registered};
+use super::fair::{Counts, Source};
 pub use super::room::BOTS;
-use super::room::{Identify, Plan, Room, check_player_name};
+use super::room::{Plan, Room, check_player_name};
 use crate::core::Seat;
 use crate::wire::server::{self as msg, Invite, ModSecrets, Offered, TableLine, TableState, You};
 use crate::wire::{
@@ -74,9 +82,15 @@ pub struct Me {
     pub player: PlayerId,
 }
 
+/// Finds the player a `lobby` hello names by name and key; the flag says whether a key the
+/// host does not know may be registered ([`Registered::NotNew`] when not).
+pub type Register<'a> = dyn FnMut(&Player, bool) -> Result<Registered, String> + 'a;
+
 /// One lobby connection, as the lobby knows it.
 #[derive(Debug, Clone, Default)]
 pub struct Visitor {
+    /// Where it comes from.
+    pub from: Source,
     /// It said `lobby`.
     pub hello: bool,
     /// Who it is (`None`: looking only).
@@ -88,6 +102,9 @@ pub struct Visitor {
 /// A table as a `create` asks for it, checked against what the host offers.
 #[derive(Debug, Clone)]
 pub struct Order {
+    /// The new room's name (kept for it in the lobby: given back with [`Lobby::unlist`] if
+    /// the table cannot be made).
+    pub room: String,
     pub spec: String,
     pub plan: Vec<Plan>,
     pub hints: bool,
@@ -140,8 +157,11 @@ pub struct Lobby {
     limits: HostLimits,
     /// Each table's line of the listing, by room number.
     listing: BTreeMap<(usize, String), TableLine>,
-    /// Who made each waiting lobby table (for the limit per player).
-    makers: HashMap<String, PlayerId>,
+    /// Who made each waiting lobby table, and from where (for the limits per player and
+    /// per address).
+    makers: HashMap<String, (PlayerId, Source)>,
+    /// What each address and player did in the last hour.
+    counts: Counts,
     /// The invite code of each open seat given one: `(room, seat)`.
     codes: HashMap<String, (String, Seat)>,
     next_room: u64,
@@ -156,6 +176,7 @@ impl Lobby {
             limits,
             listing: BTreeMap::new(),
             makers: HashMap::new(),
+            counts: Counts::default(),
             codes: HashMap::new(),
             next_room: last_room + 1,
         }
@@ -225,26 +246,37 @@ impl Lobby {
 
     /// How many waiting tables `player` made.
     pub fn waiting_made_by(&self, player: PlayerId) -> usize {
-        self.makers.values().filter(|&&p| p == player).count()
+        self.makers.values().filter(|(p, _)| *p == player).count()
     }
 
-    /// `player` made the waiting table `room`.
-    pub fn made(&mut self, room: &str, player: PlayerId) {
-        self.makers.insert(room.to_string(), player);
+    /// How many waiting tables were made from `from`.
+    pub fn waiting_made_from(&self, from: Source) -> usize {
+        self.makers.values().filter(|(_, s)| *s == from).count()
     }
 
-    /// One message from `visitor` (already within the size and rate limits): answered, or a
-    /// [`Request`] for the edge. `identify` finds the player a `lobby` hello names.
-    pub fn receive(&self, visitor: &mut Visitor, parsed: Parsed<LobbyMessage>, identify: &mut Identify) -> LobbyOut {
+    /// The clock moved on to `now`: what is an hour old is forgotten.
+    pub fn tick(&mut self, now: Instant) {
+        self.counts.forget(now);
+    }
+
+    /// One message from `visitor` (already within the size and rate limits) at `now`:
+    /// answered, or a [`Request`] for the edge. `register` finds the player a `lobby` hello
+    /// names.
+    pub fn receive(
+        &mut self,
+        visitor: &mut Visitor,
+        parsed: Parsed<LobbyMessage>,
+        register: &mut Register,
+        now: Instant,
+    ) -> LobbyOut {
         let id = parsed.id;
         let message = match parsed.message {
             Ok(message) => message,
             Err(e) => return LobbyOut::refuse(Code::Malformed, &e, id),
         };
-        let limits = self.limits;
         let me = match message {
             LobbyMessage::Lobby { protocol, name, key } => {
-                return self.hello(visitor, protocol, name, key, identify, id);
+                return self.hello(visitor, protocol, name, key, register, now, id);
             }
             _ if !visitor.hello => return LobbyOut::refuse(Code::NotJoined, "send 'lobby' first", id),
             LobbyMessage::Ratings { ruleset } => return LobbyOut::request(Request::Ratings { ruleset }, id),
@@ -257,21 +289,17 @@ impl Lobby {
         };
         match message {
             LobbyMessage::Create { ruleset, seats, bots, hints } => {
-                if visitor.made >= limits.tables_per_connection
-                    || self.waiting_made_by(me.player) >= limits.tables_per_connection
-                {
-                    let message = format!(
-                        "you have made {} tables already (the most one player makes at a time)",
-                        limits.tables_per_connection
-                    );
-                    return LobbyOut::refuse(Code::Limit, &message, id);
-                }
-                if self.tables() >= limits.tables {
-                    let message = format!("this host holds {} tables already (its most)", limits.tables);
-                    return LobbyOut::refuse(Code::Limit, &message, id);
+                if let Err(full) = self.may_make(visitor, &me, now) {
+                    return LobbyOut::refuse(Code::Limit, &full, id);
                 }
                 match self.order(&ruleset, seats, &bots, hints, me) {
-                    Ok(order) => LobbyOut::request(Request::Create(order), id),
+                    Ok(mut order) => {
+                        order.room = self.next_room();
+                        self.makers.insert(order.room.clone(), (order.maker.player, visitor.from));
+                        self.counts.made(order.maker.player, visitor.from, now);
+                        visitor.made += 1;
+                        LobbyOut::request(Request::Create(order), id)
+                    }
                     Err(e) => LobbyOut::refuse(Code::Unknown, &e, id),
                 }
             }
@@ -299,14 +327,47 @@ impl Lobby {
         }
     }
 
+    /// Whether `me`, on `visitor`'s connection, may make one more table at `now`: within
+    /// the connection's tables, the waiting tables of the player and of the address, the
+    /// tables made in the last hour by the player and from the address, and the host's.
+    fn may_make(&mut self, visitor: &Visitor, me: &Me, now: Instant) -> Result<(), String> {
+        let limits = self.limits;
+        if visitor.made >= limits.tables_per_connection
+            || self.waiting_made_by(me.player) >= limits.tables_per_connection
+        {
+            return Err(format!(
+                "you have made {} tables already (the most one player makes at a time)",
+                limits.tables_per_connection
+            ));
+        }
+        if self.waiting_made_from(visitor.from) >= limits.waiting_per_address {
+            return Err(format!(
+                "{} tables made from your address wait for players already (the most one address keeps waiting); \
+                 sit at one, or wait until one fills or closes",
+                limits.waiting_per_address
+            ));
+        }
+        self.counts
+            .may_make(me.player, visitor.from, now, limits.tables_per_hour, limits.tables_per_hour_per_address)
+            .map_err(|full| full.to_string())?;
+        if self.tables() + self.makers.keys().filter(|r| !self.listing.contains_key(&Self::key(r))).count()
+            >= limits.tables
+        {
+            return Err(format!("this host holds {} tables already (its most)", limits.tables));
+        }
+        Ok(())
+    }
+
     /// `lobby`: who the visitor is (both a name and a key, or neither to look only).
+    #[allow(clippy::too_many_arguments)]
     fn hello(
-        &self,
+        &mut self,
         visitor: &mut Visitor,
         protocol: u32,
         name: Option<String>,
         key: Option<String>,
-        identify: &mut Identify,
+        register: &mut Register,
+        now: Instant,
         id: Option<Id>,
     ) -> LobbyOut {
         if !(LOBBY_SINCE..=PROTOCOL).contains(&protocol) {
@@ -324,8 +385,17 @@ impl Lobby {
                 if let Err(e) = check_player_name(&name) {
                     return LobbyOut::refuse(Code::Name, &e, id);
                 }
-                match identify(&Player { name: name.clone(), key }) {
-                    Ok(player) => visitor.me = Some(Me { name, player }),
+                let new = self.counts.may_register(visitor.from, now, self.limits.new_keys_per_hour);
+                match register(&Player { name: name.clone(), key }, new.is_ok()) {
+                    Ok(Registered::Known(player)) => visitor.me = Some(Me { name, player }),
+                    Ok(Registered::New(player)) => {
+                        self.counts.registered(visitor.from, now);
+                        visitor.me = Some(Me { name, player });
+                    }
+                    Ok(Registered::NotNew) => {
+                        let full = new.expect_err("only refused past the limit").to_string();
+                        return LobbyOut::refuse(Code::Limit, &full, id);
+                    }
                     Err(refused) => return LobbyOut::refuse(Code::Name, &refused, id),
                 }
             }
@@ -390,7 +460,7 @@ impl Lobby {
         plan.extend(
             bots.iter().map(|b| Plan::Bot { spec: b.strip_prefix("bot:").unwrap_or(b).to_string(), player: None }),
         );
-        Ok(Order { spec: offer.spec.clone(), plan, hints, maker })
+        Ok(Order { room: String::new(), spec: offer.spec.clone(), plan, hints, maker })
     }
 
     /// A new invite code for `seat` of `room`: six letters and digits that cannot be misread
@@ -459,7 +529,9 @@ fn join_command(host: &str, room: &str, seat: Seat, token: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::fair;
     use crate::wire::LobbyMessage as M;
+    use std::time::Duration;
 
     fn ann() -> Me {
         Me { name: "ann".into(), player: 1 }
@@ -474,8 +546,14 @@ mod tests {
     }
 
     /// Everyone is ann (player 1), whatever the name.
-    fn anyone(_: &Player) -> Result<PlayerId, String> {
-        Ok(1)
+    fn anyone(_: &Player, _: bool) -> Result<Registered, String> {
+        Ok(Registered::Known(1))
+    }
+
+    /// The time the tests start at.
+    fn at() -> Instant {
+        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        *START.get_or_init(Instant::now)
     }
 
     fn refusal(out: &LobbyOut) -> (Code, String) {
@@ -514,25 +592,25 @@ mod tests {
 
     #[test]
     fn a_visitor_says_who_it_is_before_anything_else() {
-        let lobby = lobby();
+        let mut lobby = lobby();
         let mut visitor = Visitor::default();
-        let out = lobby.receive(&mut visitor, parsed(M::Sit { room: "1".into(), seat: None }), &mut anyone);
+        let out = lobby.receive(&mut visitor, parsed(M::Sit { room: "1".into(), seat: None }), &mut anyone, at());
         assert_eq!(refusal(&out).0, Code::NotJoined);
         assert!(out.refused);
         let hello = M::Lobby { protocol: PROTOCOL, name: None, key: None };
-        let out = lobby.receive(&mut visitor, parsed(hello), &mut anyone);
+        let out = lobby.receive(&mut visitor, parsed(hello), &mut anyone, at());
         match &out.sent[..] {
             [ServerMessage::Lobby(l)] => assert!(l.you.is_none() && l.id == Some(Id::Number(7.into()))),
             other => panic!("{other:?}"),
         }
         // Looking only: no seat, no table.
-        let out = lobby.receive(&mut visitor, parsed(M::Code { code: "X".into() }), &mut anyone);
+        let out = lobby.receive(&mut visitor, parsed(M::Code { code: "X".into() }), &mut anyone, at());
         assert_eq!(refusal(&out).0, Code::Name);
         // Ratings need no name.
-        let out = lobby.receive(&mut visitor, parsed(M::Ratings { ruleset: "standard".into() }), &mut anyone);
+        let out = lobby.receive(&mut visitor, parsed(M::Ratings { ruleset: "standard".into() }), &mut anyone, at());
         assert!(matches!(out.request, Some((Request::Ratings { .. }, Some(_)))));
         let old = M::Lobby { protocol: LOBBY_SINCE - 1, name: None, key: None };
-        let out = lobby.receive(&mut visitor, parsed(old), &mut anyone);
+        let out = lobby.receive(&mut visitor, parsed(old), &mut anyone, at());
         assert_eq!((refusal(&out).0, out.close), (Code::Protocol, Some(Close::Refused(Code::Protocol))));
     }
 
@@ -541,33 +619,151 @@ mod tests {
         let mut lobby = lobby();
         let mut visitor = Visitor::default();
         let hello = M::Lobby { protocol: PROTOCOL, name: Some("ann".into()), key: Some("k".into()) };
-        lobby.receive(&mut visitor, parsed(hello), &mut anyone);
+        lobby.receive(&mut visitor, parsed(hello), &mut anyone, at());
         assert_eq!(visitor.me, Some(ann()));
         let create = M::Create { ruleset: "standard".into(), seats: 2, bots: vec![], hints: false };
-        let out = lobby.receive(&mut visitor, parsed(create.clone()), &mut anyone);
+        let out = lobby.receive(&mut visitor, parsed(create.clone()), &mut anyone, at());
         let Some((Request::Create(order), _)) = out.request else { panic!("{out:?}") };
         assert_eq!(order.plan, vec![Plan::Taken { name: "ann".into(), player: 1 }, Plan::Open]);
         visitor.made = HostLimits::default().tables_per_connection;
-        let out = lobby.receive(&mut visitor, parsed(create), &mut anyone);
+        let out = lobby.receive(&mut visitor, parsed(create), &mut anyone, at());
         assert_eq!(refusal(&out).0, Code::Limit);
         let code = lobby.new_code("3", 1, &mut || [5u8; 6]);
-        let out = lobby.receive(&mut visitor, parsed(M::Code { code }), &mut anyone);
+        let out = lobby.receive(&mut visitor, parsed(M::Code { code }), &mut anyone, at());
         assert!(matches!(out.request, Some((Request::Sit { seat: Some(1), .. }, _))), "{out:?}");
-        let out = lobby.receive(&mut visitor, parsed(M::Sit { room: "3".into(), seat: Some(0) }), &mut anyone);
+        let out = lobby.receive(&mut visitor, parsed(M::Sit { room: "3".into(), seat: Some(0) }), &mut anyone, at());
         assert_eq!(refusal(&out).0, Code::Unknown);
     }
 
     #[test]
     fn a_refused_name_is_answered_and_the_visitor_stays() {
-        let lobby = lobby();
+        let mut lobby = lobby();
         let mut visitor = Visitor::default();
-        let mut taken = |_: &Player| Err("the name 'ann' belongs to another player here; pick another".to_string());
+        let mut taken = |_: &Player, _| Err("the name 'ann' belongs to another player here; pick another".to_string());
         let hello = M::Lobby { protocol: PROTOCOL, name: Some("ann".into()), key: Some("k".into()) };
-        let out = lobby.receive(&mut visitor, parsed(hello), &mut taken);
+        let out = lobby.receive(&mut visitor, parsed(hello), &mut taken, at());
         assert_eq!(refusal(&out).0, Code::Name);
         assert_eq!(out.close, None);
         let hello = M::Lobby { protocol: PROTOCOL, name: Some("greedy".into()), key: Some("k".into()) };
-        let out = lobby.receive(&mut visitor, parsed(hello), &mut anyone);
+        let out = lobby.receive(&mut visitor, parsed(hello), &mut anyone, at());
         assert!(refusal(&out).1.contains("name of a bot"));
+    }
+
+    /// A host's players by key, as the database registers them: a new key gets the next id
+    /// when it may be registered.
+    #[derive(Default)]
+    struct Keys(HashMap<String, PlayerId>);
+
+    impl Keys {
+        fn register(&mut self, p: &Player, new: bool) -> Result<Registered, String> {
+            let next = self.0.len() as PlayerId + 1;
+            match self.0.get(&p.key) {
+                Some(&id) => Ok(Registered::Known(id)),
+                None if !new => Ok(Registered::NotNew),
+                None => {
+                    self.0.insert(p.key.clone(), next);
+                    Ok(Registered::New(next))
+                }
+            }
+        }
+    }
+
+    /// A visitor from `from` past its hello as `name` with `key`: its connection, or the
+    /// refusal.
+    fn arrive(
+        lobby: &mut Lobby,
+        keys: &mut Keys,
+        from: [u8; 4],
+        name: &str,
+        now: Instant,
+    ) -> Result<Visitor, (Code, String)> {
+        let mut visitor = Visitor { from: Source::of(from.into()), ..Visitor::default() };
+        let hello = M::Lobby { protocol: PROTOCOL, name: Some(name.into()), key: Some(format!("key of {name}")) };
+        let out = lobby.receive(&mut visitor, parsed(hello), &mut |p, new| keys.register(p, new), now);
+        if out.refused { Err(refusal(&out)) } else { Ok(visitor) }
+    }
+
+    /// A `create` of a two-seat table: the room it is made as, or the refusal.
+    fn create(lobby: &mut Lobby, visitor: &mut Visitor, now: Instant) -> Result<String, (Code, String)> {
+        let create = M::Create { ruleset: "standard".into(), seats: 2, bots: vec![], hints: false };
+        let out = lobby.receive(visitor, parsed(create), &mut anyone, now);
+        match out.request {
+            Some((Request::Create(order), _)) => Ok(order.room),
+            _ => Err(refusal(&out)),
+        }
+    }
+
+    /// A flood from one address (a fresh name and key per connection, every table it may)
+    /// meets the limits of its address; a player from another address is never refused.
+    #[test]
+    fn a_flood_from_one_address_never_refuses_a_player_from_another() {
+        let limits = HostLimits::default();
+        let mut lobby = Lobby::new(crate::server::offers(&[], None).unwrap(), limits, 0);
+        let mut keys = Keys::default();
+        let flood = [192, 0, 2, 66];
+        let mut made = 0;
+        let mut refusals = Vec::new();
+        for i in 0..50 {
+            // A minute between connections: the whole flood within the hour.
+            let now = at() + Duration::from_secs(60 * i);
+            let mut visitor = match arrive(&mut lobby, &mut keys, flood, &format!("flood{i}"), now) {
+                Ok(v) => v,
+                Err(refused) => {
+                    refusals.push(refused);
+                    continue;
+                }
+            };
+            for _ in 0..3 {
+                match create(&mut lobby, &mut visitor, now) {
+                    Ok(_) => made += 1,
+                    Err(refused) => refusals.push(refused),
+                }
+            }
+        }
+        // The address keeps at most its waiting tables, and brings at most its new players.
+        assert_eq!(made, limits.waiting_per_address);
+        assert_eq!(keys.0.len(), limits.new_keys_per_hour);
+        assert!(refusals.iter().all(|(code, _)| *code == Code::Limit), "{refusals:?}");
+        assert!(refusals.iter().any(|(_, m)| m.contains("from your address wait for players")), "{refusals:?}");
+        assert!(refusals.iter().any(|(_, m)| m.contains("new players came from your address")), "{refusals:?}");
+        // An honest player from another address: a name, and a table.
+        let now = at() + Duration::from_secs(3000);
+        let mut honest = arrive(&mut lobby, &mut keys, [198, 51, 100, 7], "marlow", now).unwrap();
+        assert!(create(&mut lobby, &mut honest, now).is_ok());
+        // A player the host knows comes back from the flooded address, past its new keys.
+        assert!(arrive(&mut lobby, &mut keys, flood, "flood0", now).is_ok());
+    }
+
+    /// Tables that went on to play count an hour, per player and per address.
+    #[test]
+    fn tables_made_count_an_hour_per_player_and_per_address() {
+        let limits = HostLimits { waiting_per_address: 100, tables_per_connection: 100, ..HostLimits::default() };
+        let mut lobby = Lobby::new(crate::server::offers(&[], None).unwrap(), limits, 0);
+        let mut keys = Keys::default();
+        let home = [203, 0, 113, 1];
+        let mut ann = arrive(&mut lobby, &mut keys, home, "ann", at()).unwrap();
+        for _ in 0..limits.tables_per_hour {
+            let room = create(&mut lobby, &mut ann, at()).unwrap();
+            // The table filled and was played: it no longer waits.
+            lobby.unlist(&room);
+        }
+        let (code, refused) = create(&mut lobby, &mut ann, at() + Duration::from_secs(30)).unwrap_err();
+        assert_eq!(code, Code::Limit);
+        assert!(
+            refused.contains("12 tables in the last hour") && refused.ends_with("try again in 60 minutes"),
+            "{refused}"
+        );
+        // Others at the same address make tables up to the address's hourly count.
+        let mut made = limits.tables_per_hour;
+        for i in 0..3 {
+            let mut other = arrive(&mut lobby, &mut keys, home, &format!("diver{i}"), at()).unwrap();
+            while let Ok(room) = create(&mut lobby, &mut other, at()) {
+                lobby.unlist(&room);
+                made += 1;
+            }
+        }
+        assert_eq!(made, limits.tables_per_hour_per_address);
+        // An hour on, ann makes tables again.
+        assert!(create(&mut lobby, &mut ann, at() + fair::HOUR).is_ok());
     }
 }

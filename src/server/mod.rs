@@ -22,6 +22,7 @@
 
 mod connection;
 pub mod db;
+pub mod fair;
 pub mod guard;
 mod hub;
 mod keeper;

@@ -36,6 +36,14 @@ pub struct HostLimits {
     pub tables_per_connection: usize,
     /// … and tables the host holds at once (version 5).
     pub tables: usize,
+    /// Waiting tables made from one address (an IPv6 address's /64 prefix) at once …
+    pub waiting_per_address: usize,
+    /// … tables one player makes in an hour …
+    pub tables_per_hour: usize,
+    /// … tables made from one address in an hour …
+    pub tables_per_hour_per_address: usize,
+    /// … and new players (keys the host did not know) one address brings in an hour.
+    pub new_keys_per_hour: usize,
     /// Seconds a lobby table waiting for people, or finished, stays with no one at it …
     pub idle_secs: u64,
     /// … and a lobby table being played (its game stays in the history, unfinished).
@@ -74,6 +82,10 @@ impl Default for HostLimits {
             chat: 200,
             tables_per_connection: 3,
             tables: 2000,
+            waiting_per_address: 6,
+            tables_per_hour: 12,
+            tables_per_hour_per_address: 30,
+            new_keys_per_hour: 10,
             idle_secs: 600,
             abandoned_secs: 3600,
             upload_files: 8,
@@ -104,6 +116,15 @@ pub struct RoomLimits {
 pub struct LobbyLimits {
     pub tables_per_connection: usize,
     pub tables: usize,
+    /// The limits per address and per hour (a host older than them states none).
+    #[serde(default)]
+    pub waiting_per_address: usize,
+    #[serde(default)]
+    pub tables_per_hour: usize,
+    #[serde(default)]
+    pub tables_per_hour_per_address: usize,
+    #[serde(default)]
+    pub new_keys_per_hour: usize,
     pub idle_secs: u64,
     pub abandoned_secs: u64,
     pub max_message: usize,
@@ -146,6 +167,10 @@ impl HostLimits {
         LobbyLimits {
             tables_per_connection: self.tables_per_connection,
             tables: self.tables,
+            waiting_per_address: self.waiting_per_address,
+            tables_per_hour: self.tables_per_hour,
+            tables_per_hour_per_address: self.tables_per_hour_per_address,
+            new_keys_per_hour: self.new_keys_per_hour,
             idle_secs: self.idle_secs,
             abandoned_secs: self.abandoned_secs,
             max_message: self.max_message,

@@ -406,8 +406,14 @@ fn the_host_never_reads_back_what_it_sent() {
 fn the_room_and_the_lobby_do_no_io() {
     let mut files = sources_under("src/server/room");
     assert!(files.len() >= 4, "the room's parts: {}", files.len());
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/server/lobby.rs");
-    files.push((path.display().to_string(), fs::read_to_string(&path).unwrap()));
+    for part in ["src/server/lobby.rs", "src/server/fair.rs"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(part);
+        files.push((path.display().to_string(), fs::read_to_string(&path).unwrap()));
+    }
+    // Their tests may read the clock (to have an instant to start from).
+    for (_, text) in &mut files {
+        *text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default().to_string();
+    }
     let found = breaches(&files, |line| {
         let code = code(line);
         ["std::fs", "std::io", "println!", "eprintln!", "tokio", "axum", "Instant::now"]

@@ -250,6 +250,44 @@ async fn a_flood_of_tables_meets_the_limits_and_idle_tables_close() {
     server.stop().await.unwrap();
 }
 
+/// A flooding client from one address (a fresh name and key per connection, every table it
+/// may make) meets its address's limits; an honest player from another address (127.0.0.2)
+/// is never refused, names themselves and makes a table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_from_one_address_never_refuses_a_player_from_another() {
+    let limits = Limits { waiting_per_address: 4, new_keys_per_hour: 5, ..Limits::default() };
+    let server = serve(Vec::new(), lobby_config(None, limits)).await;
+    let create = json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": [], "hints": false});
+    let hello = |name: &str| json!({"type": "lobby", "protocol": PROTOCOL, "name": name, "key": format!("{:0>32}", name.len())});
+    let (mut made, mut refused) = (0, Vec::new());
+    for i in 0..8 {
+        let mut c = Client::connect_from(&server, "lobby", [127, 0, 0, 1].into()).await;
+        let name = format!("flood{}", "x".repeat(i));
+        c.send(hello(&name)).await;
+        let first = c.recv().await.unwrap();
+        if first["type"] == "error" {
+            refused.push(first);
+            continue;
+        }
+        for _ in 0..3 {
+            c.send(create.clone()).await;
+            let m = next_of(&mut c, "seated").await;
+            if m["type"] == "seated" { made += 1 } else { refused.push(m) }
+        }
+    }
+    assert_eq!(made, 4, "{refused:?}");
+    assert!(refused.iter().all(|m| m["code"] == "limit"), "{refused:?}");
+    assert!(refused.iter().any(|m| m["message"].as_str().unwrap().contains("new players came from your address")));
+    let mut honest = Client::connect_from(&server, "lobby", [127, 0, 0, 2].into()).await;
+    honest.send(json!({"type": "lobby", "protocol": PROTOCOL, "name": "marlow", "key": ANN})).await;
+    let first = honest.recv().await.unwrap();
+    assert_eq!(first["you"]["name"], "marlow", "{first}");
+    honest.send(create).await;
+    let seated = next_of(&mut honest, "seated").await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    server.stop().await.unwrap();
+}
+
 /// A host brought back keeps its waiting tables: their invite links, and the codes it gave
 /// out, still seat the people they were given to.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

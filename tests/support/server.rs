@@ -66,6 +66,17 @@ impl Client {
         Client { ws, received: Vec::new() }
     }
 
+    /// Connects from the loopback address `from` (`127.0.0.2`: another machine, as the
+    /// host's limits per address see it).
+    pub async fn connect_from(server: &Server, room: &str, from: std::net::IpAddr) -> Client {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind((from, 0).into()).unwrap();
+        let stream = socket.connect(server.addr).await.unwrap();
+        let url = format!("ws://{}/{room}", server.addr);
+        let (ws, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream)).await.unwrap();
+        Client { ws, received: Vec::new() }
+    }
+
     /// Connects and takes `seat` (0-based) with its token; returns the hello.
     pub async fn join(server: &Server, room: &str, seat: usize) -> (Client, Value) {
         let mut c = Client::connect(server, room).await;
