@@ -89,12 +89,13 @@ enum Asked {
 /// The lobby's commands (`help` prints this).
 const HELP: &str = "\
 commands in the lobby:
-  new [RULESET] [--seats N] [--bots a,b] [--hints]
+  new [RULESET] [--seats N] [--bots a,b] [--hints] [--open]
                      make a table and take seat 1 (default: the first ruleset listed, 2 seats,
-                     no bots, no hints); the bots take the last seats, the others wait for
-                     the people you invite
-  sit ROOM [SEAT]    take an open seat of a waiting table (the first open one without SEAT),
-                     or go back to your own seat at a table you left
+                     no bots, no hints); the bots take the last seats, the others are kept
+                     for the people you invite (each seat's code or link), or with --open
+                     anyone in the lobby may sit there
+  sit ROOM [SEAT]    take an open seat of a waiting table (the first open one without SEAT;
+                     not one kept for an invite), or go back to your own seat at a table
   code CODE          take the seat an invite code names
   ratings [RULESET]  the leaderboard (default: the first ruleset listed)
   watch ROOM         watch a table
@@ -145,7 +146,7 @@ fn command(line: &str, lobby: Option<&Lobby>, host: &str) -> Result<Asked, Strin
 fn new_table(words: &[&str], lobby: Option<&Lobby>) -> Result<LobbyMessage, String> {
     let rulesets = lobby.map(|l| l.rulesets.as_slice()).unwrap_or_default();
     let ids: Vec<&str> = rulesets.iter().map(|r| r.id.as_str()).collect();
-    let (mut ruleset, mut seats, mut bots, mut hints) = (None, None, Vec::new(), false);
+    let (mut ruleset, mut seats, mut bots, mut hints, mut invites) = (None, None, Vec::new(), false, None);
     let mut words = words.iter();
     while let Some(&word) = words.next() {
         match word {
@@ -162,8 +163,9 @@ fn new_table(words: &[&str], lobby: Option<&Lobby>) -> Result<LobbyMessage, Stri
                     .collect();
             }
             "--hints" => hints = true,
+            "--open" => invites = Some(0),
             flag if flag.starts_with("--") => {
-                return Err(format!("new takes --seats N, --bots a,b and --hints, not '{}'", host_words(flag)));
+                return Err(format!("new takes --seats N, --bots a,b, --hints and --open, not '{}'", host_words(flag)));
             }
             name if ruleset.is_none() => ruleset = Some(name.to_string()),
             extra => return Err(format!("new takes one ruleset (found '{}' after it)", host_words(extra))),
@@ -188,7 +190,7 @@ fn new_table(words: &[&str], lobby: Option<&Lobby>) -> Result<LobbyMessage, Stri
     if let Some(unknown) = bots.iter().find(|b| !offered.is_empty() && !offered.contains(&b.as_str())) {
         return Err(format!("the host has no bot '{}' (it has: {})", host_words(unknown), offered.join(", ")));
     }
-    Ok(LobbyMessage::Create { ruleset, seats, bots, hints })
+    Ok(LobbyMessage::Create { ruleset, seats, bots, hints, invites })
 }
 
 /// A ruleset offered, as the lobby lists it: its line, its balance, what its mods read.
@@ -234,7 +236,7 @@ fn lobby_text(lobby: &Lobby, host: &str) -> String {
     for table in &lobby.tables {
         let room = host_words(&table.room);
         let seats: Vec<String> = table.seats.iter().map(|s| format!("{} {}", s.seat, super::seat_name(s))).collect();
-        let open = table.open;
+        let (open, invited) = (table.open, table.invited);
         let state =
             serde_json::to_value(table.state).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
         out += &format!(
@@ -242,7 +244,12 @@ fn lobby_text(lobby: &Lobby, host: &str) -> String {
             host_words(&table.ruleset),
             table.game,
             state,
-            if open > 0 { format!(" ({open} open: sit {room})") } else { String::new() },
+            match (open, invited) {
+                (0, 0) => String::new(),
+                (0, _) => format!(" ({invited} kept for invites)"),
+                (_, 0) => format!(" ({open} open: sit {room})"),
+                _ => format!(" ({open} open: sit {room}; {invited} kept for invites)"),
+            },
             seats.join(", "),
         );
         if let Some(about) = table.about.as_deref().filter(|a| !a.is_empty()) {
@@ -622,7 +629,11 @@ mod tests {
             "the host has no bot 'shark' (it has: random, greedy, mcts)"
         );
         assert_eq!(create("new --seats two").unwrap_err(), "--seats takes a number, not 'two'");
-        assert_eq!(create("new --colour").unwrap_err(), "new takes --seats N, --bots a,b and --hints, not '--colour'");
+        assert_eq!(
+            create("new --colour").unwrap_err(),
+            "new takes --seats N, --bots a,b, --hints and --open, not '--colour'"
+        );
+        assert_eq!(sent(create("new --open").unwrap())["invites"], 0, "an open table keeps no seat for invites");
     }
 
     #[test]

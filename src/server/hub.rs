@@ -444,7 +444,9 @@ impl Hub {
                 Err(e) if e.contains("tables already") => Err((Code::Limit, e)),
                 Err(e) => Err((Code::Unknown, e)),
             },
-            Request::Sit { room, seat, me } => self.sit(me, &room, seat, host, link.clone(), id.clone()).await,
+            Request::Sit { room, seat, held, me } => {
+                self.sit(me, &room, seat, &held, host, link.clone(), id.clone()).await
+            }
             Request::Upload { files, me } => self.upload(files, me, peer, link.clone(), id.clone()).await,
         };
         match answer {
@@ -568,7 +570,7 @@ impl Hub {
         let mut codes = Vec::new();
         {
             let mut lobby = self.lobby().expect("checked above");
-            for seat in room.open_seats() {
+            for seat in room.open_seats().into_iter().take(order.invites) {
                 let token = room.tokens()[seat].clone().unwrap_or_default();
                 let code = lobby.new_code(&room_id, seat, &mut random_code);
                 codes.push(Change::Code { code: code.clone(), room: room_id.clone(), seat });
@@ -608,11 +610,13 @@ impl Hub {
     /// `sit` (or `code`): an open seat of a waiting table (`seat` 0-based, or the first open
     /// one) is kept for this player ([`Room::reserve`]), and its token reaches them once that
     /// is committed; no one else is given it.
+    #[allow(clippy::too_many_arguments)]
     async fn sit(
         self: &Arc<Hub>,
         me: Me,
         room: &str,
         seat: Option<Seat>,
+        held: &[Seat],
         host: &str,
         link: Link,
         id: Option<Id>,
@@ -620,10 +624,10 @@ impl Hub {
         let Some(hosted) = self.hosted(room) else {
             return Err((Code::Unknown, format!("there is no table '{room}' on this host")));
         };
-        let (room_id, host) = (room.to_string(), host.to_string());
+        let (room_id, host, held) = (room.to_string(), host.to_string(), held.to_vec());
         in_room(self, &hosted, move |hub, hosted| {
             let mut out = Outbox::default();
-            let seat = hosted.room.reserve(seat, me.player, &me.name, &mut out).map_err(|e| (Code::Full, e))?;
+            let seat = hosted.room.reserve(seat, &held, me.player, &me.name, &mut out).map_err(|e| (Code::Full, e))?;
             if let Some(mut lobby) = hub.lobby() {
                 lobby.forget_code(&room_id, seat);
             }

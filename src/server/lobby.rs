@@ -12,6 +12,12 @@
 //! brings ([`fair`](super::fair)), so that a flood from one address never refuses a player
 //! from another. The time is an input ([`Lobby::receive`]'s `now`), as a room's is.
 //!
+//! Invites hold: the open seats a maker keeps for the people they invite (all of them unless
+//! the `create` says fewer) each have a code, and are taken only with it (or by the invited
+//! player's own link); `sit` takes the other open seats only. A visitor is listed what it
+//! may act on: a waiting table only once it has a name, and only if it may sit there or sits
+//! there already; tables playing or over to anyone (to watch).
+//!
 //! A stranger's `create` names only what the host offers: one of its rulesets by `id`, and
 //! built-in bots by name (never a Lua bot's path, which would be a file on the host). A
 //! ruleset a player brings (`upload`) is checked by the edge (`server::upload`) and then
@@ -108,6 +114,8 @@ pub struct Order {
     pub spec: String,
     pub plan: Vec<Plan>,
     pub hints: bool,
+    /// How many of the open seats (the first ones) are kept for invites, each given a code.
+    pub invites: usize,
     /// Who asked: they take seat 1.
     pub maker: Me,
 }
@@ -117,9 +125,9 @@ pub struct Order {
 pub enum Request {
     /// Make this table; `seated` answers the maker once it is kept.
     Create(Order),
-    /// Keep seat `seat` (0-based; the first open one when `None`) of `room` for `me`
-    /// ([`Room::reserve`]); `seated` answers once it is kept.
-    Sit { room: String, seat: Option<Seat>, me: Me },
+    /// Keep seat `seat` (0-based; the first open one when `None`) of `room` for `me`, never
+    /// one of `held` (kept for invites: [`Room::reserve`]); `seated` answers once it is kept.
+    Sit { room: String, seat: Option<Seat>, held: Vec<Seat>, me: Me },
     /// The leaderboard of a ruleset.
     Ratings { ruleset: String },
     /// Check the ruleset `me` brought and offer it (`server::upload`).
@@ -162,6 +170,8 @@ pub struct Lobby {
     makers: HashMap<String, (PlayerId, Source)>,
     /// What each address and player did in the last hour.
     counts: Counts,
+    /// The players seated at each table (for what a visitor is listed).
+    seated: HashMap<String, Vec<PlayerId>>,
     /// The invite code of each open seat given one: `(room, seat)`.
     codes: HashMap<String, (String, Seat)>,
     next_room: u64,
@@ -177,6 +187,7 @@ impl Lobby {
             listing: BTreeMap::new(),
             makers: HashMap::new(),
             counts: Counts::default(),
+            seated: HashMap::new(),
             codes: HashMap::new(),
             next_room: last_room + 1,
         }
@@ -227,6 +238,7 @@ impl Lobby {
     /// The room's line of the listing is new or changed.
     pub fn list(&mut self, room: &Room) {
         self.listing.insert(Self::key(room.id()), room.summary());
+        self.seated.insert(room.id().to_string(), room.players().iter().flatten().copied().collect());
         if !room.is_waiting() {
             self.makers.remove(room.id());
         }
@@ -235,6 +247,7 @@ impl Lobby {
     /// The room is closed.
     pub fn unlist(&mut self, id: &str) {
         self.listing.remove(&Self::key(id));
+        self.seated.remove(id);
         self.makers.remove(id);
         self.codes.retain(|_, (room, _)| room != id);
     }
@@ -288,11 +301,11 @@ impl Lobby {
             },
         };
         match message {
-            LobbyMessage::Create { ruleset, seats, bots, hints } => {
+            LobbyMessage::Create { ruleset, seats, bots, hints, invites } => {
                 if let Err(full) = self.may_make(visitor, &me, now) {
                     return LobbyOut::refuse(Code::Limit, &full, id);
                 }
-                match self.order(&ruleset, seats, &bots, hints, me) {
+                match self.order(&ruleset, seats, &bots, hints, invites, me) {
                     Ok(mut order) => {
                         order.room = self.next_room();
                         self.makers.insert(order.room.clone(), (order.maker.player, visitor.from));
@@ -307,10 +320,13 @@ impl Lobby {
                 LobbyOut::refuse(Code::Unknown, &format!("seats of table {room} are numbered from 1"), id)
             }
             LobbyMessage::Sit { room, seat } => {
-                LobbyOut::request(Request::Sit { room, seat: seat.map(|s| s - 1), me }, id)
+                let held = self.held(&room);
+                LobbyOut::request(Request::Sit { room, seat: seat.map(|s| s - 1), held, me }, id)
             }
             LobbyMessage::Code { code } => match self.code(&code) {
-                Some((room, seat)) => LobbyOut::request(Request::Sit { room, seat: Some(seat), me }, id),
+                Some((room, seat)) => {
+                    LobbyOut::request(Request::Sit { room, seat: Some(seat), held: Vec::new(), me }, id)
+                }
                 None => LobbyOut::refuse(
                     Code::Unknown,
                     "no open seat has that code (a code works until its seat is taken)",
@@ -417,7 +433,24 @@ impl Lobby {
             TableState::Playing => 1,
             TableState::Over => 2,
         };
-        let mut tables: Vec<&TableLine> = self.listing.values().collect();
+        let mut held: HashMap<&str, usize> = HashMap::new();
+        for (room, _) in self.codes.values() {
+            *held.entry(room.as_str()).or_default() += 1;
+        }
+        let me = visitor.me.as_ref().map(|me| me.player);
+        let mut tables: Vec<TableLine> = self
+            .listing
+            .values()
+            .filter_map(|t| {
+                if t.state != TableState::Waiting {
+                    return Some(t.clone());
+                }
+                let me = me?;
+                let invited = held.get(t.room.as_str()).copied().unwrap_or(0).min(t.open);
+                let mine = self.seated.get(&t.room).is_some_and(|players| players.contains(&me));
+                (mine || t.open > invited).then(|| TableLine { open: t.open - invited, invited, ..t.clone() })
+            })
+            .collect();
         tables.sort_by_key(|t| rank(t));
         let total = tables.len();
         tables.truncate(MAX_LISTED);
@@ -428,7 +461,7 @@ impl Lobby {
             rulesets,
             bots: BOTS.iter().map(|b| b.to_string()).collect(),
             more_tables: total - tables.len(),
-            tables: tables.into_iter().cloned().collect(),
+            tables,
             limits: self.limits.lobby(),
             uploads: self.uploads,
         })
@@ -436,8 +469,17 @@ impl Lobby {
 
     /// Checks a `create` against the offers: the ruleset by id, the seats within its range,
     /// built-in bots only, at least one seat besides the maker's left for… anyone (the maker
-    /// takes seat 1).
-    pub fn order(&self, ruleset: &str, seats: usize, bots: &[String], hints: bool, maker: Me) -> Result<Order, String> {
+    /// takes seat 1), no more seats kept for invites than are open (all when `invites` is
+    /// not given).
+    pub fn order(
+        &self,
+        ruleset: &str,
+        seats: usize,
+        bots: &[String],
+        hints: bool,
+        invites: Option<usize>,
+        maker: Me,
+    ) -> Result<Order, String> {
         let Some(offer) = self.offers.iter().find(|o| o.id == ruleset) else {
             let ids: Vec<&str> = self.offers.iter().map(|o| o.id.as_str()).collect();
             return Err(format!("this host offers no ruleset '{ruleset}' (it offers {})", ids.join(", ")));
@@ -455,12 +497,17 @@ impl Lobby {
                 return Err(format!("there is no bot '{bot}' here (bots: {})", BOTS.join(", ")));
             }
         }
+        let open = seats - 1 - bots.len();
+        let invites = invites.unwrap_or(open);
+        if invites > open {
+            return Err(format!("{open} seats are open for people, so {invites} cannot be kept for invites"));
+        }
         let mut plan = vec![Plan::Taken { name: maker.name.clone(), player: maker.player }];
         plan.extend(std::iter::repeat_n(Plan::Open, seats - 1 - bots.len()));
         plan.extend(
             bots.iter().map(|b| Plan::Bot { spec: b.strip_prefix("bot:").unwrap_or(b).to_string(), player: None }),
         );
-        Ok(Order { room: String::new(), spec: offer.spec.clone(), plan, hints, maker })
+        Ok(Order { room: String::new(), spec: offer.spec.clone(), plan, hints, invites, maker })
     }
 
     /// A new invite code for `seat` of `room`: six letters and digits that cannot be misread
@@ -484,6 +531,13 @@ impl Lobby {
     /// The code of `seat` of `room` is used up (the seat is taken).
     pub fn forget_code(&mut self, room: &str, seat: Seat) {
         self.codes.retain(|_, taken| taken != &(room.to_string(), seat));
+    }
+
+    /// The seats of `room` kept for invites (each has its code).
+    pub fn held(&self, room: &str) -> Vec<Seat> {
+        let mut held: Vec<Seat> = self.codes.values().filter(|(r, _)| r == room).map(|(_, s)| *s).collect();
+        held.sort_unstable();
+        held
     }
 
     /// The seat an invite code names (case and spaces ignored).
@@ -566,11 +620,15 @@ mod tests {
     #[test]
     fn a_create_names_only_what_the_host_offers() {
         let lobby = lobby();
-        assert!(lobby.order("standard", 3, &["greedy".into()], false, ann()).is_ok());
+        assert!(lobby.order("standard", 3, &["greedy".into()], false, None, ann()).is_ok());
         let no = |ruleset: &str, seats: usize, bots: &[&str]| {
             let bots: Vec<String> = bots.iter().map(|b| b.to_string()).collect();
-            lobby.order(ruleset, seats, &bots, false, ann()).unwrap_err()
+            lobby.order(ruleset, seats, &bots, false, None, ann()).unwrap_err()
         };
+        assert_eq!(lobby.order("standard", 4, &[], false, None, ann()).unwrap().invites, 3);
+        assert_eq!(lobby.order("standard", 4, &[], false, Some(1), ann()).unwrap().invites, 1);
+        let too_many = lobby.order("standard", 3, &["greedy".into()], false, Some(2), ann()).unwrap_err();
+        assert_eq!(too_many, "1 seats are open for people, so 2 cannot be kept for invites");
         assert!(no("nope", 2, &[]).contains("no ruleset 'nope'"));
         assert!(no("standard", 9, &[]).contains("2 to 8"));
         assert!(no("standard", 2, &["greedy", "greedy"]).contains("no seat for you"));
@@ -621,7 +679,7 @@ mod tests {
         let hello = M::Lobby { protocol: PROTOCOL, name: Some("ann".into()), key: Some("k".into()) };
         lobby.receive(&mut visitor, parsed(hello), &mut anyone, at());
         assert_eq!(visitor.me, Some(ann()));
-        let create = M::Create { ruleset: "standard".into(), seats: 2, bots: vec![], hints: false };
+        let create = M::Create { ruleset: "standard".into(), seats: 2, bots: vec![], hints: false, invites: None };
         let out = lobby.receive(&mut visitor, parsed(create.clone()), &mut anyone, at());
         let Some((Request::Create(order), _)) = out.request else { panic!("{out:?}") };
         assert_eq!(order.plan, vec![Plan::Taken { name: "ann".into(), player: 1 }, Plan::Open]);
@@ -685,7 +743,7 @@ mod tests {
 
     /// A `create` of a two-seat table: the room it is made as, or the refusal.
     fn create(lobby: &mut Lobby, visitor: &mut Visitor, now: Instant) -> Result<String, (Code, String)> {
-        let create = M::Create { ruleset: "standard".into(), seats: 2, bots: vec![], hints: false };
+        let create = M::Create { ruleset: "standard".into(), seats: 2, bots: vec![], hints: false, invites: None };
         let out = lobby.receive(visitor, parsed(create), &mut anyone, now);
         match out.request {
             Some((Request::Create(order), _)) => Ok(order.room),
@@ -765,5 +823,56 @@ mod tests {
         assert_eq!(made, limits.tables_per_hour_per_address);
         // An hour on, ann makes tables again.
         assert!(create(&mut lobby, &mut ann, at() + fair::HOUR).is_ok());
+    }
+
+    /// A table of `seats` seats made by `maker` (seat 1), the others open.
+    fn waiting(id: &str, seats: usize, maker: PlayerId) -> Room {
+        let mut plan = vec![Plan::Taken { name: format!("p{maker}"), player: maker }];
+        plan.extend(std::iter::repeat_n(Plan::Open, seats - 1));
+        Room::waiting(id, "standard", &plan, 1, crate::server::room::RoomOptions::default(), at()).unwrap().0
+    }
+
+    fn listed(lobby: &Lobby, visitor: &Visitor) -> Vec<(String, usize, usize)> {
+        match lobby.message(visitor, None) {
+            ServerMessage::Lobby(l) => l.tables.into_iter().map(|t| (t.room, t.open, t.invited)).collect(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A seat kept for an invite is not `sit`'s to take, and a table whose open seats are all
+    /// kept is listed to its own players only; a stranger without a name is listed no
+    /// waiting table.
+    #[test]
+    fn seats_kept_for_invites_are_not_offered_to_strangers() {
+        let mut lobby = lobby();
+        // Table 1: two open seats, both kept for invites; table 2: one kept, one open to all.
+        lobby.list(&waiting("1", 3, 1));
+        lobby.list(&waiting("2", 3, 1));
+        let private = [lobby.new_code("1", 1, &mut || [1u8; 6]), lobby.new_code("1", 2, &mut || [2u8; 6])];
+        lobby.new_code("2", 1, &mut || [3u8; 6]);
+        assert_eq!(lobby.held("1"), vec![1, 2]);
+        let mut stranger =
+            Visitor { hello: true, me: Some(Me { name: "eve".into(), player: 9 }), ..Visitor::default() };
+        assert_eq!(listed(&lobby, &stranger), vec![("2".to_string(), 1, 1)]);
+        let maker = Visitor { hello: true, me: Some(Me { name: "p1".into(), player: 1 }), ..Visitor::default() };
+        assert_eq!(listed(&lobby, &maker), vec![("1".to_string(), 0, 2), ("2".to_string(), 1, 1)]);
+        let nameless = Visitor { hello: true, ..Visitor::default() };
+        assert_eq!(listed(&lobby, &nameless), vec![]);
+        // `sit` asks for no seat kept for an invite; a code asks for its own.
+        let out = lobby.receive(&mut stranger, parsed(M::Sit { room: "1".into(), seat: None }), &mut anyone, at());
+        assert!(matches!(out.request, Some((Request::Sit { ref held, .. }, _)) if held == &[1, 2]), "{out:?}");
+        let out = lobby.receive(&mut stranger, parsed(M::Code { code: private[1].clone() }), &mut anyone, at());
+        assert!(
+            matches!(out.request, Some((Request::Sit { seat: Some(2), ref held, .. }, _)) if held.is_empty()),
+            "{out:?}"
+        );
+        // The room refuses a kept seat to a `sit`, and gives an open one.
+        let mut room = waiting("3", 3, 1);
+        let mut out = crate::server::room::Outbox::default();
+        let refused = room.reserve(Some(1), &[1], 9, "eve", &mut out).unwrap_err();
+        assert!(refused.contains("kept for a player its maker invited"), "{refused}");
+        let refused = room.reserve(None, &[1, 2], 9, "eve", &mut out).unwrap_err();
+        assert!(refused.contains("are kept for the players its maker invited"), "{refused}");
+        assert_eq!(room.reserve(None, &[1], 9, "eve", &mut out), Ok(2));
     }
 }

@@ -189,8 +189,13 @@ pub enum LobbyMessage {
         bots: Vec<String>,
         #[serde(default)]
         hints: bool,
+        /// How many of the open seats are kept for the people the maker invites (each has
+        /// an invite code and link, and is taken only with them); the others are open to
+        /// anyone in the lobby. All of them when not given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        invites: Option<usize>,
     },
-    /// Take an open seat of a waiting table.
+    /// Take an open seat of a waiting table (not one kept for an invite).
     Sit {
         room: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -362,6 +362,10 @@ pub enum TableState {
     Over,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// A table as the lobby lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableLine {
@@ -372,8 +376,11 @@ pub struct TableLine {
     pub game: u32,
     pub state: TableState,
     pub seats: Vec<SeatLine>,
-    /// How many seats wait for a person.
+    /// How many seats wait for a person and anyone in the lobby may take (`sit`) …
     pub open: usize,
+    /// … and how many more wait for the people the maker invited (taken by their codes).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub invited: usize,
     /// The page's path.
     pub watch: String,
 }

@@ -104,7 +104,9 @@ async fn a_lobby_table_waits_for_its_seats_plays_rematches_and_is_rated() {
     );
     let listed = next_of(&mut ann, "lobby").await;
     let table = &listed["tables"][0];
-    assert_eq!((table["state"].as_str(), table["open"].as_u64()), (Some("waiting"), Some(1)), "{listed}");
+    // Its open seat is kept for the invite: listed to ann, as kept.
+    let counts = (table["state"].as_str(), table["open"].as_u64(), table["invited"].as_u64());
+    assert_eq!(counts, (Some("waiting"), Some(0), Some(1)), "{listed}");
 
     // The maker sits down: the table waits, and commands wait with it.
     let (mut ann_seat, waiting) = take(&server, &seated, "ann", ANN).await;
@@ -285,6 +287,44 @@ async fn a_flood_from_one_address_never_refuses_a_player_from_another() {
     honest.send(create).await;
     let seated = next_of(&mut honest, "seated").await;
     assert_eq!(seated["type"], "seated", "{seated}");
+    server.stop().await.unwrap();
+}
+
+/// A seat-stealing client: a named stranger's `sit` takes no seat kept for an invite, by
+/// number or not, and is not listed the table; the invited friend's code still seats them.
+/// A table open to anyone (`invites: 0`) is listed, and `sit` takes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_kept_for_an_invite_is_taken_only_with_its_code() {
+    let server = serve(Vec::new(), lobby_config(None, Limits::default())).await;
+    let (mut ann, _) = visit(&server, Some("ann"), ANN).await;
+    ann.send(json!({"type": "create", "ruleset": "standard", "seats": 2})).await;
+    let seated = next_of(&mut ann, "seated").await;
+    let code = seated["invites"][0]["code"].as_str().unwrap().to_string();
+    let room = seated["room"].clone();
+    let (mut eve, listed) = visit(&server, Some("eve"), &"e".repeat(32)).await;
+    assert_eq!(listed["tables"], json!([]), "a table kept for invites is not listed to a stranger: {listed}");
+    let (_, looking) = visit(&server, None, "").await;
+    assert_eq!(looking["tables"], json!([]), "{looking}");
+    for sit in [json!({"type": "sit", "room": room}), json!({"type": "sit", "room": room, "seat": 2})] {
+        eve.send(sit).await;
+        let refused = next_of(&mut eve, "seated").await;
+        assert_eq!(refused["code"], "full", "{refused}");
+        assert!(refused["message"].as_str().unwrap().contains("invited"), "{refused}");
+    }
+    let (mut bob, _) = visit(&server, Some("bob"), BOB).await;
+    bob.send(json!({"type": "code", "code": code})).await;
+    let bob_seated = next_of(&mut bob, "seated").await;
+    assert_eq!(bob_seated["seat"], 2, "{bob_seated}");
+
+    // Open to anyone: listed to a named stranger, who sits.
+    ann.send(json!({"type": "create", "ruleset": "standard", "seats": 2, "invites": 0})).await;
+    let open = next_of(&mut ann, "seated").await;
+    assert_eq!(open["invites"], json!(null), "no seat kept, no invite: {open}");
+    let (mut eve, listed) = visit(&server, Some("eve"), &"e".repeat(32)).await;
+    let line = listed["tables"].as_array().unwrap().iter().find(|t| t["room"] == open["room"]).cloned();
+    assert_eq!(line.map(|t| t["open"].clone()), Some(json!(1)), "{listed}");
+    eve.send(json!({"type": "sit", "room": open["room"]})).await;
+    assert_eq!(next_of(&mut eve, "seated").await["seat"], 2);
     server.stop().await.unwrap();
 }
 

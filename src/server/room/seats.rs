@@ -55,6 +55,7 @@ impl Room {
             state,
             seats: self.seat_lines(),
             open: self.open_seats().len(),
+            invited: 0,
             watch: format!("/{}", self.id),
         }
     }
@@ -190,9 +191,13 @@ impl Room {
     /// A player who has a seat here already (waiting, playing or over) is given that seat
     /// back, and nothing changes: someone who closed the page or quit `diving join` goes back
     /// to their own game from the lobby, recognised by their key.
+    ///
+    /// The seats in `held` are kept for the people the table's maker invited: they are not
+    /// taken this way (their invite code passes none).
     pub fn reserve(
         &mut self,
         seat: Option<Seat>,
+        held: &[Seat],
         player: PlayerId,
         name: &str,
         out: &mut Outbox,
@@ -209,10 +214,26 @@ impl Room {
                 self.id, self.id
             ));
         }
+        let free: Vec<Seat> = open.iter().copied().filter(|s| !held.contains(s)).collect();
         let s = match seat {
-            None => open[0],
+            Some(s) if held.contains(&s) && open.contains(&s) => {
+                return Err(format!(
+                    "seat {} of table {} is kept for a player its maker invited (it is taken with its invite code)",
+                    s + 1,
+                    self.id
+                ));
+            }
             Some(s) if open.contains(&s) => s,
             Some(s) => return Err(format!("seat {} of table {} is not open", s + 1, self.id)),
+            None => match free.first() {
+                Some(&s) => s,
+                None => {
+                    return Err(format!(
+                        "the open seats of table {} are kept for the players its maker invited (each is taken with its invite code)",
+                        self.id
+                    ));
+                }
+            },
         };
         self.sit_open(s, player, name)?;
         out.records.push(Kept::Sat { seat: s, player });

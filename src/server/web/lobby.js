@@ -182,7 +182,9 @@ export function startLobby() {
         el(
           "div",
           { class: "dim" },
-          `table ${t.room} · game ${t.game} · ${t.state}` + (t.state === "waiting" ? ` · ${taken} of ${(t.seats || []).length} seats taken, ${t.open} open` : ""),
+          `table ${t.room} · game ${t.game} · ${t.state}` +
+            (t.state === "waiting" ? ` · ${taken - (t.invited || 0)} of ${(t.seats || []).length} seats taken, ${t.open} open` : "") +
+            (t.invited ? `, ${t.invited} kept for invites` : ""),
         ),
         el("ul", { class: "seats", "aria-label": "seats" }, seats),
         el("div", { class: "table-actions" }, el("a", { class: "button", href: t.watch || `/${encodeURIComponent(t.room)}` }, "Watch"), sitDown),
@@ -420,7 +422,10 @@ export function startLobby() {
       const bots = [...$("create-bot-list").querySelectorAll("select")].map((sel) => sel.value);
       status("");
       lobby.asked = "create";
-      lobbySend({ type: "create", ruleset: $("create-ruleset").value, seats: Number($("create-seats").value), bots, hints: $("create-hints").checked });
+      const create = { type: "create", ruleset: $("create-ruleset").value, seats: Number($("create-seats").value), bots, hints: $("create-hints").checked };
+      // Unchecked, every open seat is kept for an invite (the host's default).
+      if ($("create-open").checked) create.invites = 0;
+      lobbySend(create);
     });
     $("code-form").addEventListener("submit", (e) => {
       e.preventDefault();
