@@ -2,7 +2,7 @@
 //! I/O, as a [`Room`] is one: the rulesets the host offers, the listing of its tables, the
 //! invite codes, who made which waiting table, and every decision about a visitor's message
 //! ([`Lobby::receive`]). It knows no socket, no clock and no database: a visitor's name is
-//! looked up through the [`Identify`] its caller passes in, and what needs the host's other
+//! looked up through the [`Register`] its caller passes in, and what needs the host's other
 //! parts — making a table, keeping a seat in a room, reading the ratings — comes back as a
 //! [`Request`] the edge carries out (`server::hub`), answering with [`seated`] or a
 //! ratings message. So tests drive it directly.
