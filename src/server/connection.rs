@@ -229,7 +229,7 @@ pub(super) async fn serve(hub: Arc<Hub>, socket: WebSocket, endpoint: Endpoint) 
             Received::End => break,
             Received::Closing(why, message) => {
                 if let Some(message) = message {
-                    link.message(message);
+                    link.message(*message);
                 }
                 link.close(why);
                 break;
@@ -273,7 +273,7 @@ enum Received {
     /// The connection closes for this cause, after this message: a message past the hard
     /// limit, which the socket does not even read (1009), or a text frame that is not UTF-8
     /// (1007).
-    Closing(Close, Option<ServerMessage>),
+    Closing(Close, Option<Box<ServerMessage>>),
     /// The connection closed or failed.
     End,
 }
@@ -308,7 +308,7 @@ fn admit(
                 "a message may have at most {} bytes; this one has more, so the connection closes",
                 limits.max_message
             );
-            Received::Closing(Close::TooBig, Some(ServerMessage::error(Code::TooBig, message, None)))
+            Received::Closing(Close::TooBig, Some(Box::new(ServerMessage::error(Code::TooBig, message, None))))
         }
         // A text frame that is not UTF-8: tungstenite refuses to read it.
         Some(Err(e)) if e.to_string().contains("UTF-8") => Received::Closing(Close::NotUtf8, None),
