@@ -36,18 +36,18 @@ const GAME_WAIT: Duration = Duration::from_secs(40);
 /// `diving host` as a person starts it, with its stdout read on a thread (a host whose output
 /// is closed stops at its next line) and its exit waited for on another. Killed if dropped
 /// before [`Host::stop`].
-struct Host {
+pub(crate) struct Host {
     pid: u32,
     exited: mpsc::Receiver<ExitStatus>,
     /// Its exit was seen ([`Host::stop`]): the pid may be another process's now.
     stopped: bool,
     lines: mpsc::Receiver<String>,
     /// `HOST:PORT`, from the `listening` line.
-    addr: String,
+    pub(crate) addr: String,
 }
 
 impl Host {
-    fn start(dir: &Path) -> Host {
+    pub(crate) fn start(dir: &Path) -> Host {
         let mut child = Command::new(env!("CARGO_BIN_EXE_diving"))
             .args(["host", "--json", "--bind", "127.0.0.1", "--port", "0", "--dir"])
             .arg(dir.join("games"))
@@ -92,7 +92,7 @@ impl Host {
     }
 
     /// SIGTERM, then the exit status (within 20 s) and what the host printed after `listening`.
-    fn stop(mut self) -> (ExitStatus, Vec<String>) {
+    pub(crate) fn stop(mut self) -> (ExitStatus, Vec<String>) {
         self.signal("-TERM");
         let status = self.exited.recv_timeout(Duration::from_secs(20)).expect("the host exits within 20 s of SIGTERM");
         self.stopped = true;
@@ -136,12 +136,12 @@ fn two_people_make_a_table_in_the_lobby_play_it_rematch_and_see_the_leaderboard(
     assert!(status.success(), "the host exits 0 on SIGTERM: {status:?}, it printed {rest:#?}");
 }
 
-async fn text(page: &Client, css: &str) -> String {
+pub(crate) async fn text(page: &Client, css: &str) -> String {
     page.find(Locator::Css(css)).await.unwrap().text().await.unwrap()
 }
 
 /// Types `value` into the input `css` in place of what it holds.
-async fn fill(page: &Client, css: &str, value: &str) {
+pub(crate) async fn fill(page: &Client, css: &str, value: &str) {
     let input = page.find(Locator::Css(css)).await.unwrap();
     input.clear().await.unwrap();
     input.send_keys(value).await.unwrap();

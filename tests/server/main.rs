@@ -8,6 +8,7 @@ mod server_support;
 
 mod browser;
 mod browser_lobby;
+mod browser_upload;
 mod server_busy;
 mod server_crash;
 mod server_leaks;

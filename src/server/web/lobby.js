@@ -1,5 +1,6 @@
 // Diving Suits, the lobby's page (`/`): the host's tables, a new table, invite codes and the
-// leaderboard, over `ws://HOST:PORT/lobby`. It sends `create`, `sit`, `code` and `ratings`,
+// leaderboard, a ruleset brought (`upload`: its files picked at once), over
+// `ws://HOST:PORT/lobby`. It sends `create`, `sit`, `code`, `ratings` and `upload`,
 // and shows the host's answers and refusals in the host's words: what a name, a table or a
 // seat may be is the host's to say.
 
@@ -29,6 +30,9 @@ export function startLobby() {
     // How many games each listed table has finished (room → [ruleset, count]).
     ended: new Map(),
     wanted: new URLSearchParams(location.hash.slice(1)).get("ratings"),
+    // The ruleset this page brought (its id, once the host offers it): the new-table form
+    // picks it.
+    brought: null,
   };
 
   function connectLobby() {
@@ -90,6 +94,9 @@ export function startLobby() {
       case "ratings":
         drawRatings(m);
         break;
+      case "uploaded":
+        broughtRuleset(m);
+        break;
       case "error":
         if (refusesName(m.code)) {
           // The name is another's (or only looks like it): say so by the name, and look on
@@ -98,10 +105,29 @@ export function startLobby() {
           openNameForm(m.message);
           if (lobby.ws) lobby.ws.close();
           connectLobby();
+        } else if (lobby.asked === "upload") {
+          lobby.asked = null;
+          $("upload-result").textContent = `The host refused it: ${m.message}`;
         } else {
           status(m.message);
         }
         break;
+    }
+  }
+
+  /** `uploaded`: the ruleset brought is offered; the new-table form picks it (before the next
+   * `lobby` lists it). */
+  function broughtRuleset(m) {
+    lobby.asked = null;
+    const r = m.ruleset;
+    lobby.brought = r.id;
+    $("upload-result").textContent = `The host offers your ruleset as ${r.name} (${r.id})${m.known ? ", which it had already" : ""}: make a table with it below.`;
+    if (lobby.last) {
+      const offered = lobby.last.rulesets || [];
+      if (!offered.some((o) => o.id === r.id)) lobby.last.rulesets = [...offered, r];
+      lobby.offered = JSON.stringify([lobby.last.rulesets, lobby.last.bots]);
+      drawCreate(lobby.last.rulesets, lobby.last.bots || []);
+      drawBoardChoice(lobby.last.rulesets);
     }
   }
 
@@ -115,6 +141,7 @@ export function startLobby() {
     body.dataset.you = m.you ? m.you.name : "";
     drawIdentity(m.you);
     drawTables(m.tables || [], m.more_tables || 0);
+    $("upload-box").hidden = !m.uploads;
     const offered = JSON.stringify([m.rulesets, m.bots]);
     const shown = lobby.board;
     if (offered !== lobby.offered) {
@@ -202,8 +229,10 @@ export function startLobby() {
   function drawCreate(rulesets, bots) {
     const select = $("create-ruleset");
     const chosen = select.value;
-    select.replaceChildren(...rulesets.map((r) => el("option", { value: r.id }, r.name)));
+    // A ruleset a player brought is shown with its id, which tells two of one name apart.
+    select.replaceChildren(...rulesets.map((r) => el("option", { value: r.id }, r.hash ? `${r.name} (${r.id})` : r.name)));
     if (rulesets.some((r) => r.id === chosen)) select.value = chosen;
+    if (lobby.brought && rulesets.some((r) => r.id === lobby.brought)) select.value = lobby.brought;
     $("create-bots").closest("label").hidden = bots.length === 0;
     createChanged();
   }
@@ -217,6 +246,11 @@ export function startLobby() {
     $("create-about").textContent = r ? r.about || "" : "";
     $("create-balance").hidden = !(r && r.balance);
     $("create-balance").textContent = r && r.balance ? `balance: ${r.balance}` : "";
+    $("create-mods").replaceChildren(
+      ...((r && r.mods) || []).map((mod) =>
+        el("li", {}, `mod ${mod.name}: reads ${mod.reads}; ${mod.reveals ? "reveals cards to the table" : "reveals nothing"}`),
+      ),
+    );
     const [min, max] = r && r.seats ? r.seats : [2, 8];
     const seats = $("create-seats");
     seats.min = String(min);
@@ -426,6 +460,21 @@ export function startLobby() {
       // Unchecked, every open seat is kept for an invite (the host's default).
       if ($("create-open").checked) create.invites = 0;
       lobbySend(create);
+    });
+    $("upload-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      if (needName()) return;
+      const picked = [...$("upload-files").files];
+      const limits = (lobby.last && lobby.last.limits) || {};
+      if (limits.upload_files && picked.length > limits.upload_files) {
+        $("upload-result").textContent = `A ruleset has at most ${limits.upload_files} files; you picked ${picked.length}.`;
+        return;
+      }
+      const files = await Promise.all(picked.map(async (f) => ({ name: f.name, text: await f.text() })));
+      status("");
+      lobby.asked = "upload";
+      $("upload-result").textContent = "The host is checking it…";
+      lobbySend({ type: "upload", files });
     });
     $("code-form").addEventListener("submit", (e) => {
       e.preventDefault();
