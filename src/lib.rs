@@ -81,7 +81,8 @@
 //!   network in it: a seated game ([`table::session::Session`]: log, bots, undo, reload,
 //!   branch), command parsing, narration, the board, the JSON scripting contract (the wire
 //!   forms of core types live in `table::json`); [`table::save`] — versioned save files, every
-//!   one a replay ([`table::record`]: the hashes of rules, mods and every step);
+//!   one a replay ([`table::record`]: the hashes of rules, mods and every step; [`table::legacy`]
+//!   the step hash of format 2, worked out only to read such a recording);
 //!   [`table::hint`] — `hint` and `review`, the search bot asked from the mover's view.
 //! - [`shell`] — the terminal front end and the script/JSON mode: the line loop, rustyline,
 //!   hot-seat gates and secrecy (each player told at their hand-over what happened while they
@@ -115,14 +116,15 @@
 //!   closing idle tables); `server::keeper` the thread that commits what each room call
 //!   changed and only then sends its messages (Ctrl-C and SIGTERM stop it the same way);
 //!   `server::db` the host's SQLite database (players by hashed key, tables, every move,
-//!   results, Weng-Lin ratings, the rulesets players brought; its schema version);
-//!   [`server::upload`] the rulesets players bring to the lobby (their bounds, the check as
-//!   `diving check` does it on a thread of its own within a deadline, the limits per address
-//!   and player, what is kept); `server::guard` its listener (every
+//!   results, Weng-Lin ratings, the rulesets players brought; its schema version; the lock a
+//!   running host holds on its directory); [`server::upload`] the rulesets players bring to
+//!   the lobby (their bounds, the check as `diving check` does it on a thread of its own
+//!   within a deadline, the limits per address and player, what is kept); `server::guard`
+//!   its listener (every
 //!   connection holds a permit, at most `per_address` of them one address's, and must send
 //!   each request in time until it is a WebSocket);
-//!   `server::store` the games directory (save paths, the lock a running host holds, and the
-//!   reader of an older host's saves and journal); `server::view` a reader's view (its
+//!   `server::import` an older host's directory (saves, seat files, journal) taken into the
+//!   database once, at `--resume`; `server::view` a reader's view (its
 //!   observation, its listed moves with their previews — like the shell's, `Session::preview`s
 //!   worked out on the seat's `View::sample` —, its question; pushed after every change, and
 //!   moves come back as its listed actions); `server::web` the browser page (plain HTML/CSS/JS

@@ -19,7 +19,7 @@
 //! The host makes and migrates the file itself: `schema_version` says which of [`MIGRATIONS`]
 //! it has, and a file of a newer version is refused rather than misread. One connection, used
 //! from one thread at a time (the server keeps it behind a mutex); every change is one
-//! transaction.
+//! transaction. A running host holds [`lock`] on its games directory.
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +35,31 @@ use crate::wire::{UploadFile, check_key};
 
 /// The database's file in the games directory.
 pub const FILE: &str = "diving.sqlite";
+
+/// The lock a host holds on its games directory while it runs ([`lock`]).
+pub const LOCK_FILE: &str = "host.lock";
+
+/// Takes the games directory `dir` for this host until the returned file is dropped, or says
+/// that another `diving host` holds it: two hosts of one database would both take the same
+/// seats' moves into it, whose games would then no longer replay.
+pub fn lock(dir: &Path) -> anyhow::Result<std::fs::File> {
+    use std::fs::{OpenOptions, TryLockError};
+    let path = dir.join(LOCK_FILE);
+    let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).with_context(|| {
+        format!("cannot take the games directory {}: cannot open {}", dir.display(), path.display())
+    })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(TryLockError::WouldBlock) => anyhow::bail!(
+            "{} is in use by another diving host (it holds {}): stop that one first, or host in another --dir",
+            dir.display(),
+            path.display()
+        ),
+        Err(TryLockError::Error(e)) => Err(e).with_context(|| {
+            format!("cannot take the games directory {}: cannot lock {}", dir.display(), path.display())
+        }),
+    }
+}
 
 /// The schema, one migration per version: version `n` is the first `n` of them.
 pub const MIGRATIONS: &[&str] = &[

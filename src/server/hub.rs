@@ -21,7 +21,6 @@ use super::link::{Link, Out};
 use super::lobby::HostedRuleset;
 use super::lobby::{self, Lobby, Me, Order, Request, Visitor};
 use super::room::{Conn, Kept, Outbox, Plan, Room, RoomOptions};
-use super::store;
 use super::upload::{self, Quota};
 use crate::core::Seat;
 use crate::script::stop_when;
@@ -172,7 +171,7 @@ pub(super) fn seat_rows(room: &Room) -> Vec<SeatRow> {
 /// The save file of a table's game: `ROOM.save.json` for its first game, `ROOM~N.save.json`
 /// for game N.
 pub fn export_path(dir: &std::path::Path, room: &str, game: u32) -> std::path::PathBuf {
-    if game <= 1 { store::save_path(dir, room) } else { dir.join(format!("{room}~{game}.save.json")) }
+    if game <= 1 { dir.join(format!("{room}.save.json")) } else { dir.join(format!("{room}~{game}.save.json")) }
 }
 
 /// The places of a finished game, with each seat's player, for the ratings.

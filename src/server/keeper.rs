@@ -9,7 +9,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::db::{Change, Db};
 use super::link::{Link, Out};
-use super::store;
 use crate::table::save::SaveFile;
 
 /// Keeps the games in the host's database ([`db`]), on a thread of its own, away from the
@@ -109,7 +108,8 @@ impl Keeper {
 
     fn run(&self, dir: Option<PathBuf>) {
         if let Some(dir) = &dir {
-            store::remove_stale_temporaries(dir);
+            // What saves killed while being written left (see `exports` below).
+            crate::table::save::remove_stale_temporaries_in(dir, |name| name.ends_with(b".save.json"));
         }
         let mut state = lock_keeping(self);
         loop {

@@ -1,23 +1,26 @@
 //! The game server (`diving host`): play with friends elsewhere (its terminal client,
-//! `diving join`, is [`crate::join`]). The server is the only authority: games, rulesets and mods run only here, and
-//! each connection receives what its seat (or a spectator) may see, made by the core's
-//! [`Viewer`](crate::core::Viewer) through the JSON layer and the narrator. Clients send lines
-//! of the game shell and print what comes back; a terminal client is also sent, made for its
-//! display, the board and what its completion offers.
+//! `diving join`, is [`crate::join`]). The server is the only authority: games, rulesets and
+//! mods run only here, and each connection receives what its seat (or a spectator) may see,
+//! made by the core's [`Viewer`](crate::core::Viewer) through the table's JSON layer and
+//! narrator, with its view after every change; a client sends the moves its view lists, or
+//! lines of the game shell.
 //!
 //! Code map (the messages, versions and limits are the wire's, [`crate::wire`], documented
-//! in `PROTOCOL.md`): [`room`] one game as a state machine without I/O (seats, tokens, watchers,
-//! questions, away bots, chat, a lobby table's wait for its seats, rematch); [`net`] the axum
-//! WebSocket edge (limits, away timer, the lobby's connections, the keeper that commits each
-//! change before its messages leave); [`db`] the host's SQLite database (players, tables,
-//! moves, results, ratings); [`lobby`] what the lobby offers and lists; [`guard`] its listener
-//! (the connection limit and the request deadline, at the door); [`store`] the games
-//! directory (and an older host's files); [`web`] the browser seat (the page the server
-//! serves and the `seat_view` it draws). This module turns the host's options into rooms
-//! (new, or resumed from the database: [`resume`]) and prints the invites.
+//! in `PROTOCOL.md`). The state machines, without I/O: [`room`] one game (seats, tokens,
+//! watchers, questions, away bots, chat, a lobby table's wait for its seats, rematch);
+//! [`lobby`] the lobby (what it offers and lists, invite codes, every decision about a
+//! visitor's message); [`view`] a reader's view. The edge: [`net`] the routes and the
+//! [`net::Server`]; `connection` one loop for every connection and its limits; `link` its
+//! writer; `hub` what the connections share; `keeper` the thread that commits each change
+//! before its messages leave; [`guard`] the listener (the connection limit and the request
+//! deadline, at the door); [`db`] the host's SQLite database (players, tables, moves,
+//! results, ratings, and the lock on the games directory); [`export_path`] where a finished
+//! game's save goes; [`import`] an older host's directory,
+//! taken into the database once; [`web`] the browser page. This module turns the host's
+//! options into rooms (new, or resumed from the database: [`resume`]) and prints the invites.
 //!
-//! Nothing but the command line and `join` (which speaks this protocol) depends on this module,
-//! and it imports nothing from the shell: rooms are tables ([`crate::table`]) with
+//! Nothing but the command line depends on this module (`join` shares only the wire with
+//! it), and it imports nothing from the shell: rooms are tables ([`crate::table`]) with
 //! connections (checked by `tests/engine/architecture.rs`).
 
 mod connection;
@@ -25,12 +28,12 @@ pub mod db;
 pub mod fair;
 pub mod guard;
 mod hub;
+pub mod import;
 mod keeper;
 mod link;
 pub mod lobby;
 pub mod net;
 pub mod room;
-pub mod store;
 pub mod upload;
 pub mod view;
 pub mod web;
@@ -48,6 +51,7 @@ use crate::bots;
 use crate::table::seating::{self, read_deck};
 use crate::table::session::Session;
 use crate::wire::HostLimits;
+pub use hub::export_path;
 use net::{Server, ServerConfig};
 use room::{Room, RoomOptions, new_token};
 
@@ -159,7 +163,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             if !dir.is_dir() {
                 bail!("there is no games directory {} to resume", dir.display());
             }
-            lock = store::lock(dir)?;
+            lock = db::lock(dir)?;
             let (db, rooms) = resume(dir, &room_options)?;
             // A host of the lobby resumes as one; a host of start-up tables stops, as it did,
             // once their games are over.
@@ -187,7 +191,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             }
             std::fs::create_dir_all(&options.dir)
                 .with_context(|| format!("cannot make the games directory {}", options.dir.display()))?;
-            lock = store::lock(&options.dir)?;
+            lock = db::lock(&options.dir)?;
             let db = db::Db::open(&options.dir)?;
             let rooms = if lobby { Vec::new() } else { new_rooms(options, &room_options, &db)? };
             (options.dir.clone(), db, rooms, lobby)
@@ -339,7 +343,7 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions, db: &db::Db) -> 
     let mut rooms = Vec::new();
     for i in 0..options.rooms.max(1) {
         let id = (i + 1).to_string();
-        if held.contains(&id) || store::save_path(&options.dir, &id).exists() {
+        if held.contains(&id) || export_path(&options.dir, &id, 1).exists() {
             bail!(
                 "{} already holds a game of room {id}: resume it with --resume {0}, or host in another --dir",
                 options.dir.display()
@@ -354,38 +358,28 @@ fn new_rooms(options: &HostOptions, room_options: &RoomOptions, db: &db::Db) -> 
 }
 
 /// The tables to resume from `dir`: those of its database, each game replayed from its setup
-/// and every move checked against its recorded step; or, in a directory an older `diving
-/// host` kept (saves, seat files and a journal, no tables in the database), its games, which
-/// [`Server::start_with`] then writes into the database.
+/// and every move checked against its recorded step. A directory an older `diving host` kept
+/// (saves, seat files and a journal, no table in the database) is first taken into the
+/// database ([`import`]), once: its files stay as they are, and are not read again.
 pub fn resume(dir: &std::path::Path, room_options: &RoomOptions) -> anyhow::Result<(db::Db, Vec<Room>)> {
-    let db = db::Db::open(dir)?;
+    let mut db = db::Db::open(dir)?;
     // The rulesets players brought, before the tables that play them are replayed.
     upload::restore(&db)?;
-    let stored = db.tables()?;
-    if stored.is_empty() && !db.rooms()?.is_empty() {
-        // Every table was closed: a lobby with nothing to bring back.
-        return Ok((db, Vec::new()));
-    }
-    if stored.is_empty() {
-        let games = store::load_all(dir)
-            .map_err(|e| anyhow::anyhow!("{e:#}; and {} holds no table", dir.join(db::FILE).display()))?;
-        for note in &games.notes {
+    if db.rooms()?.is_empty() {
+        if !import::holds_old_games(dir) {
+            bail!("no saved games in {} (it has no ROOM.seats.json, and {} holds no table)", dir.display(), db::FILE);
+        }
+        for note in import::import(dir, &mut db)? {
             eprintln!("diving host: {note}");
         }
-        // The moves the journal held go into the saves before anything else is written.
-        games.compact(dir)?;
         eprintln!(
-            "diving host: {} games of an older diving host are taken into {} (their files stay as they are)",
-            games.rooms.len(),
+            "diving host: the games of an older diving host in {} are taken into {} (their files stay as they are)",
+            dir.display(),
             dir.join(db::FILE).display()
         );
-        let rooms = games
-            .rooms
-            .into_iter()
-            .map(|(seats, session)| Room::new(&seats.room, session, seats.tokens, room_options.clone()))
-            .collect();
-        return Ok((db, rooms));
     }
+    // Every table closed: a lobby with nothing to bring back.
+    let stored = db.tables()?;
     let mut rooms = Vec::new();
     for table in stored {
         let mut options = room_options.clone();

@@ -602,75 +602,6 @@ pub fn state(game: &Game, bots: &[Option<String>]) -> Object {
         .with("players", players)
 }
 
-/// The `state` object as save format 2 wrote it, as JSON text into `out`, without building
-/// the object: what the step hashes of those saves read ([`record::legacy_step_hash`]). Its
-/// keys are that recording's contract and stay as they were: what [`state`] gained since
-/// (`winners`, the order of play, teams) is not in it.
-///
-/// [`record::legacy_step_hash`]: super::record::legacy_step_hash
-pub fn write_legacy_state(out: impl std::io::Write, game: &Game, bots: &[Option<String>]) -> serde_json::Result<()> {
-    /// [`state`]'s keys and values, in its order (`the_written_state_is_the_state_object`
-    /// checks that they agree).
-    #[derive(Serialize)]
-    struct State<'a> {
-        turn: u32,
-        current: &'a str,
-        winner: Option<&'a str>,
-        draw: bool,
-        over: bool,
-        deck_size: usize,
-        #[serde(with = "card_list")]
-        deck: Vec<Card>,
-        discard_size: usize,
-        discard_top: Option<CardJson>,
-        #[serde(with = "card_list")]
-        discard: &'a [Card],
-        table: Vec<Option<CardJson>>,
-        players: Vec<Player<'a>>,
-    }
-    #[derive(Serialize)]
-    struct Player<'a> {
-        name: &'a str,
-        seat: usize,
-        depth: u32,
-        oxygen: u32,
-        #[serde(with = "card_list")]
-        hand: &'a [Card],
-        #[serde(with = "card_list")]
-        front: &'a [Card],
-        bot: Option<&'a str>,
-    }
-    let players = game
-        .players()
-        .iter()
-        .enumerate()
-        .map(|(seat, p)| Player {
-            name: game.name(seat),
-            seat: seat + 1,
-            depth: p.depth,
-            oxygen: p.oxygen,
-            hand: &p.hand,
-            front: &p.front,
-            bot: bots.get(seat).and_then(Option::as_deref),
-        })
-        .collect();
-    let state = State {
-        turn: game.turn(),
-        current: game.name(game.current()),
-        winner: game.winner().map(|w| game.name(w)),
-        draw: game.outcome() == Outcome::Draw,
-        over: game.is_over(),
-        deck_size: game.deck_size(),
-        deck: game.deck().collect(),
-        discard_size: game.discard_pile().len(),
-        discard_top: game.discard_top().map(CardJson),
-        discard: game.discard_pile(),
-        table: game.table().iter().map(|c| c.map(CardJson)).collect(),
-        players,
-    };
-    serde_json::to_writer(out, &state)
-}
-
 /// The `state` object as `seen`'s viewer may see it ([`Observation`]): the same keys as
 /// [`state`], with every player's `hand_size`; a hand this viewer may not see has no `hand`,
 /// and only [`Viewer::Everyone`] gets the `deck` (its order is hidden from every seat). What a
@@ -783,45 +714,6 @@ mod tests {
             event(&g, &e, Viewer::Everyone).to_value(),
             json!({"event": "pushed", "player": "alice", "target": "bob", "by": 4})
         );
-    }
-
-    /// [`write_legacy_state`] writes the text of [`state`] as save format 2 had it (without
-    /// the keys added since), and [`write_event`] that of [`event`], all through random games
-    /// (their ends and draws included), bots named or not.
-    #[test]
-    fn the_written_state_is_the_state_object() {
-        use rand::{RngExt, SeedableRng};
-        let mut ends = 0;
-        for seed in 0..60 {
-            let names = ["ann", "bob", "cy"];
-            let mut game = Game::standard(&names[..2 + seed as usize % 2], seed).unwrap();
-            let bots = vec![None, Some("greedy".to_string()), None];
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-            let mut events = Vec::new();
-            loop {
-                let mut text = Vec::new();
-                write_legacy_state(&mut text, &game, &bots).unwrap();
-                let mut now = state(&game, &bots);
-                now.0.retain(|(key, _)| key != "winners");
-                assert_eq!(String::from_utf8(text).unwrap(), now.to_string(), "seed {seed}");
-                for e in &events {
-                    for viewer in [Viewer::Everyone, Viewer::Seat(0), Viewer::Seat(1), Viewer::Spectator] {
-                        let mut text = Vec::new();
-                        write_event(&mut text, &game, e, viewer).unwrap();
-                        assert_eq!(String::from_utf8(text).unwrap(), event(&game, e, viewer).to_string());
-                    }
-                }
-                if game.is_over() || game.turn() > 200 {
-                    ends += usize::from(game.is_over());
-                    break;
-                }
-                let actions = game.legal_actions();
-                let action = actions[rng.random_range(0..actions.len())];
-                events.clear();
-                game.apply(&action, &mut events).unwrap();
-            }
-        }
-        assert!(ends > 0, "some games end");
     }
 
     /// A draw is shown whole to its drawer and to everyone, and without the card to the

@@ -9,7 +9,7 @@
 //! happened to it besides its moves (a save, a reload …), which every player is told;
 //! [`parse`] text → command; [`render`] state and events → text; [`json`] the JSON contract;
 //! [`save`] the versioned save files (every save is a replay); [`record`] what a replay records
-//! of rules, mods and steps; [`hint`] `hint` and `review`; [`help`] the help texts; [`replay`] a recorded game seen
+//! of rules, mods and steps (and [`legacy`] the step hash of format 2, for reading it); [`hint`] `hint` and `review`; [`help`] the help texts; [`replay`] a recorded game seen
 //! from one viewpoint, and [`html`] its page; [`seating`]
 //! who sits at a table; [`completion`] what Tab completes for one reader.
 
@@ -19,6 +19,7 @@ pub mod help;
 pub mod hint;
 pub mod html;
 pub mod json;
+pub mod legacy;
 pub mod notice;
 pub mod parse;
 pub mod record;

@@ -4,8 +4,8 @@
 //!
 //! The hashes are FNV-1a, 64 bits (`fnv1a64:` and 16 hex digits): stable across machines and
 //! builds, which `std`'s hasher is not. A step is hashed over a canonical, versioned encoding
-//! of the core's values ([`step_hash`]), never over text a user reads; the JSON-text hash of
-//! earlier recordings is still checked where such a recording is read ([`legacy_step_hash`]). They detect a changed file or a game that replays
+//! of the core's values ([`step_hash`]), never over text a user reads (the JSON-text hash of
+//! earlier recordings is [`super::legacy`]'s). They detect a changed file or a game that replays
 //! differently; they are not a defence against someone forging a file.
 
 use crate::core::{Card, Event, Gain, Game, Outcome, Seats, Source, Suit, Viewer};
@@ -47,20 +47,6 @@ pub fn step_hash(game: &Game, bots: &[Option<String>], events: &[Event]) -> u64 
     let mut hash = Canonical(Fnv1a64::default());
     hash.step(game, bots, events);
     (hash.0).0
-}
-
-/// The step hash of recordings made before [`step_hash`] (save format 2 and the journals of
-/// its hosts): the text of the JSON `state` object and of every event. Kept only to check such
-/// recordings; nothing new is recorded with it.
-pub fn legacy_step_hash(game: &Game, bots: &[Option<String>], events: &[Event]) -> u64 {
-    // The text is hashed as it is written, never built.
-    let mut hash = Fnv1a64::default();
-    json::write_legacy_state(&mut hash, game, bots).expect("a state serialises");
-    for e in events {
-        hash.update(b"\n");
-        json::write_event(&mut hash, game, e, Viewer::Everyone).expect("an event serialises");
-    }
-    hash.0
 }
 
 /// The canonical encoding of a step, fed to a hash: a version tag, then every field of the
@@ -370,7 +356,6 @@ mod tests {
         let events = vec![Event::Passed { player: 0 }];
         let base = step_hash(&game, &bots, &events);
         assert_eq!(base, step_hash(&game, &bots, &events), "the same step, the same hash");
-        assert_ne!(base, legacy_step_hash(&game, &bots, &events));
         assert_ne!(base, step_hash(&game, &bots, &[]), "the events count");
         assert_ne!(base, step_hash(&game, &bots, &[Event::Passed { player: 1 }]), "their fields count");
         assert_ne!(base, step_hash(&game, &[None, None], &events), "the bots count");

@@ -111,9 +111,6 @@ pub struct Session {
     branch: Option<BranchRecord>,
     /// Whether `hint` and a running game's `review` may be used (`--no-hints` turns it off).
     hints: bool,
-    /// For a game read from a recording made before the canonical step hash (save format 2
-    /// and its hosts' journals): each move's [`record::legacy_step_hash`], to check it by.
-    legacy_steps: Option<Vec<u64>>,
     /// Several people play this game at one terminal (kept in its saves: such a save opens
     /// only behind the hand-overs, or showing no hand).
     hot_seat: bool,
@@ -172,7 +169,6 @@ impl Session {
             saved_version: None,
             branch,
             hints: true,
-            legacy_steps: None,
             hot_seat: false,
             notices: Vec::new(),
         })
@@ -334,12 +330,9 @@ impl Session {
         &self.entries
     }
 
-    /// Whether `recorded` (a step hash as a file writes it) is move `index`'s: its canonical
-    /// hash, or, in a game read from a recording made before it, the legacy one. (A move
-    /// taken back and played again by undo or reload is checked by its canonical hash only.)
+    /// Whether `recorded` (a step hash as a file writes it) is move `index`'s canonical hash.
     pub fn replays(&self, index: usize, recorded: &str) -> bool {
         self.entries.get(index).is_some_and(|e| record::step_text(e.step) == recorded)
-            || self.legacy_steps.as_ref().and_then(|l| l.get(index)).is_some_and(|&h| record::step_text(h) == recorded)
     }
 
     /// The game just before each move, in order, rebuilt by replaying the moves from the setup
@@ -389,9 +382,6 @@ impl Session {
         self.game.apply(&action, &mut events)?;
         let events = keep_narration(&self.entries, events);
         let step = record::step_hash(&self.game, &self.bots, &events);
-        if let Some(legacy) = &mut self.legacy_steps {
-            legacy.push(record::legacy_step_hash(&self.game, &self.bots, &events));
-        }
         self.stand_ins.retain(|&i| i < self.entries.len());
         self.entries.push(Entry { seat, action, events, step });
         self.version += 1;
@@ -559,9 +549,6 @@ impl Session {
         }
         self.game = game;
         self.entries = entries;
-        if let Some(legacy) = &mut self.legacy_steps {
-            legacy.truncate(from);
-        }
         self.version += 1;
         Ok(undone)
     }
@@ -644,8 +631,6 @@ impl Session {
         self.game = game;
         self.opening = opening;
         self.entries = entries;
-        // Replayed under the rules read again: only the canonical hashes stand for these moves.
-        self.legacy_steps = None;
         self.version += 1;
         Ok(report)
     }
@@ -752,10 +737,9 @@ impl Session {
             ));
         }
         session.notices = file.notices;
-        // A recording made before the canonical step hash is checked against its own.
-        if file.version <= 2 {
-            session.legacy_steps = Some(Vec::new());
-        }
+        // A recording made before the canonical step hash (format 2) is checked against its
+        // own hash, worked out for its moves here and for no move played after.
+        let legacy = file.version <= 2;
         for (i, action) in file.actions.into_iter().enumerate() {
             let text = render::command_for(&session.game, &action);
             let name = session.game.name(session.game.current()).to_string();
@@ -767,8 +751,13 @@ impl Session {
                 ));
             }
             let step = record::step_text(session.entries[i].step);
+            let legacy_step = |session: &Session| {
+                let entry = &session.entries[i];
+                record::step_text(super::legacy::step_hash(&session.game, &session.bots, &entry.events))
+            };
             if let Some(recorded) = file.steps.get(i)
                 && !session.replays(i, recorded)
+                && !(legacy && legacy_step(&session) == *recorded)
             {
                 let cause = if differences.is_empty() {
                     "; the ruleset and mods are as recorded, so the file was edited or a mod keeps game state in Lua variables".to_string()

@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use diving::core::{Seat, View};
 use diving::server::net::ServerConfig;
 use diving::server::room::RoomOptions;
-use diving::server::store;
 use diving::shell::front::{NoPrompter, Shell};
 use diving::table::command::{self, Play};
 use diving::table::render;
@@ -129,7 +128,7 @@ async fn a_finished_game_has_its_whole_save_before_the_host_stops() {
     let alice = play_first_moves(alice, "alice".into()).await;
     server.sync().await;
     let played = server.with_room("1", |r| r.session().to_save()).unwrap();
-    let saved = diving::table::save::read(&store::save_path(dir.path(), "1")).unwrap();
+    let saved = diving::table::save::read(&diving::server::export_path(dir.path(), "1", 1)).unwrap();
     assert_eq!(saved.actions, played.actions, "the save holds the whole game");
     assert_eq!(saved.steps, played.steps);
     drop(alice);
@@ -273,54 +272,44 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     }
 }
 
-/// A games directory an older `diving host` kept (each room's save and seat file, and the
-/// journal of the moves since) still resumes: the journal is played on from the saves (a line
-/// cut short by a kill loses that move only; a damaged line before the last is an error
-/// naming it; a save without its seat file names that file), and the games are then taken
-/// into the database, which the next resume reads.
+/// An older host's directory (saves, seat files, a journal: `tests/fixtures/old-host`, one
+/// room saved in format 2 with its own step hashes, one in format 3) is taken into the
+/// database at `--resume`, once, with the journal's moves; from then on the database is the
+/// host's, and the old files are neither read nor changed. A last line cut short is lost
+/// and said; any other damage is an error naming the file and line, as is a missing seat file.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_directory_of_an_older_host_resumes_and_is_taken_into_the_database() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut games = Vec::new();
-    let mut journal = Vec::new();
-    for id in ["1", "2"] {
-        let r = room(id, &["alice", "bot:greedy"], SEED, RoomOptions::default());
-        store::save_seats(dir.path(), &store::Seats { room: id.into(), tokens: r.tokens().to_vec() }).unwrap();
-        store::save_game(dir.path(), id, r.session()).unwrap();
-        // Moves the old host journaled after the save.
-        let mut session = Session::from_save(r.session().to_save(), std::path::Path::new(id), None).unwrap();
-        let saved = session.entries().len();
-        for _ in 0..6 {
-            let action = View::new(session.game(), session.game().current()).legal_actions()[0];
-            session.apply(action).unwrap();
+async fn a_directory_of_an_older_host_is_imported_into_the_database_once() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/old-host");
+    let old = |dir: &std::path::Path| {
+        copy_dir(&fixture, dir);
+        std::fs::remove_file(dir.join("README.md")).unwrap();
+    };
+    // What each room holds: its save's moves, then the journal's.
+    let expected = |room: &str, lost: usize| -> Session {
+        let path = fixture.join(format!("{room}.save.json"));
+        let mut session = Session::from_save(diving::table::save::read(&path).unwrap(), &path, None).unwrap();
+        let journal = std::fs::read_to_string(fixture.join("journal-000001.jsonl")).unwrap();
+        let lines: Vec<Value> =
+            journal.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|l| l["room"] == room).collect();
+        for line in &lines[..lines.len() - lost] {
+            let action: diving::table::save::ActionJson = serde_json::from_value(line.clone()).unwrap();
+            session.apply(action.into()).unwrap();
         }
-        store::journal_lines(&mut journal, id, saved, &session.entries()[saved..]);
-        games.push(session);
-    }
-    let path = store::journal_path(dir.path(), 1);
-    let text = String::from_utf8(journal).unwrap();
-    std::fs::write(&path, &text).unwrap();
+        session
+    };
 
-    // The last line cut in half: its move is lost, every one before it is back.
-    let last = text.trim_end().lines().last().unwrap();
-    let cut: Value = serde_json::from_str(last).unwrap();
-    let cut = cut["room"].as_str().unwrap().to_string();
-    std::fs::write(&path, &text[..text.len() - 1 - last.len() / 2]).unwrap();
-    let back = store::load_all(dir.path()).unwrap();
-    assert_eq!(back.notes.len(), 1, "{:?}", back.notes);
-    assert!(back.notes[0].contains("cut short") && back.notes[0].contains("line"), "{}", back.notes[0]);
-    for ((seats, session), game) in back.rooms.iter().zip(&games) {
-        let lost = usize::from(seats.room == cut);
-        assert_eq!(session.entries().len(), game.entries().len() - lost, "room {}", seats.room);
-    }
-    // A damaged line before the last is an error that names it.
+    let dir = tempfile::tempdir().unwrap();
+    old(dir.path());
+    let journal = dir.path().join("journal-000001.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    // A damaged line before the last is an error that names it, and nothing is taken in.
     let mut damaged: Vec<&str> = text.lines().collect();
     damaged[1] = "{\"room\":\"1\",\"mo";
-    std::fs::write(&path, damaged.join("\n") + "\n").unwrap();
-    let error = store::load_all(dir.path()).err().unwrap().to_string();
-    assert!(error.contains("line 2") && error.contains("damaged"), "{error}");
-    // A save whose seats file is gone names that file.
-    std::fs::write(&path, &text).unwrap();
+    std::fs::write(&journal, damaged.join("\n") + "\n").unwrap();
+    let error = diving::server::resume(dir.path(), &RoomOptions::default()).err().unwrap().to_string();
+    assert!(error.contains("journal-000001.jsonl line 2") && error.contains("damaged"), "{error}");
+    // A save whose seat file is gone names that file.
+    std::fs::write(&journal, &text).unwrap();
     let seats = dir.path().join("1.seats.json");
     let kept = std::fs::read(&seats).unwrap();
     std::fs::remove_file(&seats).unwrap();
@@ -328,22 +317,52 @@ async fn a_directory_of_an_older_host_resumes_and_is_taken_into_the_database() {
     assert!(error.contains("has no 1.seats.json") && error.contains("room 1"), "{error}");
     std::fs::write(&seats, kept).unwrap();
 
-    // Resumed whole, then taken into the database by the server.
+    // The last line cut in half: its move (room 2's last) is lost, every one before it is back.
+    std::fs::write(&journal, &text[..text.len() - 20]).unwrap();
+    let before: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json" || e == "jsonl"))
+        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+        .collect();
+    // Every move taken in, in order (room 1's bot then moves, as a resumed room's bots do).
+    let taken_in = |room: &diving::server::room::Room, lost: usize| {
+        let want: Vec<_> = expected(room.id(), lost).entries().iter().map(|e| e.action).collect();
+        assert_eq!(want.len(), 4 + 5 - lost, "room {}", room.id());
+        let got: Vec<_> = room.session().entries().iter().map(|e| e.action).take(want.len()).collect();
+        assert_eq!(got, want, "room {}", room.id());
+    };
     let rooms = resumed(dir.path());
-    for (room, game) in rooms.iter().zip(&games) {
-        assert_eq!(room.session().game(), game.game(), "room {}", room.id());
+    assert_eq!(rooms.len(), 2);
+    for (room, lost) in rooms.iter().zip([0, 1]) {
+        taken_in(room, lost);
     }
-    assert!(store::journals(dir.path()).unwrap().is_empty(), "the journal went into the saves");
+    for (path, bytes) in &before {
+        assert_eq!(&std::fs::read(path).unwrap(), bytes, "{path} is left as it was");
+    }
+    // Its tokens still open its seats, and its games play on: room 2's next mover moves.
+    let next = expected("2", 1);
+    let (mover, action) = (next.game().current(), View::new(next.game(), next.game().current()).legal_actions()[0]);
     let config = ServerConfig { dir: Some(dir.path().to_path_buf()), ..ServerConfig::default() };
-    serve(rooms, config).await.stop().await.unwrap();
-    for old in ["1.seats.json", "2.seats.json", "1.save.json", "2.save.json"] {
-        std::fs::remove_file(dir.path().join(old)).unwrap();
+    let server = serve(rooms, config).await;
+    let (mut alice, hello) = Client::join(&server, "1", 0).await;
+    assert_eq!(hello["player"], "alice");
+    let (mut seat, _) = Client::join(&server, "2", mover).await;
+    seat.command(&render::command_for(next.game(), &action)).await;
+    seat.until(|m| m["type"] == "output" && m["at"].as_u64() == Some(4 + 5)).await;
+    alice.command("state").await;
+    server.stop().await.unwrap();
+
+    // Taken in once: the database is the host's now, the old files are not read again.
+    for (path, _) in &before {
+        std::fs::remove_file(path).unwrap();
     }
     let again = resumed(dir.path());
     assert_eq!(again.len(), 2);
-    for (room, game) in again.iter().zip(&games) {
-        assert_eq!(room.session().game(), game.game(), "room {}", room.id());
+    for (room, lost) in again.iter().zip([0, 1]) {
+        taken_in(room, lost);
     }
+    assert_eq!(again[1].session().entries().get(4 + 5 - 1).map(|e| e.action), Some(action), "the move played on");
 }
 
 /// Issue 33: a move the away bot made was narrated as the player's own ("alice plays 7H").

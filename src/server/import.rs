@@ -1,109 +1,75 @@
-//! The host's games directory: where a finished game's save file goes ([`save_path`]), the
-//! lock a running host holds there ([`LOCK_FILE`], [`lock`]), and the reader of a directory an
-//! older `diving host` kept before the database ([`super::db`]) held the games: per room
-//! `ROOM.save.json` (the ordinary save format) and `ROOM.seats.json` (the seat tokens), and the
-//! journal, `journal-NNNNNN.jsonl`, one line per move of any room since that room's save was
-//! written. [`load_all`] reads the saves and plays each room's journal lines on (a line cut
-//! short by a crash is reported and skipped, any other damage is an error naming the line);
-//! [`Games::compact`] writes the saves again and removes the journals, and the host then takes
-//! the games into its database. The writing half ([`save_seats`], [`journal_lines`]) stays
-//! for the tests that build such a directory.
+//! An older host's games directory, taken into the database once ([`import`]): what
+//! `diving host` kept before its SQLite database ([`super::db`]) held the games. Per room,
+//! `ROOM.save.json` (the ordinary save format, 1 to 3) and `ROOM.seats.json` (the seat
+//! tokens), and the journal, `journal-NNNNNN.jsonl`, one line per move of any room since that
+//! room's save was written. Each save is replayed and checked as a save is; each journal line
+//! is played on and checked against the step it recorded (of its host's format: the canonical
+//! hash, or, for a host of save format 2, the hash over the JSON text, [`legacy::step_hash`],
+//! computed here and nowhere else). A line cut short by a crash is reported and skipped; any
+//! other damage is an error naming the file and line. The games then go into the database as
+//! its tables, in one transaction, and the old files are left as they are: from then on the
+//! database is the host's. No host writes these files any more.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
+use super::db::{self, Db};
+use super::hub::register;
+use super::room::{Room, RoomOptions};
 use crate::core::Action;
-use crate::table::record;
 use crate::table::render;
-use crate::table::save::{self, ActionJson, SaveFile};
-use crate::table::session::{Entry, Session};
+use crate::table::save::{self, ActionJson};
+use crate::table::session::Session;
+use crate::table::{legacy, record};
+
+/// Whether `dir` holds the files of an older host (a seat file or a journal).
+pub fn holds_old_games(dir: &Path) -> bool {
+    fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.ends_with(".seats.json") || (name.starts_with("journal-") && name.ends_with(".jsonl"))
+        })
+    })
+}
+
+/// Takes the games of the older host's directory `dir` into `db` (one transaction): each
+/// room a table, its game as it stands after the journal's moves. What was found damaged and
+/// recovered from is returned, to be told.
+pub fn import(dir: &Path, db: &mut Db) -> anyhow::Result<Vec<String>> {
+    let games = load_all(dir)?;
+    let mut changes = Vec::new();
+    for (seats, session) in games.rooms {
+        let mut room = Room::new(&seats.room, session, seats.tokens, RoomOptions::default());
+        changes.extend(register(db, &mut room)?);
+    }
+    db.commit(&changes).with_context(|| format!("cannot take the games of {} into {}", dir.display(), db::FILE))?;
+    Ok(games.notes)
+}
 
 /// The seat file of a room.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Seats {
-    pub room: String,
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+struct Seats {
+    room: String,
     /// The token of each seat a person plays; `None` for bots.
-    pub tokens: Vec<Option<String>>,
+    tokens: Vec<Option<String>>,
 }
 
-/// The lock a host holds on its games directory while it runs ([`lock`]).
-pub const LOCK_FILE: &str = "host.lock";
-
-/// Takes the games directory `dir` for this host until the returned file is dropped, or says
-/// that another `diving host` holds it: two hosts of the same games would both take the same
-/// seats' moves and write them into one journal, which then no longer resumes.
-pub fn lock(dir: &Path) -> anyhow::Result<fs::File> {
-    let path = dir.join(LOCK_FILE);
-    let file = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).with_context(|| {
-        format!("cannot take the games directory {}: cannot open {}", dir.display(), path.display())
-    })?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(fs::TryLockError::WouldBlock) => anyhow::bail!(
-            "{} is in use by another diving host (it holds {}): stop that one first, or host in another --dir",
-            dir.display(),
-            path.display()
-        ),
-        Err(fs::TryLockError::Error(e)) => Err(e).with_context(|| {
-            format!("cannot take the games directory {}: cannot lock {}", dir.display(), path.display())
-        }),
-    }
-}
-
-pub fn save_path(dir: &Path, room: &str) -> PathBuf {
-    dir.join(format!("{room}.save.json"))
-}
-
-fn seats_path(dir: &Path, room: &str) -> PathBuf {
-    dir.join(format!("{room}.seats.json"))
-}
-
-/// Saves the game of `room` (atomically).
-pub fn save_game(dir: &Path, room: &str, session: &Session) -> anyhow::Result<()> {
-    write_game(dir, room, &session.to_save())
-}
-
-/// Writes `save` as room `room`'s game file (atomically).
-pub fn write_game(dir: &Path, room: &str, save: &SaveFile) -> anyhow::Result<()> {
-    save::write(&save_path(dir, room), save)?;
-    Ok(())
-}
-
-/// Removes the temporaries that saves of games killed while writing left in `dir`, reading it
-/// once: after it a room's save in `dir` (not through a symlink to elsewhere) is written with
-/// `save::write_again`, which does not read the directory again (the keeper does so).
-pub fn remove_stale_temporaries(dir: &Path) {
-    save::remove_stale_temporaries_in(dir, |name| name.ends_with(b".save.json"));
-}
-
-/// Writes the seat file of a room (atomically, owner-only on Unix).
-pub fn save_seats(dir: &Path, seats: &Seats) -> anyhow::Result<()> {
-    let path = seats_path(dir, &seats.room);
-    let tmp = dir.join(format!(".{}.seats.tmp", seats.room));
-    let text = serde_json::to_string_pretty(seats)? + "\n";
-    {
-        let mut options = fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::io::Write::write_all(&mut file, text.as_bytes())?;
-        file.sync_all()?;
-    }
-    fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+/// The games of an older host's directory, as found.
+struct Games {
+    /// Every room (its seat file, its game), sorted by name.
+    rooms: Vec<(Seats, Session)>,
+    /// What was found damaged and recovered from (a journal line cut short by a crash).
+    notes: Vec<String>,
 }
 
 /// One line of the journal: move `number` (the first is 1) of `room`, with the hash of its
 /// step ([`record::step_hash`]), which its replay must give.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Deserialize)]
 struct JournalLine {
     room: String,
     #[serde(rename = "move")]
@@ -113,13 +79,8 @@ struct JournalLine {
     action: ActionJson,
 }
 
-/// The journal of generation `generation`.
-pub fn journal_path(dir: &Path, generation: u64) -> PathBuf {
-    dir.join(format!("journal-{generation:06}.jsonl"))
-}
-
 /// The journals in `dir`, oldest first, with their generations.
-pub fn journals(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
+fn journals(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
     let entries = fs::read_dir(dir).with_context(|| format!("cannot read the games directory {}", dir.display()))?;
     let mut found = Vec::new();
     for entry in entries {
@@ -136,58 +97,6 @@ pub fn journals(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
     }
     found.sort();
     Ok(found)
-}
-
-/// Appends to `out` the journal lines of `entries`, moves `first + 1` on of `room`.
-pub fn journal_lines(out: &mut Vec<u8>, room: &str, first: usize, entries: &[Entry]) {
-    for (i, entry) in entries.iter().enumerate() {
-        let line = JournalLine {
-            room: room.to_string(),
-            number: first + i + 1,
-            step: record::step_text(entry.step),
-            action: ActionJson::from(&entry.action),
-        };
-        serde_json::to_writer(&mut *out, &line).expect("a journal line is plain data");
-        out.push(b'\n');
-    }
-}
-
-/// Makes what was renamed or removed in `dir` durable.
-pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    fs::File::open(dir)?.sync_all()
-}
-
-/// The games of a directory, as `--resume` finds them.
-pub struct Games {
-    /// Every room, sorted by name.
-    pub rooms: Vec<(Seats, Session)>,
-    /// What was found damaged and recovered from (a journal line cut short by a crash).
-    pub notes: Vec<String>,
-    /// The rooms that took moves from the journal.
-    journaled: BTreeSet<String>,
-    journals: Vec<PathBuf>,
-}
-
-impl Games {
-    /// Writes the save of every room the journal moved on, then removes the journals: the
-    /// directory holds the games in saves alone again. A journal is removed only once every
-    /// save is written.
-    pub fn compact(&self, dir: &Path) -> anyhow::Result<()> {
-        if self.journals.is_empty() {
-            return Ok(());
-        }
-        for (seats, session) in &self.rooms {
-            if self.journaled.contains(&seats.room) {
-                save_game(dir, &seats.room, session)?;
-            }
-        }
-        sync_dir(dir).with_context(|| format!("cannot write {}", dir.display()))?;
-        for path in &self.journals {
-            fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
-        }
-        sync_dir(dir).with_context(|| format!("cannot write {}", dir.display()))?;
-        Ok(())
-    }
 }
 
 /// Plays the journals of `dir` on from the saved games in `rooms`.
@@ -231,7 +140,7 @@ fn replay_journals(
             if line.number <= moves {
                 // Written before the room's save: the save has it.
                 let step = record::step_text(session.entries()[line.number - 1].step);
-                if !session.replays(line.number - 1, &line.step) {
+                if !replays(session, line.number - 1, &line.step) {
                     anyhow::bail!(
                         "{}: move {} of room {} is not the saved one (step {}, saved {step}); the journal is damaged",
                         at(),
@@ -262,7 +171,7 @@ fn replay_journals(
                 );
             }
             let step = record::step_text(session.entries()[line.number - 1].step);
-            if !session.replays(line.number - 1, &line.step) {
+            if !replays(session, line.number - 1, &line.step) {
                 anyhow::bail!(
                     "{}: move {} of room {} ('{text}') does not replay as recorded (step {}, now {step})",
                     at(),
@@ -271,11 +180,30 @@ fn replay_journals(
                     line.step
                 );
             }
-            games.journaled.insert(line.room);
         }
-        games.journals.push(path);
     }
     Ok(())
+}
+
+/// Whether `recorded` is the step of move `index` (from 0) of `session`: its canonical hash,
+/// or the hash over the JSON text of its state and events that hosts of save format 2 wrote
+/// in their journals (worked out only here, only when the canonical one differs).
+fn replays(session: &Session, index: usize, recorded: &str) -> bool {
+    let Some(entry) = session.entries().get(index) else { return false };
+    if record::step_text(entry.step) == recorded {
+        return true;
+    }
+    // The game the move left: the current one after the last move, else the one before the next.
+    let after = if index + 1 == session.entries().len() {
+        Some(session.game().clone())
+    } else {
+        session.games_before_moves().ok().and_then(|mut games| games.get_mut(index + 1).map(|g| g.clone()))
+    };
+    after.is_some_and(|game| record::step_text(legacy::step_hash(&game, session.bots(), &entry.events)) == recorded)
+}
+
+fn seats_path(dir: &Path, room: &str) -> std::path::PathBuf {
+    dir.join(format!("{room}.seats.json"))
 }
 
 /// A save without its seats cannot be resumed (nobody could take a seat): which file is missing.
@@ -289,7 +217,7 @@ fn no_seats(dir: &Path, room: &str) -> anyhow::Error {
 
 /// Every room saved in `dir`, with its game replayed and checked, and played on by the
 /// journal's lines; sorted by room name.
-pub fn load_all(dir: &Path) -> anyhow::Result<Games> {
+fn load_all(dir: &Path) -> anyhow::Result<Games> {
     let entries = fs::read_dir(dir).with_context(|| format!("cannot read the games directory {}", dir.display()))?;
     let mut rooms = Vec::new();
     // The rooms whose save is here: each needs its seats.
@@ -309,7 +237,7 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Games> {
         if seats.room != room {
             anyhow::bail!("{}: names room '{}', not '{room}'", path.display(), seats.room);
         }
-        let game = save_path(dir, room);
+        let game = dir.join(format!("{room}.save.json"));
         let session = Session::from_save(save::read(&game)?, &game, None)?;
         if session.game().player_count() != seats.tokens.len() {
             anyhow::bail!(
@@ -329,7 +257,7 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Games> {
     let mut left_out = BTreeSet::new();
     for room in &saved {
         if !rooms.iter().any(|(seats, _)| &seats.room == room) {
-            let game = save_path(dir, room);
+            let game = dir.join(format!("{room}.save.json"));
             if save::read(&game).is_ok_and(|s| s.actions.is_empty() && s.branch.is_none()) {
                 notes.push(format!(
                     "room {room} is left out: the host stopped before its seat file was written (no one had played in it); {} can be removed",
@@ -345,7 +273,7 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Games> {
         anyhow::bail!("no saved games in {} (it has no ROOM.seats.json)", dir.display());
     }
     rooms.sort_by(|a, b| a.0.room.cmp(&b.0.room));
-    let mut games = Games { rooms: Vec::new(), notes, journaled: BTreeSet::new(), journals: Vec::new() };
+    let mut games = Games { rooms: Vec::new(), notes };
     let mut by_name: HashMap<String, &mut Session> = rooms.iter_mut().map(|(s, g)| (s.room.clone(), g)).collect();
     replay_journals(dir, &mut by_name, &left_out, &mut games)?;
     games.rooms = rooms;
