@@ -199,12 +199,16 @@ pub(crate) async fn log(page: &Client) -> Vec<String> {
 }
 
 pub(crate) async fn wait_for(page: &Client, css: &str) -> fantoccini::elements::Element {
-    page.wait()
-        .at_most(PAGE_WAIT)
-        .every(Duration::from_millis(25))
-        .for_element(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("the page never showed '{css}': {e}"))
+    // A look made while the page navigates (the lobby's page opening a seat's) is aborted by
+    // the navigation, not answered: look again on the new page (a few times at most).
+    for _ in 0..5 {
+        match page.wait().at_most(PAGE_WAIT).every(Duration::from_millis(25)).for_element(Locator::Css(css)).await {
+            Ok(element) => return element,
+            Err(e) if e.to_string().contains("aborted by navigation") => continue,
+            Err(e) => panic!("the page never showed '{css}': {e}"),
+        }
+    }
+    panic!("the page never showed '{css}': every look was aborted by a navigation")
 }
 
 pub(crate) async fn attr(page: &Client, css: &str, name: &str) -> String {
