@@ -255,8 +255,9 @@ pub(super) async fn serve(hub: Arc<Hub>, socket: WebSocket, endpoint: Endpoint) 
     side.leave(&hub, conn).await;
     drop(link);
     // The writer sends what is queued, then closes.
-    if !writer_done {
-        let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
+    if !writer_done && tokio::time::timeout(Duration::from_secs(5), &mut writer).await.is_err() {
+        // A client that stopped reading holds its writer in a send for ever: the socket goes.
+        writer.abort();
     }
     hub.closed().await;
 }
@@ -271,8 +272,8 @@ enum Received {
     /// A ping or pong.
     Nothing,
     /// The connection closes for this cause, after this message: a message past the hard
-    /// limit, which the socket does not even read (1009), or a text frame that is not UTF-8
-    /// (1007).
+    /// limit, which the socket does not even read (1009), a text frame that is not UTF-8
+    /// (1007), or a frame that breaks the WebSocket protocol (1002).
     Closing(Close, Option<Box<ServerMessage>>),
     /// The connection closed or failed.
     End,
@@ -312,6 +313,8 @@ fn admit(
         }
         // A text frame that is not UTF-8: tungstenite refuses to read it.
         Some(Err(e)) if e.to_string().contains("UTF-8") => Received::Closing(Close::NotUtf8, None),
+        // A frame that breaks the protocol: the connection cannot go on, and is told why.
+        Some(Err(e)) if e.to_string().contains("protocol error") => Received::Closing(Close::ProtocolError, None),
         Some(Ok(Message::Close(_)) | Err(_)) | None => Received::End,
     }
 }

@@ -149,6 +149,12 @@ pub enum Close {
     TooBig,
     /// 1007 `not_utf8`: a text frame that is not UTF-8.
     NotUtf8,
+    /// 1002 `protocol_error`: a frame that breaks the WebSocket protocol (a continuation of
+    /// nothing, reserved bits set, an unmasked frame …).
+    ProtocolError,
+    /// 1013 `behind`: the reader fell 256 messages behind; take the seat again (with `since`)
+    /// for the rest.
+    Behind,
 }
 
 impl Close {
@@ -160,6 +166,8 @@ impl Close {
             Close::Refused(code) => (1008, code.as_str()),
             Close::TooBig => (1009, "too_big"),
             Close::NotUtf8 => (1007, "not_utf8"),
+            Close::ProtocolError => (1002, "protocol_error"),
+            Close::Behind => (1013, "behind"),
         }
     }
 }

@@ -221,6 +221,18 @@ async fn connections_close_with_a_status() {
     c.send(Message::Frame(frame)).await.unwrap();
     let frame = close_frame(&mut c).await.expect("a close frame");
     assert_eq!((u16::from(frame.code), frame.reason.as_str()), (1007, "not_utf8"));
+    // A frame that breaks the protocol (a continuation of nothing): 1002 (it said 1001).
+    let (mut c, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    let frame = tokio_tungstenite::tungstenite::protocol::frame::Frame::message(
+        b"{}".to_vec(),
+        tokio_tungstenite::tungstenite::protocol::frame::coding::OpCode::Data(
+            tokio_tungstenite::tungstenite::protocol::frame::coding::Data::Continue,
+        ),
+        true,
+    );
+    c.send(Message::Frame(frame)).await.unwrap();
+    let frame = close_frame(&mut c).await.expect("a close frame");
+    assert_eq!((u16::from(frame.code), frame.reason.as_str()), (1002, "protocol_error"));
     server.stop().await.unwrap();
 }
 

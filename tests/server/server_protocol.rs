@@ -199,12 +199,28 @@ fn names(kinds: &[&str]) -> Vec<String> {
     sorted(kinds.iter().map(|k| k.to_string()))
 }
 
+/// The variants of a serde enum, as serde itself names them: the list its error gives for a
+/// tag it does not know (so a variant added to an enum is found without anyone listing it).
+fn variants<T: serde::de::DeserializeOwned + std::fmt::Debug>(unknown: Value) -> Vec<String> {
+    let error = serde_json::from_value::<T>(unknown).unwrap_err().to_string();
+    let (_, list) = error.split_once("expected one of").unwrap_or_else(|| panic!("not a list of variants: {error}"));
+    let list = list.split(" at line").next().unwrap();
+    sorted(list.split('`').skip(1).step_by(2).map(String::from))
+}
+
 /// PROTOCOL.md documents every message type each side sends and every error code the wire
 /// has, and nothing that does not exist: the tables are read and checked against the wire's
-/// own enums (what the host and `diving join` write and read).
+/// own enums (what the host and `diving join` write and read), whose variants serde lists.
 #[test]
 fn protocol_md_documents_every_message_and_code_and_nothing_else() {
     use diving::wire::{ClientMessage, Code, LobbyMessage, ServerMessage};
+    // The wire's lists of its types are its enums' variants, every one.
+    let tag = json!({"type": "no such type"});
+    assert_eq!(variants::<ClientMessage>(tag.clone()), names(&ClientMessage::KINDS), "ClientMessage::KINDS");
+    assert_eq!(variants::<LobbyMessage>(tag.clone()), names(&LobbyMessage::KINDS), "LobbyMessage::KINDS");
+    assert_eq!(variants::<ServerMessage>(tag), names(&ServerMessage::KINDS), "ServerMessage::KINDS");
+    let all: Vec<String> = Code::ALL.iter().map(|c| c.as_str().to_string()).collect();
+    assert_eq!(variants::<Code>(json!("no such code")), sorted(all), "Code::ALL");
     let doc = documented();
     assert_eq!(sorted(doc.to_room), names(&ClientMessage::KINDS), "client → room");
     assert_eq!(sorted(doc.to_lobby), names(&LobbyMessage::KINDS), "client → lobby");
@@ -212,6 +228,38 @@ fn protocol_md_documents_every_message_and_code_and_nothing_else() {
     assert_eq!(from_host, names(&ServerMessage::KINDS), "host → client");
     let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
     assert_eq!(doc.codes, codes, "the error codes, in the wire's order");
+}
+
+/// PROTOCOL.md's *How connections close* gives every close frame the host sends, each with
+/// its status and reason as the wire writes them.
+#[test]
+fn protocol_md_says_every_close_and_its_cause() {
+    use diving::wire::{Close, Code};
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/PROTOCOL.md")).unwrap();
+    let start = text.find("**How connections close.**").expect("PROTOCOL.md says how connections close");
+    let paragraph = &text[start..start + text[start..].find("\n\n").unwrap()];
+    let paragraph = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
+    let closes = [Close::Bye, Close::Stopping, Close::TooBig, Close::NotUtf8, Close::ProtocolError, Close::Behind];
+    // Each kind of close is in the list above (this match fails to compile on a new one).
+    for close in closes {
+        match close {
+            Close::Bye
+            | Close::Stopping
+            | Close::Refused(_)
+            | Close::TooBig
+            | Close::NotUtf8
+            | Close::ProtocolError => {}
+            Close::Behind => {}
+        }
+    }
+    for close in closes {
+        let (status, reason) = close.status();
+        let said = if reason.contains(' ') { format!("{status} when") } else { format!("{status} `{reason}`") };
+        assert!(paragraph.contains(&said), "PROTOCOL.md does not say {said}: {paragraph}");
+    }
+    let (status, reason) = Close::Refused(Code::Dropped).status();
+    assert!(paragraph.contains(&format!("{status} with the error's code")), "{paragraph}");
+    assert_eq!(reason, "dropped");
 }
 
 /// A message refused as `malformed` after its `id` was read carries it (an unknown type
