@@ -362,8 +362,24 @@ fn host_ratings(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::R
             given.join(", ")
         );
     }
+    // The host's database read here, each board laid out as `diving join` shows the lobby's.
     let boards = server::db::boards(&args.dir, ruleset)?;
-    join::board::print(&args.dir, &boards, json)
+    let mut out = std::io::stdout().lock();
+    if boards.is_empty() && !json {
+        writeln!(out, "no rated games in {} yet", args.dir.display())?;
+    }
+    for (i, board) in boards.iter().enumerate() {
+        if json {
+            writeln!(out, "{}", serde_json::to_string(board)?)?;
+        } else {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            write!(out, "{}", join::board::text(board))?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn host_options(

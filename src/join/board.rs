@@ -1,37 +1,12 @@
-//! A ruleset's leaderboard as text: the lobby's `ratings` answer at `diving join HOST:PORT`, and
-//! `diving host --dir DIR ratings` (the boards the host's database holds,
-//! [`crate::server::db::boards`], handed here by the command line). Both are the wire's
-//! [`Ratings`], so the terminal shows one board whichever way it came.
+//! A ruleset's leaderboard as text: the lobby's `ratings` answer at `diving join HOST:PORT`,
+//! and what `diving host --dir DIR ratings` prints (the command line reads the boards from the
+//! host's database and lays each out here). Both are the wire's [`Ratings`], so the terminal
+//! shows one board whichever way it came, and this module knows nothing of the host.
 //!
 //! It knows nothing of how ratings are made: it lays out the rows it is given, in their order.
 
-use std::io::{self, Write};
-use std::path::Path;
-use std::process::ExitCode;
-
 use crate::limits::{NewLines, shown};
 use crate::wire::server::Ratings;
-
-/// Prints `boards` (read from the database of `dir`): each as text, or with `json` as one
-/// line in the wire's shape.
-pub fn print(dir: &Path, boards: &[Ratings], json: bool) -> anyhow::Result<ExitCode> {
-    let mut out = io::stdout().lock();
-    if boards.is_empty() && !json {
-        writeln!(out, "no rated games in {} yet", dir.display())?;
-    }
-    for (i, board) in boards.iter().enumerate() {
-        if json {
-            writeln!(out, "{}", serde_json::to_string(board)?)?;
-        } else {
-            if i > 0 {
-                writeln!(out)?;
-            }
-            write!(out, "{}", text(board))?;
-        }
-    }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
-}
 
 /// The board as text: a table of rank, player, rating ± uncertainty, games and wins, best
 /// first, then the recent results, newest first. Names come from the host: shown with their

@@ -971,7 +971,7 @@ pub fn play_action(game: &Game, card: Card, place: Place, target: Option<Who>, o
     if game.is_over() {
         return Err(ActionError::GameOver.to_string());
     }
-    let in_hand = game.player(game.current()).hand.contains(&card);
+    let in_hand = View::new(game, game.current()).hand().contains(&card);
     let slot = game.table().iter().position(|c| *c == Some(card));
     let from = match place {
         Place::Hand => Source::Hand,

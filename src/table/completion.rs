@@ -68,7 +68,7 @@ mod tests {
         let current = game.current();
         let other = 1 - current;
         let mover = Words::of(game, Some(current), None);
-        assert_eq!(mover.hand.len(), game.player(current).hand.len());
+        assert_eq!(mover.hand.len(), View::new(game, current).hand().len());
         assert!(!mover.plays.is_empty() && mover.plays.iter().all(|p| p.starts_with("play ")));
         let waiting = Words::of(game, Some(other), None);
         assert!(waiting.plays.is_empty(), "no plays out of turn");

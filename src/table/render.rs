@@ -781,8 +781,11 @@ pub fn action_error(game: &Game, err: &ActionError, viewer: Viewer) -> String {
         ActionError::ActNoTargetTaken { name: act } => format!("{act} takes no player here"),
         ActionError::ActNoCardTaken { name: act } => format!("{act} takes no card here"),
         ActionError::ActCardNeeded { name: act } => format!("{act} needs a card from your hand (e.g. {act} 7h)"),
-        ActionError::NotInHand { card } if game.player(game.current()).hand.contains(card) => {
-            let held = game.player(game.current()).hand.iter().filter(|c| *c == card).count();
+        ActionError::NotInHand { card }
+            if Observation::of(game, viewer).hand(game.current()).is_some_and(|hand| hand.contains(card)) =>
+        {
+            let hand = Observation::of(game, viewer).hand(game.current()).unwrap_or_default();
+            let held = hand.iter().filter(|c| *c == card).count();
             format!("{card} is named more often than you hold it ({held} in your hand)")
         }
         ActionError::NoOrderChoice => {

@@ -130,7 +130,8 @@ impl Table {
             }
             Reply::Hand { seat } => {
                 let name = game.name(*seat).to_string();
-                let cards = &game.player(*seat).hand;
+                // The seat's own hand, as its view has it.
+                let cards = crate::core::View::new(game, *seat).hand();
                 let list: Vec<String> = cards.iter().map(ToString::to_string).collect();
                 let text = look.wrap(&format!("{} hand: {}", render::possessive(&name), look.style.cards(cards)));
                 out.line(Object::one("hand", Object::one("player", json!(name)).with("cards", json!(list))), text)
@@ -477,7 +478,8 @@ pub fn moves_lines(
         })
         .collect();
     if recoveries > 0 {
-        let hand = &game.player(game.current()).hand;
+        // The mover's own hand, as its view has it (the listing is the mover's).
+        let hand = crate::core::View::new(game, game.current()).hand();
         let cards = if style.unicode { "CARD…" } else { "CARD..." };
         let mut line = format!("  recover {cards} {dash} any 1 to {} of {}", hand.len(), Style::PLAIN.cards(hand));
         if gains_nothing {

@@ -258,19 +258,44 @@ fn names_a_server_module(line: &str) -> bool {
     code.contains("crate::server") || code.contains("diving::server") || has_word(code, "axum")
 }
 
+/// Whether a line of a client names the host's `server` module in any way (`crate::{server,
+/// …}`, `super::super::server`): the word `server` outside strings, but for the wire's own
+/// `wire::server` (what a host sends, which a client reads).
+fn names_the_server_module(line: &str) -> bool {
+    let code: String = code(line).split('"').step_by(2).collect();
+    names_a_server_module(&code)
+        || code.match_indices("server").any(|(at, _)| {
+            let ident = |c: char| c.is_alphanumeric() || c == '_';
+            !code[..at].chars().next_back().is_some_and(ident)
+                && !code[at + 6..].chars().next().is_some_and(ident)
+                && !code[..at].ends_with("wire::")
+        })
+}
+
 /// No client imports a server module: `diving join` speaks to a host through the wire
 /// ([`diving::wire`], the messages both ends share) and the table, never through the host's
 /// own code (its rooms, database or network edge); the wire itself knows no server.
 #[test]
 fn no_client_imports_a_server_module() {
-    let mut files = sources_under("src/join");
-    files.extend(sources_under("src/wire"));
-    let found = breaches(&files, names_a_server_module);
+    let found = breaches(&sources_under("src/join"), names_the_server_module);
     assert!(found.is_empty(), "a client imports the server:\n{}", found.join("\n"));
+    let found = breaches(&sources_under("src/wire"), names_a_server_module);
+    assert!(found.is_empty(), "the wire imports the server:\n{}", found.join("\n"));
     assert!(names_a_server_module("use crate::server::db::Db;"));
     assert!(names_a_server_module("let x = diving::server::room::new_token();"));
     assert!(!names_a_server_module("use crate::wire::{ClientMessage, ServerMessage};"));
     assert!(!names_a_server_module("//! what the host (crate::server) sends"));
+    for line in ["use crate::{server, wire};", "use super::super::server::db;", "server::db::boards(dir, None)"] {
+        assert!(names_the_server_module(line), "{line}");
+    }
+    for line in [
+        "use crate::wire::server::{Hello, Output};",
+        r#"bail!("the server closed the connection")"#,
+        "let servers = 2; // the server",
+        "fn serverless() {}",
+    ] {
+        assert!(!names_the_server_module(line), "{line}");
+    }
 }
 
 /// The browser page depends on the wire and nothing else of the host: what it knows of the
@@ -370,12 +395,15 @@ fn reads_a_hand_from_the_game(line: &str) -> bool {
 
 /// Front ends receive observations, never the whole game: the shell, the server and `join`
 /// read a hand only through what the table or [`Observation`](diving::core::Observation) made
-/// for one reader, never from `Game::player(seat).hand`.
+/// for one reader, never from `Game::player(seat).hand`; and the table makes what it tells a
+/// reader (replies, narration, errors, the parse of a seat's command) from that reader's
+/// observation or its seat's [`View`](diving::core::View) too.
 #[test]
 fn front_ends_read_no_hand_from_the_game() {
     let mut files = sources_under("src/shell");
     files.extend(sources_under("src/server"));
     files.extend(sources_under("src/join"));
+    files.extend(sources_under("src/table"));
     let found = breaches(&files, reads_a_hand_from_the_game);
     assert!(found.is_empty(), "a front end reads a hand from the game itself:\n{}", found.join("\n"));
     assert!(reads_a_hand_from_the_game("let hand = game.player(seat).hand.iter();"));
