@@ -8,8 +8,15 @@
 //! time, the CPU time the process (server and players together) spent during the run, and
 //! the load average before it (other work on the machine shares its cores).
 //!
-//! `cargo run --release --example load -- 1000 [--games 4] [--pace 500]` (the figures
-//! `docs/network.md` quotes).
+//! `--browser`: each player is a browser seat instead (version 6, as the page joins: views
+//! pushed with every listed move's preview, after every change; it sends the first listed
+//! move as a `move`, and asks for nothing). `--hostile`: one more player plays beside them at
+//! a table whose mod burns about 850,000 steps at every turn's start (within its budget), so
+//! that every decision there — its listing with the previews, the bot's move — spends what
+//! its budget allows; its figures are given apart, the others' are those that count.
+//!
+//! `cargo run --release --example load -- 1000 [--games 4] [--pace 500] [--browser]
+//! [--hostile]` (the figures `docs/network.md` quotes).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -18,7 +25,7 @@ use std::time::{Duration, Instant};
 use diving::server::net::{self, Server, ServerConfig};
 use diving::server::room::{Room, RoomOptions, new_token};
 use diving::table::session::{Seating, Session};
-use diving::wire::{HostLimits as Limits, LOBBY_SINCE, READ_BUFFER};
+use diving::wire::{HostLimits as Limits, LOBBY_SINCE, PROTOCOL, READ_BUFFER};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -36,6 +43,32 @@ struct Incoming<'a> {
     kind: Cow<'a, str>,
     #[serde(default, borrow)]
     json: Vec<Line<'a>>,
+    /// (a browser seat) The view pushed with a change.
+    #[serde(default)]
+    view: Option<ViewIn>,
+}
+
+/// What a browser seat reads of its view: the state it shows and the first listed move.
+#[derive(Deserialize)]
+struct ViewIn {
+    game: u32,
+    at: usize,
+    over: bool,
+    moves: Vec<ListedIn>,
+}
+
+#[derive(Deserialize)]
+struct ListedIn {
+    index: usize,
+}
+
+/// How a player plays.
+#[derive(Clone, Copy, PartialEq)]
+enum Client {
+    /// `diving join` of version 5: asks `moves`, sends the first as a line.
+    Lines,
+    /// The browser seat (version 6): sends the first move its pushed view lists.
+    Browser,
 }
 
 /// One of an output's JSON Lines objects, as much as a player needs of it.
@@ -79,27 +112,31 @@ async fn player(
     addr: std::net::SocketAddr,
     rooms: Vec<(String, String)>,
     pace: Option<Duration>,
+    client: Client,
     start: Arc<Barrier>,
+    latencies: Arc<std::sync::Mutex<Vec<(Instant, f64)>>>,
 ) -> Played {
-    let mut latencies = Vec::new();
     let mut joined = None;
     let mut start = Some(start);
     for (room, token) in rooms {
-        let first = game(addr, &room, &token, pace, start.take(), &mut latencies).await;
+        let first = game(addr, &room, &token, pace, client, start.take(), &latencies).await;
         joined.get_or_insert(first);
     }
-    Played { joined: joined.expect("a player plays a game"), ended: Instant::now(), actions: latencies }
+    let actions = std::mem::take(&mut *latencies.lock().unwrap());
+    Played { joined: joined.expect("a player plays a game"), ended: Instant::now(), actions }
 }
 
-/// Plays one game (as fast as answered, or at `pace`), adding its actions to `latencies`;
+/// Plays one game (as fast as answered, or at `pace`), adding each action to `latencies` as it
+/// is answered (the hostile table's are read while it plays);
 /// after the room's `hello`, waits at `start` if given. Returns when it began to play.
 async fn game(
     addr: std::net::SocketAddr,
     room: &str,
     token: &str,
     pace: Option<Duration>,
+    client: Client,
     start: Option<Arc<Barrier>>,
-    latencies: &mut Vec<(Instant, f64)>,
+    latencies: &std::sync::Mutex<Vec<(Instant, f64)>>,
 ) -> Instant {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
     let (mut ws, _) = within(
@@ -110,8 +147,12 @@ async fn game(
     )
     .await
     .unwrap_or_else(|e| panic!("room {room}: cannot connect: {e}"));
-    // A client of version 5: it asks for the moves and sends lines (version 6 is pushed views).
-    let join = json!({"type": "join", "protocol": LOBBY_SINCE, "seat": 1, "token": token});
+    // A client of version 5 asks for the moves and sends lines; the browser seat is pushed its
+    // view, with the previews, and sends moves.
+    let join = match client {
+        Client::Lines => json!({"type": "join", "protocol": LOBBY_SINCE, "seat": 1, "token": token}),
+        Client::Browser => json!({"type": "join", "protocol": PROTOCOL, "seat": 1, "token": token, "previews": true}),
+    };
     ws.send(Message::text(join.to_string())).await.unwrap();
     if let Some(start) = start {
         // The hello; what happened so far and the turn follow it.
@@ -135,7 +176,21 @@ async fn game(
             "room {room}: {text}"
         );
         if let Some(t) = sent_at.take() {
-            latencies.push((t, t.elapsed().as_secs_f64() * 1000.0));
+            latencies.lock().unwrap().push((t, t.elapsed().as_secs_f64() * 1000.0));
+        }
+        if client == Client::Browser {
+            let Some(view) = message.view else { continue };
+            if view.over {
+                break;
+            }
+            let Some(first) = view.moves.first() else { continue };
+            if let Some(pace) = pace {
+                tokio::time::sleep(pace).await;
+            }
+            sent_at = Some(Instant::now());
+            let m = json!({"type": "move", "at": view.at, "game": view.game, "index": first.index});
+            ws.send(Message::text(m.to_string())).await.unwrap();
+            continue;
         }
         let mut over = false;
         let mut moves = None;
@@ -196,6 +251,8 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|ms| ms.parse().ok())
         .map(Duration::from_millis);
+    let client = if args.iter().any(|a| a == "--browser") { Client::Browser } else { Client::Lines };
+    let hostile = args.iter().any(|a| a == "--hostile");
     // The server runs as `diving host` runs it (`net::runtime`: two workers). The players run
     // on a runtime of their own, as clients elsewhere would: they still take their share of the
     // same cores, but a player waiting to be scheduled does not wait in the server's queue too.
@@ -215,14 +272,22 @@ fn main() {
         let limits = Limits { connections: 2 * rooms + 16, per_address: 2 * rooms + 16, per_second: 1_000_000, burst: 1_000_000, ..Limits::default() };
         let dir = std::env::temp_dir().join(format!("diving-load-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
+        // The hostile table's ruleset: the standard one with a mod that burns about 850,000
+        // steps at every turn's start (`tests/mods/runtime/burn-hook.lua`).
+        let burning = dir.join("burning.toml");
+        std::fs::write(dir.join("burn.lua"), "diving.on_turn_start(function(ctx, player)\n  local n = 0\n  for i = 1, 850000 do\n    n += 1\n  end\nend)\n").unwrap();
+        std::fs::write(&burning, "extends = \"standard\"\nmods = [\"burn.lua\"]\n").unwrap();
+        // It plays as many games as it can while the others play (it is stopped when they end).
+        let hostile_games = if hostile { games * 4 } else { 0 };
         let mut list = Vec::new();
         let mut tokens = Vec::new();
-        for i in 0..rooms * games {
+        for i in 0..rooms * games + hostile_games {
             let seating = vec![
                 Seating { name: "alice".into(), bot: None },
                 Seating { name: "greedy".into(), bot: Some("greedy".into()) },
             ];
-            let session = Session::new("standard", seating, 1000 + i as u64, None).unwrap();
+            let spec = if i < rooms * games { "standard".to_string() } else { burning.display().to_string() };
+            let session = Session::new(&spec, seating, 1000 + i as u64, None).unwrap();
             let token = new_token();
             tokens.push(token.clone());
             let options = RoomOptions { limits, ..RoomOptions::default() };
@@ -237,13 +302,24 @@ fn main() {
         let cpu0 = cpu_seconds();
         // Player p plays rooms p + 1, p + 1 + ROOMS, p + 1 + 2 ROOMS …
         let mut lists = vec![Vec::new(); rooms];
+        let mut burning_rooms = Vec::new();
         for (i, token) in tokens.into_iter().enumerate() {
-            lists[i % rooms].push(((i + 1).to_string(), token));
+            if i < rooms * games {
+                lists[i % rooms].push(((i + 1).to_string(), token));
+            } else {
+                burning_rooms.push(((i + 1).to_string(), token));
+            }
         }
         // The players start together, once all have joined (a thousand joins take a while).
-        let together = Arc::new(Barrier::new(rooms));
-        let tasks: Vec<_> =
-            lists.into_iter().map(|list| players.spawn(player(server.addr, list, pace, together.clone()))).collect();
+        let together = Arc::new(Barrier::new(rooms + usize::from(hostile)));
+        let tasks: Vec<_> = lists
+            .into_iter()
+            .map(|list| players.spawn(player(server.addr, list, pace, client, together.clone(), Arc::default())))
+            .collect();
+        let burnt = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let hostile_task = hostile.then(|| {
+            players.spawn(player(server.addr, burning_rooms, pace, client, together.clone(), burnt.clone()))
+        });
         let mut played = Vec::new();
         for t in tasks {
             played.push(t.await.unwrap());
@@ -251,15 +327,26 @@ fn main() {
         let wall = start.elapsed();
         let cpu = cpu_seconds() - cpu0;
         let stopping = Instant::now();
-        server.wait().await.unwrap();
+        let burnt: Vec<(Instant, f64)> = std::mem::take(&mut *burnt.lock().unwrap());
+        if let Some(task) = hostile_task {
+            // Its games are not over: the host is stopped rather than waited for.
+            task.abort();
+            server.stop().await.unwrap();
+        } else {
+            server.wait().await.unwrap();
+        }
         let stopping = stopping.elapsed();
         let _ = std::fs::remove_dir_all(&dir);
         let mut all: Vec<f64> = played.iter().flat_map(|p| p.actions.iter().map(|a| a.1)).collect();
         let count = all.len();
         let (p50, p99, max) = percentiles(&mut all);
         println!(
-            "{rooms} rooms at once ({games} games each, {} rooms in all; every move committed before its answer), {}: {count} actions in {:.1}s: {:.0} actions/s; latency ms p50 {p50:.1} p99 {p99:.1} max {max:.1}; CPU {cpu:.2}s ({:.0} µs an action, server and players); stopped in {:.1}s; load average before {load}",
+            "{rooms} rooms at once ({games} games each, {} rooms in all; every move committed before its answer; {}), {}: {count} actions in {:.1}s: {:.0} actions/s; latency ms p50 {p50:.1} p99 {p99:.1} max {max:.1}; CPU {cpu:.2}s ({:.0} µs an action, server and players); stopped in {:.1}s; load average before {load}",
             rooms * games,
+            match client {
+                Client::Lines => "players of version 5, asking `moves` and sending lines",
+                Client::Browser => "browser seats, pushed their view with its previews after every change, sending moves",
+            },
             match pace {
                 Some(p) => format!("each player waiting {} ms before each command", p.as_millis()),
                 None => "every player as fast as the server answers".to_string(),
@@ -287,6 +374,16 @@ fn main() {
                 "  while all {rooms} players played ({span:.1}s): {n} actions, {:.0} actions/s; latency ms p50 {p50:.1} mean {mean:.1} p99 {p99:.1} max {max:.1}",
                 n as f64 / span
             );
+            if hostile {
+                let mut hot: Vec<f64> = burnt.iter().filter(|a| a.0 >= from && a.0 < to).map(|a| a.1).collect();
+                if hot.is_empty() {
+                    println!("  the hostile table made no action meanwhile");
+                } else {
+                    let n = hot.len();
+                    let (p50, p99, max) = percentiles(&mut hot);
+                    println!("  the hostile table meanwhile (apart): {n} actions; latency ms p50 {p50:.1} p99 {p99:.1} max {max:.1}");
+                }
+            }
         }
     });
 }
