@@ -265,12 +265,23 @@ pub fn key_hash(key: &str) -> String {
     Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A name as names are compared: lower case, without `_`, `-` and `.`, and with letters that
-/// look alike taken as one (Cyrillic and Greek look-alikes of Latin letters; `0` as `o`, `1`
-/// and `i` as `l`, `5` as `s`, `3` as `e`), so that `Ann`, `a_nn` and `аnn` (Cyrillic а)
-/// are one name.
+/// A name as names are compared, so that names that look alike are one: its NFKC form
+/// (full-width `Ｍａｒｌｏｗ` is `Marlow`, `ﬁ` is `fi`), then Unicode's confusable skeleton
+/// (UTS #39, through the `unicode-security` crate: Cyrillic `а` is `a`, `rn` is `m`, `0` is
+/// `o`, `1` and `I` are `l`), taken before and after lower case, without accents (combining
+/// marks: `Maŕlow` is `Marlow`), without `_`, `-` and `.`, and with the look-alikes the host
+/// took as one before (`i` as `l`, `5` as `s`, `3` as `e`, Greek letters like Latin ones). So
+/// `Ann`, `a_nn`, `аnn` (Cyrillic а) and `ＡＮＮ` are one name.
 pub fn skeleton(name: &str) -> String {
-    name.chars()
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    use unicode_security::confusable_detection::skeleton as confusable;
+    let plain: String = name.nfkc().collect();
+    // Before lower case `I` is `l`; after it, `m` (of `M`) is `rn`.
+    let lower: String = confusable(&plain).flat_map(char::to_lowercase).collect();
+    confusable(&lower)
+        .nfd()
+        .filter(|c| !is_combining_mark(*c))
         .flat_map(char::to_lowercase)
         .filter(|c| !matches!(c, '_' | '-' | '.'))
         .map(|c| match c {
@@ -389,6 +400,19 @@ impl Db {
                 );
             }
         }
+        // Names are compared as this version compares them ([`skeleton`]: a newer one finds
+        // look-alikes an older one missed, as UTS #39's did): each person's row is brought up
+        // to date, unless two players' names would then be one (both keep theirs as they were).
+        let people: Vec<(PlayerId, String, String)> = {
+            let mut rows = tx.prepare("SELECT id, name, skeleton FROM players WHERE kind = 'person'")?;
+            rows.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?
+        };
+        for (id, name, old) in people {
+            let look = skeleton(&name);
+            if look != old {
+                tx.execute("UPDATE OR IGNORE players SET skeleton = ?1 WHERE id = ?2", params![look, id])?;
+            }
+        }
         tx.commit()?;
         Ok(())
     }
@@ -422,8 +446,12 @@ impl Db {
             .query_row("SELECT id, name FROM players WHERE key_hash = ?1", [&hash], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()
             .map_err(fail)?;
+        // A player's own name stays theirs, even one kept from before names were compared
+        // as now (and now like another's).
+        let kept = mine.as_ref().is_some_and(|(_, old)| old == name);
         if let Some((_, taken, owner_key)) = &owner
             && owner_key.as_deref() != Some(hash.as_str())
+            && !kept
         {
             return Err(NameRefused(if taken == name {
                 format!("the name '{name}' belongs to another player here; pick another")
@@ -853,6 +881,8 @@ mod tests {
 
     const KEY_A: &str = "0123456789abcdef0123456789abcdef";
     const KEY_B: &str = "fedcba9876543210fedcba9876543210";
+    const KEY_C: &str = "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0";
+    const KEY_D: &str = "d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0";
 
     /// Issue 43: `host --resume` over a database missing a table said "no such table: moves"
     /// without naming the file.
@@ -878,6 +908,15 @@ mod tests {
             assert!(refused.0.contains("another player"), "{other}: {refused}");
         }
         assert_eq!(skeleton("B0b1"), skeleton("bobl"));
+        // Full-width letters and digits (NFKC), a combining accent or a composed one, a
+        // Cyrillic letter (UTS #39): all look like Marlow100.
+        db.person("Marlow100", KEY_C).unwrap();
+        for other in
+            ["Ｍａｒｌｏｗ１００", "Mar\u{301}low100", "Ma\u{155}low100", "Marlow1OO", "rnarlow100", "МARLOW100"]
+        {
+            let refused = db.person(other, KEY_B).unwrap_err();
+            assert!(refused.0.contains("looks too much like 'Marlow100'"), "{other}: {refused}");
+        }
         let bob = db.person("bob", KEY_B).unwrap();
         assert_ne!(ann, bob);
         // A key may change its name; the old one is free again.
@@ -950,6 +989,27 @@ mod tests {
         assert_eq!(db.rulesets().unwrap(), Vec::new(), "the rulesets players brought have their table");
         assert!(db.person("ann", KEY_A).is_ok(), "the first schema's player is still theirs");
         assert!(db.person("ann", KEY_B).is_err());
+    }
+
+    /// Names kept under an older comparison are compared as this version compares them once
+    /// the file is opened; two that are now one keep their names (and players) as they were.
+    #[test]
+    fn names_kept_under_an_older_comparison_are_compared_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Db::open(dir.path()).unwrap());
+        {
+            let conn = Connection::open(dir.path().join(FILE)).unwrap();
+            let old = "INSERT INTO players (kind, key_hash, name, skeleton, created) VALUES ('person', ?1, ?2, ?3, 0)";
+            conn.execute(old, params![key_hash(KEY_A), "Marlow100", "marlowloo"]).unwrap();
+            conn.execute(old, params![key_hash(KEY_B), "Ｍａｒｌｏｗ", "ｍａｒｌｏｗ"]).unwrap();
+            conn.execute(old, params![key_hash(KEY_C), "Marlow", "marlow"]).unwrap();
+        }
+        let mut db = Db::open(dir.path()).unwrap();
+        let refused = db.person("Ｍａｒｌｏｗ１００", KEY_D).unwrap_err();
+        assert!(refused.0.contains("looks too much like 'Marlow100'"), "{refused}");
+        // Both Marlows are still their players'.
+        assert!(db.person("Ｍａｒｌｏｗ", KEY_B).is_ok());
+        assert!(db.person("Marlow", KEY_C).is_ok());
     }
 
     #[test]

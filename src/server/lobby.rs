@@ -705,6 +705,20 @@ mod tests {
         let hello = M::Lobby { protocol: PROTOCOL, name: Some("greedy".into()), key: Some("k".into()) };
         let out = lobby.receive(&mut visitor, parsed(hello), &mut anyone, at());
         assert!(refusal(&out).1.contains("name of a bot"));
+        for number in ["-1", "1e3", "+5", "1.5", ".5", "0x1F", "１２３", "１e3"] {
+            let hello = M::Lobby { protocol: PROTOCOL, name: Some(number.into()), key: Some("k".into()) };
+            let out = lobby.receive(&mut visitor, parsed(hello), &mut anyone, at());
+            assert_eq!(
+                refusal(&out),
+                (
+                    Code::Name,
+                    format!("'{number}' reads as a number (programs take it for one), so it cannot be a name")
+                )
+            );
+        }
+        for name in ["e1", "Nan", "inf", "Marlow1e3", "x1", "0xZ"] {
+            assert_eq!(check_player_name(name), Ok(()), "{name}");
+        }
     }
 
     /// A host's players by key, as the database registers them: a new key gets the next id

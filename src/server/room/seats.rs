@@ -337,10 +337,19 @@ impl Room {
 /// The bots a lobby table may seat.
 pub const BOTS: [&str; 3] = ["greedy", "random", "mcts"];
 
-/// Whether `name` can be a player's in the lobby: the name rules of `--players`, and nothing
-/// a seat list would read as a bot (`bot:greedy`, or a bot's own name).
+/// Whether `name` can be a player's in the lobby: the name rules of `--players`, nothing a
+/// seat list would read as a bot (`bot:greedy`, or a bot's own name), and nothing a program
+/// reads as a number (`-1`, `1e3`, `0x1F`, full-width `１２`): a client written in a language
+/// that takes such text for a number would show or compare it as one.
 pub fn check_player_name(name: &str) -> Result<(), String> {
     seating::check_name(name)?;
+    let plain: String = unicode_normalization::UnicodeNormalization::nfkc(name).collect();
+    let hex = plain.strip_prefix("0x").or_else(|| plain.strip_prefix("0X"));
+    if plain.chars().any(|c| c.is_ascii_digit())
+        && (plain.parse::<f64>().is_ok() || hex.is_some_and(|h| u64::from_str_radix(h, 16).is_ok()))
+    {
+        return Err(format!("'{name}' reads as a number (programs take it for one), so it cannot be a name"));
+    }
     if name.contains(':') {
         return Err(format!("'{name}' has a ':' (bot:NAME names a bot), which a player's name cannot have"));
     }
