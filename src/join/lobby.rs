@@ -321,31 +321,43 @@ fn set_prompt(prompt: &Mutex<Prompt>, text: &str) {
     prompt.lock().unwrap_or_else(|e| e.into_inner()).lobby = Some(text.into());
 }
 
-/// Asks for a name, on the lobby's reader; `None` when the input ended. The prompt is the
-/// lobby's again once the name is given, and the reader waits for the lobby's answer.
+/// What the name question came to.
+enum Named {
+    Name(String),
+    /// `quit` (or Ctrl-D at a terminal): the player leaves. It is never taken for a name.
+    Quit,
+    /// The input ended.
+    Ended,
+}
+
+/// Asks for a name, on the lobby's reader. The prompt is the lobby's again once the name is
+/// given, and the reader waits for the lobby's answer.
 async fn ask_name(
     console: &mut Console,
     prompt: &Arc<Mutex<Prompt>>,
     lines: &mut Receiver<Input>,
     hold: &mut Hold,
-) -> anyhow::Result<Option<String>> {
+) -> anyhow::Result<Named> {
     set_prompt(prompt, NAME_PROMPT);
     hold.release();
     console.print("what name do you go by here? (one word, at most 24 characters; kept with your player key)\n")?;
     loop {
         match lines.recv().await {
-            None => return Ok(None),
+            None => return Ok(Named::Ended),
             Some(Input::Width(_)) => continue,
             Some(Input::Line(line)) => {
                 hold.read();
                 let name = line.trim();
+                if super::is_quit(name) {
+                    return Ok(Named::Quit);
+                }
                 if name.is_empty() {
-                    console.print("a name, please (or Ctrl-D to leave)\n")?;
+                    console.print("a name, please (or 'quit' to leave)\n")?;
                     hold.release();
                     continue;
                 }
                 set_prompt(prompt, PROMPT);
-                return Ok(Some(name.to_string()));
+                return Ok(Named::Name(name.to_string()));
             }
         }
     }
@@ -385,8 +397,11 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
         (Some(name), None) => new_player(name)?,
         (None, Some(p)) => p.clone(),
         (None, None) => match ask_name(&mut console, &prompt, &mut lines, &mut hold).await? {
-            Some(name) => new_player(&name)?,
-            None => bail!("the input ended before a name was given (diving join HOST:PORT --name NAME gives one)"),
+            Named::Name(name) => new_player(&name)?,
+            Named::Quit => return Ok(ExitCode::SUCCESS),
+            Named::Ended => {
+                bail!("the input ended before a name was given (diving join HOST:PORT --name NAME gives one)")
+            }
         },
     };
     let mut saved = stored;
@@ -556,8 +571,8 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
             return Ok(ExitCode::SUCCESS);
         }
         match ask_name(&mut console, &prompt, &mut lines, &mut hold).await? {
-            Some(name) => me.name = name,
-            None => return Ok(ExitCode::SUCCESS),
+            Named::Name(name) => me.name = name,
+            Named::Quit | Named::Ended => return Ok(ExitCode::SUCCESS),
         }
     }
 }

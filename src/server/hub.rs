@@ -118,6 +118,9 @@ pub struct ServerConfig {
     /// The lobby takes rulesets its players bring (`upload`; `diving host --no-uploads`
     /// turns it off).
     pub uploads: bool,
+    /// Say on the host's console (standard error), a line each, when a lobby table opens or
+    /// closes and a game starts or ends: names, rulesets and results only, never a card.
+    pub console: bool,
 }
 
 /// What came of a message within the limits.
@@ -278,6 +281,8 @@ impl Hub {
                 match *record {
                     Kept::Sat { seat, player } => changes.push(Change::Sat { room: id.clone(), seat, player }),
                     Kept::Dealt => {
+                        let names = hosted.room.session().game().names().join(", ");
+                        self.say(&format!("room {id}: game {game} starts: {names}"));
                         let setup = Box::new(hosted.room.session().to_save());
                         hosted.kept = setup.actions.len();
                         changes.push(Change::Dealt { room: id.clone(), game, setup, seats: seat_rows(&hosted.room) });
@@ -295,6 +300,15 @@ impl Hub {
             }
             if hosted.room.is_over() && hosted.rated < game && !hosted.room.is_waiting() {
                 hosted.rated = game;
+                let over = hosted.room.session().game();
+                let winners: Vec<&str> =
+                    (0..over.names().len()).filter(|s| over.winners().contains(*s)).map(|s| over.name(s)).collect();
+                let won = if winners.is_empty() {
+                    "no one won".to_string()
+                } else {
+                    format!("{} won", winners.join(" and "))
+                };
+                self.say(&format!("room {id}: game {game} is over: {won}"));
                 match places(&hosted.room) {
                     Some(places) => {
                         let ruleset = hosted.room.ruleset().name.clone();
@@ -334,6 +348,13 @@ impl Hub {
         hosted.queued.fetch_add(1, Ordering::SeqCst);
         let delivery = Delivery { sends, queued: Some(hosted.queued.clone()) };
         self.keeper.hand(changes, exports, delivery);
+    }
+
+    /// One line on the host's console, when it has one ([`ServerConfig::console`]).
+    fn say(&self, line: &str) {
+        if self.config.console {
+            eprintln!("diving host: {}", crate::limits::shown(line, crate::limits::NewLines::Escaped));
+        }
     }
 
     pub(super) fn check_done(&self) {
@@ -383,6 +404,9 @@ impl Hub {
             rooms.remove(id);
         }
         drop(rooms);
+        for id in &closed {
+            self.say(&format!("room {id}: closed, with no one at it"));
+        }
         let changes = closed.iter().map(|id| Change::Closed { room: id.clone() }).collect();
         if let Some(mut lobby) = self.lobby() {
             for id in &closed {
@@ -598,6 +622,15 @@ impl Hub {
             rooms.insert(room_id.clone(), hosted.clone());
         }
         self.list(&guard.room);
+        let open = guard.room.open_seats().len();
+        let bots = guard.room.session().bots().iter().flatten().count();
+        self.say(&format!(
+            "room {room_id}: {} opened a table of {} ({} seats: {open} open, {bots} bot{})",
+            order.maker.name,
+            guard.room.ruleset().name,
+            guard.room.players().len(),
+            if bots == 1 { "" } else { "s" }
+        ));
         guard.queued.fetch_add(1, Ordering::SeqCst);
         let delivery =
             Delivery { sends: vec![(link, Out::Message(Box::new(message)))], queued: Some(guard.queued.clone()) };

@@ -716,7 +716,8 @@ mod tests {
                 )
             );
         }
-        for name in ["e1", "Nan", "inf", "Marlow1e3", "x1", "0xZ"] {
+        assert!(check_player_name("Quit").unwrap_err().contains("the command that leaves"));
+        for name in ["e1", "Nan", "inf", "Marlow1e3", "x1", "0xZ", "quitter"] {
             assert_eq!(check_player_name(name), Ok(()), "{name}");
         }
     }

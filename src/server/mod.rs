@@ -213,6 +213,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             lobby: offers,
             room: room_options,
             uploads: options.uploads,
+            console: true,
         };
         let server = Server::start_with(listener, rooms, config, db)?;
         // Ctrl-C or SIGTERM stops the host as the end of every game does: connections

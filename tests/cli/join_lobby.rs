@@ -152,6 +152,23 @@ fn lobby(you: &str) -> Value {
     })
 }
 
+/// `quit` at the name question leaves (as Ctrl-D does at a terminal, which the reader turns
+/// into `quit`): it is never taken for a name, and nothing is kept.
+#[test]
+fn quit_at_the_name_question_leaves_and_is_not_a_name() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let data = tempfile::tempdir().unwrap();
+    let mut join = Joined::spawn(&["join", &addr], data.path());
+    join.until("what name do you go by");
+    join.line("quit");
+    let (status, stderr, _) = join.exit();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(!data.path().join("diving").join("player.json").exists(), "no name, no player kept");
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "the host was never asked");
+}
+
 #[test]
 fn a_refused_name_is_asked_again_and_the_name_the_host_took_is_kept_with_the_key() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -256,6 +273,8 @@ struct Host {
     child: Child,
     /// `127.0.0.1:PORT`.
     addr: String,
+    /// What it said on its console (standard error) so far.
+    console: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Host {
@@ -265,9 +284,17 @@ impl Host {
             .arg(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
+        let console = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let said = console.clone();
+        let err = BufReader::new(child.stderr.take().unwrap());
+        std::thread::spawn(move || {
+            for line in err.lines().map_while(Result::ok) {
+                said.lock().unwrap().push(line);
+            }
+        });
         let mut out = BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
@@ -276,7 +303,7 @@ impl Host {
         let addr = ws.strip_prefix("ws://").unwrap().trim_end_matches('/').to_string();
         // The rest of its output is read (and dropped), so a full pipe never holds it up.
         std::thread::spawn(move || for _ in out.lines() {});
-        Host { child, addr }
+        Host { child, addr, console }
     }
 }
 
@@ -338,6 +365,22 @@ fn a_table_made_in_the_lobby_is_played_to_the_end_and_rated() {
     join.line("quit");
     let (code, err, printed) = join.finish();
     assert_eq!(code, Some(0), "{err}\n{printed:#?}");
+
+    // The host's console said, a line each, that the table opened and each game started and
+    // ended, naming no card.
+    let console = host.console.lock().unwrap().clone();
+    let room = new_game.split_whitespace().nth(4).unwrap().trim_end_matches(':').to_string();
+    for said in [
+        format!("diving host: room {room}: ann opened a table of standard (2 seats: 0 open, 1 bot)"),
+        format!("diving host: room {room}: game 1 starts: ann, greedy"),
+        format!("diving host: room {room}: game 2 starts: greedy, ann"),
+    ] {
+        assert_eq!(console.iter().filter(|l| **l == said).count(), 1, "{said}: {console:#?}");
+    }
+    let over = console.iter().filter(|l| l.starts_with(&format!("diving host: room {room}: game 1 is over: "))).count();
+    assert_eq!(over, 1, "{console:#?}");
+    let cards = ["AC", "KH", "QS", "7D", "10C"];
+    assert!(!console.iter().any(|l| l.split_whitespace().any(|w| cards.contains(&w))), "{console:#?}");
 
     // The lobby's board, with the name and key the file kept.
     let mut again = Joined::spawn(&["join", &addr], data.path());

@@ -144,6 +144,9 @@ async fn a_lobby_table_waits_for_its_seats_plays_rematches_and_is_rated() {
     assert_eq!(hello["players"], json!(["ann", "bob", "greedy"]), "{hello}");
     let ann_hello = next_of(&mut ann_seat, "hello").await;
     assert_eq!(ann_hello["seat"], 1);
+    // Told once that every seat is taken (when bob's was kept, not again when he came).
+    let full = ann_seat.received.iter().filter(|m| m.contains(r#""type":"waiting""#) && m.contains(r#""open":0"#));
+    assert_eq!(full.count(), 1, "{:#?}", ann_seat.received);
     // A player who left the page goes back to their own seat from the lobby, by their key;
     // a stranger asking for the playing table is refused, and sees no token.
     ann.send(json!({"type": "sit", "room": seated["room"]})).await;

@@ -103,6 +103,8 @@ impl Room {
             None => return refuse(out, Code::Token, format!("wrong token for seat {seat} of room {}", self.id)),
         };
         let seat = s + 1;
+        // Whether this join takes an open seat (a seat kept from the lobby is named already).
+        let takes_open = self.waiting.as_ref().is_some_and(|names| names[s].is_none());
         if let Some(player) = &arrival.player {
             match self.claim(s, player, identify) {
                 Ok(()) => {}
@@ -134,7 +136,12 @@ impl Room {
         self.empty_since = None;
         self.seats[s].conn = Some(conn);
         if self.is_waiting() {
-            self.tell_waiting(out);
+            // The others were told when the seat was kept: only a seat taken now is news.
+            if takes_open {
+                self.tell_waiting(out);
+            } else {
+                out.send(conn, self.waiting_message());
+            }
             self.deal_if_seated(rand::random::<u64>() >> 12, out);
             return;
         }
@@ -352,6 +359,9 @@ pub fn check_player_name(name: &str) -> Result<(), String> {
     }
     if name.contains(':') {
         return Err(format!("'{name}' has a ':' (bot:NAME names a bot), which a player's name cannot have"));
+    }
+    if ["quit", "q"].iter().any(|q| q.eq_ignore_ascii_case(name)) {
+        return Err(format!("'{name}' is the command that leaves, so it cannot be a name"));
     }
     if BOTS.iter().any(|b| b.eq_ignore_ascii_case(name)) {
         return Err(format!("'{name}' is the name of a bot; pick another"));
