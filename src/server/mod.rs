@@ -197,7 +197,14 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             (options.dir.clone(), db, rooms, lobby)
         }
     };
-    let offers = if lobby { Some(offers(&options.rulesets, Some(&dir))?) } else { None };
+    let offers = if lobby {
+        let mut offered = offers(&options.rulesets, Some(&dir))?;
+        // What the mods of each read and reveal, as the lobby says it (their smoke games).
+        upload::note_secrets(&mut offered);
+        Some(offered)
+    } else {
+        None
+    };
     let runtime = net::runtime()?;
     let stopped_by_signal = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind((options.bind.as_str(), options.port))

@@ -17,6 +17,8 @@
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
+
+use super::fair::Source;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -65,11 +67,7 @@ pub fn check(bundle: Arc<Bundle>) -> Result<Checked, Refusal> {
     let balance = balance(&ruleset).map_err(|e| (Code::Upload, format!("a balance game failed: {e}")))?;
     let id = bundle.id();
     let rules = &ruleset.rules;
-    let mods = report
-        .secrets
-        .iter()
-        .map(|(name, learned)| ModSecrets { name: name.clone(), reads: learned.reads(), reveals: learned.revealed })
-        .collect();
+    let mods = secrets(&report);
     let hosted = HostedRuleset {
         spec: bundle.spec(),
         title: ruleset.title.clone().unwrap_or_else(|| id.clone()),
@@ -176,14 +174,16 @@ pub async fn check_within(bundle: Arc<Bundle>, within: Duration) -> Result<Check
 /// The rulesets brought in the last hour: by whom and from where.
 #[derive(Debug, Default)]
 pub struct Quota {
-    taken: Mutex<VecDeque<(Instant, IpAddr, PlayerId)>>,
+    taken: Mutex<VecDeque<(Instant, Source, PlayerId)>>,
 }
 
 impl Quota {
     /// Counts one more ruleset brought by `player` from `peer` at `now`, unless that would
-    /// pass the limits of the last hour: then why not.
+    /// pass the limits of the last hour: then why not. An address counts as the lobby's
+    /// limits count it ([`Source`]: an IPv6 address by its /64 prefix).
     pub fn take(&self, limits: &HostLimits, peer: IpAddr, player: PlayerId, now: Instant) -> Result<(), String> {
         const HOUR: Duration = Duration::from_secs(3600);
+        let peer = Source::of(peer);
         let mut taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
         while taken.front().is_some_and(|(at, _, _)| now.saturating_duration_since(*at) >= HOUR) {
             taken.pop_front();
@@ -212,6 +212,29 @@ impl Quota {
         taken.push_back((now, peer, player));
         Ok(())
     }
+}
+
+/// What the mods of each ruleset `offers` holds read of hidden cards and whether they reveal
+/// any, from its smoke games (as `diving check` says it); a ruleset without mods, or one whose
+/// smoke games fail, says nothing.
+pub fn note_secrets(offers: &mut [HostedRuleset]) {
+    for offer in offers.iter_mut().filter(|o| o.mods.is_empty()) {
+        let Ok(ruleset) = Ruleset::load(&offer.spec) else { continue };
+        if ruleset.mods.is_empty() {
+            continue;
+        }
+        if let Ok(report) = crate::ruleset::smoke(&ruleset, 1) {
+            offer.mods = secrets(&report);
+        }
+    }
+}
+
+fn secrets(report: &crate::ruleset::SmokeReport) -> Vec<ModSecrets> {
+    report
+        .secrets
+        .iter()
+        .map(|(name, learned)| ModSecrets { name: name.clone(), reads: learned.reads(), reveals: learned.revealed })
+        .collect()
 }
 
 /// The ruleset a stored one is as the lobby offers it.
@@ -256,6 +279,17 @@ pub fn restore(db: &Db) -> anyhow::Result<Vec<HostedRuleset>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_host_says_what_the_mods_of_its_own_rulesets_read_and_reveal() {
+        let mut offers = crate::server::offers(&[], None).unwrap();
+        note_secrets(&mut offers);
+        let house = offers.iter().find(|o| o.id == "house").unwrap();
+        let names: Vec<&str> = house.mods.iter().map(|m| m.name.as_str()).collect();
+        assert!(names.contains(&"shark"), "{names:?}");
+        assert!(house.mods.iter().all(|m| !m.reads.is_empty()), "{:?}", house.mods);
+        assert!(offers.iter().find(|o| o.id == "standard").unwrap().mods.is_empty(), "no mods, nothing to say");
+    }
 
     #[test]
     fn uploads_are_limited_per_player_and_per_address_for_an_hour() {
