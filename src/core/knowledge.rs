@@ -218,10 +218,18 @@ pub enum Told {
     Probe,
 }
 
-/// What every mod of a game knows of its hidden cards. Empty in a game without mods: every
-/// method then returns at once.
+/// What every mod of a game knows of its hidden cards. Nothing at all in a game without mods
+/// (no mod ⇒ nothing to know): then it holds no allocation, and every method returns after one
+/// test — the engine asks it on every card drawn.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Knowledge {
+    /// `None` until a mod learns or shows something, and again once all of it is forgotten,
+    /// so that two states that know the same compare equal.
+    held: Option<Box<Held>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Held {
     known: Vec<Known>,
     /// Cards revealed to the table and still in their hands: public, so nobody learns them.
     public: Vec<(Seat, Card)>,
@@ -229,24 +237,40 @@ pub struct Knowledge {
     learned: Vec<Learned>,
 }
 
+impl Held {
+    fn is_empty(&self) -> bool {
+        self.known.is_empty() && self.public.is_empty() && self.learned.is_empty()
+    }
+
+    fn count(&self, by: ModId, place: Hidden, card: Card) -> usize {
+        self.known.iter().filter(|k| k.by == by && k.place == place && k.card == Some(card)).count()
+    }
+}
+
 impl Knowledge {
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.known.is_empty() && self.public.is_empty() && self.learned.is_empty()
+        self.held.is_none()
+    }
+
+    /// What is held, made when something is first learned.
+    fn held(&mut self) -> &mut Held {
+        self.held.get_or_insert_with(Box::default)
     }
 
     /// How each mod came to know hidden cards, by id (a mod missing from the end learned
     /// nothing).
     pub fn learned(&self) -> &[Learned] {
-        &self.learned
+        self.held.as_ref().map_or(&[], |h| &h.learned)
     }
 
     fn note(&mut self, by: ModId, how: impl FnOnce(&mut Learned)) {
+        let learned = &mut self.held().learned;
         let i = usize::from(by.0);
-        if self.learned.len() <= i {
-            self.learned.resize(i + 1, Learned::default());
+        if learned.len() <= i {
+            learned.resize(i + 1, Learned::default());
         }
-        how(&mut self.learned[i]);
+        how(&mut learned[i]);
     }
 
     /// `by` is told, `how`, that `card` lies in `seat`'s hand (`hand` is that hand now).
@@ -256,44 +280,40 @@ impl Knowledge {
             Told::Hand => l.hand = true,
             Told::Probe => l.probe = true,
         });
-        let public = self.public.iter().filter(|&&(s, c)| s == seat && c == card).count();
-        let held = hand.iter().filter(|&&c| c == card).count();
-        let known = self.count(by, Hidden::Hand(seat), card);
+        let held = self.held();
+        let public = held.public.iter().filter(|&&(s, c)| s == seat && c == card).count();
+        let in_hand = hand.iter().filter(|&&c| c == card).count();
+        let known = held.count(by, Hidden::Hand(seat), card);
         // Only copies that are in the hand and not shown to the table are news.
-        if known + public < held {
-            self.known.push(Known { by, place: Hidden::Hand(seat), card: Some(card) });
+        if known + public < in_hand {
+            held.known.push(Known { by, place: Hidden::Hand(seat), card: Some(card) });
         }
-    }
-
-    fn count(&self, by: ModId, place: Hidden, card: Card) -> usize {
-        self.known.iter().filter(|k| k.by == by && k.place == place && k.card == Some(card)).count()
     }
 
     /// A card moved from one hidden place to another (the deck into a hand): whoever knew it
     /// there knows it here.
     pub(super) fn moved(&mut self, card: Card, from: Hidden, to: Hidden) {
-        if self.known.is_empty() {
-            return;
-        }
+        let Some(held) = &mut self.held else { return };
         let knew: Vec<ModId> =
-            self.known.iter().filter(|k| k.place == from && k.card == Some(card)).map(|k| k.by).collect();
+            held.known.iter().filter(|k| k.place == from && k.card == Some(card)).map(|k| k.by).collect();
         for by in knew {
-            self.known.push(Known { by, place: to, card: Some(card) });
+            held.known.push(Known { by, place: to, card: Some(card) });
         }
     }
 
     /// `by` showed the table that `card` is in `seat`'s hand: nobody's secret any more.
     pub(super) fn reveal(&mut self, by: ModId, seat: Seat, card: Card) {
         self.note(by, |l| l.revealed = true);
-        self.public.push((seat, card));
-        let mut mods: Vec<ModId> = self.known.iter().map(|k| k.by).collect();
+        let held = self.held();
+        held.public.push((seat, card));
+        let mut mods: Vec<ModId> = held.known.iter().map(|k| k.by).collect();
         mods.sort_unstable();
         mods.dedup();
         for m in mods {
             if let Some(i) =
-                self.known.iter().position(|k| k.by == m && k.place == Hidden::Hand(seat) && k.card == Some(card))
+                held.known.iter().position(|k| k.by == m && k.place == Hidden::Hand(seat) && k.card == Some(card))
             {
-                self.known.remove(i);
+                held.known.remove(i);
             }
         }
     }
@@ -301,17 +321,18 @@ impl Knowledge {
     /// `card` went face up into `seat`'s hand (taken from the discard pile): everyone saw it,
     /// so in that hand it is nobody's secret.
     pub(super) fn made_public(&mut self, seat: Seat, card: Card) {
-        self.public.push((seat, card));
+        self.held().public.push((seat, card));
     }
 
     /// `to` learns all that `from` knows (it was handed an answer `from` worked out).
     pub(super) fn share(&mut self, from: ModId, to: ModId) {
+        let Some(held) = &mut self.held else { return };
         if from == to {
             return;
         }
-        let theirs: Vec<Known> = self.known.iter().filter(|k| k.by == from).map(|&k| Known { by: to, ..k }).collect();
-        self.known.extend(theirs);
-        if let Some(&learned) = self.learned.get(usize::from(from.0)) {
+        let theirs: Vec<Known> = held.known.iter().filter(|k| k.by == from).map(|&k| Known { by: to, ..k }).collect();
+        held.known.extend(theirs);
+        if let Some(&learned) = held.learned.get(usize::from(from.0)) {
             self.note(to, |l| l.join(learned));
         }
     }
@@ -320,27 +341,25 @@ impl Knowledge {
     /// many copies), and a revealed card no longer in its hand. `hand` and `deck` count the
     /// copies of a card in a hand and in the deck now.
     pub(super) fn forget_visible(&mut self, count_in: impl Fn(Hidden, Card) -> usize) {
-        if self.known.is_empty() && self.public.is_empty() {
-            return;
-        }
+        let Some(held) = &mut self.held else { return };
         // Revealed cards that left their hand.
-        let mut kept: Vec<(Seat, Card)> = Vec::with_capacity(self.public.len());
-        for &(seat, card) in &self.public {
+        let mut kept: Vec<(Seat, Card)> = Vec::with_capacity(held.public.len());
+        for &(seat, card) in &held.public {
             let shown = kept.iter().filter(|&&(s, c)| s == seat && c == card).count();
             if shown < count_in(Hidden::Hand(seat), card) {
                 kept.push((seat, card));
             }
         }
-        self.public = kept;
+        held.public = kept;
         // Known cards: at most as many copies as lie there, less those shown to the table.
-        let mut kept: Vec<Known> = Vec::with_capacity(self.known.len());
-        for &k in &self.known {
+        let mut kept: Vec<Known> = Vec::with_capacity(held.known.len());
+        for &k in &held.known {
             let Some(card) = k.card else {
                 kept.push(k);
                 continue;
             };
             let public = match k.place {
-                Hidden::Hand(seat) => self.public.iter().filter(|&&(s, c)| s == seat && c == card).count(),
+                Hidden::Hand(seat) => held.public.iter().filter(|&&(s, c)| s == seat && c == card).count(),
                 Hidden::Deck => 0,
             };
             let already = kept.iter().filter(|j| j.by == k.by && j.place == k.place && j.card == Some(card)).count();
@@ -348,26 +367,32 @@ impl Knowledge {
                 kept.push(k);
             }
         }
-        self.known = kept;
+        held.known = kept;
+        if held.is_empty() {
+            self.held = None;
+        }
     }
 
     /// What `by`'s words may tell of now (once what became visible is forgotten).
     pub fn secret_of(&self, by: ModId) -> Secret {
-        self.known.iter().filter(|k| k.by == by).fold(Secret::NONE, |s, k| s.union(k.place.secret()))
+        let Some(held) = &self.held else { return Secret::NONE };
+        held.known.iter().filter(|k| k.by == by).fold(Secret::NONE, |s, k| s.union(k.place.secret()))
     }
 
     /// The same knowledge kept by place, for a copy of the game whose hidden cards are dealt
     /// otherwise (a sample): each mod knows something of every place it knew a card in, for
     /// as long as the copy lasts.
     pub(super) fn by_place(&self) -> Knowledge {
+        let Some(held) = &self.held else { return Knowledge::default() };
         let mut known: Vec<Known> = Vec::new();
-        for k in &self.known {
+        for k in &held.known {
             let kept = Known { card: None, ..*k };
             if !known.contains(&kept) {
                 known.push(kept);
             }
         }
-        Knowledge { known, public: Vec::new(), learned: self.learned.clone() }
+        let held = Held { known, public: Vec::new(), learned: held.learned.clone() };
+        Knowledge { held: (!held.is_empty()).then(|| Box::new(held)) }
     }
 }
 
@@ -403,8 +428,10 @@ mod tests {
     #[test]
     fn a_card_known_in_the_deck_is_known_in_the_hand_it_is_drawn_into() {
         let mut k = Knowledge {
-            known: vec![Known { by: A, place: Hidden::Deck, card: Some(card("QS")) }],
-            ..Default::default()
+            held: Some(Box::new(Held {
+                known: vec![Known { by: A, place: Hidden::Deck, card: Some(card("QS")) }],
+                ..Default::default()
+            })),
         };
         k.moved(card("QS"), Hidden::Deck, Hidden::Hand(2));
         k.forget_visible(|place, c| usize::from(place == Hidden::Hand(2) && c == card("QS")));
