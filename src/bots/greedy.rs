@@ -126,8 +126,9 @@ pub struct GreedyBot {
 /// What weighing a move by its consequences found ([`GreedyBot::pick_weighing`]).
 #[derive(Debug, Default, Clone)]
 struct Findings {
-    /// The first listed move a mod failed on, and the failure.
-    failure: Option<(Action, crate::core::EffectError)>,
+    /// The first listed move a mod failed on, and the failure (boxed: it is rare, and the
+    /// findings are reset on every move).
+    failure: Option<Box<(Action, crate::core::EffectError)>>,
     /// Moves weighed by resolving them on a copy, and moves scored by the model alone since the
     /// decision's budget of mod work ran low ([`crate::script::decision`]).
     resolved: u32,
@@ -484,6 +485,20 @@ impl GreedyBot {
         best_play.or(fallback).unwrap_or(Action::Pass)
     }
 
+    /// [`Bot::choose`] when plays are weighed by resolving them ([`GreedyBot::pick_weighing`]):
+    /// a listed move a mod fails on is the mod's failure, reported as one made in play.
+    #[cold]
+    #[inline(never)]
+    fn choose_weighing(&mut self, view: &View<'_>) -> Result<Action, BotError> {
+        self.findings = Findings::default();
+        let action = self.pick(view);
+        if let Some(failure) = self.findings.failure.take() {
+            let (action, error) = *failure;
+            return Err(BotError::ModFailed { name: "greedy".into(), action, error });
+        }
+        Ok(action)
+    }
+
     /// What this move's plays are scored against (after [`GreedyBot::refresh`]). Inlined: out
     /// of line, its answer (a score's every input) went through memory on every move.
     #[inline(always)]
@@ -723,13 +738,13 @@ impl Bot for GreedyBot {
         if view.current() != view.seat() || view.outcome() != Outcome::Running {
             return Err(BotError::Failed { name: "greedy".into(), message: "it is not this bot's turn".into() });
         }
-        self.findings = Findings::default();
-        let action = self.pick(view);
-        // A listed move a mod fails on is the mod's failure, reported as one made in play.
-        if let Some((failed, error)) = self.findings.failure.take() {
-            return Err(BotError::ModFailed { name: "greedy".into(), action: failed, error });
+        if view.plays_as_modelled() {
+            // Nothing is weighed by resolving it, so nothing can be found: the action is built
+            // where the caller reads it.
+            self.findings = Findings::default();
+            return Ok(self.pick(view));
         }
-        Ok(action)
+        self.choose_weighing(view)
     }
 
     fn note(&mut self) -> Option<String> {
@@ -933,7 +948,7 @@ impl<A: Air> Turn<'_, '_, A> {
             // The budget ran out on this very move: not the mod's failure.
             Err(_) if decision::left() == Some(0) => return scored,
             Err(ActionError::Script(e)) => {
-                findings.borrow_mut().failure.get_or_insert((*play, e));
+                findings.borrow_mut().failure.get_or_insert_with(|| Box::new((*play, e)));
                 return None;
             }
             Err(_) => return None,
