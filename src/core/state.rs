@@ -601,6 +601,13 @@ impl State {
             Some(teams) => teams.members(teams.team(seat)),
         }
     }
+    /// `seat`'s teammates, not `seat` (nobody without teams).
+    pub fn teammates(&self, seat: Seat) -> Seats {
+        match &self.teams {
+            None => Seats::default(),
+            Some(teams) => Seats(teams.members(teams.team(seat)).0 & !(1 << seat)),
+        }
+    }
     /// The other seats than `player` the built-in cards may name: every other seat, less
     /// `player`'s teammates when the teams spare them (unless that leaves nobody).
     ///

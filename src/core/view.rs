@@ -95,6 +95,10 @@ impl<'a> View<'a> {
     pub fn team_of(&self, seat: Seat) -> super::seats::Seats {
         self.game.team_of(seat)
     }
+    /// `seat`'s teammates, not `seat` (nobody without teams).
+    pub fn teammates(&self, seat: Seat) -> super::seats::Seats {
+        self.game.teammates(seat)
+    }
     pub fn diver(&self, seat: Seat) -> Diver<'a> {
         let p = self.game.player(seat);
         Diver {

@@ -203,7 +203,9 @@ fn greedy_values_aces_by_the_rules_in_force() {
 }
 
 /// Under teams (a Quick may push a teammate), greedy pushes a teammate only where it helps
-/// the team: never into a rescue; and the pushes it gives teammates take them deeper.
+/// the team: never into a rescue, and seldom at all (a push costs the teammate a breath, worth
+/// more to the team than the steps: pushing teammates in 61% of its pushes, greedy's team won
+/// 45% of paired games against this greedy, which pushes a teammate in 1–2%).
 #[test]
 fn greedy_pushes_a_teammate_only_where_it_helps() {
     let teams = figures("rulesets/examples/teams/ruleset.toml", 4, 150);
@@ -217,6 +219,7 @@ fn greedy_pushes_a_teammate_only_where_it_helps() {
     );
     assert!(teams.pushes > 100, "{teams:?}");
     assert_eq!(teams.teammates_rescued_by_a_push, 0, "{teams:?}");
+    assert!(teams.pushes_on_teammates * 20 < teams.pushes, "{teams:?}");
 }
 
 /// Greedy takes a mod's new structure when it helps: it salvages a good card from the pile.
