@@ -178,6 +178,9 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     pub fn reveal(&mut self, by: ModId, player: Seat, card: Card) -> Result<(), EffectError> {
         self.check_seat(player)?;
         if !self.state.players[player].hand.contains(&card) {
+            // A miss tells the mod what the hand does not hold: a probe of it, as
+            // `ctx:take_hand` is, so the message and what the mod says next are held to it.
+            self.state.learn_hand(by, Told::Probe, player);
             return Err(EffectError::new(format!("{card} is not in {}'s hand", self.state.names[player])));
         }
         self.state.knowledge.reveal(by, player, card);

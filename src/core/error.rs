@@ -10,9 +10,11 @@ use super::knowledge::Secret;
 /// out of range). The message says where, when it can.
 ///
 /// A mod's own message (its `error("…")`) is its words, and may tell of the hidden cards it
-/// knew when it failed ([`super::knowledge`]): then only the place of the failure
-/// (`mod sharks.lua:12`) is public, and the rest is read through a viewer
-/// ([`Viewer::failure`](super::Viewer::failure)). `Display` shows what everyone may read.
+/// knew when it failed ([`super::knowledge`]): then only the file that failed
+/// (`mod sharks.lua`) is public, and the rest is read through a viewer
+/// ([`Viewer::failure`](super::Viewer::failure)). The line is in the rest: which line a
+/// script fails at is its choice, as much as its words (a mod that fails at line 10 + the
+/// rank of a card it knows would tell the card). `Display` shows what everyone may read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EffectError {
     message: String,
@@ -28,12 +30,18 @@ impl EffectError {
         EffectError { public: message.len(), message, secret: Secret::NONE }
     }
 
-    /// A failure at `place` (public) whose `message` may tell of `secret`.
-    pub fn secret(place: &str, message: &str, secret: Secret) -> EffectError {
+    /// A failure of a script at `file` (public) and `line` whose `message` may tell of
+    /// `secret`: `file:line: message`, of which a reader who may not read `secret` reads only
+    /// the file.
+    pub fn located(file: &str, line: Option<u32>, message: &str, secret: Secret) -> EffectError {
+        let whole = match line {
+            Some(line) => format!("{file}:{line}: {message}"),
+            None => format!("{file}: {message}"),
+        };
         if secret.is_public() {
-            return EffectError::new(format!("{place}: {message}"));
+            return EffectError::new(whole);
         }
-        EffectError { message: format!("{place}: {message}"), public: place.len(), secret }
+        EffectError { message: whole, public: file.len(), secret }
     }
 
     /// The same failure with `prefix` put in front (`mod x.lua:3: `); the prefix is public.
@@ -79,13 +87,23 @@ mod tests {
 
     #[test]
     fn a_secret_failure_shows_its_place_to_everyone_and_its_message_to_those_who_may_read_it() {
-        let e = EffectError::secret("mod peek.lua:4", "bob holds 7H", Secret::hand(1));
-        assert_eq!(e.to_string(), format!("mod peek.lua:4: {WITHHELD_MESSAGE}"));
+        let e = EffectError::located("mod peek.lua", Some(4), "bob holds 7H", Secret::hand(1));
+        assert_eq!(e.to_string(), format!("mod peek.lua: {WITHHELD_MESSAGE}"));
         assert_eq!(Viewer::Seat(1).failure(&e), "mod peek.lua:4: bob holds 7H");
         assert_eq!(Viewer::Seat(0).failure(&e), e.to_string());
         assert_eq!(EffectError::new("depth 120 is outside 0…100").to_string(), "depth 120 is outside 0…100");
         let prefixed = e.prefixed("in a copy: ");
         assert_eq!(Viewer::Everyone.failure(&prefixed), "in a copy: mod peek.lua:4: bob holds 7H");
-        assert_eq!(prefixed.to_string(), format!("in a copy: mod peek.lua:4: {WITHHELD_MESSAGE}"));
+        assert_eq!(prefixed.to_string(), format!("in a copy: mod peek.lua: {WITHHELD_MESSAGE}"));
+    }
+
+    #[test]
+    fn the_line_a_script_fails_at_is_read_only_with_its_message() {
+        let e = EffectError::located("mod peek.lua", Some(14), "x", Secret::hand(1));
+        assert_eq!(e.to_string(), format!("mod peek.lua: {WITHHELD_MESSAGE}"), "line 14 may tell a card's rank");
+        assert_eq!(Viewer::Seat(1).failure(&e), "mod peek.lua:14: x");
+        assert_eq!(Viewer::Seat(0).failure(&e.clone().prefixed("in a copy: ")), format!("in a copy: {e}"));
+        let public = EffectError::located("mod peek.lua", Some(14), "x", Secret::NONE);
+        assert_eq!(public.to_string(), "mod peek.lua:14: x", "a mod that knows nothing hidden is located for all");
     }
 }

@@ -114,6 +114,17 @@ impl Viewer {
         opened.to_string()
     }
 
+    /// Whether `event` is a mod's line this viewer may not read following `previous`, another
+    /// of the same mod's it may not read: the two are shown as one neutral line. How many
+    /// lines a mod says is its choice, so a neutral line per line would tell what it knows
+    /// (one line per pip of the card it was told).
+    pub fn repeats_withheld(self, previous: &Event, event: &Event) -> bool {
+        match (self.sees(previous), self.sees(event)) {
+            (Seen::Withheld { by: a }, Seen::Withheld { by: b }) => a == b,
+            _ => false,
+        }
+    }
+
     /// What `event` looks like to this viewer.
     pub fn sees(self, event: &Event) -> Seen<'_> {
         match *event {
@@ -150,5 +161,15 @@ mod tests {
         let Event::Said { words, .. } = &said else { unreachable!() };
         assert_eq!(Viewer::Seat(0).read(words), None);
         assert_eq!(Viewer::Everyone.read(words), Some("bob holds 7H"));
+    }
+
+    #[test]
+    fn a_run_of_one_mods_withheld_lines_is_one_line() {
+        let said = |by, secret| Event::Said { by: ModId(by), words: Words::new("7", secret) };
+        let (a, b) = (said(0, Secret::hand(1)), said(0, Secret::hand(1)));
+        assert!(Viewer::Seat(0).repeats_withheld(&a, &b), "how many lines it said would tell the card");
+        assert!(!Viewer::Seat(1).repeats_withheld(&a, &b), "bob reads both");
+        assert!(!Viewer::Seat(0).repeats_withheld(&a, &said(1, Secret::hand(1))), "another mod's line");
+        assert!(!Viewer::Seat(0).repeats_withheld(&a, &said(0, Secret::NONE)), "a line ann reads");
     }
 }

@@ -352,10 +352,11 @@ fn loose_len() -> usize {
     SLOT.with_borrow(|s| s.loose.len())
 }
 
-/// `mod <file>:<line>: ` in front of an error at `line` of `handler`'s file.
-fn located_at(handler: &Function, line: u32, e: EffectError) -> EffectError {
+/// `mod <file>:<line>: message`, a failure at `line` of `handler`'s file whose line and
+/// message may tell of `secret` ([`EffectError::located`]).
+fn located_at(handler: &Function, line: u32, message: &str, secret: Secret) -> EffectError {
     let file = handler.info().short_src.unwrap_or_else(|| "?".into());
-    e.prefixed(&format!("mod {file}:{line}: "))
+    EffectError::located(&format!("mod {file}"), Some(line), message, secret)
 }
 
 /// `mod <file>:<line>: ` in front of an error about `handler` as a whole.
@@ -470,16 +471,24 @@ fn run_nested<R>(
     let value = result?;
     if !left.is_empty() {
         let cards: Vec<String> = left.iter().map(|(c, _)| c.to_string()).collect();
-        let message = EffectError::new(format!(
+        let message = format!(
             "the handler ended with {} still in play: discard it or place it in front of someone",
             cards.join(" ")
-        ));
+        );
+        // A card other than the one played may have been taken from the mover's hand
+        // (`ctx:take_hand`), and the move fails, so nobody else saw it: the message, and the
+        // line the mod chose to take it at, are the mover's to read.
+        let secret = if left.iter().any(|&(c, _)| Some(c) != played) {
+            Secret::hand(ctx.state().current())
+        } else {
+            Secret::NONE
+        };
         // At the line that took the card out of its place, when one did; else where the
         // handler ended (its last line), not where it begins.
         let taken = left.iter().find_map(|(_, line)| *line);
         return Err(match taken.or_else(|| handler.info().last_line_defined.map(|l| l as u32)) {
-            Some(line) => located_at(handler, line, message),
-            None => located(handler, message),
+            Some(line) => located_at(handler, line, &message, secret),
+            None => EffectError::located(&format!("mod {}", site(handler)), None, &message, secret),
         });
     }
     if now != total {

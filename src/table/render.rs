@@ -241,6 +241,9 @@ impl Narrator<'_> {
                 // (`a current carries ann down: depth 10 → 13, oxygen 9 → 8`).
                 Event::Said { by, words } => {
                     let mut line = self.words(*by, words);
+                    while events.get(i).is_some_and(|next| self.viewer.repeats_withheld(ev, next)) {
+                        i += 1;
+                    }
                     if let Some(Event::Moved { player, .. } | Event::Breathed { player, .. }) = events.get(i) {
                         i += self.follow(*player, &events[i..], &mut line);
                     }

@@ -241,7 +241,13 @@ impl Table {
         turn_lines: bool,
     ) -> Rendered {
         let game = self.game();
-        let json = events.iter().map(|e| js::event(game, e, viewer)).collect();
+        // A run of one mod's lines this viewer may not read is one object, as it is one line.
+        let json = events
+            .iter()
+            .enumerate()
+            .filter(|&(k, e)| k == 0 || !viewer.repeats_withheld(&events[k - 1], e))
+            .map(|(_, e)| js::event(game, e, viewer))
+            .collect();
         let narrator = Narrator {
             names: game.names(),
             mods: game.registry().mod_names(),

@@ -8,6 +8,7 @@ mod cli_support;
 #[path = "../support/common.rs"]
 mod common;
 
+mod audit_leaks;
 mod bots_rules;
 mod hostile_mods;
 mod hostile_runtime;

@@ -95,14 +95,11 @@ impl Shared {
         self.sandbox.call(f, args).map_err(|e| self.failure(e))
     }
 
-    /// A failure of this mod's handler: its place is public, its message may tell of what the
-    /// mod knows now (a mod's `error("…")` is its words).
+    /// A failure of this mod's handler: its file is public; its line and message may tell of
+    /// what the mod knows now (a mod's `error("…")` is its words, and the line it fails at
+    /// its choice, [`EffectError::located`]).
     pub(crate) fn failure(&self, e: ScriptError) -> EffectError {
-        let place = match e.line {
-            Some(line) => format!("mod {}:{line}", e.file),
-            None => format!("mod {}", e.file),
-        };
-        EffectError::secret(&place, &e.message, super::open::secret_now(self.id))
+        EffectError::located(&format!("mod {}", e.file), e.line, &e.message, super::open::secret_now(self.id))
     }
 
     /// Calls a `targets` or `playable` function like [`Shared::call`], with the mod's globals

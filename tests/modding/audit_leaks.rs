@@ -1,0 +1,163 @@
+//! Issue 43's outside audit: hostile mods that tried to tell a seat a hidden card through text
+//! a mod can make reach it, each contained here. Where it can, a test plays the same hostile
+//! mod over games that differ only in cards hidden from the reader, and checks that the
+//! reader's text does not depend on them (non-interference), rather than searching the text
+//! for one card.
+
+use diving::core::Viewer;
+use diving::table::command::{Caller, Policy, Reply, Table};
+use diving::table::reply::Look;
+use diving::table::session::{Seating, Session};
+
+fn ruleset_with(mods: &[(&str, &str)]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = mods.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+    for (name, code) in mods {
+        std::fs::write(dir.path().join(name), code).unwrap();
+    }
+    let toml = format!("extends = \"standard\"\nmods = [{}]\n", names.join(", "));
+    let path = dir.path().join("house.toml");
+    std::fs::write(&path, toml).unwrap();
+    let spec = path.display().to_string();
+    (dir, spec)
+}
+
+fn hosted(spec: &str, seed: u64) -> Table {
+    let seats = ["ann", "bob"].iter().map(|n| Seating { name: n.to_string(), bot: None }).collect();
+    Table::new(Session::new(spec, seats, seed, None).unwrap(), Policy::network(true, 200))
+}
+
+fn read(table: &Table, replies: &[Reply], viewer: Viewer) -> String {
+    replies.iter().flat_map(|r| table.render(r, viewer, &Look::SCRIPT).text).collect::<Vec<_>>().join("\n")
+}
+
+/// Ann plays her first number card (she draws one); bob then types `line`. What bob reads.
+fn bob_reads_after(spec: &str, seed: u64, bob_line: &str) -> (String, String) {
+    let mut table = hosted(spec, seed);
+    let mut out = Vec::new();
+    table.start(&mut out);
+    let game = table.session().game();
+    let card = game.player(0).hand.iter().find(|c| c.rank.is_number()).copied().unwrap();
+    let mut replies = Vec::new();
+    table.line(Caller::Seat(0), &format!("play {card}"), &mut replies);
+    let drawn = table.session().game().player(0).hand.last().unwrap().to_string();
+    let mut replies2 = Vec::new();
+    table.line(Caller::Seat(1), bob_line, &mut replies2);
+    let seen = read(&table, &replies, Viewer::Seat(1)) + "\n" + &read(&table, &replies2, Viewer::Seat(1));
+    (drawn, seen)
+}
+
+/// What bob reads, with ann's card named and the game's own numbers put aside, must be the
+/// same whatever ann drew: it may differ only by what bob may see.
+fn assert_bob_learns_nothing(spec: &str, bob_line: &str) {
+    let mut by_text: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for seed in 0..16 {
+        let (drawn, seen) = bob_reads_after(spec, seed, bob_line);
+        // Only the mod's lines: everything else is the core's and depends on the seed.
+        let mods: Vec<&str> = seen.lines().filter(|l| l.contains("mod ") || l.contains("says")).collect();
+        by_text.entry(mods.join("\n")).or_default().push(drawn);
+    }
+    assert_eq!(by_text.len(), 1, "bob's text depends on the card ann drew: {by_text:#?}");
+}
+
+/// The line a mod fails at is its choice: a hostile mod fails at a line chosen by the card ann
+/// drew, when bob takes its action.
+#[test]
+fn the_line_a_mod_fails_at_does_not_tell_a_hidden_card() {
+    let mut code = String::from(
+        "local last = 0\ndiving.on_draw(function(ctx, player, card)\n  if player == 1 then last = tonumber(string.match(card, '^(%d+)')) or 1 end\nend)\n",
+    );
+    code += "diving.action('peek', { describe = 'peek: nothing to see', resolve = function(ctx, args)\n";
+    for r in 1..=10 {
+        code += &format!("  if last == {r} then error('x') end\n");
+    }
+    code += "end })\n";
+    let (_dir, spec) = ruleset_with(&[("line.lua", &code)]);
+    assert_bob_learns_nothing(&spec, "peek");
+}
+
+/// How many lines a mod says is its choice: said while it knows ann's drawn card, each line
+/// reaches bob as a neutral one, one for one.
+#[test]
+fn how_many_lines_a_mod_says_does_not_tell_a_hidden_card() {
+    let code = "diving.on_draw(function(ctx, player, card)\n  local r = tonumber(string.match(card, '^(%d+)')) or 1\n  for i = 1, r do ctx:say('.') end\nend)\n";
+    let (_dir, spec) = ruleset_with(&[("count.lua", code)]);
+    assert_bob_learns_nothing(&spec, "moves");
+}
+
+/// `ctx:reveal` of a card a hand does not hold fails: caught with `pcall`, a miss tells the
+/// mod what bob does not hold, and it says so to ann.
+#[test]
+fn a_reveal_that_misses_is_a_probe_of_the_hand() {
+    let code = r#"diving.on_turn_start(function(ctx, player)
+  if player ~= 1 then return end
+  for _, c in ipairs({ "KS", "KH", "KD", "KC", "QS", "QH", "QD", "QC" }) do
+    if ctx:hand_size(2) > 0 and not pcall(function() ctx:reveal(2, c) end) then
+      ctx:say("bob lacks " .. c)
+    end
+  end
+end)
+"#;
+    let (_dir, spec) = ruleset_with(&[("miss.lua", code)]);
+    for seed in 0..8 {
+        let mut table = hosted(&spec, seed);
+        let mut out = Vec::new();
+        table.start(&mut out);
+        let ann = read(&table, &out, Viewer::Seat(0));
+        assert!(!ann.contains("lacks"), "seed {seed}: ann reads what bob does not hold:\n{ann}");
+    }
+}
+
+/// Uncaught, the miss fails the move with a message that names the hand: at ann's turn start
+/// (in bob's move), bob would read what ann does not hold.
+#[test]
+fn a_reveal_that_misses_fails_without_telling_the_hand() {
+    let code = r#"diving.on_turn_start(function(ctx, player)
+  if player == 1 and ctx:turn() > 1 then ctx:reveal(1, "KS") end
+end)
+"#;
+    let (_dir, spec) = ruleset_with(&[("miss.lua", code)]);
+    let mut told = 0;
+    for seed in 0..8 {
+        let mut table = hosted(&spec, seed);
+        let mut out = Vec::new();
+        table.start(&mut out);
+        let card = table.session().game().player(0).hand.iter().find(|c| c.rank.is_number()).copied().unwrap();
+        table.line(Caller::Seat(0), &format!("play {card}"), &mut out);
+        if table.session().game().player(0).hand.contains(&"KS".parse().unwrap()) {
+            continue;
+        }
+        let card = table.session().game().player(1).hand.iter().find(|c| c.rank.is_number()).copied().unwrap();
+        let mut replies = Vec::new();
+        table.line(Caller::Seat(1), &format!("play {card}"), &mut replies);
+        let bob = read(&table, &replies, Viewer::Seat(1));
+        assert!(bob.contains("miss.lua"), "the move failed: {bob}");
+        told += 1;
+        assert!(!bob.contains("not in ann's hand"), "seed {seed}: bob reads what ann does not hold:\n{bob}");
+    }
+    assert!(told > 0);
+}
+
+/// A card a handler takes from the mover's hand and leaves in play fails the move, and the
+/// failure names the card: at ann's turn start (in bob's move), bob would read ann's card.
+#[test]
+fn a_card_left_in_play_is_not_named_to_another_seat() {
+    let code = r#"diving.on_turn_start(function(ctx, player)
+  if player == 1 and ctx:turn() > 1 then ctx:take_hand(ctx:hand(1)[1]) end
+end)
+"#;
+    let (_dir, spec) = ruleset_with(&[("loose.lua", code)]);
+    for seed in 0..4 {
+        let mut table = hosted(&spec, seed);
+        let mut out = Vec::new();
+        table.start(&mut out);
+        let card = table.session().game().player(0).hand.iter().find(|c| c.rank.is_number()).copied().unwrap();
+        table.line(Caller::Seat(0), &format!("play {card}"), &mut out);
+        let ann = table.session().game().player(0).hand[0].to_string();
+        let card = table.session().game().player(1).hand.iter().find(|c| c.rank.is_number()).copied().unwrap();
+        let mut replies = Vec::new();
+        table.line(Caller::Seat(1), &format!("play {card}"), &mut replies);
+        let bob = read(&table, &replies, Viewer::Seat(1));
+        assert!(!bob.contains(&ann), "seed {seed}: bob reads ann's {ann}:\n{bob}");
+    }
+}
