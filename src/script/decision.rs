@@ -145,14 +145,16 @@ pub(crate) fn memory() -> Option<u64> {
 
 /// Why the decision that ran out ran out, for the failure of the call or copy it stopped:
 /// `the mods' work for one decision (listing the moves) is spent: 10000000 steps in all,
-/// spy.lua spent the most (9990000)`.
+/// spy.lua spent the most`. Not how much it spent: the failure is the stopped mod's, read as
+/// what that mod knows, while what another mod spent is that mod's choice and could count
+/// out a card it knows (the audit of issue 43).
 pub(crate) fn spent_message() -> String {
     OPEN.with_borrow_mut(|open| {
         let m = spending(open).min_by_key(|m| m.left);
         match m {
             Some(m) => {
                 let most = m.by.iter().max_by_key(|(_, s)| *s);
-                let most = most.map_or(String::new(), |(name, spent)| format!(", {name} spent the most ({spent})"));
+                let most = most.map_or(String::new(), |(name, _)| format!(", {name} spent the most"));
                 format!("the mods' work for one decision ({}) is spent: {} steps in all{most}", m.what, m.size)
             }
             None => "the mods' work for one decision is spent".into(),
@@ -179,7 +181,7 @@ mod tests {
             charge("b.lua", 450);
             assert_eq!(left(), Some(50), "the inner one is nearly spent");
             assert!(running_low(20));
-            assert!(spent_message().contains("(a bot's move) is spent: 500 steps in all, b.lua spent the most (450)"));
+            assert!(spent_message().ends_with("(a bot's move) is spent: 500 steps in all, b.lua spent the most"));
         }
         assert_eq!(left(), Some(450), "what the inner decision spent, the outer spent too");
         {

@@ -20,7 +20,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::bots;
 use crate::core::{
-    Action, ActionError, Card, Event, Game, Registry, Rules, Seat, Setup, View, Viewer, Words, full_deck,
+    Action, ActionError, Card, Event, Game, Registry, Rules, Seat, Setup, Source, View, Viewer, Words, full_deck,
 };
 use crate::limits::{self, BotSpec};
 use crate::ruleset::Ruleset;
@@ -461,9 +461,9 @@ impl Session {
                     return Some(Ok(BotMove { seat, action: *action, events, warning: note, failure }));
                 }
                 Err(ActionError::Script(e)) => {
-                    let chosen = render::command_for(&self.game, action);
-                    failure = self.unreported(format!("on '{chosen}', played by bot {name}"), e);
-                    warning = Some(format!("bot {name} chose '{chosen}', which a mod failed on"));
+                    let told = told_move(&self.game, action);
+                    failure = self.unreported(format!("on {told}, played by bot {name}"), e);
+                    warning = Some(format!("bot {name} chose {told}, which a mod failed on"));
                 }
                 Err(e) => {
                     let chosen = render::command_for(&self.game, action);
@@ -476,8 +476,8 @@ impl Session {
         }
         match choice {
             Err(bots::BotError::ModFailed { name: bot, action, error }) => {
-                let chosen = render::command_for(&self.game, &action);
-                failure = self.unreported(format!("on '{chosen}', while bot {bot} weighed it for {name}"), error);
+                let told = told_move(&self.game, &action);
+                failure = self.unreported(format!("on {told}, while bot {bot} weighed it for {name}"), error);
                 warning = Some(format!("bot {name} found a listed move a mod fails on"));
             }
             Err(e) => warning = Some(format!("bot {name} failed: {e}")),
@@ -895,6 +895,18 @@ fn as_saved(mut now: serde_json::Value, saved: &serde_json::Value) -> serde_json
         }
     }
     now
+}
+
+/// How a bot's move a mod failed on is named to every reader: a move from the bot's hand
+/// (a play, a recovery, an action naming one of its cards) not by its cards, which the other
+/// seats may not see (the move failed, so nobody saw them); any other by its command.
+fn told_move(game: &Game, action: &Action) -> String {
+    match action {
+        Action::Play { from: Source::Hand, .. } => "a play from the hand".into(),
+        Action::Recover { .. } => "a recovery".into(),
+        Action::Act { name, card: Some(_), .. } => format!("'{name}' with a card of the hand"),
+        _ => format!("'{}'", render::command_for(game, action)),
+    }
 }
 
 #[cfg(test)]

@@ -161,3 +161,115 @@ end)
         assert!(!bob.contains(&ann), "seed {seed}: bob reads ann's {ann}:\n{bob}");
     }
 }
+
+/// What bob reads when he lists his moves with their previews (each worked out on a copy of the
+/// game, which copies the mods' globals), after ann drew.
+fn bob_previews(spec: &str, seed: u64) -> (String, String) {
+    let mut table = hosted(spec, seed);
+    let mut out = Vec::new();
+    table.start(&mut out);
+    let card = table.session().game().player(0).hand.iter().find(|c| c.rank.is_number()).copied().unwrap();
+    table.line(Caller::Seat(0), &format!("play {card}"), &mut out);
+    let drawn = table.session().game().player(0).hand.last().unwrap().to_string();
+    // The previews a mod fails on, each once (the others depend on the deal).
+    let mut failed: Vec<String> = table
+        .listed(Caller::Seat(1))
+        .iter()
+        .map(|action| {
+            let previewed = table.session().preview(action);
+            diving::table::render::preview_outcome(table.game(), &previewed, Viewer::Seat(1))
+        })
+        .filter(|text| text.contains("a mod fails"))
+        .collect();
+    failed.dedup();
+    (drawn, failed.join("\n"))
+}
+
+/// Which global holds what is the mod's to choose: a table too deep to copy, kept in the
+/// global `g4` when ann drew a 4, fails every copy of the game (each preview of bob's moves)
+/// with a message that names the global.
+#[test]
+fn the_global_a_copy_fails_on_does_not_tell_a_hidden_card() {
+    let mut code = String::from(
+        "diving.on_draw(function(ctx, player, card)\n  if player ~= 1 then return end\n  local r = tonumber(string.match(card, '^(%d+)')) or 1\n  local t = {}\n  for i = 1, 250 do t = { t } end\n",
+    );
+    for r in 1..=10 {
+        code += &format!("  if r == {r} then g{r} = t end\n");
+    }
+    code += "end)\n";
+    let (_dir, spec) = ruleset_with(&[("name.lua", &code)]);
+    let mut by_text: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for seed in 0..8 {
+        let (drawn, seen) = bob_previews(&spec, seed);
+        assert!(seen.contains("a mod fails on it: mod "), "the copy failed: {seen}");
+        by_text.entry(seen).or_default().push(drawn);
+    }
+    assert_eq!(by_text.len(), 1, "bob's previews depend on the card ann drew: {by_text:#?}");
+}
+
+/// A mod that fails on one card (a buggy 9, not even hostile): when a bot weighs playing it,
+/// every reader is told the failure, "on 'play 9H', while bot greedy weighed it for bob" —
+/// which names a card of the bot's hand to ann.
+#[test]
+fn a_failure_found_by_a_bot_weighing_its_moves_does_not_name_its_card() {
+    let code = "diving.wrap(9, function(ctx, play, previous) error('nine fails') end)\n";
+    let (_dir, spec) = ruleset_with(&[("nine.lua", code)]);
+    let mut found = 0;
+    for seed in 0..12 {
+        let seats = vec![
+            Seating { name: "ann".into(), bot: None },
+            Seating { name: "bob".into(), bot: Some("greedy".into()) },
+        ];
+        let mut table = Table::new(Session::new(&spec, seats, seed, None).unwrap(), Policy::network(true, 200));
+        let mut out = Vec::new();
+        table.start(&mut out);
+        for _ in 0..10 {
+            if table.game().is_over() {
+                break;
+            }
+            let game = table.session().game();
+            if game.current() != 0 {
+                table.run_bots(&mut out);
+                continue;
+            }
+            let card = game.player(0).hand.iter().find(|c| c.rank.is_number() && c.rank.number() != 9).copied();
+            let line = match card {
+                Some(card) => format!("play {card}"),
+                None => format!("recover {}", game.player(0).hand[0]),
+            };
+            let before: Vec<String> = table.game().player(1).hand.iter().map(ToString::to_string).collect();
+            let mut replies = Vec::new();
+            table.line(Caller::Seat(0), &line, &mut replies);
+            let ann = read(&table, &replies, Viewer::Seat(0));
+            // The move the bot plays instead is seen by all; the one it weighed is not.
+            for told in ann.lines().filter(|l| l.contains("a mod failed on") || l.contains("which a mod failed on")) {
+                found += 1;
+                for c in &before {
+                    assert!(!told.contains(c.as_str()), "seed {seed}: ann reads bob's {c}: {told}");
+                }
+            }
+            out.extend(replies);
+        }
+    }
+    assert!(found > 0, "a bot weighed a 9 in some game");
+}
+
+/// One budget per decision, and a second mod to say it: the mod that knows ann's card spends
+/// as much of bob's listing as the card's pips (kept under the budget), and another mod,
+/// which knows nothing, spends the rest and fails; its failure said how much the first had
+/// spent. (Which of the two runs the budget out stays a visible consequence, as whether a
+/// move is legal is: one bit, not the card.)
+#[test]
+fn what_a_decision_had_left_does_not_tell_a_hidden_card() {
+    let mut knows = String::from(
+        "local r = 0\ndiving.on_draw(function(ctx, player, card)\n  if player == 1 then r = tonumber(string.match(card, '^(%d+)')) or 1 end\nend)\n",
+    );
+    for i in 0..11 {
+        knows += &format!(
+            "diving.action('a{i}', {{ describe = 'a', resolve = function() end, legal = function(ctx, args)\n  for i = 1, 84 + r % 5 do pcall(error, 'x') end\n  return true\nend }})\n"
+        );
+    }
+    let burns = "diving.action('burn', { describe = 'b', resolve = function() end, legal = function(ctx, args)\n  while true do end\nend })\n";
+    let (_dir, spec) = ruleset_with(&[("knows.lua", &knows), ("burns.lua", burns)]);
+    assert_bob_learns_nothing(&spec, "moves");
+}

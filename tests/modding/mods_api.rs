@@ -407,8 +407,12 @@ fn ctx_at_the_top_level_says_to_use_it_inside_a_handler() {
 #[test]
 fn a_card_left_in_play_names_the_line_that_took_it() {
     let mut game = two().game_with(mods(&["left-in-play.lua"]));
-    let e = common::refuse(&mut game, "play 7C table2").to_string();
+    let refused = common::refuse(&mut game, "play 7C table2");
+    // The mover reads it; the card came from the hand and the move failed, so the others
+    // read only the file (the audit of issue 43).
+    let e = diving::core::Viewer::Seat(game.current()).error(&refused);
     assert!(e.contains("mod tests/mods/left-in-play.lua:4: the handler ended with 9C still in play"), "{e}");
+    assert!(!refused.to_string().contains("9C"), "{refused}");
 }
 
 /// `ctx:rescue` runs the registry's rescue hook: the built-in one alone, another mod's when

@@ -90,7 +90,12 @@ impl Shared {
     /// Calls handler `f` in the sandbox; its error is located (`mod <file>:<line>: …`).
     pub(crate) fn call<R: FromLuaMulti>(&self, f: &Function, args: impl IntoLuaMulti) -> Result<R, EffectError> {
         if let Some(why) = self.script.broken() {
-            return Err(EffectError::new(why));
+            // Why a copy of the game could not be made names what a mod holds (which global,
+            // how many MiB): its choice, which can follow a card it knows. The file is
+            // everyone's; the rest only the host's log, `check` and `sim` read (the audit of
+            // issue 43).
+            let (place, rest) = why.split_once(": ").unwrap_or((&why, ""));
+            return Err(EffectError::located(place, None, rest, crate::core::Secret::deck()));
         }
         self.sandbox.call(f, args).map_err(|e| self.failure(e))
     }
