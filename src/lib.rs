@@ -241,9 +241,14 @@
 //!   (narration, a refusal's reason, a failure's message) is [`core::Words`] with the
 //!   [`core::Secret`] it may tell of, read only through [`core::Viewer::read`] (its `Display`
 //!   shows a neutral line), so a viewer reads it only if it may see every hidden card the mod
-//!   knew. Telling the table is an explicit [`core::Event::Revealed`].
-//!   *`tests/modding/mod_secrets.rs` (every hostile case, and many seeded games of every
-//!   example and a spying mod, at every viewer), `core::knowledge`'s tests.* Outside the core no renderer asks
+//!   knew. Telling the table is an explicit [`core::Event::Revealed`]. What a mod chooses
+//!   besides its words is held with them: the line it fails at, how many lines it says in a
+//!   row (one neutral line for a run), what a copy of its globals failed on.
+//!   *`tests/modding/mod_secrets.rs` (every hostile case), `tests/modding/audit_leaks.rs` (the
+//!   outside audit's cases, as non-interference: a reader's text is the same whatever the
+//!   hidden card), `tests/server/mod_secrets_everywhere.rs` (seeded games of every example and
+//!   a spying mod, hosted as `join` and the browser seat receive them, hot-seat as text and
+//!   JSON, and replayed), `core::knowledge`'s tests.* Outside the core no renderer asks
 //!   whether a hand may be seen: it reads [`core::Observation`], whose hands are `None`
 //!   where the viewer may not look. *`tests/engine/visibility.rs`,
 //!   `tests/engine/architecture.rs` (`only_the_observation_decides_which_hands_are_seen`),

@@ -216,10 +216,8 @@ fn a_failure_found_by_a_bot_weighing_its_moves_does_not_name_its_card() {
     let (_dir, spec) = ruleset_with(&[("nine.lua", code)]);
     let mut found = 0;
     for seed in 0..12 {
-        let seats = vec![
-            Seating { name: "ann".into(), bot: None },
-            Seating { name: "bob".into(), bot: Some("greedy".into()) },
-        ];
+        let seats =
+            vec![Seating { name: "ann".into(), bot: None }, Seating { name: "bob".into(), bot: Some("greedy".into()) }];
         let mut table = Table::new(Session::new(&spec, seats, seed, None).unwrap(), Policy::network(true, 200));
         let mut out = Vec::new();
         table.start(&mut out);

@@ -9,6 +9,7 @@ mod server_support;
 mod browser;
 mod browser_lobby;
 mod browser_upload;
+mod mod_secrets_everywhere;
 mod server_busy;
 mod server_crash;
 mod server_leaks;
