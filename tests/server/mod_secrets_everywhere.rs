@@ -153,7 +153,7 @@ fn hosted_game(spec: &str, seed: u64, players: usize) -> (usize, Vec<bool>) {
         let token = room.tokens()[s].clone().unwrap();
         // Even seeds: `diving join` (screens, plain text); odd: the browser seat (views,
         // with previews of each listed move).
-        let (version, display, previews) = if (seed + s as u64) % 2 == 0 {
+        let (version, display, previews) = if (seed + s as u64).is_multiple_of(2) {
             (LOBBY_SINCE, json!({"color": false, "unicode": false, "width": 80}), false)
         } else {
             (PROTOCOL, serde_json::Value::Null, s == 1)
