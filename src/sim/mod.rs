@@ -470,6 +470,11 @@ impl Arena {
             }
             let action = match &chosen {
                 Ok(action) => action,
+                // The simulator shows every card: the mod's message in full.
+                Err(crate::bots::BotError::ModFailed { name, action, error }) => {
+                    let error = Viewer::Everyone.failure(error);
+                    return Err(format!("a mod failed on '{action}' while bot {name} weighed it: {error}"));
+                }
                 Err(e) => return Err(e.to_string()),
             };
             if let Err(e) = self.game.apply(action, counts) {
