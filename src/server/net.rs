@@ -296,6 +296,10 @@ async fn upgrade(
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let Some(hosted) = hub.hosted(&room) else {
+        if ws.is_err() {
+            let limits = hub.config.limits;
+            return web::no_room(&room, limits.idle_secs, limits.abandoned_secs);
+        }
         return (StatusCode::NOT_FOUND, format!("there is no room '{room}' on this server\n")).into_response();
     };
     let Ok(ws) = ws else { return web::page() };

@@ -74,6 +74,54 @@ pub fn page() -> Response {
     serve("text/html; charset=utf-8", INDEX)
 }
 
+/// `GET /ROOM` for a room the host does not hold (404): a page that says what happened, why
+/// (a lobby table closes once no one has been at it for `idle_secs` while it waits or after
+/// its game, and `abandoned_secs` after a game left unfinished), and leads back to the lobby,
+/// where the tables are listed, to sit or watch.
+pub fn no_room(room: &str, idle_secs: u64, abandoned_secs: u64) -> Response {
+    let shown: String = crate::limits::shown(room, crate::limits::NewLines::Escaped).chars().take(40).collect();
+    let room = escape(&shown);
+    let (idle, abandoned) = (minutes(idle_secs), minutes(abandoned_secs));
+    let body = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>No table {room} — Diving Suits</title>\n<link rel=\"stylesheet\" href=\"/assets/style.css\">\n</head>\n\
+         <body>\n<main id=\"dead-end\">\n<h1>There is no table {room} here</h1>\n\
+         <p>This host holds no table called {room}: it has closed, or the link is not quite right.</p>\n\
+         <p>Why: a table made in the lobby closes once no one has been at it for {idle} while it waits \
+         for players or after its game has ended, and {abandoned} after everyone left a game unfinished \
+         (its games stay in the host's history and ratings).</p>\n\
+         <p><a href=\"/\">Back to the lobby</a>: its tables, to sit at or watch, and a new one.</p>\n\
+         </main>\n</body>\n</html>\n"
+    );
+    (StatusCode::NOT_FOUND, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
+}
+
+/// `n` seconds in words: `10 minutes`, `an hour`, `2 hours`.
+fn minutes(secs: u64) -> String {
+    match secs {
+        3600 => "an hour".to_string(),
+        s if s % 3600 == 0 => format!("{} hours", s / 3600),
+        60 => "a minute".to_string(),
+        s if s % 60 == 0 => format!("{} minutes", s / 60),
+        s => format!("{s} seconds"),
+    }
+}
+
+/// Text made safe inside HTML.
+fn escape(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '&' => "&amp;".to_string(),
+            '"' => "&quot;".to_string(),
+            '\'' => "&#39;".to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 /// `GET /assets/FILE`: the page's style and scripts.
 pub async fn asset(Path(file): Path<String>) -> Response {
     if let Some((_, script)) = SCRIPTS.iter().find(|(name, _)| *name == file) {

@@ -74,6 +74,16 @@ async fn the_page_and_its_assets_answer_beside_the_protocol() {
     for (path, status) in [("/assets/nope.js", 404), ("/2", 404), ("/1/x", 404)] {
         assert_eq!(get(server.addr, path).await.0, status, "{path}");
     }
+    // An unknown room (an expired invite, a closed table) is a page: what happened, why, and
+    // the way back to the lobby; the name in the link is shown as text, never as markup.
+    let (status, head, body) = get(server.addr, "/4242").await;
+    assert_eq!(status, 404);
+    assert!(head.contains("content-type: text/html; charset=utf-8"), "{head}");
+    assert!(body.contains("<h1>There is no table 4242 here</h1>"), "{body}");
+    assert!(body.contains("no one has been at it for 10 minutes") && body.contains("an hour after"), "{body}");
+    assert!(body.contains("<a href=\"/\">Back to the lobby</a>"), "{body}");
+    let (_, _, body) = get(server.addr, "/%3Cscript%3Ex%3C%2Fscript%3E").await;
+    assert!(body.contains("&lt;script&gt;x&lt;/script&gt;") && !body.contains("<script>"), "{body}");
     // The same address still upgrades to the protocol.
     let (mut c, hello) = Client::join(&server, "1", 0).await;
     assert_eq!(hello["seat"], 1);
