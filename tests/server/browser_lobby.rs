@@ -111,6 +111,14 @@ impl Drop for Host {
 
 #[test]
 fn two_people_make_a_table_in_the_lobby_play_it_rematch_and_see_the_leaderboard() {
+    two_people_at_a_host(meet_play_and_rematch);
+}
+
+/// Starts a lobby host and two Chromium profiles, runs `visit` with Ann's page, Bob's and the
+/// host's `HOST:PORT`, then closes the pages and stops the host, which must exit 0 on SIGTERM.
+/// A panic in `visit` is raised again once all of that is done, so a failed test leaves no
+/// browser or host behind. Skipped without a browser, as [`browser_or_skip`] says.
+pub(crate) fn two_people_at_a_host(visit: impl AsyncFnOnce(&Client, &Client, &str)) {
     let Some((chromium, chromedriver)) = browser_or_skip() else { return };
     let dir = tempfile::tempdir().unwrap();
     let host = Host::start(dir.path());
@@ -122,7 +130,7 @@ fn two_people_make_a_table_in_the_lobby_play_it_rematch_and_see_the_leaderboard(
         let bob = open_browser(&chromium, &driver, bob_profile.path()).await;
         let result = {
             use futures_util::FutureExt;
-            std::panic::AssertUnwindSafe(meet_play_and_rematch(&ann, &bob, &host.addr)).catch_unwind().await
+            std::panic::AssertUnwindSafe(visit(&ann, &bob, &host.addr)).catch_unwind().await
         };
         let _ = ann.close().await;
         let _ = bob.close().await;

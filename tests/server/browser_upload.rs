@@ -10,8 +10,8 @@
 //! Skipped (and said on stderr) without chromium and chromedriver, unless
 //! `DIVING_REQUIRE_BROWSER` is set: see `browser.rs`.
 
-use crate::browser::{attr, browser_or_skip, open_browser, play_one, screenshot, start_driver, wait_for};
-use crate::browser_lobby::{Host, fill, text};
+use crate::browser::{attr, play_one, screenshot, wait_for};
+use crate::browser_lobby::{fill, text, two_people_at_a_host};
 
 use std::time::{Duration, Instant};
 
@@ -28,32 +28,9 @@ const GAME_WAIT: Duration = Duration::from_secs(120);
 
 #[test]
 fn two_people_bring_the_sharks_example_play_it_and_find_it_on_the_leaderboard() {
-    let Some((chromium, chromedriver)) = browser_or_skip() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let host = Host::start(dir.path());
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let result = runtime.block_on(async {
-        let driver = start_driver(&chromedriver);
-        let (ann_profile, bob_profile) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let ann = open_browser(&chromium, &driver, ann_profile.path()).await;
-        let bob = open_browser(&chromium, &driver, bob_profile.path()).await;
-        let result = {
-            use futures_util::FutureExt;
-            std::panic::AssertUnwindSafe(bring_and_play(&ann, &bob, &host.addr)).catch_unwind().await
-        };
-        let _ = ann.close().await;
-        let _ = bob.close().await;
-        drop(driver);
-        result
-    });
-    let (status, rest) = host.stop();
-    if let Err(panic) = result {
-        std::panic::resume_unwind(panic);
-    }
-    assert!(status.success(), "the host exits 0 on SIGTERM: {status:?}, it printed {rest:#?}");
+    two_people_at_a_host(bring_and_play);
 }
 
-/// Opens the lobby as `name` (a new profile: the name form).
 async fn arrive(page: &Client, addr: &str, name: &str) {
     page.goto(&format!("http://{addr}/")).await.unwrap();
     wait_for(page, "body[data-conn='open'] #name-form:not([hidden])").await;

@@ -26,7 +26,7 @@ fn lobby_config(dir: Option<&std::path::Path>, limits: Limits) -> ServerConfig {
 }
 
 /// A lobby connection, past its hello: the first `lobby` message.
-async fn visit(server: &Server, name: Option<&str>, key: &str) -> (Client, Value) {
+pub(crate) async fn visit(server: &Server, name: Option<&str>, key: &str) -> (Client, Value) {
     let mut c = Client::connect(server, "lobby").await;
     let mut hello = json!({"type": "lobby", "protocol": PROTOCOL});
     if let Some(name) = name {
@@ -38,12 +38,12 @@ async fn visit(server: &Server, name: Option<&str>, key: &str) -> (Client, Value
     (c, first)
 }
 
-async fn next_of(c: &mut Client, kind: &str) -> Value {
+pub(crate) async fn next_of(c: &mut Client, kind: &str) -> Value {
     c.until(|m| m["type"] == kind || m["type"] == "error").await
 }
 
 /// Takes a seat a `seated` message gives, as `name`; returns the first message.
-async fn take(server: &Server, seated: &Value, name: &str, key: &str) -> (Client, Value) {
+pub(crate) async fn take(server: &Server, seated: &Value, name: &str, key: &str) -> (Client, Value) {
     let room = seated["room"].as_str().unwrap();
     let mut c = Client::connect(server, room).await;
     c.send(json!({
@@ -56,15 +56,15 @@ async fn take(server: &Server, seated: &Value, name: &str, key: &str) -> (Client
 }
 
 /// Plays whoever's turn it is with the first legal move until the game is over (every
-/// client answers its own turns).
-async fn play_out(clients: &mut [(&str, &mut Client)]) {
+/// client answers its own turns); returns every message the clients received.
+pub(crate) async fn play_out(clients: &mut [(&str, &mut Client)]) -> Vec<String> {
     for _ in 0..2000 {
         for (name, c) in clients.iter_mut() {
             c.command("state").await;
             let m = c.until(|m| has(m, "state")).await;
             let state = lines(&m).into_iter().find_map(|l| l.get("state").cloned()).unwrap();
             if state["over"] == true {
-                return;
+                return clients.iter().flat_map(|(_, c)| c.received.iter().cloned()).collect();
             }
             if state["current"] != *name {
                 continue;
@@ -76,7 +76,8 @@ async fn play_out(clients: &mut [(&str, &mut Client)]) {
             c.until(|m| lines(m).iter().any(|l| l.get("event").is_some() || l.get("error").is_some())).await;
         }
     }
-    panic!("the game did not end");
+    let last: Vec<&String> = clients[0].1.received.iter().rev().take(6).collect();
+    panic!("the game did not end: {last:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,9 +6,10 @@
 //! budget is refused naming the file (and line); the limits per player hold; and a host
 //! with uploads off refuses them.
 
+use crate::server_lobby::{next_of, play_out, take, visit};
 use crate::server_support;
 
-use diving::server::net::{Server, ServerConfig};
+use diving::server::net::ServerConfig;
 use diving::wire::{HostLimits as Limits, PROTOCOL};
 use serde_json::{Value, json};
 use server_support::*;
@@ -24,18 +25,6 @@ fn upload_config(dir: Option<&std::path::Path>, limits: Limits) -> ServerConfig 
         uploads: true,
         ..ServerConfig::default()
     }
-}
-
-/// A lobby connection as `name`, past its hello: the first `lobby` message.
-async fn visit(server: &Server, name: &str, key: &str) -> (Client, Value) {
-    let mut c = Client::connect(server, "lobby").await;
-    c.send(json!({"type": "lobby", "protocol": PROTOCOL, "name": name, "key": key})).await;
-    let first = c.recv().await.unwrap();
-    (c, first)
-}
-
-async fn next_of(c: &mut Client, kind: &str) -> Value {
-    c.until(|m| m["type"] == kind || m["type"] == "error").await
 }
 
 /// The files of an example ruleset, as a player's client sends them.
@@ -56,55 +45,13 @@ fn upload(files: Value) -> Value {
     json!({"type": "upload", "files": files, "id": "up"})
 }
 
-/// Takes a seat a `seated` message gives, as `name`; returns the first message.
-async fn take(server: &Server, seated: &Value, name: &str, key: &str) -> (Client, Value) {
-    let room = seated["room"].as_str().unwrap();
-    let mut c = Client::connect(server, room).await;
-    c.send(json!({
-        "type": "join", "protocol": PROTOCOL, "seat": seated["seat"], "token": seated["token"],
-        "player": {"name": name, "key": key},
-    }))
-    .await;
-    let first = c.recv().await.unwrap();
-    (c, first)
-}
-
-/// Plays whoever's turn it is with the first legal move until the game is over; every
-/// narration either seat reads is kept.
-async fn play_out(clients: &mut [(&str, &mut Client)]) -> Vec<String> {
-    let mut told = Vec::new();
-    for _ in 0..2000 {
-        for (name, c) in clients.iter_mut() {
-            c.command("state").await;
-            let m = c.until(|m| has(m, "state")).await;
-            let state = lines(&m).into_iter().find_map(|l| l.get("state").cloned()).unwrap();
-            if state["over"] == true {
-                for c in clients.iter() {
-                    told.extend(c.1.received.iter().cloned());
-                }
-                return told;
-            }
-            if state["current"] != *name {
-                continue;
-            }
-            c.command("moves").await;
-            let m = c.until(|m| has(m, "moves")).await;
-            let first = lines(&m)[0]["moves"][0].as_str().unwrap().to_string();
-            c.command(&first).await;
-            c.until(|m| lines(m).iter().any(|l| l.get("event").is_some() || l.get("error").is_some())).await;
-        }
-    }
-    let last: Vec<&String> = clients[0].1.received.iter().rev().take(6).collect();
-    panic!("the game did not end: {last:#?}");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sharks_example_brought_by_a_player_is_played_rated_kept_and_resumed() {
     let dir = tempfile::tempdir().unwrap();
     let limits = Limits { per_second: 1000, burst: 1000, ..Limits::default() };
     let config = upload_config(Some(dir.path()), limits);
     let server = serve(Vec::new(), config.clone()).await;
-    let (mut ann, first) = visit(&server, "ann", ANN).await;
+    let (mut ann, first) = visit(&server, Some("ann"), ANN).await;
     assert_eq!(first["uploads"], true, "{first}");
     ann.send(upload(example("sharks"))).await;
     let uploaded = next_of(&mut ann, "uploaded").await;
@@ -126,7 +73,7 @@ async fn the_sharks_example_brought_by_a_player_is_played_rated_kept_and_resumed
     let listed = ann.until(|m| m["type"] == "lobby").await;
     assert!(listed["rulesets"].as_array().unwrap().iter().any(|r| r["id"] == id.as_str()), "{listed}");
     // Bob brings the same files: it is the same ruleset, known, not checked again.
-    let (mut bob, _) = visit(&server, "bob", BOB).await;
+    let (mut bob, _) = visit(&server, Some("bob"), BOB).await;
     bob.send(upload(example("sharks"))).await;
     let again = next_of(&mut bob, "uploaded").await;
     assert_eq!((again["known"].as_bool(), again["ruleset"]["id"].as_str()), (Some(true), Some(id.as_str())));
@@ -163,7 +110,7 @@ async fn the_sharks_example_brought_by_a_player_is_played_rated_kept_and_resumed
     assert_eq!(rooms.len(), 1);
     assert_eq!(rooms[0].ruleset().name, id);
     let server = serve(rooms, config).await;
-    let (mut ann, first) = visit(&server, "ann", ANN).await;
+    let (mut ann, first) = visit(&server, Some("ann"), ANN).await;
     assert!(first["rulesets"].as_array().unwrap().iter().any(|r| r["id"] == id.as_str() && r["hash"] == hash));
     ann.send(json!({"type": "ratings", "ruleset": id})).await;
     assert_eq!(next_of(&mut ann, "ratings").await["rows"].as_array().map(Vec::len), Some(3));
@@ -189,7 +136,7 @@ fn ruleset_with(lua: &str) -> Value {
 async fn refused_rulesets_name_the_file_and_the_line_and_change_nothing() {
     let limits = Limits { upload_files: 3, upload_file_bytes: 2000, upload_bytes: 3000, ..Limits::default() };
     let server = serve(Vec::new(), upload_config(None, limits)).await;
-    let (mut ann, first) = visit(&server, "ann", ANN).await;
+    let (mut ann, first) = visit(&server, Some("ann"), ANN).await;
     let offered = first["rulesets"].clone();
 
     // Too big: one file, then all of them.
@@ -236,7 +183,7 @@ async fn refused_rulesets_name_the_file_and_the_line_and_change_nothing() {
 async fn uploads_are_limited_per_player_and_can_be_turned_off() {
     let limits = Limits { uploads_per_player: 1, ..Limits::default() };
     let server = serve(Vec::new(), upload_config(None, limits)).await;
-    let (mut ann, _) = visit(&server, "ann", ANN).await;
+    let (mut ann, _) = visit(&server, Some("ann"), ANN).await;
     let (code, _) = refusal(&mut ann, ruleset_with("local x = = 1\n")).await;
     assert_eq!(code, "upload", "a refused ruleset counts too: its check cost the host");
     let (code, message) = refusal(&mut ann, example("sharks")).await;
@@ -245,7 +192,7 @@ async fn uploads_are_limited_per_player_and_can_be_turned_off() {
     server.stop().await.unwrap();
 
     let server = serve(Vec::new(), ServerConfig { uploads: false, ..upload_config(None, Limits::default()) }).await;
-    let (mut ann, first) = visit(&server, "ann", ANN).await;
+    let (mut ann, first) = visit(&server, Some("ann"), ANN).await;
     assert_eq!(first["uploads"], false);
     let (code, message) = refusal(&mut ann, example("sharks")).await;
     assert_eq!(code, "upload");
