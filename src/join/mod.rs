@@ -32,6 +32,7 @@ use anyhow::bail;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 use crate::limits::{Line, MAX_LINE_BYTES, NewLines, shown};
@@ -262,7 +263,8 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                 // A seat that loses its connection (the host stopped, restarts with `--resume`,
                 // or the network broke) tries to get back in.
                 let lost = match &message {
-                    Some(Ok(Message::Close(_))) | None => Some(format!("the server at {url} closed the connection")),
+                    Some(Ok(Message::Close(frame))) => Some(close_cause(&format!("the server at {url}"), frame.as_ref())),
+                    None => Some(close_cause(&format!("the server at {url}"), None)),
                     Some(Err(e)) => Some(format!("the connection to {url} broke: {e}")),
                     Some(Ok(_)) => None,
                 };
@@ -284,12 +286,21 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                 }
                 let text = match message {
                     Some(Ok(Message::Text(text))) => text,
-                    Some(Ok(Message::Close(_))) | None => {
+                    Some(Ok(Message::Close(frame))) => {
                         connected = false;
                         if shell.is_none() || !input_open || leaving {
                             break;
                         }
                         // The line editor is waiting for a line: it ends at the next Enter.
+                        closed.store(true, std::sync::atomic::Ordering::SeqCst);
+                        console.print(&format!("({}; press Enter to leave)\n", close_cause("the server", frame.as_ref())))?;
+                        continue;
+                    }
+                    None => {
+                        connected = false;
+                        if shell.is_none() || !input_open || leaving {
+                            break;
+                        }
                         closed.store(true, std::sync::atomic::Ordering::SeqCst);
                         console.print("(the server closed the connection; press Enter to leave)\n")?;
                         continue;
@@ -804,4 +815,45 @@ fn output_text(output: &Output, json: bool) -> (String, bool) {
         }
     }
     (text, over)
+}
+
+/// What a closed connection tells the player: that `who` closed it and, where its close frame
+/// says, why, with the code and the reason PROTOCOL.md lists (`1013 behind`: this client fell
+/// too far behind; `1001 the server stops`). The reason is the server's text, shown as any
+/// text from elsewhere is.
+fn close_cause(who: &str, frame: Option<&CloseFrame>) -> String {
+    match frame {
+        Some(frame) if !frame.reason.is_empty() => {
+            let code = u16::from(frame.code);
+            format!("{who} closed the connection: {code} {}", shown(&frame.reason, NewLines::Escaped))
+        }
+        _ => format!("{who} closed the connection"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+    fn frame(code: u16, reason: &str) -> CloseFrame {
+        CloseFrame { code: CloseCode::from(code), reason: reason.into() }
+    }
+
+    #[test]
+    fn a_closed_connection_says_the_code_and_reason_the_server_gave() {
+        assert_eq!(
+            close_cause("the server at ws://h:1", Some(&frame(1013, "behind"))),
+            "the server at ws://h:1 closed the connection: 1013 behind"
+        );
+        assert_eq!(close_cause("the server", None), "the server closed the connection");
+        assert_eq!(close_cause("the server", Some(&frame(1000, ""))), "the server closed the connection");
+    }
+
+    #[test]
+    fn a_close_reason_reaches_the_terminal_without_its_escape_sequences() {
+        let said = close_cause("the server", Some(&frame(1008, "\u{1b}]0;owned\u{7}stop")));
+        assert!(!said.contains('\u{1b}') && !said.contains('\u{7}'), "{said:?}");
+        assert!(said.ends_with("stop"), "{said:?}");
+    }
 }
