@@ -4,23 +4,11 @@
 //! reader's text does not depend on them (non-interference), rather than searching the text
 //! for one card.
 
+use crate::mod_secrets::ruleset_with;
 use diving::core::Viewer;
 use diving::table::command::{Caller, Policy, Reply, Table};
 use diving::table::reply::Look;
 use diving::table::session::{Seating, Session};
-
-fn ruleset_with(mods: &[(&str, &str)]) -> (tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let names: Vec<String> = mods.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-    for (name, code) in mods {
-        std::fs::write(dir.path().join(name), code).unwrap();
-    }
-    let toml = format!("extends = \"standard\"\nmods = [{}]\n", names.join(", "));
-    let path = dir.path().join("house.toml");
-    std::fs::write(&path, toml).unwrap();
-    let spec = path.display().to_string();
-    (dir, spec)
-}
 
 fn hosted(spec: &str, seed: u64) -> Table {
     let seats = ["ann", "bob"].iter().map(|n| Seating { name: n.to_string(), bot: None }).collect();

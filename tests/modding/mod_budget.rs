@@ -9,6 +9,7 @@
 
 use crate::cli_support;
 use crate::common;
+use crate::mod_secrets::ruleset_with;
 
 use diving::bots::{Bot, GreedyBot, MctsBot};
 use diving::core::{ActionError, Game, Setup, View, Viewer};
@@ -17,19 +18,6 @@ use diving::script::decision::{self, BOT_STEPS, STEPS};
 use diving::script::{decide, decide_apart};
 use diving::table::command::{Caller, Policy, Reply, Table};
 use diving::table::session::{Seating, Session};
-
-/// A ruleset of the standard rules with `mods` (name, code), written to a fresh folder.
-fn ruleset_with(mods: &[(&str, &str)]) -> (tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let names: Vec<String> = mods.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-    for (name, code) in mods {
-        std::fs::write(dir.path().join(name), code).unwrap();
-    }
-    let path = dir.path().join("house.toml");
-    std::fs::write(&path, format!("extends = \"standard\"\nmods = [{}]\n", names.join(", "))).unwrap();
-    let spec = path.display().to_string();
-    (dir, spec)
-}
 
 fn game_of(spec: &str, seed: u64) -> Game {
     let ruleset = Ruleset::load(spec).unwrap_or_else(|e| panic!("{e}"));

@@ -19,7 +19,7 @@ use diving::table::reply::Look;
 use diving::table::session::{Seating, Session};
 
 /// A ruleset of the standard rules with `mods` (name, code), written to a fresh folder.
-fn ruleset_with(mods: &[(&str, &str)]) -> (tempfile::TempDir, String) {
+pub(crate) fn ruleset_with(mods: &[(&str, &str)]) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let names: Vec<String> = mods.iter().map(|(n, _)| format!("\"{n}\"")).collect();
     for (name, code) in mods {
