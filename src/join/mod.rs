@@ -121,12 +121,15 @@ enum Input {
     Width(usize),
 }
 
-/// What the prompt says, from what the server last told.
+/// What the prompt says. The game's prompt names this seat's player (or says `watching`) for
+/// the whole session and never the game's state: the line editor draws a prompt when it
+/// starts reading a line and cannot change it while the line is typed, so a prompt that said
+/// `game over` would still say so after a rematch had begun (and one saying whose turn it is
+/// would be stale as soon as a bot moved). The state is in the board and the lines above.
 #[derive(Debug, Clone, Default)]
 struct Prompt {
     /// This seat's player (`None`: watching).
     player: Option<String>,
-    over: bool,
     /// A prompt of the lobby's (`lobby> `, `your name: `), in place of the game's. While it
     /// is set, the terminal's reader waits after each line until the lobby has dealt with it
     /// (the `go` of [`read_terminal`]), so the next prompt is the one that line led to: the
@@ -137,20 +140,17 @@ struct Prompt {
 impl Prompt {
     /// The game's prompt for `player`.
     fn game(player: Option<String>) -> Prompt {
-        Prompt { player, over: false, lobby: None }
+        Prompt { player, lobby: None }
     }
-}
 
-impl Prompt {
     fn text(&self) -> String {
         if let Some(text) = &self.lobby {
             return text.clone();
         }
-        match (&self.player, self.over) {
-            (_, true) => "game over> ".into(),
+        match &self.player {
             // The name is the host's word: shown with its control characters escaped.
-            (Some(name), false) => format!("{}> ", crate::limits::shown(name, crate::limits::NewLines::Escaped)),
-            (None, false) => "watching> ".into(),
+            Some(name) => format!("{}> ", crate::limits::shown(name, crate::limits::NewLines::Escaped)),
+            None => "watching> ".into(),
         }
     }
 }
@@ -671,7 +671,6 @@ impl Shell {
         if let Some(words) = &view.completion {
             *self.words.lock().unwrap_or_else(|e| e.into_inner()) = words.clone();
         }
-        self.prompt.lock().unwrap_or_else(|e| e.into_inner()).over = view.over;
         let key = (view.at as u64, u64::from(view.turn), view.over);
         if self.shown == Some(key) {
             return String::new();

@@ -15,7 +15,7 @@ use diving::server::room::{Room, RoomOptions, new_token};
 use diving::table::seating::read_deck;
 use diving::table::session::Session;
 use rexpect::session::{Options, PtySession, spawn_with_options};
-use server_support::seating;
+use server_support::{Client, seating};
 
 const TIMEOUT_MS: u64 = 60_000;
 
@@ -83,6 +83,68 @@ fn a_remote_seat_plays_in_the_shell_with_completion_from_the_server() {
     p.exp_string("alice> ").unwrap();
     p.send_line("quit").unwrap();
     p.exp_string("you left the game").unwrap();
+    p.exp_eof().unwrap();
+    runtime.block_on(server.stop()).unwrap();
+}
+
+/// The prompt names the seat's player all through a game, its end and a rematch: the line
+/// editor cannot redraw a prompt while a line is read, so one that said `game over` was still
+/// showing it after the rematch had begun (issue 46).
+#[test]
+fn the_prompt_is_the_players_through_the_end_and_a_rematch() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let _guard = runtime.enter();
+    let deck = read_deck(&format!("@{}/scripts/short-game.deck", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let session = Session::new("standard", seating(&["alice", "bob"]), 1, Some(deck)).unwrap();
+    let token = new_token();
+    let room = Room::new("1", session, vec![Some(token.clone()), Some(new_token())], RoomOptions::default());
+    let server = runtime.block_on(async { server_support::serve(vec![room], ServerConfig::default()).await });
+    let (mut bob, _) = runtime.block_on(Client::join(&server, "1", 1));
+    let mut p = start(join(&server, &token, &[]));
+    p.exp_string("alice> ").unwrap();
+
+    // scripts/short-game.txt, alice at this terminal and bob over the protocol; each move
+    // waits until alice's terminal has shown the one before it.
+    let moves = [
+        ("alice", "play 10H", "alice plays 10H"),
+        ("bob", "play 2C", "bob plays 2C"),
+        ("alice", "play QH", "alice plays QH"),
+        ("bob", "play 3C", "bob plays 3C"),
+        ("alice", "play 10C", "alice plays 10C"),
+        ("bob", "play KS", "bob plays KS"),
+        ("alice", "play QD", "alice plays QD"),
+        ("bob", "play 5D", "bob plays 5D"),
+        ("alice", "play 10D", "alice plays 10D"),
+        ("bob", "recover 6H 7H", "bob recovers with 6H 7H"),
+        ("alice", "play QS", "alice plays QS"),
+        ("bob", "play 8H", "bob plays 8H"),
+    ];
+    let mut shown = String::new();
+    for (who, line, told) in moves {
+        match who {
+            "alice" => {
+                p.send_line(line).unwrap();
+            }
+            _ => runtime.block_on(bob.command(line)),
+        }
+        shown += &p.exp_string(told).unwrap();
+    }
+    p.send_line("play 9H").unwrap();
+    shown += &p.exp_string("alice won in 13 turns").unwrap();
+    shown += &p.exp_string("the game is over").unwrap();
+    p.send_line("rematch").unwrap();
+    shown += &p.exp_string("waiting for bob").unwrap();
+    runtime.block_on(bob.command("rematch"));
+    shown += &p.exp_string("a new game starts").unwrap();
+    shown += &p.exp_string("Diving Suits - bob vs alice").unwrap();
+    shown += &p.exp_string("alice's hand").unwrap();
+    shown += &p.exp_string("alice> ").unwrap();
+    // The new game (bob begins it, D4) is played at the same prompt.
+    p.send_line("moves").unwrap();
+    shown += &p.exp_string("no moves: it is bob's turn").unwrap();
+    shown += &p.exp_string("alice> ").unwrap();
+    assert!(!shown.contains("game over>"), "a prompt said the game was over:\n{shown}");
+    p.send_line("quit").unwrap();
     p.exp_eof().unwrap();
     runtime.block_on(server.stop()).unwrap();
 }
