@@ -15,7 +15,9 @@
 //! however the program ends), so two windows never write one file and the list says which
 //! games are open elsewhere. `KEY.notices` gathers, one JSON line each, the notices other
 //! programs record about the game (a save of it opened with every hand shown); the program
-//! playing it takes them in at its next hand-over.
+//! playing it takes them in at its next hand-over. The file goes with the last kept copy of its
+//! game (a finished game, `--forget`), and one left without any (its game never resumed) is
+//! removed when the list is next read: the save the notice came from records it itself.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -145,7 +147,7 @@ impl Autosave {
         let _ = fs::remove_file(&self.path);
         let _ = fs::remove_file(self.path.with_extension("lock"));
         if let Some(dir) = self.path.parent() {
-            let _ = fs::remove_file(dir.join(format!("{}.notices", self.key)));
+            forget_unkept_notices(dir, &self.key);
         }
     }
 }
@@ -221,6 +223,12 @@ impl Kept {
         let resumed = self.take()?;
         let _ = fs::remove_file(&resumed.path);
         let _ = fs::remove_file(resumed.path.with_extension("lock"));
+        drop(resumed);
+        if let (Some(dir), Some(key)) =
+            (self.path.parent(), self.path.file_stem().and_then(|s| key_of(&s.to_string_lossy())))
+        {
+            forget_unkept_notices(dir, &key);
+        }
         Ok(())
     }
 }
@@ -228,8 +236,12 @@ impl Kept {
 /// The unfinished games kept, the most recently played first. A file that cannot be read as
 /// a save is left out (and left alone).
 pub fn kept_games() -> Vec<Kept> {
-    let Some(dir) = games_dir() else { return Vec::new() };
-    let Ok(entries) = fs::read_dir(&dir) else { return Vec::new() };
+    games_dir().map_or_else(Vec::new, |dir| kept_games_in(&dir))
+}
+
+/// [`kept_games`] of `dir`.
+fn kept_games_in(dir: &Path) -> Vec<Kept> {
+    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
     let entries: Vec<fs::DirEntry> = entries.flatten().collect();
     // The lock of a game that never got a move, left by a program that was killed.
     for entry in &entries {
@@ -239,6 +251,15 @@ pub fn kept_games() -> Vec<Kept> {
             && let Ok(Some(_held)) = lock(&path)
         {
             let _ = fs::remove_file(&path);
+        }
+    }
+    // The notices of a game no longer kept (never resumed, or let go by an older diving).
+    for entry in &entries {
+        let path = entry.path();
+        if path.extension().is_some_and(|x| x == "notices")
+            && let Some(key) = path.file_stem().map(|s| s.to_string_lossy().into_owned())
+        {
+            forget_unkept_notices(dir, &key);
         }
     }
     let mut games: Vec<Kept> = entries
@@ -294,6 +315,29 @@ pub fn record_elsewhere(key: &str, notice: &Notice) -> Result<(), String> {
         .open(&path)
         .and_then(|mut f| f.write_all(line.as_bytes()).and_then(|()| f.sync_all()))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The key of the game a kept file's name (`KEY` or `KEY-N`, without `.json`) is of.
+fn key_of(stem: &str) -> Option<String> {
+    let key = match stem.rsplit_once('-') {
+        Some((key, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => key,
+        _ => stem,
+    };
+    (!key.is_empty()).then(|| key.to_string())
+}
+
+/// Removes `KEY.notices` from `dir` unless a copy of the game `key` is still kept there: its
+/// `KEY.json` or `KEY-N.json`, or the lock of a window playing it that has not written it yet.
+fn forget_unkept_notices(dir: &Path, key: &str) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    let kept = entries.flatten().any(|e| {
+        let path = e.path();
+        path.extension().is_some_and(|x| x == "json" || x == "lock")
+            && path.file_stem().and_then(|s| key_of(&s.to_string_lossy())).as_deref() == Some(key)
+    });
+    if !kept {
+        let _ = fs::remove_file(dir.join(format!("{key}.notices")));
+    }
 }
 
 /// The notices other programs recorded about the game `key` (a line that does not read as
@@ -373,6 +417,48 @@ mod tests {
             }
         }
         assert!(files(dir.path()).is_empty(), "{:?}", files(dir.path()));
+    }
+
+    /// `KEY.notices` is kept while a copy of its game is: a kept file, or a window playing it
+    /// that has not written it yet. `--forget` of the last copy removes it, and one left with
+    /// no game at all goes when the list is read.
+    #[test]
+    fn a_games_notices_go_with_its_last_kept_copy() {
+        use crate::table::session::Seating;
+        let dir = tempfile::tempdir().unwrap();
+        let seats = ["alice", "bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
+        let mut session = Session::new("standard", seats, 7, None).unwrap();
+        session.apply(session.game().legal_actions()[0]).unwrap();
+        let key = session.key();
+        for _ in 0..2 {
+            Autosave::start_in(dir.path(), &session).unwrap().keep(&session).unwrap();
+        }
+        let notices = dir.path().join(format!("{key}.notices"));
+        fs::write(&notices, "").unwrap();
+        let orphan = dir.path().join("00000000deadbeef.notices");
+        fs::write(&orphan, "").unwrap();
+
+        let games = kept_games_in(dir.path());
+        assert_eq!(games.len(), 2);
+        assert!(!orphan.exists(), "the notices of a game not kept stay: {:?}", files(dir.path()));
+        assert!(notices.exists());
+        games[0].forget().unwrap();
+        assert!(notices.exists(), "a copy of the game is still kept");
+        let playing = Autosave::start_in(dir.path(), &session).unwrap();
+        kept_games_in(dir.path())[0].forget().unwrap();
+        assert!(notices.exists(), "a window plays the game");
+        drop(playing);
+        assert!(kept_games_in(dir.path()).is_empty());
+        assert!(files(dir.path()).is_empty(), "{:?}", files(dir.path()));
+    }
+
+    #[test]
+    fn a_kept_files_name_tells_its_games_key() {
+        assert_eq!(key_of("0123456789abcdef").as_deref(), Some("0123456789abcdef"));
+        assert_eq!(key_of("0123456789abcdef-12").as_deref(), Some("0123456789abcdef"));
+        assert_eq!(key_of("0123456789abcdef-x").as_deref(), Some("0123456789abcdef-x"));
+        assert_eq!(key_of("0123456789abcdef-").as_deref(), Some("0123456789abcdef-"));
+        assert_eq!(key_of(""), None);
     }
 
     fn files(dir: &Path) -> Vec<String> {
