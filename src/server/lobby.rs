@@ -212,6 +212,13 @@ impl Lobby {
         true
     }
 
+    /// What new tables may be made with: the host's own rulesets, and those its players
+    /// brought while it takes them (a host resumed with `--no-uploads` keeps playing the
+    /// tables that have one, but offers none of them again).
+    fn offering(&self) -> impl DoubleEndedIterator<Item = &HostedRuleset> {
+        self.offers.iter().filter(|o| o.hash.is_none() || self.uploads)
+    }
+
     /// The offer named `id`.
     pub fn offered(&self, id: &str) -> Option<&HostedRuleset> {
         self.offers.iter().find(|o| o.id == id)
@@ -423,8 +430,8 @@ impl Lobby {
     /// The `lobby` message for `visitor`; `id` when it answers its hello.
     pub fn message(&self, visitor: &Visitor, id: Option<Id>) -> ServerMessage {
         // The host's own, then the latest rulesets its players brought.
-        let own = self.offers.iter().filter(|o| o.hash.is_none());
-        let brought = self.offers.iter().rev().filter(|o| o.hash.is_some()).take(MAX_UPLOADS_LISTED);
+        let own = self.offering().filter(|o| o.hash.is_none());
+        let brought = self.offering().rev().filter(|o| o.hash.is_some()).take(MAX_UPLOADS_LISTED);
         let rulesets: Vec<Offered> = own.chain(brought).map(HostedRuleset::offered).collect();
         // Waiting tables first (they are the ones to sit at), then those playing, then over;
         // at most `MAX_LISTED` in all.
@@ -480,8 +487,8 @@ impl Lobby {
         invites: Option<usize>,
         maker: Me,
     ) -> Result<Order, String> {
-        let Some(offer) = self.offers.iter().find(|o| o.id == ruleset) else {
-            let ids: Vec<&str> = self.offers.iter().map(|o| o.id.as_str()).collect();
+        let Some(offer) = self.offering().find(|o| o.id == ruleset) else {
+            let ids: Vec<&str> = self.offering().map(|o| o.id.as_str()).collect();
             return Err(format!("this host offers no ruleset '{ruleset}' (it offers {})", ids.join(", ")));
         };
         let (min, max) = offer.seats;
@@ -633,6 +640,30 @@ mod tests {
         assert!(no("standard", 9, &[]).contains("2 to 8"));
         assert!(no("standard", 2, &["greedy", "greedy"]).contains("no seat for you"));
         assert!(no("standard", 3, &["/etc/evil.lua"]).contains("no bot"));
+    }
+
+    /// A ruleset a player brought is kept (its tables go on after `--resume`), but offered
+    /// for new tables only while the host takes uploads.
+    #[test]
+    fn a_brought_ruleset_is_offered_only_while_uploads_are_taken() {
+        let mut lobby = lobby();
+        let standard = lobby.offered("standard").unwrap().clone();
+        let brought = HostedRuleset { id: "sharks@1494".into(), hash: Some("1494".into()), ..standard };
+        assert!(lobby.offer(brought));
+        let visitor = Visitor { hello: true, me: Some(ann()), ..Visitor::default() };
+        let listed = |lobby: &Lobby| match lobby.message(&visitor, None) {
+            ServerMessage::Lobby(listing) => listing.rulesets.iter().map(|r| r.id.clone()).collect::<Vec<_>>(),
+            other => panic!("{other:?}"),
+        };
+        assert!(!listed(&lobby).contains(&"sharks@1494".to_string()), "{:?}", listed(&lobby));
+        assert!(listed(&lobby).contains(&"standard".to_string()));
+        let refused = lobby.order("sharks@1494", 2, &[], false, None, ann()).unwrap_err();
+        assert!(refused.starts_with("this host offers no ruleset 'sharks@1494'"), "{refused}");
+        let offers = refused.split_once("(it offers").map(|(_, offers)| offers).unwrap_or_default();
+        assert!(offers.contains("standard") && !offers.contains("sharks"), "{refused}");
+        lobby.take_uploads(true);
+        assert!(listed(&lobby).contains(&"sharks@1494".to_string()));
+        assert!(lobby.order("sharks@1494", 2, &[], false, None, ann()).is_ok());
     }
 
     #[test]
