@@ -303,18 +303,31 @@ fn admit(
             Received::Refused(Code::Malformed, "send text messages (JSON), not binary ones".to_string(), None)
         }
         Some(Ok(Message::Ping(_) | Message::Pong(_))) => Received::Nothing,
-        // The socket's own limit (`hard_max_message`): tungstenite says "Message too long".
-        Some(Err(e)) if e.to_string().contains("too long") => {
+        Some(Err(e)) => refused_frame(e, limits).unwrap_or(Received::End),
+        Some(Ok(Message::Close(_))) | None => Received::End,
+    }
+}
+
+/// How the connection ends after a frame the WebSocket layer refused (`None`: the socket
+/// failed, or the peer went away, and nothing can be told).
+fn refused_frame(e: axum::Error, limits: &HostLimits) -> Option<Received> {
+    use axum_tungstenite::error::{CapacityError, Error, ProtocolError};
+    let e = e.into_inner();
+    match e.downcast_ref::<Error>()? {
+        // The socket's own limit (`hard_max_message`).
+        Error::Capacity(CapacityError::MessageTooLong { .. }) => {
             let message = format!(
                 "a message may have at most {} bytes; this one has more, so the connection closes",
                 limits.max_message
             );
-            Received::Closing(Close::TooBig, Some(Box::new(ServerMessage::error(Code::TooBig, message, None))))
+            Some(Received::Closing(Close::TooBig, Some(Box::new(ServerMessage::error(Code::TooBig, message, None)))))
         }
-        // A text frame that is not UTF-8: tungstenite refuses to read it.
-        Some(Err(e)) if e.to_string().contains("UTF-8") => Received::Closing(Close::NotUtf8, None),
+        // A text frame that is not UTF-8.
+        Error::Utf8(_) => Some(Received::Closing(Close::NotUtf8, None)),
+        // The peer is gone (its TCP connection closed without a close frame).
+        Error::Protocol(ProtocolError::ResetWithoutClosingHandshake) => None,
         // A frame that breaks the protocol: the connection cannot go on, and is told why.
-        Some(Err(e)) if e.to_string().contains("protocol error") => Received::Closing(Close::ProtocolError, None),
-        Some(Ok(Message::Close(_)) | Err(_)) | None => Received::End,
+        Error::Protocol(_) => Some(Received::Closing(Close::ProtocolError, None)),
+        _ => None,
     }
 }
