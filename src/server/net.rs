@@ -302,7 +302,10 @@ async fn upgrade(
         }
         return (StatusCode::NOT_FOUND, format!("there is no room '{room}' on this server\n")).into_response();
     };
-    let Ok(ws) = ws else { return web::page() };
+    let Ok(ws) = ws else {
+        let limits = hub.config.limits;
+        return web::seat_page(limits.idle_secs, limits.abandoned_secs);
+    };
     if let Err(message) = origin_allowed(&headers, &hub.config.allow_origins) {
         return (StatusCode::FORBIDDEN, message).into_response();
     }

@@ -69,9 +69,20 @@ pub async fn index(headers: axum::http::HeaderMap) -> Response {
     page()
 }
 
-/// The page, for a room that exists.
+/// The page as the lobby opens it (`/`, `/lobby`).
 pub fn page() -> Response {
     serve("text/html; charset=utf-8", INDEX)
+}
+
+/// `GET /ROOM` for a room the host holds: the page, with the times after which the host
+/// closes a lobby table (`idle_secs` with no one at it while it waits or after its game,
+/// `abandoned_secs` after a game left unfinished) in words on its `<body>`
+/// (`data-idle`, `data-abandoned`), for the page of a seat it cannot take to say.
+pub fn seat_page(idle_secs: u64, abandoned_secs: u64) -> Response {
+    let (idle, abandoned) = (minutes(idle_secs), minutes(abandoned_secs));
+    let page = INDEX.replacen("<body ", &format!("<body data-idle=\"{idle}\" data-abandoned=\"{abandoned}\" "), 1);
+    (StatusCode::OK, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], page)
+        .into_response()
 }
 
 /// `GET /ROOM` for a room the host does not hold (404): a page that says what happened, why
@@ -141,7 +152,8 @@ pub async fn asset(Path(file): Path<String>) -> Response {
 /// `wire.js`: what the page knows of the wire, made from the wire's own types (so the page
 /// cannot drift from them): the protocol version, and for each error code whether a client
 /// gives up after it ([`Code::is_final`]), asks who the player is ([`Code::asks_who`]) or
-/// refuses the name given ([`Code::refuses_name`]).
+/// refuses the name given ([`Code::refuses_name`]), refuses a seat link for good
+/// ([`Code::refuses_seat`]) or its token ([`Code::refuses_token`]).
 pub fn wire_script() -> &'static str {
     static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SCRIPT.get_or_init(|| {
@@ -150,7 +162,13 @@ pub fn wire_script() -> &'static str {
             .map(|c| {
                 (
                     c.as_str().to_string(),
-                    json!({ "final": c.is_final(), "asks_who": c.asks_who(), "refuses_name": c.refuses_name() }),
+                    json!({
+                        "final": c.is_final(),
+                        "asks_who": c.asks_who(),
+                        "refuses_name": c.refuses_name(),
+                        "refuses_seat": c.refuses_seat(),
+                        "refuses_token": c.refuses_token(),
+                    }),
                 )
             })
             .collect();
@@ -163,7 +181,9 @@ pub fn wire_script() -> &'static str {
              codes,\n    \
              isFinal: (code) => Boolean(codes[code] && codes[code].final),\n    \
              asksWho: (code) => Boolean(codes[code] && codes[code].asks_who),\n    \
-             refusesName: (code) => Boolean(codes[code] && codes[code].refuses_name),\n  \
+             refusesName: (code) => Boolean(codes[code] && codes[code].refuses_name),\n    \
+             refusesSeat: (code) => Boolean(codes[code] && codes[code].refuses_seat),\n    \
+             refusesToken: (code) => Boolean(codes[code] && codes[code].refuses_token),\n  \
              }});\n\
              }})();\n",
             Value::Object(codes),

@@ -128,6 +128,19 @@ impl Code {
     pub fn refuses_name(self) -> bool {
         self == Code::Name
     }
+
+    /// Whether it refuses a seat link for good: a wrong token, or a seat that is not the
+    /// client's to take (another player's, a bot's, or none). The page says what happened and
+    /// why, and leads to the lobby and to watching the room.
+    pub fn refuses_seat(self) -> bool {
+        matches!(self, Code::Seat | Code::Token)
+    }
+
+    /// Whether it refuses the token given for a seat (the link was made for another seat or
+    /// another table, or is cut short).
+    pub fn refuses_token(self) -> bool {
+        self == Code::Token
+    }
 }
 
 impl std::fmt::Display for Code {
@@ -186,6 +199,15 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), Code::ALL.len(), "each code once");
+    }
+
+    #[test]
+    fn a_seat_link_refused_for_good_is_final() {
+        for code in Code::ALL {
+            assert!(!code.refuses_seat() || code.is_final(), "{code}");
+            assert!(!code.refuses_token() || code.refuses_seat(), "{code}");
+        }
+        assert!(Code::Token.refuses_token() && Code::Seat.refuses_seat() && !Code::Seat.refuses_token());
     }
 
     #[test]

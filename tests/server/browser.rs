@@ -519,7 +519,8 @@ async fn keyboard_game(
         let slots = server.with_room("1", |r| r.session().game().table().len()).unwrap();
         assert_eq!(board.len(), slots + 2, "{board:#?}");
         for (i, cell) in board.iter().take(slots).enumerate() {
-            assert!(cell.contains(&format!("table slot {} (t{})", i + 1, i + 1)), "{cell}");
+            // Named first by what it shows (t1), then what it is.
+            assert!(cell.contains(&format!("|t{} ", i + 1)) && cell.contains(&format!("table slot {}", i + 1)), "{cell}");
         }
         assert!(board[slots].contains("discard"), "{board:#?}");
         assert!(board[slots + 1].contains("deck: "), "{board:#?}");
@@ -798,8 +799,10 @@ async fn drive(
         assert!(turns.len() > 10 && once.len() == turns.len(), "a turn told twice: {turns:#?}");
         screenshot(page, "end.png").await;
         // "What happened" and the chat are announced; the discard top is read with its suit.
-        assert_eq!(attr(page, "#log", "aria-live").await, "polite");
-        assert_eq!(attr(page, "#chat", "aria-live").await, "polite");
+        for feed in ["#log-box", "#chat-box"] {
+            assert_eq!(attr(page, feed, "role").await, "log", "{feed}");
+            assert_eq!(attr(page, feed, "aria-live").await, "polite", "{feed}");
+        }
         let top = attr(page, "#discard .card", "aria-label").await;
         assert!(top.contains(" of ") || top.contains("empty"), "{top}");
         page.set_window_size(390, 844).await.unwrap();

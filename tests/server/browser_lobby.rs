@@ -164,7 +164,7 @@ async fn seat_in_link(page: &Client) -> String {
 
 /// Both pages play until both show the game over, each moving when its page says it is its
 /// move. Returns the moves made.
-async fn play_to_the_end(ann: &Client, bob: &Client) -> usize {
+pub(crate) async fn play_to_the_end(ann: &Client, bob: &Client) -> usize {
     let deadline = Instant::now() + GAME_WAIT;
     let mut moves = 0;
     loop {

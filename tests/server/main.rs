@@ -7,6 +7,7 @@
 mod server_support;
 
 mod browser;
+mod browser_a11y;
 mod browser_lobby;
 mod browser_upload;
 mod mod_secrets_everywhere;

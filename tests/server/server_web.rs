@@ -71,6 +71,12 @@ async fn the_page_and_its_assets_answer_beside_the_protocol() {
     }
     let (_, _, wire) = get(server.addr, "/assets/wire.js").await;
     assert!(wire.contains(&format!("protocol: {PROTOCOL},")), "the page speaks this protocol: {wire}");
+    // A seat's page says when the host closes a table, in its own limits' words (the page of a
+    // seat link it refuses says why); the lobby's page states them in its `lobby` messages.
+    let (_, _, seat) = get(server.addr, "/1").await;
+    assert!(seat.contains("<body data-idle=\"10 minutes\" data-abandoned=\"an hour\" "), "{seat}");
+    assert!(!get(server.addr, "/").await.2.contains("data-idle="));
+    assert!(wire.contains("\"refuses_seat\":true") && wire.contains("refusesToken: (code)"), "{wire}");
     for (path, status) in [("/assets/nope.js", 404), ("/2", 404), ("/1/x", 404)] {
         assert_eq!(get(server.addr, path).await.0, status, "{path}");
     }

@@ -9,7 +9,7 @@ import { WIRE } from "./wire.js";
 import { $, body, el, identity, onName, player, setConn } from "./page.js";
 
 // The wire as this host speaks it: its version, and what each error code means to a client.
-const { protocol: PROTOCOL, isFinal, asksWho, refusesName } = WIRE;
+const { protocol: PROTOCOL, isFinal, asksWho, refusesName, refusesSeat, refusesToken } = WIRE;
 const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
 
 /** Starts the page of the seat (or the watcher) the address and its fragment name. */
@@ -53,6 +53,8 @@ export function startSeat() {
     ruleset: null,
     // The connection closed once the game was over, and the page tried once to get back.
     overTried: false,
+    // The host refused this seat link for good (`token`, `seat`): the page says why.
+    deadEnd: null,
   };
 
   // ----- the connection -----
@@ -201,6 +203,7 @@ export function startSeat() {
         if (isFinal(m.code) || (!app.joined && !app.gathering)) {
           app.stopped = m.message;
           setConn("closed", m.message);
+          if (!app.joined && refusesSeat(m.code)) deadEnd(m.code, m.message);
           if (app.ws && !isFinal(m.code)) app.ws.close();
         } else {
           hint(m.message, true);
@@ -219,6 +222,38 @@ export function startSeat() {
         newGame(m);
         break;
     }
+  }
+
+  // ----- a seat this page cannot take -----
+  /** A seat link the host refused for good, a wrong `token` or a `seat` that is not this
+   * player's to take (someone else's, a bot's, or none): what happened in the host's words,
+   * why, when tables close (the host's times, on the page's body), and the ways on: the
+   * lobby, and watching this room. */
+  function deadEnd(code, message) {
+    app.deadEnd = code;
+    const token = refusesToken(code);
+    const view = $("dead-end");
+    view.dataset.kind = code;
+    $("dead-end-title").textContent = token ? "This link opens no seat here" : "This seat is not yours to take";
+    $("dead-end-what").textContent = `The host says: ${message}.`;
+    $("dead-end-why").textContent = token
+      ? "Each seat has its own token, in its invite link: this one was made for another seat or another table, " +
+        "or part of it was lost when it was copied. Ask whoever invited you to send the link again."
+      : "A seat at a table made in the lobby is its player's from the moment they sit down: it opens again only " +
+        "for them (the browser that keeps their key, or their terminal), whoever else has the link. If the seat " +
+        "is yours, open the link where you first sat down. A link to a bot's seat, or to a seat the table does " +
+        "not have, is refused too.";
+    const idle = body.dataset.idle;
+    $("dead-end-close").textContent = idle
+      ? `A table made in the lobby closes once no one has been at it for ${idle} while it waits for players or ` +
+        `after its game, and ${body.dataset.abandoned} after everyone left a game unfinished: its links then open nothing.`
+      : "";
+    $("dead-end-watch").href = "/" + encodeURIComponent(room);
+    for (const id of ["game", "waiting", "seat-name"]) $(id).hidden = true;
+    view.hidden = false;
+    body.dataset.phase = phase();
+    $("dead-end-title").setAttribute("tabindex", "-1");
+    $("dead-end-title").focus();
   }
 
   // ----- a table that waits, and the next game -----
@@ -398,6 +433,7 @@ export function startSeat() {
   }
 
   function phase() {
+    if (app.deadEnd) return "dead-end";
     if (app.gathering) return "seats";
     const v = app.view;
     if (!app.joined || !v) return app.everJoined ? "offline" : "join";
@@ -486,7 +522,9 @@ export function startSeat() {
     $("after-ratings").href = app.ruleset ? `/#ratings=${encodeURIComponent(app.ruleset)}` : "/";
   }
 
-  function gauge(kind, label, value, max, text) {
+  /** A diver's depth or oxygen: a meter named by the diver and the gauge (`ann: oxygen`), so
+   * that the meters of several divers are told apart out of context. */
+  function gauge(kind, label, diver, value, max, text) {
     const percent = max > 0 ? Math.max(0, Math.min(100, (100 * value) / max)) : 0;
     const fill = el("div", { class: "fill" });
     // Through the CSSOM: the page's policy allows no inline style attribute.
@@ -499,7 +537,7 @@ export function startSeat() {
       el("span", {}, label),
       el(
         "div",
-        { class: "bar", role: "meter", "aria-label": label, "aria-valuemin": 0, "aria-valuemax": max, "aria-valuenow": value, "aria-valuetext": text },
+        { class: "bar", role: "meter", "aria-label": `${diver}: ${label}`, "aria-valuemin": 0, "aria-valuemax": max, "aria-valuenow": value, "aria-valuetext": text },
         fill,
       ),
       el("span", { class: "value" }, text),
@@ -539,8 +577,8 @@ export function startSeat() {
         el(
           "div",
           { class: "gauges" },
-          gauge("depth", "depth", pl.depth, rules.max_depth, `${showDepth(pl.depth)} / ${showDepth(rules.max_depth)}`),
-          gauge("oxygen", "oxygen", pl.oxygen, rules.max_oxygen, `${pl.oxygen} / ${rules.max_oxygen}`),
+          gauge("depth", "depth", pl.name, pl.depth, rules.max_depth, `${showDepth(pl.depth)} / ${showDepth(rules.max_depth)}`),
+          gauge("oxygen", "oxygen", pl.name, pl.oxygen, rules.max_oxygen, `${pl.oxygen} / ${rules.max_oxygen}`),
         ),
         front,
       );
@@ -565,7 +603,8 @@ export function startSeat() {
       if (!card)
         return el(
           "span",
-          { class: "card empty", role: "img", "aria-label": `table slot ${i + 1} (t${i + 1}): empty`, "data-cell": true, "data-slot": i + 1 },
+          // The name begins with what the slot shows ("t1"): said aloud, it finds the slot.
+          { class: "card empty", role: "img", "aria-label": `t${i + 1} empty, table slot ${i + 1}`, "data-cell": true, "data-slot": i + 1 },
           el("span", { class: "slot", "aria-hidden": "true" }, `t${i + 1}`),
           "—",
         );
@@ -577,7 +616,9 @@ export function startSeat() {
           class: playable ? "playable" : "",
           title: cardTitle(v, card, plays),
           "data-slot": i + 1,
-          "aria-label": `table slot ${i + 1} (t${i + 1}): ${cardLabel(card)}${playable ? " (playable)" : ""}`,
+          // What the card shows ("t1", "7"), then what it is: a voice that says the visible
+          // label finds the button (WCAG 2.5.3, label in name).
+          "aria-label": `t${i + 1} ${cardLabel(card)}, table slot ${i + 1}${playable ? " (playable)" : ""}`,
           onclick: () => clickCard(card, i + 1),
         },
         false,
@@ -670,14 +711,14 @@ export function startSeat() {
     // A text of several lines (the board a return is sent) keeps its lines.
     log.append(el("li", { class: `${turn ? "turn" : ""}${text.includes("\n") ? " block" : ""}`.trim() }, text));
     while (log.children.length > 300) log.firstChild.remove();
-    log.scrollTop = log.scrollHeight;
+    $("log-box").scrollTop = $("log-box").scrollHeight;
   }
 
   function addChat(player, text) {
     const chat = $("chat");
     chat.append(el("li", {}, el("span", { class: "who" }, player + ": "), text));
     while (chat.children.length > 200) chat.firstChild.remove();
-    chat.scrollTop = chat.scrollHeight;
+    $("chat-box").scrollTop = $("chat-box").scrollHeight;
   }
 
   function hint(text, error = false) {

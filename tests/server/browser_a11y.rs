@@ -1,0 +1,261 @@
+//! Pages everyone can use, in a real browser: the real `diving host` in lobby mode and two
+//! Chromium profiles (as `browser_lobby.rs` starts them). Ann makes a table in the lobby and
+//! Bob takes its other seat; Bob then opens Ann's seat link (a seat that is someone else's)
+//! and a link with a wrong token: each opens a page that says what happened and why, with
+//! links to the lobby and to watch the room, and his own link takes him back. Both play to
+//! the end.
+//!
+//! axe-core (WCAG 2.2 AA) checks the lobby, a waiting table, a seat mid-game, both dead ends,
+//! the page of a closed table and a seat at the game's end: a serious or critical violation
+//! fails the test, listed with its rule, where, and what to do. axe-core is the npm package
+//! pinned in `.ci/axe/package-lock.json`: `npm ci --prefix .ci/axe` installs it (`.ci/run`
+//! does). Without it the test still checks the dead ends and says on stderr that the
+//! accessibility check did not run, unless `DIVING_REQUIRE_BROWSER` is set: then it fails.
+
+use crate::browser::{attr, browser_or_skip, screenshot, wait_for};
+use crate::browser_lobby::{fill, play_to_the_end, text, two_people_at_a_host};
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use fantoccini::{Client, Locator};
+use serde_json::Value;
+
+/// Where `npm ci --prefix .ci/axe` puts axe-core's browser script.
+fn axe_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".ci/axe/node_modules/axe-core/axe.min.js")
+}
+
+/// axe-core's script, or `None` (said on stderr) when it is not installed and may be skipped.
+fn axe_or_skip() -> Option<String> {
+    let path = axe_path();
+    match std::fs::read_to_string(&path) {
+        Ok(script) => Some(script),
+        Err(e) if std::env::var_os("DIVING_REQUIRE_BROWSER").is_some() => panic!(
+            "the accessibility check must run (DIVING_REQUIRE_BROWSER is set), but {} cannot be read ({e}): \
+             install axe-core with 'npm ci --prefix .ci/axe'",
+            path.display()
+        ),
+        Err(e) => {
+            let note = format!(
+                "\naccessibility check NOT RUN: {} cannot be read ({e}) (install axe-core: npm ci --prefix .ci/axe)\n",
+                path.display()
+            );
+            let _ = std::io::stderr().lock().write_all(note.as_bytes());
+            None
+        }
+    }
+}
+
+/// The rules run: WCAG 2.0, 2.1 and 2.2 at levels A and AA, axe's best practices, and the
+/// experimental label-in-name rule (WCAG 2.5.3), which axe leaves out unless asked.
+const AXE_RUN: &str = r#"
+const done = arguments[arguments.length - 1];
+axe.run(document, {
+  runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa", "best-practice"] },
+  rules: { "label-content-name-mismatch": { enabled: true } },
+  resultTypes: ["violations"],
+}).then(
+  (r) => done({
+    violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) })),
+    ran: [...r.passes, ...r.violations, ...r.incomplete, ...r.inapplicable].map((v) => v.id),
+  }),
+  (e) => done({ error: String(e) }),
+);
+"#;
+
+/// Runs axe-core in `page` (injected through the driver's script execution, which the page's
+/// content security policy does not govern) and fails listing every serious or critical
+/// violation; the lesser ones are printed.
+async fn check(page: &Client, axe: Option<&str>, what: &str) {
+    names_hold_labels(page, what).await;
+    let Some(script) = axe else { return };
+    // Once per document: a navigation drops it.
+    let loaded = page.execute("return typeof window.axe === 'object'", vec![]).await.unwrap();
+    if loaded != Value::Bool(true) {
+        page.execute(&format!("{script}\n;return typeof window.axe;"), vec![]).await.unwrap();
+    }
+    let found = page.execute_async(AXE_RUN, vec![]).await.unwrap();
+    assert!(found.get("error").is_none(), "axe-core failed on {what}: {found}");
+    let mut serious = Vec::new();
+    let mut lesser = Vec::new();
+    let ran: Vec<&str> = found["ran"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    for rule in
+        ["label-content-name-mismatch", "listitem", "scrollable-region-focusable", "color-contrast", "target-size"]
+    {
+        assert!(ran.contains(&rule), "axe-core did not run {rule} on {what}: {ran:?}");
+    }
+    for v in found["violations"].as_array().unwrap() {
+        let line = format!(
+            "{} ({}): {} — at {}",
+            v["id"].as_str().unwrap_or("?"),
+            v["impact"].as_str().unwrap_or("?"),
+            v["help"].as_str().unwrap_or("?"),
+            v["targets"]
+                .as_array()
+                .map(|t| t.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+                .unwrap_or_default()
+        );
+        match v["impact"].as_str() {
+            Some("serious" | "critical") => serious.push(line),
+            _ => lesser.push(line),
+        }
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "accessibility check: {what}: {} serious or critical, {} lesser{}",
+        serious.len(),
+        lesser.len(),
+        lesser.iter().map(|l| format!("\n  {l}")).collect::<String>()
+    );
+    assert!(
+        serious.is_empty(),
+        "axe-core finds {} serious or critical violations on {what}:\n{}",
+        serious.len(),
+        serious.join("\n")
+    );
+}
+
+/// Checks axe-core passes over, run without it too: every shown control named apart from its
+/// text has a name that begins with the words it shows (label in name, as WCAG 2.5.3
+/// advises: its visible label's letters and digits, in order, as a voice would say them),
+/// and each diver's gauges are named by the diver.
+async fn names_hold_labels(page: &Client, what: &str) {
+    let script = r##"
+      const words = (t) => t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+      const shown = (n) => n.getClientRects().length > 0;
+      const bad = [];
+      for (const n of document.querySelectorAll("button[aria-label], a[aria-label], [role='button'][aria-label], [role='link'][aria-label]")) {
+        const seen = words(n.innerText);
+        if (shown(n) && seen && !words(n.getAttribute("aria-label")).startsWith(seen))
+          bad.push(`${n.id || n.className}: shows "${n.innerText.replace(/\s+/g, " ")}", named "${n.getAttribute("aria-label")}"`);
+      }
+      for (const diver of document.querySelectorAll("#divers li.diver")) {
+        const name = diver.querySelector(".name").firstChild.textContent.trim();
+        for (const meter of diver.querySelectorAll("[role='meter']"))
+          if (!/^[^:]+: (depth|oxygen)$/.test(meter.getAttribute("aria-label")) || !meter.getAttribute("aria-label").startsWith(name + ": "))
+            bad.push(`a gauge of ${name} is named "${meter.getAttribute("aria-label")}"`);
+      }
+      return bad;
+    "##;
+    let bad = page.execute(script, vec![]).await.unwrap();
+    assert_eq!(bad, serde_json::json!([]), "names that do not hold what {what} shows");
+}
+
+#[test]
+fn the_lobby_a_seat_and_its_dead_ends_for_everyone() {
+    if browser_or_skip().is_none() {
+        return;
+    }
+    let axe = axe_or_skip();
+    two_people_at_a_host(async |ann: &Client, bob: &Client, addr: &str| {
+        let axe = axe.as_deref();
+        // Ann's first visit: the lobby asks for her name.
+        ann.goto(&format!("http://{addr}/")).await.unwrap();
+        wait_for(ann, "body[data-conn='open'] #name-form:not([hidden])").await;
+        check(ann, axe, "the lobby, asking for a name").await;
+        fill(ann, "#name", "ann").await;
+        ann.find(Locator::Css("#name-go")).await.unwrap().click().await.unwrap();
+        wait_for(ann, "body[data-conn='open'][data-you='ann']").await;
+        ann.find(Locator::Css("#create-ruleset")).await.unwrap().select_by_value("short").await.unwrap();
+        fill(ann, "#create-seats", "2").await;
+        fill(ann, "#create-bots", "0").await;
+        ann.find(Locator::Css("#create-go")).await.unwrap().click().await.unwrap();
+        let invite = wait_for(ann, "#seated:not([hidden]) #invites li[data-seat='2'] .invite-link").await;
+        let link = invite.prop("value").await.unwrap().unwrap_or_default();
+        wait_for(ann, "#tables li.table[data-state='waiting']").await;
+        check(ann, axe, "the lobby, with a table and its invites").await;
+
+        // Ann at her seat, waiting; Bob takes the other by the invite, and the game starts.
+        ann.find(Locator::Css("#seated-go")).await.unwrap().click().await.unwrap();
+        wait_for(ann, "body[data-conn='open'][data-phase='seats']").await;
+        check(ann, axe, "a table waiting for its players").await;
+        let ann_link = ann.current_url().await.unwrap().to_string();
+        bob.goto(&link).await.unwrap();
+        wait_for(bob, "#seat-name:not([hidden])").await;
+        fill(bob, "#seat-name-input", "bob").await;
+        bob.find(Locator::Css("#seat-name-go")).await.unwrap().click().await.unwrap();
+        wait_for(ann, "body[data-conn='open'][data-phase='yours']").await;
+        wait_for(bob, "body[data-conn='open'][data-phase='waiting']").await;
+        let room = ann_link.split('#').next().unwrap().rsplit('/').next().unwrap().to_string();
+
+        // A few moves, so that the log, the chat and the cards in front have something in them.
+        ann.find(Locator::Css("#chat-text")).await.unwrap().send_keys("good luck").await.unwrap();
+        ann.find(Locator::Css("#chat-form button")).await.unwrap().click().await.unwrap();
+        wait_for(bob, "#chat li").await;
+        play_moves(ann, bob, 4).await;
+        check(ann, axe, "a seat mid-game").await;
+        check(bob, axe, "a seat mid-game, waiting for the other's move").await;
+        screenshot(ann, "a11y-mid-game.png").await;
+
+        // Bob opens Ann's seat link: the seat is hers, and his browser is not hers.
+        bob.goto(&ann_link).await.unwrap();
+        dead_end(bob, addr, &room, "seat").await;
+        let said = text(bob, "#dead-end").await;
+        assert!(said.contains("seat 1") && said.contains("another player's"), "{said}");
+        check(bob, axe, "the page of a seat that is someone else's").await;
+        screenshot(bob, "a11y-taken-seat.png").await;
+        // A link with a wrong token (cut short, or another table's).
+        bob.goto(&format!("http://{addr}/{room}#seat=2&token=0123456789abcdef")).await.unwrap();
+        dead_end(bob, addr, &room, "token").await;
+        let said = text(bob, "#dead-end").await;
+        assert!(said.contains("wrong token for seat 2"), "{said}");
+        check(bob, axe, "the page of a wrong token").await;
+        screenshot(bob, "a11y-wrong-token.png").await;
+        // Its Watch link shows the game, without a seat.
+        bob.find(Locator::Css("#dead-end-watch")).await.unwrap().click().await.unwrap();
+        wait_for(bob, "body[data-conn='open'][data-phase='waiting'], body[data-conn='open'][data-phase='yours']").await;
+        assert!(text(bob, "#who").await.contains("watching"), "{}", text(bob, "#who").await);
+        assert!(bob.find(Locator::Css("#dead-end")).await.unwrap().attr("hidden").await.unwrap().is_some());
+        // A table that is no more (the page the host serves itself).
+        bob.goto(&format!("http://{addr}/4242")).await.unwrap();
+        wait_for(bob, "main#dead-end h1").await;
+        check(bob, axe, "the page of a closed table").await;
+        // His own link takes him back to his seat.
+        bob.goto(&link).await.unwrap();
+        wait_for(bob, "body[data-conn='open'][data-phase='waiting'], body[data-conn='open'][data-phase='yours']").await;
+        assert!(text(bob, "#who").await.contains("you are bob (seat 2)"), "{}", text(bob, "#who").await);
+
+        play_to_the_end(ann, bob).await;
+        check(ann, axe, "a seat at the game's end").await;
+        check(bob, axe, "the other seat at the game's end").await;
+        screenshot(ann, "a11y-end.png").await;
+    });
+}
+
+/// `moves` moves, each made by whichever page says it is its move.
+async fn play_moves(ann: &Client, bob: &Client, moves: usize) {
+    for turn in 0..moves {
+        let deadline = std::time::Instant::now() + crate::browser::PAGE_WAIT;
+        let mover = loop {
+            if attr(ann, "body", "data-phase").await == "yours" {
+                break ann;
+            }
+            if attr(bob, "body", "data-phase").await == "yours" {
+                break bob;
+            }
+            assert!(std::time::Instant::now() < deadline, "neither page says it is its move");
+            tokio::task::yield_now().await;
+        };
+        crate::browser::play_one(mover, turn).await;
+    }
+}
+
+/// The page shows the dead end of `kind`: what happened and why (the idle minutes the host
+/// states), a link to the lobby and one to watch the room; the game's own sections stay hidden.
+async fn dead_end(page: &Client, addr: &str, room: &str, kind: &str) {
+    let view = wait_for(page, &format!("#dead-end:not([hidden])[data-kind='{kind}']")).await;
+    let said = view.text().await.unwrap();
+    assert!(said.contains("10 minutes"), "the idle time is not said: {said}");
+    assert_eq!(attr(page, "body", "data-conn").await, "closed");
+    let lobby = page.find(Locator::Css("#dead-end-lobby")).await.unwrap().prop("href").await.unwrap().unwrap();
+    assert_eq!(lobby, format!("http://{addr}/"));
+    let watch = page.find(Locator::Css("#dead-end-watch")).await.unwrap().prop("href").await.unwrap().unwrap();
+    assert_eq!(watch, format!("http://{addr}/{room}"));
+    for hidden in ["#game", "#waiting", "#seat-name"] {
+        assert!(
+            page.find(Locator::Css(hidden)).await.unwrap().attr("hidden").await.unwrap().is_some(),
+            "{hidden} is shown"
+        );
+    }
+}
