@@ -267,13 +267,24 @@ impl Hub {
     /// Keeps, logs and sends what a room call produced. Called with the room locked, so
     /// messages leave in the order the room made them: what changed is handed to the
     /// [`Keeper`] here, and the messages with it, sent once it is committed.
-    pub(super) fn deliver(&self, hosted: &mut Hosted, out: Outbox) {
+    pub(super) fn deliver(&self, hosted: &mut Hosted, mut out: Outbox) {
         let mut changes = Vec::new();
         let mut exports = Vec::new();
         let changed = out.changed || !out.records.is_empty();
         let mut listed = out.listed;
-        if changed && self.stopping.load(Ordering::SeqCst) {
-            hosted.cut = true;
+        let stopping = self.stopping.load(Ordering::SeqCst);
+        if stopping {
+            // Work the stop cut short (its Lua stopped under it: a bot "cannot move", a play
+            // fails "the host is stopping"): what it did is not kept, so nobody is told of it,
+            // nor of what it said; its connections close with 1001 and come back to the game
+            // as the database keeps it.
+            if changed || !out.log.is_empty() || !out.sent.is_empty() {
+                let id = hosted.room.id();
+                self.say(&format!("room {id}: its work was cut short by the stop; the game is kept as it was before"));
+            }
+            hosted.cut |= changed;
+            out.sent.clear();
+            out.log.clear();
         } else if changed {
             let id = hosted.room.id().to_string();
             let game = hosted.room.game_number();
