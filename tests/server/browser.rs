@@ -324,7 +324,13 @@ fn a_whole_game_in_the_browser_against_a_bot_with_a_reconnect() {
 
 /// A headless Chromium session through `driver`, with a profile in `profile`.
 pub(crate) async fn open_browser(chromium: &Path, driver: &Driver, profile: &Path) -> Client {
-    let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
+    open_browser_with(chromium, driver, profile, &[]).await
+}
+
+/// [`open_browser`] with more of Chromium's flags (`--blink-settings=preferredColorScheme=0`:
+/// a person who asked their system for dark pages).
+pub(crate) async fn open_browser_with(chromium: &Path, driver: &Driver, profile: &Path, flags: &[&str]) -> Client {
+    let mut args: Vec<String> = FLAGS.iter().chain(flags).map(|f| f.to_string()).collect();
     args.push(format!("--user-data-dir={}", profile.display()));
     let capabilities = json!({
         "browserName": "chrome",

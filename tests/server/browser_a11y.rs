@@ -5,19 +5,23 @@
 //! links to the lobby and to watch the room, and his own link takes him back. Both play to
 //! the end.
 //!
-//! axe-core (WCAG 2.2 AA) checks the lobby, a waiting table, a seat mid-game, both dead ends,
-//! the page of a closed table and a seat at the game's end: a serious or critical violation
+//! axe-core (WCAG 2.2 AA) checks the lobby, a waiting table, a seat asking for a name, a seat
+//! mid-game, both dead ends, the page of a closed table, a seat at the game's end, a rematch
+//! asked and the leaderboard, and in dark colours a seat and the lobby: a serious or critical violation
 //! fails the test, listed with its rule, where, and what to do. axe-core is the npm package
 //! pinned in `.ci/axe/package-lock.json`: `npm ci --prefix .ci/axe` installs it (`.ci/run`
 //! does). Without it the test still checks the dead ends and says on stderr that the
 //! accessibility check did not run, unless `DIVING_REQUIRE_BROWSER` is set: then it fails.
 
-use crate::browser::{attr, browser_or_skip, screenshot, wait_for};
+use crate::browser::{attr, browser_or_skip, open_browser_with, play_one, screenshot, start_driver, wait_for};
 use crate::browser_lobby::{fill, play_to_the_end, text, two_people_at_a_host};
+use crate::server_support::{room, serve, token};
 
 use std::io::Write;
 use std::path::PathBuf;
 
+use diving::server::net::ServerConfig;
+use diving::server::room::RoomOptions;
 use fantoccini::{Client, Locator};
 use serde_json::Value;
 
@@ -173,6 +177,7 @@ fn the_lobby_a_seat_and_its_dead_ends_for_everyone() {
         let ann_link = ann.current_url().await.unwrap().to_string();
         bob.goto(&link).await.unwrap();
         wait_for(bob, "#seat-name:not([hidden])").await;
+        check(bob, axe, "a seat asking for a name").await;
         fill(bob, "#seat-name-input", "bob").await;
         bob.find(Locator::Css("#seat-name-go")).await.unwrap().click().await.unwrap();
         wait_for(ann, "body[data-conn='open'][data-phase='yours']").await;
@@ -184,6 +189,13 @@ fn the_lobby_a_seat_and_its_dead_ends_for_everyone() {
         ann.find(Locator::Css("#chat-form button")).await.unwrap().click().await.unwrap();
         wait_for(bob, "#chat li").await;
         play_moves(ann, bob, 4).await;
+        // The history and the chat scroll in boxes that Tab reaches, each named by its title.
+        for (feed, title) in [("#log-box", "log-title"), ("#chat-box", "chat-title")] {
+            let reached = format!(
+                "const f = document.querySelector('{feed}'); return [f.tabIndex, f.getAttribute('aria-labelledby'), f.scrollHeight > f.clientHeight || '{feed}' === '#chat-box'];"
+            );
+            assert_eq!(ann.execute(&reached, vec![]).await.unwrap(), serde_json::json!([0, title, true]), "{feed}");
+        }
         check(ann, axe, "a seat mid-game").await;
         check(bob, axe, "a seat mid-game, waiting for the other's move").await;
         screenshot(ann, "a11y-mid-game.png").await;
@@ -220,6 +232,76 @@ fn the_lobby_a_seat_and_its_dead_ends_for_everyone() {
         check(ann, axe, "a seat at the game's end").await;
         check(bob, axe, "the other seat at the game's end").await;
         screenshot(ann, "a11y-end.png").await;
+        // Rematch asked, and the lobby with the leaderboard's rows and the recent results.
+        wait_for(ann, "#after:not([hidden]) #rematch:not([disabled])").await;
+        ann.find(Locator::Css("#rematch")).await.unwrap().click().await.unwrap();
+        wait_for(bob, "#rematch-status:not(:empty)").await;
+        check(bob, axe, "a seat asked for a rematch").await;
+        ann.find(Locator::Css("#to-lobby")).await.unwrap().click().await.unwrap();
+        wait_for(ann, "body[data-phase='lobby'][data-conn='open'][data-you='ann']").await;
+        ann.find(Locator::Css("#ratings-ruleset")).await.unwrap().select_by_value("short").await.unwrap();
+        wait_for(ann, "#ratings-rows tr[data-player='bob']").await;
+        wait_for(ann, "#recent li").await;
+        check(ann, axe, "the lobby with its leaderboard").await;
+    });
+}
+
+/// The same pages for a person whose system asks for dark pages (the page's own dark colours):
+/// a seat mid-game and at the end against a bot, and the lobby.
+#[test]
+fn the_pages_in_dark_colours() {
+    let Some((chromium, chromedriver)) = browser_or_skip() else { return };
+    let axe = axe_or_skip();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let driver = start_driver(&chromedriver);
+        let profile = tempfile::tempdir().unwrap();
+        let config =
+            ServerConfig { lobby: Some(diving::server::offers(&[], None).unwrap()), ..ServerConfig::default() };
+        let server = serve(vec![room("1", &["alice", "bot:greedy"], 20_261_205, RoomOptions::default())], config).await;
+        let seat = format!("http://{}/1#seat=1&token={}", server.addr, token(&server, "1", 0));
+        let lobby = format!("http://{}/", server.addr);
+        let page =
+            open_browser_with(&chromium, &driver, profile.path(), &["--blink-settings=preferredColorScheme=0"]).await;
+        let result = {
+            use futures_util::FutureExt;
+            std::panic::AssertUnwindSafe(async {
+                let axe = axe.as_deref();
+                page.goto(&seat).await.unwrap();
+                wait_for(&page, "body[data-conn='open'][data-phase='yours']").await;
+                let dark =
+                    page.execute("return matchMedia('(prefers-color-scheme: dark)').matches", vec![]).await.unwrap();
+                assert_eq!(dark, Value::Bool(true), "the browser does not ask for dark pages");
+                for turn in 0..3 {
+                    play_one(&page, turn).await;
+                    wait_for(&page, "body[data-phase='yours'], body[data-phase='over']").await;
+                }
+                check(&page, axe, "a seat mid-game, in dark colours").await;
+                screenshot(&page, "a11y-dark-mid-game.png").await;
+                for turn in 3..400 {
+                    let phase = wait_for(&page, "body[data-phase='yours'], body[data-phase='over']").await;
+                    if phase.attr("data-phase").await.unwrap().as_deref() == Some("over") {
+                        break;
+                    }
+                    play_one(&page, turn).await;
+                }
+                check(&page, axe, "a seat at the game's end, in dark colours").await;
+                page.goto(&format!("{seat}x")).await.unwrap();
+                wait_for(&page, "#dead-end:not([hidden])").await;
+                check(&page, axe, "a wrong token, in dark colours").await;
+                page.goto(&lobby).await.unwrap();
+                wait_for(&page, "body[data-conn='open'] #name-form:not([hidden])").await;
+                check(&page, axe, "the lobby, in dark colours").await;
+            })
+            .catch_unwind()
+            .await
+        };
+        let _ = page.close().await;
+        server.stop().await.unwrap();
+        drop(driver);
+        if let Err(panic) = result {
+            std::panic::resume_unwind(panic);
+        }
     });
 }
 
@@ -237,7 +319,7 @@ async fn play_moves(ann: &Client, bob: &Client, moves: usize) {
             assert!(std::time::Instant::now() < deadline, "neither page says it is its move");
             tokio::task::yield_now().await;
         };
-        crate::browser::play_one(mover, turn).await;
+        play_one(mover, turn).await;
     }
 }
 
