@@ -237,6 +237,19 @@ fn the_lobby_a_seat_and_its_dead_ends_for_everyone() {
         ann.find(Locator::Css("#rematch")).await.unwrap().click().await.unwrap();
         wait_for(bob, "#rematch-status:not(:empty)").await;
         check(bob, axe, "a seat asked for a rematch").await;
+        // Bob opens his seat in another tab: this one is told so, and stays readable.
+        let first = bob.window().await.unwrap();
+        let tab = bob.new_window(true).await.unwrap();
+        bob.switch_to_window(tab.handle.clone()).await.unwrap();
+        bob.goto(&link).await.unwrap();
+        wait_for(bob, "body[data-conn='open'][data-phase='over']").await;
+        bob.switch_to_window(first.clone()).await.unwrap();
+        wait_for(bob, "body[data-conn='closed']").await;
+        check(bob, axe, "a seat another tab took").await;
+        screenshot(bob, "a11y-replaced.png").await;
+        bob.switch_to_window(tab.handle).await.unwrap();
+        bob.close_window().await.unwrap();
+        bob.switch_to_window(first).await.unwrap();
         ann.find(Locator::Css("#to-lobby")).await.unwrap().click().await.unwrap();
         wait_for(ann, "body[data-phase='lobby'][data-conn='open'][data-you='ann']").await;
         ann.find(Locator::Css("#ratings-ruleset")).await.unwrap().select_by_value("short").await.unwrap();
