@@ -7,7 +7,8 @@
 //!
 //! axe-core (WCAG 2.2 AA) checks the lobby, a waiting table, a seat asking for a name, a seat
 //! mid-game, both dead ends, the page of a closed table, a seat at the game's end, a rematch
-//! asked and the leaderboard, and in dark colours a seat and the lobby: a serious or critical violation
+//! asked, a seat another tab took and the leaderboard, and in dark colours a seat and the
+//! lobby: a serious or critical violation
 //! fails the test, listed with its rule, where, and what to do. axe-core is the npm package
 //! pinned in `.ci/axe/package-lock.json`: `npm ci --prefix .ci/axe` installs it (`.ci/run`
 //! does). Without it the test still checks the dead ends and says on stderr that the
