@@ -232,6 +232,14 @@ pub trait Copier: Send + Sync {
     /// A registry with the same entries, running on state of its own that starts as a copy of
     /// this registry's state as it is now. It is used by no other game.
     fn copy(&self) -> Arc<Registry>;
+
+    /// Puts this registry's state back to what `kept` holds: a copy this copier made
+    /// ([`Copier::copy`]) that has not run since. What the state holds that a copy does not
+    /// take (a mod's top-level `local`s) stays as it is. Whether it could: not when `kept`
+    /// is no copy this copier made or one that could not be made (then nothing changed), or
+    /// when putting it back failed half-way (then the state is part restored, and only `kept`
+    /// holds the state from before).
+    fn restore(&self, kept: &Registry) -> bool;
 }
 
 /// One rank's entry.
@@ -351,6 +359,14 @@ impl Registry {
     /// state too while an action runs, to go back to if the action fails.
     pub fn keeps_state(&self) -> bool {
         self.copier.is_some()
+    }
+
+    /// Puts the state these entries keep back to what `kept` holds, a copy taken with
+    /// [`Registry::for_copy`] that has not run since ([`Copier::restore`]): how a failed action
+    /// goes back without losing what the copy does not take. Whether it could; when it could
+    /// not, only `kept` holds the state from before.
+    pub fn restore(&self, kept: &Registry) -> bool {
+        self.copier.as_ref().is_some_and(|copier| copier.restore(kept))
     }
 
     fn entry(&self, rank: Rank) -> &Entry {

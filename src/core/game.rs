@@ -5,7 +5,8 @@
 //! card's entry (or the recovery, or a pass), the replacement draw (D6), the end of the turn
 //! and the next turn's start hooks. When the action runs anything but built-in code, the
 //! state is copied first and put back if that code fails — and so is what the entries keep
-//! outside the state (a mod's Lua variables, [`Registry::keeps_state`]) — and the events go
+//! outside the state (a mod's Lua globals, [`Registry::keeps_state`], put back in place by
+//! [`Registry::restore`], so a mod's top-level locals keep their values) — and the events go
 //! to the caller's sink only once the action succeeded: a refused or failed action changes
 //! nothing, so no caller keeps a copy of the game of its own.
 //!
@@ -220,7 +221,12 @@ impl Game {
             }
             Err(e) => {
                 std::mem::swap(state, before);
-                if let Some(kept) = kept {
+                // The entries' state is put back in place, keeping what a copy does not take
+                // (a mod's top-level locals, which the game's later turns and its replay
+                // read); only when that cannot be done does the game go on with the copy.
+                if let Some(kept) = kept
+                    && !registry.restore(&kept)
+                {
                     *registry = kept;
                 }
                 Err(ActionError::Script(e))

@@ -16,7 +16,9 @@
 //! The registry also gets a [`Copier`]: a copy of a game (a bot's look-ahead, a preview)
 //! runs with the same mods loaded into Lua states of its own, with the globals of this
 //! registry's mods copied in, so what the copy plays never reaches this game's Lua states
-//! (`rulesets/MODDING.md`, *What a mod may keep*).
+//! (`rulesets/MODDING.md`, *What a mod may keep*). The same copy, taken before a scripted
+//! action, is how a failed one goes back: its globals are copied back into the game's own
+//! Lua states, whose top-level locals stay as they were.
 //!
 //! Architecture invariant: the Lua state never holds a strong reference to anything that owns
 //! it (previous entries are reached through `Weak`), so dropping the registry frees the state.
@@ -256,6 +258,29 @@ impl Copier for Copies {
             to.shared.script.copy_from(&from.shared.script, failure);
         }
         Arc::clone(registry)
+    }
+
+    fn restore(&self, kept: &Registry) -> bool {
+        let pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        let Some((_, copies)) = pool.iter().find(|(registry, _)| std::ptr::eq(Arc::as_ptr(registry), kept)) else {
+            // A refusing registry: the copy could not be made.
+            return false;
+        };
+        if copies.first().is_some_and(|m| m.shared.script.broken().is_some()) {
+            return false;
+        }
+        // The copy's globals back into this registry's Lua states, in place of whatever the
+        // failed handlers left there; each state's own locals and functions stay its own.
+        for (from, to) in copies.iter().zip(&self.mods) {
+            if copy::copy_globals(to.shared.lua(), &from.env, &to.env).is_err() {
+                return false;
+            }
+        }
+        // And the turn's use of the budget as it stood before the action.
+        if let (Some(from), Some(to)) = (copies.first(), self.mods.first()) {
+            to.shared.script.copy_from(&from.shared.script, None);
+        }
+        true
     }
 }
 

@@ -262,6 +262,34 @@ fn a_refused_action_leaves_the_games_mod_state_as_it_was() {
     }
 }
 
+/// MODDING.md ("What a mod may keep"): a mod's top-level locals are never touched by copies.
+/// A refused action goes back to the mod's globals from before it (here `tried`, which the
+/// failing handler counted) by copying them back into the game's own Lua states; it used to
+/// go on with a copy of the mods instead, whose locals are the file's fresh ones, so a mod
+/// counting in a local said "turn start 1" again and the save no longer loaded (issue 43's
+/// audit).
+#[test]
+fn a_refused_action_keeps_a_mods_top_level_locals() {
+    let code = "local n = 0\ntried = 0\ndiving.on_turn_start(function(ctx, player)\n  n = n + 1\n  \
+                ctx:say('turn start ' .. n .. ', tried ' .. tried)\nend)\ndiving.action('fail', { describe = \
+                'fail: always fails', resolve = function(ctx, args)\n  tried = tried + 1\n  error('no')\nend })\n";
+    let (_dir, spec) = crate::mod_secrets::ruleset_with(&[("count.lua", code)]);
+    let seating = ["Ann", "Bob"].map(|n| Seating { name: n.into(), bot: None }).to_vec();
+    let mut session = Session::new(&spec, seating, 11, Some(deal().order())).unwrap();
+    for _ in 0..2 {
+        let refused = session.apply(action(session.game(), "fail")).unwrap_err();
+        assert!(refused.to_string().contains("no"), "{refused}");
+    }
+    let played = session.apply(action(session.game(), "play 5H")).unwrap().to_vec();
+    assert_eq!(said(&played), ["turn start 2, tried 0"], "the count goes on from turn 1's, the tries are undone");
+    session.apply(action(session.game(), "fail")).unwrap_err();
+    let played = session.apply(action(session.game(), "play 5S")).unwrap().to_vec();
+    assert_eq!(said(&played), ["turn start 3, tried 0"]);
+    let loaded = Session::from_save(session.to_save(), std::path::Path::new("game.json"), None)
+        .unwrap_or_else(|e| panic!("the save must load: {e}"));
+    assert!(loaded.game() == session.game());
+}
+
 /// A preview tells what a move does as far as the mover can know, not how a random roll will
 /// come out: the same move on the same deal, in games of different seeds, rolls differently,
 /// and its preview (worked out with a generator of its own) cannot foretell the rolls. Before,
