@@ -326,6 +326,11 @@ pub struct HostArgs {
     /// checked as `diving check` does and played in the sandbox, within its budgets)
     #[arg(long)]
     pub no_uploads: bool,
+    /// Change one of the host's limits (given again or comma-separated), e.g.
+    /// waiting_per_address=20 for many players behind one address; every name and its
+    /// default: docs/network.md, "Limits"
+    #[arg(long, value_delimiter = ',', value_name = "NAME=N")]
+    pub limit: Vec<String>,
     #[command(subcommand)]
     pub command: Option<HostCommand>,
 }
@@ -352,6 +357,7 @@ fn host_ratings(args: &HostArgs, ruleset: Option<&str>, json: bool) -> anyhow::R
         ("--allow-hints", args.allow_hints),
         ("--allow-origin", !args.allow_origin.is_empty()),
         ("--no-uploads", args.no_uploads),
+        ("--limit", !args.limit.is_empty()),
     ]
     .into_iter()
     .filter_map(|(flag, set)| set.then_some(flag))
@@ -404,6 +410,7 @@ fn host_options(
         allow_hints,
         allow_origin,
         no_uploads,
+        limit,
         command: _,
     } = args.clone();
     Ok(HostOptions {
@@ -424,6 +431,7 @@ fn host_options(
         allow_hints,
         allow_origins: allow_origin,
         uploads: !no_uploads,
+        limits: server::host_limits(&limit)?,
         json,
     })
 }

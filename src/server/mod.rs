@@ -90,6 +90,8 @@ pub struct HostOptions {
     pub allow_origins: Vec<String>,
     /// The lobby takes rulesets its players bring (`--no-uploads` turns it off).
     pub uploads: bool,
+    /// What connections, rooms and the lobby hold to (`--limit NAME=N` changes one).
+    pub limits: HostLimits,
     /// Print the invites (and the last line) as JSON Lines.
     pub json: bool,
 }
@@ -111,6 +113,24 @@ pub fn seat_list(players: Option<&[String]>, seats: Option<usize>, bots: &[Strin
             Ok(list)
         }
     }
+}
+
+/// The host's limits, the defaults changed by `--limit NAME=N` (each given: `waiting_per_address=20`).
+pub fn host_limits(given: &[String]) -> anyhow::Result<HostLimits> {
+    let mut limits = HostLimits::default();
+    for item in given {
+        let shown = crate::limits::quoted(item);
+        let Some((name, value)) = item.split_once('=') else {
+            bail!("--limit takes NAME=N (like waiting_per_address=20), not '{shown}'");
+        };
+        let value: u64 =
+            value.trim().parse().map_err(|_| anyhow::anyhow!("--limit '{shown}': the value is not a whole number"))?;
+        limits
+            .set(name.trim(), value)
+            .map_err(|e| anyhow::anyhow!("--limit: {}", crate::limits::shown(&e, crate::limits::NewLines::Escaped)))?;
+    }
+    limits.check().map_err(|e| anyhow::anyhow!("--limit: {e}"))?;
+    Ok(limits)
 }
 
 /// Parses `60s`, `2m`, `1h` or plain seconds.
@@ -147,7 +167,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
     let room_options = RoomOptions {
         away_bot,
         away_after: options.away_after,
-        limits: HostLimits::default(),
+        limits: options.limits,
         allow_hints: options.allow_hints,
     };
     // Held until the host ends: no other host may run the same games meanwhile.
@@ -212,7 +232,7 @@ pub fn host(options: &HostOptions) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot listen on {}:{}", options.bind, options.port))?;
         let config = ServerConfig {
             dir: Some(dir.clone()),
-            limits: HostLimits::default(),
+            limits: options.limits,
             stop_when_done: !lobby,
             stay: FINISHED_STAY,
             allow_origins: options.allow_origins.clone(),
@@ -552,6 +572,48 @@ mod tests {
         assert_eq!(list, ["player1", "player2", "bot:greedy"]);
         assert!(seat_list(None, Some(1), &["greedy".into()]).is_err());
         assert!(seat_list(Some(&["a".into()]), Some(2), &[]).is_err());
+    }
+
+    /// `--limit NAME=N`: any limit by its name (every field has one), with a message naming
+    /// what is wrong otherwise.
+    #[test]
+    fn a_host_changes_its_limits_by_name() {
+        let limits =
+            host_limits(&["waiting_per_address=20".into(), "tables-per-hour-per-address = 90".into()]).unwrap();
+        assert_eq!((limits.waiting_per_address, limits.tables_per_hour_per_address), (20, 90));
+        assert_eq!(limits.tables, HostLimits::default().tables);
+        assert_eq!(host_limits(&["spectators=0".into()]).unwrap().spectators, 0, "a host may take no watchers");
+        let refused = |given: &str| host_limits(&[given.to_string()]).unwrap_err().to_string();
+        assert_eq!(
+            refused("waiting_per_address"),
+            "--limit takes NAME=N (like waiting_per_address=20), not 'waiting_per_address'"
+        );
+        assert_eq!(refused("tables=many"), "--limit 'tables=many': the value is not a whole number");
+        assert_eq!(refused("tables=-1"), "--limit 'tables=-1': the value is not a whole number");
+        assert_eq!(refused("tables=0"), "--limit: tables must be at least 1");
+        assert_eq!(refused("burst=4294967296"), "--limit: burst: 4294967296 is too large");
+        assert!(refused("tabels=3").starts_with("--limit: there is no limit 'tabels' (the limits: max_message, "));
+        assert!(refused("\u{1b}[2J=3").contains("\\u{1b}"), "{}", refused("\u{1b}[2J=3"));
+        assert_eq!(
+            refused("max_message=70000"),
+            "--limit: max_message (70000) cannot be more than hard_max_message (65536)"
+        );
+        // Every field of HostLimits has its name (its Debug lists them all), and
+        // docs/network.md gives each with its default.
+        let debug = format!("{:?}", HostLimits::default());
+        let fields: Vec<(&str, &str)> = debug
+            .trim_start_matches("HostLimits {")
+            .trim_end_matches('}')
+            .split(',')
+            .filter_map(|f| f.split_once(':'))
+            .map(|(name, value)| (name.trim(), value.trim()))
+            .collect();
+        let names: Vec<&str> = fields.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, HostLimits::NAMES, "a limit without a name");
+        let docs = include_str!("../../docs/network.md").split_whitespace().collect::<Vec<_>>().join(" ");
+        for (name, value) in fields {
+            assert!(docs.contains(&format!("`{name}` {value}")), "docs/network.md does not give `{name}` {value}");
+        }
     }
 
     #[test]

@@ -141,7 +141,82 @@ pub struct LobbyLimits {
     pub uploads_per_player: usize,
 }
 
+/// [`HostLimits::NAMES`] and [`HostLimits::set`], from the list of its fields.
+macro_rules! limits_by_name {
+    ($($field:ident),* $(,)?) => {
+        impl HostLimits {
+            /// Every limit's name, as `diving host --limit NAME=N` takes it (its field's).
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
+
+            /// Sets the limit called `name` (its field's name, `-` or `_` between its words)
+            /// to `value`; says why not when there is no such limit or it cannot hold `value`.
+            /// [`HostLimits::check`] then says whether they hold together.
+            pub fn set(&mut self, name: &str, value: u64) -> Result<(), String> {
+                let field = name.replace('-', "_");
+                if !Self::NAMES.contains(&field.as_str()) {
+                    return Err(format!("there is no limit '{name}' (the limits: {})", Self::NAMES.join(", ")));
+                }
+                // No watchers is a choice; none of anything else shuts the host.
+                if value == 0 && field != "spectators" {
+                    return Err(format!("{name} must be at least 1"));
+                }
+                let too_large = || format!("{name}: {value} is too large");
+                match field.as_str() {
+                    $(stringify!($field) => self.$field = value.try_into().map_err(|_| too_large())?,)*
+                    _ => unreachable!("a name of NAMES"),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+limits_by_name!(
+    max_message,
+    hard_max_message,
+    burst,
+    per_second,
+    max_strikes,
+    spectators,
+    connections,
+    per_address,
+    join_within_secs,
+    request_within_secs,
+    chat,
+    tables_per_connection,
+    tables,
+    waiting_per_address,
+    tables_per_hour,
+    tables_per_hour_per_address,
+    new_keys_per_hour,
+    idle_secs,
+    abandoned_secs,
+    upload_files,
+    upload_file_bytes,
+    upload_bytes,
+    upload_message,
+    uploads_per_address,
+    uploads_per_player,
+    upload_check_secs,
+);
+
 impl HostLimits {
+    /// Whether the limits hold together: no message allowed past the size that closes the
+    /// connection, no file of an upload larger than the whole.
+    pub fn check(&self) -> Result<(), String> {
+        let bounds = [
+            ("max_message", self.max_message, "hard_max_message", self.hard_max_message),
+            ("upload_message", self.upload_message, "hard_max_message", self.hard_max_message),
+            ("upload_file_bytes", self.upload_file_bytes, "upload_bytes", self.upload_bytes),
+        ];
+        for (small, a, large, b) in bounds {
+            if a > b {
+                return Err(format!("{small} ({a}) cannot be more than {large} ({b})"));
+            }
+        }
+        Ok(())
+    }
+
     /// The bounds of a ruleset brought to the lobby.
     pub fn upload_bounds(&self) -> crate::ruleset::Bounds {
         crate::ruleset::Bounds {

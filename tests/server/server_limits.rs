@@ -297,3 +297,47 @@ async fn the_socket_checks_the_origin_of_the_page() {
     }
     server.stop().await.unwrap();
 }
+
+/// `diving host --limit NAME=N` changes the host's limits: the lobby states them, and a
+/// mistyped one stops the host before it starts, naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_started_with_limit_states_and_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_diving"))
+        .args(["host", "--port", "0", "--limit", "waiting_per_adress=20"])
+        .arg("--dir")
+        .arg(dir.path().join("games"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("there is no limit 'waiting_per_adress'"), "{stderr}");
+
+    let mut host = std::process::Command::new(env!("CARGO_BIN_EXE_diving"))
+        .args(["--json", "host", "--port", "0", "--bind", "127.0.0.1"])
+        .args(["--limit", "waiting_per_address=20,new-keys-per-hour=100", "--limit", "spectators=0"])
+        .arg("--dir")
+        .arg(dir.path().join("games"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufRead::lines(std::io::BufReader::new(host.stdout.take().unwrap()));
+    let listening: Value = serde_json::from_str(&out.next().unwrap().unwrap()).unwrap();
+    let ws = listening["listening"]["ws"].as_str().unwrap();
+    let (mut socket, _) = tokio_tungstenite::connect_async(format!("{ws}/lobby")).await.unwrap();
+    socket.send(Message::text(json!({"type": "lobby", "protocol": PROTOCOL}).to_string())).await.unwrap();
+    let lobby = loop {
+        match tokio::time::timeout(WAIT, socket.next()).await.expect("the lobby answers") {
+            Some(Ok(Message::Text(text))) => break serde_json::from_str::<Value>(&text).unwrap(),
+            Some(Ok(_)) => continue,
+            other => panic!("{other:?}"),
+        }
+    };
+    let _ = host.kill();
+    let _ = host.wait();
+    assert_eq!(lobby["type"], "lobby", "{lobby}");
+    assert_eq!(lobby["limits"]["waiting_per_address"], 20, "{lobby}");
+    assert_eq!(lobby["limits"]["new_keys_per_hour"], 100, "{lobby}");
+    assert_eq!(lobby["limits"]["tables"], Limits::default().tables, "{lobby}");
+}
