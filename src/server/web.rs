@@ -153,7 +153,8 @@ pub async fn asset(Path(file): Path<String>) -> Response {
 /// cannot drift from them): the protocol version, and for each error code whether a client
 /// gives up after it ([`Code::is_final`]), asks who the player is ([`Code::asks_who`]) or
 /// refuses the name given ([`Code::refuses_name`]), refuses a seat link for good
-/// ([`Code::refuses_seat`]) or its token ([`Code::refuses_token`]).
+/// ([`Code::refuses_seat`]) or its token ([`Code::refuses_token`]), or says the seat was
+/// opened elsewhere ([`Code::moved_elsewhere`]).
 pub fn wire_script() -> &'static str {
     static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SCRIPT.get_or_init(|| {
@@ -168,6 +169,7 @@ pub fn wire_script() -> &'static str {
                         "refuses_name": c.refuses_name(),
                         "refuses_seat": c.refuses_seat(),
                         "refuses_token": c.refuses_token(),
+                        "moved_elsewhere": c.moved_elsewhere(),
                     }),
                 )
             })
@@ -183,7 +185,8 @@ pub fn wire_script() -> &'static str {
              asksWho: (code) => Boolean(codes[code] && codes[code].asks_who),\n    \
              refusesName: (code) => Boolean(codes[code] && codes[code].refuses_name),\n    \
              refusesSeat: (code) => Boolean(codes[code] && codes[code].refuses_seat),\n    \
-             refusesToken: (code) => Boolean(codes[code] && codes[code].refuses_token),\n  \
+             refusesToken: (code) => Boolean(codes[code] && codes[code].refuses_token),\n    \
+             movedElsewhere: (code) => Boolean(codes[code] && codes[code].moved_elsewhere),\n  \
              }});\n\
              }})();\n",
             Value::Object(codes),

@@ -141,6 +141,12 @@ impl Code {
     pub fn refuses_token(self) -> bool {
         self == Code::Token
     }
+
+    /// Whether the seat was taken by a new connection (the same seat opened in another tab,
+    /// browser or terminal): the page says so, and offers to take it back.
+    pub fn moved_elsewhere(self) -> bool {
+        self == Code::Replaced
+    }
 }
 
 impl std::fmt::Display for Code {
@@ -208,6 +214,7 @@ mod tests {
             assert!(!code.refuses_token() || code.refuses_seat(), "{code}");
         }
         assert!(Code::Token.refuses_token() && Code::Seat.refuses_seat() && !Code::Seat.refuses_token());
+        assert!(Code::Replaced.moved_elsewhere() && Code::Replaced.is_final() && !Code::Replaced.refuses_seat());
     }
 
     #[test]

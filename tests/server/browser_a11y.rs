@@ -238,17 +238,23 @@ fn the_lobby_a_seat_and_its_dead_ends_for_everyone() {
         ann.find(Locator::Css("#rematch")).await.unwrap().click().await.unwrap();
         wait_for(bob, "#rematch-status:not(:empty)").await;
         check(bob, axe, "a seat asked for a rematch").await;
-        // Bob opens his seat in another tab: this one is told so, and stays readable.
+        // Bob opens his seat in another tab: this one says so, and takes it back when asked.
         let first = bob.window().await.unwrap();
         let tab = bob.new_window(true).await.unwrap();
         bob.switch_to_window(tab.handle.clone()).await.unwrap();
         bob.goto(&link).await.unwrap();
         wait_for(bob, "body[data-conn='open'][data-phase='over']").await;
         bob.switch_to_window(first.clone()).await.unwrap();
-        wait_for(bob, "body[data-conn='closed']").await;
+        let view = wait_for(bob, "body[data-conn='closed'] #dead-end:not([hidden])[data-kind='replaced']").await;
+        let said = view.text().await.unwrap();
+        assert!(said.contains("open somewhere else") && said.contains("taken by a new connection"), "{said}");
+        assert!(!said.contains("10 minutes"), "{said}");
         check(bob, axe, "a seat another tab took").await;
         screenshot(bob, "a11y-replaced.png").await;
+        bob.find(Locator::Css("#dead-end-back")).await.unwrap().click().await.unwrap();
+        wait_for(bob, "body[data-conn='open'][data-phase='over'] #dead-end[hidden]").await;
         bob.switch_to_window(tab.handle).await.unwrap();
+        wait_for(bob, "#dead-end:not([hidden])[data-kind='replaced']").await;
         bob.close_window().await.unwrap();
         bob.switch_to_window(first).await.unwrap();
         ann.find(Locator::Css("#to-lobby")).await.unwrap().click().await.unwrap();

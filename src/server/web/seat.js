@@ -9,7 +9,7 @@ import { WIRE } from "./wire.js";
 import { $, body, el, identity, onName, player, setConn } from "./page.js";
 
 // The wire as this host speaks it: its version, and what each error code means to a client.
-const { protocol: PROTOCOL, isFinal, asksWho, refusesName, refusesSeat, refusesToken } = WIRE;
+const { protocol: PROTOCOL, isFinal, asksWho, refusesName, refusesSeat, refusesToken, movedElsewhere } = WIRE;
 const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
 
 /** Starts the page of the seat (or the watcher) the address and its fragment name. */
@@ -204,6 +204,7 @@ export function startSeat() {
           app.stopped = m.message;
           setConn("closed", m.message);
           if (!app.joined && refusesSeat(m.code)) deadEnd(m.code, m.message);
+          else if (movedElsewhere(m.code)) deadEnd(m.code, m.message);
           if (app.ws && !isFinal(m.code)) app.ws.close();
         } else {
           hint(m.message, true);
@@ -226,24 +227,35 @@ export function startSeat() {
 
   // ----- a seat this page cannot take -----
   /** A seat link the host refused for good, a wrong `token` or a `seat` that is not this
-   * player's to take (someone else's, a bot's, or none): what happened in the host's words,
-   * why, when tables close (the host's times, on the page's body), and the ways on: the
-   * lobby, and watching this room. */
+   * player's to take (someone else's, a bot's, or none), or a seat `replaced` by a new
+   * connection (opened in another tab or device): what happened in the host's words, why,
+   * when tables close (the host's times, on the page's body), and the ways on: the lobby,
+   * watching this room, and for a seat opened elsewhere, taking it back here. */
   function deadEnd(code, message) {
     app.deadEnd = code;
     const token = refusesToken(code);
+    const elsewhere = movedElsewhere(code);
     const view = $("dead-end");
     view.dataset.kind = code;
-    $("dead-end-title").textContent = token ? "This link opens no seat here" : "This seat is not yours to take";
+    $("dead-end-title").textContent = elsewhere
+      ? "Your seat is open somewhere else now"
+      : token
+        ? "This link opens no seat here"
+        : "This seat is not yours to take";
     $("dead-end-what").textContent = `The host says: ${message}.`;
-    $("dead-end-why").textContent = token
+    $("dead-end-back").hidden = !elsewhere;
+    $("dead-end-why").textContent = elsewhere
+      ? "This seat was opened in another tab, browser or terminal, and a seat plays in one place at a time. " +
+        "Go on there, or take it back here: the other place then stops."
+      : token
       ? "Each seat has its own token, in its invite link: this one was made for another seat or another table, " +
         "or part of it was lost when it was copied. Ask whoever invited you to send the link again."
       : "A seat at a table made in the lobby is its player's from the moment they sit down: it opens again only " +
         "for them (the browser that keeps their key, or their terminal), whoever else has the link. If the seat " +
         "is yours, open the link where you first sat down. A link to a bot's seat, or to a seat the table does " +
         "not have, is refused too.";
-    const idle = body.dataset.idle;
+    const idle = !elsewhere && body.dataset.idle;
+    $("dead-end-close").hidden = !idle;
     $("dead-end-close").textContent = idle
       ? `A table made in the lobby closes once no one has been at it for ${idle} while it waits for players or ` +
         `after its game, and ${body.dataset.abandoned} after everyone left a game unfinished: its links then open nothing.`
@@ -477,7 +489,7 @@ export function startSeat() {
     body.dataset.phase = p;
     // The tab says when it is this seat's move (seen from another tab).
     document.title = p === "yours" ? "▶ your move · Diving Suits" : p === "over" ? "game over · Diving Suits" : "Diving Suits";
-    if (!v) return;
+    if (!v || p === "dead-end") return;
     $("game").hidden = false;
     const st = v.state;
     body.dataset.at = String(st.turn);
@@ -876,6 +888,9 @@ export function startSeat() {
       items[next].focus();
     }
   });
+
+  // A seat opened elsewhere is taken back by joining again, as the link says.
+  $("dead-end-back").addEventListener("click", () => location.reload());
 
   $("rematch").addEventListener("click", () => {
     if (app.rematchAsked || !send({ type: "rematch" })) return;
