@@ -128,7 +128,8 @@
 //!   observation, its listed moves with their previews — like the shell's, `Session::preview`s
 //!   worked out on the seat's `View::sample` —, its question; pushed after every change, and
 //!   moves come back as its listed actions); `server::web` the browser page (plain HTML/CSS/JS
-//!   embedded in the binary, and the `wire.js` it reads the wire from).
+//!   embedded in the binary, and the `wire.js` it reads the wire from; kept to WCAG 2.2 AA,
+//!   which `tests/server/browser_a11y.rs` checks with axe-core in Chromium).
 //! - [`join`] — `diving join`: the host's terminal client (a room's seat or the lobby), over
 //!   the [`wire`]; it holds no game and no rule, and prints what the host made for it.
 //! - [`cli`] — the clap definition of every option and [`cli::run`], the dispatch to the

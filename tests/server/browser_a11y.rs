@@ -198,6 +198,10 @@ fn the_lobby_a_seat_and_its_dead_ends_for_everyone() {
             assert_eq!(ann.execute(&reached, vec![]).await.unwrap(), serde_json::json!([0, title, true]), "{feed}");
         }
         check(ann, axe, "a seat mid-game").await;
+        // At a phone's width too (the targets' sizes, the boxes that scroll).
+        ann.set_window_size(360, 740).await.unwrap();
+        check(ann, axe, "a seat mid-game at 360 px").await;
+        ann.set_window_size(1100, 1300).await.unwrap();
         check(bob, axe, "a seat mid-game, waiting for the other's move").await;
         screenshot(ann, "a11y-mid-game.png").await;
 

@@ -77,6 +77,16 @@ async fn the_page_and_its_assets_answer_beside_the_protocol() {
     assert!(seat.contains("<body data-idle=\"10 minutes\" data-abandoned=\"an hour\" "), "{seat}");
     assert!(!get(server.addr, "/").await.2.contains("data-idle="));
     assert!(wire.contains("\"refuses_seat\":true") && wire.contains("refusesToken: (code)"), "{wire}");
+    // They are the host's limits, not the defaults: a host whose tables close sooner says so.
+    let limits = diving::wire::HostLimits { idle_secs: 300, abandoned_secs: 7200, ..Default::default() };
+    let other = serve(
+        vec![room("1", &["alice", "bot:greedy"], 7, RoomOptions::default())],
+        ServerConfig { limits, ..ServerConfig::default() },
+    )
+    .await;
+    let (_, _, seat) = get(other.addr, "/1").await;
+    assert!(seat.contains("<body data-idle=\"5 minutes\" data-abandoned=\"2 hours\" "), "{seat}");
+    other.stop().await.unwrap();
     for (path, status) in [("/assets/nope.js", 404), ("/2", 404), ("/1/x", 404)] {
         assert_eq!(get(server.addr, path).await.0, status, "{path}");
     }
