@@ -53,7 +53,8 @@ export function startSeat() {
     ruleset: null,
     // The connection closed once the game was over, and the page tried once to get back.
     overTried: false,
-    // The host refused this seat link for good (`token`, `seat`): the page says why.
+    // The host refused this seat link for good (`token`, `seat`) or the seat moved to another
+    // connection (`replaced`): the page says why, and what can be done.
     deadEnd: null,
   };
 
