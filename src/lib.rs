@@ -242,9 +242,11 @@
 //!   (narration, a refusal's reason, a failure's message) is [`core::Words`] with the
 //!   [`core::Secret`] it may tell of, read only through [`core::Viewer::read`] (its `Display`
 //!   shows a neutral line), so a viewer reads it only if it may see every hidden card the mod
-//!   knew. Telling the table is an explicit [`core::Event::Revealed`]. What a mod chooses
-//!   besides its words is held with them: the line it fails at, how many lines it says in a
-//!   row (one neutral line for a run), what a copy of its globals failed on.
+//!   knew. Telling the table is an explicit [`core::Event::Revealed`]; so is an `on_draw`
+//!   rank filter's match, shown before the handler runs (whether a mod is told of a card must
+//!   not depend on a hidden card: a filter evaluated on one makes its match public). What a
+//!   mod chooses besides its words is held with them: the line it fails at, how many lines it
+//!   says in a row (one neutral line for a run), what a copy of its globals failed on.
 //!   *`tests/modding/mod_secrets.rs` (every hostile case), `tests/modding/audit_leaks.rs` (the
 //!   outside audit's cases, as non-interference: a reader's text is the same whatever the
 //!   hidden card), `tests/server/mod_secrets_everywhere.rs` (seeded games of every example and

@@ -174,14 +174,22 @@ impl<'g, H: Hooks, S: EventSink + ?Sized> Context<'g, H, S> {
     }
 
     /// Mod `by` shows the table that `card` is in `player`'s hand ([`Event::Revealed`]):
-    /// from then on it is nobody's secret. Refused when the card is not there.
+    /// from then on it is nobody's secret. Refused when the card is not there; nothing is
+    /// shown again when every copy of it there is already shown (by a reveal, or by the
+    /// engine before an `on_draw` handler with ranks ran).
     pub fn reveal(&mut self, by: ModId, player: Seat, card: Card) -> Result<(), EffectError> {
         self.check_seat(player)?;
-        if !self.state.players[player].hand.contains(&card) {
+        let held = self.state.players[player].hand.iter().filter(|&&c| c == card).count();
+        if held == 0 {
             // A miss tells the mod what the hand does not hold: a probe of it, as
             // `ctx:take_hand` is, so the message and what the mod says next are held to it.
             self.state.learn_hand(by, Told::Probe, player);
             return Err(EffectError::new(format!("{card} is not in {}'s hand", self.state.names[player])));
+        }
+        // What was shown and has since left the hand no longer counts.
+        self.state.forget_visible();
+        if self.state.knowledge.shown(player, card) >= held {
+            return Ok(());
         }
         self.state.knowledge.reveal(by, player, card);
         self.emit(Event::Revealed { by, player, card });

@@ -318,6 +318,28 @@ impl Knowledge {
         }
     }
 
+    /// How many copies of `card` in `seat`'s hand were shown to the table (and are still
+    /// there).
+    pub(super) fn shown(&self, seat: Seat, card: Card) -> usize {
+        self.held.as_ref().map_or(0, |held| held.public.iter().filter(|&&(s, c)| s == seat && c == card).count())
+    }
+
+    /// `card` is about to come hidden into `seat`'s hand, which holds `held` copies of it now:
+    /// the copies shown there that have left since are no longer shown, so the new one is not
+    /// taken for shown (what was shown is otherwise forgotten only when asked,
+    /// [`Knowledge::forget_visible`]).
+    pub(super) fn arrives(&mut self, seat: Seat, card: Card, held: usize) {
+        let Some(held_now) = &mut self.held else { return };
+        let mut kept = 0;
+        held_now.public.retain(|&(s, c)| {
+            if s != seat || c != card {
+                return true;
+            }
+            kept += 1;
+            kept <= held
+        });
+    }
+
     /// `card` went face up into `seat`'s hand (taken from the discard pile): everyone saw it,
     /// so in that hand it is nobody's secret.
     pub(super) fn made_public(&mut self, seat: Seat, card: Card) {

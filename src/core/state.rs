@@ -710,6 +710,10 @@ impl State {
     /// knows it there.
     #[inline(always)]
     pub(super) fn put_in_hand(&mut self, seat: Seat, card: Card) {
+        if !self.knowledge.is_empty() {
+            let held = self.players[seat].hand.iter().filter(|&&c| c == card).count();
+            self.knowledge.arrives(seat, card, held);
+        }
         self.players[seat].hand.push(card);
         if !self.knowledge.is_empty() {
             self.knowledge.moved(card, Hidden::Deck, Hidden::Hand(seat));

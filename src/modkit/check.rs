@@ -165,8 +165,8 @@ fn owner_lines(owners: &[crate::script::Owned]) -> Vec<String> {
 }
 
 /// What each mod was told of hidden cards in the smoke games, and whether it revealed any,
-/// one line each under `secrets:` (nothing without mods): `  sharks: reads the cards drawn into
-/// hands; reveals cards to the table`. A mod's words are read only by those who may see what
+/// one line each under `secrets:` (nothing without mods): `  sharks: reads no hidden card;
+/// reveals cards to the table` (its `on_draw` rank filter shows each 7 before it is told). A mod's words are read only by those who may see what
 /// it knows (MODDING.md, *Secrets*).
 fn secret_lines(secrets: &[(String, crate::core::Learned)]) -> Vec<String> {
     if secrets.is_empty() {

@@ -1292,11 +1292,18 @@ pub fn mods_guide(rules: &Rules, mods: &[crate::script::ModSource], learned: &[c
             Some(summary) => out += &format!("  {file}: {summary}\n"),
             None => out += &format!("  {file}\n"),
         }
-        let draws = owners.iter().any(|o| o.file == m.name && o.entry == "hook on_draw");
         let mut secrets = Vec::new();
-        if draws {
-            secrets.push("is told cards drawn into hands (on_draw)".to_string());
+        for o in owners.iter().filter(|o| o.file == m.name && o.entry.starts_with("hook on_draw")) {
+            // A rank filter shows its ranks to the table when drawn (`hook on_draw (7 shown
+            // when drawn)`): the mod is told those, and nothing hidden.
+            match o.entry.strip_prefix("hook on_draw (").and_then(|r| r.strip_suffix(" shown when drawn)")) {
+                Some(ranks) => secrets.push(format!(
+                    "shows the table every card of rank {ranks} drawn into a hand, and is told only those (on_draw)"
+                )),
+                None => secrets.push("is told cards drawn into hands (on_draw)".to_string()),
+            }
         }
+        secrets.dedup();
         if let Some(l) = learned.get(i).filter(|l| **l != crate::core::Learned::default()) {
             let revealed = if l.revealed { ", and showed cards to the table" } else { "" };
             secrets.push(format!("this game it has read {}{revealed}", l.reads()));

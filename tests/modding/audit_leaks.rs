@@ -259,3 +259,28 @@ fn what_a_decision_had_left_does_not_tell_a_hidden_card() {
     let (_dir, spec) = ruleset_with(&[("knows.lua", &knows), ("burns.lua", burns)]);
     assert_bob_learns_nothing(&spec, "moves");
 }
+
+/// Whether a mod's words are held back is decided by what it knows, and a filter evaluated on a
+/// hidden card would tell it something: a mod told only of the low cards drawn (`on_draw` with
+/// `ranks`) would know something of ann's hand exactly when she drew one, so a line it says at
+/// every turn start was read by bob, or held back from him, by the rank of ann's card. The rule
+/// now: the engine shows each card of those ranks to the table before the handler runs, so bob
+/// reads that reveal exactly when ann drew a low card (what the filter makes public), and the
+/// line the same way whatever she drew.
+#[test]
+fn whether_a_line_is_held_back_does_not_tell_a_hidden_card() {
+    let code = "diving.on_draw(function(ctx, player, card) end, { ranks = { 1, 2, 3, 4, 5 } })\n\
+                diving.on_turn_start(function(ctx, player)\n  ctx:say('mod hello')\nend)\n";
+    let (_dir, spec) = ruleset_with(&[("label.lua", code)]);
+    assert_bob_learns_nothing(&spec, "moves");
+    let mut drew = [0, 0];
+    for seed in 0..16 {
+        let (drawn, seen) = bob_reads_after(&spec, seed, "moves");
+        assert!(seen.contains("mod hello"), "seed {seed}: bob reads the line whole:\n{seen}");
+        let low = drawn.parse::<diving::core::Card>().unwrap().rank.number() <= 5;
+        let shown = seen.lines().any(|l| l.contains("label shows the table ann's") && l.contains(&drawn));
+        assert_eq!(shown, low, "seed {seed}: ann drew {drawn}, and bob reads:\n{seen}");
+        drew[usize::from(low)] += 1;
+    }
+    assert!(drew[0] > 0 && drew[1] > 0, "ann drew low and high cards: {drew:?}");
+}

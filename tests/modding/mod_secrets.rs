@@ -215,6 +215,9 @@ end)
 }
 
 /// Sharks reveals the 7 before it bites: the bite and the revealed card are read by every seat.
+/// Its rank filter shows the 7 before its handler runs, and its own `ctx:reveal` of the card
+/// then shows nothing twice: each 7 drawn is followed by one reveal and the bite, as before the
+/// filter showed anything.
 #[test]
 fn sharks_tells_every_seat_of_its_bite_through_the_reveal() {
     let spec = "rulesets/examples/sharks/ruleset.toml";
@@ -228,7 +231,19 @@ fn sharks_tells_every_seat_of_its_bite_through_the_reveal() {
             let action = game.legal_actions()[0];
             let mut events = Vec::new();
             game.apply(&action, &mut events).unwrap();
+            let revealed = events.iter().filter(|e| matches!(e, Event::Revealed { .. })).count();
+            let sevens = events.iter().filter(|e| matches!(e, Event::Drew { card, .. } if card.rank.number() == 7));
+            assert_eq!(revealed, sevens.count(), "seed {seed}: one reveal for each 7 drawn: {events:?}");
             for (i, e) in events.iter().enumerate() {
+                if let Event::Drew { player, card } = e
+                    && card.rank.number() == 7
+                {
+                    assert!(
+                        matches!(events[i + 1..], [Event::Revealed { player: p, card: c, .. }, Event::Said { .. }, ..]
+                            if p == *player && c == *card),
+                        "seed {seed}: the 7 drawn, its reveal, the bite: {events:?}"
+                    );
+                }
                 if let Event::Said { words, .. } = e {
                     assert!(words.secret().is_public(), "seed {seed}: sharks' words are public: {e:?}");
                     assert!(

@@ -65,7 +65,7 @@ async fn bring_and_play(ann: &Client, bob: &Client, addr: &str) {
     let chosen = ann.find(Locator::Css("#create-ruleset")).await.unwrap().prop("value").await.unwrap();
     assert_eq!(chosen.as_deref(), Some(id.as_str()));
     let mods = text(ann, "#create-mods").await;
-    assert!(mods.contains("mod sharks: reads the cards drawn into hands; reveals cards to the table"), "{mods}");
+    assert!(mods.contains("mod sharks: reads no hidden card; reveals cards to the table"), "{mods}");
     assert!(text(ann, "#create-balance").await.contains("greedy"));
     screenshot(ann, "upload-offered.png").await;
 

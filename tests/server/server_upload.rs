@@ -65,7 +65,7 @@ async fn the_sharks_example_brought_by_a_player_is_played_rated_kept_and_resumed
     assert!(offered["balance"].as_str().unwrap().contains("greedy"), "{offered}");
     assert_eq!(
         offered["mods"],
-        json!([{"name": "sharks", "reads": "the cards drawn into hands", "reveals": true}]),
+        json!([{"name": "sharks", "reads": "no hidden card", "reveals": true}]),
         "what its mod reads and reveals: {offered}"
     );
     assert_eq!(uploaded["known"], false);
@@ -222,7 +222,7 @@ fn diving_join_brings_its_ruleset_and_makes_a_table_with_it() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("the host offers your ruleset as sharks@"), "{stdout}");
-    assert!(stdout.contains("mod sharks: reads the cards drawn into hands; reveals cards to the table"), "{stdout}");
+    assert!(stdout.contains("mod sharks: reads no hidden card; reveals cards to the table"), "{stdout}");
     assert!(stdout.contains("you have seat 1"), "{stdout}");
     let rooms = server.room_ids();
     assert_eq!(rooms.len(), 1);

@@ -3,9 +3,12 @@
 --
 -- For mod writers: diving.on_draw runs after every card drawn into a hand (the replacement
 -- after a play, the cards after a recovery, a ctx:draw), with the drawer, the card and why.
--- With { ranks = { 7 } } it runs only for 7s, so the mod is told of no other card; it shows
--- each 7 to the table (ctx:reveal) before it bites, so it knows nothing hidden and its words
--- are read by every seat (MODDING.md, "Secrets").
+-- With { ranks = { 7 } } it runs only for 7s, and the game shows each 7 to the table before
+-- the handler runs (a rank filter makes its ranks public when drawn: which cards the mod is
+-- told of must not tell anything hidden), so the mod knows nothing hidden and its words are
+-- read by every seat (MODDING.md, "Secrets"). Its own ctx:reveal then shows nothing more (a
+-- card already shown is not shown twice); it says what the rule does, and keeps the 7 shown
+-- should the filter ever go.
 diving.manifest{ name = "sharks", version = "1.1.0", api = 1 }
 
 diving.on_draw(function(ctx, player, card, cause)

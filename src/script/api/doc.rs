@@ -104,7 +104,7 @@ pub const DOCS: &[Doc] = &[
         "diving.on_draw",
         "fn fun(ctx: diving.Ctx, player: integer, card: string, cause: \"replacement\"|\"recovery\"|\"effect\"), options { ranks: diving.Rank[] }?",
         "",
-        "Adds a handler run after a card is drawn into a hand (with options.ranks, only for cards of those ranks).",
+        "Adds a handler run after a card is drawn into a hand (with options.ranks, only for cards of those ranks, each shown to the table first).",
     ),
     d(
         "diving.on_breathe",

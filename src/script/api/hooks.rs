@@ -60,12 +60,25 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
                 let text = |s: &str| lua.create_string(s).map(Value::String).map_err(|e| shared.lua_error(e));
                 let args: Vec<Value> = match *moment {
                     Moment::Drew { player, card, cause } => {
-                        // A handler told only of some ranks is not told of the others at all.
-                        if ranks.is_some_and(|ranks| ranks & (1 << card.rank.number()) == 0) {
-                            return Ok(());
+                        if let Some(ranks) = ranks {
+                            // A handler told only of some ranks is not told of the others at
+                            // all. Which cards it is told of would tell the mod, and whoever
+                            // reads its words, something of a hidden card: a card of those
+                            // ranks is shown to the table first, as `ctx:reveal` shows it, so a
+                            // miss is public too (by the absence of a reveal).
+                            if ranks & (1 << card.rank.number()) == 0 {
+                                return Ok(());
+                            }
+                            // A card an earlier handler took from the hand is no longer there
+                            // to show, and so not told.
+                            if !ctx.state().player(player).hand.contains(&card) {
+                                return Ok(());
+                            }
+                            ctx.reveal(shared.id, player, card)?;
+                        } else {
+                            // The card drawn is hidden: the mod knows it from now on.
+                            ctx.learn(shared.id, Told::Drawn, player, card);
                         }
-                        // The card drawn is hidden: the mod knows it from now on.
-                        ctx.learn(shared.id, Told::Drawn, player, card);
                         vec![seat(player), Value::String(names.card(card)), text(cause.word())?]
                     }
                     Moment::Breathed { player, from, to, cause } => {
@@ -289,7 +302,8 @@ pub(super) fn register(lua: &Lua, diving: &Table, env: &DivingEnv<'_>) -> mlua::
 /// Sets `diving.<name>(handler)`: checks that the handler is a function, then lets `install`
 /// turn it into a registry entry while the mod file loads. `diving.on_draw` also takes options,
 /// `{ ranks = {7, "Q"} }`: the handler is told only of cards of those ranks (a mask of rank
-/// numbers, handed to `install`), so that it knows no other card drawn.
+/// numbers, handed to `install`), each shown to the table first, so that it knows no other card
+/// drawn and nothing hidden.
 fn handler_api(
     lua: &Lua,
     diving: &Table,
@@ -323,10 +337,23 @@ fn handler_api(
         let shared = upgrade(lua, &w)?;
         // The hooks before them are replaced (and handed over as `previous`); `on_…` adds one.
         let how = if name.starts_with("on_") { "adds" } else { "replaces" };
-        b.own(lua, format!("hook {name}"), how);
+        b.own(lua, owned_entry(name, ranks), how);
         b.change(lua, name, |r| install(lua, f, shared, r, ranks))
     })?;
     diving.raw_set(name, api)
+}
+
+/// How `diving check` and `help rules` name a hook: `hook on_draw`, or with a rank filter,
+/// which makes those ranks public when drawn, `hook on_draw (7, Q shown when drawn)`.
+fn owned_entry(name: &str, ranks: Option<u16>) -> String {
+    match ranks {
+        None => format!("hook {name}"),
+        Some(mask) => {
+            let ranks: Vec<String> =
+                crate::core::Rank::all().filter(|r| mask & (1 << r.number()) != 0).map(|r| r.to_string()).collect();
+            format!("hook {name} ({} shown when drawn)", ranks.join(", "))
+        }
+    }
 }
 
 /// `{ ranks = {7, "Q"} }`: the ranks an `on_draw` handler is told of, as a mask of rank numbers.
