@@ -500,13 +500,38 @@ pub fn check_name_text(name: &str) -> Result<(), String> {
     if chars > MAX_NAME_CHARS {
         return Err(format!("'{shown}' is {chars} characters long; a name may have at most {MAX_NAME_CHARS}"));
     }
-    if name.chars().any(hidden) {
+    if name.chars().any(|c| hidden(c) || blank(c)) {
         return Err(format!("'{shown}' holds a control or invisible character, which a name cannot have"));
     }
     if name.chars().any(char::is_whitespace) {
         return Err(format!("'{shown}' has a space; names must be one word so commands can name them"));
     }
     Ok(())
+}
+
+/// A character that shows nothing where a name holds it, beyond [`hidden`]'s: Unicode's
+/// default-ignorable code points (the soft hyphen, the word joiner, variation selectors, tag
+/// characters, the Hangul fillers) and the blank Braille pattern. A name of them alone looked
+/// empty in the lobby (`ㅤ`, U+3164, was a name), and one inside a name is not seen at all.
+fn blank(c: char) -> bool {
+    matches!(
+        c,
+        '\u{AD}'
+            | '\u{34F}'
+            | '\u{61C}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{2800}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFF8}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
 }
 
 /// A bot as players write it after `bot:`, checked against the limits (but not built: a Lua
@@ -700,6 +725,26 @@ mod tests {
         for bad in ["", "a b", "a\nb", "\u{1b}[2J", "ab\u{202e}c", &"a".repeat(MAX_NAME_CHARS + 1)] {
             assert!(check_name_text(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_name_that_shows_nothing_is_refused() {
+        // Each was a lobby name: the Hangul filler alone looked like no name at all.
+        for bad in [
+            "\u{3164}",
+            "\u{115F}",
+            "\u{2800}",
+            "Zed\u{2060}x",
+            "Zeb\u{34F}x",
+            "Zec\u{FE0F}",
+            "Zeg\u{AD}",
+            "Zef\u{E0041}",
+        ] {
+            let refused = check_name_text(bad).unwrap_err();
+            assert!(refused.ends_with("holds a control or invisible character, which a name cannot have"), "{refused}");
+        }
+        assert!(check_name_text("Zoë").is_ok());
+        assert!(check_name_text("🙂").is_ok());
     }
 
     #[test]
