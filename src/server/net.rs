@@ -185,6 +185,7 @@ impl Server {
             .route("/assets/{file}", get(web::asset))
             .route("/lobby", get(lobby_upgrade))
             .route("/{room}", get(upgrade))
+            .fallback(elsewhere)
             .layer(axum::middleware::map_response(web::secure))
             .with_state(hub.clone());
         let shutdown = {
@@ -284,6 +285,13 @@ impl Server {
         tokio::task::spawn_blocking(move || keeper.stop()).await.map_err(std::io::Error::other)?;
         served
     }
+}
+
+/// Any other path (`/1/`, a link cut or typed with a slash too many): the page of a table the
+/// host does not hold, named by the path, which leads back to the lobby; it was an empty 404.
+async fn elsewhere(State(hub): State<Arc<Hub>>, uri: axum::http::Uri) -> Response {
+    let limits = hub.config.limits;
+    web::no_room(uri.path().trim_start_matches('/'), limits.idle_secs, limits.abandoned_secs)
 }
 
 /// `GET /ROOM`: a WebSocket upgrade joins the room; a plain request gets the browser seat.

@@ -98,6 +98,12 @@ async fn the_page_and_its_assets_answer_beside_the_protocol() {
     assert!(body.contains("<h1>There is no table 4242 here</h1>"), "{body}");
     assert!(body.contains("no one has been at it for 10 minutes") && body.contains("an hour after"), "{body}");
     assert!(body.contains("<a href=\"/\">Back to the lobby</a>"), "{body}");
+    // So is a path with a slash too many (a link cut or typed wrong), which was an empty 404.
+    let (status, head, body) = get(server.addr, "/1/").await;
+    assert_eq!(status, 404);
+    assert!(head.contains("content-type: text/html; charset=utf-8"), "{head}");
+    assert!(body.contains("<h1>There is no table 1/ here</h1>"), "{body}");
+    assert!(body.contains("<a href=\"/\">Back to the lobby</a>"), "{body}");
     let (_, _, body) = get(server.addr, "/%3Cscript%3Ex%3C%2Fscript%3E").await;
     assert!(body.contains("&lt;script&gt;x&lt;/script&gt;") && !body.contains("<script>"), "{body}");
     // The same address still upgrades to the protocol.
