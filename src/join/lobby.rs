@@ -340,7 +340,10 @@ async fn ask_name(
 ) -> anyhow::Result<Named> {
     set_prompt(prompt, NAME_PROMPT);
     hold.release();
-    console.print("what name do you go by here? (one word, at most 24 characters; kept with your player key)\n")?;
+    let max = crate::limits::MAX_NAME_CHARS;
+    console.print(&format!(
+        "what name do you go by here? (one word, at most {max} characters; kept with your player key)\n"
+    ))?;
     loop {
         match lines.recv().await {
             None => return Ok(Named::Ended),
@@ -520,7 +523,11 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                                 console.print(&format!("{message}\n"))?;
                                 break 'connection true;
                             }
-                            if matches!(refusal.code, Code::Protocol | Code::Timeout | Code::Dropped | Code::Replaced) {
+                            // Before the lobby no line is read: a refused hello (`limit`: too
+                            // many new players from this address) left the prompt deaf.
+                            if lobby.is_none()
+                                || matches!(refusal.code, Code::Protocol | Code::Timeout | Code::Dropped | Code::Replaced)
+                            {
                                 bail!("{message}");
                             }
                             hold.release();

@@ -160,13 +160,37 @@ fn quit_at_the_name_question_leaves_and_is_not_a_name() {
     let addr = listener.local_addr().unwrap().to_string();
     let data = tempfile::tempdir().unwrap();
     let mut join = Joined::spawn(&["join", &addr], data.path());
-    join.until("what name do you go by");
+    // The question says the host's own limit on a name's length (it said 24 of the 32).
+    let max = diving::limits::MAX_NAME_CHARS;
+    join.until(&format!("what name do you go by here? (one word, at most {max} characters;"));
     join.line("quit");
     let (status, stderr, _) = join.exit();
     assert_eq!(status, Some(0), "{stderr}");
     assert!(!data.path().join("diving").join("player.json").exists(), "no name, no player kept");
     listener.set_nonblocking(true).unwrap();
     assert!(listener.accept().is_err(), "the host was never asked");
+}
+
+/// A hello the host refuses for a reason other than the name (`limit`: too many new players
+/// from one address) ends `join` with the host's words: it kept the prompt, read no line
+/// (not even `quit`) and waited for a lobby that never came.
+#[test]
+fn a_hello_refused_for_a_limit_ends_join_with_the_reason() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let data = tempfile::tempdir().unwrap();
+    let mut join = Joined::spawn(&["join", &addr, "--name", "ann"], data.path());
+    let mut ws = runtime.block_on(accept(&listener));
+    assert_eq!(runtime.block_on(recv(&mut ws))["name"], "ann");
+    let refusal = "10 new players came from your address in the last hour (the most one address brings in an hour); come back under a name you have played here, or try again in 48 minutes";
+    runtime.block_on(send(&mut ws, json!({"type": "error", "code": "limit", "message": refusal})));
+    join.line("quit");
+    let (status, stderr, _) = join.exit();
+    assert_ne!(status, Some(0), "{stderr}");
+    assert!(stderr.contains(refusal), "{stderr}");
+    assert!(!data.path().join("diving").join("player.json").exists(), "a refused player is not kept");
+    drop(ws);
 }
 
 #[test]
@@ -273,8 +297,8 @@ struct Host {
     child: Child,
     /// `127.0.0.1:PORT`.
     addr: String,
-    /// What it said on its console (standard error) so far.
-    console: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// What it said on its console (standard error) so far, and a bell rung at each line.
+    console: std::sync::Arc<(std::sync::Mutex<Vec<String>>, std::sync::Condvar)>,
 }
 
 impl Host {
@@ -287,12 +311,13 @@ impl Host {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let console = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let console = std::sync::Arc::new((std::sync::Mutex::new(Vec::new()), std::sync::Condvar::new()));
         let said = console.clone();
         let err = BufReader::new(child.stderr.take().unwrap());
         std::thread::spawn(move || {
             for line in err.lines().map_while(Result::ok) {
-                said.lock().unwrap().push(line);
+                said.0.lock().unwrap().push(line);
+                said.1.notify_all();
             }
         });
         let mut out = BufReader::new(child.stdout.take().unwrap());
@@ -304,6 +329,17 @@ impl Host {
         // The rest of its output is read (and dropped), so a full pipe never holds it up.
         std::thread::spawn(move || for _ in out.lines() {});
         Host { child, addr, console }
+    }
+}
+
+impl Host {
+    /// Its console once it has said every line of `lines` (at most [`WAIT`] later): a client
+    /// may see a game start before the host's console line about it is read.
+    fn console_with(&self, lines: &[String]) -> Vec<String> {
+        let (said, bell) = &*self.console;
+        let missing = |console: &mut Vec<String>| lines.iter().any(|l| !console.contains(l));
+        let (console, _) = bell.wait_timeout_while(said.lock().unwrap(), WAIT, missing).unwrap();
+        console.clone()
     }
 }
 
@@ -368,13 +404,14 @@ fn a_table_made_in_the_lobby_is_played_to_the_end_and_rated() {
 
     // The host's console said, a line each, that the table opened and each game started and
     // ended, naming no card.
-    let console = host.console.lock().unwrap().clone();
     let room = new_game.split_whitespace().nth(4).unwrap().trim_end_matches(':').to_string();
-    for said in [
+    let lines = [
         format!("diving host: room {room}: ann opened a table of standard (2 seats: 0 open, 1 bot)"),
         format!("diving host: room {room}: game 1 starts: ann, greedy"),
         format!("diving host: room {room}: game 2 starts: greedy, ann"),
-    ] {
+    ];
+    let console = host.console_with(&lines);
+    for said in lines {
         assert_eq!(console.iter().filter(|l| **l == said).count(), 1, "{said}: {console:#?}");
     }
     let over = console.iter().filter(|l| l.starts_with(&format!("diving host: room {room}: game 1 is over: "))).count();
