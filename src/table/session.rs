@@ -466,11 +466,18 @@ impl Session {
                     warning = Some(format!("bot {name} chose {told}, which a mod failed on"));
                 }
                 Err(e) => {
-                    let chosen = render::command_for(&self.game, action);
-                    warning = Some(format!(
-                        "bot {name} chose '{chosen}', which is refused: {}",
-                        render::action_error(&self.game, &e, Viewer::Spectator)
-                    ));
+                    // Every reader is warned: a move that shows a card of the bot's hand (a
+                    // play from it, a recovery, an action on one of its cards) is not named,
+                    // nor why it was refused, which names the card as often as not.
+                    let told = told_move(&self.game, action);
+                    warning = Some(if shows_hand(action) {
+                        format!("bot {name} chose {told}, which is refused")
+                    } else {
+                        format!(
+                            "bot {name} chose {told}, which is refused: {}",
+                            render::action_error(&self.game, &e, Viewer::Spectator)
+                        )
+                    });
                 }
             }
         }
@@ -897,9 +904,18 @@ fn as_saved(mut now: serde_json::Value, saved: &serde_json::Value) -> serde_json
     now
 }
 
-/// How a bot's move a mod failed on is named to every reader: a move from the bot's hand
-/// (a play, a recovery, an action naming one of its cards) not by its cards, which the other
-/// seats may not see (the move failed, so nobody saw them); any other by its command.
+/// Whether `action` names a card of the mover's hand (which [`told_move`] leaves out).
+fn shows_hand(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Play { from: Source::Hand, .. } | Action::Recover { .. } | Action::Act { card: Some(_), .. }
+    )
+}
+
+/// How a bot's move a mod failed on, or the game refused, is named to every reader: a move
+/// from the bot's hand (a play, a recovery, an action naming one of its cards) not by its
+/// cards, which the other seats may not see (the move was not made, so nobody saw them); any
+/// other by its command.
 fn told_move(game: &Game, action: &Action) -> String {
     match action {
         Action::Play { from: Source::Hand, .. } => "a play from the hand".into(),

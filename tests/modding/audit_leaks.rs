@@ -284,3 +284,50 @@ fn whether_a_line_is_held_back_does_not_tell_a_hidden_card() {
     }
     assert!(drew[0] > 0 && drew[1] > 0, "ann drew low and high cards: {drew:?}");
 }
+
+/// A mod whose `playable` answers otherwise when asked again (it counts its calls in a table of
+/// its globals, which listing the moves does not stop) offers a bot a play that the game then
+/// refuses. The warning that the bot chose a refused move, told to every reader, named it:
+/// "bot bob chose 'play 7H', which is refused: …", a card of bob's hand, to ann.
+#[test]
+fn a_bots_refused_choice_does_not_name_its_card() {
+    let code = "asked = { n = 0 }\nfor rank = 1, 10 do\n  diving.effect(rank, {\n    playable = function(ctx, \
+                player, card)\n      asked.n = asked.n + 1\n      if asked.n % 2 == 0 then return false, 'not now' end\n      \
+                return true\n    end,\n    resolve = function(ctx, play, previous) previous(ctx, play) end,\n  })\nend\n";
+    let (_dir, spec) = ruleset_with(&[("fickle.lua", code)]);
+    let mut warned = 0;
+    for seed in 0..8 {
+        let seats =
+            vec![Seating { name: "ann".into(), bot: None }, Seating { name: "bob".into(), bot: Some("random".into()) }];
+        let mut table = Table::new(Session::new(&spec, seats, seed, None).unwrap(), Policy::network(true, 200));
+        let mut out = Vec::new();
+        table.start(&mut out);
+        for _ in 0..12 {
+            if table.game().is_over() {
+                break;
+            }
+            let game = table.session().game();
+            if game.current() != 0 {
+                table.run_bots(&mut out);
+                continue;
+            }
+            let line = match table.listed(Caller::Seat(0)).first() {
+                Some(action) => diving::table::render::command_for(table.game(), action),
+                None => break,
+            };
+            let bob: Vec<String> = table.game().player(1).hand.iter().map(ToString::to_string).collect();
+            let mut replies = Vec::new();
+            table.line(Caller::Seat(0), &line, &mut replies);
+            let ann = read(&table, &replies, Viewer::Seat(0));
+            for told in ann.lines().filter(|l| l.contains("which is refused")) {
+                // The move the bot plays instead is seen by all; the one it chose is not.
+                let told = told.split("; it plays").next().unwrap_or(told);
+                warned += 1;
+                for c in &bob {
+                    assert!(!told.contains(c.as_str()), "seed {seed}: ann reads bob's {c}: {told}");
+                }
+            }
+        }
+    }
+    assert!(warned > 0, "the bot chose a refused play in some game");
+}
