@@ -553,6 +553,24 @@ fn the_limits_page_lists_every_limit_with_its_number() {
     for n in numbers {
         assert!(section.contains(&grouped(n)), "docs/limits.md does not give {}", grouped(n));
     }
+    // The lobby's tables, in their own row, as the host's defaults are.
+    let row =
+        section.lines().find(|l| l.starts_with("| a host's lobby tables |")).expect("a row for the lobby's tables");
+    let host = diving::wire::HostLimits::default();
+    for (n, what) in [
+        (host.tables_per_connection, "made by one connection"),
+        (host.tables, "held by the host"),
+        (host.waiting_per_address, "waiting at once"),
+        (host.tables_per_hour_per_address, "made an hour"),
+        (host.new_keys_per_hour, "new players an hour"),
+        (host.tables_per_hour, "made by one player an hour"),
+    ] {
+        assert!(
+            row.contains(&format!("{} {what}", grouped(n as u64))),
+            "docs/limits.md does not give {n} {what}: {row}"
+        );
+    }
+    assert_eq!((host.idle_secs, host.abandoned_secs), (600, 3600), "docs/limits.md says 10 minutes and an hour: {row}");
     for kind in limits::FileKind::ALL {
         if let Some(bytes) = kind.max_bytes() {
             let shown = if bytes >= 1 << 20 { format!("{} MiB", bytes >> 20) } else { format!("{} KiB", bytes >> 10) };
