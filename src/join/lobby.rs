@@ -96,6 +96,7 @@ commands in the lobby:
                      anyone in the lobby may sit there
   sit ROOM [SEAT]    take an open seat of a waiting table (the first open one without SEAT;
                      not one kept for an invite), or go back to your own seat at a table
+                     (waiting, playing or over: the tables listed with 'your seat')
   code CODE          take the seat an invite code names
   ratings [RULESET]  the leaderboard (default: the first ruleset listed)
   watch ROOM         watch a table
@@ -254,6 +255,9 @@ fn lobby_text(lobby: &Lobby, host: &str) -> String {
         );
         if let Some(about) = table.about.as_deref().filter(|a| !a.is_empty()) {
             out += &format!("    {}\n", host_words(about));
+        }
+        if let Some(yours) = &table.yours {
+            out += &format!("    your seat {}: back to it with 'sit {room}'\n", yours.seat);
         }
         out += &format!("    watch: diving join {host}/{room}  (or 'watch {room}')\n");
     }
@@ -691,5 +695,20 @@ bots ('new --bots a,b'): random, greedy, mcts
 type 'help' for the lobby's commands
 ";
         assert_eq!(text, expected);
+    }
+
+    /// A table you sit at is listed with your seat, and `sit ROOM` is the way back to it.
+    #[test]
+    fn your_table_says_your_seat_and_the_way_back() {
+        let mut l = lobby();
+        l.tables[0].state = crate::wire::server::TableState::Playing;
+        l.tables[0].yours =
+            Some(crate::wire::server::YourSeat { seat: 1, token: "t0k".into(), path: "/3#seat=1&token=t0k".into() });
+        let text = lobby_text(&l, "h:1");
+        assert!(text.contains("  room 3: standard game 1, playing"), "{text}");
+        assert!(text.contains("    your seat 1: back to it with 'sit 3'\n"), "{text}");
+        assert!(!text.contains("t0k"), "the token is not printed: {text}");
+        let c = |line: &str| command(line, Some(&l), "h:1");
+        assert_eq!(sent(c("sit 3").unwrap()), json!({"type": "sit", "room": "3"}));
     }
 }

@@ -16,7 +16,9 @@
 //! the `create` says fewer) each have a code, and are taken only with it (or by the invited
 //! player's own link); `sit` takes the other open seats only. A visitor is listed what it
 //! may act on: a waiting table only once it has a name, and only if it may sit there or sits
-//! there already; tables playing or over to anyone (to watch).
+//! there already; tables playing or over to anyone (to watch). A named visitor's own tables
+//! (waiting, playing or over, until they close) come first, each with the way back to its
+//! seat ([`YourSeat`]: the seat's token, which only the player sitting there is listed).
 //!
 //! A stranger's `create` names only what the host offers: one of its rulesets by `id`, and
 //! built-in bots by name (never a Lua bot's path, which would be a file on the host). A
@@ -32,7 +34,7 @@ use super::fair::{Counts, Source};
 pub use super::room::BOTS;
 use super::room::{Plan, Room, check_player_name};
 use crate::core::Seat;
-use crate::wire::server::{self as msg, Invite, ModSecrets, Offered, TableLine, TableState, You};
+use crate::wire::server::{self as msg, Invite, ModSecrets, Offered, TableLine, TableState, You, YourSeat};
 use crate::wire::{
     Close, Code, HostLimits, Id, LOBBY_SINCE, LobbyMessage, PROTOCOL, Parsed, Player, ServerMessage, UploadFile,
 };
@@ -157,6 +159,9 @@ impl LobbyOut {
     }
 }
 
+/// A seat of a listed table: its player (`None`: open) and its token.
+type SeatHeld = (Option<PlayerId>, Option<String>);
+
 /// The lobby's state: what every lobby connection is shown, and what it decides.
 pub struct Lobby {
     offers: Vec<HostedRuleset>,
@@ -170,8 +175,9 @@ pub struct Lobby {
     makers: HashMap<String, (PlayerId, Source)>,
     /// What each address and player did in the last hour.
     counts: Counts,
-    /// The players seated at each table (for what a visitor is listed).
-    seated: HashMap<String, Vec<PlayerId>>,
+    /// Each seat of each table: its player and its token (for what a visitor is listed,
+    /// and the way back to their own seats).
+    seated: HashMap<String, Vec<SeatHeld>>,
     /// The invite code of each open seat given one: `(room, seat)`.
     codes: HashMap<String, (String, Seat)>,
     next_room: u64,
@@ -245,7 +251,8 @@ impl Lobby {
     /// The room's line of the listing is new or changed.
     pub fn list(&mut self, room: &Room) {
         self.listing.insert(Self::key(room.id()), room.summary());
-        self.seated.insert(room.id().to_string(), room.players().iter().flatten().copied().collect());
+        let seats = room.players().iter().copied().zip(room.tokens().iter().cloned()).collect();
+        self.seated.insert(room.id().to_string(), seats);
         if !room.is_waiting() {
             self.makers.remove(room.id());
         }
@@ -449,16 +456,22 @@ impl Lobby {
             .listing
             .values()
             .filter_map(|t| {
+                let yours = me.and_then(|me| self.seat_of(&t.room, me));
                 if t.state != TableState::Waiting {
-                    return Some(t.clone());
+                    return Some(TableLine { yours, ..t.clone() });
                 }
-                let me = me?;
+                me?;
                 let invited = held.get(t.room.as_str()).copied().unwrap_or(0).min(t.open);
-                let mine = self.seated.get(&t.room).is_some_and(|players| players.contains(&me));
-                (mine || t.open > invited).then(|| TableLine { open: t.open - invited, invited, ..t.clone() })
+                (yours.is_some() || t.open > invited).then(|| TableLine {
+                    open: t.open - invited,
+                    invited,
+                    yours,
+                    ..t.clone()
+                })
             })
             .collect();
-        tables.sort_by_key(|t| rank(t));
+        // The visitor's own tables first (never left out), then by state.
+        tables.sort_by_key(|t| (t.yours.is_none(), rank(t)));
         let total = tables.len();
         tables.truncate(MAX_LISTED);
         ServerMessage::Lobby(msg::Lobby {
@@ -472,6 +485,15 @@ impl Lobby {
             limits: self.limits.lobby(),
             uploads: self.uploads,
         })
+    }
+
+    /// The seat `player` has at `room` (the first, if more): the way back to it, for them
+    /// alone.
+    fn seat_of(&self, room: &str, player: PlayerId) -> Option<YourSeat> {
+        let seats = self.seated.get(room)?;
+        let seat = seats.iter().position(|(p, _)| *p == Some(player))?;
+        let token = seats[seat].1.clone()?;
+        Some(YourSeat { seat: seat + 1, path: seat_path(room, seat, &token), token })
     }
 
     /// Checks a `create` against the offers: the ruleset by id, the seats within its range,
@@ -580,7 +602,12 @@ pub fn invite(host: &str, room: &str, seat: Seat, token: &str, code: String) -> 
 }
 
 fn browser_link(host: &str, room: &str, seat: Seat, token: &str) -> String {
-    format!("http://{host}/{room}#seat={}&token={token}", seat + 1)
+    format!("http://{host}{}", seat_path(room, seat, token))
+}
+
+/// The path of a seat's page, with its seat and token.
+fn seat_path(room: &str, seat: Seat, token: &str) -> String {
+    format!("/{room}#seat={}&token={token}", seat + 1)
 }
 
 fn join_command(host: &str, room: &str, seat: Seat, token: &str) -> String {
@@ -920,5 +947,69 @@ mod tests {
         let refused = room.reserve(None, &[1, 2], 9, "eve", &mut out).unwrap_err();
         assert!(refused.contains("are kept for the players its maker invited"), "{refused}");
         assert_eq!(room.reserve(None, &[1], 9, "eve", &mut out), Ok(2));
+    }
+
+    /// A table whose seats are all taken, by players `1..=seats`: it plays at once.
+    fn playing(id: &str, seats: usize) -> Room {
+        let plan: Vec<Plan> =
+            (1..=seats as PlayerId).map(|p| Plan::Taken { name: format!("p{p}"), player: p }).collect();
+        let room =
+            Room::waiting(id, "standard", &plan, 1, crate::server::room::RoomOptions::default(), at()).unwrap().0;
+        assert!(!room.is_waiting());
+        room
+    }
+
+    /// The tables a visitor is listed as theirs: `(room, seat, token)`.
+    fn yours(lobby: &Lobby, visitor: &Visitor) -> Vec<(String, usize, String)> {
+        match lobby.message(visitor, None) {
+            ServerMessage::Lobby(l) => {
+                l.tables.into_iter().filter_map(|t| t.yours.map(|y| (t.room, y.seat, y.token))).collect()
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A player's own tables, waiting, playing and over, are listed to them first, each with
+    /// its seat's token (the way back after a closed tab); no one else is listed a token, and
+    /// a closed table is gone.
+    #[test]
+    fn your_tables_are_listed_to_you_with_the_way_back_to_your_seat() {
+        let mut lobby = lobby();
+        // Tables 1 to 3 are someone else's; 4 waits for player 2 (seat 1), 5 plays with
+        // player 2 in seat 2.
+        for id in ["1", "2", "3"] {
+            lobby.list(&waiting(id, 2, 7));
+        }
+        let (four, five) = (waiting("4", 3, 2), playing("5", 2));
+        lobby.list(&four);
+        lobby.list(&five);
+        let p2 = Visitor { hello: true, me: Some(Me { name: "p2".into(), player: 2 }), ..Visitor::default() };
+        let token = |room: &Room, seat: usize| room.tokens()[seat].clone().unwrap();
+        assert_eq!(
+            yours(&lobby, &p2),
+            vec![("4".to_string(), 1, token(&four, 0)), ("5".to_string(), 2, token(&five, 1))]
+        );
+        match lobby.message(&p2, None) {
+            ServerMessage::Lobby(l) => {
+                let first: Vec<&str> = l.tables.iter().take(2).map(|t| t.room.as_str()).collect();
+                assert_eq!(first, ["4", "5"], "your tables come first");
+                let back = l.tables[1].yours.as_ref().unwrap();
+                assert_eq!(back.path, format!("/5#seat=2&token={}", token(&five, 1)));
+            }
+            other => panic!("{other:?}"),
+        }
+        // A stranger, and a visitor looking only, are listed the playing table with no token.
+        let stranger = Visitor { hello: true, me: Some(Me { name: "eve".into(), player: 9 }), ..Visitor::default() };
+        let nameless = Visitor { hello: true, ..Visitor::default() };
+        for visitor in [&stranger, &nameless] {
+            assert_eq!(yours(&lobby, visitor), vec![]);
+            let text = lobby.message(visitor, None).to_text();
+            assert!(!text.contains(&token(&five, 1)) && !text.contains(&token(&four, 0)), "{text}");
+        }
+        // Player 1 sits at table 5 too: their own seat, not player 2's.
+        let p1 = Visitor { hello: true, me: Some(Me { name: "p1".into(), player: 1 }), ..Visitor::default() };
+        assert_eq!(yours(&lobby, &p1), vec![("5".to_string(), 1, token(&five, 0))]);
+        lobby.unlist("5");
+        assert_eq!(yours(&lobby, &p2), vec![("4".to_string(), 1, token(&four, 0))]);
     }
 }

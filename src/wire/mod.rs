@@ -34,8 +34,10 @@ pub use server::ServerMessage;
 /// their seats (`player` in `join`, the `waiting` message) and rematch; version 6 moves sent as
 /// listed actions (`move`, with the state id they were listed at) and views pushed (each
 /// reader's `view` in the `output` that tells a change); version 7 rulesets brought to the
-/// lobby (`upload`, `uploaded`).
-pub const PROTOCOL: u32 = 7;
+/// lobby (`upload`, `uploaded`); version 8 the way back and a second device (each visitor's
+/// own tables listed with their seat, `yours`, and transfer codes: `transfer`, `revoke`,
+/// `redeem`).
+pub const PROTOCOL: u32 = 8;
 
 /// The first version with `seat_view`.
 pub const SEAT_VIEW_SINCE: u32 = 2;
@@ -49,6 +51,8 @@ pub const LOBBY_SINCE: u32 = 5;
 pub const VIEW_SINCE: u32 = 6;
 /// The first version with `upload`.
 pub const UPLOAD_SINCE: u32 = 7;
+/// The first version with `yours` in the lobby's tables and transfer codes.
+pub const TRANSFER_SINCE: u32 = 8;
 
 /// The oldest version a host still serves: each version since only added messages a client
 /// asks for, so an older client is served as before.

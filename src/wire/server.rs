@@ -383,6 +383,21 @@ pub struct TableLine {
     pub invited: usize,
     /// The page's path.
     pub watch: String,
+    /// (version 8) Your own seat at this table, listed to you alone (by your key): the way
+    /// back to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yours: Option<YourSeat>,
+}
+
+/// (version 8) A seat of yours at a listed table: what takes you back to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct YourSeat {
+    /// 1-based.
+    pub seat: usize,
+    /// The seat's secret token (as `seated` gives it).
+    pub token: String,
+    /// The seat page's path, with its seat and token (`/ROOM#seat=N&token=T`).
+    pub path: String,
 }
 
 /// `seated`: the seat is yours.

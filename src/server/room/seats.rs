@@ -57,6 +57,7 @@ impl Room {
             open: self.open_seats().len(),
             invited: 0,
             watch: format!("/{}", self.id),
+            yours: None,
         }
     }
 

@@ -198,13 +198,17 @@ export function startLobby() {
         ),
       );
       const taken = (t.seats || []).length - t.open;
+      // Your own seat here (the host lists its token to you alone): the way back to it.
+      const back = t.yours
+        ? el("a", { class: "button back", href: t.yours.path, "data-seat": t.yours.seat }, `Back to your seat (seat ${t.yours.seat})`)
+        : null;
       const sitDown =
-        t.state === "waiting" && t.open > 0
+        !back && t.state === "waiting" && t.open > 0
           ? el("button", { type: "button", class: "sit", "data-room": t.room, onclick: () => sit(t.room) }, "Sit")
           : null;
       return el(
         "li",
-        { class: "table", "data-room": t.room, "data-state": t.state, "data-game": t.game },
+        { class: "table", "data-room": t.room, "data-state": t.state, "data-game": t.game, "data-yours": t.yours ? t.yours.seat : null },
         el("div", { class: "what" }, el("strong", {}, rulesetName(t.ruleset)), t.about ? ` — ${t.about}` : ""),
         el(
           "div",
@@ -214,7 +218,7 @@ export function startLobby() {
             (t.invited ? `, ${t.invited} kept for invites` : ""),
         ),
         el("ul", { class: "seats", "aria-label": "seats" }, seats),
-        el("div", { class: "table-actions" }, el("a", { class: "button", href: t.watch || `/${encodeURIComponent(t.room)}` }, "Watch"), sitDown),
+        el("div", { class: "table-actions" }, el("a", { class: "button", href: t.watch || `/${encodeURIComponent(t.room)}` }, "Watch"), back, sitDown),
       );
     });
     // The host lists so many (waiting ones first) and counts the rest.
