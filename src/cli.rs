@@ -188,8 +188,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ),
                 None => (None, None),
             };
-            let JoinArgs { target, seat, token, no_color, name } = args.clone();
-            join::join(&JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color, name, upload })
+            let JoinArgs { target, seat, token, no_color, name, transfer } = args.clone();
+            let options =
+                JoinOptions { target, seat, token, json: cli.json, ruleset: expect, no_color, name, upload, transfer };
+            join::join(&options)
         }
     }
 }
@@ -483,6 +485,11 @@ pub struct JoinArgs {
     /// $XDG_DATA_HOME/diving/player.json; asked for the first time when not given)
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
+    /// In the lobby: become the player a transfer code names (made with 'transfer' in the
+    /// lobby of a device where you have your name, or the page's "Use on another device"):
+    /// their name and key are kept here in place of this terminal's
+    #[arg(long, value_name = "CODE", conflicts_with = "name")]
+    pub transfer: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Args)]

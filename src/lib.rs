@@ -105,8 +105,9 @@
 //!   questions, away bots, chat) that makes every message for its reader through `Viewer`,
 //!   `table::json::state_for` and the narrator (a lobby table waits there for its seats, and a
 //!   rematch deals the next game with the seats turned); [`server::lobby::Lobby`] is the
-//!   lobby as one too (the rulesets offered, the listing, invite codes, every decision about
-//!   a visitor's message; what needs the rest of the host comes back as a request), with
+//!   lobby as one too (the rulesets offered, the listing — each visitor's own tables first,
+//!   with their seat's token listed to them alone —, invite and transfer codes, every decision
+//!   about a visitor's message; what needs the rest of the host comes back as a request), with
 //!   `server::fair` its counts per address and per player (fair under strangers). The edge:
 //!   `server::net` the routes, upgrades, `Origin` check and the [`server::net::Server`];
 //!   `server::connection` one loop for every connection, room or lobby (the limits, the

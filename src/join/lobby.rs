@@ -2,10 +2,16 @@
 //! lobby*), over `ws://HOST:PORT/lobby`. It says who you are ([`super::player`]: a name and
 //! the key kept under XDG data), shows the open tables and the rulesets the host offers
 //! (again whenever the host sends a new `lobby`), and reads the lobby's commands: `new`,
-//! `sit`, `code`, `ratings`, `watch`, `tables`, `help`, `quit`. Taking a seat (`seated`)
+//! `sit`, `code`, `transfer`, `ratings`, `watch`, `tables`, `help`, `quit`. Taking a seat (`seated`)
 //! prints the invites of a new table, then plays that seat as `diving join HOST:PORT/ROOM
 //! --seat N --token T` does, its `join` carrying the player, with the same reader of the
 //! input: a pipe's next lines are the game's.
+//!
+//! A second device: `transfer` asks the host for a one-time code that moves who you are (your
+//! name and key) to another terminal or browser, and `transfer revoke` cancels it; `diving
+//! join HOST:PORT --transfer CODE` redeems one ([`redeem`]) before anything else, keeping the
+//! player it names in the player file (the one it replaces is kept beside it, as
+//! `player.json.old`).
 //!
 //! With `--ruleset FILE` it brings that ruleset (the file and the mods it names: `upload`,
 //! version 7) as soon as the lobby is shown; once the host offers it (`uploaded`), `new`
@@ -28,7 +34,7 @@ use super::{Console, Editor, Handover, Input, JoinOptions, Prompt, board};
 use crate::limits::{NewLines, shown};
 use crate::ruleset::Ruleset;
 use crate::shell::terminal::Terminal;
-use crate::wire::server::{Lobby, Offered, Seated};
+use crate::wire::server::{Lobby, Offered, Seated, Transfer};
 use crate::wire::{Code, LobbyMessage, PROTOCOL, ServerMessage, UploadFile};
 
 /// The lobby's prompt at a terminal.
@@ -98,6 +104,10 @@ commands in the lobby:
                      not one kept for an invite), or go back to your own seat at a table
                      (waiting, playing or over: the tables listed with 'your seat')
   code CODE          take the seat an invite code names
+  transfer           a one-time code that moves who you are (name and key) to another terminal
+                     ('diving join HOST:PORT --transfer CODE') or browser (its link): both are
+                     you then; a new code replaces the old
+  transfer revoke    cancel your transfer code
   ratings [RULESET]  the leaderboard (default: the first ruleset listed)
   watch ROOM         watch a table
   tables             show the tables and rulesets again
@@ -124,6 +134,11 @@ fn command(line: &str, lobby: Option<&Lobby>, host: &str) -> Result<Asked, Strin
                 _ => Err(format!("'{seat}' is not a seat number (1, 2, …)")),
             },
             _ => Err("sit takes a room and maybe a seat: sit ROOM [SEAT]".into()),
+        },
+        "transfer" => match rest {
+            [] => Ok(Asked::Send(LobbyMessage::Transfer)),
+            [word] if word.eq_ignore_ascii_case("revoke") => Ok(Asked::Send(LobbyMessage::Revoke)),
+            _ => Err("transfer makes a code, and 'transfer revoke' cancels it".into()),
         },
         "code" => match rest {
             [code] => Ok(Asked::Send(LobbyMessage::Code { code: code.to_string() })),
@@ -298,6 +313,69 @@ fn seated_text(seated: &Seated) -> String {
     out
 }
 
+/// `transfer`: your code and the ways to redeem it, or that you have none.
+fn transfer_text(transfer: &Transfer, name: &str) -> String {
+    let Some(t) = &transfer.transfer else {
+        return "you have no transfer code now: the one you made no longer works\n".to_string();
+    };
+    let code = host_words(&t.code);
+    format!(
+        "your transfer code: {code} (it works once, for the next {} minutes)\n  \
+         at another terminal: {}\n  in a browser: {}\n\
+         whoever redeems it is {} there too, and this terminal stays so; \
+         'transfer revoke' cancels it, 'transfer' makes a new one in its place\n",
+        t.expires_secs.div_ceil(60),
+        host_words(&t.join),
+        host_words(&t.browser),
+        host_words(name),
+    )
+}
+
+/// `--transfer CODE`: redeems the code at the lobby `url` (looking only until then): the
+/// player it names, or the host's reason why not.
+pub async fn redeem(url: &str, code: &str) -> anyhow::Result<Player> {
+    let hello = LobbyMessage::Lobby { protocol: PROTOCOL, name: None, key: None };
+    let (mut sink, mut stream) = super::connect(url, &hello.to_text()).await?;
+    sink.send(Message::text(LobbyMessage::Redeem { code: code.to_string() }.to_text())).await?;
+    while let Some(message) = stream.next().await {
+        let text = match message {
+            Ok(Message::Text(text)) => text,
+            Ok(Message::Close(_)) => break,
+            Ok(_) => continue,
+            Err(e) => bail!("the connection to {url} broke: {e}"),
+        };
+        match ServerMessage::parse(&text).map_err(anyhow::Error::msg)? {
+            ServerMessage::Identity(who) => {
+                let _ = sink.send(Message::Close(None)).await;
+                crate::wire::check_key(&who.key).map_err(anyhow::Error::msg)?;
+                return Ok(Player { name: who.name, key: who.key });
+            }
+            ServerMessage::Error(refusal) => {
+                bail!("the host refused the transfer code: {}", host_words(&refusal.message))
+            }
+            _ => {}
+        }
+    }
+    bail!("the host at {url} closed the lobby before it answered the transfer code")
+}
+
+/// Keeps `player`, redeemed from a transfer code, at `path`; a different player kept there
+/// before is moved beside it (`player.json.old`), never lost. What to tell the player.
+fn keep_transferred(path: &std::path::Path, stored: Option<&Player>, player: &Player) -> anyhow::Result<String> {
+    let mut said = format!("the transfer code is used: you are {} here now\n", host_words(&player.name));
+    if let Some(old) = stored.filter(|old| old.key != player.key) {
+        let kept = path.with_extension("json.old");
+        player::save(&kept, old)?;
+        said += &format!(
+            "(this terminal was {}: that player's key is kept in {})\n",
+            host_words(&old.name),
+            kept.display()
+        );
+    }
+    player::save(path, player)?;
+    Ok(said)
+}
+
 /// The terminal's reader waits after each lobby line until the lobby lets it read the next
 /// (so that it reads it under the prompt that line led to); a pipe's reader never waits.
 struct Hold {
@@ -383,7 +461,7 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
     let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut console = Console::Stdout;
     let mut words = None;
-    if options.name.is_none() && stored.is_none() {
+    if options.name.is_none() && options.transfer.is_none() && stored.is_none() {
         set_prompt(&prompt, NAME_PROMPT);
     }
     let (go, go_rx) = std::sync::mpsc::channel();
@@ -399,6 +477,15 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
         super::read_pipe(tx);
     }
 
+    let transferred = match &options.transfer {
+        Some(code) => {
+            let player = redeem(&url, code).await?;
+            console.print(&keep_transferred(&path, stored.as_ref(), &player)?)?;
+            Some(player)
+        }
+        None => None,
+    };
+    let stored = transferred.or(stored);
     let mut me = match (&options.name, &stored) {
         (Some(name), Some(p)) => Player { name: name.clone(), key: p.key.clone() },
         (Some(name), None) => new_player(name)?,
@@ -489,6 +576,13 @@ pub(super) async fn run(options: &JoinOptions, host: &str, at_terminal: bool) ->
                                 brought_first(listing, &id);
                             }
                             brought = Some(id);
+                        }
+                        ServerMessage::Transfer(transfer) => {
+                            answered = true;
+                            hold.release();
+                            if !options.json {
+                                console.print(&transfer_text(&transfer, &me.name))?;
+                            }
                         }
                         ServerMessage::Ratings(ratings) => {
                             answered = true;

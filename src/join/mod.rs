@@ -59,6 +59,9 @@ pub struct JoinOptions {
     pub name: Option<String>,
     /// In the lobby: a ruleset to bring (`--ruleset FILE`: its file and the mods it names).
     pub upload: Option<Vec<crate::wire::UploadFile>>,
+    /// In the lobby: a transfer code to redeem first (`--transfer CODE`): who it names is
+    /// who this terminal is from then on.
+    pub transfer: Option<String>,
 }
 
 /// The WebSocket URL of an invite's `HOST:PORT/ROOM`.
@@ -90,6 +93,9 @@ pub fn join(options: &JoinOptions) -> anyhow::Result<ExitCode> {
     }
     if options.name.is_some() {
         bail!("--name is for the lobby (diving join HOST:PORT); an invite's seat already has its player");
+    }
+    if options.transfer.is_some() {
+        bail!("--transfer is redeemed in the lobby: give HOST:PORT (without a room)");
     }
     runtime.block_on(run(options, at_terminal, None))
 }
@@ -401,7 +407,8 @@ async fn run(options: &JoinOptions, at_terminal: bool, handover: Option<Handover
                         };
                     }
                     // The lobby's messages: not sent to a room's reader.
-                    ServerMessage::Lobby(_) | ServerMessage::Seated(_) | ServerMessage::Ratings(_) | ServerMessage::Uploaded(_) => {}
+                    ServerMessage::Lobby(_) | ServerMessage::Seated(_) | ServerMessage::Ratings(_) | ServerMessage::Uploaded(_)
+                    | ServerMessage::Transfer(_) | ServerMessage::Identity(_) => {}
                 }
                 console.print(&printed)?;
                 if over && !input_open && shell.is_none() {

@@ -82,6 +82,8 @@ pub struct Counts {
     made_from: HashMap<Source, Recent>,
     made_by: HashMap<PlayerId, Recent>,
     keys_from: HashMap<Source, Recent>,
+    /// Wrong transfer codes tried.
+    tries_from: HashMap<Source, Recent>,
 }
 
 /// Which hourly count is full.
@@ -91,8 +93,10 @@ pub enum Full {
     MadeBy(usize, Duration),
     /// … one source made …
     MadeFrom(usize, Duration),
-    /// … and the new keys one source registered (with how long until one more may be).
+    /// … and the new keys one source registered (with how long until one more may be) …
     KeysFrom(usize, Duration),
+    /// … and the wrong transfer codes one source tried.
+    TriesFrom(usize, Duration),
 }
 
 impl fmt::Display for Full {
@@ -112,6 +116,12 @@ impl fmt::Display for Full {
                 f,
                 "{n} new players came from your address in the last hour (the most one address brings in an hour); \
                  come back under a name you have played here, or try again in {}",
+                minutes(wait)
+            ),
+            Full::TriesFrom(n, wait) => write!(
+                f,
+                "{n} wrong transfer codes were tried from your address in the last hour (the most one address may try); \
+                 try again in {}",
                 minutes(wait)
             ),
         }
@@ -160,12 +170,28 @@ impl Counts {
         self.keys_from.entry(from).or_default().0.push_back(now);
     }
 
+    /// Whether one more transfer code may be tried from `from` at `now`: fewer than
+    /// `per_source` wrong ones in the last hour.
+    pub fn may_try(&mut self, from: Source, now: Instant, per_source: usize) -> Result<(), Full> {
+        let tries = self.tries_from.entry(from).or_default();
+        if tries.count(now) >= per_source {
+            return Err(Full::TriesFrom(per_source, tries.wait(now)));
+        }
+        Ok(())
+    }
+
+    /// A wrong transfer code was tried from `from` at `now`.
+    pub fn tried_wrong(&mut self, from: Source, now: Instant) {
+        self.tries_from.entry(from).or_default().0.push_back(now);
+    }
+
     /// Forgets the sources and players with nothing in the last hour (so that the counts
     /// hold only the last hour's visitors, however many came before).
     pub fn forget(&mut self, now: Instant) {
         self.made_from.retain(|_, r| r.count(now) > 0);
         self.made_by.retain(|_, r| r.count(now) > 0);
         self.keys_from.retain(|_, r| r.count(now) > 0);
+        self.tries_from.retain(|_, r| r.count(now) > 0);
     }
 }
 

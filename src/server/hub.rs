@@ -482,6 +482,12 @@ impl Hub {
                 self.sit(me, &room, seat, &held, host, link.clone(), id.clone()).await
             }
             Request::Upload { files, me } => self.upload(files, me, peer, link.clone(), id.clone()).await,
+            Request::Transfer { me, key } => {
+                let code = self.lobby().map(|mut l| l.transfer(&me, &key, Instant::now(), &mut random_transfer));
+                let secs = self.config.limits.transfer_secs;
+                link.message(lobby::transfer_message(host, code.as_deref(), secs, id.clone()));
+                Ok(())
+            }
         };
         match answer {
             Ok(()) => Handled { refused: false, closed: false },
@@ -686,6 +692,13 @@ impl Hub {
         })
         .await
     }
+}
+
+/// Random bytes for a transfer code, from the operating system's RNG.
+fn random_transfer() -> [u8; lobby::TRANSFER_LETTERS] {
+    let mut bytes = [0u8; lobby::TRANSFER_LETTERS];
+    getrandom::fill(&mut bytes).expect("the operating system's RNG works");
+    bytes
 }
 
 /// Six random bytes for an invite code, from the operating system's RNG.

@@ -9,7 +9,7 @@
 //!
 //! Fair under strangers: besides each connection, each player and each address ([`Source`])
 //! is held to limits on the tables it makes and keeps waiting and on the new players it
-//! brings ([`fair`](super::fair)), so that a flood from one address never refuses a player
+//! brings ([`fair`]), so that a flood from one address never refuses a player
 //! from another. The time is an input ([`Lobby::receive`]'s `now`), as a room's is.
 //!
 //! Invites hold: the open seats a maker keeps for the people they invite (all of them unless
@@ -19,6 +19,15 @@
 //! there already; tables playing or over to anyone (to watch). A named visitor's own tables
 //! (waiting, playing or over, until they close) come first, each with the way back to its
 //! seat ([`YourSeat`]: the seat's token, which only the player sitting there is listed).
+//!
+//! A second device: a named visitor asks for a one-time transfer code ([`Lobby::transfer`],
+//! a new one replacing the one before; `revoke` cancels it); redeemed once (`redeem`) within
+//! [`HostLimits::transfer_secs`], it gives the redeeming connection the player's name and key
+//! (`identity`), which both devices then hold, like a password on two devices. A code that is
+//! wrong, used, expired, replaced or revoked is refused saying which, and counts toward its
+//! address's tries ([`HostLimits::transfer_attempts_per_hour`]), so that codes cannot be
+//! guessed; a code moves a player the host knows, so it is no way around the new keys'
+//! limit. The codes live here, in memory: a host that restarts forgets them.
 //!
 //! A stranger's `create` names only what the host offers: one of its rulesets by `id`, and
 //! built-in bots by name (never a Lua bot's path, which would be a file on the host). A
@@ -30,13 +39,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 use super::db::{PlayerId, Registered};
-use super::fair::{Counts, Source};
+use super::fair::{self, Counts, Source};
 pub use super::room::BOTS;
 use super::room::{Plan, Room, check_player_name};
 use crate::core::Seat;
-use crate::wire::server::{self as msg, Invite, ModSecrets, Offered, TableLine, TableState, You, YourSeat};
+use crate::wire::server::{
+    self as msg, Identity, Invite, ModSecrets, Offered, TableLine, TableState, Transfer, TransferCode, You, YourSeat,
+};
 use crate::wire::{
-    Close, Code, HostLimits, Id, LOBBY_SINCE, LobbyMessage, PROTOCOL, Parsed, Player, ServerMessage, UploadFile,
+    Close, Code, HostLimits, Id, LOBBY_SINCE, LobbyMessage, PROTOCOL, Parsed, Player, ServerMessage, TRANSFER_SINCE,
+    UploadFile,
 };
 
 /// The most seats a lobby table has (the most any shipped ruleset seats).
@@ -105,6 +117,10 @@ pub struct Visitor {
     pub me: Option<Me>,
     /// Tables it made.
     pub made: usize,
+    /// The protocol its hello spoke.
+    pub protocol: u32,
+    /// The key it said hello with (what a transfer code it asks for moves).
+    pub key: Option<String>,
 }
 
 /// A table as a `create` asks for it, checked against what the host offers.
@@ -132,6 +148,9 @@ pub enum Request {
     Sit { room: String, seat: Option<Seat>, held: Vec<Seat>, me: Me },
     /// The leaderboard of a ruleset.
     Ratings { ruleset: String },
+    /// A new transfer code for `me`, whose key is `key` ([`Lobby::transfer`]: the edge has
+    /// the random source); `transfer` answers.
+    Transfer { me: Me, key: String },
     /// Check the ruleset `me` brought and offer it (`server::upload`).
     Upload { files: Vec<UploadFile>, me: Me },
 }
@@ -162,6 +181,27 @@ impl LobbyOut {
 /// A seat of a listed table: its player (`None`: open) and its token.
 type SeatHeld = (Option<PlayerId>, Option<String>);
 
+/// How many letters and digits a transfer code has: 31 symbols each, about 59 bits.
+pub const TRANSFER_LETTERS: usize = 12;
+
+/// A transfer code's player, until it expires.
+#[derive(Debug, Clone)]
+struct Pass {
+    player: PlayerId,
+    name: String,
+    key: String,
+    until: Instant,
+}
+
+/// Why a transfer code no longer works (kept an hour, to say so).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Spent {
+    Used,
+    Expired,
+    Replaced,
+    Revoked,
+}
+
 /// The lobby's state: what every lobby connection is shown, and what it decides.
 pub struct Lobby {
     offers: Vec<HostedRuleset>,
@@ -180,6 +220,10 @@ pub struct Lobby {
     seated: HashMap<String, Vec<SeatHeld>>,
     /// The invite code of each open seat given one: `(room, seat)`.
     codes: HashMap<String, (String, Seat)>,
+    /// The transfer codes that work, at most one per player …
+    transfers: HashMap<String, Pass>,
+    /// … and those that no longer do, with when they stopped.
+    spent: HashMap<String, (Spent, Instant)>,
     next_room: u64,
 }
 
@@ -195,6 +239,8 @@ impl Lobby {
             counts: Counts::default(),
             seated: HashMap::new(),
             codes: HashMap::new(),
+            transfers: HashMap::new(),
+            spent: HashMap::new(),
             next_room: last_room + 1,
         }
     }
@@ -284,6 +330,8 @@ impl Lobby {
     /// The clock moved on to `now`: what is an hour old is forgotten.
     pub fn tick(&mut self, now: Instant) {
         self.counts.forget(now);
+        self.expire(now);
+        self.spent.retain(|_, (_, at)| now.saturating_duration_since(*at) < fair::HOUR);
     }
 
     /// One message from `visitor` (already within the size and rate limits) at `now`:
@@ -307,6 +355,16 @@ impl Lobby {
             }
             _ if !visitor.hello => return LobbyOut::refuse(Code::NotJoined, "send 'lobby' first", id),
             LobbyMessage::Ratings { ruleset } => return LobbyOut::request(Request::Ratings { ruleset }, id),
+            LobbyMessage::Transfer | LobbyMessage::Revoke | LobbyMessage::Redeem { .. }
+                if visitor.protocol < TRANSFER_SINCE =>
+            {
+                let message = format!(
+                    "transfer codes are protocol {TRANSFER_SINCE}'s, and this client said hello in {}",
+                    visitor.protocol
+                );
+                return LobbyOut::refuse(Code::Malformed, &message, id);
+            }
+            LobbyMessage::Redeem { code } => return self.redeem(visitor, &code, now, id),
             _ => match visitor.me.clone() {
                 Some(me) => me,
                 None => {
@@ -353,7 +411,17 @@ impl Lobby {
                 id,
             ),
             LobbyMessage::Upload { files } => LobbyOut::request(Request::Upload { files, me }, id),
-            LobbyMessage::Lobby { .. } | LobbyMessage::Ratings { .. } => unreachable!("answered above"),
+            LobbyMessage::Transfer => match visitor.key.clone() {
+                Some(key) => LobbyOut::request(Request::Transfer { me, key }, id),
+                None => LobbyOut::refuse(Code::Name, "say who you are first: 'lobby' with your name and key", id),
+            },
+            LobbyMessage::Revoke => {
+                self.revoke(me.player, now);
+                LobbyOut { sent: vec![transfer_message("", None, 0, id)], ..LobbyOut::default() }
+            }
+            LobbyMessage::Lobby { .. } | LobbyMessage::Ratings { .. } | LobbyMessage::Redeem { .. } => {
+                unreachable!("answered above")
+            }
         }
     }
 
@@ -409,6 +477,8 @@ impl Lobby {
             return out;
         }
         visitor.hello = true;
+        visitor.protocol = protocol;
+        visitor.key = None;
         match (name, key) {
             (None, None) => visitor.me = None,
             (Some(name), Some(key)) => {
@@ -416,11 +486,19 @@ impl Lobby {
                     return LobbyOut::refuse(Code::Name, &e, id);
                 }
                 let new = self.counts.may_register(visitor.from, now, self.limits.new_keys_per_hour);
-                match register(&Player { name: name.clone(), key }, new.is_ok()) {
-                    Ok(Registered::Known(player)) => visitor.me = Some(Me { name, player }),
+                match register(&Player { name: name.clone(), key: key.clone() }, new.is_ok()) {
+                    Ok(Registered::Known(player)) => {
+                        // A code made before a change of name moves the name as it is now.
+                        for pass in self.transfers.values_mut().filter(|p| p.player == player) {
+                            pass.name = name.clone();
+                        }
+                        visitor.me = Some(Me { name, player });
+                        visitor.key = Some(key);
+                    }
                     Ok(Registered::New(player)) => {
                         self.counts.registered(visitor.from, now);
                         visitor.me = Some(Me { name, player });
+                        visitor.key = Some(key);
                     }
                     Ok(Registered::NotNew) => {
                         let full = new.expect_err("only refused past the limit").to_string();
@@ -542,7 +620,6 @@ impl Lobby {
     /// A new invite code for `seat` of `room`: six letters and digits that cannot be misread
     /// (no 0/O, 1/I/L), from `random` (the caller's source of random bytes).
     pub fn new_code(&mut self, room: &str, seat: Seat, random: &mut dyn FnMut() -> [u8; 6]) -> String {
-        const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
         loop {
             let code: String = random().iter().map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char).collect();
             if !self.codes.contains_key(&code) {
@@ -550,6 +627,78 @@ impl Lobby {
                 return code;
             }
         }
+    }
+
+    /// A new transfer code for `me` (whose key is `key`) at `now`, from `random` (the
+    /// caller's source of random bytes), replacing the one they had: the code, grouped by
+    /// four (`ABCD-EFGH-JKMN`).
+    pub fn transfer(
+        &mut self,
+        me: &Me,
+        key: &str,
+        now: Instant,
+        random: &mut dyn FnMut() -> [u8; TRANSFER_LETTERS],
+    ) -> String {
+        self.spend_of(me.player, Spent::Replaced, now);
+        let until = now + std::time::Duration::from_secs(self.limits.transfer_secs);
+        loop {
+            let code: String = random().iter().map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char).collect();
+            if !self.transfers.contains_key(&code) && !self.spent.contains_key(&code) {
+                let pass = Pass { player: me.player, name: me.name.clone(), key: key.to_string(), until };
+                self.transfers.insert(code.clone(), pass);
+                return grouped(&code);
+            }
+        }
+    }
+
+    /// `player`'s transfer code, if any, is revoked.
+    fn revoke(&mut self, player: PlayerId, now: Instant) {
+        self.spend_of(player, Spent::Revoked, now);
+    }
+
+    fn spend_of(&mut self, player: PlayerId, why: Spent, now: Instant) {
+        let theirs: Vec<String> =
+            self.transfers.iter().filter(|(_, p)| p.player == player).map(|(c, _)| c.clone()).collect();
+        for code in theirs {
+            self.transfers.remove(&code);
+            self.spent.insert(code, (why, now));
+        }
+    }
+
+    /// The transfer codes past their time at `now` are expired.
+    fn expire(&mut self, now: Instant) {
+        let old: Vec<String> = self.transfers.iter().filter(|(_, p)| p.until <= now).map(|(c, _)| c.clone()).collect();
+        for code in old {
+            self.transfers.remove(&code);
+            self.spent.insert(code, (Spent::Expired, now));
+        }
+    }
+
+    /// `redeem`: the visitor becomes the player `code` names, and is told their name and key;
+    /// or is told why not (each wrong code counts toward its address's tries).
+    fn redeem(&mut self, visitor: &mut Visitor, code: &str, now: Instant, id: Option<Id>) -> LobbyOut {
+        if let Err(full) = self.counts.may_try(visitor.from, now, self.limits.transfer_attempts_per_hour) {
+            return LobbyOut::refuse(Code::Limit, &full.to_string(), id);
+        }
+        self.expire(now);
+        let code = normal_code(code);
+        let Some(pass) = self.transfers.remove(&code) else {
+            self.counts.tried_wrong(visitor.from, now);
+            let minutes = self.limits.transfer_secs.div_ceil(60);
+            let why = match self.spent.get(&code).map(|(why, _)| *why) {
+                Some(Spent::Used) => "that transfer code was used already (a code works once): make a new one on a device where you have your name".to_string(),
+                Some(Spent::Expired) => format!("that transfer code expired (a code works for {minutes} minutes): make a new one on a device where you have your name"),
+                Some(Spent::Replaced) => "that transfer code was replaced by a newer one: use the newest code its maker has".to_string(),
+                Some(Spent::Revoked) => "that transfer code was revoked by its maker".to_string(),
+                None => format!("no transfer code here is that one: a code has {TRANSFER_LETTERS} letters and digits, as ABCD-EFGH-JKMN"),
+            };
+            return LobbyOut::refuse(Code::Unknown, &why, id);
+        };
+        self.spent.insert(code, (Spent::Used, now));
+        visitor.me = Some(Me { name: pass.name.clone(), player: pass.player });
+        visitor.key = Some(pass.key.clone());
+        let identity = ServerMessage::Identity(Identity { id, name: pass.name, key: pass.key });
+        LobbyOut { sent: vec![identity, self.message(visitor, None)], ..LobbyOut::default() }
     }
 
     /// A code given out before (the host's database keeps them across a restart).
@@ -571,9 +720,37 @@ impl Lobby {
 
     /// The seat an invite code names (case and spaces ignored).
     pub fn code(&self, code: &str) -> Option<(String, Seat)> {
-        let code: String = code.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_uppercase();
-        self.codes.get(&code).cloned()
+        self.codes.get(&normal_code(code)).cloned()
     }
+}
+
+/// The letters and digits of invite and transfer codes: none that can be misread (no 0/O,
+/// 1/I/L).
+const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
+/// A code as typed, as it is kept: its letters and digits, upper case.
+fn normal_code(code: &str) -> String {
+    code.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_uppercase()
+}
+
+/// A transfer code as it is shown: in groups of four.
+fn grouped(code: &str) -> String {
+    let chars: Vec<char> = code.chars().collect();
+    chars.chunks(4).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join("-")
+}
+
+/// The `transfer` message: `code` (as shown) on `host`, working `secs` more seconds; `None`
+/// (after `revoke`): none.
+pub fn transfer_message(host: &str, code: Option<&str>, secs: u64, id: Option<Id>) -> ServerMessage {
+    ServerMessage::Transfer(Transfer {
+        id,
+        transfer: code.map(|code| TransferCode {
+            code: code.to_string(),
+            browser: format!("http://{host}/#transfer={code}"),
+            join: format!("diving join {host} --transfer {code}"),
+            expires_secs: secs,
+        }),
+    })
 }
 
 /// The `seated` message for `seat` (0-based) of `room` on `host` (the address the client came
@@ -1011,5 +1188,113 @@ mod tests {
         assert_eq!(yours(&lobby, &p1), vec![("5".to_string(), 1, token(&five, 0))]);
         lobby.unlist("5");
         assert_eq!(yours(&lobby, &p2), vec![("4".to_string(), 1, token(&four, 0))]);
+    }
+
+    /// A visitor of protocol 8 from `from`, past its hello as `name` with `key` (a
+    /// known player), or looking only without a name.
+    fn arrive_as(lobby: &mut Lobby, from: [u8; 4], who: Option<(&str, &str)>, now: Instant) -> Visitor {
+        let mut visitor = Visitor { from: Source::of(from.into()), ..Visitor::default() };
+        let (name, key) = who.map_or((None, None), |(n, k)| (Some(n.to_string()), Some(k.to_string())));
+        let out = lobby.receive(&mut visitor, parsed(M::Lobby { protocol: PROTOCOL, name, key }), &mut anyone, now);
+        assert!(!out.refused, "{out:?}");
+        visitor
+    }
+
+    /// The code a `transfer` asks for, made as the edge makes it (from `draw`).
+    fn make_code(lobby: &mut Lobby, visitor: &mut Visitor, draw: u8, now: Instant) -> String {
+        let out = lobby.receive(visitor, parsed(M::Transfer), &mut anyone, now);
+        let Some((Request::Transfer { me, key }, _)) = out.request else { panic!("{out:?}") };
+        lobby.transfer(&me, &key, now, &mut || [draw; TRANSFER_LETTERS])
+    }
+
+    fn redeem(lobby: &mut Lobby, visitor: &mut Visitor, code: &str, now: Instant) -> LobbyOut {
+        lobby.receive(visitor, parsed(M::Redeem { code: code.into() }), &mut anyone, now)
+    }
+
+    /// A transfer code moves a player's name and key to a visitor who looked only, once; a
+    /// used, expired, replaced, revoked or wrong code is refused saying which.
+    #[test]
+    fn a_transfer_code_moves_who_you_are_once_and_says_why_it_no_longer_works() {
+        let mut lobby = lobby();
+        let mut ann = arrive_as(&mut lobby, [198, 51, 100, 1], Some(("ann", "k-ann")), at());
+        let code = make_code(&mut lobby, &mut ann, 3, at());
+        assert_eq!(code, "DDDD-DDDD-DDDD");
+        // Another device, looking only, redeems it (case, spaces and dashes do not count).
+        let mut phone = arrive_as(&mut lobby, [203, 0, 113, 9], None, at());
+        let out = redeem(&mut lobby, &mut phone, "dddd dddd-dddd", at());
+        match &out.sent[..] {
+            [ServerMessage::Identity(who), ServerMessage::Lobby(l)] => {
+                assert_eq!((who.name.as_str(), who.key.as_str(), who.id.is_some()), ("ann", "k-ann", true));
+                assert_eq!(l.you, Some(You { name: "ann".into() }));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(phone.me, Some(Me { name: "ann".into(), player: 1 }));
+        assert_eq!(phone.key.as_deref(), Some("k-ann"));
+        // Both devices are ann: the phone makes a code of its own.
+        assert_eq!(make_code(&mut lobby, &mut phone, 4, at()), "EEEE-EEEE-EEEE");
+        let mut stranger = arrive_as(&mut lobby, [192, 0, 2, 5], None, at());
+        let refused = |out: &LobbyOut| refusal(out);
+        assert!(refused(&redeem(&mut lobby, &mut stranger, &code, at())).1.contains("used already"));
+        // A new code replaces the old.
+        let old = make_code(&mut lobby, &mut ann, 5, at());
+        let new = make_code(&mut lobby, &mut ann, 6, at());
+        assert!(refused(&redeem(&mut lobby, &mut stranger, &old, at())).1.contains("replaced by a newer one"));
+        // Revoked by its maker: `transfer` with none.
+        let out = lobby.receive(&mut ann, parsed(M::Revoke), &mut anyone, at());
+        assert!(matches!(&out.sent[..], [ServerMessage::Transfer(Transfer { transfer: None, .. })]), "{out:?}");
+        assert_eq!(
+            refused(&redeem(&mut lobby, &mut stranger, &new, at())),
+            (Code::Unknown, "that transfer code was revoked by its maker".into())
+        );
+        // Past its time.
+        let late = make_code(&mut lobby, &mut ann, 7, at());
+        let after = at() + Duration::from_secs(HostLimits::default().transfer_secs);
+        let mut other = arrive_as(&mut lobby, [192, 0, 2, 6], None, after);
+        assert!(
+            refused(&redeem(&mut lobby, &mut other, &late, after)).1.contains("expired (a code works for 10 minutes)")
+        );
+        // A code never made.
+        let (code, wrong) = refused(&redeem(&mut lobby, &mut other, "ABCD-ABCD-ABCD", after));
+        assert_eq!(code, Code::Unknown);
+        assert!(wrong.contains("no transfer code here is that one"), "{wrong}");
+        assert_eq!(other.me, None, "a refused code leaves the visitor as it was");
+        // A code is asked for by a named visitor only, of protocol 8.
+        let mut nameless = arrive_as(&mut lobby, [192, 0, 2, 7], None, at());
+        assert_eq!(refusal(&lobby.receive(&mut nameless, parsed(M::Transfer), &mut anyone, at())).0, Code::Name);
+        let mut older = Visitor::default();
+        let hello = M::Lobby { protocol: TRANSFER_SINCE - 1, name: Some("ann".into()), key: Some("k-ann".into()) };
+        lobby.receive(&mut older, parsed(hello), &mut anyone, at());
+        assert_eq!(refusal(&lobby.receive(&mut older, parsed(M::Transfer), &mut anyone, at())).0, Code::Malformed);
+    }
+
+    /// Wrong codes count per address: past the limit even a good code is refused there (so a
+    /// code cannot be guessed), while another address redeems it; and a code made before a
+    /// change of name moves the name as it is now.
+    #[test]
+    fn wrong_transfer_codes_are_limited_per_address() {
+        let mut lobby = lobby();
+        let limit = HostLimits::default().transfer_attempts_per_hour;
+        let mut ann = arrive_as(&mut lobby, [198, 51, 100, 1], Some(("ann", "k-ann")), at());
+        let code = make_code(&mut lobby, &mut ann, 8, at());
+        let mut guesser = arrive_as(&mut lobby, [192, 0, 2, 66], None, at());
+        for i in 0..limit {
+            let out = redeem(&mut lobby, &mut guesser, &format!("GUESS{i}"), at());
+            assert_eq!(refusal(&out).0, Code::Unknown);
+        }
+        let (code_of, held) = refusal(&redeem(&mut lobby, &mut guesser, &code, at()));
+        assert_eq!(code_of, Code::Limit);
+        assert!(held.contains("10 wrong transfer codes were tried from your address"), "{held}");
+        // Ann's other device, at another address, is not held.
+        let mut home = arrive_as(&mut lobby, [203, 0, 113, 2], None, at());
+        // Ann renames before it is redeemed: the code moves her new name.
+        let rename = M::Lobby { protocol: PROTOCOL, name: Some("anne".into()), key: Some("k-ann".into()) };
+        lobby.receive(&mut ann, parsed(rename), &mut anyone, at());
+        let out = redeem(&mut lobby, &mut home, &code, at());
+        assert!(matches!(&out.sent[0], ServerMessage::Identity(who) if who.name == "anne"), "{out:?}");
+        // An hour on, the address may try again.
+        let later = at() + fair::HOUR;
+        lobby.tick(later);
+        assert_eq!(refusal(&redeem(&mut lobby, &mut guesser, "GUESS", later)).0, Code::Unknown);
     }
 }

@@ -207,6 +207,13 @@ pub enum LobbyMessage {
     Ratings { ruleset: String },
     /// (version 7) Bring a ruleset: its TOML file and the Lua files it names.
     Upload { files: Vec<UploadFile> },
+    /// (version 8) A one-time code that moves who you are (your name and key) to another
+    /// browser or terminal; a new one replaces the one before.
+    Transfer,
+    /// (version 8) Cancel your transfer code.
+    Revoke,
+    /// (version 8) Become the player a transfer code names, on this connection and device.
+    Redeem { code: String },
 }
 
 /// A file of an uploaded ruleset: its plain file name and its text.
@@ -218,7 +225,8 @@ pub struct UploadFile {
 
 impl LobbyMessage {
     /// Every `type` a client sends the lobby, in PROTOCOL.md's order.
-    pub const KINDS: [&str; 6] = ["lobby", "create", "sit", "code", "ratings", "upload"];
+    pub const KINDS: [&str; 9] =
+        ["lobby", "create", "sit", "code", "ratings", "upload", "transfer", "revoke", "redeem"];
 
     /// The message's `type`.
     pub fn kind(&self) -> &'static str {
@@ -229,6 +237,9 @@ impl LobbyMessage {
             LobbyMessage::Code { .. } => "code",
             LobbyMessage::Ratings { .. } => "ratings",
             LobbyMessage::Upload { .. } => "upload",
+            LobbyMessage::Transfer => "transfer",
+            LobbyMessage::Revoke => "revoke",
+            LobbyMessage::Redeem { .. } => "redeem",
         }
     }
 
@@ -432,6 +443,15 @@ mod tests {
             Parsed { id: Some(Id::Number(9.into())), message: Ok(LobbyMessage::Sit { room: "3".into(), seat: None }) }
         );
         let unknown = LobbyMessage::parse(r#"{"type":"join"}"#).message.unwrap_err();
-        assert_eq!(unknown, "unknown lobby message type 'join' (lobby, create, sit, code, ratings or upload)");
+        assert_eq!(
+            unknown,
+            "unknown lobby message type 'join' (lobby, create, sit, code, ratings, upload, transfer, revoke or redeem)"
+        );
+        assert_eq!(LobbyMessage::parse(r#"{"type":"transfer"}"#).message, Ok(LobbyMessage::Transfer));
+        assert_eq!(LobbyMessage::Revoke.to_text(), r#"{"type":"revoke"}"#);
+        assert_eq!(
+            LobbyMessage::parse(r#"{"type":"redeem","code":"ABCD"}"#).message,
+            Ok(LobbyMessage::Redeem { code: "ABCD".into() })
+        );
     }
 }

@@ -64,6 +64,11 @@ pub struct HostLimits {
     /// Seconds the host gives the check of a ruleset brought to it (loading, smoke games,
     /// balance games): past them it is refused.
     pub upload_check_secs: u64,
+    /// (version 8) Seconds a transfer code works …
+    pub transfer_secs: u64,
+    /// … and codes that were wrong (unknown, used, expired or revoked) one address may try
+    /// in an hour: past them even a good one is refused until the hour is over.
+    pub transfer_attempts_per_hour: usize,
 }
 
 impl Default for HostLimits {
@@ -95,6 +100,8 @@ impl Default for HostLimits {
             uploads_per_address: 10,
             uploads_per_player: 5,
             upload_check_secs: 30,
+            transfer_secs: 600,
+            transfer_attempts_per_hour: 10,
         }
     }
 }
@@ -139,6 +146,12 @@ pub struct LobbyLimits {
     pub upload_bytes: usize,
     #[serde(default)]
     pub uploads_per_player: usize,
+    /// (version 8) How long a transfer code works, and the wrong codes an address may try in
+    /// an hour.
+    #[serde(default)]
+    pub transfer_secs: u64,
+    #[serde(default)]
+    pub transfer_attempts_per_hour: usize,
 }
 
 /// [`HostLimits::NAMES`] and [`HostLimits::set`], from the list of its fields.
@@ -198,6 +211,8 @@ limits_by_name!(
     uploads_per_address,
     uploads_per_player,
     upload_check_secs,
+    transfer_secs,
+    transfer_attempts_per_hour,
 );
 
 impl HostLimits {
@@ -255,6 +270,8 @@ impl HostLimits {
             upload_file_bytes: self.upload_file_bytes,
             upload_bytes: self.upload_bytes,
             uploads_per_player: self.uploads_per_player,
+            transfer_secs: self.transfer_secs,
+            transfer_attempts_per_hour: self.transfer_attempts_per_hour,
         }
     }
 }

@@ -40,13 +40,17 @@ pub enum ServerMessage {
     Ratings(Ratings),
     /// (version 7) The ruleset you brought is taken: the lobby offers it.
     Uploaded(Uploaded),
+    /// (version 8) Your transfer code (or that you have none, after `revoke`).
+    Transfer(Transfer),
+    /// (version 8) A transfer code was redeemed: this is who you are now.
+    Identity(Identity),
 }
 
 impl ServerMessage {
     /// Every `type` a host sends, in PROTOCOL.md's order (a room's, then the lobby's).
-    pub const KINDS: [&str; 11] = [
+    pub const KINDS: [&str; 13] = [
         "hello", "waiting", "rematch", "new_game", "output", "screen", "error", "lobby", "seated", "ratings",
-        "uploaded",
+        "uploaded", "transfer", "identity",
     ];
 
     /// The message's `type`.
@@ -63,6 +67,8 @@ impl ServerMessage {
             ServerMessage::Seated(_) => "seated",
             ServerMessage::Ratings(_) => "ratings",
             ServerMessage::Uploaded(_) => "uploaded",
+            ServerMessage::Transfer(_) => "transfer",
+            ServerMessage::Identity(_) => "identity",
         }
     }
 
@@ -471,4 +477,37 @@ pub struct Recent {
 pub struct Placed {
     pub player: String,
     pub place: usize,
+}
+
+/// (version 8) `transfer`: the answer to `transfer` and `revoke`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transfer {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    /// Your code (`None`: you have none, it was revoked).
+    pub transfer: Option<TransferCode>,
+}
+
+/// A transfer code, and the ways to redeem it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransferCode {
+    /// Twelve letters and digits, in groups of four (`ABCD-EFGH-JKMN`; case, spaces and
+    /// dashes do not count).
+    pub code: String,
+    /// The lobby page's link that redeems it (`http://HOST:PORT/#transfer=CODE`).
+    pub browser: String,
+    /// The `diving join` command that redeems it.
+    pub join: String,
+    /// Seconds until it expires.
+    pub expires_secs: u64,
+}
+
+/// (version 8) `identity`: who you are now, after a transfer code: keep the name and key
+/// (the key is secret: it is you).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Identity {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    pub name: String,
+    pub key: String,
 }

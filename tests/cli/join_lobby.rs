@@ -1,5 +1,6 @@
 //! `diving join HOST:PORT`, the terminal lobby, driven through a pipe: who you are (the player
-//! file under `XDG_DATA_HOME`, a refused name asked again, `--name` refused with status 2)
+//! file under `XDG_DATA_HOME`, a refused name asked again, `--name` refused with status 2,
+//! moved to another terminal with `transfer` and `--transfer CODE`)
 //! against a host that plays the lobby's part of PROTOCOL.md message by message, so each
 //! step is checked as the client sends it.
 
@@ -348,6 +349,67 @@ impl Drop for Host {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The player file's `{name, key}` under `data`.
+fn kept(data: &std::path::Path, file: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(data.join("diving").join(file)).unwrap()).unwrap()
+}
+
+/// A second terminal through the real host: ann's `transfer` prints a code, its command and
+/// its link; `--transfer CODE` at another terminal (one that was zed) makes it ann — her key
+/// in its player file, zed's kept beside it — and her table is listed there with her seat; the
+/// code works once, and a used one ends `diving join` with the host's reason.
+#[test]
+fn a_transfer_code_moves_a_player_to_another_terminal_once() {
+    let games = tempfile::tempdir().unwrap();
+    let (first, second, third) =
+        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let host = Host::start(games.path());
+    let addr = host.addr.clone();
+
+    let mut ann = Joined::spawn(&["join", &addr, "--name", "ann"], first.path());
+    ann.until("type 'help'");
+    ann.line("new standard --seats 2 --bots greedy");
+    ann.until("joined room");
+    ann.line("quit");
+    ann.finish();
+    let mut ann = Joined::spawn(&["join", &addr], first.path());
+    ann.until("your seat 1: back to it with 'sit 1'");
+    ann.until("type 'help'");
+    ann.line("transfer");
+    let made = ann.until("your transfer code: ").pop().unwrap();
+    let code = made["your transfer code: ".len()..].split(' ').next().unwrap().to_string();
+    assert_eq!(code.len(), 14, "{made}");
+    assert!(made.ends_with("(it works once, for the next 10 minutes)"), "{made}");
+    ann.until(&format!("at another terminal: diving join {addr} --transfer {code}"));
+    ann.until(&format!("in a browser: http://{addr}/#transfer={code}"));
+    ann.until("whoever redeems it is ann there too");
+    ann.line("quit");
+    ann.finish();
+
+    let mut zed = Joined::spawn(&["join", &addr, "--name", "zed"], second.path());
+    zed.until("you are zed");
+    zed.line("quit");
+    zed.finish();
+    let zed = kept(second.path(), "player.json");
+    let mut moved = Joined::spawn(&["join", &addr, "--transfer", &code.to_lowercase()], second.path());
+    moved.until("the transfer code is used: you are ann here now");
+    moved.until("(this terminal was zed: that player's key is kept in");
+    moved.until("you are ann");
+    moved.until("your seat 1: back to it with 'sit 1'");
+    moved.line("quit");
+    let (status, _, _) = moved.finish();
+    assert_eq!(status, Some(0));
+    assert_eq!(kept(second.path(), "player.json"), kept(first.path(), "player.json"), "ann's name and key");
+    assert_eq!(kept(second.path(), "player.json.old"), zed, "zed's key is not lost");
+
+    let again = Joined::spawn(&["join", &addr, "--transfer", &code], third.path());
+    let (status, err, _) = again.finish();
+    assert_ne!(status, Some(0));
+    assert!(err.contains("the host refused the transfer code: that transfer code was used already"), "{err}");
+    assert!(!third.path().join("diving").join("player.json").exists(), "nothing is kept from a refused code");
+    drop(host);
 }
 
 /// From the lobby to the leaderboard through the real host: ann makes a table with a greedy

@@ -114,6 +114,15 @@ fn two_people_make_a_table_in_the_lobby_play_it_rematch_and_see_the_leaderboard(
     two_people_at_a_host(meet_play_and_rematch);
 }
 
+/// Issue 46's done-when for item 4: Ann closes her tab mid-game and gets back to her seat from
+/// the lobby (*Back to your seat*, listed to her alone), with the game as it stands; then she
+/// makes a transfer code and opens its link in a second browser (the other profile), which is
+/// her from then on and plays on at her seat. The code works once.
+#[test]
+fn a_closed_tab_gets_back_to_its_seat_from_the_lobby_and_a_second_browser_continues_by_a_transfer_code() {
+    two_people_at_a_host(back_and_across);
+}
+
 /// Starts a lobby host and two Chromium profiles, runs `visit` with Ann's page, Bob's and the
 /// host's `HOST:PORT`, then closes the pages and stops the host, which must exit 0 on SIGTERM.
 /// A panic in `visit` is raised again once all of that is done, so a failed test leaves no
@@ -374,4 +383,73 @@ async fn meet_play_and_rematch(ann: &Client, bob: &Client, addr: &str) {
     assert!(text(bob, "#who").await.contains("you are bob (seat 2)"), "{}", text(bob, "#who").await);
     assert!(text(bob, "#divers").await.contains("bot: greedy"), "{}", text(bob, "#divers").await);
     screenshot(bob, "lobby-by-code.png").await;
+}
+
+/// Waits until `page` shows its own move (the bot has moved) and returns its log.
+async fn at_own_move(page: &Client) -> Vec<String> {
+    wait_for(page, "body[data-conn='open'][data-phase='yours']").await;
+    log(page).await
+}
+
+async fn back_and_across(ann: &Client, second: &Client, addr: &str) {
+    ann.goto(&format!("http://{addr}/")).await.unwrap();
+    wait_for(ann, "body[data-conn='open'] #name-form:not([hidden])").await;
+    fill(ann, "#name", "ann").await;
+    ann.find(Locator::Css("#name-go")).await.unwrap().click().await.unwrap();
+    wait_for(ann, "body[data-conn='open'][data-you='ann']").await;
+    // A table against a bot: no invites, so the page goes to the seat at once.
+    fill(ann, "#create-seats", "2").await;
+    fill(ann, "#create-bots", "1").await;
+    wait_for(ann, "#create-bot-list select[data-seat='2']").await;
+    ann.find(Locator::Css("#create-go")).await.unwrap().click().await.unwrap();
+    at_own_move(ann).await;
+    play_one(ann, 0).await;
+    let before = at_own_move(ann).await;
+    assert!(before.len() >= 2, "ann's move and the bot's: {before:#?}");
+
+    // The tab is closed: a new one opens the lobby, which keeps nothing of the old tab.
+    ann.goto(&format!("http://{addr}/")).await.unwrap();
+    ann.execute("sessionStorage.clear()", vec![]).await.unwrap();
+    ann.refresh().await.unwrap();
+    let back =
+        wait_for(ann, "body[data-conn='open'] #tables li.table[data-state='playing'][data-yours='1'] a.back").await;
+    assert!(!wait_for(ann, "#seated").await.is_displayed().await.unwrap(), "the old tab's seat box is gone");
+    screenshot(ann, "lobby-back-to-your-seat.png").await;
+    back.click().await.unwrap();
+    let again = at_own_move(ann).await;
+    assert_eq!(again, before, "back at the seat: the game as it stands");
+    assert!(text(ann, "#who").await.contains("you are ann (seat 1)"), "{}", text(ann, "#who").await);
+
+    // A transfer code, made in the lobby and opened as a link in the second browser.
+    ann.find(Locator::Css("#to-lobby")).await.unwrap().click().await.unwrap();
+    wait_for(ann, "body[data-phase='lobby'][data-conn='open'][data-you='ann']").await;
+    ann.find(Locator::Css("#transfer-make")).await.unwrap().click().await.unwrap();
+    wait_for(ann, "#transfer-shown:not([hidden])").await;
+    let link = wait_for(ann, "#transfer-link").await.prop("value").await.unwrap().unwrap_or_default();
+    let code = text(ann, "#transfer-code").await;
+    assert!(link == format!("http://{addr}/#transfer={code}") && code.len() == 14, "{link} {code}");
+    assert!(text(ann, "#transfer-join").await.ends_with(&format!("--transfer {code}")));
+    screenshot(ann, "lobby-transfer.png").await;
+    second.goto(&link).await.unwrap();
+    wait_for(second, "body[data-conn='open'][data-you='ann']").await;
+    assert!(text(second, "#transfer-result").await.contains("You are ann in this browser now"));
+    let keys = "return JSON.parse(localStorage.getItem('diving.player'))";
+    let (mine, moved) = (ann.execute(keys, vec![]).await.unwrap(), second.execute(keys, vec![]).await.unwrap());
+    assert_eq!(moved, mine, "the second browser keeps ann's name and key");
+    // Her seat, from the second browser's lobby: the game goes on there.
+    wait_for(second, "#tables li.table[data-yours='1'] a.back").await.click().await.unwrap();
+    assert_eq!(at_own_move(second).await, before, "the second browser sees the game as it stands");
+    play_one(second, 0).await;
+    let after = at_own_move(second).await;
+    assert!(after.len() > before.len(), "the game went on from the second browser: {after:#?}");
+    screenshot(second, "lobby-second-browser.png").await;
+
+    // The link again: the code worked once, and the page says so.
+    second.goto(&link).await.unwrap();
+    let said = wait_for(second, "body[data-conn='open'] #transfer-result").await;
+    let deadline = Instant::now() + PAGE_WAIT;
+    while !said.text().await.unwrap().contains("used already") {
+        assert!(Instant::now() < deadline, "the page did not say the code was used: {:?}", said.text().await);
+        tokio::task::yield_now().await;
+    }
 }

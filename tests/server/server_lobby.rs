@@ -2,7 +2,8 @@
 //! an invite code, played to the end, rematched with the seats turned, and rated; names are
 //! kept by their keys; the limits hold under a flood of creations; idle tables close; and a
 //! resumed host brings back its lobby tables, waiting ones included; a player goes back to
-//! their own seat from the lobby.
+//! their own seat from the lobby, listed there to them alone, and moves to a second device
+//! with a one-time transfer code.
 
 use crate::server_support;
 
@@ -433,5 +434,83 @@ async fn an_abandoned_lobby_game_closes_after_its_own_time() {
     assert_eq!(server.room_ids(), vec![room.clone()]);
     server.tick(since + Duration::from_secs(601));
     assert!(server.room_ids().is_empty(), "{:?}", server.room_ids());
+    server.stop().await.unwrap();
+}
+
+/// Issue 46 item 4, with two terminal-like clients: Ann leaves her seat mid-game (a closed
+/// tab); the lobby lists her table to her with the way back to her seat (its token), and to a
+/// stranger without it. A transfer code moves her to a second device, which looked only: it
+/// is told her name and key, is listed her seat, and plays on from the game as it stands. The
+/// code works once; a revoked one says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_goes_back_to_their_seat_from_the_lobby_and_moves_to_a_second_device() {
+    let limits = Limits { per_second: 1000, burst: 1000, ..Limits::default() };
+    let server = serve(Vec::new(), lobby_config(None, limits)).await;
+    let (mut ann, _) = visit(&server, Some("ann"), ANN).await;
+    ann.send(json!({"type": "create", "ruleset": "standard", "seats": 2, "bots": ["greedy"], "hints": false})).await;
+    let seated = next_of(&mut ann, "seated").await;
+    let token = seated["token"].as_str().unwrap().to_string();
+    let room = seated["room"].as_str().unwrap().to_string();
+    // Ann plays her first move (seat 1 starts), then closes the tab.
+    let (mut seat, hello) = take(&server, &seated, "ann", ANN).await;
+    assert_eq!(hello["type"], "hello", "{hello}");
+    let play_first = async |c: &mut Client| {
+        c.command("moves").await;
+        let m = c.until(|m| has(m, "moves")).await;
+        let first = lines(&m)[0]["moves"][0].as_str().unwrap().to_string();
+        c.command(&first).await;
+        c.until(|m| lines(m).iter().any(|l| l.get("event").is_some())).await;
+    };
+    play_first(&mut seat).await;
+    drop(seat);
+    drop(ann);
+
+    // Back in the lobby: her table, playing, with her seat's way back.
+    let (_ann, lobby) = visit(&server, Some("ann"), ANN).await;
+    let table = &lobby["tables"][0];
+    assert_eq!((table["room"].as_str(), table["state"].as_str()), (Some(room.as_str()), Some("playing")), "{lobby}");
+    assert_eq!(table["yours"], json!({"seat": 1, "token": token, "path": format!("/{room}#seat=1&token={token}")}));
+    // A stranger sees the table to watch, and no token.
+    let (mut bob, lobby) = visit(&server, Some("bob"), BOB).await;
+    assert_eq!(lobby["tables"][0]["room"], room.as_str());
+    assert!(lobby["tables"][0].get("yours").is_none(), "{lobby}");
+    assert!(!lobby.to_string().contains(&token), "a stranger is listed the seat's token: {lobby}");
+
+    // A transfer code, redeemed by a second device that looked only.
+    let (mut ann, _) = visit(&server, Some("ann"), ANN).await;
+    ann.send(json!({"type": "transfer", "id": 1})).await;
+    let made = next_of(&mut ann, "transfer").await;
+    let code = made["transfer"]["code"].as_str().unwrap().to_string();
+    assert_eq!(made["transfer"]["expires_secs"], 600, "{made}");
+    assert!(made["transfer"]["join"].as_str().unwrap().ends_with(&format!("--transfer {code}")), "{made}");
+    assert!(made["transfer"]["browser"].as_str().unwrap().ends_with(&format!("/#transfer={code}")), "{made}");
+    let (mut phone, first) = visit(&server, None, "").await;
+    assert!(first["you"].is_null() && first["tables"][0].get("yours").is_none(), "{first}");
+    phone.send(json!({"type": "redeem", "code": code.to_lowercase()})).await;
+    let identity = next_of(&mut phone, "identity").await;
+    assert_eq!((identity["name"].as_str(), identity["key"].as_str()), (Some("ann"), Some(ANN)), "{identity}");
+    let listed = next_of(&mut phone, "lobby").await;
+    assert_eq!(listed["you"]["name"], "ann");
+    assert_eq!(listed["tables"][0]["yours"]["token"], token.as_str(), "{listed}");
+    // The second device takes the seat back, as it stands, and plays on.
+    let back = json!({"room": room, "seat": 1, "token": listed["tables"][0]["yours"]["token"]});
+    let (mut second, hello) = take(&server, &back, "ann", ANN).await;
+    assert_eq!((hello["type"].as_str(), hello["seat"].as_u64()), (Some("hello"), Some(1)), "{hello}");
+    let caught_up = second.until(|m| m["type"] == "output").await;
+    assert!(caught_up["at"].as_u64().unwrap() >= 1, "the game as it stands, with ann's move: {caught_up}");
+    play_first(&mut second).await;
+
+    // Used once: the code is refused to the next, saying so; a revoked one says that.
+    bob.send(json!({"type": "redeem", "code": code})).await;
+    let used = next_of(&mut bob, "error").await;
+    assert_eq!(used["code"], "unknown", "{used}");
+    assert!(used["message"].as_str().unwrap().contains("used already"), "{used}");
+    ann.send(json!({"type": "transfer"})).await;
+    let again = next_of(&mut ann, "transfer").await["transfer"]["code"].as_str().unwrap().to_string();
+    ann.send(json!({"type": "revoke"})).await;
+    assert_eq!(next_of(&mut ann, "transfer").await["transfer"], Value::Null);
+    bob.send(json!({"type": "redeem", "code": again})).await;
+    let revoked = next_of(&mut bob, "error").await;
+    assert!(revoked["message"].as_str().unwrap().contains("revoked by its maker"), "{revoked}");
     server.stop().await.unwrap();
 }

@@ -1,11 +1,12 @@
 // Diving Suits, the lobby's page (`/`): the host's tables, a new table, invite codes and the
 // leaderboard, a ruleset brought (`upload`: its files picked at once), over
-// `ws://HOST:PORT/lobby`. It sends `create`, `sit`, `code`, `ratings` and `upload`,
+// `ws://HOST:PORT/lobby`. It sends `create`, `sit`, `code`, `ratings`, `upload` and the
+// transfer codes' `transfer`, `revoke` and `redeem` (a link `/#transfer=CODE` redeems its code),
 // and shows the host's answers and refusals in the host's words: what a name, a table or a
 // seat may be is the host's to say.
 
 import { WIRE } from "./wire.js";
-import { $, body, el, identity, onName, player, setConn } from "./page.js";
+import { $, adopt, body, el, identity, onName, player, setConn } from "./page.js";
 
 const { protocol: PROTOCOL, refusesName } = WIRE;
 
@@ -33,6 +34,8 @@ export function startLobby() {
     // The ruleset this page brought (its id, once the host offers it): the new-table form
     // picks it.
     brought: null,
+    // A transfer code this page was opened to redeem (`#transfer=CODE`), until it is sent.
+    redeem: new URLSearchParams(location.hash.slice(1)).get("transfer"),
   };
 
   function connectLobby() {
@@ -86,6 +89,23 @@ export function startLobby() {
         lobby.last = m;
         setConn("open", "connected");
         drawLobby(m);
+        if (lobby.redeem) {
+          redeem(lobby.redeem);
+          lobby.redeem = null;
+          history.replaceState(null, "", location.pathname + location.search);
+        }
+        break;
+      case "transfer":
+        drawTransfer(m.transfer);
+        break;
+      case "identity":
+        // The code was good: this browser is that player now (its name and key kept here).
+        lobby.asked = null;
+        lobby.refused = false;
+        adopt(m);
+        $("name-form").hidden = true;
+        $("redeem-code").value = "";
+        $("transfer-result").textContent = `You are ${m.name} in this browser now: the transfer code is used.`;
         break;
       case "seated":
         status("");
@@ -105,6 +125,9 @@ export function startLobby() {
           openNameForm(m.message);
           if (lobby.ws) lobby.ws.close();
           connectLobby();
+        } else if (lobby.asked === "redeem" || lobby.asked === "transfer") {
+          lobby.asked = null;
+          $("transfer-result").textContent = m.message;
         } else if (lobby.asked === "upload") {
           lobby.asked = null;
           $("upload-result").textContent = `The host refused it: ${m.message}`;
@@ -166,6 +189,7 @@ export function startLobby() {
   function drawIdentity(you) {
     const editing = !$("name-form").hidden && document.activeElement === $("name");
     $("you-line").hidden = !you;
+    $("transfer-make-line").hidden = !you;
     if (you) {
       $("you").textContent = `You play as ${you.name}.`;
       if (!editing && !lobby.refused) $("name-form").hidden = true;
@@ -342,6 +366,29 @@ export function startLobby() {
     else $("seated-go").focus();
   }
 
+  /** `transfer`: the code this player made, with its link and command, or none (revoked). */
+  function drawTransfer(t) {
+    lobby.asked = null;
+    $("transfer-shown").hidden = !t;
+    if (!t) {
+      $("transfer-result").textContent = "Revoked: your transfer code no longer works.";
+      return;
+    }
+    $("transfer-result").textContent = "";
+    $("transfer-code").textContent = t.code;
+    const minutes = Math.ceil(t.expires_secs / 60);
+    $("transfer-expires").textContent = `(works once, for ${minutes} minute${minutes === 1 ? "" : "s"})`;
+    $("transfer-link").value = here(t.browser);
+    $("transfer-join").textContent = t.join;
+    $("transfer-copy").textContent = "Copy";
+  }
+
+  function redeem(code) {
+    $("transfer-result").textContent = "";
+    lobby.asked = "redeem";
+    lobbySend({ type: "redeem", code });
+  }
+
   async function copyText(input, button) {
     try {
       await navigator.clipboard.writeText(input.value);
@@ -487,6 +534,20 @@ export function startLobby() {
       status("");
       lobby.asked = "code";
       lobbySend({ type: "code", code });
+    });
+    $("transfer-make").addEventListener("click", () => {
+      lobby.asked = "transfer";
+      lobbySend({ type: "transfer" });
+    });
+    $("transfer-revoke").addEventListener("click", () => {
+      lobby.asked = "transfer";
+      lobbySend({ type: "revoke" });
+    });
+    $("transfer-copy").addEventListener("click", () => copyText($("transfer-link"), $("transfer-copy")));
+    $("redeem-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const code = $("redeem-code").value.trim();
+      if (code) redeem(code);
     });
     $("ratings-ruleset").addEventListener("change", () => askBoard($("ratings-ruleset").value));
     $("ratings-refresh").addEventListener("click", () => lobby.board && askBoard(lobby.board));

@@ -74,6 +74,17 @@ export function remember(name) {
   return me;
 }
 
+/** Keeps `me` (`{name, key}`, from a redeemed transfer code) as this browser's player, in
+ * place of the one it had. */
+export function adopt(me) {
+  unsaved = { name: me.name, key: me.key };
+  try {
+    localStorage.setItem(PLAYER, JSON.stringify(unsaved));
+  } catch (_) {
+    // Kept for this page only (see `unsaved`).
+  }
+}
+
 /** `{name, key}` to send, or null while this browser has no name. */
 export function player() {
   const me = identity();
