@@ -184,6 +184,11 @@ type SeatHeld = (Option<PlayerId>, Option<String>);
 /// How many letters and digits a transfer code has: 31 symbols each, about 59 bits.
 pub const TRANSFER_LETTERS: usize = 12;
 
+/// The most spent transfer codes the lobby remembers (to say why one no longer works): past
+/// it, a spent code is refused as an unknown one, so that a flood of `transfer` messages
+/// cannot grow the host's memory.
+pub const MAX_SPENT: usize = 10_000;
+
 /// A transfer code's player, until it expires.
 #[derive(Debug, Clone)]
 struct Pass {
@@ -661,6 +666,13 @@ impl Lobby {
             self.transfers.iter().filter(|(_, p)| p.player == player).map(|(c, _)| c.clone()).collect();
         for code in theirs {
             self.transfers.remove(&code);
+            self.spend(code, why, now);
+        }
+    }
+
+    /// `code` no longer works, for `why`: remembered an hour, within [`MAX_SPENT`].
+    fn spend(&mut self, code: String, why: Spent, now: Instant) {
+        if self.spent.len() < MAX_SPENT {
             self.spent.insert(code, (why, now));
         }
     }
@@ -670,7 +682,7 @@ impl Lobby {
         let old: Vec<String> = self.transfers.iter().filter(|(_, p)| p.until <= now).map(|(c, _)| c.clone()).collect();
         for code in old {
             self.transfers.remove(&code);
-            self.spent.insert(code, (Spent::Expired, now));
+            self.spend(code, Spent::Expired, now);
         }
     }
 
@@ -694,7 +706,7 @@ impl Lobby {
             };
             return LobbyOut::refuse(Code::Unknown, &why, id);
         };
-        self.spent.insert(code, (Spent::Used, now));
+        self.spend(code, Spent::Used, now);
         visitor.me = Some(Me { name: pass.name.clone(), player: pass.player });
         visitor.key = Some(pass.key.clone());
         let identity = ServerMessage::Identity(Identity { id, name: pass.name, key: pass.key });
@@ -1266,6 +1278,32 @@ mod tests {
         let hello = M::Lobby { protocol: TRANSFER_SINCE - 1, name: Some("ann".into()), key: Some("k-ann".into()) };
         lobby.receive(&mut older, parsed(hello), &mut anyone, at());
         assert_eq!(refusal(&lobby.receive(&mut older, parsed(M::Transfer), &mut anyone, at())).0, Code::Malformed);
+    }
+
+    /// Spent codes are remembered up to a bound (a flood of `transfer` grows nothing past it);
+    /// one spent past it is refused as unknown.
+    #[test]
+    fn spent_transfer_codes_are_remembered_within_a_bound() {
+        let mut lobby = lobby();
+        let mut ann = arrive_as(&mut lobby, [198, 51, 100, 1], Some(("ann", "k-ann")), at());
+        let mut n: u64 = 0;
+        let mut draw = || {
+            n += 1;
+            let mut bytes = [0u8; TRANSFER_LETTERS];
+            for (i, b) in bytes.iter_mut().enumerate() {
+                *b = ((n >> (5 * i)) % 31) as u8;
+            }
+            bytes
+        };
+        let me = ann.me.clone().unwrap();
+        let first = lobby.transfer(&me, "k-ann", at(), &mut draw);
+        for _ in 0..MAX_SPENT + 5 {
+            lobby.transfer(&me, "k-ann", at(), &mut draw);
+        }
+        assert_eq!(lobby.spent.len(), MAX_SPENT);
+        assert_eq!(lobby.transfers.len(), 1, "one code per player");
+        let out = redeem(&mut lobby, &mut ann, &first, at());
+        assert!(refusal(&out).1.contains("replaced by a newer one"), "{out:?}");
     }
 
     /// Wrong codes count per address: past the limit even a good code is refused there (so a
