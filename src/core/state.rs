@@ -710,14 +710,15 @@ impl State {
     /// knows it there.
     #[inline(always)]
     pub(super) fn put_in_hand(&mut self, seat: Seat, card: Card) {
-        if !self.knowledge.is_empty() {
-            let held = self.players[seat].hand.iter().filter(|&&c| c == card).count();
-            self.knowledge.arrives(seat, card, held);
+        if self.knowledge.is_empty() {
+            // Without mods that know cards: the push alone, as the hot path has it.
+            self.players[seat].hand.push(card);
+            return;
         }
+        let held = self.players[seat].hand.iter().filter(|&&c| c == card).count();
+        self.knowledge.arrives(seat, card, held);
         self.players[seat].hand.push(card);
-        if !self.knowledge.is_empty() {
-            self.knowledge.moved(card, Hidden::Deck, Hidden::Hand(seat));
-        }
+        self.knowledge.moved(card, Hidden::Deck, Hidden::Hand(seat));
     }
 
     /// Takes the top card of the deck, reshuffling the discards (all but the top) when the
