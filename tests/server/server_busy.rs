@@ -73,8 +73,7 @@ async fn until_busy(server: &Server, id: &str) {
 }
 
 /// Ann's move sets the bot of room 1 searching with the slow mod; meanwhile a command in
-/// room 2 is answered at once (a generous bound, measured once, while room 1 is busy before
-/// and after it), and the server stops within seconds: the search's Lua stops at once.
+/// room 2 is answered while room 1 is still busy, and the server stops within seconds: the search's Lua stops at once.
 /// Before, the room's work ran on the async workers: the away timer, waiting for room 1's
 /// lock, took the second worker, and room 2 waited for the whole search; a stop waited too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -86,13 +85,13 @@ async fn a_room_thinking_for_minutes_holds_up_no_other_room_and_no_stop() {
     slow.command("play 9C").await;
     until_busy(&server, "1").await;
 
-    let start = Instant::now();
+    // Room 2 answers while room 1 is still thinking: had it waited for room 1's search
+    // (minutes), room 1 would be done by then. No bound in milliseconds: on a loaded machine
+    // a healthy answer can take longer, and the order is what shows the rooms apart.
     healthy.command("board").await;
     let answer = healthy.recv().await.expect("room 2 answers");
-    let took = start.elapsed();
     assert_eq!(answer["type"], "output", "{answer}");
     assert!(server.is_busy("1"), "room 1 was still thinking");
-    assert!(took < Duration::from_millis(100), "room 2 answered in {took:?} while room 1 was busy");
 
     // The stop ends room 1's work (its Lua stops at once): its connection closes once the
     // work has returned.
@@ -123,8 +122,8 @@ end
 ";
 
 /// The same with a real `diving host --rooms 2` of a ruleset with that bomb: while room 1's
-/// play runs it, room 2's seat gets every answer within 100 ms, and SIGTERM stops the host
-/// within seconds with exit status 0 and its games saved, though room 1 runs the bomb again
+/// play runs it, room 2's seat gets every answer in a fraction of that play's time, and
+/// SIGTERM stops the host within seconds with exit status 0 and its games saved, though room 1 runs the bomb again
 /// when it comes (issue 35: one hostile room froze every room, and SIGTERM did not stop the
 /// host within 20 s).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -182,9 +181,15 @@ async fn a_real_host_serves_a_healthy_room_beside_a_hostile_one_and_stops_on_sig
     let hostile_text = answer.to_string();
     assert!(hostile_text.contains("bomb.lua:4") && hostile_text.contains("time budget"), "{hostile_text}");
     assert!(busy >= Duration::from_millis(900), "room 1 was busy for {busy:?} only");
-    assert!(before >= 5, "room 2 was asked only {before} times while room 1 was busy");
+    // Room 2 was answered again and again while room 1 worked, each time in a fraction of
+    // room 1's work: one answer held up behind it would have taken about as long. (Relative,
+    // not a bound in milliseconds, which a loaded machine breaks.)
+    assert!(before >= 2, "room 2 was answered only {before} times while room 1 was busy");
     let slowest = round_trips.iter().max().unwrap();
-    assert!(*slowest < Duration::from_millis(100), "room 2 answered in up to {slowest:?}: {round_trips:?}");
+    assert!(
+        *slowest < busy / 2,
+        "room 2 answered in up to {slowest:?} while room 1 was busy {busy:?}: {round_trips:?}"
+    );
 
     // Room 1 runs the bomb again, and the host is told to stop meanwhile.
     let mut hostile = waiting.await.unwrap();
