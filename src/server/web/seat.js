@@ -253,7 +253,8 @@ export function startSeat() {
         "or part of it was lost when it was copied. Ask whoever invited you to send the link again."
       : "A seat at a table made in the lobby is its player's from the moment they sit down: it opens again only " +
         "for them (the browser that keeps their key, or their terminal), whoever else has the link. If the seat " +
-        "is yours, open the link where you first sat down. A link to a bot's seat, or to a seat the table does " +
+        "is yours, open the link where you first sat down, or bring yourself here first: in the lobby there, " +
+        "Use on another device gives a code to enter in this browser's lobby. A link to a bot's seat, or to a seat the table does " +
         "not have, is refused too.";
     const idle = !elsewhere && body.dataset.idle;
     $("dead-end-close").hidden = !idle;
