@@ -328,6 +328,21 @@ async fn a_seat_kept_for_an_invite_is_taken_only_with_its_code() {
     let (mut eve, listed) = visit(&server, Some("eve"), &"e".repeat(32)).await;
     let line = listed["tables"].as_array().unwrap().iter().find(|t| t["room"] == open["room"]).cloned();
     assert_eq!(line.map(|t| t["open"].clone()), Some(json!(1)), "{listed}");
+    // A seat taken, or one the table does not have, is refused in those words (both were
+    // 'seat N of table R is not open').
+    let room = open["room"].as_str().unwrap();
+    for (seat, says) in [
+        (1, format!("seat 1 of table {room} is taken")),
+        (9, format!("table {room} has no seat 9 (its seats are 1 to 2)")),
+    ] {
+        eve.send(json!({"type": "sit", "room": room, "seat": seat})).await;
+        let refused = next_of(&mut eve, "seated").await;
+        assert_eq!(
+            (refused["code"].as_str(), refused["message"].as_str()),
+            (Some("full"), Some(says.as_str())),
+            "{refused}"
+        );
+    }
     eve.send(json!({"type": "sit", "room": open["room"]})).await;
     assert_eq!(next_of(&mut eve, "seated").await["seat"], 2);
     server.stop().await.unwrap();

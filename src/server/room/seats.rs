@@ -232,7 +232,15 @@ impl Room {
                 ));
             }
             Some(s) if open.contains(&s) => s,
-            Some(s) => return Err(format!("seat {} of table {} is not open", s + 1, self.id)),
+            Some(s) if s >= self.players.len() => {
+                return Err(format!(
+                    "table {} has no seat {} (its seats are 1 to {})",
+                    self.id,
+                    s.saturating_add(1),
+                    self.players.len()
+                ));
+            }
+            Some(s) => return Err(format!("seat {} of table {} is taken", s + 1, self.id)),
             None => match free.first() {
                 Some(&s) => s,
                 None => {
