@@ -696,10 +696,10 @@ impl Lobby {
         let code = normal_code(code);
         let Some(pass) = self.transfers.remove(&code) else {
             self.counts.tried_wrong(visitor.from, now);
-            let minutes = self.limits.transfer_secs.div_ceil(60);
+            let lasts = in_words(self.limits.transfer_secs);
             let why = match self.spent.get(&code).map(|(why, _)| *why) {
                 Some(Spent::Used) => "that transfer code was used already (a code works once): make a new one on a device where you have your name".to_string(),
-                Some(Spent::Expired) => format!("that transfer code expired (a code works for {minutes} minutes): make a new one on a device where you have your name"),
+                Some(Spent::Expired) => format!("that transfer code expired (a code works for {lasts}): make a new one on a device where you have your name"),
                 Some(Spent::Replaced) => "that transfer code was replaced by a newer one: use the newest code its maker has".to_string(),
                 Some(Spent::Revoked) => "that transfer code was revoked by its maker".to_string(),
                 None => format!("no transfer code here is that one: a code has {TRANSFER_LETTERS} letters and digits, as ABCD-EFGH-JKMN"),
@@ -803,6 +803,17 @@ fn join_command(host: &str, room: &str, seat: Seat, token: &str) -> String {
     format!("diving join {host}/{room} --seat {} --token {token}", seat + 1)
 }
 
+/// `n` seconds in words: `10 minutes`, `an hour`, `2 hours`.
+pub(super) fn in_words(secs: u64) -> String {
+    match secs {
+        3600 => "an hour".to_string(),
+        s if s % 3600 == 0 => format!("{} hours", s / 3600),
+        60 => "a minute".to_string(),
+        s if s % 60 == 0 => format!("{} minutes", s / 60),
+        s => format!("{s} seconds"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -880,6 +891,16 @@ mod tests {
         lobby.take_uploads(true);
         assert!(listed(&lobby).contains(&"sharks@1494".to_string()));
         assert!(lobby.order("sharks@1494", 2, &[], false, None, ann()).is_ok());
+    }
+
+    /// Times are told as people say them (an expired transfer code said "1 minutes").
+    #[test]
+    fn times_read_as_words() {
+        assert_eq!(in_words(60), "a minute");
+        assert_eq!(in_words(600), "10 minutes");
+        assert_eq!(in_words(3600), "an hour");
+        assert_eq!(in_words(7200), "2 hours");
+        assert_eq!(in_words(90), "90 seconds");
     }
 
     #[test]

@@ -79,7 +79,7 @@ pub fn page() -> Response {
 /// `abandoned_secs` after a game left unfinished) in words on its `<body>`
 /// (`data-idle`, `data-abandoned`), for the page of a seat it cannot take to say.
 pub fn seat_page(idle_secs: u64, abandoned_secs: u64) -> Response {
-    let (idle, abandoned) = (minutes(idle_secs), minutes(abandoned_secs));
+    let (idle, abandoned) = (super::lobby::in_words(idle_secs), super::lobby::in_words(abandoned_secs));
     let page = INDEX.replacen("<body ", &format!("<body data-idle=\"{idle}\" data-abandoned=\"{abandoned}\" "), 1);
     (StatusCode::OK, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], page)
         .into_response()
@@ -92,7 +92,7 @@ pub fn seat_page(idle_secs: u64, abandoned_secs: u64) -> Response {
 pub fn no_room(room: &str, idle_secs: u64, abandoned_secs: u64) -> Response {
     let shown: String = crate::limits::shown(room, crate::limits::NewLines::Escaped).chars().take(40).collect();
     let room = escape(&shown);
-    let (idle, abandoned) = (minutes(idle_secs), minutes(abandoned_secs));
+    let (idle, abandoned) = (super::lobby::in_words(idle_secs), super::lobby::in_words(abandoned_secs));
     let body = format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
@@ -106,17 +106,6 @@ pub fn no_room(room: &str, idle_secs: u64, abandoned_secs: u64) -> Response {
          </main>\n</body>\n</html>\n"
     );
     (StatusCode::NOT_FOUND, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
-}
-
-/// `n` seconds in words: `10 minutes`, `an hour`, `2 hours`.
-fn minutes(secs: u64) -> String {
-    match secs {
-        3600 => "an hour".to_string(),
-        s if s % 3600 == 0 => format!("{} hours", s / 3600),
-        60 => "a minute".to_string(),
-        s if s % 60 == 0 => format!("{} minutes", s / 60),
-        s => format!("{s} seconds"),
-    }
 }
 
 /// Text made safe inside HTML.
