@@ -195,6 +195,38 @@ fn the_global_a_copy_fails_on_does_not_tell_a_hidden_card() {
     assert_eq!(by_text.len(), 1, "bob's previews depend on the card ann drew: {by_text:#?}");
 }
 
+/// Ann (seat 0, playing the line `ann_plays` picks, until it picks none) against bot `bot`
+/// (bob), for up to `turns` turns of the game dealt with `seed`: after each of ann's lines,
+/// what she read then and bob's hand before it.
+fn ann_against_a_bot(
+    spec: &str,
+    bot: &str,
+    seed: u64,
+    turns: usize,
+    ann_plays: impl Fn(&Table) -> Option<String>,
+) -> Vec<(String, Vec<String>)> {
+    let seats = vec![Seating { name: "ann".into(), bot: None }, Seating { name: "bob".into(), bot: Some(bot.into()) }];
+    let mut table = Table::new(Session::new(spec, seats, seed, None).unwrap(), Policy::network(true, 200));
+    let mut out = Vec::new();
+    table.start(&mut out);
+    let mut read_by_ann = Vec::new();
+    for _ in 0..turns {
+        if table.game().is_over() {
+            break;
+        }
+        if table.game().current() != 0 {
+            table.run_bots(&mut out);
+            continue;
+        }
+        let Some(line) = ann_plays(&table) else { break };
+        let bob: Vec<String> = table.game().player(1).hand.iter().map(ToString::to_string).collect();
+        let mut replies = Vec::new();
+        table.line(Caller::Seat(0), &line, &mut replies);
+        read_by_ann.push((read(&table, &replies, Viewer::Seat(0)), bob));
+    }
+    read_by_ann
+}
+
 /// A mod that fails on one card (a buggy 9, not even hostile): when a bot weighs playing it,
 /// every reader is told the failure, "on 'play 9H', while bot greedy weighed it for bob" —
 /// which names a card of the bot's hand to ann.
@@ -204,37 +236,21 @@ fn a_failure_found_by_a_bot_weighing_its_moves_does_not_name_its_card() {
     let (_dir, spec) = ruleset_with(&[("nine.lua", code)]);
     let mut found = 0;
     for seed in 0..12 {
-        let seats =
-            vec![Seating { name: "ann".into(), bot: None }, Seating { name: "bob".into(), bot: Some("greedy".into()) }];
-        let mut table = Table::new(Session::new(&spec, seats, seed, None).unwrap(), Policy::network(true, 200));
-        let mut out = Vec::new();
-        table.start(&mut out);
-        for _ in 0..10 {
-            if table.game().is_over() {
-                break;
-            }
-            let game = table.session().game();
-            if game.current() != 0 {
-                table.run_bots(&mut out);
-                continue;
-            }
-            let card = game.player(0).hand.iter().find(|c| c.rank.is_number() && c.rank.number() != 9).copied();
-            let line = match card {
+        let ann_plays = |table: &Table| {
+            let hand = &table.game().player(0).hand;
+            Some(match hand.iter().find(|c| c.rank.is_number() && c.rank.number() != 9) {
                 Some(card) => format!("play {card}"),
-                None => format!("recover {}", game.player(0).hand[0]),
-            };
-            let before: Vec<String> = table.game().player(1).hand.iter().map(ToString::to_string).collect();
-            let mut replies = Vec::new();
-            table.line(Caller::Seat(0), &line, &mut replies);
-            let ann = read(&table, &replies, Viewer::Seat(0));
+                None => format!("recover {}", hand[0]),
+            })
+        };
+        for (ann, bob) in ann_against_a_bot(&spec, "greedy", seed, 10, ann_plays) {
             // The move the bot plays instead is seen by all; the one it weighed is not.
             for told in ann.lines().filter(|l| l.contains("a mod failed on") || l.contains("which a mod failed on")) {
                 found += 1;
-                for c in &before {
+                for c in &bob {
                     assert!(!told.contains(c.as_str()), "seed {seed}: ann reads bob's {c}: {told}");
                 }
             }
-            out.extend(replies);
         }
     }
     assert!(found > 0, "a bot weighed a 9 in some game");
@@ -297,28 +313,11 @@ fn a_bots_refused_choice_does_not_name_its_card() {
     let (_dir, spec) = ruleset_with(&[("fickle.lua", code)]);
     let mut warned = 0;
     for seed in 0..8 {
-        let seats =
-            vec![Seating { name: "ann".into(), bot: None }, Seating { name: "bob".into(), bot: Some("random".into()) }];
-        let mut table = Table::new(Session::new(&spec, seats, seed, None).unwrap(), Policy::network(true, 200));
-        let mut out = Vec::new();
-        table.start(&mut out);
-        for _ in 0..12 {
-            if table.game().is_over() {
-                break;
-            }
-            let game = table.session().game();
-            if game.current() != 0 {
-                table.run_bots(&mut out);
-                continue;
-            }
-            let line = match table.listed(Caller::Seat(0)).first() {
-                Some(action) => diving::table::render::command_for(table.game(), action),
-                None => break,
-            };
-            let bob: Vec<String> = table.game().player(1).hand.iter().map(ToString::to_string).collect();
-            let mut replies = Vec::new();
-            table.line(Caller::Seat(0), &line, &mut replies);
-            let ann = read(&table, &replies, Viewer::Seat(0));
+        let ann_plays = |table: &Table| {
+            let listed = table.listed(Caller::Seat(0));
+            listed.first().map(|action| diving::table::render::command_for(table.game(), action))
+        };
+        for (ann, bob) in ann_against_a_bot(&spec, "random", seed, 12, ann_plays) {
             for told in ann.lines().filter(|l| l.contains("which is refused")) {
                 // The move the bot plays instead is seen by all; the one it chose is not.
                 let told = told.split("; it plays").next().unwrap_or(told);
